@@ -1,0 +1,143 @@
+// Package sqldb opens the platform's SQL databases (SQLite or PostgreSQL),
+// runs their migrations and holds the few helpers both dialects share.
+//
+// Queries are hand-written with $1 placeholders, which both drivers accept.
+// Times are always written in UTC from Go, never from database defaults, so
+// that SQLite's text timestamps compare in time order.
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+)
+
+// Dialect names the SQL engine behind a DB.
+type Dialect string
+
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DB is a database handle that knows its dialect.
+type DB struct {
+	*sql.DB
+	Dialect Dialect
+	// Location is the SQLite file path or the PostgreSQL URL (with password).
+	Location string
+}
+
+// Querier is what *sql.DB and *sql.Tx have in common, so store functions
+// can run inside or outside a transaction.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// IsPostgresURL reports whether location names a PostgreSQL server.
+func IsPostgresURL(location string) bool {
+	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
+}
+
+// Open opens a PostgreSQL URL or an SQLite file path (created if missing).
+func Open(ctx context.Context, location string) (*DB, error) {
+	if IsPostgresURL(location) {
+		return OpenPostgres(ctx, location)
+	}
+	return OpenSQLite(ctx, location)
+}
+
+// OpenSQLite opens (creating) an SQLite database file in WAL mode.
+func OpenSQLite(ctx context.Context, path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("sqldb: create directory for %s: %w", path, err)
+	}
+	// _txlock=immediate takes the write lock at BEGIN, so two writers queue
+	// on busy_timeout instead of failing with SQLITE_BUSY on upgrade.
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_time_format=sqlite&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(8)
+	db.SetMaxIdleConns(8)
+	db.SetConnMaxIdleTime(0)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqldb: ping %s: %w", path, err)
+	}
+	return &DB{DB: db, Dialect: SQLite, Location: path}, nil
+}
+
+// OpenPostgres opens a PostgreSQL database by URL.
+func OpenPostgres(ctx context.Context, location string) (*DB, error) {
+	db, err := sql.Open("pgx", location)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb: open postgres: %w", err)
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(8)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqldb: ping postgres %s: %w", Redact(location), err)
+	}
+	return &DB{DB: db, Dialect: Postgres, Location: location}, nil
+}
+
+// Tx runs fn in a transaction, committing when it returns nil.
+func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqldb: begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			tx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqldb: commit: %w", err)
+	}
+	return nil
+}
+
+// IsUniqueViolation reports whether err is a unique-constraint failure.
+func IsUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "UNIQUE constraint failed") || // SQLite
+		strings.Contains(msg, "SQLSTATE 23505") // PostgreSQL
+}
+
+// NotFound reports whether err is sql.ErrNoRows.
+func NotFound(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// Redact hides the password of a database URL, for logs and errors.
+func Redact(location string) string {
+	u, err := url.Parse(location)
+	if err != nil || u.User == nil {
+		return location
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
