@@ -22,7 +22,7 @@ type Info struct {
 
 // Store is a flat namespace of objects addressed by slash-separated keys.
 // Keys are relative ("avatars/12/a.png"); a key with "..", a leading slash
-// or an empty segment is refused.
+// or an empty segment is refused (see ValidateKey).
 type Store interface {
 	// Put stores r under key, replacing any object there. size may be -1
 	// when unknown. The object becomes visible whole or not at all.
@@ -33,7 +33,9 @@ type Store interface {
 	Stat(ctx context.Context, key string) (Info, error)
 	// Delete removes the object; deleting an absent key is not an error.
 	Delete(ctx context.Context, key string) error
-	// List calls fn for each object whose key starts with prefix, in key order.
+	// List calls fn for each object whose key starts with prefix, in key
+	// (byte) order, and stops at the first error fn returns. Listings carry
+	// no content type: Info.ContentType is empty (use Stat).
 	List(ctx context.Context, prefix string, fn func(Info) error) error
 	// DeletePrefix removes every object whose key starts with prefix.
 	DeletePrefix(ctx context.Context, prefix string) error

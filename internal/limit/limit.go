@@ -12,7 +12,9 @@ type Decision struct {
 	Allowed   bool
 	Limit     int
 	Remaining int
-	// RetryAfter is the time until the window resets; set when not allowed.
+	// RetryAfter is the time until the window resets, but at least a second
+	// so that callers rounding it to whole seconds never say 0; set only when
+	// not allowed.
 	RetryAfter time.Duration
 }
 
@@ -21,3 +23,8 @@ type Decision struct {
 type Limiter interface {
 	Allow(ctx context.Context, key string, limit int, window time.Duration) (Decision, error)
 }
+
+var (
+	_ Limiter = (*Memory)(nil)
+	_ Limiter = (*Redis)(nil)
+)

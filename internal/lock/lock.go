@@ -12,7 +12,7 @@ import (
 var ErrNotAcquired = errors.New("lock: not acquired")
 
 // Locker hands out named locks. A lock held past ttl expires, so a crashed
-// holder cannot block others forever.
+// holder cannot block others forever; ttl must therefore be positive.
 type Locker interface {
 	// Acquire waits until the lock is free or ctx ends.
 	Acquire(ctx context.Context, name string, ttl time.Duration) (Unlock, error)
@@ -23,3 +23,8 @@ type Locker interface {
 // Unlock releases a lock; releasing an expired lock held by someone else
 // does nothing.
 type Unlock func(ctx context.Context) error
+
+var (
+	_ Locker = (*Memory)(nil)
+	_ Locker = (*Redis)(nil)
+)

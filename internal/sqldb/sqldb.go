@@ -34,6 +34,9 @@ type DB struct {
 	Dialect Dialect
 	// Location is the SQLite file path or the PostgreSQL URL (with password).
 	Location string
+	// Signal, when set, is called after a transaction that called
+	// Tx.Signal commits: the tenant's event dispatcher hooks in here.
+	Signal func()
 }
 
 // Querier is what *sql.DB and *sql.Tx have in common, so store functions
@@ -95,24 +98,50 @@ func OpenPostgres(ctx context.Context, location string) (*DB, error) {
 	return &DB{DB: db, Dialect: Postgres, Location: location}, nil
 }
 
+// Tx is a transaction that can run code after it commits.
+type Tx struct {
+	*sql.Tx
+	Dialect     Dialect
+	afterCommit []func()
+	signal      func()
+	signalled   bool
+}
+
+// AfterCommit runs fn once the transaction has committed (never on
+// rollback), for work that must only see durable changes, such as waking the
+// event dispatcher.
+func (tx *Tx) AfterCommit(fn func()) { tx.afterCommit = append(tx.afterCommit, fn) }
+
+// Signal asks for the database's Signal hook to run after commit.
+func (tx *Tx) Signal() {
+	if tx.signal != nil && !tx.signalled {
+		tx.signalled = true
+		tx.AfterCommit(tx.signal)
+	}
+}
+
 // Tx runs fn in a transaction, committing when it returns nil.
-func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
-	tx, err := db.BeginTx(ctx, nil)
+func (db *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
+	stx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqldb: begin: %w", err)
 	}
+	tx := &Tx{Tx: stx, Dialect: db.Dialect, signal: db.Signal}
 	defer func() {
 		if p := recover(); p != nil {
-			tx.Rollback()
+			stx.Rollback()
 			panic(p)
 		}
 	}()
 	if err := fn(tx); err != nil {
-		tx.Rollback()
+		stx.Rollback()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := stx.Commit(); err != nil {
 		return fmt.Errorf("sqldb: commit: %w", err)
+	}
+	for _, f := range tx.afterCommit {
+		f()
 	}
 	return nil
 }

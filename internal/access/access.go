@@ -1,0 +1,143 @@
+// Package access holds the roles, the permission names and the principal:
+// who is calling and what they may do. Capability packages express their
+// policies in terms of these permissions.
+package access
+
+import "slices"
+
+// Role names seeded in every tenant.
+const (
+	Student = "student"
+	Tutor   = "tutor"
+	Admin   = "admin"
+)
+
+// Roles lists the seeded roles.
+var Roles = []string{Admin, Tutor, Student}
+
+// Permission is the name of one permission.
+type Permission string
+
+// Permissions of the spec's permission table.
+const (
+	UserManage                Permission = "user_manage"
+	UserCreate                Permission = "user_create"
+	UserDelete                Permission = "user_delete"
+	UserUpdate                Permission = "user_update"
+	UserRead                  Permission = "user_read"
+	UserList                  Permission = "user_list"
+	UserVerifyAccount         Permission = "user_verify_account"
+	UserImpersonate           Permission = "user_impersonate"
+	TokenManage               Permission = "token_manage"
+	PlatformAdmin             Permission = "platform_admin"
+	UserDeleteSelf            Permission = "user_delete_self"
+	UserUpdateSelf            Permission = "user_update_self"
+	UserReadSelf              Permission = "user_read_self"
+	UserReadCourseAuthored    Permission = "user_read_course-authored"
+	UserListCourseAuthored    Permission = "user_list_course-authored"
+	GroupCreate               Permission = "user-group_create"
+	GroupDelete               Permission = "user-group_delete"
+	GroupList                 Permission = "user-group_list"
+	GroupMemberAdd            Permission = "user-group_member-add"
+	GroupMemberRemove         Permission = "user-group_member-remove"
+	GroupRead                 Permission = "user-group_read"
+	GroupUpdate               Permission = "user-group_update"
+	GroupListSelf             Permission = "user-group_list_self"
+	GroupReadSelf             Permission = "user-group_read_self"
+	UserInterestUpdate        Permission = "user-interest_update"
+	UserSettingUpdate         Permission = "user-setting_update"
+	UserInterestUpdateSelf    Permission = "user-interest_update_self"
+	UserSettingUpdateSelf     Permission = "user-setting_update_self"
+	CourseList                Permission = "course_list"
+	CourseCreate              Permission = "course_create"
+	CourseUpdate              Permission = "course_update"
+	CourseDelete              Permission = "course_delete"
+	CourseRead                Permission = "course_read"
+	CourseUpdateAuthored      Permission = "course_update_authored"
+	CourseDeleteAuthored      Permission = "course_delete_authored"
+	CourseReadAuthored        Permission = "course_read_authored"
+	CourseListAuthored        Permission = "course_list_authored"
+	NotificationListAccess    Permission = "dashboard-app_notification-list_access"
+	NotificationListAccessOwn Permission = "dashboard-app_notification-list_access_self"
+)
+
+// Seed is the permission table of the spec: each permission with the roles
+// that hold it. user_manage exists but no seeded role holds it.
+var Seed = []struct {
+	Permission Permission
+	Roles      []string
+}{
+	{UserManage, nil},
+	{UserCreate, []string{Admin}},
+	{UserDelete, []string{Admin}},
+	{UserUpdate, []string{Admin}},
+	{UserRead, []string{Admin}},
+	{UserList, []string{Admin}},
+	{UserVerifyAccount, []string{Admin}},
+	{UserImpersonate, []string{Admin}},
+	{TokenManage, []string{Admin}},
+	{PlatformAdmin, []string{Admin}},
+	{UserDeleteSelf, []string{Admin, Student, Tutor}},
+	{UserUpdateSelf, []string{Admin, Student, Tutor}},
+	{UserReadSelf, []string{Admin, Student, Tutor}},
+	{UserReadCourseAuthored, []string{Admin, Tutor}},
+	{UserListCourseAuthored, []string{Admin, Tutor}},
+	{GroupCreate, []string{Admin}},
+	{GroupDelete, []string{Admin}},
+	{GroupList, []string{Admin}},
+	{GroupMemberAdd, []string{Admin}},
+	{GroupMemberRemove, []string{Admin}},
+	{GroupRead, []string{Admin}},
+	{GroupUpdate, []string{Admin}},
+	{GroupListSelf, []string{Admin, Student, Tutor}},
+	{GroupReadSelf, []string{Admin, Student, Tutor}},
+	{UserInterestUpdate, []string{Admin}},
+	{UserSettingUpdate, []string{Admin}},
+	{UserInterestUpdateSelf, []string{Admin, Student, Tutor}},
+	{UserSettingUpdateSelf, []string{Admin, Student, Tutor}},
+	{CourseList, []string{Admin, Tutor}},
+	{CourseCreate, []string{Admin, Tutor}},
+	{CourseUpdate, []string{Admin}},
+	{CourseDelete, []string{Admin}},
+	{CourseRead, []string{Admin}},
+	{CourseUpdateAuthored, []string{Admin, Tutor}},
+	{CourseDeleteAuthored, []string{Admin, Tutor}},
+	{CourseReadAuthored, []string{Admin, Tutor}},
+	{CourseListAuthored, []string{Tutor}},
+	{NotificationListAccess, []string{Admin}},
+	{NotificationListAccessOwn, []string{Admin}},
+}
+
+// Principal is the authenticated caller of a request.
+type Principal struct {
+	UserID      int64
+	Email       string
+	Roles       []string
+	Permissions map[Permission]bool
+	// TokenID is the jti of the access token the request carried.
+	TokenID string
+	// ImpersonatorID is the admin who impersonates the user, or 0.
+	ImpersonatorID int64
+}
+
+// Has reports whether the principal holds the permission.
+func (p *Principal) Has(perm Permission) bool {
+	return p != nil && p.Permissions[perm]
+}
+
+// HasRole reports whether the principal has the role.
+func (p *Principal) HasRole(role string) bool {
+	return p != nil && slices.Contains(p.Roles, role)
+}
+
+// PermissionNames lists the held permissions, sorted.
+func (p *Principal) PermissionNames() []string {
+	out := make([]string, 0, len(p.Permissions))
+	for perm, ok := range p.Permissions {
+		if ok {
+			out = append(out, string(perm))
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,52 @@
+package access
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// SeedRoles writes the roles and the permission table into a tenant
+// database. It is idempotent, so it runs on every tenant migration.
+func SeedRoles(ctx context.Context, db *sqldb.DB) error {
+	insertIgnore := "INSERT INTO %s (name) VALUES ($1) ON CONFLICT (name) DO NOTHING"
+	for _, role := range Roles {
+		if _, err := db.ExecContext(ctx, fmt.Sprintf(insertIgnore, "roles"), role); err != nil {
+			return fmt.Errorf("access: seed role %s: %w", role, err)
+		}
+	}
+	for _, row := range Seed {
+		if _, err := db.ExecContext(ctx, fmt.Sprintf(insertIgnore, "permissions"), string(row.Permission)); err != nil {
+			return fmt.Errorf("access: seed permission %s: %w", row.Permission, err)
+		}
+		for _, role := range row.Roles {
+			_, err := db.ExecContext(ctx, `INSERT INTO role_permissions (role_id, permission_id)
+				SELECT r.id, p.id FROM roles r, permissions p WHERE r.name = $1 AND p.name = $2
+				ON CONFLICT (role_id, permission_id) DO NOTHING`, role, string(row.Permission))
+			if err != nil {
+				return fmt.Errorf("access: grant %s to %s: %w", row.Permission, role, err)
+			}
+		}
+	}
+	return nil
+}
+
+// RolePermissions loads which permissions each role holds.
+func RolePermissions(ctx context.Context, q sqldb.Querier) (map[string][]Permission, error) {
+	rows, err := q.QueryContext(ctx, `SELECT r.name, p.name FROM role_permissions rp
+		JOIN roles r ON r.id = rp.role_id JOIN permissions p ON p.id = rp.permission_id`)
+	if err != nil {
+		return nil, fmt.Errorf("access: load role permissions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]Permission{}
+	for rows.Next() {
+		var role, perm string
+		if err := rows.Scan(&role, &perm); err != nil {
+			return nil, err
+		}
+		out[role] = append(out[role], Permission(perm))
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,32 @@
+package accounts
+
+import "time"
+
+// Summary is the public shape of a user in API responses.
+type Summary struct {
+	ID            int64      `json:"id"`
+	Email         string     `json:"email"`
+	FirstName     string     `json:"first_name"`
+	LastName      string     `json:"last_name"`
+	Name          string     `json:"name"`
+	Phone         *string    `json:"phone"`
+	Bio           *string    `json:"bio"`
+	IsActive      bool       `json:"is_active"`
+	EmailVerified bool       `json:"email_verified"`
+	VerifiedAt    *time.Time `json:"email_verified_at"`
+	AvatarPath    *string    `json:"path_avatar"`
+	Roles         []string   `json:"roles"`
+	CreatedAt     time.Time  `json:"created_at"`
+	UpdatedAt     time.Time  `json:"updated_at"`
+}
+
+// SummaryOf renders a user for responses; the password hash never leaves.
+func SummaryOf(u User) Summary {
+	roles := u.Roles
+	if roles == nil {
+		roles = []string{}
+	}
+	return Summary{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, Name: u.Name(),
+		Phone: u.Phone, Bio: u.Bio, IsActive: u.IsActive, EmailVerified: u.Verified(), VerifiedAt: u.EmailVerifiedAt,
+		AvatarPath: u.AvatarPath, Roles: roles, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+}

@@ -1,0 +1,382 @@
+// Package apitest runs the real platform behind a real HTTP server on a
+// real database (SQLite always, PostgreSQL when LMS_TEST_PG_URL is set) for
+// scenario tests of the API.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/accounts"
+	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/notify/smtptest"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/server"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Env is one running platform with one tenant ready for scenarios.
+type Env struct {
+	T       testing.TB
+	Backend string
+	Server  *server.Server
+	HTTP    *httptest.Server
+	Clock   *clock.Fake
+	SMTP    *smtptest.Server
+	// Tenant is the default tenant, served at Host.
+	Tenant platform.Record
+	Host   string
+	users  map[string]*User
+}
+
+// User is a user created for a test, with a token from a real login.
+type User struct {
+	ID       int64
+	Email    string
+	Password string
+	Token    string
+}
+
+// Options change how an Env is built.
+type Options struct {
+	// Configure edits the configuration before the server is built.
+	Configure func(*config.Config)
+}
+
+// Backends lists the databases the API suite runs on: sqlite always;
+// postgres with LMS_TEST_PG_URL (a failure, not a skip, under CI=true).
+func Backends(t testing.TB) []string {
+	out := []string{"sqlite"}
+	if os.Getenv("LMS_TEST_PG_URL") != "" {
+		out = append(out, "postgres")
+	} else if os.Getenv("CI") == "true" {
+		t.Fatal("CI=true but LMS_TEST_PG_URL is not set: the PostgreSQL suite must run in CI")
+	}
+	return out
+}
+
+// Each runs fn once per backend, each with its own Env.
+func Each(t *testing.T, fn func(t *testing.T, env *Env)) {
+	for _, b := range Backends(t) {
+		t.Run(b, func(t *testing.T) {
+			fn(t, New(t, b, Options{}))
+		})
+	}
+}
+
+// New starts a platform on the backend with a tenant at "school.test".
+func New(t testing.TB, backend string, opts Options) *Env {
+	t.Helper()
+	ctx := context.Background()
+	env := &Env{T: t, Backend: backend, Clock: clock.NewFake(time.Now()), SMTP: smtptest.Start(t),
+		Host: "school.test", users: map[string]*User{}}
+	cfg := &config.Config{
+		DataDir:      t.TempDir(),
+		PlatformHost: "platform.test",
+		AdminEmail:   "root@platform.test",
+		AdminPass:    "platform-password",
+		PasswordCost: "test",
+		SMTPURL:      env.SMTP.URL(),
+		LogLevel:     "error",
+		RedisURL:     os.Getenv("LMS_TEST_API_REDIS_URL"),
+	}
+	if backend == "postgres" {
+		cfg.DatabaseURL = postgresDatabase(t)
+	}
+	if opts.Configure != nil {
+		opts.Configure(cfg)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if os.Getenv("LMS_TEST_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	s, err := server.New(ctx, cfg, server.Options{Clock: env.Clock, Logger: log})
+	if err != nil {
+		t.Fatalf("apitest: start server: %v", err)
+	}
+	env.Server = s
+	env.HTTP = httptest.NewServer(s.Handler)
+	t.Cleanup(func() {
+		env.HTTP.Close()
+		s.Close()
+	})
+	if _, _, err := s.EnsurePlatform(ctx); err != nil {
+		t.Fatalf("apitest: platform tenant: %v", err)
+	}
+	env.Tenant = env.AddTenant(env.Host)
+	return env
+}
+
+// postgresDatabase creates a platform database for one test and drops it,
+// with every tenant database named after it, when the test ends.
+func postgresDatabase(t testing.TB) string {
+	serverURL := os.Getenv("LMS_TEST_PG_URL")
+	b := make([]byte, 5)
+	rand.Read(b)
+	name := "lmstest_" + hex.EncodeToString(b)
+	ctx := context.Background()
+	if err := sqldb.CreateDatabase(ctx, serverURL, name); err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
+	t.Cleanup(func() {
+		db, err := sqldb.OpenPostgres(ctx, serverURL)
+		if err != nil {
+			return
+		}
+		defer db.Close()
+		rows, err := db.QueryContext(ctx, `SELECT datname FROM pg_database WHERE datname LIKE $1`, name+"%")
+		if err != nil {
+			return
+		}
+		var names []string
+		for rows.Next() {
+			var n string
+			rows.Scan(&n)
+			names = append(names, n)
+		}
+		rows.Close()
+		for _, n := range names {
+			sqldb.DropDatabase(ctx, serverURL, n)
+		}
+	})
+	u, err := sqldb.WithDatabase(serverURL, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// AddTenant registers another tenant whose admin is admin@HOST with the
+// password "admin-password".
+func (e *Env) AddTenant(host string) platform.Record {
+	e.T.Helper()
+	rec, _, err := e.Server.AddTenant(context.Background(), server.NewTenant{Host: host, AdminEmail: "admin@" + host,
+		AdminPassword: "admin-password"})
+	if err != nil {
+		e.T.Fatalf("apitest: add tenant %s: %v", host, err)
+	}
+	return rec
+}
+
+// As returns a logged-in user of the role on the default tenant, created
+// on first use: "admin" is the tenant's first admin, "student" and "tutor"
+// are created. "other-admin" is the admin of a second tenant.
+func (e *Env) As(role string) *User {
+	e.T.Helper()
+	if u, ok := e.users[role]; ok {
+		return u
+	}
+	var u *User
+	switch role {
+	case "admin":
+		u = &User{Email: "admin@" + e.Host, Password: "admin-password"}
+		u.Token, u.ID = e.Login(e.Host, u.Email, u.Password)
+	case "other-admin":
+		e.AddTenant("other.test")
+		u = &User{Email: "admin@other.test", Password: "admin-password"}
+		u.Token, u.ID = e.Login("other.test", u.Email, u.Password)
+	default:
+		u = e.NewUser(role)
+	}
+	e.users[role] = u
+	return u
+}
+
+// NewUser creates a fresh verified user of the role and logs it in.
+func (e *Env) NewUser(role string) *User {
+	e.T.Helper()
+	b := make([]byte, 4)
+	rand.Read(b)
+	u := &User{Email: role + "-" + hex.EncodeToString(b) + "@" + e.Host, Password: "secret-password"}
+	if err := e.Server.AddUser(context.Background(), e.Tenant, u.Email, u.Password, role); err != nil {
+		e.T.Fatalf("apitest: add %s: %v", role, err)
+	}
+	u.Token, u.ID = e.Login(e.Host, u.Email, u.Password)
+	return u
+}
+
+// Login logs in through the API and returns the token and user id.
+func (e *Env) Login(host, email, password string) (string, int64) {
+	e.T.Helper()
+	res := e.Do(Request{Method: "POST", Path: "/api/auth/login", Host: host,
+		Body: map[string]any{"email": email, "password": password}})
+	if res.Status != 200 {
+		e.T.Fatalf("apitest: login %s: %d %s", email, res.Status, res.Body)
+	}
+	rec, err := e.Server.Registry.ByHost(context.Background(), host)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	t, release := e.OpenTenant(rec)
+	defer release()
+	u, err := accounts.ByEmail(context.Background(), t.DB, email)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return res.String("data.token"), u.ID
+}
+
+// Request is one HTTP request of a test.
+type Request struct {
+	Method  string
+	Path    string
+	Host    string // default: the default tenant's host
+	Token   string
+	Body    any // marshalled as JSON unless it is []byte or io.Reader
+	Type    string
+	Headers map[string]string
+}
+
+// Response is a parsed response.
+type Response struct {
+	Req    Request
+	Status int
+	Header http.Header
+	Body   []byte
+	JSON   any
+}
+
+// Do sends the request to the server and parses a JSON answer.
+func (e *Env) Do(r Request) *Response {
+	e.T.Helper()
+	var body io.Reader
+	ctype := r.Type
+	switch b := r.Body.(type) {
+	case nil:
+	case []byte:
+		body = bytes.NewReader(b)
+	case string:
+		body = strings.NewReader(b)
+	case io.Reader:
+		body = b
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		body = bytes.NewReader(raw)
+		if ctype == "" {
+			ctype = "application/json"
+		}
+	}
+	req, err := http.NewRequest(r.Method, e.HTTP.URL+r.Path, body)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	req.Host = r.Host
+	if req.Host == "" {
+		req.Host = e.Host
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	if r.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.Token)
+	}
+	for k, v := range r.Headers {
+		req.Header.Set(k, v)
+	}
+	res, err := e.HTTP.Client().Do(req)
+	if err != nil {
+		e.T.Fatalf("apitest: %s %s: %v", r.Method, r.Path, err)
+	}
+	defer res.Body.Close()
+	out := &Response{Req: r, Status: res.StatusCode, Header: res.Header}
+	out.Body, _ = io.ReadAll(res.Body)
+	if strings.Contains(res.Header.Get("Content-Type"), "json") && len(out.Body) > 0 {
+		if err := json.Unmarshal(out.Body, &out.JSON); err != nil {
+			e.T.Fatalf("apitest: %s %s: invalid JSON %q", r.Method, r.Path, out.Body)
+		}
+	}
+	return out
+}
+
+// Get returns the value at a dotted path ("data.items.0.id"), or nil.
+func (r *Response) Get(path string) any {
+	var v any = r.JSON
+	for _, part := range strings.Split(path, ".") {
+		switch node := v.(type) {
+		case map[string]any:
+			v = node[part]
+		case []any:
+			var i int
+			if _, err := fmt.Sscanf(part, "%d", &i); err != nil || i < 0 || i >= len(node) {
+				return nil
+			}
+			v = node[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// String returns the string at path, or "".
+func (r *Response) String(path string) string {
+	s, _ := r.Get(path).(string)
+	return s
+}
+
+// Number returns the number at path, or 0.
+func (r *Response) Number(path string) float64 {
+	n, _ := r.Get(path).(float64)
+	return n
+}
+
+// EventNames lists the names of the tenant's recorded events after id.
+func (e *Env) EventNames(afterID int64) []string {
+	e.T.Helper()
+	t, release, err := e.Server.Tenants.Get(context.Background(), e.Tenant)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer release()
+	rows, err := t.DB.QueryContext(context.Background(), `SELECT name FROM events WHERE id > $1 ORDER BY id`, afterID)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer rows.Close()
+	names := []string{}
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		names = append(names, n)
+	}
+	return names
+}
+
+// LastEventID is the id of the newest event of the default tenant.
+func (e *Env) LastEventID() int64 {
+	e.T.Helper()
+	t, release, err := e.Server.Tenants.Get(context.Background(), e.Tenant)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer release()
+	var id int64
+	t.DB.QueryRowContext(context.Background(), `SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&id)
+	return id
+}
+
+// Tenant opens a tenant for direct checks of stored state.
+func (e *Env) OpenTenant(rec platform.Record) (*platform.Tenant, func()) {
+	e.T.Helper()
+	t, release, err := e.Server.Tenants.Get(context.Background(), rec)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return t, release
+}

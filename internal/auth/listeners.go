@@ -1,0 +1,69 @@
+package auth
+
+import (
+	"context"
+
+	"github.com/lms-platform/lms/internal/accounts"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/events"
+	"github.com/lms-platform/lms/internal/notify"
+	"github.com/lms-platform/lms/internal/platform"
+)
+
+// Listener handles the events whose default behaviour belongs to auth:
+// ForgotPassword stores a fresh reset token and mails it with the return
+// URL; AccountRegistered mails the verification link when the user must
+// verify and has not.
+func (s *Service) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
+	switch ev.Name {
+	case events.ForgotPassword:
+		return s.onForgotPassword(ctx, t, ev)
+	case events.AccountRegistered:
+		return s.onRegistered(ctx, t, ev)
+	}
+	return nil
+}
+
+func (s *Service) onForgotPassword(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
+	// A second dispatch of the same event must not replace the token the
+	// first one already mailed.
+	if sent, err := notify.MailSent(ctx, t, ev.ID); err != nil || sent {
+		return err
+	}
+	u, err := accounts.ByID(ctx, t.DB, ev.UserID)
+	if apperr.Is(err, apperr.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	token := randomToken()
+	now := s.Clock.Now()
+	if _, err := t.DB.ExecContext(ctx, `UPDATE users SET password_reset_token = $1, password_reset_at = $2 WHERE id = $3`,
+		hashToken(token), now, u.ID); err != nil {
+		return err
+	}
+	returnURL, _ := ev.Payload["return_url"].(string)
+	if returnURL == "" {
+		if returnURL, err = s.Settings.String(ctx, t, "lms_auth.return_url"); err != nil {
+			return err
+		}
+	}
+	link := withQuery(returnURL, map[string]string{"token": token, "email": u.Email})
+	return notify.Deliver(ctx, t, s.Mailer, now, ev.ID, notify.Message{To: u.Email, Subject: "Reset your password",
+		Text: "Hello,\n\nsomeone asked to reset the password of your account. Your reset token is:\n\n" + token +
+			"\n\nOr open this link to choose a new password:\n\n" + link +
+			"\n\nThe token is valid for one hour. If you did not ask for it, ignore this message.\n"})
+}
+
+func (s *Service) onRegistered(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
+	u, err := accounts.ByID(ctx, t.DB, ev.UserID)
+	if apperr.Is(err, apperr.NotFound) || (err == nil && u.Verified()) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	origin, _ := ev.Payload["origin"].(string)
+	return notify.Deliver(ctx, t, s.Mailer, s.Clock.Now(), ev.ID, verificationMail(u, s.VerificationURL(t, origin, u)))
+}

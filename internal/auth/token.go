@@ -1,0 +1,154 @@
+// Package auth issues and checks access tokens and carries the login,
+// registration, password and impersonation flows.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// RememberLifetime is the lifetime of a remember-me token.
+const RememberLifetime = 30 * 24 * time.Hour
+
+// Claims are the claims of an access token.
+type Claims struct {
+	Tenant int64 `json:"tenant"`
+	jwt.RegisteredClaims
+}
+
+// Issued is a freshly signed token.
+type Issued struct {
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Issue records and signs a token for the user in the tenant. Inside tx so
+// the token exists only if the surrounding change (a login event) commits.
+func Issue(ctx context.Context, tx sqldb.Querier, t *platform.Tenant, now time.Time, userID int64,
+	lifetime time.Duration, remember bool, impersonator int64) (Issued, error) {
+	jti := make([]byte, 16)
+	if _, err := rand.Read(jti); err != nil {
+		return Issued{}, err
+	}
+	id := base64.RawURLEncoding.EncodeToString(jti)
+	exp := now.Add(lifetime).Truncate(time.Second)
+	var imp any
+	if impersonator != 0 {
+		imp = impersonator
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO access_tokens (id, user_id, remember, impersonator_id, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, id, userID, remember, imp, now, exp); err != nil {
+		return Issued{}, fmt.Errorf("auth: record token: %w", err)
+	}
+	claims := Claims{Tenant: t.ID, RegisteredClaims: jwt.RegisteredClaims{
+		Subject:   strconv.FormatInt(userID, 10),
+		ID:        id,
+		IssuedAt:  jwt.NewNumericDate(now),
+		NotBefore: jwt.NewNumericDate(now),
+		ExpiresAt: jwt.NewNumericDate(exp),
+		Issuer:    t.PrimaryHost(),
+	}}
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
+	tok.Header["kid"] = t.Keys.ID
+	signed, err := tok.SignedString(t.Keys.Private)
+	if err != nil {
+		return Issued{}, fmt.Errorf("auth: sign token: %w", err)
+	}
+	return Issued{Token: signed, ExpiresAt: exp}, nil
+}
+
+// Parse checks the signature and times of a token with the tenant's public
+// key. A token of another tenant fails here: its kid, key and tenant claim
+// all differ.
+func Parse(t *platform.Tenant, now time.Time, raw string, leeway time.Duration) (*Claims, error) {
+	claims := &Claims{}
+	_, err := jwt.ParseWithClaims(raw, claims, func(tok *jwt.Token) (any, error) {
+		if kid, _ := tok.Header["kid"].(string); kid != t.Keys.ID {
+			return nil, errors.New("unknown key id")
+		}
+		return t.Keys.Public, nil
+	}, jwt.WithValidMethods([]string{"RS256"}), jwt.WithTimeFunc(func() time.Time { return now }),
+		jwt.WithLeeway(leeway), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+	if err != nil {
+		if errors.Is(err, jwt.ErrTokenExpired) {
+			return nil, apperr.Wrap(apperr.Unauthorized, err, "Token expired.")
+		}
+		return nil, apperr.Wrap(apperr.Unauthorized, err, "Invalid token.")
+	}
+	if claims.Tenant != t.ID || claims.ID == "" {
+		return nil, apperr.New(apperr.Unauthorized, "Invalid token.")
+	}
+	return claims, nil
+}
+
+// LoadPrincipal turns checked claims into the caller: the token must still
+// be recorded and unrevoked, and its user active.
+func LoadPrincipal(ctx context.Context, t *platform.Tenant, now time.Time, c *Claims) (*access.Principal, error) {
+	var (
+		userID    int64
+		email     string
+		active    bool
+		revoked   sql.NullTime
+		expires   time.Time
+		impersona sql.NullInt64
+	)
+	err := t.DB.QueryRowContext(ctx, `SELECT u.id, u.email, u.is_active, t.revoked_at, t.expires_at, t.impersonator_id
+		FROM access_tokens t JOIN users u ON u.id = t.user_id WHERE t.id = $1`, c.ID).
+		Scan(&userID, &email, &active, &revoked, &expires, &impersona)
+	if sqldb.NotFound(err) {
+		return nil, apperr.New(apperr.Unauthorized, "Invalid token.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: load token: %w", err)
+	}
+	if revoked.Valid || strconv.FormatInt(userID, 10) != c.Subject || !now.Before(expires) {
+		return nil, apperr.New(apperr.Unauthorized, "Token revoked.")
+	}
+	if !active {
+		return nil, apperr.New(apperr.Unauthorized, "Your account is blocked.")
+	}
+	p := &access.Principal{UserID: userID, Email: email, TokenID: c.ID, ImpersonatorID: impersona.Int64,
+		Permissions: map[access.Permission]bool{}}
+	rows, err := t.DB.QueryContext(ctx, `SELECT r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+		WHERE ur.user_id = $1 ORDER BY r.name`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("auth: load roles: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var role string
+		if err := rows.Scan(&role); err != nil {
+			return nil, err
+		}
+		p.Roles = append(p.Roles, role)
+		for _, perm := range t.RolePermissions[role] {
+			p.Permissions[perm] = true
+		}
+	}
+	return p, rows.Err()
+}
+
+// Revoke marks one token revoked.
+func Revoke(ctx context.Context, q sqldb.Querier, now time.Time, tokenID string) error {
+	_, err := q.ExecContext(ctx, `UPDATE access_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`, now, tokenID)
+	return err
+}
+
+// RevokeAll revokes every token of a user (blocking, password reset).
+func RevokeAll(ctx context.Context, q sqldb.Querier, now time.Time, userID int64) error {
+	_, err := q.ExecContext(ctx, `UPDATE access_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL`, now, userID)
+	return err
+}

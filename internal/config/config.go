@@ -1,0 +1,116 @@
+// Package config reads the process configuration: flags over environment
+// variables over defaults. It is read once in main and passed down.
+package config
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole process configuration.
+type Config struct {
+	APIAddr      string
+	WebAddr      string
+	DataDir      string
+	DatabaseURL  string // empty: SQLite files under DataDir
+	BlobURL      string // empty: files under DataDir
+	RedisURL     string // empty: in-process limiter, cache and locks
+	MasterKey    string // empty: generated into DataDir
+	PlatformHost string
+	AdminEmail   string
+	AdminPass    string
+	TenantIdle   time.Duration // 0: never evict
+	SMTPURL      string        // empty: mail is only recorded in the mail log
+	SettingsFile string        // JSON object of setting defaults
+	// NotifyExclude lists event names never stored as notifications.
+	NotifyExclude []string
+	InternalKey  string        // X-Internal-Token shared by the parts
+	TrustProxy   bool          // honour X-Forwarded-Host / X-Forwarded-For
+	LogLevel     string
+	// PasswordCost selects argon2id parameters: "default" or "test" (cheap).
+	PasswordCost string
+}
+
+// env is one variable with its default.
+type env struct {
+	name string
+	def  string
+	dst  *string
+	help string
+}
+
+// Load parses args (without the program and command names) with the
+// environment as defaults. It returns the flag set's remaining arguments.
+func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config, []string, error) {
+	c := &Config{}
+	var idle, exclude string
+	vars := []env{
+		{"LMS_API_ADDR", "127.0.0.1:8080", &c.APIAddr, "API listen address"},
+		{"LMS_WEB_ADDR", "127.0.0.1:3000", &c.WebAddr, "web frontend listen address"},
+		{"LMS_DATA_DIR", "./var", &c.DataDir, "data directory (SQLite files, local blobs, master key)"},
+		{"LMS_DATABASE_URL", "", &c.DatabaseURL, "postgres://... (empty: SQLite under the data dir)"},
+		{"LMS_BLOB_URL", "", &c.BlobURL, "s3://BUCKET?endpoint=...&region=... (empty: the data dir)"},
+		{"LMS_REDIS_URL", "", &c.RedisURL, "redis://... for shared limiter, cache and locks"},
+		{"LMS_MASTER_KEY", "", &c.MasterKey, "base64 key sealing tenants' private keys (empty: generated in the data dir)"},
+		{"LMS_PLATFORM_HOST", "localhost", &c.PlatformHost, "host of the platform tenant"},
+		{"LMS_ADMIN_EMAIL", "admin@localhost", &c.AdminEmail, "first admin of the platform tenant"},
+		{"LMS_ADMIN_PASSWORD", "", &c.AdminPass, "its password (empty: generated and printed once)"},
+		{"LMS_TENANT_IDLE", "30m", &idle, "close a tenant's handles after this idle time (0: never)"},
+		{"LMS_SMTP_URL", "", &c.SMTPURL, "smtp://user:pass@host:port?from=... (empty: mail log only)"},
+		{"LMS_SETTINGS_FILE", "", &c.SettingsFile, "JSON file of setting defaults"},
+		{"LMS_INTERNAL_TOKEN", "", &c.InternalKey, "token the parts use to call each other (empty: derived from the master key)"},
+		{"LMS_NOTIFICATIONS_EXCLUDE", "", &exclude, "comma-separated event names not stored as notifications"},
+		{"LMS_LOG_LEVEL", "info", &c.LogLevel, "debug, info, warn or error"},
+		{"LMS_PASSWORD_COST", "default", &c.PasswordCost, "argon2id parameters: default or test"},
+	}
+	for _, v := range vars {
+		def := v.def
+		if e := getenv(v.name); e != "" {
+			def = e
+		}
+		fs.StringVar(v.dst, flagName(v.name), def, v.help+" ["+v.name+"]")
+	}
+	trust := getenv("LMS_TRUST_PROXY")
+	fs.BoolVar(&c.TrustProxy, "trust-proxy", trust == "1" || strings.EqualFold(trust, "true"), "honour X-Forwarded-* headers [LMS_TRUST_PROXY]")
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	d, err := parseDuration(idle)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config: LMS_TENANT_IDLE: %w", err)
+	}
+	c.TenantIdle = d
+	c.PlatformHost = strings.ToLower(c.PlatformHost)
+	for _, name := range strings.Split(exclude, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			c.NotifyExclude = append(c.NotifyExclude, name)
+		}
+	}
+	return c, fs.Args(), nil
+}
+
+// FromEnv is Load with no flags, for tests and tools.
+func FromEnv() *Config {
+	c, _, err := Load(flag.NewFlagSet("env", flag.ContinueOnError), nil, os.Getenv)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// flagName turns LMS_API_ADDR into api-addr.
+func flagName(envName string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(envName, "LMS_")), "_", "-")
+}
+
+// parseDuration accepts Go durations and a bare number of seconds.
+func parseDuration(s string) (time.Duration, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return time.Duration(n) * time.Second, nil
+	}
+	return time.ParseDuration(s)
+}

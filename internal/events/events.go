@@ -1,0 +1,117 @@
+// Package events records platform events in a transactional outbox and
+// dispatches them to listeners after commit, at least once.
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Names of the events of the platform's namespace.
+const (
+	AccountBlocked             = "AccountBlocked"
+	AccountConfirmed           = "AccountConfirmed"
+	AccountDeleted             = "AccountDeleted"
+	AccountDeletionRequested   = "AccountDeletionRequested"
+	AccountMustBeEnableByAdmin = "AccountMustBeEnableByAdmin"
+	AccountRegistered          = "AccountRegistered"
+	ForgotPassword             = "ForgotPassword"
+	Impersonate                = "Impersonate"
+	Login                      = "Login"
+	Logout                     = "Logout"
+	PasswordChanged            = "PasswordChanged"
+	ResetPassword              = "ResetPassword"
+	UserAddedToGroup           = "UserAddedToGroup"
+	UserRemovedFromGroup       = "UserRemovedFromGroup"
+	CourseAccessStarted        = "CourseAccessStarted"
+	CourseAccessFinished       = "CourseAccessFinished"
+	CourseAssigned             = "CourseAssigned"
+	CourseUnassigned           = "CourseUnassigned"
+	CourseDeadlineSoon         = "CourseDeadlineSoon"
+	CoursedPublished           = "CoursedPublished"
+	CourseStarted              = "CourseStarted"
+	CourseFinished             = "CourseFinished"
+	CourseStatusChanged        = "CourseStatusChanged"
+	CourseTutorAssigned        = "CourseTutorAssigned"
+	CourseTutorUnassigned      = "CourseTutorUnassigned"
+	LessonFinished             = "LessonFinished"
+	TopicFinished              = "TopicFinished"
+)
+
+// Catalog lists every event of the namespace with when it is emitted, for
+// GET /api/events and the notification event lists.
+var Catalog = []struct {
+	Name, When string
+}{
+	{AccountBlocked, "account blocked (is_active=false)"},
+	{AccountConfirmed, "user verifies the account"},
+	{AccountDeleted, "user deleted"},
+	{AccountDeletionRequested, "deletion requested via /api/profile/delete/init"},
+	{AccountMustBeEnableByAdmin, "registration while lms_auth.account_must_be_enabled_by_admin is enabled"},
+	{AccountRegistered, "account registered"},
+	{ForgotPassword, "password reset requested"},
+	{Impersonate, "admin impersonation"},
+	{Login, "successful login"},
+	{Logout, "logout"},
+	{PasswordChanged, "password changed"},
+	{ResetPassword, "password reset completed"},
+	{UserAddedToGroup, "member added to a group"},
+	{UserRemovedFromGroup, "member removed from a group"},
+	{CourseAccessStarted, "user receives access to a course"},
+	{CourseAccessFinished, "user loses access to a course"},
+	{CourseAssigned, "admin assigns a user to a course"},
+	{CourseUnassigned, "admin unassigns a user from a course"},
+	{CourseDeadlineSoon, "course deadline approaching (checked hourly)"},
+	{CoursedPublished, "course published"},
+	{CourseStarted, "course started"},
+	{CourseFinished, "course finished"},
+	{CourseStatusChanged, "course status changes"},
+	{CourseTutorAssigned, "tutor assigned to a course"},
+	{CourseTutorUnassigned, "tutor unassigned from a course"},
+	{LessonFinished, "lesson finished"},
+	{TopicFinished, "topic finished"},
+}
+
+// Event is one occurrence. UserID is the user the event is about; it
+// receives the notification.
+type Event struct {
+	Name    string
+	UserID  int64
+	Payload map[string]any
+}
+
+// Stored is an event as read back from the outbox.
+type Stored struct {
+	ID        int64
+	Name      string
+	UserID    int64
+	Payload   map[string]any
+	CreatedAt time.Time
+}
+
+// Emit writes ev into the outbox inside tx, so the event exists exactly
+// when the change does, and wakes the dispatcher once tx commits.
+func Emit(ctx context.Context, tx *sqldb.Tx, now time.Time, ev Event) error {
+	payload := ev.Payload
+	if payload == nil {
+		payload = map[string]any{}
+	}
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Errorf("events: encode %s: %w", ev.Name, err)
+	}
+	var user any
+	if ev.UserID != 0 {
+		user = ev.UserID
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO events (name, user_id, payload, created_at) VALUES ($1, $2, $3, $4)`,
+		ev.Name, user, string(b), now); err != nil {
+		return fmt.Errorf("events: record %s: %w", ev.Name, err)
+	}
+	tx.Signal()
+	return nil
+}

@@ -1,0 +1,61 @@
+package limit
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lms-platform/lms/internal/clock"
+)
+
+// KeyPrefix starts every Redis key the limiter writes.
+const KeyPrefix = "lms:rl:"
+
+// clockSkew keeps a window's counter alive a little past the window's end, so
+// a replica whose clock lags still finds the count instead of starting over.
+const clockSkew = 5 * time.Second
+
+// countScript counts a hit and, on the first hit of a window, sets when the
+// counter goes away; as one script, no counter can be left without expiry.
+const countScript = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then
+	redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return n
+`
+
+// Redis is a Limiter whose counts are shared by every replica using the same
+// Redis. The window a hit falls in comes from the injected clock, not from
+// Redis, so tests can move between windows; Redis's clock only decides when
+// an old counter is deleted.
+type Redis struct {
+	rdb   redis.UniversalClient
+	clk   clock.Clock
+	count *redis.Script
+}
+
+// NewRedis returns a limiter keeping its counters in rdb.
+func NewRedis(rdb redis.UniversalClient, clk clock.Clock) *Redis {
+	return &Redis{rdb: rdb, clk: clk, count: redis.NewScript(countScript)}
+}
+
+func (r *Redis) Allow(ctx context.Context, key string, limit int, window time.Duration) (Decision, error) {
+	if err := checkArgs(limit, window); err != nil {
+		return Decision{}, err
+	}
+	now := r.clk.Now()
+	number, end := fixedWindow(now, window)
+	// The key ends with two numbers, so reading it from the right tells the
+	// caller's key apart even when that key contains colons.
+	rkey := KeyPrefix + key + ":" + strconv.FormatInt(int64(window), 10) + ":" + strconv.FormatInt(number, 10)
+	ttl := end.Sub(now) + clockSkew
+	n, err := r.count.Run(ctx, r.rdb, []string{rkey}, ttl.Milliseconds()).Int64()
+	if err != nil {
+		return Decision{}, fmt.Errorf("limit: count %q: %w", key, err)
+	}
+	return decide(n, limit, now, end), nil
+}

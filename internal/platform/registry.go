@@ -1,0 +1,207 @@
+// Package platform keeps the tenant registry and opens each tenant's
+// database, blob store and keys on demand.
+package platform
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Record is a tenant as the registry stores it.
+type Record struct {
+	ID           int64
+	Name         string
+	Hosts        []string
+	DatabaseName string
+	BlobPrefix   string
+	KeyID        string
+	PublicKey    string
+	sealedKey    string
+	IsPlatform   bool
+	IsDemo       bool
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+var hostPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
+
+// NormalizeHost lower-cases a host and drops its port, as the registry
+// stores hosts.
+func NormalizeHost(host string) string {
+	host = strings.ToLower(strings.TrimSpace(host))
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.TrimSuffix(host, ".")
+}
+
+// ValidHost reports whether host is a DNS name or an IP address.
+func ValidHost(host string) bool {
+	return len(host) <= 253 && (hostPattern.MatchString(host) || net.ParseIP(host) != nil)
+}
+
+const recordColumns = `t.id, t.name, t.database_name, t.blob_prefix, t.key_id, t.public_key,
+	t.private_key_sealed, t.is_platform, t.is_demo, t.created_at, t.updated_at`
+
+func scanRecord(row interface{ Scan(...any) error }) (Record, error) {
+	var r Record
+	err := row.Scan(&r.ID, &r.Name, &r.DatabaseName, &r.BlobPrefix, &r.KeyID, &r.PublicKey,
+		&r.sealedKey, &r.IsPlatform, &r.IsDemo, &r.CreatedAt, &r.UpdatedAt)
+	return r, err
+}
+
+// Registry reads and writes the platform database.
+type Registry struct {
+	db  *sqldb.DB
+	mk  MasterKey
+	now func() time.Time
+}
+
+// NewRegistry wraps an open, migrated platform database.
+func NewRegistry(db *sqldb.DB, mk MasterKey, now func() time.Time) *Registry {
+	return &Registry{db: db, mk: mk, now: now}
+}
+
+// DB returns the platform database.
+func (r *Registry) DB() *sqldb.DB { return r.db }
+
+// NewTenant is the input of Create.
+type NewTenant struct {
+	Name       string
+	Host       string
+	IsPlatform bool
+	IsDemo     bool
+}
+
+// Create registers a tenant with a fresh key pair. Its database is created
+// by Tenants.Provision, not here, so the registry stays storage-agnostic.
+func (r *Registry) Create(ctx context.Context, in NewTenant) (Record, error) {
+	host := NormalizeHost(in.Host)
+	if !ValidHost(host) {
+		return Record{}, apperr.Field("host", "The host must be a valid host name.")
+	}
+	if in.Name == "" {
+		in.Name = host
+	}
+	kp, pubPEM, sealed, err := newKeyPair(r.mk)
+	if err != nil {
+		return Record{}, fmt.Errorf("platform: generate key: %w", err)
+	}
+	suffix := make([]byte, 5)
+	rand.Read(suffix)
+	// On PostgreSQL tenant databases are named after the platform database,
+	// so several platforms (and test runs) can share one server.
+	key := "t_" + hex.EncodeToString(suffix)
+	name := key
+	if r.db.Dialect == sqldb.Postgres {
+		name = sqldb.DatabaseName(r.db.Location) + "_" + key
+	}
+	now := r.now()
+	rec := Record{Name: in.Name, Hosts: []string{host}, DatabaseName: name, BlobPrefix: "tenants/" + key + "/",
+		KeyID: kp.ID, PublicKey: pubPEM, sealedKey: sealed, IsPlatform: in.IsPlatform, IsDemo: in.IsDemo,
+		CreatedAt: now, UpdatedAt: now}
+	err = r.db.Tx(ctx, func(tx *sqldb.Tx) error {
+		err := tx.QueryRowContext(ctx, `INSERT INTO tenants (name, database_name, blob_prefix, key_id, public_key,
+			private_key_sealed, is_platform, is_demo, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+			rec.Name, rec.DatabaseName, rec.BlobPrefix, rec.KeyID, rec.PublicKey, sealed, rec.IsPlatform, rec.IsDemo, now, now).Scan(&rec.ID)
+		if err != nil {
+			return fmt.Errorf("platform: insert tenant: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tenant_hosts (host, tenant_id) VALUES ($1, $2)`, host, rec.ID); err != nil {
+			if sqldb.IsUniqueViolation(err) {
+				return apperr.Field("host", "The host is already used by a tenant.")
+			}
+			return fmt.Errorf("platform: insert host: %w", err)
+		}
+		return nil
+	})
+	return rec, err
+}
+
+// ByHost finds the tenant serving host exactly.
+func (r *Registry) ByHost(ctx context.Context, host string) (Record, error) {
+	row := r.db.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM tenants t
+		JOIN tenant_hosts h ON h.tenant_id = t.id WHERE h.host = $1`, NormalizeHost(host))
+	rec, err := scanRecord(row)
+	if sqldb.NotFound(err) {
+		return rec, apperr.New(apperr.NotFound, "Unknown tenant.")
+	}
+	if err != nil {
+		return rec, fmt.Errorf("platform: look up host: %w", err)
+	}
+	rec.Hosts, err = r.hosts(ctx, rec.ID)
+	return rec, err
+}
+
+// Platform returns the platform tenant, or NotFound before it exists.
+func (r *Registry) Platform(ctx context.Context) (Record, error) {
+	row := r.db.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM tenants t WHERE t.is_platform ORDER BY t.id LIMIT 1`)
+	rec, err := scanRecord(row)
+	if sqldb.NotFound(err) {
+		return rec, apperr.New(apperr.NotFound, "The platform tenant does not exist yet.")
+	}
+	if err != nil {
+		return rec, fmt.Errorf("platform: look up platform tenant: %w", err)
+	}
+	rec.Hosts, err = r.hosts(ctx, rec.ID)
+	return rec, err
+}
+
+// List returns every tenant, oldest first.
+func (r *Registry) List(ctx context.Context) ([]Record, error) {
+	rows, err := r.db.QueryContext(ctx, `SELECT `+recordColumns+` FROM tenants t ORDER BY t.id`)
+	if err != nil {
+		return nil, fmt.Errorf("platform: list tenants: %w", err)
+	}
+	var out []Record
+	for rows.Next() {
+		rec, err := scanRecord(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].Hosts, err = r.hosts(ctx, out[i].ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (r *Registry) hosts(ctx context.Context, id int64) ([]string, error) {
+	rows, err := r.db.QueryContext(ctx, `SELECT host FROM tenant_hosts WHERE tenant_id = $1 ORDER BY host`, id)
+	if err != nil {
+		return nil, fmt.Errorf("platform: tenant hosts: %w", err)
+	}
+	defer rows.Close()
+	var hosts []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		hosts = append(hosts, h)
+	}
+	return hosts, rows.Err()
+}
+
+// keyPair unseals the record's private key.
+func (r *Registry) keyPair(rec Record) (KeyPair, error) {
+	return openKeyPair(r.mk, rec.KeyID, rec.sealedKey)
+}

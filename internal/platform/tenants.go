@@ -1,0 +1,392 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/blob"
+	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Tenant is an open tenant: its record and its own database, blob store,
+// signing keys and role table. It is shared by concurrent requests.
+type Tenant struct {
+	Record
+	DB   *sqldb.DB
+	Blob blob.Store
+	Keys KeyPair
+	// URLKey signs links (e-mail verification, signed file URLs).
+	URLKey []byte
+	// RolePermissions is the tenant's role table, loaded at open.
+	RolePermissions map[string][]access.Permission
+
+	kick    chan struct{}
+	stop    []func()
+	mu      sync.Mutex
+	users   int
+	lastUse time.Time
+}
+
+// PrimaryHost is the tenant's first host.
+func (t *Tenant) PrimaryHost() string {
+	if len(t.Hosts) == 0 {
+		return ""
+	}
+	return t.Hosts[0]
+}
+
+// Kicked is signalled after a transaction that wrote events commits, so the
+// tenant's dispatcher runs at once instead of at its next poll.
+func (t *Tenant) Kicked() <-chan struct{} { return t.kick }
+
+// Kick wakes the tenant's event dispatcher without blocking.
+func (t *Tenant) Kick() {
+	select {
+	case t.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Tx runs fn in a transaction of the tenant database.
+func (t *Tenant) Tx(ctx context.Context, fn func(tx *sqldb.Tx) error) error {
+	return t.DB.Tx(ctx, fn)
+}
+
+// Options configure Tenants.
+type Options struct {
+	DataDir     string
+	DatabaseURL string     // empty: SQLite under DataDir
+	Blob        blob.Store // the root store; each tenant gets a sub-store
+	Clock       clock.Clock
+	Idle        time.Duration // 0: never evict
+	Logger      *slog.Logger
+	// OnOpen starts per-tenant background work (the event dispatcher) and
+	// returns its stop function, called when the tenant is closed.
+	OnOpen []func(t *Tenant) (stop func())
+}
+
+type entry struct {
+	ready  chan struct{}
+	tenant *Tenant
+	err    error
+}
+
+// Tenants resolves hosts to open tenants, opening them on first use and
+// closing them after they have been idle.
+type Tenants struct {
+	reg  *Registry
+	opts Options
+
+	mu     sync.Mutex
+	open   map[int64]*entry
+	byHost map[string]int64
+}
+
+// NewTenants manages the tenants of reg.
+func NewTenants(reg *Registry, opts Options) *Tenants {
+	if opts.Clock == nil {
+		opts.Clock = clock.System{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Tenants{reg: reg, opts: opts, open: map[int64]*entry{}, byHost: map[string]int64{}}
+}
+
+// Registry returns the tenant registry.
+func (ts *Tenants) Registry() *Registry { return ts.reg }
+
+// Resolve returns the open tenant serving host, and a release function the
+// caller must call when done with it. Unknown hosts are NotFound with the
+// message "Unknown tenant.".
+func (ts *Tenants) Resolve(ctx context.Context, host string) (*Tenant, func(), error) {
+	host = NormalizeHost(host)
+	ts.mu.Lock()
+	id, known := ts.byHost[host]
+	ts.mu.Unlock()
+	if !known {
+		rec, err := ts.reg.ByHost(ctx, host)
+		if err != nil {
+			return nil, nil, err
+		}
+		return ts.acquire(ctx, rec)
+	}
+	return ts.acquireID(ctx, id)
+}
+
+// Get opens the tenant with the given id.
+func (ts *Tenants) Get(ctx context.Context, rec Record) (*Tenant, func(), error) {
+	return ts.acquire(ctx, rec)
+}
+
+func (ts *Tenants) acquireID(ctx context.Context, id int64) (*Tenant, func(), error) {
+	ts.mu.Lock()
+	e := ts.open[id]
+	ts.mu.Unlock()
+	if e == nil {
+		// Evicted since the host was cached: look the record up again.
+		recs, err := ts.reg.List(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, rec := range recs {
+			if rec.ID == id {
+				return ts.acquire(ctx, rec)
+			}
+		}
+		return nil, nil, apperr.New(apperr.NotFound, "Unknown tenant.")
+	}
+	return ts.wait(ctx, e)
+}
+
+func (ts *Tenants) acquire(ctx context.Context, rec Record) (*Tenant, func(), error) {
+	ts.mu.Lock()
+	e := ts.open[rec.ID]
+	if e == nil {
+		e = &entry{ready: make(chan struct{})}
+		ts.open[rec.ID] = e
+		ts.mu.Unlock()
+		// Open outside the lock: a slow tenant must not stall the others.
+		// A detached context: the first caller going away must not fail the
+		// open for everyone waiting on it.
+		e.tenant, e.err = ts.openTenant(context.WithoutCancel(ctx), rec)
+		ts.mu.Lock()
+		if e.err != nil {
+			delete(ts.open, rec.ID)
+		} else {
+			for _, h := range rec.Hosts {
+				ts.byHost[h] = rec.ID
+			}
+		}
+		close(e.ready)
+	}
+	ts.mu.Unlock()
+	return ts.wait(ctx, e)
+}
+
+func (ts *Tenants) wait(ctx context.Context, e *entry) (*Tenant, func(), error) {
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	if e.err != nil {
+		return nil, nil, e.err
+	}
+	t := e.tenant
+	t.mu.Lock()
+	t.users++
+	t.lastUse = ts.opts.Clock.Now()
+	t.mu.Unlock()
+	var once sync.Once
+	return t, func() {
+		once.Do(func() {
+			t.mu.Lock()
+			t.users--
+			t.lastUse = ts.opts.Clock.Now()
+			t.mu.Unlock()
+		})
+	}, nil
+}
+
+// databaseLocation is where a tenant's database lives.
+func (ts *Tenants) databaseLocation(rec Record) (string, error) {
+	if ts.opts.DatabaseURL == "" {
+		return filepath.Join(ts.opts.DataDir, "tenants", rec.DatabaseName+".db"), nil
+	}
+	return sqldb.WithDatabase(ts.opts.DatabaseURL, rec.DatabaseName)
+}
+
+// Provision creates the tenant's database (on PostgreSQL), migrates it and
+// seeds the roles. It is idempotent.
+func (ts *Tenants) Provision(ctx context.Context, rec Record) error {
+	if ts.opts.DatabaseURL != "" {
+		if err := sqldb.CreateDatabase(ctx, ts.opts.DatabaseURL, rec.DatabaseName); err != nil {
+			return err
+		}
+	}
+	loc, err := ts.databaseLocation(rec)
+	if err != nil {
+		return err
+	}
+	db, err := sqldb.Open(ctx, loc)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return migrateTenant(ctx, db)
+}
+
+func migrateTenant(ctx context.Context, db *sqldb.DB) error {
+	if err := sqldb.Migrate(ctx, db, sqldb.TenantSet); err != nil {
+		return err
+	}
+	return access.SeedRoles(ctx, db)
+}
+
+// Drop closes the tenant and deletes its database; its files stay unless
+// the caller removes them. Used by the demo reset.
+func (ts *Tenants) Drop(ctx context.Context, rec Record) error {
+	ts.Close(rec.ID)
+	loc, err := ts.databaseLocation(rec)
+	if err != nil {
+		return err
+	}
+	if ts.opts.DatabaseURL != "" {
+		return sqldb.DropDatabase(ctx, ts.opts.DatabaseURL, rec.DatabaseName)
+	}
+	return removeSQLite(loc)
+}
+
+func (ts *Tenants) openTenant(ctx context.Context, rec Record) (*Tenant, error) {
+	kp, err := ts.reg.keyPair(rec)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := ts.databaseLocation(rec)
+	if err != nil {
+		return nil, err
+	}
+	if ts.opts.DatabaseURL != "" {
+		if err := sqldb.CreateDatabase(ctx, ts.opts.DatabaseURL, rec.DatabaseName); err != nil {
+			return nil, err
+		}
+	}
+	db, err := sqldb.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrateTenant(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("platform: migrate tenant %d: %w", rec.ID, err)
+	}
+	perms, err := access.RolePermissions(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	t := &Tenant{
+		Record:          rec,
+		DB:              db,
+		Keys:            kp,
+		URLKey:          ts.reg.mk.Derive("url-signing:" + rec.DatabaseName),
+		RolePermissions: perms,
+		kick:            make(chan struct{}, 1),
+		lastUse:         ts.opts.Clock.Now(),
+	}
+	db.Signal = t.Kick
+	if ts.opts.Blob != nil {
+		t.Blob = blob.Sub(ts.opts.Blob, rec.BlobPrefix)
+	}
+	for _, start := range ts.opts.OnOpen {
+		t.stop = append(t.stop, start(t))
+	}
+	ts.opts.Logger.Debug("tenant opened", "tenant", rec.ID, "host", t.PrimaryHost())
+	return t, nil
+}
+
+// Close closes one tenant's handles now (the next request opens them again).
+func (ts *Tenants) Close(id int64) {
+	ts.mu.Lock()
+	e := ts.open[id]
+	delete(ts.open, id)
+	for h, tid := range ts.byHost {
+		if tid == id {
+			delete(ts.byHost, h)
+		}
+	}
+	ts.mu.Unlock()
+	if e != nil {
+		<-e.ready
+		if e.tenant != nil {
+			e.tenant.close()
+		}
+	}
+}
+
+func (t *Tenant) close() {
+	for _, stop := range t.stop {
+		if stop != nil {
+			stop()
+		}
+	}
+	t.DB.Close()
+}
+
+// CloseIdle closes the tenants nobody has used for the idle time and that
+// no request holds now. It returns how many it closed.
+func (ts *Tenants) CloseIdle() int {
+	if ts.opts.Idle <= 0 {
+		return 0
+	}
+	now := ts.opts.Clock.Now()
+	var idle []int64
+	ts.mu.Lock()
+	for id, e := range ts.open {
+		select {
+		case <-e.ready:
+		default:
+			continue
+		}
+		if e.tenant == nil {
+			continue
+		}
+		t := e.tenant
+		t.mu.Lock()
+		if t.users == 0 && now.Sub(t.lastUse) >= ts.opts.Idle {
+			idle = append(idle, id)
+		}
+		t.mu.Unlock()
+	}
+	ts.mu.Unlock()
+	for _, id := range idle {
+		ts.Close(id)
+	}
+	return len(idle)
+}
+
+// OpenCount is the number of open tenants.
+func (ts *Tenants) OpenCount() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return len(ts.open)
+}
+
+// RunEviction closes idle tenants every interval until ctx ends.
+func (ts *Tenants) RunEviction(ctx context.Context, interval time.Duration) {
+	if ts.opts.Idle <= 0 {
+		return
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if n := ts.CloseIdle(); n > 0 {
+				ts.opts.Logger.Info("closed idle tenants", "count", n)
+			}
+		}
+	}
+}
+
+// CloseAll closes every open tenant, at shutdown.
+func (ts *Tenants) CloseAll() {
+	ts.mu.Lock()
+	ids := make([]int64, 0, len(ts.open))
+	for id := range ts.open {
+		ids = append(ids, id)
+	}
+	ts.mu.Unlock()
+	for _, id := range ids {
+		ts.Close(id)
+	}
+}

@@ -1,0 +1,25 @@
+package server
+
+import (
+	"github.com/lms-platform/lms/internal/accounts"
+	"github.com/lms-platform/lms/internal/auth"
+	"github.com/lms-platform/lms/internal/notify"
+	"github.com/lms-platform/lms/internal/settings"
+)
+
+// routes registers every capability, in the order of the spec's tables,
+// and the event listeners behind them.
+func (s *Server) routes() {
+	authService := &auth.Service{Clock: s.Clock, Passwords: s.Passwords, Settings: s.Settings, Mailer: s.Mailer}
+	notifications := &notify.Notifications{Clock: s.Clock, Exclude: s.Config.NotifyExclude}
+	s.generalRoutes()
+	auth.Routes(s.API, authService)
+	accounts.Routes(s.API, &accounts.Service{Clock: s.Clock, Passwords: s.Passwords, Mailer: s.Mailer,
+		RevokeSessions: auth.RevokeAll})
+	notify.Routes(s.API, notifications)
+	settings.Routes(s.API, s.Settings)
+	if s.Dispatcher != nil {
+		s.Dispatcher.Listen(notifications.Listener)
+		s.Dispatcher.Listen(authService.Listener)
+	}
+}

@@ -1,0 +1,239 @@
+// Package server assembles the platform from its configuration: storage,
+// tenants, the API routes and their middleware. The lms command and the
+// test harness both build the platform through it, so tests run exactly
+// what operators run.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lms-platform/lms/internal/auth"
+	"github.com/lms-platform/lms/internal/blob"
+	"github.com/lms-platform/lms/internal/cache"
+	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/events"
+	"github.com/lms-platform/lms/internal/httpx"
+	"github.com/lms-platform/lms/internal/limit"
+	"github.com/lms-platform/lms/internal/lock"
+	"github.com/lms-platform/lms/internal/notify"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/redisconn"
+	"github.com/lms-platform/lms/internal/settings"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Name and Version describe the API in /api/meta and the OpenAPI document.
+const (
+	Name    = "LMS"
+	Version = "0.1.0"
+)
+
+// Server is the assembled platform.
+type Server struct {
+	Config     *config.Config
+	Clock      clock.Clock
+	Log        *slog.Logger
+	PlatformDB *sqldb.DB
+	Registry   *platform.Registry
+	Tenants    *platform.Tenants
+	Blob       blob.Store
+	Redis      *redis.Client // nil without LMS_REDIS_URL
+	Limiter    limit.Limiter
+	Cache      cache.Cache
+	Locker     lock.Locker
+	Mailer     notify.Mailer // nil: mail is only recorded
+	Passwords  *auth.Passwords
+	Settings   *settings.Service
+	Dispatcher *events.Dispatcher
+	MasterKey  platform.MasterKey
+	API        huma.API
+	// Handler serves the API with every middleware.
+	Handler http.Handler
+}
+
+// Options are what tests inject; zero values mean the real thing.
+type Options struct {
+	Clock  clock.Clock
+	Logger *slog.Logger
+}
+
+// New opens the platform's storage and builds the API. It migrates the
+// platform database; tenants migrate when they are opened.
+func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error) {
+	s := &Server{Config: cfg, Clock: opts.Clock, Log: opts.Logger}
+	if s.Clock == nil {
+		s.Clock = clock.System{}
+	}
+	if s.Log == nil {
+		s.Log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel(cfg.LogLevel)}))
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Close()
+		}
+	}()
+	var err error
+	if s.MasterKey, err = platform.LoadMasterKey(cfg.MasterKey, cfg.DataDir); err != nil {
+		return nil, err
+	}
+	if cfg.InternalKey == "" {
+		cfg.InternalKey = fmt.Sprintf("%x", s.MasterKey.Derive("internal-token"))
+	}
+	if s.PlatformDB, err = openPlatformDB(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if s.Blob, err = blob.Open(ctx, cfg.BlobURL, cfg.DataDir); err != nil {
+		return nil, err
+	}
+	if err := s.openShared(ctx); err != nil {
+		return nil, err
+	}
+	if cfg.SMTPURL != "" {
+		smtpCfg, err := notify.ParseSMTPURL(cfg.SMTPURL)
+		if err != nil {
+			return nil, err
+		}
+		s.Mailer = notify.NewSMTP(smtpCfg)
+	}
+	if s.Settings, err = newSettings(cfg); err != nil {
+		return nil, err
+	}
+	s.Passwords = auth.NewPasswords(cfg.PasswordCost)
+	s.Dispatcher = events.NewDispatcher(s.Clock, s.Log)
+	s.Registry = platform.NewRegistry(s.PlatformDB, s.MasterKey, s.Clock.Now)
+	s.Tenants = platform.NewTenants(s.Registry, platform.Options{
+		DataDir: cfg.DataDir, DatabaseURL: cfg.DatabaseURL, Blob: s.Blob, Clock: s.Clock,
+		Idle: cfg.TenantIdle, Logger: s.Log, OnOpen: []func(*platform.Tenant) func(){s.Dispatcher.Start},
+	})
+	s.buildAPI()
+	ok = true
+	return s, nil
+}
+
+func openPlatformDB(ctx context.Context, cfg *config.Config) (*sqldb.DB, error) {
+	loc := filepath.Join(cfg.DataDir, "platform.db")
+	if cfg.DatabaseURL != "" {
+		if !sqldb.IsPostgresURL(cfg.DatabaseURL) {
+			return nil, errors.New("server: LMS_DATABASE_URL must be a postgres:// URL (leave it empty for SQLite)")
+		}
+		loc = cfg.DatabaseURL
+	}
+	db, err := sqldb.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	if err := sqldb.Migrate(ctx, db, sqldb.PlatformSet); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openShared picks Redis-backed or in-process limiter, cache and locks.
+func (s *Server) openShared(ctx context.Context) error {
+	if s.Config.RedisURL == "" {
+		s.Limiter = limit.NewMemory(s.Clock)
+		s.Cache = cache.NewMemory(s.Clock)
+		s.Locker = lock.NewMemory(s.Clock)
+		return nil
+	}
+	rdb, err := redisconn.Open(ctx, s.Config.RedisURL)
+	if err != nil {
+		return err
+	}
+	s.Redis = rdb
+	s.Limiter = limit.NewRedis(rdb, s.Clock)
+	s.Cache = cache.NewRedis(rdb)
+	s.Locker = lock.NewRedis(rdb)
+	return nil
+}
+
+func newSettings(cfg *config.Config) (*settings.Service, error) {
+	defaults, err := settings.LoadDefaultsFile(cfg.SettingsFile)
+	if err != nil {
+		return nil, err
+	}
+	fromEnv, err := settings.DefaultsFromEnv(os.Environ())
+	if err != nil {
+		return nil, err
+	}
+	if defaults == nil {
+		defaults = map[string]any{}
+	}
+	for k, v := range fromEnv {
+		defaults[k] = v
+	}
+	return settings.New(defaults, nil), nil
+}
+
+func logLevel(name string) slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(name)); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}
+
+// buildAPI registers every capability's routes and wraps them in the
+// middleware, outermost first.
+func (s *Server) buildAPI() {
+	mux := http.NewServeMux()
+	s.API = httpx.NewAPI(mux, httpx.Info{Title: Name + " API", Version: Version})
+	s.API.UseMiddleware(httpx.Guard(s.API, s.Limiter))
+	s.routes()
+	s.Handler = httpx.Chain(mux,
+		httpx.Observe(s.Log, s.Config.TrustProxy),
+		httpx.Tenancy(s.Tenants, s.Config.TrustProxy, s.Config.InternalKey),
+		auth.Authenticate(s.Clock),
+		httpx.Idempotency(s.Clock),
+	)
+}
+
+// Run serves the API on the configured address until ctx ends, with idle
+// tenant eviction in the background.
+func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
+	ln, err := listen(s.Config.APIAddr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	go s.Tenants.RunEviction(ctx, time.Minute)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdown)
+}
+
+// Close releases every handle.
+func (s *Server) Close() {
+	if s.Tenants != nil {
+		s.Tenants.CloseAll()
+	}
+	if s.Redis != nil {
+		s.Redis.Close()
+	}
+	if s.PlatformDB != nil {
+		s.PlatformDB.Close()
+	}
+}
