@@ -119,6 +119,15 @@ func TestOpen(t *testing.T) {
 	if _, err := blob.Open(ctx, "gs://bucket", dir); err == nil {
 		t.Error("Open of an unknown scheme succeeded")
 	}
+	if raw := os.Getenv("LMS_TEST_S3_URL"); raw != "" {
+		s3, err := blob.Open(ctx, raw, "")
+		if err != nil {
+			t.Fatalf("Open(s3): %v", err)
+		}
+		if err := s3.Ping(ctx); err != nil {
+			t.Errorf("Ping(s3): %v", err)
+		}
+	}
 	t.Setenv("AWS_ACCESS_KEY_ID", "")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
 	if _, err := blob.Open(ctx, "s3://bucket?endpoint=http://127.0.0.1:1", dir); err == nil {
