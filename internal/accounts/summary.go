@@ -30,3 +30,34 @@ func SummaryOf(u User) Summary {
 		Phone: u.Phone, Bio: u.Bio, IsActive: u.IsActive, EmailVerified: u.Verified(), VerifiedAt: u.EmailVerifiedAt,
 		AvatarPath: u.AvatarPath, Roles: roles, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 }
+
+// Category is a user category or interest; categories form a tree.
+type Category struct {
+	ID       int64  `json:"id"`
+	Name     string `json:"name"`
+	Slug     string `json:"slug"`
+	ParentID *int64 `json:"parent_id"`
+}
+
+// Detail is a user with the categories, interests and groups it has, as
+// the admin user routes show one.
+type Detail struct {
+	Summary
+	Categories []Category `json:"categories"`
+	Interests  []Category `json:"interests"`
+	Groups     []Group    `json:"groups"`
+}
+
+// Profile is the caller's own account (GET /api/profile/me): the detail
+// with the permissions the caller holds, sorted.
+type Profile struct {
+	Detail
+	Permissions []string `json:"permissions"`
+}
+
+// Member is a user with the groups it belongs to, as the group member list
+// shows one.
+type Member struct {
+	Summary
+	Groups []Group `json:"groups"`
+}

@@ -3,9 +3,15 @@
 package accounts
 
 import (
+	"crypto/rand"
+	"fmt"
 	"net/mail"
+	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/lms-platform/lms/internal/apperr"
 )
 
 // User is an account of a tenant.
@@ -51,4 +57,86 @@ func ValidPassword(password string) string {
 		return "The password may not be greater than 256 characters."
 	}
 	return ""
+}
+
+// Limits of the personal fields of an account.
+const (
+	maxNameLength  = 255
+	maxPhoneLength = 32
+	maxBioLength   = 5000
+)
+
+var phonePattern = regexp.MustCompile(`^\+?[0-9 ()./-]+$`)
+
+// problems collects validation messages keyed by input field, so that one
+// answer lists every mistake of a request.
+type problems map[string][]string
+
+func (p problems) add(field, message string) { p[field] = append(p[field], message) }
+
+// err is the 422 for the collected messages, or nil when there are none.
+func (p problems) err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return apperr.Validation(p)
+}
+
+// name checks a first or last name and returns it trimmed.
+func (p problems) name(field, label, value string) string {
+	value = strings.TrimSpace(value)
+	switch {
+	case value == "":
+		p.add(field, fmt.Sprintf("The %s field is required.", label))
+	case utf8.RuneCountInString(value) > maxNameLength:
+		p.add(field, fmt.Sprintf("The %s may not be greater than %d characters.", label, maxNameLength))
+	}
+	return value
+}
+
+// email checks an address and returns it as stored.
+func (p problems) email(value string) string {
+	email, ok := NormalizeEmail(value)
+	if !ok {
+		p.add("email", "The email must be a valid email address.")
+	}
+	return email
+}
+
+// password checks the password rule on field.
+func (p problems) password(field, value string) {
+	if msg := ValidPassword(value); msg != "" {
+		p.add(field, msg)
+	}
+}
+
+// phone checks a phone number; an empty value clears the field (nil).
+func (p problems) phone(value string) *string {
+	value = strings.TrimSpace(value)
+	switch {
+	case value == "":
+		return nil
+	case len(value) > maxPhoneLength:
+		p.add("phone", fmt.Sprintf("The phone may not be greater than %d characters.", maxPhoneLength))
+	case !phonePattern.MatchString(value):
+		p.add("phone", "The phone may only contain digits, spaces and + ( ) . / -.")
+	}
+	return &value
+}
+
+// bio checks a biography; an empty value clears the field (nil).
+func (p problems) bio(value string) *string {
+	if strings.TrimSpace(value) == "" {
+		return nil
+	}
+	if utf8.RuneCountInString(value) > maxBioLength {
+		p.add("bio", fmt.Sprintf("The bio may not be greater than %d characters.", maxBioLength))
+	}
+	return &value
+}
+
+// randomPassword is the password of an account an admin creates without
+// one: nobody knows it, so the user sets their own through a reset.
+func randomPassword() string {
+	return rand.Text() + rand.Text()
 }

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -91,10 +92,12 @@ func New(t testing.TB, backend string, opts Options) *Env {
 		PasswordCost: "test",
 		SMTPURL:      env.SMTP.URL(),
 		LogLevel:     "error",
-		RedisURL:     os.Getenv("LMS_TEST_API_REDIS_URL"),
 	}
 	if backend == "postgres" {
+		// The at-scale shape: PostgreSQL, with Redis and S3 when configured.
 		cfg.DatabaseURL = postgresDatabase(t)
+		cfg.RedisURL = os.Getenv("LMS_TEST_REDIS_URL")
+		cfg.BlobURL = s3Prefix(t, os.Getenv("LMS_TEST_S3_URL"))
 	}
 	if opts.Configure != nil {
 		opts.Configure(cfg)
@@ -157,6 +160,22 @@ func postgresDatabase(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// s3Prefix gives a test its own prefix in the S3 test bucket, so parallel
+// tests never see each other's files.
+func s3Prefix(t testing.TB, raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatalf("apitest: LMS_TEST_S3_URL: %v", err)
+	}
+	b := make([]byte, 5)
+	rand.Read(b)
+	u.Path = "/apitest-" + hex.EncodeToString(b)
+	return u.String()
 }
 
 // AddTenant registers another tenant whose admin is admin@HOST with the

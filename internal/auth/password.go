@@ -60,4 +60,3 @@ func (p *Passwords) Verify(hash, password string) bool {
 	got := argon2.IDKey([]byte(password), salt, t, mem, threads, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1
 }
-

@@ -28,9 +28,9 @@ type Config struct {
 	SettingsFile string        // JSON object of setting defaults
 	// NotifyExclude lists event names never stored as notifications.
 	NotifyExclude []string
-	InternalKey  string        // X-Internal-Token shared by the parts
-	TrustProxy   bool          // honour X-Forwarded-Host / X-Forwarded-For
-	LogLevel     string
+	InternalKey   string // X-Internal-Token shared by the parts
+	TrustProxy    bool   // honour X-Forwarded-Host / X-Forwarded-For
+	LogLevel      string
 	// PasswordCost selects argon2id parameters: "default" or "test" (cheap).
 	PasswordCost string
 }

@@ -113,10 +113,17 @@ func Handle[I, O any](api huma.API, r Route, h func(context.Context, *I) (*O, er
 	if r.Limit != nil {
 		op.Errors = append(op.Errors, 429)
 	}
+	status := r.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
 	huma.Register(api, op, func(ctx context.Context, in *I) (*O, error) {
 		out, err := h(ctx, in)
 		if err != nil {
 			return nil, ErrorFor(ctx, err)
+		}
+		if s, ok := any(out).(interface{ defaultStatus(int) }); ok {
+			s.defaultStatus(status)
 		}
 		return out, nil
 	})

@@ -33,6 +33,14 @@ type Response[T any] struct {
 	Body   Envelope[T]
 }
 
+// defaultStatus fills in the route's success status; huma would otherwise
+// write the zero Status field as is.
+func (r *Response[T]) defaultStatus(status int) {
+	if r.Status == 0 {
+		r.Status = status
+	}
+}
+
 // PageResponse is the output of a handler answering one page of a list.
 type PageResponse[T any] struct {
 	Body PageEnvelope[T]

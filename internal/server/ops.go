@@ -9,7 +9,6 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
-	"github.com/lms-platform/lms/internal/auth"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )

@@ -161,19 +161,9 @@ func (s *Server) openShared(ctx context.Context) error {
 }
 
 func newSettings(cfg *config.Config) (*settings.Service, error) {
-	defaults, err := settings.LoadDefaultsFile(cfg.SettingsFile)
+	defaults, err := settings.LoadDefaults(cfg.SettingsFile, os.Environ())
 	if err != nil {
 		return nil, err
-	}
-	fromEnv, err := settings.DefaultsFromEnv(os.Environ())
-	if err != nil {
-		return nil, err
-	}
-	if defaults == nil {
-		defaults = map[string]any{}
-	}
-	for k, v := range fromEnv {
-		defaults[k] = v
 	}
 	return settings.New(defaults, nil), nil
 }

@@ -37,15 +37,19 @@ type Service struct {
 }
 
 // New returns a service whose operator defaults are fileDefaults (as
-// returned by LoadDefaults, LoadDefaultsFile or DefaultsFromEnv; keys that
-// are not settings are ignored).
+// returned by LoadDefaults, LoadDefaultsFile or DefaultsFromEnv, which
+// check them; keys that are not settings and values that are not JSON are
+// ignored here).
 func New(fileDefaults map[string]any, clk clock.Clock, opts ...Option) *Service {
 	if clk == nil {
 		clk = clock.System{}
 	}
 	s := &Service{defaults: map[string]any{}, clock: clk}
 	for k, v := range fileDefaults {
-		if _, ok := byName[k]; ok {
+		if _, ok := byName[k]; !ok {
+			continue
+		}
+		if v, err := normalize(v); err == nil {
 			s.defaults[k] = clone(v)
 		}
 	}

@@ -1,0 +1,45 @@
+# One-command set-up: `make run` starts the platform on the embedded
+# default (SQLite, local files); `make test` runs every test.
+GO      ?= go
+BIN     := bin/lms
+ADDR    ?= 127.0.0.1:8080
+HOST    ?= localhost
+ADMIN_EMAIL    ?= admin@localhost
+ADMIN_PASSWORD ?= admin-password
+
+.PHONY: build run test test-race bench vet fmt clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/lms
+
+run: build
+	@echo "Starting the LMS on http://$(ADDR) (data in ./var)"
+	@echo "Log in:  curl -s -H 'Host: $(HOST)' -H 'Content-Type: application/json' \\"
+	@echo "           -d '{\"email\":\"$(ADMIN_EMAIL)\",\"password\":\"$(ADMIN_PASSWORD)\"}' http://$(ADDR)/api/auth/login"
+	@echo "API description: http://$(ADDR)/api/openapi.json (send Host: $(HOST))"
+	LMS_API_ADDR=$(ADDR) LMS_PLATFORM_HOST=$(HOST) LMS_ADMIN_EMAIL=$(ADMIN_EMAIL) \
+		LMS_ADMIN_PASSWORD=$(ADMIN_PASSWORD) ./$(BIN) serve
+
+# Unit tests and the API suite on SQLite; with LMS_TEST_PG_URL,
+# LMS_TEST_REDIS_URL and LMS_TEST_S3_URL set (as .ci/run does) the same
+# suites also run on PostgreSQL, Redis and S3.
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+test-race:
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+# Go benchmarks plus the HTTP load run; prints requests/s and latencies.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+	$(GO) run ./cmd/lmsbench
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin var

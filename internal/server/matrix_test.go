@@ -1,0 +1,207 @@
+package server_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/httpx"
+)
+
+// Who may get a 2xx from each route. Every other caller must not. A token
+// of another tenant is refused, so "other-admin" is treated as anonymous
+// and may only succeed where anonymous callers may.
+const (
+	anyone = "anon student tutor admin"
+	users  = "student tutor admin"
+	admins = "admin"
+)
+
+var matrix = map[string]string{
+	"GET /api/health":                                      anyone,
+	"GET /api/healthcheck":                                 anyone,
+	"GET /api/name":                                        anyone,
+	"GET /api/events":                                      anyone,
+	"GET /api/meta":                                        anyone,
+	"GET /api/config":                                      anyone,
+	"POST /api/admin/config":                               admins,
+	"POST /api/auth/login":                                 anyone,
+	"GET /api/auth/refresh":                                users,
+	"POST /api/auth/logout":                                users,
+	"POST /api/auth/register":                              anyone,
+	"GET /api/auth/registerable-groups":                    anyone,
+	"POST /api/auth/password/forgot":                       anyone,
+	"POST /api/auth/password/reset":                        anyone,
+	"GET /api/auth/email/verify/{id}/{hash}":               "",
+	"POST /api/auth/email/resend":                          users,
+	"POST /api/admin/auth/impersonate":                     admins,
+	"GET /api/profile/me":                                  users,
+	"PUT /api/profile/me":                                  users,
+	"PUT /api/profile/me-auth":                             users,
+	"PUT /api/profile/password":                            users,
+	"PUT /api/profile/interests":                           users,
+	"GET /api/profile/settings":                            users,
+	"PUT /api/profile/settings":                            users,
+	"POST /api/profile/upload-avatar":                      users,
+	"DELETE /api/profile/delete-avatar":                    users,
+	"DELETE /api/profile":                                  users,
+	"POST /api/profile/delete/init":                        users,
+	"GET /api/profile/delete/{userId}/{token}":             "",
+	"GET /api/admin/users":                                 admins,
+	"POST /api/admin/users":                                admins,
+	"GET /api/admin/users/{id}":                            admins,
+	"PATCH /api/admin/users/{id}":                          admins,
+	"PUT /api/admin/users/{id}":                            admins,
+	"DELETE /api/admin/users/{id}":                         admins,
+	"POST /api/admin/users/{id}/avatar":                    admins,
+	"DELETE /api/admin/users/{id}/avatar":                  admins,
+	"GET /api/admin/users/{id}/settings":                   admins,
+	"PATCH /api/admin/users/{id}/settings":                 admins,
+	"PUT /api/admin/users/{id}/settings":                   admins,
+	"GET /api/admin/users/{id}/interests":                  admins,
+	"PUT /api/admin/users/{id}/interests":                  admins,
+	"POST /api/admin/users/{id}/interests":                 admins,
+	"DELETE /api/admin/users/{id}/interests/{interest_id}": admins,
+	"GET /api/admin/user-groups":                           admins,
+	"GET /api/admin/user-groups/tree":                      admins,
+	"GET /api/admin/user-groups/users":                     admins,
+	"POST /api/admin/user-groups":                          admins,
+	"GET /api/admin/user-groups/{id}":                      admins,
+	"PUT /api/admin/user-groups/{id}":                      admins,
+	"PATCH /api/admin/user-groups/{id}":                    admins,
+	"DELETE /api/admin/user-groups/{id}":                   admins,
+	"POST /api/admin/user-groups/{id}/members":             admins,
+	"DELETE /api/admin/user-groups/{id}/members/{user_id}": admins,
+	"GET /api/notifications":                               users,
+	"GET /api/notifications/events":                        users,
+	"POST /api/notifications/{notification}/read":          users,
+	"POST /api/notifications/read-all":                     users,
+	"GET /api/admin/notifications":                         admins,
+	"GET /api/admin/notifications/all":                     admins,
+	"GET /api/admin/notifications/{user}":                  admins,
+	"GET /api/admin/notifications/events":                  admins,
+	"POST /api/admin/notifications/{notification}/read":    admins,
+	"POST /api/admin/notifications/read-all":               admins,
+}
+
+// TestRoleMatrix sends every route, as every caller who must not have it, a
+// plausible request about real objects, and fails on any 2xx.
+func TestRoleMatrix(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		routes := httpx.Routes(env.Server.API)
+		for _, route := range routes {
+			if _, ok := matrix[route]; !ok {
+				t.Errorf("route %s is not in the role matrix", route)
+			}
+		}
+		for route := range matrix {
+			if !contains(routes, route) {
+				t.Errorf("matrix names %s, which is not registered", route)
+			}
+		}
+		target := env.NewUser("student")
+		admin := env.As("admin")
+		group := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/user-groups", Token: admin.Token,
+			Body: map[string]any{"name": "Matrix"}})
+		groupID := strconv.Itoa(int(group.Number("data.id")))
+		notification := waitNotification(t, env, target.Token)
+		categoryID := insertCategory(t, env)
+		params := map[string]string{
+			"{user}": strconv.FormatInt(target.ID, 10), "{userId}": strconv.FormatInt(target.ID, 10),
+			"{user_id}": strconv.FormatInt(target.ID, 10), "{notification}": notification,
+			"{interest_id}": categoryID, "{token}": "x", "{hash}": "x",
+		}
+		callers := []string{"anon", "student", "tutor", "admin", "other-admin"}
+		for _, route := range routes {
+			method, path, _ := strings.Cut(route, " ")
+			id := strconv.FormatInt(target.ID, 10)
+			if strings.HasPrefix(path, "/api/admin/user-groups/") {
+				id = groupID
+			}
+			path = strings.ReplaceAll(path, "{id}", id)
+			for k, v := range params {
+				path = strings.ReplaceAll(path, k, v)
+			}
+			allowed := strings.Fields(matrix[route])
+			for _, caller := range callers {
+				who := caller
+				if caller == "other-admin" {
+					who = "anon"
+				}
+				if contains(allowed, who) {
+					continue
+				}
+				req := apitest.Request{Method: method, Path: path, Body: plausibleBody(method, route, target.ID, categoryID)}
+				if caller != "anon" {
+					req.Token = env.As(caller).Token
+				}
+				res := env.Do(req)
+				if res.Status >= 200 && res.Status < 300 {
+					t.Errorf("%s answered %d to %s: %s", route, res.Status, caller, res.Body)
+				}
+			}
+		}
+	})
+}
+
+// plausibleBody is a body that would succeed for an allowed caller, so a
+// missing permission check shows as a 2xx instead of hiding behind a 422.
+func plausibleBody(method, route string, userID int64, categoryID string) any {
+	if method == "GET" || method == "DELETE" {
+		return nil
+	}
+	cat, _ := strconv.Atoi(categoryID)
+	return map[string]any{
+		"config":           []map[string]any{{"key": "lms_auth.registration", "value": "enabled"}},
+		"user_id":          userID,
+		"name":             "Group",
+		"email":            "matrix-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "@school.test",
+		"password":         "matrix-password",
+		"first_name":       "M",
+		"last_name":        "X",
+		"interests":        []int{cat},
+		"is_active":        true,
+		"roles":            []string{"student"},
+		"current_password": "secret-password",
+	}
+}
+
+func waitNotification(t *testing.T, env *apitest.Env, token string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		res := env.Do(apitest.Request{Method: "GET", Path: "/api/notifications", Token: token})
+		if id := res.Number("data.0.id"); id > 0 {
+			return strconv.Itoa(int(id))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("no notification arrived for the target user")
+	return ""
+}
+
+func insertCategory(t *testing.T, env *apitest.Env) string {
+	t.Helper()
+	tenant, release := env.OpenTenant(env.Tenant)
+	defer release()
+	var id int64
+	now := env.Clock.Now()
+	err := tenant.DB.QueryRowContext(context.Background(), `INSERT INTO categories (name, slug, created_at, updated_at)
+		VALUES ($1, $2, $3, $3) RETURNING id`, "Matrix", "matrix", now).Scan(&id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strconv.FormatInt(id, 10)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
