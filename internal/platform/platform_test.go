@@ -1,0 +1,156 @@
+package platform_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/blob"
+	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+func setup(t *testing.T, idle time.Duration) (*platform.Registry, *platform.Tenants, *clock.Fake, platform.MasterKey) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := sqldb.OpenSQLite(ctx, filepath.Join(dir, "platform.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := sqldb.Migrate(ctx, db, sqldb.PlatformSet); err != nil {
+		t.Fatal(err)
+	}
+	mk, err := platform.LoadMasterKey("", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := blob.NewFS(filepath.Join(dir, "files"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	reg := platform.NewRegistry(db, mk, clk.Now)
+	ts := platform.NewTenants(reg, platform.Options{DataDir: dir, Blob: store, Clock: clk, Idle: idle})
+	t.Cleanup(ts.CloseAll)
+	return reg, ts, clk, mk
+}
+
+func TestResolveAndIsolation(t *testing.T) {
+	ctx := context.Background()
+	reg, ts, _, _ := setup(t, 0)
+	a, err := reg.Create(ctx, platform.NewTenant{Host: "A.example.test:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Hosts[0] != "a.example.test" {
+		t.Fatalf("host not normalised: %v", a.Hosts)
+	}
+	if _, err := reg.Create(ctx, platform.NewTenant{Host: "a.example.test"}); !apperr.Is(err, apperr.Invalid) {
+		t.Fatalf("duplicate host: %v", err)
+	}
+	if _, err := reg.Create(ctx, platform.NewTenant{Host: "bad host!"}); !apperr.Is(err, apperr.Invalid) {
+		t.Fatalf("invalid host: %v", err)
+	}
+	b, _ := reg.Create(ctx, platform.NewTenant{Host: "b.example.test"})
+	for _, rec := range []platform.Record{a, b} {
+		if err := ts.Provision(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ta, releaseA, err := ts.Resolve(ctx, "a.example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseA()
+	tb, releaseB, err := ts.Resolve(ctx, "B.EXAMPLE.TEST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseB()
+	if ta.DB == tb.DB || ta.Keys.ID == tb.Keys.ID || ta.BlobPrefix == tb.BlobPrefix {
+		t.Fatal("tenants must not share database, keys or blob prefix")
+	}
+	if len(ta.RolePermissions["admin"]) == 0 || len(ta.RolePermissions["student"]) == 0 {
+		t.Fatal("roles are not seeded")
+	}
+	if _, _, err := ts.Resolve(ctx, "nowhere.test"); !apperr.Is(err, apperr.NotFound) {
+		t.Fatalf("unknown host: %v", err)
+	}
+	// A tenant registered after the manager started is served at once.
+	c, _ := reg.Create(ctx, platform.NewTenant{Host: "c.example.test"})
+	ts.Provision(ctx, c)
+	if _, release, err := ts.Resolve(ctx, "c.example.test"); err != nil {
+		t.Fatalf("new tenant: %v", err)
+	} else {
+		release()
+	}
+}
+
+func TestIdleEviction(t *testing.T) {
+	ctx := context.Background()
+	reg, ts, clk, _ := setup(t, 30*time.Minute)
+	rec, _ := reg.Create(ctx, platform.NewTenant{Host: "a.test"})
+	_, release, err := ts.Resolve(ctx, "a.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Hour)
+	if n := ts.CloseIdle(); n != 0 {
+		t.Fatal("a tenant in use must not be closed")
+	}
+	release()
+	clk.Advance(29 * time.Minute)
+	if n := ts.CloseIdle(); n != 0 {
+		t.Fatal("closed before the idle time")
+	}
+	clk.Advance(time.Minute)
+	if n := ts.CloseIdle(); n != 1 || ts.OpenCount() != 0 {
+		t.Fatalf("closed %d, open %d", n, ts.OpenCount())
+	}
+	// It opens again on the next request.
+	tn, release, err := ts.Resolve(ctx, "a.test")
+	if err != nil || tn.ID != rec.ID {
+		t.Fatalf("reopen: %v", err)
+	}
+	release()
+}
+
+func TestNoEvictionWhenIdleIsZero(t *testing.T) {
+	ctx := context.Background()
+	reg, ts, clk, _ := setup(t, 0)
+	reg.Create(ctx, platform.NewTenant{Host: "a.test"})
+	_, release, _ := ts.Resolve(ctx, "a.test")
+	release()
+	clk.Advance(1000 * time.Hour)
+	if ts.CloseIdle() != 0 || ts.OpenCount() != 1 {
+		t.Fatal("LMS_TENANT_IDLE=0 must never evict")
+	}
+}
+
+func TestMasterKey(t *testing.T) {
+	dir := t.TempDir()
+	k1, err := platform.LoadMasterKey("", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, _ := platform.LoadMasterKey("", dir)
+	if k1 != k2 {
+		t.Fatal("the generated key must be kept in the data dir")
+	}
+	if _, err := platform.LoadMasterKey("c2hvcnQ=", dir); err == nil {
+		t.Fatal("a short key must be refused")
+	}
+	// A tenant whose key was sealed with another master key cannot open.
+	ctx := context.Background()
+	reg, _, _, _ := setup(t, 0)
+	rec, _ := reg.Create(ctx, platform.NewTenant{Host: "a.test"})
+	other := platform.NewTenants(platform.NewRegistry(reg.DB(), k1, time.Now), platform.Options{DataDir: dir})
+	if _, _, err := other.Get(ctx, rec); err == nil {
+		t.Fatal("a wrong master key must not unseal tenant keys")
+	}
+}
