@@ -2,6 +2,8 @@ package sqldb_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -50,8 +52,9 @@ func TestMigrateBothDialects(t *testing.T) {
 	}
 	if url := os.Getenv("LMS_TEST_PG_URL"); url != "" {
 		open["postgres"] = func(t *testing.T) *sqldb.DB {
-			name := "lmsmig_" + filepath.Base(t.TempDir())[:8]
-			name = sanitize(name)
+			b := make([]byte, 5)
+			rand.Read(b)
+			name := "lmsmig_" + hex.EncodeToString(b)
 			if err := sqldb.CreateDatabase(ctx, url, name); err != nil {
 				t.Fatal(err)
 			}
@@ -79,17 +82,4 @@ func TestMigrateBothDialects(t *testing.T) {
 			}
 		})
 	}
-}
-
-func sanitize(s string) string {
-	out := []byte{}
-	for _, c := range []byte(s) {
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_':
-			out = append(out, c)
-		case c >= 'A' && c <= 'Z':
-			out = append(out, c+32)
-		}
-	}
-	return string(out)
 }
