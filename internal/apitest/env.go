@@ -55,6 +55,8 @@ type User struct {
 type Options struct {
 	// Configure edits the configuration before the server is built.
 	Configure func(*config.Config)
+	// Log receives the server's log lines (JSON), for tests of logging.
+	Log io.Writer
 }
 
 // Backends lists the databases the API suite runs on: sqlite always;
@@ -103,7 +105,10 @@ func New(t testing.TB, backend string, opts Options) *Env {
 		opts.Configure(cfg)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if os.Getenv("LMS_TEST_LOG") != "" {
+	switch {
+	case opts.Log != nil:
+		log = slog.New(slog.NewJSONHandler(opts.Log, nil))
+	case os.Getenv("LMS_TEST_LOG") != "":
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	s, err := server.New(ctx, cfg, server.Options{Clock: env.Clock, Logger: log})

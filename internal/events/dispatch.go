@@ -60,17 +60,19 @@ func (d *Dispatcher) Start(t *platform.Tenant) (stop func()) {
 
 const maxAttempts = 10
 
-// DispatchPending delivers every pending event of the tenant and returns
-// how many were delivered.
+// DispatchPending delivers the tenant's pending events, each at most once
+// per call, and returns how many were delivered. A failed delivery is
+// counted and retried on a later call, up to maxAttempts.
 func (d *Dispatcher) DispatchPending(ctx context.Context, t *platform.Tenant) (int, error) {
 	delivered := 0
+	var cursor int64
 	for {
-		batch, err := pending(ctx, t, 100)
+		batch, err := pending(ctx, t, cursor, 100)
 		if err != nil || len(batch) == 0 {
 			return delivered, err
 		}
-		progress := false
 		for _, ev := range batch {
+			cursor = ev.ID
 			if err := d.deliver(ctx, t, ev); err != nil {
 				d.log.Warn("event listener failed", "tenant", t.ID, "event", ev.Name, "id", ev.ID, "error", err)
 				if _, uerr := t.DB.ExecContext(ctx, `UPDATE events SET attempts = attempts + 1, last_error = $1 WHERE id = $2`,
@@ -84,11 +86,6 @@ func (d *Dispatcher) DispatchPending(ctx context.Context, t *platform.Tenant) (i
 				return delivered, err
 			}
 			delivered++
-			progress = true
-		}
-		if !progress {
-			// Every event of the batch failed: wait for the next poll.
-			return delivered, nil
 		}
 	}
 }
@@ -102,9 +99,9 @@ func (d *Dispatcher) deliver(ctx context.Context, t *platform.Tenant, ev Stored)
 	return nil
 }
 
-func pending(ctx context.Context, t *platform.Tenant, n int) ([]Stored, error) {
+func pending(ctx context.Context, t *platform.Tenant, after int64, n int) ([]Stored, error) {
 	rows, err := t.DB.QueryContext(ctx, `SELECT id, name, user_id, payload, created_at FROM events
-		WHERE dispatched_at IS NULL AND attempts < $1 ORDER BY id LIMIT $2`, maxAttempts, n)
+		WHERE dispatched_at IS NULL AND attempts < $1 AND id > $2 ORDER BY id LIMIT $3`, maxAttempts, after, n)
 	if err != nil {
 		return nil, fmt.Errorf("events: pending: %w", err)
 	}

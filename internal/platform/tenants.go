@@ -27,11 +27,12 @@ type Tenant struct {
 	// RolePermissions is the tenant's role table, loaded at open.
 	RolePermissions map[string][]access.Permission
 
-	kick    chan struct{}
-	stop    []func()
-	mu      sync.Mutex
-	users   int
-	lastUse time.Time
+	kick     chan struct{}
+	kickOnce sync.Once
+	stop     []func()
+	mu       sync.Mutex
+	users    int
+	lastUse  time.Time
 }
 
 // PrimaryHost is the tenant's first host.
@@ -44,14 +45,19 @@ func (t *Tenant) PrimaryHost() string {
 
 // Kicked is signalled after a transaction that wrote events commits, so the
 // tenant's dispatcher runs at once instead of at its next poll.
-func (t *Tenant) Kicked() <-chan struct{} { return t.kick }
+func (t *Tenant) Kicked() <-chan struct{} { return t.kickChan() }
 
 // Kick wakes the tenant's event dispatcher without blocking.
 func (t *Tenant) Kick() {
 	select {
-	case t.kick <- struct{}{}:
+	case t.kickChan() <- struct{}{}:
 	default:
 	}
+}
+
+func (t *Tenant) kickChan() chan struct{} {
+	t.kickOnce.Do(func() { t.kick = make(chan struct{}, 1) })
+	return t.kick
 }
 
 // Tx runs fn in a transaction of the tenant database.
@@ -278,7 +284,6 @@ func (ts *Tenants) openTenant(ctx context.Context, rec Record) (*Tenant, error) 
 		Keys:            kp,
 		URLKey:          ts.reg.mk.Derive("url-signing:" + rec.DatabaseName),
 		RolePermissions: perms,
-		kick:            make(chan struct{}, 1),
 		lastUse:         ts.opts.Clock.Now(),
 	}
 	db.Signal = t.Kick
