@@ -148,7 +148,7 @@ func tenantAdd(ctx context.Context, fs *flag.FlagSet, args []string, out io.Writ
 	if *host == "" {
 		return errors.New("tenant add: --host is required")
 	}
-	if _, err := s.EnsurePlatform(ctx); err != nil {
+	if _, _, err := s.EnsurePlatform(ctx); err != nil {
 		return err
 	}
 	rec, generated, err := s.AddTenant(ctx, server.NewTenant{Host: *host, Name: *name, AdminEmail: *email,

@@ -57,14 +57,14 @@ func canReadSettings(p *access.Principal, userID int64) bool {
 	return canReadUser(p, userID) || canUpdateSettings(p, userID)
 }
 
-// groupScope says which groups a caller may list: all of them
-// (user-group_list), only their own (user-group_list_self), or none.
-func groupScope(p *access.Principal) (all, self bool) {
-	return p.Has(access.GroupList), p.Has(access.GroupListSelf)
-}
-
 // canReadGroup: user-group_read, or user-group_read_self for a group the
 // caller belongs to.
 func canReadGroup(p *access.Principal, member bool) bool {
 	return p.Has(access.GroupRead) || (member && p.Has(access.GroupReadSelf))
+}
+
+// canUpdateUser: user_update, or user_update_self for one's own account
+// (the avatar routes serve both).
+func canUpdateUser(p *access.Principal, userID int64) bool {
+	return p.Has(access.UserUpdate) || (own(p, userID) && canUpdateSelf(p))
 }

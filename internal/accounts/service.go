@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -27,6 +28,8 @@ type Service struct {
 	// transaction (auth.RevokeAll; accounts cannot import auth).
 	RevokeSessions func(ctx context.Context, q sqldb.Querier, now time.Time, userID int64) error
 }
+
+func notFound(message string) error { return apperr.New(apperr.NotFound, message) }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC() }
 

@@ -138,3 +138,173 @@ func Roles(ctx context.Context, q sqldb.Querier, userID int64) ([]string, error)
 	}
 	return roles, rows.Err()
 }
+
+// column is one "name = value" of an UPDATE; names come from code only.
+type column struct {
+	name  string
+	value any
+}
+
+// updateUser writes the columns and updated_at; NotFound when the user
+// is gone. A taken e-mail is a 422 on "email".
+func updateUser(ctx context.Context, q sqldb.Querier, now time.Time, id int64, cols []column) error {
+	var a args
+	sets := make([]string, 0, len(cols)+1)
+	for _, c := range cols {
+		sets = append(sets, c.name+" = "+a.add(c.value))
+	}
+	sets = append(sets, "updated_at = "+a.add(now))
+	res, err := q.ExecContext(ctx, `UPDATE users SET `+strings.Join(sets, ", ")+` WHERE id = `+a.add(id), a...)
+	if sqldb.IsUniqueViolation(err) {
+		return apperr.Field("email", "The email has already been taken.")
+	}
+	if err != nil {
+		return fmt.Errorf("accounts: update user %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errUserNotFound
+	}
+	return nil
+}
+
+var errUserNotFound = apperr.New(apperr.NotFound, "User not found.")
+
+// UserFilter selects a page of users for the admin list.
+type UserFilter struct {
+	Search  string // part of the e-mail, first, last or full name
+	Role    string
+	Status  string // "", "active" or "blocked"
+	GroupID int64  // 0: any; else only the group's members
+	OrderBy string // id, email, created_at, first_name or last_name
+	Desc    bool
+	Offset  int
+	Limit   int
+}
+
+var userOrder = map[string]string{"": "id", "id": "id", "email": "email", "created_at": "created_at",
+	"first_name": "first_name", "last_name": "last_name"}
+
+// listUsers returns one page of the users f selects and how many there are.
+func listUsers(ctx context.Context, q sqldb.Querier, f UserFilter) ([]User, int64, error) {
+	var a args
+	var where []string
+	if strings.TrimSpace(f.Search) != "" {
+		p := a.add(likePattern(f.Search))
+		where = append(where, `(LOWER(email) LIKE LOWER(`+p+`) ESCAPE '\' OR LOWER(first_name) LIKE LOWER(`+p+`) ESCAPE '\'
+			OR LOWER(last_name) LIKE LOWER(`+p+`) ESCAPE '\' OR LOWER(first_name || ' ' || last_name) LIKE LOWER(`+p+`) ESCAPE '\')`)
+	}
+	if f.Role != "" {
+		where = append(where, `EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+			WHERE ur.user_id = users.id AND r.name = `+a.add(f.Role)+`)`)
+	}
+	if f.GroupID != 0 {
+		where = append(where, `EXISTS (SELECT 1 FROM user_group_members m WHERE m.user_id = users.id
+			AND m.group_id = `+a.add(f.GroupID)+`)`)
+	}
+	switch f.Status {
+	case "active":
+		where = append(where, "is_active = "+a.add(true))
+	case "blocked":
+		where = append(where, "is_active = "+a.add(false))
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var total int64
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`+cond, a...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("accounts: count users: %w", err)
+	}
+	order := userOrder[f.OrderBy]
+	if order == "" {
+		order = "id"
+	}
+	dir := " ASC"
+	if f.Desc {
+		dir = " DESC"
+	}
+	query := `SELECT ` + userColumns + ` FROM users` + cond + ` ORDER BY ` + order + dir + `, id` + dir +
+		` LIMIT ` + a.add(f.Limit) + ` OFFSET ` + a.add(f.Offset)
+	users, err := queryUsers(ctx, q, query, a...)
+	return users, total, err
+}
+
+// queryUsers runs a query selecting userColumns and loads the roles of the
+// users it finds.
+func queryUsers(ctx context.Context, q sqldb.Querier, query string, a ...any) ([]User, error) {
+	rows, err := q.QueryContext(ctx, query, a...)
+	if err != nil {
+		return nil, fmt.Errorf("accounts: list users: %w", err)
+	}
+	var users []User
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("accounts: list users: %w", err)
+		}
+		users = append(users, u)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("accounts: list users: %w", err)
+	}
+	ids := make([]int64, len(users))
+	for i, u := range users {
+		ids[i] = u.ID
+	}
+	roles, err := rolesOf(ctx, q, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range users {
+		users[i].Roles = roles[users[i].ID]
+		if users[i].Roles == nil {
+			users[i].Roles = []string{}
+		}
+	}
+	return users, nil
+}
+
+// rolesOf loads the role names of many users at once, sorted.
+func rolesOf(ctx context.Context, q sqldb.Querier, ids []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var a args
+	rows, err := q.QueryContext(ctx, `SELECT ur.user_id, r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+		WHERE ur.user_id IN (`+a.list(ids)+`) ORDER BY ur.user_id, r.name`, a...)
+	if err != nil {
+		return nil, fmt.Errorf("accounts: load roles: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, err
+		}
+		out[id] = append(out[id], name)
+	}
+	return out, rows.Err()
+}
+
+// detailOf loads a user with its categories, interests and groups.
+func detailOf(ctx context.Context, q sqldb.Querier, id int64) (Detail, error) {
+	u, err := ByID(ctx, q, id)
+	if err != nil {
+		return Detail{}, err
+	}
+	d := Detail{Summary: SummaryOf(u)}
+	if d.Categories, err = categoriesOf(ctx, q, "user_categories", id); err != nil {
+		return Detail{}, err
+	}
+	if d.Interests, err = categoriesOf(ctx, q, "user_interests", id); err != nil {
+		return Detail{}, err
+	}
+	if d.Groups, err = groupsOf(ctx, q, id); err != nil {
+		return Detail{}, err
+	}
+	return d, nil
+}

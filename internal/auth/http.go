@@ -31,7 +31,12 @@ func (f *Flag) UnmarshalJSON(b []byte) error {
 
 // Schema describes Flag in the OpenAPI document.
 func (Flag) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{OneOf: []*huma.Schema{{Type: "boolean"}, {Type: "integer", Enum: []any{0, 1}}}}
+	zero, one := 0.0, 1.0
+	return &huma.Schema{
+		Description: "true, false, 1 or 0",
+		OneOf: []*huma.Schema{{Type: "boolean"}, {Type: "integer", Minimum: &zero, Maximum: &one},
+			{Type: "string", Enum: []any{"0", "1", "true", "false"}}},
+	}
 }
 
 type loginInput struct {

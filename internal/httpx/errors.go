@@ -122,6 +122,9 @@ func hookHumaErrors() {
 			}
 		}
 		switch {
+		case malformedJSON(errs):
+			body.status = http.StatusBadRequest
+			body.Message = "The request body is not valid JSON."
 		case status == http.StatusUnprocessableEntity && len(fields) > 0:
 			body.Message = "The given data was invalid."
 			body.Errors = fields
@@ -145,6 +148,19 @@ func hookHumaErrors() {
 		}
 		return body
 	}
+}
+
+// malformedJSON reports huma's complaint about a body that does not parse
+// at all, which is a 400, not a field validation failure.
+func malformedJSON(errs []error) bool {
+	for _, err := range errs {
+		var d *huma.ErrorDetail
+		if errors.As(err, &d) && d.Location == "body" &&
+			(strings.Contains(d.Message, "unexpected end of JSON") || strings.Contains(d.Message, "invalid character")) {
+			return true
+		}
+	}
+	return false
 }
 
 // fieldError turns huma's location ("body.settings[0].key") and schema

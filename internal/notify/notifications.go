@@ -38,8 +38,8 @@ type Notifications struct {
 	Exclude []string
 }
 
-// Filter selects notifications. A zero UserID means every user's; Unread
-// keeps only those not yet read.
+// Filter selects one page of notifications. A zero UserID means every
+// user's; Unread keeps only those not yet read; Limit is the page size.
 type Filter struct {
 	UserID int64
 	Event  string

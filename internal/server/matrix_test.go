@@ -142,6 +142,10 @@ func TestRoleMatrix(t *testing.T) {
 				if res.Status >= 200 && res.Status < 300 {
 					t.Errorf("%s answered %d to %s: %s", route, res.Status, caller, res.Body)
 				}
+				needsUser := matrix[route] != "" && !contains(allowed, "anon")
+				if caller == "other-admin" && needsUser && res.Status != 401 {
+					t.Errorf("%s answered %d to another tenant's token, want 401", route, res.Status)
+				}
 			}
 		}
 	})

@@ -1,0 +1,323 @@
+package accounts_test
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apitest"
+)
+
+func TestProfile(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		student := env.As("student")
+		apitest.Run(t, env, []apitest.Scenario{
+			{Name: "anonymous has no profile", Method: "GET", Path: "/api/profile/me", Status: 401},
+			{Name: "another tenant's token is refused", As: "other-admin", Method: "GET", Path: "/api/profile/me", Status: 401},
+			{Name: "student reads the profile", As: "student", Method: "GET", Path: "/api/profile/me", Status: 200,
+				JSON: map[string]any{"success": true, "data.id": student.ID, "data.email": student.Email,
+					"data.roles": []string{"student"}, "data.categories": []any{}, "data.interests": []any{},
+					"data.groups": []any{}, "data.path_avatar": nil},
+				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
+					perms, _ := res.Get("data.permissions").([]any)
+					var names []string
+					for _, p := range perms {
+						names = append(names, p.(string))
+					}
+					if !slices.IsSorted(names) || !slices.Contains(names, "user_read_self") || slices.Contains(names, "user_list") {
+						t.Errorf("permissions %v", names)
+					}
+					for _, secret := range []string{"password", "token"} {
+						if strings.Contains(string(res.Body), secret) {
+							t.Errorf("profile shows %q: %s", secret, res.Body)
+						}
+					}
+				}},
+			{Name: "admin has the admin permissions", As: "admin", Method: "GET", Path: "/api/profile/me", Status: 200,
+				JSON: map[string]any{"data.roles": []string{"admin"}, "data.permissions.0": apitest.Present}},
+			{Name: "update names, phone and bio", As: "student", Method: "PUT", Path: "/api/profile/me",
+				Body:   map[string]any{"first_name": " Ada ", "last_name": "Lovelace", "phone": "+44 20 1234", "bio": "Analyst."},
+				Status: 200, Events: []string{},
+				JSON: map[string]any{"data.first_name": "Ada", "data.last_name": "Lovelace", "data.name": "Ada Lovelace",
+					"data.phone": "+44 20 1234", "data.bio": "Analyst."}},
+			{Name: "invalid fields are 422 by field and store nothing", As: "student", Method: "PUT", Path: "/api/profile/me",
+				Body:   map[string]any{"first_name": "  ", "phone": "call me!", "bio": "Changed."},
+				Status: 422, JSON: map[string]any{"success": false, "errors.first_name": apitest.Present, "errors.phone": apitest.Present},
+				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
+					me := call(t, env, 200, "GET", "/api/profile/me", student.Token, nil)
+					if me.String("data.bio") != "Analyst." || me.String("data.first_name") != "Ada" {
+						t.Errorf("profile changed by a refused update: %s", me.Body)
+					}
+				}},
+			{Name: "unknown fields are refused", As: "student", Method: "PUT", Path: "/api/profile/me",
+				Body: map[string]any{"email": "x@school.test"}, Status: 422},
+			{Name: "an empty phone clears it", As: "student", Method: "PUT", Path: "/api/profile/me",
+				Body: map[string]any{"phone": ""}, Status: 200, JSON: map[string]any{"data.phone": nil, "data.bio": "Analyst."}},
+		})
+	})
+}
+
+func TestProfileCredentials(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		u := env.NewUser("student")
+		other := env.NewUser("tutor")
+		newEmail := "renamed-" + strings.Split(u.Email, "@")[0] + "@school.test"
+		apitest.Run(t, env, []apitest.Scenario{
+			{Name: "wrong current password", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
+				Body: map[string]any{"current_password": "wrong-password", "email": newEmail}, Status: 422,
+				JSON: map[string]any{"errors.current_password": apitest.Present}},
+			{Name: "nothing to change", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
+				Body: map[string]any{"current_password": u.Password}, Status: 422, JSON: map[string]any{"errors.email": apitest.Present}},
+			{Name: "taken address", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
+				Body: map[string]any{"current_password": u.Password, "email": strings.ToUpper(other.Email)}, Status: 422,
+				JSON: map[string]any{"errors.email": []string{"The email has already been taken."}}},
+			{Name: "invalid address and short password", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
+				Body: map[string]any{"current_password": u.Password, "email": "nope", "password": "short"}, Status: 422,
+				JSON: map[string]any{"errors.email": apitest.Present, "errors.password": apitest.Present}},
+			{Name: "change the address", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
+				Body: map[string]any{"current_password": u.Password, "email": newEmail}, Status: 200, Events: []string{},
+				JSON: map[string]any{"data.email": newEmail}},
+			{Name: "change the password through me-auth", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
+				Body: map[string]any{"current_password": u.Password, "password": "second-password", "password_confirmation": "second-password"},
+				Status: 200, Events: []string{"PasswordChanged"}},
+			{Name: "confirmation must match", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
+				Body: map[string]any{"current_password": "second-password", "new_password": "third-password",
+					"new_password_confirmation": "other-password"}, Status: 422,
+				JSON: map[string]any{"errors.new_password_confirmation": apitest.Present}},
+			{Name: "current password must be right", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
+				Body: map[string]any{"current_password": u.Password, "new_password": "third-password",
+					"new_password_confirmation": "third-password"}, Status: 422,
+				JSON: map[string]any{"errors.current_password": apitest.Present}, Events: []string{}},
+			{Name: "missing fields", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
+				Body: map[string]any{"new_password": "third-password"}, Status: 422},
+			{Name: "change the password", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
+				Body: map[string]any{"current_password": "second-password", "new_password": "third-password",
+					"new_password_confirmation": "third-password"}, Status: 200, Events: []string{"PasswordChanged"}},
+		})
+		res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/login",
+			Body: map[string]any{"email": newEmail, "password": "third-password"}})
+		if res.Status != 200 {
+			t.Fatalf("login with the new address and password: %d %s", res.Status, res.Body)
+		}
+		res = env.Do(apitest.Request{Method: "POST", Path: "/api/auth/login",
+			Body: map[string]any{"email": newEmail, "password": u.Password}})
+		if res.Status != 422 {
+			t.Fatalf("login with the old password: %d %s", res.Status, res.Body)
+		}
+	})
+}
+
+// bearer is the Authorization header of a user, for scenarios that act as
+// a user made for the test.
+func bearer(u *apitest.User) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + u.Token}
+}
+
+func TestProfileInterestsAndSettings(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		u := env.NewUser("student")
+		music, art := category(t, env, "music"), category(t, env, "art")
+		long := strings.Repeat("x", 4097)
+		apitest.Run(t, env, []apitest.Scenario{
+			{Name: "anonymous cannot set interests", Method: "PUT", Path: "/api/profile/interests",
+				Body: map[string]any{"interests": []int64{music}}, Status: 401},
+			{Name: "set interests", Method: "PUT", Path: "/api/profile/interests", Headers: bearer(u),
+				Body: map[string]any{"interests": []int64{music, art, music}}, Status: 200,
+				JSON: map[string]any{"data.0.id": art, "data.0.name": "art", "data.1.id": music, "data.2": nil}},
+			{Name: "an unknown category stores nothing", Method: "PUT", Path: "/api/profile/interests", Headers: bearer(u),
+				Body: map[string]any{"interests": []int64{music, 999999}}, Status: 422,
+				JSON: map[string]any{"errors.interests": apitest.Present},
+				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
+					if n := count(t, env, `SELECT COUNT(*) FROM user_interests WHERE user_id = $1`, u.ID); n != 2 {
+						t.Errorf("%d interests after a refused change, want 2", n)
+					}
+				}},
+			{Name: "the profile lists the interests", Method: "GET", Path: "/api/profile/me", Headers: bearer(u), Status: 200,
+				JSON: map[string]any{"data.interests.0.id": art, "data.interests.1.id": music}},
+			{Name: "clear interests", Method: "PUT", Path: "/api/profile/interests", Headers: bearer(u),
+				Body: map[string]any{"interests": []int64{}}, Status: 200, JSON: map[string]any{"data": []any{}}},
+			{Name: "no settings yet", Method: "GET", Path: "/api/profile/settings", Headers: bearer(u), Status: 200,
+				JSON: map[string]any{"data": map[string]any{}}},
+			{Name: "write settings", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
+				Body: map[string]any{"theme": "dark", "ui.lang": "de"}, Status: 200,
+				JSON: map[string]any{"data": map[string]any{"theme": "dark", "ui.lang": "de"}}},
+			{Name: "merge and remove", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
+				Body: map[string]any{"theme": "", "font-size": "12"}, Status: 200,
+				JSON: map[string]any{"data": map[string]any{"ui.lang": "de", "font-size": "12"}}},
+			{Name: "bad keys and long values store nothing", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
+				Body: map[string]any{"Bad Key": "x", "ok": long, "fine": "yes"}, Status: 422,
+				JSON: map[string]any{"errors.Bad Key": apitest.Present, "errors.ok": apitest.Present},
+				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
+					got := call(t, env, 200, "GET", "/api/profile/settings", u.Token, nil)
+					if got.Get("data.fine") != nil {
+						t.Errorf("a refused change stored a setting: %s", got.Body)
+					}
+				}},
+			{Name: "values must be strings", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
+				Body: map[string]any{"n": 3}, Status: 422},
+			{Name: "read settings", Method: "GET", Path: "/api/profile/settings", Headers: bearer(u), Status: 200,
+				JSON: map[string]any{"data": map[string]any{"ui.lang": "de", "font-size": "12"}}},
+		})
+	})
+}
+
+func TestProfileAvatar(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		u := env.NewUser("student")
+		img := pngImage(t)
+		res := upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", img)
+		if res.Status != 200 {
+			t.Fatalf("upload: %d %s", res.Status, res.Body)
+		}
+		first := res.String("data.path_avatar")
+		if !strings.HasPrefix(first, "avatars/"+id(u.ID)+"/") || !strings.HasSuffix(first, ".png") || !blobExists(t, env, first) {
+			t.Fatalf("avatar path %q not stored", first)
+		}
+		gif := []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;")
+		res = upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", gif)
+		second := res.String("data.path_avatar")
+		if res.Status != 200 || !strings.HasSuffix(second, ".gif") || !blobExists(t, env, second) || blobExists(t, env, first) {
+			t.Fatalf("replacing the avatar: %d %s; old file kept: %v", res.Status, res.Body, blobExists(t, env, first))
+		}
+
+		refusals := []struct {
+			name   string
+			field  string
+			data   []byte
+			status int
+		}{
+			{"text is not an image", "avatar", []byte("hello, I am a text file"), 422},
+			{"svg is not accepted", "avatar", []byte(`<svg xmlns="http://www.w3.org/2000/svg"></svg>`), 422},
+			{"empty file", "avatar", nil, 422},
+			{"wrong field", "picture", img, 422},
+			{"over 2 MiB", "avatar", append(slicesClone(img), make([]byte, 2<<20)...), 413},
+			{"body over the cap", "avatar", append(slicesClone(img), make([]byte, 3<<20)...), 413},
+		}
+		for _, r := range refusals {
+			res := upload(t, env, "/api/profile/upload-avatar", u.Token, r.field, r.data)
+			if res.Status != r.status || res.Get("success") != false {
+				t.Errorf("%s: %d %s, want %d", r.name, res.Status, res.Body, r.status)
+			}
+		}
+		res = env.Do(apitest.Request{Method: "POST", Path: "/api/profile/upload-avatar", Token: u.Token,
+			Body: map[string]any{"avatar": "x"}})
+		if res.Status != 415 && res.Status != 422 {
+			t.Errorf("JSON body: %d %s", res.Status, res.Body)
+		}
+		me := call(t, env, 200, "GET", "/api/profile/me", u.Token, nil)
+		if me.String("data.path_avatar") != second {
+			t.Fatalf("a refused upload changed the avatar: %s", me.Body)
+		}
+		if n := count(t, env, `SELECT COUNT(*) FROM users WHERE avatar_path = $1`, second); n != 1 {
+			t.Fatalf("avatar row: %d", n)
+		}
+
+		res = env.Do(apitest.Request{Method: "POST", Path: "/api/profile/upload-avatar", Body: []byte("x"), Type: "multipart/form-data; boundary=x"})
+		if res.Status != 401 {
+			t.Errorf("anonymous upload: %d", res.Status)
+		}
+		res = call(t, env, 200, "DELETE", "/api/profile/delete-avatar", u.Token, nil)
+		if res.Get("data.path_avatar") != nil || blobExists(t, env, second) {
+			t.Fatalf("delete avatar: %s; file kept: %v", res.Body, blobExists(t, env, second))
+		}
+		call(t, env, 200, "DELETE", "/api/profile/delete-avatar", u.Token, nil)
+	})
+}
+
+func slicesClone(b []byte) []byte { return append([]byte(nil), b...) }
+
+func TestProfileDeletion(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		u := env.NewUser("student")
+		img := pngImage(t)
+		avatar := upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", img).String("data.path_avatar")
+
+		apitest.RunOne(t, env, apitest.Scenario{Name: "request deletion", Method: "POST", Path: "/api/profile/delete/init",
+			Headers: bearer(u), Status: 200, Events: []string{"AccountDeletionRequested"}})
+		link := deletionLink(t, env, u.Email)
+		if n := count(t, env, `SELECT COUNT(*) FROM events WHERE name = $1 AND payload LIKE $2`,
+			"AccountDeletionRequested", "%"+link[strings.LastIndex(link, "/")+1:]+"%"); n != 0 {
+			t.Fatal("the deletion token is in the event payload")
+		}
+		if n := count(t, env, `SELECT COUNT(*) FROM users WHERE id = $1 AND delete_token = $2`, u.ID,
+			link[strings.LastIndex(link, "/")+1:]); n != 0 {
+			t.Fatal("the deletion token is stored in clear")
+		}
+		apitest.Run(t, env, []apitest.Scenario{
+			{Name: "a wrong token deletes nothing", Method: "GET", Path: "/api/profile/delete/" + id(u.ID) + "/WRONGTOKEN",
+				Status: 403, Events: []string{}},
+			{Name: "another user's id with the token", Method: "GET",
+				Path:   "/api/profile/delete/" + id(env.As("admin").ID) + link[strings.LastIndex(link, "/"):],
+				Status: 403, Events: []string{}},
+			{Name: "unknown user", Method: "GET", Path: "/api/profile/delete/999999/x", Status: 404},
+			{Name: "the mailed link deletes the account", Method: "GET", Path: link, Status: 200,
+				Events: []string{"AccountDeleted"}},
+			{Name: "the link works once", Method: "GET", Path: link, Status: 404},
+			{Name: "the token of a deleted user is refused", Method: "GET", Path: "/api/profile/me", Headers: bearer(u), Status: 401},
+		})
+		if n := count(t, env, `SELECT COUNT(*) FROM users WHERE id = $1`, u.ID); n != 0 {
+			t.Fatal("user still stored")
+		}
+		if blobExists(t, env, avatar) {
+			t.Fatal("avatar of the deleted user kept")
+		}
+		if n := count(t, env, `SELECT COUNT(*) FROM events WHERE name = $1 AND user_id = $2 AND payload LIKE $3`,
+			"AccountDeleted", u.ID, "%"+u.Email+"%"); n != 1 {
+			t.Fatal("AccountDeleted does not carry the address")
+		}
+
+		// A link older than a day is refused.
+		late := env.NewUser("student")
+		call(t, env, 200, "POST", "/api/profile/delete/init", late.Token, nil)
+		lateLink := deletionLink(t, env, late.Email)
+		env.Clock.Advance(25 * time.Hour)
+		res := env.Do(apitest.Request{Method: "GET", Path: lateLink})
+		if res.Status != 403 {
+			t.Fatalf("expired link: %d %s", res.Status, res.Body)
+		}
+		if n := count(t, env, `SELECT COUNT(*) FROM users WHERE id = $1`, late.ID); n != 1 {
+			t.Fatal("an expired link deleted the user")
+		}
+
+		// DELETE /api/profile deletes at once.
+		now := env.NewUser("tutor")
+		apitest.Run(t, env, []apitest.Scenario{
+			{Name: "anonymous cannot delete", Method: "DELETE", Path: "/api/profile", Status: 401},
+			{Name: "delete own account", Method: "DELETE", Path: "/api/profile", Headers: bearer(now), Status: 200,
+				Events: []string{"AccountDeleted"}},
+			{Name: "the deleted user's token stops working", Method: "GET", Path: "/api/profile/me", Headers: bearer(now), Status: 401},
+		})
+	})
+}
+
+// deletionLink waits for the deletion mail to addr and returns the path of
+// its link.
+func deletionLink(t *testing.T, env *apitest.Env, addr string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, m := range env.SMTP.Messages() {
+			if !slices.Contains(m.To, addr) || !strings.Contains(m.Subject, "deletion") {
+				continue
+			}
+			for _, word := range strings.Fields(m.Body) {
+				if strings.Contains(word, "/api/profile/delete/") {
+					u, err := url.Parse(word)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if u.Host != env.Host {
+						t.Fatalf("link %s does not point at the tenant host", word)
+					}
+					return u.Path
+				}
+			}
+			t.Fatalf("no link in %q", m.Body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no deletion mail to %s", addr)
+	return ""
+}
