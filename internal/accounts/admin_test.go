@@ -118,7 +118,7 @@ func TestAdminUserCreateReadUpdate(t *testing.T) {
 			{Name: "student cannot update", As: "student", Method: "PATCH", Path: path, Body: map[string]any{"first_name": "X"}, Status: 403},
 			{Name: "student cannot delete", As: "student", Method: "DELETE", Path: path, Status: 403},
 			{Name: "patch some fields", As: "admin", Method: "PATCH", Path: path,
-				Body: map[string]any{"first_name": "Renamed", "bio": "Bio.", "groups": []int64{}, "categories": []int64{}},
+				Body:   map[string]any{"first_name": "Renamed", "bio": "Bio.", "groups": []int64{}, "categories": []int64{}},
 				Status: 200, Events: []string{"UserRemovedFromGroup"},
 				JSON: map[string]any{"data.first_name": "Renamed", "data.last_name": "Person", "data.bio": "Bio.",
 					"data.groups": []any{}, "data.categories": []any{}, "data.roles": []string{"student", "tutor"}}},

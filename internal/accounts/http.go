@@ -81,13 +81,13 @@ type userSettingsInput struct {
 // avatarInput is read whole, under the route's body cap, and parsed here:
 // huma's own multipart decoding would spool any size to disk first.
 type avatarInput struct {
-	ContentType string `header:"Content-Type"`
+	ContentType string `header:"Content-Type" hidden:"true"`
 	RawBody     []byte `contentType:"multipart/form-data"`
 }
 
 type userAvatarInput struct {
 	ID          int64  `path:"id"`
-	ContentType string `header:"Content-Type"`
+	ContentType string `header:"Content-Type" hidden:"true"`
 	RawBody     []byte `contentType:"multipart/form-data"`
 }
 

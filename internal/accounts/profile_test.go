@@ -80,7 +80,7 @@ func TestProfileCredentials(t *testing.T) {
 				Body: map[string]any{"current_password": u.Password, "email": newEmail}, Status: 200, Events: []string{},
 				JSON: map[string]any{"data.email": newEmail}},
 			{Name: "change the password through me-auth", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body: map[string]any{"current_password": u.Password, "password": "second-password", "password_confirmation": "second-password"},
+				Body:   map[string]any{"current_password": u.Password, "password": "second-password", "password_confirmation": "second-password"},
 				Status: 200, Events: []string{"PasswordChanged"}},
 			{Name: "confirmation must match", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
 				Body: map[string]any{"current_password": "second-password", "new_password": "third-password",
@@ -237,7 +237,7 @@ func TestProfileDeletion(t *testing.T) {
 		apitest.RunOne(t, env, apitest.Scenario{Name: "request deletion", Method: "POST", Path: "/api/profile/delete/init",
 			Headers: bearer(u), Status: 200, Events: []string{"AccountDeletionRequested"}})
 		link := deletionLink(t, env, u.Email)
-		if n := count(t, env, `SELECT COUNT(*) FROM events WHERE name = $1 AND payload LIKE $2`,
+		if n := count(t, env, `SELECT COUNT(*) FROM events WHERE name = $1 AND CAST(payload AS TEXT) LIKE $2`,
 			"AccountDeletionRequested", "%"+link[strings.LastIndex(link, "/")+1:]+"%"); n != 0 {
 			t.Fatal("the deletion token is in the event payload")
 		}
@@ -263,7 +263,7 @@ func TestProfileDeletion(t *testing.T) {
 		if blobExists(t, env, avatar) {
 			t.Fatal("avatar of the deleted user kept")
 		}
-		if n := count(t, env, `SELECT COUNT(*) FROM events WHERE name = $1 AND user_id = $2 AND payload LIKE $3`,
+		if n := count(t, env, `SELECT COUNT(*) FROM events WHERE name = $1 AND user_id = $2 AND CAST(payload AS TEXT) LIKE $3`,
 			"AccountDeleted", u.ID, "%"+u.Email+"%"); n != 1 {
 			t.Fatal("AccountDeleted does not carry the address")
 		}

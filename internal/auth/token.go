@@ -72,73 +72,106 @@ func Issue(ctx context.Context, tx sqldb.Querier, t *platform.Tenant, now time.T
 
 // Parse checks the signature and times of a token with the tenant's public
 // key. A token of another tenant fails here: its kid, key and tenant claim
-// all differ.
+// all differ. A token string already verified for this tenant skips the RSA
+// check; its times are still checked against now on every call.
 func Parse(t *platform.Tenant, now time.Time, raw string, leeway time.Duration) (*Claims, error) {
+	cache := state(t).verified
+	claims, ok := cache.get(raw)
+	if !ok {
+		var err error
+		if claims, err = verify(t, raw); err != nil {
+			return nil, err
+		}
+		cache.put(raw, claims)
+	}
+	if err := checkTimes(claims, now, leeway); err != nil {
+		return nil, err
+	}
+	return claims, nil
+}
+
+func verify(t *platform.Tenant, raw string) (*Claims, error) {
 	claims := &Claims{}
+	// Times are checked by checkTimes, so the parser skips them.
 	_, err := jwt.ParseWithClaims(raw, claims, func(tok *jwt.Token) (any, error) {
 		if kid, _ := tok.Header["kid"].(string); kid != t.Keys.ID {
 			return nil, errors.New("unknown key id")
 		}
 		return t.Keys.Public, nil
-	}, jwt.WithValidMethods([]string{"RS256"}), jwt.WithTimeFunc(func() time.Time { return now }),
-		jwt.WithLeeway(leeway), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+	}, jwt.WithValidMethods([]string{"RS256"}), jwt.WithoutClaimsValidation())
 	if err != nil {
-		if errors.Is(err, jwt.ErrTokenExpired) {
-			return nil, apperr.Wrap(apperr.Unauthorized, err, "Token expired.")
-		}
 		return nil, apperr.Wrap(apperr.Unauthorized, err, "Invalid token.")
 	}
-	if claims.Tenant != t.ID || claims.ID == "" {
+	if claims.Tenant != t.ID || claims.ID == "" || claims.ExpiresAt == nil {
 		return nil, apperr.New(apperr.Unauthorized, "Invalid token.")
 	}
 	return claims, nil
 }
 
+func checkTimes(c *Claims, now time.Time, leeway time.Duration) error {
+	if !now.Before(c.ExpiresAt.Add(leeway)) {
+		return apperr.New(apperr.Unauthorized, "Token expired.")
+	}
+	if c.NotBefore != nil && now.Add(leeway).Before(c.NotBefore.Time) {
+		return apperr.New(apperr.Unauthorized, "Token not valid yet.")
+	}
+	if c.IssuedAt != nil && now.Add(leeway).Before(c.IssuedAt.Time) {
+		return apperr.New(apperr.Unauthorized, "Token used before issued.")
+	}
+	return nil
+}
+
 // LoadPrincipal turns checked claims into the caller: the token must still
-// be recorded and unrevoked, and its user active.
+// be recorded and unrevoked, and its user active. One prepared query reads
+// token, user and roles.
 func LoadPrincipal(ctx context.Context, t *platform.Tenant, now time.Time, c *Claims) (*access.Principal, error) {
-	var (
-		userID    int64
-		email     string
-		active    bool
-		revoked   sql.NullTime
-		expires   time.Time
-		impersona sql.NullInt64
-	)
-	err := t.DB.QueryRowContext(ctx, `SELECT u.id, u.email, u.is_active, t.revoked_at, t.expires_at, t.impersonator_id
-		FROM access_tokens t JOIN users u ON u.id = t.user_id WHERE t.id = $1`, c.ID).
-		Scan(&userID, &email, &active, &revoked, &expires, &impersona)
-	if sqldb.NotFound(err) {
-		return nil, apperr.New(apperr.Unauthorized, "Invalid token.")
-	}
+	stmt, err := state(t).principalStmt(ctx, t)
 	if err != nil {
-		return nil, fmt.Errorf("auth: load token: %w", err)
+		return nil, err
 	}
-	if revoked.Valid || strconv.FormatInt(userID, 10) != c.Subject || !now.Before(expires) {
-		return nil, apperr.New(apperr.Unauthorized, "Token revoked.")
-	}
-	if !active {
-		return nil, apperr.New(apperr.Unauthorized, "Your account is blocked.")
-	}
-	p := &access.Principal{UserID: userID, Email: email, TokenID: c.ID, ImpersonatorID: impersona.Int64,
-		Permissions: map[access.Permission]bool{}}
-	rows, err := t.DB.QueryContext(ctx, `SELECT r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-		WHERE ur.user_id = $1 ORDER BY r.name`, userID)
+	rows, err := stmt.QueryContext(ctx, c.ID)
 	if err != nil {
-		return nil, fmt.Errorf("auth: load roles: %w", err)
+		return nil, fmt.Errorf("auth: load principal: %w", err)
 	}
 	defer rows.Close()
+	var p *access.Principal
 	for rows.Next() {
-		var role string
-		if err := rows.Scan(&role); err != nil {
+		var (
+			userID    int64
+			email     string
+			active    bool
+			revoked   sql.NullTime
+			expires   time.Time
+			impersona sql.NullInt64
+			role      sql.NullString
+		)
+		if err := rows.Scan(&userID, &email, &active, &revoked, &expires, &impersona, &role); err != nil {
 			return nil, err
 		}
-		p.Roles = append(p.Roles, role)
-		for _, perm := range t.RolePermissions[role] {
-			p.Permissions[perm] = true
+		if p == nil {
+			if revoked.Valid || strconv.FormatInt(userID, 10) != c.Subject || !now.Before(expires) {
+				return nil, apperr.New(apperr.Unauthorized, "Token revoked.")
+			}
+			if !active {
+				return nil, apperr.New(apperr.Unauthorized, "Your account is blocked.")
+			}
+			p = &access.Principal{UserID: userID, Email: email, TokenID: c.ID, ImpersonatorID: impersona.Int64,
+				Roles: []string{}, Permissions: map[access.Permission]bool{}}
+		}
+		if role.Valid {
+			p.Roles = append(p.Roles, role.String)
+			for _, perm := range t.RolePermissions[role.String] {
+				p.Permissions[perm] = true
+			}
 		}
 	}
-	return p, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, apperr.New(apperr.Unauthorized, "Invalid token.")
+	}
+	return p, nil
 }
 
 // Revoke marks one token revoked.

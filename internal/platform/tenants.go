@@ -29,10 +29,22 @@ type Tenant struct {
 
 	kick     chan struct{}
 	kickOnce sync.Once
+	locals   sync.Map
 	stop     []func()
 	mu       sync.Mutex
 	users    int
 	lastUse  time.Time
+}
+
+// Local returns the tenant's value for key, made by create on first use.
+// Capabilities keep per-tenant state here (prepared statements, caches) so
+// it is dropped with the handle when the tenant is closed.
+func (t *Tenant) Local(key any, create func() any) any {
+	if v, ok := t.locals.Load(key); ok {
+		return v
+	}
+	v, _ := t.locals.LoadOrStore(key, create())
+	return v
 }
 
 // PrimaryHost is the tenant's first host.
