@@ -77,18 +77,18 @@ func RegisterableGroups(ctx context.Context, q sqldb.Querier) ([]Group, error) {
 }
 
 // JoinRegisterableGroups adds a newly registered user to the groups it
-// chose; a group that is not registerable is a 422 on "groups".
-func JoinRegisterableGroups(ctx context.Context, q sqldb.Querier, now time.Time, userID int64, ids []int64) error {
+// chose, recording UserAddedToGroup for each; a group that is not
+// registerable is a 422 on "groups".
+func JoinRegisterableGroups(ctx context.Context, tx *sqldb.Tx, now time.Time, u User, ids []int64) error {
 	for _, id := range ids {
-		var ok bool
-		if err := q.QueryRowContext(ctx, `SELECT registerable FROM user_groups WHERE id = $1`, id).Scan(&ok); err != nil && !sqldb.NotFound(err) {
+		g, err := scanGroup(tx.QueryRowContext(ctx, `SELECT `+groupColumns+` FROM user_groups WHERE id = $1`, id))
+		if err != nil && !sqldb.NotFound(err) {
 			return err
 		}
-		if !ok {
+		if err != nil || !g.Registerable {
 			return apperr.Field("groups", fmt.Sprintf("The group %d cannot be joined at registration.", id))
 		}
-		if _, err := q.ExecContext(ctx, `INSERT INTO user_group_members (group_id, user_id, created_at) VALUES ($1, $2, $3)
-			ON CONFLICT DO NOTHING`, id, userID, now); err != nil {
+		if _, err := addMember(ctx, tx, now, g, u); err != nil {
 			return err
 		}
 	}

@@ -135,8 +135,9 @@ func (s *Service) ChangePassword(ctx context.Context, t *platform.Tenant, p *acc
 }
 
 // setOwnPassword checks the current password, then writes the new one
-// with the other columns and records PasswordChanged. The caller's
-// sessions stay: the request proved the current password.
+// with the other columns and records PasswordChanged. Every other session
+// of the user ends, as whoever else held the old password may hold them;
+// the caller's session stays, as the request proved the current password.
 func (s *Service) setOwnPassword(ctx context.Context, t *platform.Tenant, p *access.Principal, current, password string, cols []column) error {
 	u, err := ByID(ctx, t.DB, p.UserID)
 	if err != nil {
@@ -153,6 +154,9 @@ func (s *Service) setOwnPassword(ctx context.Context, t *platform.Tenant, p *acc
 	return t.Tx(ctx, func(tx *sqldb.Tx) error {
 		now := s.now()
 		if err := updateUser(ctx, tx, now, u.ID, cols); err != nil {
+			return err
+		}
+		if err := s.revokeOtherSessions(ctx, tx, now, u.ID, p.TokenID); err != nil {
 			return err
 		}
 		changed, err := ByID(ctx, tx, u.ID)

@@ -24,9 +24,10 @@ type Service struct {
 	Clock     clock.Clock
 	Passwords PasswordHasher
 	Mailer    notify.Mailer // nil: mail is only recorded
-	// RevokeSessions ends every token of a user, in the caller's
-	// transaction (auth.RevokeAll; accounts cannot import auth).
-	RevokeSessions func(ctx context.Context, q sqldb.Querier, now time.Time, userID int64) error
+	// RevokeSessions ends every token of a user except the one named by
+	// keep (empty: all), in the caller's transaction (auth.RevokeSessions;
+	// accounts cannot import auth).
+	RevokeSessions func(ctx context.Context, q sqldb.Querier, now time.Time, userID int64, keep string) error
 }
 
 func notFound(message string) error { return apperr.New(apperr.NotFound, message) }
@@ -34,10 +35,14 @@ func notFound(message string) error { return apperr.New(apperr.NotFound, message
 func (s *Service) now() time.Time { return s.Clock.Now().UTC() }
 
 func (s *Service) revokeSessions(ctx context.Context, q sqldb.Querier, now time.Time, userID int64) error {
+	return s.revokeOtherSessions(ctx, q, now, userID, "")
+}
+
+func (s *Service) revokeOtherSessions(ctx context.Context, q sqldb.Querier, now time.Time, userID int64, keep string) error {
 	if s.RevokeSessions == nil {
 		return nil
 	}
-	return s.RevokeSessions(ctx, q, now, userID)
+	return s.RevokeSessions(ctx, q, now, userID, keep)
 }
 
 // args builds the argument list of a query with numbered placeholders.

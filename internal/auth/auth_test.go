@@ -160,6 +160,26 @@ func TestRegistrationAndVerification(t *testing.T) {
 	})
 }
 
+func TestRegistrationJoinsRegisterableGroups(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin").Token
+		open := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/user-groups", Token: admin,
+			Body: map[string]any{"name": "Open", "registerable": true}}).Number("data.id")
+		closed := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/user-groups", Token: admin,
+			Body: map[string]any{"name": "Closed"}}).Number("data.id")
+		apitest.Run(t, env, []apitest.Scenario{
+			{Name: "lists only registerable groups", Method: "GET", Path: "/api/auth/registerable-groups", Status: 200,
+				JSON: map[string]any{"data.0.name": "Open", "data.1": nil}},
+			{Name: "closed group refused", Method: "POST", Path: "/api/auth/register", Status: 422,
+				Body: map[string]any{"email": "g1@school.test", "password": "long-enough", "first_name": "G", "last_name": "One",
+					"groups": []float64{closed}}, JSON: map[string]any{"errors.groups": apitest.Present}, Events: []string{}},
+			{Name: "joins the open group", Method: "POST", Path: "/api/auth/register", Status: 201,
+				Body: map[string]any{"email": "g2@school.test", "password": "long-enough", "first_name": "G", "last_name": "Two",
+					"groups": []float64{open}}, Events: []string{"UserAddedToGroup", "AccountRegistered"}},
+		})
+	})
+}
+
 func TestRegistrationSettings(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		body := func(email string) map[string]any {

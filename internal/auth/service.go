@@ -175,7 +175,7 @@ func (s *Service) Register(ctx context.Context, t *platform.Tenant, in Registrat
 		if err != nil {
 			return err
 		}
-		if err := accounts.JoinRegisterableGroups(ctx, tx, now, u.ID, in.Groups); err != nil {
+		if err := accounts.JoinRegisterableGroups(ctx, tx, now, u, in.Groups); err != nil {
 			return err
 		}
 		payload := map[string]any{"email": u.Email, "return_url": in.ReturnURL, "origin": in.Origin}

@@ -182,6 +182,12 @@ func Revoke(ctx context.Context, q sqldb.Querier, now time.Time, tokenID string)
 
 // RevokeAll revokes every token of a user (blocking, password reset).
 func RevokeAll(ctx context.Context, q sqldb.Querier, now time.Time, userID int64) error {
-	_, err := q.ExecContext(ctx, `UPDATE access_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL`, now, userID)
+	return RevokeSessions(ctx, q, now, userID, "")
+}
+
+// RevokeSessions revokes every token of a user but keep (empty: none).
+func RevokeSessions(ctx context.Context, q sqldb.Querier, now time.Time, userID int64, keep string) error {
+	_, err := q.ExecContext(ctx, `UPDATE access_tokens SET revoked_at = $1
+		WHERE user_id = $2 AND revoked_at IS NULL AND id <> $3`, now, userID, keep)
 	return err
 }

@@ -15,7 +15,7 @@ func (s *Server) routes() {
 	s.generalRoutes()
 	auth.Routes(s.API, authService)
 	accounts.Routes(s.API, &accounts.Service{Clock: s.Clock, Passwords: s.Passwords, Mailer: s.Mailer,
-		RevokeSessions: auth.RevokeAll})
+		RevokeSessions: auth.RevokeSessions})
 	notify.Routes(s.API, notifications)
 	settings.Routes(s.API, s.Settings)
 	if s.Dispatcher != nil {
