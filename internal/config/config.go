@@ -75,7 +75,8 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 		fs.StringVar(v.dst, flagName(v.name), def, v.help+" ["+v.name+"]")
 	}
 	trust := getenv("LMS_TRUST_PROXY")
-	fs.BoolVar(&c.TrustProxy, "trust-proxy", trust == "1" || strings.EqualFold(trust, "true"), "honour X-Forwarded-* headers [LMS_TRUST_PROXY]")
+	fs.BoolVar(&c.TrustProxy, "trust-proxy", trust == "1" || strings.EqualFold(trust, "true"),
+		"honour X-Forwarded-* headers from a reverse proxy [LMS_TRUST_PROXY]")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -102,9 +103,15 @@ func FromEnv() *Config {
 	return c
 }
 
-// flagName turns LMS_API_ADDR into api-addr.
+// flagName turns LMS_API_ADDR into api-addr. The platform admin's flags
+// are prefixed so they never clash with the --admin-email and
+// --admin-password of `lms tenant add`.
 func flagName(envName string) string {
-	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(envName, "LMS_")), "_", "-")
+	name := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(envName, "LMS_")), "_", "-")
+	if strings.HasPrefix(name, "admin-") {
+		name = "platform-" + name
+	}
+	return name
 }
 
 // parseDuration accepts Go durations and a bare number of seconds.
