@@ -193,18 +193,7 @@ func (s *Service) UpdateUser(ctx context.Context, t *platform.Tenant, p *access.
 	if in.Email != nil {
 		cols = append(cols, column{"email", probs.email(*in.Email)})
 	}
-	if in.FirstName != nil {
-		cols = append(cols, column{"first_name", probs.name("first_name", "first name", *in.FirstName)})
-	}
-	if in.LastName != nil {
-		cols = append(cols, column{"last_name", probs.name("last_name", "last name", *in.LastName)})
-	}
-	if in.Phone != nil {
-		cols = append(cols, column{"phone", probs.phone(*in.Phone)})
-	}
-	if in.Bio != nil {
-		cols = append(cols, column{"bio", probs.bio(*in.Bio)})
-	}
+	cols = append(cols, personalColumns(probs, in.FirstName, in.LastName, in.Phone, in.Bio)...)
 	if in.Password != nil {
 		probs.password("password", *in.Password)
 	}

@@ -46,25 +46,32 @@ func (s *Service) Profile(ctx context.Context, t *platform.Tenant, p *access.Pri
 	return Profile{Detail: d, Permissions: p.PermissionNames()}, nil
 }
 
+// personalColumns validates the personal fields that the profile and the
+// admin edit share and returns the columns to write; nil fields stay.
+func personalColumns(probs problems, first, last, phone, bio *string) []column {
+	var cols []column
+	if first != nil {
+		cols = append(cols, column{"first_name", probs.name("first_name", "first name", *first)})
+	}
+	if last != nil {
+		cols = append(cols, column{"last_name", probs.name("last_name", "last name", *last)})
+	}
+	if phone != nil {
+		cols = append(cols, column{"phone", probs.phone(*phone)})
+	}
+	if bio != nil {
+		cols = append(cols, column{"bio", probs.bio(*bio)})
+	}
+	return cols
+}
+
 // UpdateProfile changes the caller's names, phone and bio.
 func (s *Service) UpdateProfile(ctx context.Context, t *platform.Tenant, p *access.Principal, in ProfileChange) (Profile, error) {
 	if err := allow(canUpdateSelf(p)); err != nil {
 		return Profile{}, err
 	}
 	probs := problems{}
-	var cols []column
-	if in.FirstName != nil {
-		cols = append(cols, column{"first_name", probs.name("first_name", "first name", *in.FirstName)})
-	}
-	if in.LastName != nil {
-		cols = append(cols, column{"last_name", probs.name("last_name", "last name", *in.LastName)})
-	}
-	if in.Phone != nil {
-		cols = append(cols, column{"phone", probs.phone(*in.Phone)})
-	}
-	if in.Bio != nil {
-		cols = append(cols, column{"bio", probs.bio(*in.Bio)})
-	}
+	cols := personalColumns(probs, in.FirstName, in.LastName, in.Phone, in.Bio)
 	if err := probs.err(); err != nil {
 		return Profile{}, err
 	}
