@@ -1,0 +1,110 @@
+// Package content is the registry of topic content kinds. Each kind lives
+// in its own package (content/richtext, content/file, ...) and implements
+// Kind; topics stores a topic's value as JSON shaped by its kind and calls
+// the kind for everything that involves the value or its files, so a new
+// kind is a new package registered at start, with no change to topics.
+package content
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/lms-platform/lms/internal/platform"
+)
+
+// Kind is one kind of topic content.
+type Kind interface {
+	// Class is the topicable class name clients send and
+	// GET /api/admin/topics/types lists.
+	Class() string
+	// Name is the kind derived from the class: richtext, video, audio,
+	// image, pdf, oembed, h5p, scorm, liascript, lti, cmi5, quiz, project.
+	Name() string
+	// Build validates the input of a create (old is nil) or an update and
+	// returns the value to store. Uploaded files are written to the
+	// tenant's blob store under env.FilePrefix; files the new value no
+	// longer uses are the caller's to remove through Remove on old.
+	Build(ctx context.Context, env Env, old json.RawMessage, in Input) (json.RawMessage, error)
+	// Copy returns the value for a cloned topic, copying its files under
+	// env.FilePrefix of the clone.
+	Copy(ctx context.Context, env Env, value json.RawMessage) (json.RawMessage, error)
+	// Remove deletes the value's files when its topic is deleted or its
+	// value replaced.
+	Remove(ctx context.Context, env Env, value json.RawMessage) error
+	// View is what clients see of the value in topics and programs, with
+	// links to files signed through env.FileURL.
+	View(env Env, value json.RawMessage) (any, error)
+}
+
+// Env is what a kind may use for one topic.
+type Env struct {
+	Tenant  *platform.Tenant
+	TopicID int64
+	Now     time.Time
+	// FilePrefix is the blob key prefix of the topic's files ("topics/12/").
+	FilePrefix string
+	// FileURL returns a signed link serving the stored file at key.
+	FileURL func(key string) string
+}
+
+// Input is what a create or update sent, beyond the common topic fields.
+type Input struct {
+	// Value is the generic create's value: any JSON, or nil.
+	Value json.RawMessage
+	// Fields are the type-specific text fields (markdown, html, url,
+	// videoSiteUrl, ...), from JSON or form data.
+	Fields map[string]string
+	// Files are the uploaded files by form field name.
+	Files map[string]File
+}
+
+// File is one uploaded file.
+type File struct {
+	Name        string
+	Size        int64
+	ContentType string
+	Open        func() (io.ReadCloser, error)
+}
+
+// Registry knows the kinds by class name.
+type Registry struct {
+	kinds []Kind
+}
+
+// NewRegistry registers kinds; two kinds with one class is a programming
+// error.
+func NewRegistry(kinds ...Kind) *Registry {
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		if seen[k.Class()] {
+			panic("content: class registered twice: " + k.Class())
+		}
+		seen[k.Class()] = true
+	}
+	return &Registry{kinds: slices.Clone(kinds)}
+}
+
+// ByClass finds the kind of a class name.
+func (r *Registry) ByClass(class string) (Kind, bool) {
+	for _, k := range r.kinds {
+		if k.Class() == class {
+			return k, true
+		}
+	}
+	return nil, false
+}
+
+// Kinds lists the registered kinds in registration order.
+func (r *Registry) Kinds() []Kind { return slices.Clone(r.kinds) }
+
+// KindName is the kind a class stands for, "unknown" when no kind is
+// registered for it.
+func (r *Registry) KindName(class string) string {
+	if k, ok := r.ByClass(class); ok {
+		return k.Name()
+	}
+	return "unknown"
+}
