@@ -1,0 +1,76 @@
+// Package topics holds the topics of lessons: authoring, attachments and
+// the content each topic holds, through the kinds of package content.
+package topics
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Topic is a topic with its content value (JSON shaped by its kind).
+type Topic struct {
+	ID            int64
+	LessonID      int64
+	CourseID      int64
+	Title         string
+	Summary       string
+	Position      int
+	Preview       bool
+	Active        bool
+	CanSkip       bool
+	Duration      string
+	TopicableType string
+	Content       json.RawMessage
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+const topicColumns = `id, lesson_id, course_id, title, summary, position, preview, active, can_skip, duration,
+	topicable_type, content, created_at, updated_at`
+
+func scanTopic(row interface{ Scan(...any) error }) (Topic, error) {
+	var t Topic
+	var content string
+	err := row.Scan(&t.ID, &t.LessonID, &t.CourseID, &t.Title, &t.Summary, &t.Position, &t.Preview, &t.Active,
+		&t.CanSkip, &t.Duration, &t.TopicableType, &content, &t.CreatedAt, &t.UpdatedAt)
+	t.Content = json.RawMessage(content)
+	return t, err
+}
+
+// ByID loads a topic; NotFound when absent.
+func ByID(ctx context.Context, q sqldb.Querier, id int64) (Topic, error) {
+	t, err := scanTopic(q.QueryRowContext(ctx, `SELECT `+topicColumns+` FROM topics WHERE id = $1`, id))
+	if sqldb.NotFound(err) {
+		return t, apperr.New(apperr.NotFound, "Topic not found.")
+	}
+	if err != nil {
+		return t, fmt.Errorf("topics: load topic %d: %w", id, err)
+	}
+	return t, nil
+}
+
+// ForCourse lists every topic of a course in one query, ordered by lesson
+// position then topic position, so a program costs a fixed number of
+// queries whatever the course's size.
+func ForCourse(ctx context.Context, q sqldb.Querier, courseID int64) ([]Topic, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+topicColumns+` FROM topics WHERE course_id = $1
+		ORDER BY lesson_id, position, id`, courseID)
+	if err != nil {
+		return nil, fmt.Errorf("topics: list course topics: %w", err)
+	}
+	defer rows.Close()
+	out := []Topic{}
+	for rows.Next() {
+		t, err := scanTopic(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
