@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -16,6 +17,16 @@ type Passwords struct {
 	memoryKiB uint32
 	time      uint32
 	threads   uint8
+
+	dummyOnce sync.Once
+	dummy     string
+}
+
+// VerifyNothing costs what Verify of a real hash costs, for logins of
+// unknown addresses, so response time does not tell which addresses exist.
+func (p *Passwords) VerifyNothing(password string) {
+	p.dummyOnce.Do(func() { p.dummy, _ = p.Hash("not a password anyone has") })
+	p.Verify(p.dummy, password)
 }
 
 // NewPasswords returns the hasher for a cost name: "test" is cheap, for test

@@ -77,3 +77,24 @@ func TestTokenCacheIsBounded(t *testing.T) {
 		t.Fatal("the newest entry must be kept")
 	}
 }
+
+func TestPasswords(t *testing.T) {
+	p := NewPasswords("test")
+	hash, err := p.Hash("correct horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Verify(hash, "correct horse") || p.Verify(hash, "wrong horse") {
+		t.Fatal("verify must accept the password and refuse others")
+	}
+	// Hashes keep their own parameters: a hash made at another cost verifies.
+	if !NewPasswords("default").Verify(hash, "correct horse") {
+		t.Fatal("a hash must verify whatever cost the verifier uses")
+	}
+	for _, bad := range []string{"", "plain", "$argon2id$v=19$m=x$y$z", "$bcrypt$..."} {
+		if p.Verify(bad, "correct horse") {
+			t.Fatalf("malformed hash %q verified", bad)
+		}
+	}
+	p.VerifyNothing("anything") // must not panic, and costs one hash
+}
