@@ -30,7 +30,10 @@ type Config struct {
 	NotifyExclude []string
 	InternalKey   string // X-Internal-Token shared by the parts
 	TrustProxy    bool   // honour X-Forwarded-Host / X-Forwarded-For
-	LogLevel      string
+	// FetchAllowPrivate lets outbound fetches (oEmbed) reach private and
+	// loopback addresses, for deployments whose providers live there.
+	FetchAllowPrivate bool
+	LogLevel          string
 	// PasswordCost selects argon2id parameters: "default" or "test" (cheap).
 	PasswordCost string
 }
@@ -77,6 +80,9 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 	trust := getenv("LMS_TRUST_PROXY")
 	fs.BoolVar(&c.TrustProxy, "trust-proxy", trust == "1" || strings.EqualFold(trust, "true"),
 		"honour X-Forwarded-* headers from a reverse proxy [LMS_TRUST_PROXY]")
+	private := getenv("LMS_FETCH_ALLOW_PRIVATE")
+	fs.BoolVar(&c.FetchAllowPrivate, "fetch-allow-private", private == "1" || strings.EqualFold(private, "true"),
+		"let outbound fetches (oEmbed) reach private addresses [LMS_FETCH_ALLOW_PRIVATE]")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
