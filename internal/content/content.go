@@ -25,8 +25,10 @@ type Kind interface {
 	Name() string
 	// Build validates the input of a create (old is nil) or an update and
 	// returns the value to store. Uploaded files are written to the
-	// tenant's blob store under env.FilePrefix; files the new value no
-	// longer uses are the caller's to remove through Remove on old.
+	// tenant's blob store under env.FilePrefix. When the returned value
+	// differs from old the caller removes old's files through Remove, so a
+	// new value must not reuse old's files; to keep them (an update that
+	// sends nothing for the content) return old itself.
 	Build(ctx context.Context, env Env, old json.RawMessage, in Input) (json.RawMessage, error)
 	// Copy returns the value for a cloned topic, copying its files under
 	// env.FilePrefix of the clone.
@@ -44,7 +46,11 @@ type Env struct {
 	Tenant  *platform.Tenant
 	TopicID int64
 	Now     time.Time
-	// FilePrefix is the blob key prefix of the topic's files ("topics/12/").
+	// FilePrefix is a fresh blob key prefix for the files this call
+	// writes ("content/3f9a0c.../"), unused by any other value, so a new
+	// value never overwrites files an old one (or another topic) still
+	// serves. Values keep their files' whole keys; Remove and Copy find a
+	// value's files through the value, not through the prefix.
 	FilePrefix string
 	// FileURL returns a signed link serving the stored file at key.
 	FileURL func(key string) string
@@ -55,7 +61,8 @@ type Input struct {
 	// Value is the generic create's value: any JSON, or nil.
 	Value json.RawMessage
 	// Fields are the type-specific text fields (markdown, html, url,
-	// videoSiteUrl, ...), from JSON or form data.
+	// videoSiteUrl, ...), from JSON or form data. A JSON value that is not
+	// a string (an array of questions, a number) appears as its JSON text.
 	Fields map[string]string
 	// Files are the uploaded files by form field name.
 	Files map[string]File

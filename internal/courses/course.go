@@ -24,6 +24,24 @@ var Statuses = []Status{Draft, Published, Archived, PublishedUnactivated}
 // Valid reports whether s is a known status.
 func (s Status) Valid() bool { return slices.Contains(Statuses, s) }
 
+// Listed reports whether a course of this status appears in the public
+// catalogue (when findable) and opens to learners.
+func (s Status) Listed() bool { return s == Published || s == PublishedUnactivated }
+
+// Levels lists the levels a course may name; an empty level is none.
+var Levels = []string{"beginner", "intermediate", "advanced", "expert"}
+
+// Limits of the text fields of courses and lessons.
+const (
+	maxTitleLength       = 255
+	maxSummaryLength     = 5000
+	maxDescriptionLength = 100000
+	maxLanguageLength    = 16
+	maxTagLength         = 64
+	maxTags              = 100
+	maxDurationLength    = 64
+)
+
 // Course is a course with its relations.
 type Course struct {
 	ID              int64

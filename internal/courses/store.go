@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lms-platform/lms/internal/apperr"
@@ -35,7 +36,7 @@ func timePtr(t sql.NullTime) *time.Time {
 	if !t.Valid {
 		return nil
 	}
-	v := t.Time
+	v := t.Time.UTC()
 	return &v
 }
 
@@ -133,4 +134,122 @@ func Lessons(ctx context.Context, q sqldb.Querier, courseID int64) ([]Lesson, er
 		out = append(out, l)
 	}
 	return out, rows.Err()
+}
+
+// insertCourse adds the course's row after the last position and returns
+// its id.
+func insertCourse(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO courses (title, summary, description, image_path, language, level,
+		status, active_from, active_to, hours_to_complete, is_public, findable, position, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+			(SELECT COALESCE(MAX(position), 0) + 1 FROM courses), $13, $13) RETURNING id`,
+		c.Title, c.Summary, c.Description, c.ImagePath, c.Language, c.Level, string(c.Status), c.ActiveFrom, c.ActiveTo,
+		c.HoursToComplete, c.Public, c.Findable, now).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("courses: create course: %w", err)
+	}
+	return id, nil
+}
+
+// updateCourse writes the course's own columns.
+func updateCourse(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course) error {
+	_, err := tx.ExecContext(ctx, `UPDATE courses SET title = $1, summary = $2, description = $3, image_path = $4,
+		language = $5, level = $6, status = $7, active_from = $8, active_to = $9, hours_to_complete = $10,
+		is_public = $11, findable = $12, updated_at = $13 WHERE id = $14`,
+		c.Title, c.Summary, c.Description, c.ImagePath, c.Language, c.Level, string(c.Status), c.ActiveFrom, c.ActiveTo,
+		c.HoursToComplete, c.Public, c.Findable, now, c.ID)
+	if err != nil {
+		return fmt.Errorf("courses: update course %d: %w", c.ID, err)
+	}
+	return nil
+}
+
+// setRelations replaces the course's categories and tags; nil leaves
+// them as they are.
+func setRelations(ctx context.Context, tx *sqldb.Tx, courseID int64, categories []int64, tags []string) error {
+	if categories != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM course_categories WHERE course_id = $1`, courseID); err != nil {
+			return fmt.Errorf("courses: clear categories: %w", err)
+		}
+		for _, id := range uniqueIDs(categories) {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO course_categories (course_id, category_id) VALUES ($1, $2)`,
+				courseID, id); err != nil {
+				return fmt.Errorf("courses: set category: %w", err)
+			}
+		}
+	}
+	if tags != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM course_tags WHERE course_id = $1`, courseID); err != nil {
+			return fmt.Errorf("courses: clear tags: %w", err)
+		}
+		for _, tag := range tags {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO course_tags (course_id, tag) VALUES ($1, $2)`, courseID, tag); err != nil {
+				return fmt.Errorf("courses: set tag: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// courseOrder maps order_by values to columns.
+var courseOrder = map[string]string{"id": "id", "title": "LOWER(title)", "created_at": "created_at", "position": "position"}
+
+// listCourses returns one page of the courses f selects and how many
+// there are.
+func listCourses(ctx context.Context, q sqldb.Querier, f CourseFilter) ([]Course, int64, error) {
+	var a args
+	var where []string
+	if strings.TrimSpace(f.Title) != "" {
+		where = append(where, `LOWER(title) LIKE LOWER(`+a.add(likePattern(f.Title))+`) ESCAPE '\'`)
+	}
+	if f.Status != "" {
+		where = append(where, `status = `+a.add(f.Status))
+	}
+	if f.Listed {
+		where = append(where, `status IN (`+a.add(string(Published))+`, `+a.add(string(PublishedUnactivated))+`) AND findable = `+a.add(true))
+	}
+	if f.NotEndedAt != nil {
+		where = append(where, `(active_to IS NULL OR active_to > `+a.add(f.NotEndedAt.UTC())+`)`)
+	}
+	if f.CategoryID != 0 {
+		where = append(where, `id IN (SELECT course_id FROM course_categories WHERE category_id = `+a.add(f.CategoryID)+`)`)
+	}
+	if strings.TrimSpace(f.Tag) != "" {
+		where = append(where, `id IN (SELECT course_id FROM course_tags WHERE tag = `+a.add(strings.TrimSpace(f.Tag))+`)`)
+	}
+	if f.AuthorID != 0 {
+		where = append(where, `id IN (SELECT course_id FROM course_authors WHERE user_id = `+a.add(f.AuthorID)+`)`)
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var total int64
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM courses`+cond, a...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("courses: count courses: %w", err)
+	}
+	order := courseOrder[f.OrderBy]
+	if order == "" {
+		order = "id"
+	}
+	dir := " ASC"
+	if f.Desc {
+		dir = " DESC"
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+courseColumns+` FROM courses`+cond+` ORDER BY `+order+dir+`, id`+dir+
+		` LIMIT `+a.add(f.Limit)+` OFFSET `+a.add(f.Offset), a...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("courses: list courses: %w", err)
+	}
+	defer rows.Close()
+	out := []Course{}
+	for rows.Next() {
+		c, err := scanCourse(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, c)
+	}
+	return out, total, rows.Err()
 }

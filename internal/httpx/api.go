@@ -36,7 +36,7 @@ func NewAPI(mux *http.ServeMux, info Info) huma.API {
 	}
 	// Huma would add a $schema link to every body; our envelope has none.
 	cfg.CreateHooks = nil
-	return humago.New(mux, cfg)
+	return humago.New(newOverlapMux(mux), cfg)
 }
 
 // Who says who may call a route; the middleware enforces authentication,

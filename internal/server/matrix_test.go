@@ -18,6 +18,8 @@ const (
 	anyone = "anon student tutor admin"
 	users  = "student tutor admin"
 	admins = "admin"
+	// authors are the roles that create and manage courses of their own.
+	authors = "tutor admin"
 )
 
 var matrix = map[string]string{
@@ -85,6 +87,74 @@ var matrix = map[string]string{
 	"GET /api/admin/notifications/events":                  admins,
 	"POST /api/admin/notifications/{notification}/read":    admins,
 	"POST /api/admin/notifications/read-all":               admins,
+	"GET /api/courses/{course}/program":                    anyone,
+	"GET /api/courses/{course}/preview/{topic_id}":         anyone,
+	"GET /api/courses/progress":                            users,
+	"GET /api/courses/progress/paginated":                  users,
+	"GET /api/courses/progress/{course_id}":                users,
+	"PATCH /api/courses/progress/{course_id}":              users,
+	"PUT /api/courses/progress/{topic_id}/ping":            users,
+	"POST /api/courses/progress/{topic_id}/h5p":            users,
+	// Course authoring: tutors may create and list (their own courses);
+	// the matrix's course and lesson are the admin's, so only admins may
+	// act on them.
+	"GET /api/admin/courses":                        authors,
+	"POST /api/admin/courses":                       authors,
+	"GET /api/admin/courses/create":                 authors,
+	"GET /api/admin/courses/{id}":                   admins,
+	"GET /api/admin/courses/{id}/edit":              admins,
+	"PUT /api/admin/courses/{id}":                   admins,
+	"PATCH /api/admin/courses/{id}":                 admins,
+	"DELETE /api/admin/courses/{id}":                admins,
+	"POST /api/admin/courses/{course}":              admins,
+	"POST /api/admin/courses/sort":                  admins,
+	"GET /api/admin/courses/{course}/program":       admins,
+	"GET /api/admin/courses/search/tags":            authors,
+	"GET /api/admin/courses/search/{category_id}":   authors,
+	"GET /api/admin/courses/users/assignable":       authors,
+	"GET /api/admin/courses/{id}/access":            admins,
+	"POST /api/admin/courses/{id}/access":           admins,
+	"POST /api/admin/courses/{id}/access/remove":    admins,
+	"GET /api/admin/lessons":                        authors,
+	"POST /api/admin/lessons":                       authors,
+	"GET /api/admin/lessons/create":                 authors,
+	"GET /api/admin/lessons/{id}":                   admins,
+	"GET /api/admin/lessons/{id}/edit":              admins,
+	"PUT /api/admin/lessons/{id}":                   admins,
+	"PATCH /api/admin/lessons/{id}":                 admins,
+	"DELETE /api/admin/lessons/{id}":                admins,
+	"POST /api/admin/lessons/{id}/clone":            admins,
+	"POST /api/admin/tutors/{id}/assign/{course}":   admins,
+	"POST /api/admin/tutors/{id}/unassign/{course}": admins,
+	"GET /api/courses":                              anyone,
+	"GET /api/courses/{course}":                     anyone,
+	"GET /api/courses/authored":                     users,
+	"GET /api/tutors":                               anyone,
+	"GET /api/tutors/{id}":                          anyone,
+	"GET /api/tags/uniqueTags":                      anyone,
+	// Topics: the matrix's topic is in the admin's course, so only admins
+	// may act on it; tutors list their own courses' topics and the types.
+	"GET /api/admin/topics":                                           authors,
+	"GET /api/admin/topics/{id}":                                      admins,
+	"GET /api/admin/topics/types":                                     authors,
+	"GET /api/admin/topics/create":                                    authors,
+	"GET /api/admin/topics/{id}/edit":                                 admins,
+	"POST /api/admin/topics":                                          admins,
+	"PUT /api/admin/topics/{id}":                                      admins,
+	"PATCH /api/admin/topics/{id}":                                    admins,
+	"POST /api/admin/topics/{topic}":                                  admins,
+	"DELETE /api/admin/topics/{id}":                                   admins,
+	"POST /api/admin/topics/{id}/clone":                               admins,
+	"GET /api/admin/topics/{topic_id}/resources":                      admins,
+	"POST /api/admin/topics/{topic_id}/resources/":                    admins,
+	"POST /api/admin/topics/{topic_id}/resources":                     admins,
+	"PATCH /api/admin/topics/{topic_id}/resources/{resource_id}":      admins,
+	"DELETE /api/admin/topics/{topic_id}/resources/{resource_id}":     admins,
+	"POST /api/topics/{topic}/project":                                admins,
+	"GET /api/admin/topics/{topic}/project/submissions":               admins,
+	"GET /api/admin/topics/{topic}/project/submissions/{id}/download": admins,
+	// Signed links need no token; without a valid signature nobody gets one.
+	"GET /api/files/{key}": "",
 }
 
 // TestRoleMatrix sends every route, as every caller who must not have it, a
@@ -109,17 +179,38 @@ func TestRoleMatrix(t *testing.T) {
 		groupID := strconv.Itoa(int(group.Number("data.id")))
 		notification := waitNotification(t, env, target.Token)
 		categoryID := insertCategory(t, env)
+		course := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/courses", Token: admin.Token,
+			Body: map[string]any{"title": "Matrix"}})
+		courseID := strconv.Itoa(int(course.Number("data.id")))
+		lesson := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/lessons", Token: admin.Token,
+			Body: map[string]any{"title": "Matrix", "course_id": course.Number("data.id")}})
+		lessonID := strconv.Itoa(int(lesson.Number("data.id")))
+		if course.Status != 201 || lesson.Status != 201 {
+			t.Fatalf("matrix course: %s %s", course.Body, lesson.Body)
+		}
+		topicObjs := matrixTopics(t, env, admin, lesson.Number("data.id"))
 		params := map[string]string{
 			"{user}": strconv.FormatInt(target.ID, 10), "{userId}": strconv.FormatInt(target.ID, 10),
 			"{user_id}": strconv.FormatInt(target.ID, 10), "{notification}": notification,
 			"{interest_id}": categoryID, "{token}": "x", "{hash}": "x",
+			"{course}": courseID, "{course_id}": courseID, "{category_id}": categoryID,
+		}
+		for k, v := range topicObjs.params() {
+			params[k] = v
 		}
 		callers := []string{"anon", "student", "tutor", "admin", "other-admin"}
 		for _, route := range routes {
 			method, path, _ := strings.Cut(route, " ")
 			id := strconv.FormatInt(target.ID, 10)
-			if strings.HasPrefix(path, "/api/admin/user-groups/") {
+			switch {
+			case strings.HasPrefix(path, "/api/admin/topics/"):
+				id = topicObjs.id(path)
+			case strings.HasPrefix(path, "/api/admin/user-groups/"):
 				id = groupID
+			case strings.HasPrefix(path, "/api/admin/courses/"):
+				id = courseID
+			case strings.HasPrefix(path, "/api/admin/lessons/"):
+				id = lessonID
 			}
 			path = strings.ReplaceAll(path, "{id}", id)
 			for k, v := range params {
@@ -135,6 +226,9 @@ func TestRoleMatrix(t *testing.T) {
 					continue
 				}
 				req := apitest.Request{Method: method, Path: path, Body: plausibleBody(method, route, target.ID, categoryID)}
+				if body, ctype, ok := topicObjs.body(t, method, route); ok {
+					req.Body, req.Type = body, ctype
+				}
 				if caller != "anon" {
 					req.Token = env.As(caller).Token
 				}

@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/auth"
+	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/settings"
 )
@@ -18,6 +19,10 @@ func (s *Server) routes() {
 		RevokeSessions: auth.RevokeSessions})
 	notify.Routes(s.API, notifications)
 	settings.Routes(s.API, s.Settings)
+	s.topicRoutes()
+	courses.Routes(s.API, &courses.Service{Clock: s.Clock, Topics: courseTopics, CloneTopics: s.cloneLessonTopics,
+		FileURL: s.Files.URL, ContentChanged: s.courseChanged})
+	s.learningRoutes()
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen(notifications.Listener)
 		s.Dispatcher.Listen(authService.Listener)

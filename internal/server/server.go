@@ -22,8 +22,12 @@ import (
 	"github.com/lms-platform/lms/internal/cache"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/events"
+	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/httpx"
+	"github.com/lms-platform/lms/internal/jobs"
+	"github.com/lms-platform/lms/internal/learning"
 	"github.com/lms-platform/lms/internal/limit"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/notify"
@@ -56,8 +60,17 @@ type Server struct {
 	Passwords  *auth.Passwords
 	Settings   *settings.Service
 	Dispatcher *events.Dispatcher
-	MasterKey  platform.MasterKey
-	API        huma.API
+	// Jobs runs the scheduled jobs of every tenant (started by Run).
+	Jobs *jobs.Scheduler
+	// Learning serves programs and progress; other capabilities call it
+	// (CompleteTopic, CourseChanged).
+	Learning *learning.Service
+	// Kinds are the topic content kinds (topics and learning use them).
+	Kinds *content.Registry
+	// Files signs the links of stored files.
+	Files     *files.Signer
+	MasterKey platform.MasterKey
+	API       huma.API
 	// Handler serves the API with every middleware.
 	Handler http.Handler
 }
@@ -117,6 +130,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 		DataDir: cfg.DataDir, DatabaseURL: cfg.DatabaseURL, Blob: s.Blob, Clock: s.Clock,
 		Idle: cfg.TenantIdle, Logger: s.Log, OnOpen: []func(*platform.Tenant) func(){s.Dispatcher.Start},
 	})
+	s.Jobs = jobs.New(s.Clock, s.Locker, s.Tenants, s.Log)
 	s.buildAPI()
 	ok = true
 	return s, nil
@@ -182,6 +196,8 @@ func (s *Server) buildAPI() {
 	mux := http.NewServeMux()
 	s.API = httpx.NewAPI(mux, httpx.Info{Title: Name + " API", Version: Version})
 	s.API.UseMiddleware(httpx.Guard(s.API, s.Limiter))
+	s.Kinds = s.contentKinds()
+	s.Files = &files.Signer{Clock: s.Clock, TTL: time.Hour}
 	s.routes()
 	s.Handler = httpx.Chain(mux,
 		httpx.Observe(s.Log, s.Config.TrustProxy),
@@ -192,7 +208,7 @@ func (s *Server) buildAPI() {
 }
 
 // Run serves the API on the configured address until ctx ends, with idle
-// tenant eviction in the background.
+// tenant eviction and the scheduled jobs in the background.
 func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
 	ln, err := listen(s.Config.APIAddr)
 	if err != nil {
@@ -200,6 +216,7 @@ func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
 	}
 	srv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 	go s.Tenants.RunEviction(ctx, time.Minute)
+	go s.Jobs.Run(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {

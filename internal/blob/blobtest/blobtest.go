@@ -98,6 +98,7 @@ func Conformance(t *testing.T, s blob.Store) {
 		{"CancelledContext", testCancelled},
 		{"ConcurrentPuts", testConcurrentPuts},
 		{"Sub", testSub},
+		{"GetRange", testGetRange},
 		{"Ping", func(t *testing.T, s blob.Store) {
 			if err := s.Ping(t.Context()); err != nil {
 				t.Fatal(err)
@@ -526,6 +527,32 @@ func testSub(t *testing.T, s blob.Store) {
 	bad := blob.Sub(s, "../escape")
 	if err := bad.Put(ctx, "x", strings.NewReader("x"), 1, ""); !errors.Is(err, blob.ErrInvalidKey) {
 		t.Errorf("Put on Sub(../escape): error = %v, want ErrInvalidKey", err)
+	}
+}
+
+// testGetRange reads parts of an object through blob.GetRange, which
+// uses the store's own ranged reads when it has them.
+func testGetRange(t *testing.T, s blob.Store) {
+	put(t, s, "range/a.bin", "0123456789", "application/octet-stream")
+	for _, c := range []struct {
+		offset, length int64
+		want           string
+	}{{0, 10, "0123456789"}, {3, 4, "3456"}, {8, 2, "89"}, {9, 1, "9"}, {4, 0, ""}} {
+		rc, err := blob.GetRange(t.Context(), s, "range/a.bin", c.offset, c.length)
+		if err != nil {
+			t.Fatalf("GetRange(%d, %d): %v", c.offset, c.length, err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || string(data) != c.want {
+			t.Errorf("GetRange(%d, %d) = %q, %v; want %q", c.offset, c.length, data, err, c.want)
+		}
+	}
+	if _, err := blob.GetRange(t.Context(), s, "range/missing", 0, 1); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("GetRange of a missing key: %v, want ErrNotFound", err)
+	}
+	if _, err := blob.GetRange(t.Context(), s, "../x", 0, 1); !errors.Is(err, blob.ErrInvalidKey) {
+		t.Errorf("GetRange of a bad key: %v, want ErrInvalidKey", err)
 	}
 }
 

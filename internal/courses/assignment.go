@@ -1,0 +1,290 @@
+package courses
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/events"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Assignments give users access to a course: directly, or through a group
+// (and so to the members of its subgroups too), each with an optional end.
+
+// AssignedUser is a user assigned to a course directly.
+type AssignedUser struct {
+	ID        int64      `json:"id"`
+	Name      string     `json:"name"`
+	Email     string     `json:"email"`
+	EndDate   *time.Time `json:"end_date"`
+	CreatedAt time.Time  `json:"created_at"`
+}
+
+// AssignedGroup is a group assigned to a course.
+type AssignedGroup struct {
+	ID        int64      `json:"id"`
+	Name      string     `json:"name"`
+	EndDate   *time.Time `json:"end_date"`
+	CreatedAt time.Time  `json:"created_at"`
+}
+
+// Assignments are a course's assigned users and groups.
+type Assignments struct {
+	Users  []AssignedUser  `json:"users"`
+	Groups []AssignedGroup `json:"groups"`
+}
+
+// Grant gives a user or a group access, until EndDate when set.
+type Grant struct {
+	ID      int64
+	EndDate *time.Time
+}
+
+// Assignments lists who is assigned to the course.
+func (s *Service) Assignments(ctx context.Context, t *platform.Tenant, p *access.Principal, courseID int64) (Assignments, error) {
+	c, err := ByID(ctx, t.DB, courseID)
+	if err != nil {
+		return Assignments{}, err
+	}
+	if err := allow(CanRead(p, c) || CanEdit(p, c)); err != nil {
+		return Assignments{}, err
+	}
+	return assignments(ctx, t.DB, courseID)
+}
+
+func assignments(ctx context.Context, q sqldb.Querier, courseID int64) (Assignments, error) {
+	out := Assignments{Users: []AssignedUser{}, Groups: []AssignedGroup{}}
+	rows, err := q.QueryContext(ctx, `SELECT u.id, u.first_name, u.last_name, u.email, cu.end_date, cu.created_at
+		FROM course_users cu JOIN users u ON u.id = cu.user_id WHERE cu.course_id = $1 ORDER BY u.id`, courseID)
+	if err != nil {
+		return out, fmt.Errorf("courses: list assigned users: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var u AssignedUser
+		var first, last string
+		if err := rows.Scan(&u.ID, &first, &last, &u.Email, &u.EndDate, &u.CreatedAt); err != nil {
+			return out, err
+		}
+		u.Name = strings.TrimSpace(first + " " + last)
+		u.EndDate, u.CreatedAt = utc(u.EndDate), u.CreatedAt.UTC()
+		out.Users = append(out.Users, u)
+	}
+	if err := rows.Err(); err != nil {
+		return out, err
+	}
+	rows.Close()
+	rows, err = q.QueryContext(ctx, `SELECT g.id, g.name, cg.end_date, cg.created_at
+		FROM course_groups cg JOIN user_groups g ON g.id = cg.group_id WHERE cg.course_id = $1 ORDER BY g.id`, courseID)
+	if err != nil {
+		return out, fmt.Errorf("courses: list assigned groups: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var g AssignedGroup
+		if err := rows.Scan(&g.ID, &g.Name, &g.EndDate, &g.CreatedAt); err != nil {
+			return out, err
+		}
+		g.EndDate, g.CreatedAt = utc(g.EndDate), g.CreatedAt.UTC()
+		out.Groups = append(out.Groups, g)
+	}
+	return out, rows.Err()
+}
+
+// accessHolders lists the users who hold access to the course at now by
+// assignment: directly, or as members of an assigned group or of one of
+// its subgroups.
+func accessHolders(ctx context.Context, q sqldb.Querier, courseID int64, now time.Time) ([]int64, error) {
+	return int64s(ctx, q, `
+		WITH RECURSIVE assigned_groups(id) AS (
+			SELECT group_id FROM course_groups WHERE course_id = $1 AND (end_date IS NULL OR end_date > $2)
+			UNION
+			SELECT g.id FROM user_groups g JOIN assigned_groups a ON g.parent_id = a.id
+		)
+		SELECT user_id FROM course_users WHERE course_id = $1 AND (end_date IS NULL OR end_date > $2)
+		UNION
+		SELECT m.user_id FROM user_group_members m JOIN assigned_groups a ON a.id = m.group_id
+		ORDER BY 1`, courseID, now)
+}
+
+// accessEvents records CourseAccessStarted for each user in after but not
+// before and CourseAccessFinished for each one the other way round.
+func accessEvents(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course, before, after []int64) error {
+	for _, id := range after {
+		if !slices.Contains(before, id) {
+			if err := events.Emit(ctx, tx, now, events.Event{Name: events.CourseAccessStarted, UserID: id,
+				Payload: coursePayload(c)}); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range before {
+		if !slices.Contains(after, id) {
+			if err := events.Emit(ctx, tx, now, events.Event{Name: events.CourseAccessFinished, UserID: id,
+				Payload: coursePayload(c)}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Assign gives users and groups access to the course, or changes the end
+// of an existing assignment. A user assigned for the first time records
+// CourseAssigned; every user who gains access records CourseAccessStarted.
+func (s *Service) Assign(ctx context.Context, t *platform.Tenant, p *access.Principal, courseID int64, users, groups []Grant) (Assignments, error) {
+	now := s.now()
+	var out Assignments
+	err := t.Tx(ctx, func(tx *sqldb.Tx) error {
+		c, err := s.editable(ctx, tx, p, courseID)
+		if err != nil {
+			return err
+		}
+		if err := checkGrants(ctx, tx, now, users, groups); err != nil {
+			return err
+		}
+		before, err := accessHolders(ctx, tx, courseID, now)
+		if err != nil {
+			return err
+		}
+		for _, g := range users {
+			added, err := grant(ctx, tx, now, "course_users", "user_id", courseID, g)
+			if err != nil {
+				return err
+			}
+			if added {
+				if err := events.Emit(ctx, tx, now, events.Event{Name: events.CourseAssigned, UserID: g.ID,
+					Payload: coursePayload(c)}); err != nil {
+					return err
+				}
+			}
+		}
+		for _, g := range groups {
+			if _, err := grant(ctx, tx, now, "course_groups", "group_id", courseID, g); err != nil {
+				return err
+			}
+		}
+		after, err := accessHolders(ctx, tx, courseID, now)
+		if err != nil {
+			return err
+		}
+		if err := accessEvents(ctx, tx, now, c, before, after); err != nil {
+			return err
+		}
+		out, err = assignments(ctx, tx, courseID)
+		return err
+	})
+	return out, err
+}
+
+// editable loads the course for a change by p.
+func (s *Service) editable(ctx context.Context, q sqldb.Querier, p *access.Principal, courseID int64) (Course, error) {
+	c, err := ByID(ctx, q, courseID)
+	if err != nil {
+		return c, err
+	}
+	return c, allow(CanEdit(p, c))
+}
+
+// checkGrants notes unknown users and groups and end dates already past.
+func checkGrants(ctx context.Context, q sqldb.Querier, now time.Time, users, groups []Grant) error {
+	pr := problems{}
+	for _, list := range []struct {
+		field, query string
+		grants       []Grant
+	}{
+		{"users", `SELECT id FROM users WHERE id IN (`, users},
+		{"groups", `SELECT id FROM user_groups WHERE id IN (`, groups},
+	} {
+		if len(list.grants) == 0 {
+			continue
+		}
+		ids := make([]int64, len(list.grants))
+		for i, g := range list.grants {
+			ids[i] = g.ID
+		}
+		found, err := existing(ctx, q, list.query, uniqueIDs(ids))
+		if err != nil {
+			return err
+		}
+		for i, g := range list.grants {
+			field := list.field + "." + strconv.Itoa(i)
+			if !found[g.ID] {
+				pr.add(field+".id", fmt.Sprintf("The %s %d does not exist.", strings.TrimSuffix(list.field, "s"), g.ID))
+			}
+			if g.EndDate != nil && !g.EndDate.After(now) {
+				pr.add(field+".end_date", "The end date must be in the future.")
+			}
+		}
+	}
+	return pr.err()
+}
+
+// grant inserts or updates one assignment row and reports whether it is
+// new.
+func grant(ctx context.Context, tx *sqldb.Tx, now time.Time, table, column string, courseID int64, g Grant) (bool, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE `+table+` SET end_date = $1 WHERE course_id = $2 AND `+column+` = $3`,
+		utc(g.EndDate), courseID, g.ID)
+	if err != nil {
+		return false, fmt.Errorf("courses: update assignment: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		return false, nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (course_id, `+column+`, end_date, created_at) VALUES ($1, $2, $3, $4)`,
+		courseID, g.ID, utc(g.EndDate), now); err != nil {
+		return false, fmt.Errorf("courses: assign: %w", err)
+	}
+	return true, nil
+}
+
+// Unassign takes users and groups off the course. Each user whose direct
+// assignment goes records CourseUnassigned; every user who loses access
+// records CourseAccessFinished. Ids not assigned are ignored.
+func (s *Service) Unassign(ctx context.Context, t *platform.Tenant, p *access.Principal, courseID int64, users, groups []int64) (Assignments, error) {
+	now := s.now()
+	var out Assignments
+	err := t.Tx(ctx, func(tx *sqldb.Tx) error {
+		c, err := s.editable(ctx, tx, p, courseID)
+		if err != nil {
+			return err
+		}
+		before, err := accessHolders(ctx, tx, courseID, now)
+		if err != nil {
+			return err
+		}
+		for _, id := range uniqueIDs(users) {
+			res, err := tx.ExecContext(ctx, `DELETE FROM course_users WHERE course_id = $1 AND user_id = $2`, courseID, id)
+			if err != nil {
+				return fmt.Errorf("courses: unassign user: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				if err := events.Emit(ctx, tx, now, events.Event{Name: events.CourseUnassigned, UserID: id,
+					Payload: coursePayload(c)}); err != nil {
+					return err
+				}
+			}
+		}
+		for _, id := range uniqueIDs(groups) {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM course_groups WHERE course_id = $1 AND group_id = $2`, courseID, id); err != nil {
+				return fmt.Errorf("courses: unassign group: %w", err)
+			}
+		}
+		after, err := accessHolders(ctx, tx, courseID, now)
+		if err != nil {
+			return err
+		}
+		if err := accessEvents(ctx, tx, now, c, before, after); err != nil {
+			return err
+		}
+		out, err = assignments(ctx, tx, courseID)
+		return err
+	})
+	return out, err
+}

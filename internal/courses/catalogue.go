@@ -1,0 +1,58 @@
+package courses
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/platform"
+)
+
+// The public catalogue: what anyone, signed in or not, may find.
+
+// Catalogue returns a page of the published (or published, not yet
+// activated) courses that are findable.
+func (s *Service) Catalogue(ctx context.Context, t *platform.Tenant, f CourseFilter) ([]CourseView, int64, error) {
+	f.Listed, f.Status, f.AuthorID = true, "", 0
+	return s.list(ctx, t, f)
+}
+
+// PublicCourse returns a published course, findable or not. Other
+// courses are not found, except by callers who may read them in the admin
+// API.
+func (s *Service) PublicCourse(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64) (CourseView, error) {
+	c, err := ByID(ctx, t.DB, id)
+	if err != nil {
+		return CourseView{}, err
+	}
+	if !c.Status.Listed() && (p == nil || !(CanRead(p, c) || CanEdit(p, c))) {
+		return CourseView{}, errCourseNotFound
+	}
+	return s.view(ctx, t, t.DB, c)
+}
+
+// Authored returns a page of the courses the caller authors, of any
+// status.
+func (s *Service) Authored(ctx context.Context, t *platform.Tenant, p *access.Principal, f CourseFilter) ([]CourseView, int64, error) {
+	f.AuthorID = p.UserID
+	return s.list(ctx, t, f)
+}
+
+// UniqueTags lists the distinct tags of the catalogue's courses.
+func (s *Service) UniqueTags(ctx context.Context, t *platform.Tenant) ([]string, error) {
+	rows, err := t.DB.QueryContext(ctx, `SELECT DISTINCT ct.tag FROM course_tags ct JOIN courses c ON c.id = ct.course_id
+		WHERE c.status IN ($1, $2) AND c.findable = $3 ORDER BY ct.tag`, string(Published), string(PublishedUnactivated), true)
+	if err != nil {
+		return nil, fmt.Errorf("courses: list unique tags: %w", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var tag string
+		if err := rows.Scan(&tag); err != nil {
+			return nil, err
+		}
+		out = append(out, tag)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,88 @@
+package courses_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apitest"
+)
+
+func TestCatalogue(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin, tutor := env.As("admin"), env.As("tutor")
+		env.As("student")
+		idle := env.NewUser("tutor")
+		cat := category(t, env, "Web")
+		now := env.Clock.Now()
+		alpha := newCourse(t, env, tutor.Token, map[string]any{"title": "Alpha", "status": "published", "tags": []string{"x", "y"},
+			"categories": []int64{cat}, "active_to": now.Add(24 * time.Hour)})
+		beta := newCourse(t, env, admin.Token, map[string]any{"title": "Beta", "status": "published_unactivated", "tags": []string{"y"},
+			"active_from": now.Add(24 * time.Hour)})
+		hidden := newCourse(t, env, tutor.Token, map[string]any{"title": "Gamma", "status": "published", "findable": false,
+			"tags": []string{"z"}})
+		draft := newCourse(t, env, tutor.Token, map[string]any{"title": "Draft", "tags": []string{"d"}})
+		expired := newCourse(t, env, tutor.Token, map[string]any{"title": "Expired", "status": "published", "tags": []string{"e"},
+			"active_from": now.Add(-48 * time.Hour), "active_to": now.Add(-time.Hour)})
+		archived := newCourse(t, env, admin.Token, map[string]any{"title": "Archived", "status": "archived"})
+		foreignCourse(t, env)
+		c := func(n int64) string { return "/api/courses/" + id(n) }
+
+		apitest.Run(t, env, []apitest.Scenario{
+			{Name: "anyone sees published findable courses", Method: "GET", Path: "/api/courses", Status: 200,
+				JSON: map[string]any{"meta.total": 3, "data.0.id": alpha, "data.1.id": beta, "data.2.id": expired,
+					"data.0.tags": []string{"x", "y"}, "data.0.authors.0.id": tutor.ID, "data.0.categories.0.name": "Web"}},
+			{Name: "signed-in users see the same", As: "student", Method: "GET", Path: "/api/courses", Status: 200,
+				JSON: map[string]any{"meta.total": 3}},
+			{Name: "admins see the same", As: "admin", Method: "GET", Path: "/api/courses", Status: 200,
+				JSON: map[string]any{"meta.total": 3}},
+			{Name: "no expired", Method: "GET", Path: "/api/courses?no_expired=true", Status: 200,
+				JSON: map[string]any{"meta.total": 2, "data.1.id": beta}},
+			{Name: "title", Method: "GET", Path: "/api/courses?title=ALP", Status: 200,
+				JSON: map[string]any{"meta.total": 1, "data.0.id": alpha}},
+			{Name: "category", Method: "GET", Path: "/api/courses?category_id=" + id(cat), Status: 200,
+				JSON: map[string]any{"meta.total": 1, "data.0.id": alpha}},
+			{Name: "tag", Method: "GET", Path: "/api/courses?tag=y", Status: 200, JSON: map[string]any{"meta.total": 2}},
+			{Name: "order", Method: "GET", Path: "/api/courses?order_by=title&order=desc&per_page=2", Status: 200,
+				JSON: map[string]any{"meta.total": 3, "meta.last_page": 2, "data.0.id": expired, "data.1.id": beta}},
+			{Name: "bad order", Method: "GET", Path: "/api/courses?order_by=secret", Status: 422},
+			{Name: "another tenant has its own catalogue", Method: "GET", Path: "/api/courses?per_page=100", Status: 200,
+				Check: func(t *testing.T, _ *apitest.Env, res *apitest.Response) {
+					for _, item := range res.Get("data").([]any) {
+						if item.(map[string]any)["title"] == "Foreign" {
+							t.Fatal("another tenant's course is listed")
+						}
+					}
+				}},
+			{Name: "a published course", Method: "GET", Path: c(alpha), Status: 200, JSON: map[string]any{"data.title": "Alpha"}},
+			{Name: "a published course that is not findable", Method: "GET", Path: c(hidden), Status: 200},
+			{Name: "a draft is not found", Method: "GET", Path: c(draft), Status: 404},
+			{Name: "a draft is not found for students", As: "student", Method: "GET", Path: c(draft), Status: 404},
+			{Name: "its author sees a draft", As: "tutor", Method: "GET", Path: c(draft), Status: 200},
+			{Name: "admins see drafts", As: "admin", Method: "GET", Path: c(draft), Status: 200},
+			{Name: "an archived course is not found", Method: "GET", Path: c(archived), Status: 404},
+			{Name: "an unknown course", Method: "GET", Path: c(999999), Status: 404},
+			{Name: "authored", As: "tutor", Method: "GET", Path: "/api/courses/authored", Status: 200,
+				JSON: map[string]any{"meta.total": 4, "data.0.id": alpha}},
+			{Name: "authored drafts", As: "tutor", Method: "GET", Path: "/api/courses/authored?status=draft", Status: 200,
+				JSON: map[string]any{"meta.total": 1, "data.0.id": draft}},
+			{Name: "students author nothing", As: "student", Method: "GET", Path: "/api/courses/authored", Status: 200,
+				JSON: map[string]any{"meta.total": 0, "data": []any{}}},
+			{Name: "authored needs a user", Method: "GET", Path: "/api/courses/authored", Status: 401},
+			{Name: "tutors of published courses", Method: "GET", Path: "/api/tutors", Status: 200,
+				JSON: map[string]any{"meta.total": 1, "data.0.id": tutor.ID, "data.0.courses_count": 3}},
+			{Name: "tutor search", Method: "GET", Path: "/api/tutors?search=nobody", Status: 200, JSON: map[string]any{"meta.total": 0}},
+			{Name: "a tutor with its findable courses", Method: "GET", Path: "/api/tutors/" + id(tutor.ID), Status: 200,
+				JSON: map[string]any{"data.id": tutor.ID, "data.courses.0.id": alpha, "data.courses.1.id": expired, "data.courses.2": nil},
+				Check: func(t *testing.T, _ *apitest.Env, res *apitest.Response) {
+					if res.Get("data.email") != nil {
+						t.Fatal("the public tutor shows an e-mail address")
+					}
+				}},
+			{Name: "a tutor without published courses", Method: "GET", Path: "/api/tutors/" + id(idle.ID), Status: 404},
+			{Name: "an admin is no tutor", Method: "GET", Path: "/api/tutors/" + id(admin.ID), Status: 404},
+			{Name: "a student is no tutor", Method: "GET", Path: "/api/tutors/" + id(env.As("student").ID), Status: 404},
+			{Name: "unique tags", Method: "GET", Path: "/api/tags/uniqueTags", Status: 200,
+				JSON: map[string]any{"data": []string{"e", "x", "y"}}},
+		})
+	})
+}

@@ -1,0 +1,155 @@
+package courses_test
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"mime/multipart"
+	"strconv"
+	"testing"
+
+	"github.com/lms-platform/lms/internal/apitest"
+)
+
+// call sends one request with a token and fails the test unless the
+// status is want.
+func call(t *testing.T, env *apitest.Env, want int, method, path, token string, body any) *apitest.Response {
+	t.Helper()
+	res := env.Do(apitest.Request{Method: method, Path: path, Token: token, Body: body})
+	if res.Status != want {
+		t.Fatalf("%s %s: status %d, want %d; body %s", method, path, res.Status, want, res.Body)
+	}
+	return res
+}
+
+func id(n int64) string { return strconv.FormatInt(n, 10) }
+
+// newCourse creates a course through the API as the user and returns its
+// id.
+func newCourse(t *testing.T, env *apitest.Env, token string, body map[string]any) int64 {
+	t.Helper()
+	return int64(call(t, env, 201, "POST", "/api/admin/courses", token, body).Number("data.id"))
+}
+
+// newLesson creates a lesson through the API and returns its id.
+func newLesson(t *testing.T, env *apitest.Env, token string, body map[string]any) int64 {
+	t.Helper()
+	return int64(call(t, env, 201, "POST", "/api/admin/lessons", token, body).Number("data.id"))
+}
+
+// category inserts a category straight into the tenant database; the
+// category routes belong to another capability.
+func category(t *testing.T, env *apitest.Env, name string) int64 {
+	t.Helper()
+	return insertID(t, env, `INSERT INTO categories (name, slug, created_at, updated_at) VALUES ($1, $2, $3, $3)`,
+		name, name, env.Clock.Now())
+}
+
+// topic inserts a topic straight into the tenant database; the topic
+// routes belong to package topics.
+func topic(t *testing.T, env *apitest.Env, courseID, lessonID int64, title string, active bool) int64 {
+	t.Helper()
+	return insertID(t, env, `INSERT INTO topics (lesson_id, course_id, title, position, active, topicable_type, content,
+		created_at, updated_at) VALUES ($1, $2, $3, 1, $4, $5, $6, $7, $7)`,
+		lessonID, courseID, title, active, `Lms\TopicTypes\Models\TopicContent\RichText`, `{"html":"<p>Hi</p>"}`, env.Clock.Now())
+}
+
+// group creates a user group through the API, under parent when not 0.
+func group(t *testing.T, env *apitest.Env, name string, parent int64) int64 {
+	t.Helper()
+	body := map[string]any{"name": name}
+	if parent != 0 {
+		body["parent_id"] = parent
+	}
+	return int64(call(t, env, 201, "POST", "/api/admin/user-groups", env.As("admin").Token, body).Number("data.id"))
+}
+
+// join puts the user into the group through the API.
+func join(t *testing.T, env *apitest.Env, groupID, userID int64) {
+	t.Helper()
+	call(t, env, 200, "POST", "/api/admin/user-groups/"+id(groupID)+"/members", env.As("admin").Token,
+		map[string]any{"user_id": userID})
+}
+
+func insertID(t *testing.T, env *apitest.Env, query string, args ...any) int64 {
+	t.Helper()
+	tenant, release := env.OpenTenant(env.Tenant)
+	defer release()
+	var n int64
+	if err := tenant.DB.QueryRowContext(context.Background(), query+" RETURNING id", args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// count runs a COUNT query on the tenant database.
+func count(t *testing.T, env *apitest.Env, query string, args ...any) int {
+	t.Helper()
+	tenant, release := env.OpenTenant(env.Tenant)
+	defer release()
+	var n int
+	if err := tenant.DB.QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// blobExists reports whether the tenant's blob store holds key.
+func blobExists(t *testing.T, env *apitest.Env, key string) bool {
+	t.Helper()
+	tenant, release := env.OpenTenant(env.Tenant)
+	defer release()
+	_, err := tenant.Blob.Stat(context.Background(), key)
+	return err == nil
+}
+
+// foreignCourse adds a course with a high id to another tenant, so that
+// the id exists there and nowhere in the default tenant.
+func foreignCourse(t *testing.T, env *apitest.Env) int64 {
+	t.Helper()
+	env.As("other-admin")
+	rec, err := env.Server.Registry.ByHost(context.Background(), "other.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant, release := env.OpenTenant(rec)
+	defer release()
+	const foreignID = 900001
+	if _, err := tenant.DB.ExecContext(context.Background(), `INSERT INTO courses (id, title, status, created_at, updated_at)
+		VALUES ($1, 'Foreign', 'published', $2, $2)`, foreignID, env.Clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return foreignID
+}
+
+func pngImage(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewRGBA(image.Rect(0, 0, 2, 2))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// multipartForm builds a multipart body with text fields (repeated for
+// lists) and, when file is not nil, an image file.
+func multipartForm(t *testing.T, fields [][2]string, file []byte) ([]byte, string) {
+	t.Helper()
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	for _, f := range fields {
+		if err := w.WriteField(f[0], f[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if file != nil {
+		part, err := w.CreateFormFile("image", "cover.png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		part.Write(file)
+	}
+	w.Close()
+	return b.Bytes(), w.FormDataContentType()
+}

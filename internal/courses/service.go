@@ -1,0 +1,159 @@
+package courses
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Service carries the course, lesson, access and tutor operations and the
+// public catalogue. Every operation takes the caller and checks the policy
+// first.
+type Service struct {
+	Clock clock.Clock
+	// CloneTopics copies the topics of one lesson to another inside the
+	// clone's transaction (package topics provides it; topics imports
+	// courses, so it is wired by the server). Nil: clones have no topics.
+	CloneTopics func(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, fromLessonID, toLessonID int64) error
+	// Topics lists every topic of a course for the admin program, active
+	// or not (package topics, wired by the server for the same reason).
+	// Nil: programs show lessons without topics.
+	Topics func(ctx context.Context, q sqldb.Querier, courseID int64) ([]AdminTopic, error)
+	// FileURL, when set, turns a stored file key into a link clients can
+	// fetch; course images then carry image_url.
+	FileURL func(t *platform.Tenant, key string) string
+	// ContentChanged, when set, runs after a change to the lessons of a
+	// course commits (package learning re-opens finished courses that
+	// gained an active topic). Its failure is logged: the change stands.
+	ContentChanged func(ctx context.Context, t *platform.Tenant, courseID int64) error
+}
+
+// changed tells ContentChanged that a course's lessons changed.
+func (s *Service) changed(ctx context.Context, t *platform.Tenant, courseID int64) {
+	if s.ContentChanged == nil {
+		return
+	}
+	if err := s.ContentChanged(context.WithoutCancel(ctx), t, courseID); err != nil {
+		slog.Default().Error("courses: course content changed", "tenant", t.ID, "course", courseID, "error", err)
+	}
+}
+
+// AdminTopic is a topic as the admin program shows it: every field, with
+// the content value as stored.
+type AdminTopic struct {
+	ID            int64           `json:"id"`
+	LessonID      int64           `json:"lesson_id"`
+	Title         string          `json:"title"`
+	Summary       string          `json:"summary"`
+	Position      int             `json:"order"`
+	Active        bool            `json:"active"`
+	Preview       bool            `json:"preview"`
+	CanSkip       bool            `json:"can_skip"`
+	Duration      string          `json:"duration"`
+	TopicableType string          `json:"topicable_type"`
+	Content       json.RawMessage `json:"content"`
+}
+
+func (s *Service) now() time.Time { return s.Clock.Now().UTC() }
+
+var errUnauthorized = apperr.New(apperr.Forbidden, "This action is unauthorized.")
+
+// allow is nil when ok, else the 403 every refusal answers.
+func allow(ok bool) error {
+	if ok {
+		return nil
+	}
+	return errUnauthorized
+}
+
+// isAdmin reports whether p edits every course, not only its own.
+func isAdmin(p *access.Principal) bool { return p.Has(access.CourseUpdate) }
+
+// problems collects validation messages keyed by input field, so that one
+// answer lists every mistake of a request.
+type problems map[string][]string
+
+func (p problems) add(field, message string) { p[field] = append(p[field], message) }
+
+// err is the 422 for the collected messages, or nil when there are none.
+func (p problems) err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return apperr.Validation(p)
+}
+
+// args builds the argument list of a query with numbered placeholders.
+type args []any
+
+// add appends v and returns its placeholder.
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// list appends each id and returns "$3, $4, $5".
+func (a *args) list(ids []int64) string {
+	ph := make([]string, len(ids))
+	for i, id := range ids {
+		ph[i] = a.add(id)
+	}
+	return strings.Join(ph, ", ")
+}
+
+// likePattern matches value anywhere, with LIKE's wildcards in value taken
+// literally (the queries say ESCAPE '\').
+func likePattern(value string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(strings.TrimSpace(value)) + "%"
+}
+
+// uniqueIDs drops repeated ids, keeping the first order.
+func uniqueIDs(ids []int64) []int64 {
+	seen := make(map[int64]bool, len(ids))
+	out := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Optional is a field a partial update may set, set to null or leave out.
+type Optional[T any] struct {
+	Set   bool
+	Value *T
+}
+
+func (o *Optional[T]) UnmarshalJSON(b []byte) error {
+	o.Set = true
+	if string(b) == "null" {
+		o.Value = nil
+		return nil
+	}
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	o.Value = &v
+	return nil
+}
+
+// or returns the value when set, else current.
+func (o Optional[T]) or(current *T) *T {
+	if o.Set {
+		return o.Value
+	}
+	return current
+}

@@ -1,0 +1,241 @@
+// Package jobs runs named jobs for every tenant on a schedule. Any number
+// of replicas may run a Scheduler: for each job and tenant, a lock decides
+// which replica runs a due job, the tenant's job_runs table remembers when
+// it last ran, and the time comes from the injected clock, so tests drive
+// the schedule with Tick instead of waiting.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/lock"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Schedule tells when a job is next due after a run.
+type Schedule interface {
+	Next(after time.Time) time.Time
+}
+
+// Every is a schedule of a fixed interval between runs.
+type Every time.Duration
+
+// Next is one interval after the last run.
+func (e Every) Next(after time.Time) time.Time { return after.Add(time.Duration(e)) }
+
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// Cron parses a five-field cron expression ("0 * * * *") or a descriptor
+// ("@hourly", "@daily"); times are taken in UTC.
+func Cron(expr string) (Schedule, error) {
+	s, err := cronParser.Parse(expr)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: cron %q: %w", expr, err)
+	}
+	return utcSchedule{s}, nil
+}
+
+// MustCron is Cron for expressions fixed in the code.
+func MustCron(expr string) Schedule {
+	s, err := Cron(expr)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+type utcSchedule struct{ cron.Schedule }
+
+func (s utcSchedule) Next(after time.Time) time.Time { return s.Schedule.Next(after.UTC()) }
+
+// Job is a named piece of work run for each tenant.
+type Job struct {
+	// Name identifies the job in job_runs and in its lock.
+	Name     string
+	Schedule Schedule
+	// Timeout bounds one run; the job's lock is held as long, so another
+	// replica cannot start it meanwhile. Default 10 minutes.
+	Timeout time.Duration
+	// Tenants, when set, picks the tenants the job runs for.
+	Tenants func(platform.Record) bool
+	// Run does the work for one tenant at now.
+	Run func(ctx context.Context, t *platform.Tenant, now time.Time) error
+}
+
+const defaultTimeout = 10 * time.Minute
+
+// Scheduler runs jobs when they are due.
+type Scheduler struct {
+	clock   clock.Clock
+	locker  lock.Locker
+	tenants *platform.Tenants
+	log     *slog.Logger
+	// Poll is how often Run looks for due jobs.
+	Poll time.Duration
+
+	mu   sync.Mutex
+	jobs []Job
+}
+
+// New returns a scheduler of the tenants of ts.
+func New(clk clock.Clock, locker lock.Locker, ts *platform.Tenants, log *slog.Logger) *Scheduler {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Scheduler{clock: clk, locker: locker, tenants: ts, log: log, Poll: time.Minute}
+}
+
+// Add registers jobs; names must be unique.
+func (s *Scheduler) Add(jobs ...Job) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, j := range jobs {
+		for _, have := range s.jobs {
+			if have.Name == j.Name {
+				panic("jobs: job registered twice: " + j.Name)
+			}
+		}
+		if j.Timeout <= 0 {
+			j.Timeout = defaultTimeout
+		}
+		s.jobs = append(s.jobs, j)
+	}
+}
+
+// Jobs lists the registered jobs.
+func (s *Scheduler) Jobs() []Job {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Job(nil), s.jobs...)
+}
+
+// Run calls Tick every Poll until ctx ends.
+func (s *Scheduler) Run(ctx context.Context) {
+	ticker := time.NewTicker(s.Poll)
+	defer ticker.Stop()
+	for {
+		if err := s.Tick(ctx, s.clock.Now()); err != nil && ctx.Err() == nil {
+			s.log.Error("scheduled jobs failed", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// Tick runs, for every tenant of the registry, each job that is due at
+// now: one that never ran, or whose schedule's next time after its last
+// run has come. A failed run is not recorded, so it is tried again on the
+// next tick; the errors of all failed runs are returned together.
+func (s *Scheduler) Tick(ctx context.Context, now time.Time) error {
+	jobs := s.Jobs()
+	if len(jobs) == 0 {
+		return nil
+	}
+	recs, err := s.tenants.Registry().List(ctx)
+	if err != nil {
+		return fmt.Errorf("jobs: list tenants: %w", err)
+	}
+	var errs []error
+	for _, rec := range recs {
+		if ctx.Err() != nil {
+			break
+		}
+		if err := s.tickTenant(ctx, rec, jobs, now.UTC()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Scheduler) tickTenant(ctx context.Context, rec platform.Record, jobs []Job, now time.Time) error {
+	var mine []Job
+	for _, j := range jobs {
+		if j.Tenants == nil || j.Tenants(rec) {
+			mine = append(mine, j)
+		}
+	}
+	if len(mine) == 0 {
+		return nil
+	}
+	t, release, err := s.tenants.Get(ctx, rec)
+	if err != nil {
+		return fmt.Errorf("jobs: open tenant %d: %w", rec.ID, err)
+	}
+	defer release()
+	var errs []error
+	for _, j := range mine {
+		if err := s.runIfDue(ctx, t, j, now); err != nil {
+			errs = append(errs, fmt.Errorf("jobs: %s for tenant %d: %w", j.Name, t.ID, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// runIfDue runs the job for the tenant when it is due and this process
+// holds its lock. The due check is repeated under the lock, because
+// another replica may have run the job between the first check and taking
+// the lock.
+func (s *Scheduler) runIfDue(ctx context.Context, t *platform.Tenant, j Job, now time.Time) error {
+	if due, err := s.due(ctx, t.DB, j, now); err != nil || !due {
+		return err
+	}
+	unlock, err := s.locker.TryAcquire(ctx, "job:"+j.Name+":"+strconv.FormatInt(t.ID, 10), j.Timeout)
+	if errors.Is(err, lock.ErrNotAcquired) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock(context.WithoutCancel(ctx))
+	if due, err := s.due(ctx, t.DB, j, now); err != nil || !due {
+		return err
+	}
+	runCtx, cancel := context.WithTimeout(ctx, j.Timeout)
+	defer cancel()
+	if err := j.Run(runCtx, t, now); err != nil {
+		return err
+	}
+	_, err = t.DB.ExecContext(ctx, `INSERT INTO job_runs (name, last_run_at) VALUES ($1, $2)
+		ON CONFLICT (name) DO UPDATE SET last_run_at = excluded.last_run_at`, j.Name, now)
+	return err
+}
+
+func (s *Scheduler) due(ctx context.Context, db *sqldb.DB, j Job, now time.Time) (bool, error) {
+	last, err := LastRun(ctx, db, j.Name)
+	if err != nil {
+		return false, err
+	}
+	if last == nil {
+		return true, nil
+	}
+	return !j.Schedule.Next(*last).After(now), nil
+}
+
+// LastRun returns when the job last ran successfully for the tenant
+// database, or nil when it never has.
+func LastRun(ctx context.Context, db sqldb.Querier, name string) (*time.Time, error) {
+	var at sql.NullTime
+	err := db.QueryRowContext(ctx, `SELECT last_run_at FROM job_runs WHERE name = $1`, name).Scan(&at)
+	if sqldb.NotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jobs: last run of %s: %w", name, err)
+	}
+	v := at.Time.UTC()
+	return &v, nil
+}

@@ -1,0 +1,197 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/jobs"
+	"github.com/lms-platform/lms/internal/platform"
+)
+
+// runs counts a job's runs per tenant.
+type runs struct {
+	mu sync.Mutex
+	n  map[int64]int
+}
+
+func (r *runs) job(name string, s jobs.Schedule) jobs.Job {
+	return jobs.Job{Name: name, Schedule: s, Run: func(_ context.Context, t *platform.Tenant, _ time.Time) error {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.n == nil {
+			r.n = map[int64]int{}
+		}
+		r.n[t.ID]++
+		return nil
+	}}
+}
+
+func (r *runs) total() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, v := range r.n {
+		n += v
+	}
+	return n
+}
+
+func scheduler(env *apitest.Env) *jobs.Scheduler {
+	return jobs.New(env.Clock, env.Server.Locker, env.Server.Tenants, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+func tenantCount(t *testing.T, env *apitest.Env) int {
+	recs, err := env.Server.Registry.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(recs)
+}
+
+func TestScheduleAndRecord(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
+		env.Clock.Set(time.Date(2030, 1, 1, 10, 30, 0, 0, time.UTC))
+		s := scheduler(env)
+		var hourly, every runs
+		s.Add(hourly.job("hourly", jobs.MustCron("@hourly")), every.job("every", jobs.Every(15*time.Minute)))
+		tenants := tenantCount(t, env)
+		if tenants < 2 {
+			t.Fatalf("%d tenants, want the platform and the school", tenants)
+		}
+		tick := func() {
+			t.Helper()
+			if err := s.Tick(ctx, env.Clock.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tick() // never ran: runs at once for every tenant
+		tick() // not due
+		if hourly.total() != tenants || every.total() != tenants {
+			t.Fatalf("first ticks: hourly %d, every %d, want %d each", hourly.total(), every.total(), tenants)
+		}
+		env.Clock.Advance(15 * time.Minute) // 10:45
+		tick()
+		if hourly.total() != tenants || every.total() != 2*tenants {
+			t.Errorf("10:45: hourly %d, every %d", hourly.total(), every.total())
+		}
+		env.Clock.Advance(15 * time.Minute) // 11:00
+		tick()
+		if hourly.total() != 2*tenants || every.total() != 3*tenants {
+			t.Errorf("11:00: hourly %d, every %d", hourly.total(), every.total())
+		}
+		t1, release := env.OpenTenant(env.Tenant)
+		defer release()
+		last, err := jobs.LastRun(ctx, t1.DB, "hourly")
+		if err != nil || last == nil || !last.Equal(env.Clock.Now()) {
+			t.Errorf("job_runs: %v %v, want %s", last, err, env.Clock.Now())
+		}
+		// A new scheduler (a restart) reads the record and runs nothing.
+		s2 := scheduler(env)
+		var again runs
+		s2.Add(again.job("hourly", jobs.MustCron("@hourly")))
+		if err := s2.Tick(ctx, env.Clock.Now()); err != nil || again.total() != 0 {
+			t.Errorf("after restart: %d runs, %v", again.total(), err)
+		}
+	})
+}
+
+// TestOneReplicaRuns runs two schedulers, as two replicas would, sharing
+// the lock and the databases: each due job runs once, and a job still
+// running is not started by the other replica.
+func TestOneReplicaRuns(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
+		tenants := tenantCount(t, env)
+		var n atomic.Int32
+		started := make(chan struct{}, tenants)
+		release := make(chan struct{})
+		slow := jobs.Job{Name: "slow", Schedule: jobs.Every(time.Hour), Run: func(ctx context.Context, _ *platform.Tenant, _ time.Time) error {
+			n.Add(1)
+			started <- struct{}{}
+			<-release
+			return nil
+		}}
+		a, b := scheduler(env), scheduler(env)
+		a.Add(slow)
+		b.Add(slow)
+		done := make(chan error, 1)
+		go func() { done <- a.Tick(ctx, env.Clock.Now()) }()
+		<-started // a runs the job for its first tenant and holds the lock
+		var errB error
+		bDone := make(chan struct{})
+		go func() { errB = b.Tick(ctx, env.Clock.Now()); close(bDone) }()
+		// b skips the tenant a holds and runs the others; let everyone go.
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		<-bDone
+		if errB != nil {
+			t.Fatal(errB)
+		}
+		if got := int(n.Load()); got != tenants {
+			t.Errorf("%d runs for %d tenants, want one each", got, tenants)
+		}
+		// Both replicas tick again at the same time: nothing is due.
+		a.Tick(ctx, env.Clock.Now())
+		b.Tick(ctx, env.Clock.Now())
+		if got := int(n.Load()); got != tenants {
+			t.Errorf("%d runs after ticks that were not due", got)
+		}
+	})
+}
+
+func TestFailedRunIsRetried(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
+		var calls atomic.Int32
+		fail := true
+		s := scheduler(env)
+		s.Add(jobs.Job{Name: "flaky", Schedule: jobs.MustCron("@daily"),
+			Tenants: func(r platform.Record) bool { return r.ID == env.Tenant.ID },
+			Run: func(context.Context, *platform.Tenant, time.Time) error {
+				calls.Add(1)
+				if fail {
+					return errors.New("boom")
+				}
+				return nil
+			}})
+		if err := s.Tick(ctx, env.Clock.Now()); err == nil {
+			t.Error("a failed run was not reported")
+		}
+		fail = false
+		env.Clock.Advance(time.Minute)
+		if err := s.Tick(ctx, env.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		s.Tick(ctx, env.Clock.Now())
+		if calls.Load() != 2 {
+			t.Errorf("%d calls, want 2 (failure, retry; then not due)", calls.Load())
+		}
+	})
+}
+
+func TestCronParsing(t *testing.T) {
+	if _, err := jobs.Cron("not a schedule"); err == nil {
+		t.Error("invalid expression accepted")
+	}
+	s := jobs.MustCron("0 * * * *")
+	at := time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC)
+	if got := s.Next(at); !got.Equal(at.Add(time.Hour)) {
+		t.Errorf("next after 10:00 is %s", got)
+	}
+	if got := jobs.MustCron("@daily").Next(at); !got.Equal(time.Date(2030, 1, 2, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("daily next is %s", got)
+	}
+	if got := jobs.Every(30 * time.Minute).Next(at); !got.Equal(at.Add(30 * time.Minute)) {
+		t.Errorf("every next is %s", got)
+	}
+}

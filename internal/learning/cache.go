@@ -1,0 +1,146 @@
+package learning
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Programs are read far more often than courses change, and reading every
+// topic of a course is most of a program's cost. So each tenant keeps the
+// rendered programs of its courses (without anyone's progress) in memory,
+// checked on every read against program_versions, a per-course counter
+// that database triggers move whenever the course, its authors or tags, or
+// one of its lessons or topics changes, whoever changes it. An entry also expires when a lesson's
+// window opens or closes, and after programTTL, well within the lifetime
+// of the signed file links it holds.
+const (
+	programTTL     = 5 * time.Minute
+	programEntries = 512
+)
+
+type programCache struct {
+	mu      sync.Mutex
+	entries map[int64]*staticProgram
+}
+
+// staticProgram is the part of a program that is the same for everyone.
+type staticProgram struct {
+	version int64
+	expires time.Time
+	course  courses.Course
+	tree    *tree
+	lessons []LearnerLesson
+	// encoded holds the lessons encoded for ProgramJSON; anonymous is
+	// their encoding with no one's progress.
+	encoded   []lessonJSON
+	anonymous []byte
+}
+
+type programCacheKey struct{}
+
+func cacheOf(t *platform.Tenant) *programCache {
+	return t.Local(programCacheKey{}, func() any {
+		return &programCache{entries: map[int64]*staticProgram{}}
+	}).(*programCache)
+}
+
+func (c *programCache) get(courseID, version int64, now time.Time) *staticProgram {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[courseID]
+	if e == nil || e.version != version || !now.Before(e.expires) {
+		return nil
+	}
+	return e
+}
+
+func (c *programCache) put(courseID int64, e *staticProgram, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) >= programEntries {
+		for id, old := range c.entries {
+			if !now.Before(old.expires) || len(c.entries) >= programEntries {
+				delete(c.entries, id)
+			}
+		}
+	}
+	c.entries[courseID] = e
+}
+
+// programVersion reads the course's change counter. It is read before the
+// lessons and topics, so a change committed in between makes the entry
+// stale rather than wrongly fresh.
+func programVersion(ctx context.Context, q sqldb.Querier, courseID int64) (int64, error) {
+	var v int64
+	err := q.QueryRowContext(ctx, `SELECT version FROM program_versions WHERE course_id = $1`, courseID).Scan(&v)
+	if sqldb.NotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("learning: program version: %w", err)
+	}
+	return v, nil
+}
+
+// static returns the course and the shared part of its program, from the
+// cache when it is current. An unknown course is NotFound.
+func (s *Service) static(ctx context.Context, t *platform.Tenant, q sqldb.Querier, courseID int64, now time.Time) (*staticProgram, error) {
+	version, err := programVersion(ctx, q, courseID)
+	if err != nil {
+		return nil, err
+	}
+	cache := cacheOf(t)
+	if e := cache.get(courseID, version, now); e != nil {
+		return e, nil
+	}
+	c, err := courses.ByID(ctx, q, courseID)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := loadTree(ctx, q, courseID, now)
+	if err != nil {
+		return nil, err
+	}
+	e := &staticProgram{version: version, expires: now.Add(programTTL), course: c, tree: tr}
+	if e.lessons, err = s.renderLessons(t, now, tr.roots); err != nil {
+		return nil, err
+	}
+	if e.encoded, err = encodeLessons(e.lessons); err != nil {
+		return nil, err
+	}
+	e.anonymous = appendLessons(nil, e.encoded, nil)
+	tr.walk(func(n *lessonNode) {
+		for _, edge := range []*time.Time{n.ActiveFrom, n.ActiveTo} {
+			if edge != nil && edge.After(now) && edge.Before(e.expires) {
+				e.expires = *edge
+			}
+		}
+	})
+	cache.put(courseID, e, now)
+	return e, nil
+}
+
+// withProgress copies the shared lessons with the learner's progress in
+// each topic; the cached lessons are never changed.
+func withProgress(lessons []LearnerLesson, progress map[int64]topicProgress) []LearnerLesson {
+	out := make([]LearnerLesson, len(lessons))
+	for i, l := range lessons {
+		out[i] = l
+		out[i].Topics = make([]LearnerTopic, len(l.Topics))
+		states := make([]TopicState, len(l.Topics))
+		for j, topic := range l.Topics {
+			tp := progress[topic.ID]
+			states[j] = TopicState{Status: tp.Status, Seconds: tp.Seconds}
+			out[i].Topics[j] = topic
+			out[i].Topics[j].Progress = &states[j]
+		}
+		out[i].Lessons = withProgress(l.Lessons, progress)
+	}
+	return out
+}

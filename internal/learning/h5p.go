@@ -1,0 +1,115 @@
+package learning
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/platform"
+)
+
+// H5PStatement is a stored xAPI statement of an H5P topic.
+type H5PStatement struct {
+	ID       int64    `json:"id"`
+	TopicID  int64    `json:"topic_id"`
+	Verb     string   `json:"verb" doc:"The statement's verb id."`
+	Score    *float64 `json:"score" doc:"result.score.raw, when given."`
+	MaxScore *float64 `json:"max_score" doc:"result.score.max, when given."`
+}
+
+// Extensions H5P puts in xAPI statements.
+const (
+	h5pSubContentID = "http://h5p.org/x-api/h5p-subContentId"
+)
+
+// StatementOf returns the statement of a request body, which is either
+// {"statement": {...}} or the statement itself.
+func StatementOf(body map[string]any) map[string]any {
+	if inner, ok := body["statement"].(map[string]any); ok {
+		return inner
+	}
+	return body
+}
+
+// CompletesTopic reports whether an xAPI statement says its learner
+// completed or passed the whole H5P content of a topic: the verb is
+// "completed" or "passed" and the statement is about the top-level
+// content, not one of its parts (parts carry a sub-content id and a parent
+// activity). The H5P topic kind will complete topics with it; storing a
+// statement does not complete anything yet.
+func CompletesTopic(statement map[string]any) bool {
+	verb := verbOf(statement)
+	if !strings.HasSuffix(verb, "/completed") && !strings.HasSuffix(verb, "/passed") {
+		return false
+	}
+	object, _ := statement["object"].(map[string]any)
+	definition, _ := object["definition"].(map[string]any)
+	extensions, _ := definition["extensions"].(map[string]any)
+	if _, ok := extensions[h5pSubContentID]; ok {
+		return false
+	}
+	ctx, _ := statement["context"].(map[string]any)
+	activities, _ := ctx["contextActivities"].(map[string]any)
+	if parents, _ := activities["parent"].([]any); len(parents) > 0 {
+		return false
+	}
+	return true
+}
+
+func verbOf(statement map[string]any) string {
+	verb, _ := statement["verb"].(map[string]any)
+	id, _ := verb["id"].(string)
+	return strings.TrimSpace(id)
+}
+
+// scoreOf returns result.score.raw and result.score.max when they are
+// numbers.
+func scoreOf(statement map[string]any) (raw, max *float64) {
+	result, _ := statement["result"].(map[string]any)
+	score, _ := result["score"].(map[string]any)
+	if v, ok := score["raw"].(float64); ok {
+		raw = &v
+	}
+	if v, ok := score["max"].(float64); ok {
+		max = &v
+	}
+	return raw, max
+}
+
+// StoreStatement keeps an xAPI statement the caller's H5P topic reported.
+func (s *Service) StoreStatement(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64,
+	body map[string]any) (H5PStatement, error) {
+	now := s.now()
+	statement := StatementOf(body)
+	verb := verbOf(statement)
+	if verb == "" || len(verb) > 255 {
+		return H5PStatement{}, &apperr.Error{Kind: apperr.Invalid, Message: "The given data was invalid.",
+			Fields: map[string][]string{"statement.verb.id": {"The statement needs a verb id of at most 255 characters."}}}
+	}
+	c, err := s.learnerTopic(ctx, t, t.DB, now, p, topicID)
+	if err != nil {
+		return H5PStatement{}, err
+	}
+	cp, err := courseRow(ctx, t.DB, p.UserID, c.ID)
+	if err != nil {
+		return H5PStatement{}, err
+	}
+	if cp.missed(now) {
+		return H5PStatement{}, errDeadline
+	}
+	raw, err := json.Marshal(statement)
+	if err != nil {
+		return H5PStatement{}, apperr.Wrap(apperr.Invalid, err, "The statement is not valid JSON.")
+	}
+	out := H5PStatement{TopicID: topicID, Verb: verb}
+	out.Score, out.MaxScore = scoreOf(statement)
+	if err := t.DB.QueryRowContext(ctx, `INSERT INTO topic_h5p_statements (user_id, topic_id, verb, score, max_score,
+		statement, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+		p.UserID, topicID, verb, out.Score, out.MaxScore, string(raw), now).Scan(&out.ID); err != nil {
+		return H5PStatement{}, fmt.Errorf("learning: store statement: %w", err)
+	}
+	return out, nil
+}

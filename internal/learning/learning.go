@@ -1,0 +1,122 @@
+// Package learning is the learner's side of courses: the program of a
+// course with its content, topic previews, progress (statuses, time on
+// topics, H5P statements), deadlines, the events of starting and finishing,
+// and the scheduled jobs that remind of deadlines and open courses.
+//
+// Courses, lessons and topics are authored in packages courses and topics;
+// this package reads them and owns the progress tables.
+package learning
+
+import (
+	"context"
+	"time"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/settings"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Service serves programs and records progress.
+type Service struct {
+	Clock clock.Clock
+	// Kinds renders topic content; a topic whose class it lacks shows no
+	// content.
+	Kinds *content.Registry
+	// FileURL signs a link to a file of the tenant's blob store.
+	FileURL  func(t *platform.Tenant, key string) string
+	Settings *settings.Service
+}
+
+// Topic statuses of topic_progress.status.
+const (
+	Incomplete = 0
+	Complete   = 1
+	InProgress = 2
+)
+
+// Messages the learner routes answer with.
+const (
+	msgNoAccess  = "You do not have access to this course."
+	msgNotActive = "The course is not active yet."
+	msgDeadline  = "The deadline for this course was missed."
+)
+
+var (
+	errNoAccess     = apperr.New(apperr.Forbidden, msgNoAccess)
+	errNotActive    = apperr.New(apperr.Forbidden, msgNotActive)
+	errDeadline     = apperr.New(apperr.Forbidden, msgDeadline)
+	errTopicMissing = apperr.New(apperr.NotFound, "Topic not found.")
+)
+
+// now is the time of the request, to the microsecond: PostgreSQL keeps no
+// more, and a time written must read back equal for the seconds of pings
+// to add up exactly.
+func (s *Service) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Microsecond) }
+
+// canEdit reports whether p authors or administers the course; editors
+// see programs of courses that are not active yet.
+func canEdit(p *access.Principal, c courses.Course) bool {
+	return p != nil && (courses.CanEdit(p, c) || courses.CanRead(p, c))
+}
+
+// notYetActive reports a course that has not opened to learners: waiting
+// for activation or before its window.
+func notYetActive(c courses.Course, now time.Time) bool {
+	return c.Status == courses.PublishedUnactivated || !c.Started(now)
+}
+
+// readable checks that p may read the program of c at now.
+func readable(ctx context.Context, q sqldb.Querier, now time.Time, p *access.Principal, c courses.Course) error {
+	ok, err := courses.CanLearn(ctx, q, now, p, c)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errNoAccess
+	}
+	if notYetActive(c, now) && !canEdit(p, c) {
+		return errNotActive
+	}
+	return nil
+}
+
+// writable checks that p may record progress in c at now: it must be able
+// to read the program, and the course must be open (editors may try out
+// courses that are not). A course whose window has closed has passed every
+// learner's deadline.
+func writable(ctx context.Context, q sqldb.Querier, now time.Time, p *access.Principal, c courses.Course) error {
+	if err := readable(ctx, q, now, p, c); err != nil {
+		return err
+	}
+	if canEdit(p, c) {
+		return nil
+	}
+	if c.Status != courses.Published {
+		return errNoAccess
+	}
+	if c.Ended(now) {
+		return errDeadline
+	}
+	return nil
+}
+
+// deadlineFor is the deadline of a learner starting c at start: the
+// earlier of start + hours_to_complete and the end of the course's window;
+// nil when neither is set.
+func deadlineFor(c courses.Course, start time.Time) *time.Time {
+	var d *time.Time
+	if c.HoursToComplete != nil && *c.HoursToComplete > 0 {
+		v := start.Add(time.Duration(*c.HoursToComplete) * time.Hour)
+		d = &v
+	}
+	if c.ActiveTo != nil && (d == nil || c.ActiveTo.Before(*d)) {
+		v := c.ActiveTo.UTC()
+		d = &v
+	}
+	return d
+}

@@ -1,0 +1,329 @@
+package learning
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/events"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/topics"
+)
+
+// Course states of a learner, as the paginated progress list filters them.
+const (
+	Planned  = "planned"
+	Started  = "started"
+	Finished = "finished"
+)
+
+// ProgressSummary is a learner's progress in one course.
+type ProgressSummary struct {
+	Status         string     `json:"status" enum:"planned,started,finished"`
+	TotalTopics    int        `json:"total_topics" doc:"Visible topics of the course."`
+	FinishedTopics int        `json:"finished_topics" doc:"Visible topics the learner completed."`
+	Percent        int        `json:"percent" doc:"finished_topics of total_topics, rounded down."`
+	Seconds        int64      `json:"seconds" doc:"Time spent on the course's topics."`
+	StartedAt      *time.Time `json:"started_at"`
+	FinishedAt     *time.Time `json:"finished_at"`
+	Deadline       *time.Time `json:"deadline"`
+}
+
+func summarize(tr *tree, progress map[int64]topicProgress, cp *courseProgress) ProgressSummary {
+	s := ProgressSummary{Status: Planned, TotalTopics: len(tr.order)}
+	for _, topic := range tr.order {
+		tp := progress[topic.ID]
+		if tp.Status == Complete {
+			s.FinishedTopics++
+		}
+		s.Seconds += tp.Seconds
+	}
+	if s.TotalTopics > 0 {
+		s.Percent = s.FinishedTopics * 100 / s.TotalTopics
+	}
+	if cp != nil {
+		s.StartedAt, s.FinishedAt, s.Deadline = cp.StartedAt, cp.FinishedAt, cp.Deadline
+		s.Status = Started
+		if cp.FinishedAt != nil {
+			s.Status = Finished
+		}
+	}
+	return s
+}
+
+// CourseProgress is a learner's progress in one course, topic by topic.
+type CourseProgress struct {
+	CourseID int64 `json:"course_id"`
+	ProgressSummary
+	Topics []TopicProgress `json:"topics" doc:"Every visible topic in program order."`
+}
+
+// CourseProgress returns the caller's progress in one course they may
+// learn or have progress in.
+func (s *Service) CourseProgress(ctx context.Context, t *platform.Tenant, p *access.Principal, courseID int64) (CourseProgress, error) {
+	c, err := courses.ByID(ctx, t.DB, courseID)
+	if err != nil {
+		return CourseProgress{}, err
+	}
+	cp, err := courseRow(ctx, t.DB, p.UserID, c.ID)
+	if err != nil {
+		return CourseProgress{}, err
+	}
+	if cp == nil {
+		ok, err := courses.CanLearn(ctx, t.DB, s.now(), p, c)
+		if err != nil {
+			return CourseProgress{}, err
+		}
+		if !ok {
+			return CourseProgress{}, errNoAccess
+		}
+	}
+	tr, err := loadTree(ctx, t.DB, c.ID, s.now())
+	if err != nil {
+		return CourseProgress{}, err
+	}
+	return courseProgressOf(ctx, t.DB, p.UserID, c, tr, cp)
+}
+
+func courseProgressOf(ctx context.Context, q sqldb.Querier, userID int64, c courses.Course, tr *tree,
+	cp *courseProgress) (CourseProgress, error) {
+	progress, err := topicRows(ctx, q, userID, c.ID)
+	if err != nil {
+		return CourseProgress{}, err
+	}
+	out := CourseProgress{CourseID: c.ID, ProgressSummary: summarize(tr, progress, cp), Topics: make([]TopicProgress, 0, len(tr.order))}
+	for _, topic := range tr.order {
+		out.Topics = append(out.Topics, topicStatus(topic, progress[topic.ID]))
+	}
+	return out, nil
+}
+
+// ProgressWrite is one topic status a learner reports.
+type ProgressWrite struct {
+	TopicID int64 `json:"topic_id" minimum:"1"`
+	Status  int   `json:"status" enum:"0,1,2" doc:"0 incomplete, 1 complete, 2 in progress."`
+}
+
+// Record writes the caller's statuses of topics of one course and
+// answers the course's progress. It is idempotent: a status already held
+// changes nothing and emits nothing, and a complete topic stays complete.
+func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Principal, courseID int64, writes []ProgressWrite) (CourseProgress, error) {
+	now := s.now()
+	c, err := courses.ByID(ctx, t.DB, courseID)
+	if err != nil {
+		return CourseProgress{}, err
+	}
+	if err := writable(ctx, t.DB, now, p, c); err != nil {
+		return CourseProgress{}, err
+	}
+	tr, err := loadTree(ctx, t.DB, c.ID, now)
+	if err != nil {
+		return CourseProgress{}, err
+	}
+	fields := map[string][]string{}
+	for i, w := range writes {
+		if _, ok := tr.topics[w.TopicID]; !ok {
+			key := "progress." + strconv.Itoa(i) + ".topic_id"
+			fields[key] = append(fields[key], "The topic is not part of this course.")
+		}
+	}
+	if len(fields) > 0 {
+		return CourseProgress{}, &apperr.Error{Kind: apperr.Invalid, Message: "The given data was invalid.", Fields: fields}
+	}
+	var out CourseProgress
+	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
+		cp, err := s.record(ctx, tx, now, p.UserID, c, tr, writes)
+		if err != nil {
+			return err
+		}
+		out, err = courseProgressOf(ctx, tx, p.UserID, c, tr, cp)
+		return err
+	})
+	return out, err
+}
+
+// CompleteTopic marks a topic complete for a learner with the events a
+// learner's own write emits (TopicFinished, LessonFinished,
+// CourseFinished, and CourseStarted first when needed). Package topics
+// calls it when a learner submits a project; the caller has checked the
+// learner's access. It fails with Forbidden after the learner's deadline
+// and NotFound for a topic learners do not see.
+func (s *Service) CompleteTopic(ctx context.Context, t *platform.Tenant, userID, topicID int64) error {
+	now := s.now()
+	topic, err := topics.ByID(ctx, t.DB, topicID)
+	if err != nil {
+		return err
+	}
+	c, err := courses.ByID(ctx, t.DB, topic.CourseID)
+	if err != nil {
+		return err
+	}
+	tr, err := loadTree(ctx, t.DB, c.ID, now)
+	if err != nil {
+		return err
+	}
+	if _, ok := tr.topics[topic.ID]; !ok {
+		return errTopicMissing
+	}
+	return t.Tx(ctx, func(tx *sqldb.Tx) error {
+		_, err := s.record(ctx, tx, now, userID, c, tr, []ProgressWrite{{TopicID: topicID, Status: Complete}})
+		return err
+	})
+}
+
+// record applies writes inside tx and emits their events: CourseStarted
+// when this starts the course, TopicFinished for each topic turning
+// complete, LessonFinished for each lesson turning finished (children
+// first), CourseFinished when the course turns finished. It returns the
+// learner's course row.
+func (s *Service) record(ctx context.Context, tx *sqldb.Tx, now time.Time, userID int64, c courses.Course, tr *tree,
+	writes []ProgressWrite) (*courseProgress, error) {
+	started, err := startCourse(ctx, tx, now, userID, c)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := courseRow(ctx, tx, userID, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	if cp.missed(now) {
+		return nil, errDeadline
+	}
+	if started {
+		if err := emit(ctx, tx, now, events.CourseStarted, userID, map[string]any{"course_id": c.ID,
+			"deadline": cp.Deadline}); err != nil {
+			return nil, err
+		}
+	}
+	var completed []int64
+	for _, w := range writes {
+		done, err := setStatus(ctx, tx, now, userID, c.ID, w.TopicID, w.Status)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			completed = append(completed, w.TopicID)
+		}
+	}
+	if len(completed) == 0 {
+		return cp, nil
+	}
+	after, err := statuses(ctx, tx, userID, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	before := make(map[int64]int, len(after))
+	for id, st := range after {
+		before[id] = st
+	}
+	for _, id := range completed {
+		before[id] = Incomplete
+		topic := tr.topics[id]
+		if err := emit(ctx, tx, now, events.TopicFinished, userID, map[string]any{"course_id": c.ID,
+			"lesson_id": topic.LessonID, "topic_id": id}); err != nil {
+			return nil, err
+		}
+	}
+	wasFinished := map[int64]bool{}
+	for _, id := range tr.finishedLessons(before) {
+		wasFinished[id] = true
+	}
+	for _, id := range tr.finishedLessons(after) {
+		if wasFinished[id] {
+			continue
+		}
+		if err := emit(ctx, tx, now, events.LessonFinished, userID, map[string]any{"course_id": c.ID,
+			"lesson_id": id}); err != nil {
+			return nil, err
+		}
+	}
+	if tr.finished(after) {
+		finished, err := finishCourse(ctx, tx, now, userID, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		if finished {
+			cp.FinishedAt = &now
+			if err := emit(ctx, tx, now, events.CourseFinished, userID, map[string]any{"course_id": c.ID}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return cp, nil
+}
+
+func emit(ctx context.Context, tx *sqldb.Tx, now time.Time, name string, userID int64, payload map[string]any) error {
+	return events.Emit(ctx, tx, now, events.Event{Name: name, UserID: userID, Payload: payload})
+}
+
+// TopicPing is the state of a topic after a ping.
+type TopicPing struct {
+	TopicID int64 `json:"topic_id"`
+	Status  int   `json:"status" enum:"0,1,2"`
+	Seconds int64 `json:"seconds" doc:"Time spent on the topic."`
+}
+
+// Ping records that the caller is on a topic: it adds the time since the
+// caller's previous ping of the topic when that was under an hour ago,
+// marks the topic in progress unless it is complete, and starts the course
+// when needed.
+func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (TopicPing, error) {
+	now := s.now()
+	q := prepared(t)
+	c, err := s.learnerTopic(ctx, t, q, now, p, topicID)
+	if err != nil {
+		return TopicPing{}, err
+	}
+	cp, err := courseRow(ctx, q, p.UserID, c.ID)
+	if err != nil {
+		return TopicPing{}, err
+	}
+	if cp.missed(now) {
+		return TopicPing{}, errDeadline
+	}
+	out := TopicPing{TopicID: topicID}
+	if cp != nil {
+		// The course has started: one statement, no transaction.
+		out.Status, out.Seconds, err = ping(ctx, q, t.DB.Dialect, now, p.UserID, c.ID, topicID)
+		return out, err
+	}
+	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
+		if _, err := s.record(ctx, tx, now, p.UserID, c, nil, nil); err != nil {
+			return err
+		}
+		out.Status, out.Seconds, err = ping(ctx, tx, tx.Dialect, now, p.UserID, c.ID, topicID)
+		return err
+	})
+	return out, err
+}
+
+// learnerTopic returns the course of a topic that learners see (an active
+// topic in an active lesson), read through the program cache, after
+// checking that p may record progress in it.
+func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.Querier, now time.Time,
+	p *access.Principal, topicID int64) (courses.Course, error) {
+	var courseID int64
+	err := q.QueryRowContext(ctx, `SELECT course_id FROM topics WHERE id = $1`, topicID).Scan(&courseID)
+	if sqldb.NotFound(err) {
+		return courses.Course{}, errTopicMissing
+	}
+	if err != nil {
+		return courses.Course{}, fmt.Errorf("learning: find topic %d: %w", topicID, err)
+	}
+	static, err := s.static(ctx, t, q, courseID, now)
+	if err != nil {
+		return courses.Course{}, err
+	}
+	if err := writable(ctx, q, now, p, static.course); err != nil {
+		return courses.Course{}, err
+	}
+	if _, ok := static.tree.topics[topicID]; !ok {
+		return courses.Course{}, errTopicMissing
+	}
+	return static.course, nil
+}

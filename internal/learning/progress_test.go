@@ -1,0 +1,480 @@
+package learning_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apitest"
+)
+
+func TestProgressEvents(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		// Lesson A has topics a1, a2 and a child lesson B with b1; lesson C
+		// has c1 and an inactive topic, which does not count.
+		c := addCourse(t, env, courseRow{Public: true})
+		a := addLesson(t, env, c, lessonRow{})
+		a1 := addTopic(t, env, c, a, topicRow{})
+		a2 := addTopic(t, env, c, a, topicRow{})
+		b := addLesson(t, env, c, lessonRow{Parent: a})
+		b1 := addTopic(t, env, c, b, topicRow{})
+		lc := addLesson(t, env, c, lessonRow{})
+		c1 := addTopic(t, env, c, lc, topicRow{})
+		addTopic(t, env, c, lc, topicRow{Inactive: true})
+		u := env.NewUser("student")
+
+		steps := []struct {
+			name   string
+			status int
+			topics []int64
+			events []string
+		}{
+			{"in progress starts the course", 2, []int64{a1}, []string{"CourseStarted"}},
+			{"same write again changes nothing", 2, []int64{a1}, []string{}},
+			{"complete a1", 1, []int64{a1}, []string{"TopicFinished"}},
+			{"complete a1 again", 1, []int64{a1}, []string{}},
+			{"a complete topic stays complete", 0, []int64{a1}, []string{}},
+			{"a2 leaves A open: B is not finished", 1, []int64{a2}, []string{"TopicFinished"}},
+			{"b1 finishes B, then A", 1, []int64{b1}, []string{"TopicFinished", "LessonFinished", "LessonFinished"}},
+			{"c1 finishes C and the course", 1, []int64{c1}, []string{"TopicFinished", "LessonFinished", "CourseFinished"}},
+			{"all again: nothing", 1, []int64{a1, a2, b1, c1}, []string{}},
+		}
+		for _, st := range steps {
+			got := eventsOf(env, func() { patch(t, env, 200, u, c, st.status, st.topics...) })
+			if !slices.Equal(got, st.events) {
+				t.Errorf("%s: events %v, want %v", st.name, got, st.events)
+			}
+		}
+		res := call(t, env, 200, "GET", "/api/courses/progress/"+id(c), u, nil)
+		for path, v := range map[string]any{
+			"data.status": "finished", "data.total_topics": 4, "data.finished_topics": 4, "data.percent": 100,
+			"data.topics.0.topic_id": a1, "data.topics.0.status": 1, "data.topics.2.topic_id": b1,
+		} {
+			if !same(res.Get(path), v) {
+				t.Errorf("%s = %#v, want %#v", path, res.Get(path), v)
+			}
+		}
+		if res.Get("data.finished_at") == nil || res.Get("data.started_at") == nil {
+			t.Errorf("dates missing: %s", res.Body)
+		}
+		// The payloads name the learner and the lesson.
+		tenant, release := env.OpenTenant(env.Tenant)
+		defer release()
+		var user int64
+		var payload string
+		if err := tenant.DB.QueryRowContext(context.Background(), `SELECT user_id, payload FROM events
+			WHERE name = 'LessonFinished' ORDER BY id LIMIT 1`).Scan(&user, &payload); err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		json.Unmarshal([]byte(payload), &got)
+		if user != u.ID || len(got) != 2 || !same(got["course_id"], c) || !same(got["lesson_id"], b) {
+			t.Errorf("LessonFinished of user %d with %s", user, payload)
+		}
+	})
+}
+
+func TestProgressInvalidWrites(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		c, _, topics := grid(t, env, courseRow{Public: true}, 1, 2)
+		other, _, otherTopics := grid(t, env, courseRow{Public: true}, 1, 1)
+		l := addLesson(t, env, c, lessonRow{})
+		inactive := addTopic(t, env, c, l, topicRow{Inactive: true})
+		private, _, privateTopics := grid(t, env, courseRow{}, 1, 1)
+		u := env.NewUser("student")
+		path := "/api/courses/progress/" + id(c)
+		for name, body := range map[string]any{
+			"topic of another course": map[string]any{"progress": []any{
+				map[string]any{"topic_id": topics[0][0], "status": 1},
+				map[string]any{"topic_id": otherTopics[0][0], "status": 1}}},
+			"inactive topic":  map[string]any{"progress": []any{map[string]any{"topic_id": inactive, "status": 1}}},
+			"unknown topic":   map[string]any{"progress": []any{map[string]any{"topic_id": 999999, "status": 1}}},
+			"invalid status":  map[string]any{"progress": []any{map[string]any{"topic_id": topics[0][0], "status": 3}}},
+			"missing status":  map[string]any{"progress": []any{map[string]any{"topic_id": topics[0][0]}}},
+			"empty list":      map[string]any{"progress": []any{}},
+			"no progress key": map[string]any{},
+		} {
+			t.Run(name, func(t *testing.T) {
+				got := eventsOf(env, func() { call(t, env, 422, "PATCH", path, u, body) })
+				if len(got) != 0 {
+					t.Errorf("events %v", got)
+				}
+			})
+		}
+		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress`) + count(t, env, `SELECT COUNT(*) FROM course_progress`); n != 0 {
+			t.Errorf("%d progress rows stored by invalid writes", n)
+		}
+		call(t, env, 404, "PATCH", "/api/courses/progress/999999", u,
+			map[string]any{"progress": []any{map[string]any{"topic_id": topics[0][0], "status": 1}}})
+		patch(t, env, 403, u, private, 1, privateTopics[0][0])
+		patch(t, env, 401, nil, other, 1, otherTopics[0][0])
+		call(t, env, 401, "PATCH", path, &apitest.User{Token: env.As("other-admin").Token},
+			map[string]any{"progress": []any{map[string]any{"topic_id": topics[0][0], "status": 1}}})
+	})
+}
+
+func TestDeadline(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		now := env.Clock.Now()
+		c, _, topics := grid(t, env, courseRow{Public: true, Hours: hours(2)}, 1, 2)
+		windowed, _, wTopics := grid(t, env, courseRow{Public: true, Hours: hours(100), ActiveTo: at(now.Add(time.Hour))}, 1, 1)
+		u := env.NewUser("student")
+		res := patch(t, env, 200, u, c, 1, topics[0][0])
+		if got, want := res.String("data.deadline"), now.Add(2*time.Hour); !sameTime(got, want) {
+			t.Errorf("deadline %s, want %s", got, want)
+		}
+		res = patch(t, env, 200, u, windowed, 2, wTopics[0][0])
+		if got := res.String("data.deadline"); !sameTime(got, now.Add(time.Hour)) {
+			t.Errorf("deadline %s, want the end of the window", got)
+		}
+		advance(env, 2*time.Hour+time.Second, u)
+		res = patch(t, env, 403, u, c, 1, topics[0][1])
+		if res.String("message") != "The deadline for this course was missed." {
+			t.Errorf("message %q", res.String("message"))
+		}
+		res = call(t, env, 403, "PUT", "/api/courses/progress/"+id(topics[0][1])+"/ping", u, nil)
+		if res.String("message") != "The deadline for this course was missed." {
+			t.Errorf("ping message %q", res.String("message"))
+		}
+		patch(t, env, 403, u, windowed, 1, wTopics[0][0])
+		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress WHERE status = 1`); n != 1 {
+			t.Errorf("%d complete topics after refused writes, want 1", n)
+		}
+		// Reading stays possible.
+		call(t, env, 200, "GET", "/api/courses/progress/"+id(c), u, nil)
+	})
+}
+
+// sameTime compares a JSON time with a Go time to the microsecond, the
+// precision PostgreSQL keeps.
+func sameTime(got string, want time.Time) bool {
+	g, err := time.Parse(time.RFC3339Nano, got)
+	return err == nil && g.Sub(want).Abs() <= time.Microsecond
+}
+
+func TestProgressLists(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		u := env.NewUser("student")
+		planned, _, _ := grid(t, env, courseRow{Title: "Planned"}, 1, 2)
+		started, _, st := grid(t, env, courseRow{Title: "Started", Public: true}, 2, 2)
+		finished, _, ft := grid(t, env, courseRow{Title: "Finished", Public: true}, 1, 1)
+		notMine, _, _ := grid(t, env, courseRow{Title: "Not mine"}, 1, 1)
+		draft, _, _ := grid(t, env, courseRow{Title: "Draft", Status: "draft"}, 1, 1)
+		assign(t, env, planned, u.ID, nil)
+		assign(t, env, draft, u.ID, nil)
+		patch(t, env, 200, u, started, 1, st[0][0])
+		patch(t, env, 200, u, finished, 1, ft[0][0])
+		_ = notMine
+
+		res := call(t, env, 200, "GET", "/api/courses/progress", u, nil)
+		if ids := courseIDs(res, "data"); !slices.Equal(ids, []int64{planned, started, finished}) {
+			t.Fatalf("courses %v, want %v", ids, []int64{planned, started, finished})
+		}
+		for path, v := range map[string]any{
+			"data.0.status": "planned", "data.0.total_topics": 2, "data.0.percent": 0, "data.0.started_at": nil,
+			"data.1.status": "started", "data.1.total_topics": 4, "data.1.finished_topics": 1, "data.1.percent": 25,
+			"data.2.status": "finished", "data.2.percent": 100, "data.1.course.title": "Started",
+		} {
+			if !same(res.Get(path), v) {
+				t.Errorf("%s = %#v, want %#v", path, res.Get(path), v)
+			}
+		}
+		for _, c := range []struct {
+			query string
+			want  []int64
+		}{
+			{"", []int64{planned, started, finished}},
+			{"?status=planned", []int64{planned}},
+			{"?status=started", []int64{started}},
+			{"?status=finished", []int64{finished}},
+			{"?order_by=title", []int64{finished, planned, started}},
+			{"?order_by=title&order=desc", []int64{started, planned, finished}},
+			{"?order_by=percent&order=desc", []int64{finished, started, planned}},
+			{"?per_page=2&page=2", []int64{finished}},
+		} {
+			res := call(t, env, 200, "GET", "/api/courses/progress/paginated"+c.query, u, nil)
+			if ids := courseIDs(res, "data"); !slices.Equal(ids, c.want) {
+				t.Errorf("%s: courses %v, want %v", c.query, ids, c.want)
+			}
+			if res.Number("meta.total") != float64(len(c.want)) && c.query != "?per_page=2&page=2" {
+				t.Errorf("%s: meta.total %v", c.query, res.Get("meta.total"))
+			}
+		}
+		call(t, env, 422, "GET", "/api/courses/progress/paginated?status=lost", u, nil)
+		call(t, env, 422, "GET", "/api/courses/progress/paginated?order_by=password", u, nil)
+		call(t, env, 401, "GET", "/api/courses/progress", nil, nil)
+
+		// One course's progress: the learner's own courses and courses
+		// they may learn; others are refused.
+		call(t, env, 200, "GET", "/api/courses/progress/"+id(planned), u, nil)
+		call(t, env, 403, "GET", "/api/courses/progress/"+id(notMine), u, nil)
+		call(t, env, 404, "GET", "/api/courses/progress/999999", u, nil)
+		// Another learner's progress is their own.
+		res = call(t, env, 200, "GET", "/api/courses/progress", env.NewUser("student"), nil)
+		if ids := courseIDs(res, "data"); len(ids) != 0 {
+			t.Errorf("a new learner lists %v", ids)
+		}
+	})
+}
+
+func courseIDs(res *apitest.Response, path string) []int64 {
+	items, _ := res.Get(path).([]any)
+	out := []int64{}
+	for _, it := range items {
+		c, _ := it.(map[string]any)["course"].(map[string]any)
+		n, _ := c["id"].(float64)
+		out = append(out, int64(n))
+	}
+	return out
+}
+
+func TestPingAddsUp(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		c, _, topics := grid(t, env, courseRow{Public: true}, 1, 1)
+		u := env.NewUser("student")
+		path := "/api/courses/progress/" + id(topics[0][0]) + "/ping"
+		const parallel, rounds = 50, 4
+		var events []string
+		for round := range rounds {
+			if round > 0 {
+				env.Clock.Advance(30 * time.Second)
+			}
+			events = append(events, eventsOf(env, func() {
+				var wg sync.WaitGroup
+				errs := make(chan string, parallel)
+				for range parallel {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						res := env.Do(apitest.Request{Method: "PUT", Path: path, Token: u.Token})
+						if res.Status != 200 {
+							errs <- string(res.Body)
+						}
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				for e := range errs {
+					t.Errorf("ping failed: %s", e)
+				}
+			})...)
+		}
+		want := (rounds - 1) * 30
+		if n := count(t, env, `SELECT seconds FROM topic_progress WHERE user_id = $1`, u.ID); n != want {
+			t.Errorf("seconds = %d after %d rounds of %d parallel pings, want %d", n, rounds, parallel, want)
+		}
+		if !slices.Equal(events, []string{"CourseStarted"}) {
+			t.Errorf("events %v, want one CourseStarted", events)
+		}
+		// Over an hour later the time is not counted, but the ping is.
+		advance(env, 2*time.Hour, u)
+		res := call(t, env, 200, "PUT", path, u, nil)
+		env.Clock.Advance(10 * time.Second)
+		res = call(t, env, 200, "PUT", path, u, nil)
+		if res.Number("data.seconds") != float64(want+10) || res.Number("data.status") != 2 {
+			t.Errorf("after a break: %s", res.Body)
+		}
+		// A complete topic stays complete.
+		patch(t, env, 200, u, c, 1, topics[0][0])
+		res = call(t, env, 200, "PUT", path, u, nil)
+		if res.Number("data.status") != 1 {
+			t.Errorf("ping reopened a complete topic: %s", res.Body)
+		}
+		call(t, env, 404, "PUT", "/api/courses/progress/999999/ping", u, nil)
+		call(t, env, 401, "PUT", path, nil, nil)
+	})
+}
+
+func TestParallelFinishEmitsOnce(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		c, _, topics := grid(t, env, courseRow{Public: true}, 2, 2)
+		all := append(append([]int64{}, topics[0]...), topics[1]...)
+		for range 3 {
+			u := env.NewUser("student")
+			got := eventsOf(env, func() {
+				var wg sync.WaitGroup
+				for _, half := range [][]int64{all, {all[3], all[2], all[1], all[0]}} {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						res := env.Do(apitest.Request{Method: "PATCH", Path: "/api/courses/progress/" + id(c), Token: u.Token,
+							Body: map[string]any{"progress": writes(half, 1)}})
+						if res.Status != 200 {
+							t.Errorf("patch: %d %s", res.Status, res.Body)
+						}
+					}()
+				}
+				wg.Wait()
+			})
+			counts := map[string]int{}
+			for _, name := range got {
+				counts[name]++
+			}
+			want := map[string]int{"CourseStarted": 1, "TopicFinished": 4, "LessonFinished": 2, "CourseFinished": 1}
+			for name, n := range want {
+				if counts[name] != n {
+					t.Errorf("%s emitted %d times, want %d (all: %v)", name, counts[name], n, got)
+				}
+			}
+		}
+		// Two PATCHes of one learner finishing disjoint halves at once:
+		// each completes one lesson; whichever commits second finishes
+		// the course.
+		u := env.NewUser("student")
+		got := eventsOf(env, func() {
+			var wg sync.WaitGroup
+			for _, half := range [][]int64{topics[0], topics[1]} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					env.Do(apitest.Request{Method: "PATCH", Path: "/api/courses/progress/" + id(c), Token: u.Token,
+						Body: map[string]any{"progress": writes(half, 1)}})
+				}()
+			}
+			wg.Wait()
+		})
+		if n := countOf(got, "CourseFinished"); n != 1 {
+			t.Errorf("disjoint halves: CourseFinished %d times (%v)", n, got)
+		}
+	})
+}
+
+func writes(topicIDs []int64, status int) []map[string]any {
+	var out []map[string]any
+	for _, tid := range topicIDs {
+		out = append(out, map[string]any{"topic_id": tid, "status": status})
+	}
+	return out
+}
+
+func countOf(names []string, name string) int {
+	n := 0
+	for _, v := range names {
+		if v == name {
+			n++
+		}
+	}
+	return n
+}
+
+func TestCourseChanged(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		c, lessons, topics := grid(t, env, courseRow{Public: true}, 1, 1)
+		u := env.NewUser("student")
+		patch(t, env, 200, u, c, 1, topics[0][0])
+		tenant, release := env.OpenTenant(env.Tenant)
+		defer release()
+		changed := func() []string {
+			return eventsOf(env, func() {
+				if err := env.Server.Learning.CourseChanged(context.Background(), tenant, c); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		if got := changed(); len(got) != 0 {
+			t.Errorf("no change emitted %v", got)
+		}
+		added := addTopic(t, env, c, lessons[0], topicRow{})
+		changed()
+		res := call(t, env, 200, "GET", "/api/courses/progress/"+id(c), u, nil)
+		if res.String("data.status") != "started" || res.Get("data.finished_at") != nil {
+			t.Errorf("after an active topic was added: %s", res.Body)
+		}
+		got := eventsOf(env, func() { patch(t, env, 200, u, c, 1, added) })
+		if !slices.Equal(got, []string{"TopicFinished", "LessonFinished", "CourseFinished"}) {
+			t.Errorf("finishing again: %v", got)
+		}
+		// Hiding the only unfinished topic finishes the course.
+		more := addTopic(t, env, c, lessons[0], topicRow{})
+		changed()
+		exec(t, env, `UPDATE topics SET active = $1 WHERE id = $2`, false, more)
+		if got := changed(); !slices.Equal(got, []string{"CourseFinished"}) {
+			t.Errorf("hiding the open topic: %v", got)
+		}
+	})
+}
+
+func TestCompleteTopic(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		c, _, topics := grid(t, env, courseRow{Public: true}, 1, 2)
+		u := env.NewUser("student")
+		tenant, release := env.OpenTenant(env.Tenant)
+		defer release()
+		ctx := context.Background()
+		complete := func(topic int64) []string {
+			return eventsOf(env, func() {
+				if err := env.Server.Learning.CompleteTopic(ctx, tenant, u.ID, topic); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		if got := complete(topics[0][0]); !slices.Equal(got, []string{"CourseStarted", "TopicFinished"}) {
+			t.Errorf("first: %v", got)
+		}
+		if got := complete(topics[0][0]); len(got) != 0 {
+			t.Errorf("again: %v", got)
+		}
+		if got := complete(topics[0][1]); !slices.Equal(got, []string{"TopicFinished", "LessonFinished", "CourseFinished"}) {
+			t.Errorf("last: %v", got)
+		}
+		if err := env.Server.Learning.CompleteTopic(ctx, tenant, u.ID, 999999); err == nil {
+			t.Error("unknown topic completed")
+		}
+		_ = c
+	})
+}
+
+// TestOtherTenantToken sends every learner route a token of another
+// tenant: routes that need a user refuse it, the program treats the caller
+// as anonymous.
+func TestOtherTenantToken(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		c, _, topics := grid(t, env, courseRow{}, 1, 1)
+		foreign := env.As("other-admin")
+		topic := id(topics[0][0])
+		for _, r := range []struct{ method, path string }{
+			{"GET", "/api/courses/progress"},
+			{"GET", "/api/courses/progress/paginated"},
+			{"GET", "/api/courses/progress/" + id(c)},
+			{"PATCH", "/api/courses/progress/" + id(c)},
+			{"PUT", "/api/courses/progress/" + topic + "/ping"},
+			{"POST", "/api/courses/progress/" + topic + "/h5p"},
+		} {
+			var body any
+			if r.method != "GET" {
+				body = map[string]any{"progress": writes(topics[0], 1), "verb": map[string]any{"id": "x/completed"}}
+			}
+			call(t, env, 401, r.method, r.path, foreign, body)
+		}
+		// The private course's program is refused to the anonymous caller
+		// the foreign token stands for.
+		call(t, env, 403, "GET", "/api/courses/"+id(c)+"/program", foreign, nil)
+		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress`) + count(t, env, `SELECT COUNT(*) FROM topic_h5p_statements`); n != 0 {
+			t.Errorf("%d rows written with a foreign token", n)
+		}
+	})
+}
+
+// TestWritesToHiddenTopics checks that topics learners do not see take no
+// progress: inactive topics and topics of inactive lessons.
+func TestWritesToHiddenTopics(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		c := addCourse(t, env, courseRow{Public: true})
+		l := addLesson(t, env, c, lessonRow{})
+		inactive := addTopic(t, env, c, l, topicRow{Inactive: true})
+		hidden := addLesson(t, env, c, lessonRow{Inactive: true})
+		inHidden := addTopic(t, env, c, hidden, topicRow{})
+		u := env.NewUser("student")
+		for _, topic := range []int64{inactive, inHidden} {
+			call(t, env, 404, "PUT", "/api/courses/progress/"+id(topic)+"/ping", u, nil)
+			call(t, env, 404, "POST", "/api/courses/progress/"+id(topic)+"/h5p", u, statement("completed", false))
+			patch(t, env, 422, u, c, 1, topic)
+		}
+		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress`) + count(t, env, `SELECT COUNT(*) FROM course_progress`); n != 0 {
+			t.Errorf("%d progress rows for hidden topics", n)
+		}
+	})
+}

@@ -1,0 +1,233 @@
+package learning
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// topicProgress is a learner's row of topic_progress.
+type topicProgress struct {
+	TopicID    int64
+	Status     int
+	Seconds    int64
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+	LastPingAt *time.Time
+}
+
+// courseProgress is a learner's row of course_progress.
+type courseProgress struct {
+	CourseID   int64
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+	Deadline   *time.Time
+}
+
+func timePtr(t sql.NullTime) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	v := t.Time.UTC()
+	return &v
+}
+
+// missed reports whether the deadline has passed at now.
+func (cp *courseProgress) missed(now time.Time) bool {
+	return cp != nil && cp.Deadline != nil && !now.Before(*cp.Deadline)
+}
+
+// topicRows loads the learner's progress in the topics of one course.
+func topicRows(ctx context.Context, q sqldb.Querier, userID, courseID int64) (map[int64]topicProgress, error) {
+	rows, err := q.QueryContext(ctx, `SELECT topic_id, status, seconds, started_at, finished_at, last_ping_at
+		FROM topic_progress WHERE user_id = $1 AND course_id = $2`, userID, courseID)
+	if err != nil {
+		return nil, fmt.Errorf("learning: load topic progress: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]topicProgress{}
+	for rows.Next() {
+		var tp topicProgress
+		var started, finished, ping sql.NullTime
+		if err := rows.Scan(&tp.TopicID, &tp.Status, &tp.Seconds, &started, &finished, &ping); err != nil {
+			return nil, fmt.Errorf("learning: scan topic progress: %w", err)
+		}
+		tp.StartedAt, tp.FinishedAt, tp.LastPingAt = timePtr(started), timePtr(finished), timePtr(ping)
+		out[tp.TopicID] = tp
+	}
+	return out, rows.Err()
+}
+
+// topicStates loads the statuses and seconds of the learner's topics of
+// a course.
+func topicStates(ctx context.Context, q sqldb.Querier, userID, courseID int64) (map[int64]topicProgress, error) {
+	rows, err := q.QueryContext(ctx, `SELECT topic_id, status, seconds FROM topic_progress WHERE user_id = $1 AND course_id = $2`,
+		userID, courseID)
+	if err != nil {
+		return nil, fmt.Errorf("learning: load topic states: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]topicProgress{}
+	for rows.Next() {
+		var tp topicProgress
+		if err := rows.Scan(&tp.TopicID, &tp.Status, &tp.Seconds); err != nil {
+			return nil, err
+		}
+		out[tp.TopicID] = tp
+	}
+	return out, rows.Err()
+}
+
+// statuses loads only the statuses of the learner's topics of a course.
+func statuses(ctx context.Context, q sqldb.Querier, userID, courseID int64) (map[int64]int, error) {
+	rows, err := q.QueryContext(ctx, `SELECT topic_id, status FROM topic_progress WHERE user_id = $1 AND course_id = $2`,
+		userID, courseID)
+	if err != nil {
+		return nil, fmt.Errorf("learning: load statuses: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var st int
+		if err := rows.Scan(&id, &st); err != nil {
+			return nil, err
+		}
+		out[id] = st
+	}
+	return out, rows.Err()
+}
+
+// courseRow loads the learner's course_progress row; nil when the
+// learner has not started the course.
+func courseRow(ctx context.Context, q sqldb.Querier, userID, courseID int64) (*courseProgress, error) {
+	cp := &courseProgress{CourseID: courseID}
+	var started, finished, deadline sql.NullTime
+	err := q.QueryRowContext(ctx, `SELECT started_at, finished_at, deadline FROM course_progress
+		WHERE user_id = $1 AND course_id = $2`, userID, courseID).Scan(&started, &finished, &deadline)
+	if sqldb.NotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("learning: load course progress: %w", err)
+	}
+	cp.StartedAt, cp.FinishedAt, cp.Deadline = timePtr(started), timePtr(finished), timePtr(deadline)
+	if cp.StartedAt == nil {
+		return nil, nil
+	}
+	return cp, nil
+}
+
+// startCourse starts the course for the learner unless it has started,
+// and reports whether this call started it. Its upsert also locks the
+// learner's course_progress row on PostgreSQL (ON CONFLICT DO UPDATE locks
+// the row even when its WHERE is false), so every progress write of one
+// learner in one course runs one after another and sees the others'
+// results; SQLite transactions are serial anyway.
+func startCourse(ctx context.Context, tx *sqldb.Tx, now time.Time, userID int64, c courses.Course) (bool, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO course_progress (user_id, course_id, started_at, deadline, updated_at)
+		VALUES ($1, $2, $3, $4, $3)
+		ON CONFLICT (user_id, course_id) DO UPDATE SET started_at = excluded.started_at, deadline = excluded.deadline,
+			updated_at = excluded.updated_at
+		WHERE course_progress.started_at IS NULL`, userID, c.ID, now, deadlineFor(c, now))
+	if err != nil {
+		return false, fmt.Errorf("learning: start course %d: %w", c.ID, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// setStatus writes one topic's status and reports whether the topic
+// turned complete. Completion is final: a complete topic keeps its status
+// whatever is written later.
+func setStatus(ctx context.Context, tx *sqldb.Tx, now time.Time, userID, courseID, topicID int64, status int) (bool, error) {
+	var started, finished any
+	if status != Incomplete {
+		started = now
+	}
+	if status == Complete {
+		finished = now
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO topic_progress (user_id, topic_id, course_id, status, seconds, started_at,
+			finished_at, updated_at)
+		VALUES ($1, $2, $3, $4, 0, $5, $6, $7)
+		ON CONFLICT (user_id, topic_id) DO UPDATE SET status = excluded.status,
+			started_at = COALESCE(topic_progress.started_at, excluded.started_at),
+			finished_at = excluded.finished_at, updated_at = excluded.updated_at
+		WHERE topic_progress.status <> 1 AND topic_progress.status <> excluded.status`,
+		userID, topicID, courseID, status, started, finished, now)
+	if err != nil {
+		return false, fmt.Errorf("learning: set topic %d status: %w", topicID, err)
+	}
+	n, err := res.RowsAffected()
+	return status == Complete && n == 1, err
+}
+
+// ping records time on a topic in one statement, so concurrent pings of a
+// learner add up exactly: the row is updated under its lock and each ping
+// adds the whole seconds since the ping before it, when that was under an
+// hour ago (and not after this one). The topic moves to in progress unless
+// it is complete.
+func ping(ctx context.Context, q sqldb.Querier, d sqldb.Dialect, now time.Time, userID, courseID, topicID int64) (int, int64, error) {
+	last := epochSeconds(d, "topic_progress.last_ping_at")
+	var status int
+	var seconds int64
+	err := q.QueryRowContext(ctx, `INSERT INTO topic_progress (user_id, topic_id, course_id, status, seconds, started_at,
+			last_ping_at, updated_at)
+		VALUES ($1, $2, $3, 2, 0, $4, $4, $4)
+		ON CONFLICT (user_id, topic_id) DO UPDATE SET
+			seconds = topic_progress.seconds + CASE
+				WHEN topic_progress.last_ping_at > $5 AND topic_progress.last_ping_at < $4 THEN $6 - `+last+`
+				ELSE 0 END,
+			last_ping_at = CASE
+				WHEN topic_progress.last_ping_at IS NULL OR topic_progress.last_ping_at < $4 THEN $4
+				ELSE topic_progress.last_ping_at END,
+			status = CASE WHEN topic_progress.status = 1 THEN 1 ELSE 2 END,
+			started_at = COALESCE(topic_progress.started_at, $4),
+			updated_at = $4
+		RETURNING status, seconds`,
+		userID, topicID, courseID, now, now.Add(-time.Hour), now.Unix()).Scan(&status, &seconds)
+	if err != nil {
+		return 0, 0, fmt.Errorf("learning: ping topic %d: %w", topicID, err)
+	}
+	return status, seconds, nil
+}
+
+// finishCourse marks the course finished unless it already is, and
+// reports whether this call finished it: of two transactions that finish
+// the course at once, only one sees its UPDATE change a row.
+func finishCourse(ctx context.Context, tx *sqldb.Tx, now time.Time, userID, courseID int64) (bool, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE course_progress SET finished_at = $1, updated_at = $1
+		WHERE user_id = $2 AND course_id = $3 AND finished_at IS NULL`, now, userID, courseID)
+	if err != nil {
+		return false, fmt.Errorf("learning: finish course %d: %w", courseID, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// placeholders returns "$from, $from+1, ..." for n arguments.
+func placeholders(from, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("$" + strconv.Itoa(from+i))
+	}
+	return b.String()
+}
+
+func int64Args(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"context"
+
+	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/content/file"
+	"github.com/lms-platform/lms/internal/content/oembed"
+	"github.com/lms-platform/lms/internal/content/project"
+	"github.com/lms-platform/lms/internal/content/richtext"
+	"github.com/lms-platform/lms/internal/fetch"
+	"github.com/lms-platform/lms/internal/files"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/topics"
+)
+
+// contentKinds registers the topic content kinds; a new kind is one more
+// line here.
+func (s *Server) contentKinds() *content.Registry {
+	return content.NewRegistry(
+		richtext.Kind{},
+		file.PDF(),
+		file.Image(),
+		file.Audio(),
+		file.Video(),
+		oembed.New(fetch.New(fetch.Options{AllowPrivate: s.Config.FetchAllowPrivate}), s.Cache, s.Clock.Now),
+		project.Kind{},
+	)
+}
+
+// topicRoutes registers signed file links and topic authoring.
+func (s *Server) topicRoutes() {
+	files.Routes(s.API, s.Files)
+	topics.Routes(s.API, &topics.Service{Clock: s.Clock, Kinds: s.Kinds, Files: s.Files,
+		// A project topic completes when the learner submits. s.Learning is
+		// built after these routes, so it is read when a submission arrives.
+		OnProjectSubmitted: func(ctx context.Context, t *platform.Tenant, userID, topicID int64) error {
+			return s.Learning.CompleteTopic(ctx, t, userID, topicID)
+		},
+		ContentChanged: s.courseChanged})
+}
+
+// courseChanged lets learning re-open finished courses that gained an
+// active topic, after topics or lessons change. s.Learning is built after
+// the authoring routes, so it is read when a change arrives.
+func (s *Server) courseChanged(ctx context.Context, t *platform.Tenant, courseID int64) error {
+	return s.Learning.CourseChanged(ctx, t, courseID)
+}
