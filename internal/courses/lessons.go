@@ -245,21 +245,27 @@ func sameID(a, b *int64) bool { return (a == nil && b == nil) || (a != nil && b 
 // DeleteLesson removes a lesson with its nested lessons and their topics.
 func (s *Service) DeleteLesson(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64) error {
 	var courseID int64
+	var removeFiles func(context.Context, *platform.Tenant)
 	err := t.Tx(ctx, func(tx *sqldb.Tx) error {
 		l, _, err := lessonCourse(ctx, tx, p, id, true)
 		if err != nil {
 			return err
 		}
 		courseID = l.CourseID
+		if removeFiles, err = s.topicFiles(ctx, tx, l.CourseID, id); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM lessons WHERE id = $1`, id); err != nil {
 			return fmt.Errorf("courses: delete lesson %d: %w", id, err)
 		}
 		return nil
 	})
-	if err == nil {
-		s.changed(ctx, t, courseID)
+	if err != nil {
+		return err
 	}
-	return err
+	removeFiles(ctx, t)
+	s.changed(ctx, t, courseID)
+	return nil
 }
 
 // CloneLesson copies a lesson, its nested lessons and (through

@@ -31,6 +31,12 @@ type Service struct {
 	// FileURL, when set, turns a stored file key into a link clients can
 	// fetch; course images then carry image_url.
 	FileURL func(t *platform.Tenant, key string) string
+	// TopicFiles, when set, collects inside a delete's transaction the
+	// stored files of the topics the delete takes with it (those of the
+	// course when lessonID is 0, else of the lesson and its nested
+	// lessons) and returns what removes them once the delete commits.
+	// Nil: the files stay behind.
+	TopicFiles func(ctx context.Context, q sqldb.Querier, courseID, lessonID int64) (remove func(context.Context, *platform.Tenant), err error)
 	// ContentChanged, when set, runs after a change to the lessons of a
 	// course commits (package learning re-opens finished courses that
 	// gained an active topic). Its failure is logged: the change stands.
@@ -156,4 +162,12 @@ func (o Optional[T]) or(current *T) *T {
 		return o.Value
 	}
 	return current
+}
+
+// topicFiles runs TopicFiles when it is set.
+func (s *Service) topicFiles(ctx context.Context, q sqldb.Querier, courseID, lessonID int64) (func(context.Context, *platform.Tenant), error) {
+	if s.TopicFiles == nil {
+		return func(context.Context, *platform.Tenant) {}, nil
+	}
+	return s.TopicFiles(ctx, q, courseID, lessonID)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/blob"
 )
 
 // TestCourseLifecycle follows a course through every capability's real
@@ -84,4 +85,61 @@ func assertEvents(t *testing.T, env *apitest.Env, after int64, want ...string) {
 			t.Fatalf("events %v, want %v", got, want)
 		}
 	}
+}
+
+// TestDeletesLeaveNoFiles deletes a lesson whose nested lesson holds a PDF
+// topic with an attachment, then a course, and checks the blob store.
+func TestDeletesLeaveNoFiles(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin").Token
+		upload := func(path, field, name string, data []byte, fields map[string]string) *apitest.Response {
+			var body bytes.Buffer
+			w := multipart.NewWriter(&body)
+			for k, v := range fields {
+				w.WriteField(k, v)
+			}
+			part, _ := w.CreateFormFile(field, name)
+			part.Write(data)
+			w.Close()
+			return env.Do(apitest.Request{Method: "POST", Path: path, Token: admin, Body: body.Bytes(), Type: w.FormDataContentType()})
+		}
+		files := func() []string {
+			tn, release := env.OpenTenant(env.Tenant)
+			defer release()
+			var keys []string
+			tn.Blob.List(t.Context(), "", func(i blob.Info) error { keys = append(keys, i.Key); return nil })
+			return keys
+		}
+		pdf := []byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n")
+		for _, target := range []string{"lesson", "course"} {
+			course := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/courses", Token: admin,
+				Body: map[string]any{"title": "Files " + target}}).Number("data.id")
+			outer := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/lessons", Token: admin,
+				Body: map[string]any{"course_id": course, "title": "Outer"}}).Number("data.id")
+			inner := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/lessons", Token: admin,
+				Body: map[string]any{"course_id": course, "parent_lesson_id": outer, "title": "Inner"}}).Number("data.id")
+			res := upload("/api/admin/topics", "file", "notes.pdf", pdf, map[string]string{
+				"lesson": strconv.Itoa(int(inner)), "title": "Notes", "topicable": `Lms\TopicTypes\Models\TopicContent\PDF`})
+			if res.Status != 201 {
+				t.Fatalf("pdf topic: %d %s", res.Status, res.Body)
+			}
+			topic := strconv.Itoa(int(res.Number("data.id")))
+			if res := upload("/api/admin/topics/"+topic+"/resources", "resource", "extra.txt", []byte("more"), nil); res.Status != 201 {
+				t.Fatalf("attachment: %d %s", res.Status, res.Body)
+			}
+			if len(files()) < 2 {
+				t.Fatalf("files were not stored: %v", files())
+			}
+			path := "/api/admin/lessons/" + strconv.Itoa(int(outer))
+			if target == "course" {
+				path = "/api/admin/courses/" + strconv.Itoa(int(course))
+			}
+			if res := env.Do(apitest.Request{Method: "DELETE", Path: path, Token: admin}); res.Status != 200 {
+				t.Fatalf("delete %s: %d %s", target, res.Status, res.Body)
+			}
+			if left := files(); len(left) != 0 {
+				t.Fatalf("deleting the %s left files: %v", target, left)
+			}
+		}
+	})
 }

@@ -21,7 +21,7 @@ func (s *Server) routes() {
 	settings.Routes(s.API, s.Settings)
 	s.topicRoutes()
 	courses.Routes(s.API, &courses.Service{Clock: s.Clock, Topics: courseTopics, CloneTopics: s.cloneLessonTopics,
-		FileURL: s.Files.URL, ContentChanged: s.courseChanged})
+		FileURL: s.Files.URL, ContentChanged: s.courseChanged, TopicFiles: s.topicFiles})
 	s.learningRoutes()
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen(notifications.Listener)

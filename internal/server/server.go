@@ -35,6 +35,7 @@ import (
 	"github.com/lms-platform/lms/internal/redisconn"
 	"github.com/lms-platform/lms/internal/settings"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/topics"
 )
 
 // Name and Version describe the API in /api/meta and the OpenAPI document.
@@ -61,7 +62,8 @@ type Server struct {
 	Settings   *settings.Service
 	Dispatcher *events.Dispatcher
 	// Jobs runs the scheduled jobs of every tenant (started by Run).
-	Jobs *jobs.Scheduler
+	Jobs   *jobs.Scheduler
+	topics *topics.Service
 	// Learning serves programs and progress; other capabilities call it
 	// (CompleteTopic, CourseChanged).
 	Learning *learning.Service

@@ -11,6 +11,7 @@ import (
 	"github.com/lms-platform/lms/internal/fetch"
 	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
 	"github.com/lms-platform/lms/internal/topics"
 )
 
@@ -31,13 +32,27 @@ func (s *Server) contentKinds() *content.Registry {
 // topicRoutes registers signed file links and topic authoring.
 func (s *Server) topicRoutes() {
 	files.Routes(s.API, s.Files)
-	topics.Routes(s.API, &topics.Service{Clock: s.Clock, Kinds: s.Kinds, Files: s.Files,
+	s.topics = &topics.Service{Clock: s.Clock, Kinds: s.Kinds, Files: s.Files,
 		// A project topic completes when the learner submits. s.Learning is
 		// built after these routes, so it is read when a submission arrives.
 		OnProjectSubmitted: func(ctx context.Context, t *platform.Tenant, userID, topicID int64) error {
 			return s.Learning.CompleteTopic(ctx, t, userID, topicID)
 		},
-		ContentChanged: s.courseChanged})
+		ContentChanged: s.courseChanged}
+	topics.Routes(s.API, s.topics)
+}
+
+// topicFiles collects the files of the topics a course or lesson delete
+// takes with it, for package courses, which cannot import topics.
+func (s *Server) topicFiles(ctx context.Context, q sqldb.Querier, courseID, lessonID int64) (func(context.Context, *platform.Tenant), error) {
+	var rest *topics.Remnants
+	var err error
+	if lessonID != 0 {
+		rest, err = s.topics.LessonRemnants(ctx, q, lessonID)
+	} else {
+		rest, err = s.topics.CourseRemnants(ctx, q, courseID)
+	}
+	return rest.Remove, err
 }
 
 // courseChanged lets learning re-open finished courses that gained an

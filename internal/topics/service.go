@@ -457,9 +457,9 @@ func (s *Service) Delete(ctx context.Context, t *platform.Tenant, p *access.Prin
 	if err != nil {
 		return err
 	}
-	var keys []string
+	var rest *Remnants
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
-		if keys, err = topicFileKeys(ctx, tx, id); err != nil {
+		if rest, err = s.remnants(ctx, tx, oneTopic, id); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM topics WHERE id = $1`, id)
@@ -468,34 +468,9 @@ func (s *Service) Delete(ctx context.Context, t *platform.Tenant, p *access.Prin
 	if err != nil {
 		return fmt.Errorf("topics: delete topic %d: %w", id, err)
 	}
-	kind, _ := s.Kinds.ByClass(topic.TopicableType)
-	s.removeContent(ctx, t, kind, id, topic.Content)
-	s.deleteBlobs(ctx, t, keys)
-	if err := t.Blob.DeletePrefix(context.WithoutCancel(ctx), submissionsPrefix(id)); err != nil {
-		slog.Default().Warn("topics: remove submissions", "tenant", t.ID, "topic", id, "error", err)
-	}
+	rest.Remove(ctx, t)
 	s.changed(ctx, t, topic.CourseID)
 	return nil
-}
-
-// topicFileKeys lists the blob keys of a topic's attachments and
-// submissions, which its deletion cascades away.
-func topicFileKeys(ctx context.Context, q sqldb.Querier, id int64) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT path FROM topic_resources WHERE topic_id = $1
-		UNION ALL SELECT path FROM project_submissions WHERE topic_id = $1`, id)
-	if err != nil {
-		return nil, fmt.Errorf("topics: list topic files: %w", err)
-	}
-	defer rows.Close()
-	var keys []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		keys = append(keys, k)
-	}
-	return keys, rows.Err()
 }
 
 // deleteBlobs deletes files no row names any more; failures leave orphan
