@@ -30,10 +30,19 @@ test:
 test-race:
 	$(GO) test -race -count=1 -timeout 30m ./...
 
-# Go benchmarks plus the HTTP load run; prints requests/s and latencies.
+# Go benchmarks plus the HTTP load runs (load generator on this machine):
+# GET /api/profile/me with start-up time and idle memory of `lms serve`,
+# the program of a 20 x 10 course, and pings from 500 learners. With
+# LMS_BENCH_PG_URL (a PostgreSQL server URL) the program and ping runs are
+# repeated on PostgreSQL.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
-	$(GO) run ./cmd/lmsbench
+	$(GO) run ./cmd/lmsbench -scenario profile
+	$(GO) run ./cmd/lmsbench -scenario program -binary ""
+	$(GO) run ./cmd/lmsbench -scenario ping -binary ""
+	@if [ -n "$$LMS_BENCH_PG_URL" ]; then \
+		$(GO) run ./cmd/lmsbench -scenario program -binary "" -database "$$LMS_BENCH_PG_URL" && \
+		$(GO) run ./cmd/lmsbench -scenario ping -binary "" -database "$$LMS_BENCH_PG_URL"; fi
 
 vet:
 	$(GO) vet ./...

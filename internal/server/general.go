@@ -44,6 +44,10 @@ var modules = []moduleInfo{
 	{"accounts", "1.0.0", "Profile, users, groups, categories, interests, personal settings"},
 	{"settings", "1.0.0", "Administrable configuration (/api/config)"},
 	{"notifications", "1.0.0", "Notification log of platform events"},
+	{"courses", "1.0.0", "Courses, lessons, access, tutors and the public catalogue"},
+	{"topics", "1.0.0", "Topics, attachments, project submissions and content kinds"},
+	{"learning", "1.0.0", "Programs, previews, progress, time tracking and scheduled jobs"},
+	{"files", "1.0.0", "Signed links to stored files, with range requests"},
 }
 
 type eventInfo struct {
