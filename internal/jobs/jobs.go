@@ -209,9 +209,17 @@ func (s *Scheduler) runIfDue(ctx context.Context, t *platform.Tenant, j Job, now
 	if err := j.Run(runCtx, t, now); err != nil {
 		return err
 	}
-	_, err = t.DB.ExecContext(ctx, `INSERT INTO job_runs (name, last_run_at) VALUES ($1, $2)
-		ON CONFLICT (name) DO UPDATE SET last_run_at = excluded.last_run_at`, j.Name, now)
-	return err
+	return record(ctx, t.DB, j.Name, now)
+}
+
+// record notes that the job ran at now.
+func record(ctx context.Context, q sqldb.Querier, name string, now time.Time) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO job_runs (name, last_run_at) VALUES ($1, $2)
+		ON CONFLICT (name) DO UPDATE SET last_run_at = excluded.last_run_at`, name, now)
+	if err != nil {
+		return fmt.Errorf("jobs: record run of %s: %w", name, err)
+	}
+	return nil
 }
 
 func (s *Scheduler) due(ctx context.Context, db *sqldb.DB, j Job, now time.Time) (bool, error) {
@@ -238,4 +246,33 @@ func LastRun(ctx context.Context, db sqldb.Querier, name string) (*time.Time, er
 	}
 	v := at.Time.UTC()
 	return &v, nil
+}
+
+// Claim gives a job that works on what happened since its previous run
+// the window it covers at now, inside tx, the transaction of its work. The
+// window starts at the job's last recorded run, or first before now when
+// it never ran, and ends at now; it is empty when from is not before now.
+// Claim records the run at now in tx, so the record commits with the work:
+// a second run at the same now, or a retry after the scheduler failed to
+// record the run, finds nothing left to do.
+func Claim(ctx context.Context, tx *sqldb.Tx, name string, now time.Time, first time.Duration) (from time.Time, err error) {
+	// The no-op update locks the job's row on PostgreSQL until tx ends, so
+	// two runs claim one after the other; SQLite transactions take the
+	// write lock when they begin.
+	if _, err := tx.ExecContext(ctx, `UPDATE job_runs SET last_run_at = last_run_at WHERE name = $1`, name); err != nil {
+		return time.Time{}, fmt.Errorf("jobs: claim %s: %w", name, err)
+	}
+	last, err := LastRun(ctx, tx, name)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if last == nil {
+		from = now.Add(-first)
+	} else {
+		from = *last
+	}
+	if !from.Before(now) {
+		return from, nil
+	}
+	return from, record(ctx, tx, name, now)
 }

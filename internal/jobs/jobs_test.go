@@ -13,6 +13,7 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // runs counts a job's runs per tenant.
@@ -194,4 +195,53 @@ func TestCronParsing(t *testing.T) {
 	if got := jobs.Every(30 * time.Minute).Next(at); !got.Equal(at.Add(30 * time.Minute)) {
 		t.Errorf("every next is %s", got)
 	}
+}
+
+func TestClaim(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
+		tenant, release := env.OpenTenant(env.Tenant)
+		defer release()
+		now := time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC)
+		claim := func(at time.Time, fail bool) time.Time {
+			t.Helper()
+			var from time.Time
+			err := tenant.Tx(ctx, func(tx *sqldb.Tx) error {
+				var err error
+				if from, err = jobs.Claim(ctx, tx, "windowed", at, time.Hour); err != nil || !fail {
+					return err
+				}
+				return errors.New("the work failed")
+			})
+			if err != nil && !fail {
+				t.Fatal(err)
+			}
+			return from
+		}
+		if from := claim(now, true); !from.Equal(now.Add(-time.Hour)) {
+			t.Errorf("first claim from %s, want one period back", from)
+		}
+		// The failed work rolled the record back.
+		if from := claim(now, false); !from.Equal(now.Add(-time.Hour)) {
+			t.Errorf("claim after a failure from %s, want one period back", from)
+		}
+		if from := claim(now, false); !from.Equal(now) {
+			t.Errorf("second claim at the same time from %s, want an empty window", from)
+		}
+		later := now.Add(90 * time.Minute)
+		if from := claim(later, false); !from.Equal(now) {
+			t.Errorf("later claim from %s, want the previous run", from)
+		}
+		if last, err := jobs.LastRun(ctx, tenant.DB, "windowed"); err != nil || last == nil || !last.Equal(later) {
+			t.Errorf("recorded %v (%v), want %s", last, err, later)
+		}
+		// A claim behind the record (a replica's clock lagging) is empty
+		// and leaves the record alone.
+		if from := claim(now, false); !from.Equal(later) {
+			t.Errorf("lagging claim from %s", from)
+		}
+		if last, _ := jobs.LastRun(ctx, tenant.DB, "windowed"); last == nil || !last.Equal(later) {
+			t.Errorf("lagging claim moved the record to %v", last)
+		}
+	})
 }

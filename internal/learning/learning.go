@@ -1,7 +1,8 @@
 // Package learning is the learner's side of courses: the program of a
 // course with its content, topic previews, progress (statuses, time on
 // topics, H5P statements), deadlines, the events of starting and finishing,
-// and the scheduled jobs that remind of deadlines and open courses.
+// and the scheduled jobs that remind of deadlines, report ended access and
+// open courses.
 //
 // Courses, lessons and topics are authored in packages courses and topics;
 // this package reads them and owns the progress tables.
@@ -44,12 +45,14 @@ const (
 	msgNoAccess  = "You do not have access to this course."
 	msgNotActive = "The course is not active yet."
 	msgDeadline  = "The deadline for this course was missed."
+	msgClosed    = "This lesson is not open."
 )
 
 var (
 	errNoAccess     = apperr.New(apperr.Forbidden, msgNoAccess)
 	errNotActive    = apperr.New(apperr.Forbidden, msgNotActive)
 	errDeadline     = apperr.New(apperr.Forbidden, msgDeadline)
+	errClosed       = apperr.New(apperr.Forbidden, msgClosed)
 	errTopicMissing = apperr.New(apperr.NotFound, "Topic not found.")
 )
 

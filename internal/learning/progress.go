@@ -127,9 +127,11 @@ func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Prin
 	}
 	fields := map[string][]string{}
 	for i, w := range writes {
-		if _, ok := tr.topics[w.TopicID]; !ok {
-			key := "progress." + strconv.Itoa(i) + ".topic_id"
+		key := "progress." + strconv.Itoa(i) + ".topic_id"
+		if topic, ok := tr.topics[w.TopicID]; !ok {
 			fields[key] = append(fields[key], "The topic is not part of this course.")
+		} else if !tr.open(topic) {
+			fields[key] = append(fields[key], msgClosed)
 		}
 	}
 	if len(fields) > 0 {
@@ -152,7 +154,8 @@ func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Prin
 // CourseFinished, and CourseStarted first when needed). Package topics
 // calls it when a learner submits a project; the caller has checked the
 // learner's access. It fails with Forbidden after the learner's deadline
-// and NotFound for a topic learners do not see.
+// or outside the window of the topic's lesson, and NotFound for a topic
+// learners do not see.
 func (s *Service) CompleteTopic(ctx context.Context, t *platform.Tenant, userID, topicID int64) error {
 	now := s.now()
 	topic, err := topics.ByID(ctx, t.DB, topicID)
@@ -167,8 +170,12 @@ func (s *Service) CompleteTopic(ctx context.Context, t *platform.Tenant, userID,
 	if err != nil {
 		return err
 	}
-	if _, ok := tr.topics[topic.ID]; !ok {
+	visible, ok := tr.topics[topic.ID]
+	if !ok {
 		return errTopicMissing
+	}
+	if !tr.open(visible) {
+		return errClosed
 	}
 	return t.Tx(ctx, func(tx *sqldb.Tx) error {
 		_, err := s.record(ctx, tx, now, userID, c, tr, []ProgressWrite{{TopicID: topicID, Status: Complete}})
@@ -304,7 +311,7 @@ func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Princi
 
 // learnerTopic returns the course of a topic that learners see (an active
 // topic in an active lesson), read through the program cache, after
-// checking that p may record progress in it.
+// checking that p may record progress in it and that its lesson is open.
 func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.Querier, now time.Time,
 	p *access.Principal, topicID int64) (courses.Course, error) {
 	var courseID int64
@@ -322,8 +329,12 @@ func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.
 	if err := writable(ctx, q, now, p, static.course); err != nil {
 		return courses.Course{}, err
 	}
-	if _, ok := static.tree.topics[topicID]; !ok {
+	topic, ok := static.tree.topics[topicID]
+	if !ok {
 		return courses.Course{}, errTopicMissing
+	}
+	if !static.tree.open(topic) {
+		return courses.Course{}, errClosed
 	}
 	return static.course, nil
 }

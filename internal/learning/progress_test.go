@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/apperr"
 )
 
 func TestProgressEvents(t *testing.T) {
@@ -476,5 +477,77 @@ func TestWritesToHiddenTopics(t *testing.T) {
 		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress`) + count(t, env, `SELECT COUNT(*) FROM course_progress`); n != 0 {
 			t.Errorf("%d progress rows for hidden topics", n)
 		}
+	})
+}
+
+// TestLessonWindows checks that progress is recorded in a lesson's topics
+// only inside the lesson's window (and its parent's), whoever writes it:
+// the program shows them without content outside it.
+func TestLessonWindows(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
+		now := env.Clock.Now()
+		c := addCourse(t, env, courseRow{Public: true})
+		open := addLesson(t, env, c, lessonRow{})
+		free := addTopic(t, env, c, open, topicRow{})
+		windowed := addLesson(t, env, c, lessonRow{ActiveFrom: at(now.Add(time.Hour)), ActiveTo: at(now.Add(2 * time.Hour))})
+		inWindow := addTopic(t, env, c, windowed, topicRow{})
+		nested := addLesson(t, env, c, lessonRow{Parent: windowed})
+		inNested := addTopic(t, env, c, nested, topicRow{})
+		learner, admin := env.NewUser("student"), env.As("admin")
+		tenant, release := env.OpenTenant(env.Tenant)
+		defer release()
+		const closed = "This lesson is not open."
+
+		refused := func(when string) {
+			t.Helper()
+			stored := count(t, env, `SELECT COUNT(*) FROM topic_progress`) + count(t, env, `SELECT COUNT(*) FROM topic_h5p_statements`)
+			got := eventsOf(env, func() {
+				for _, u := range []*apitest.User{learner, admin} {
+					for _, topic := range []int64{inWindow, inNested} {
+						res := call(t, env, 403, "PUT", "/api/courses/progress/"+id(topic)+"/ping", u, nil)
+						if res.String("message") != closed {
+							t.Errorf("%s: ping message %q", when, res.String("message"))
+						}
+						res = call(t, env, 403, "POST", "/api/courses/progress/"+id(topic)+"/h5p", u, statement("completed", false))
+						if res.String("message") != closed {
+							t.Errorf("%s: h5p message %q", when, res.String("message"))
+						}
+						// The whole write is refused, the open topic's status too.
+						res = call(t, env, 422, "PATCH", "/api/courses/progress/"+id(c), u,
+							map[string]any{"progress": writes([]int64{free, topic}, 1)})
+						errs, _ := res.Get("errors").(map[string]any)
+						if msgs, _ := errs["progress.1.topic_id"].([]any); len(errs) != 1 || len(msgs) != 1 || msgs[0] != closed {
+							t.Errorf("%s: PATCH errors %v", when, errs)
+						}
+						err := env.Server.Learning.CompleteTopic(ctx, tenant, u.ID, topic)
+						if e := apperr.As(err); e == nil || e.Kind != apperr.Forbidden || e.Message != closed {
+							t.Errorf("%s: CompleteTopic: %v", when, err)
+						}
+					}
+				}
+			})
+			if len(got) != 0 {
+				t.Errorf("%s: refused writes emitted %v", when, got)
+			}
+			if n := count(t, env, `SELECT COUNT(*) FROM topic_progress`) + count(t, env, `SELECT COUNT(*) FROM topic_h5p_statements`); n != stored {
+				t.Errorf("%s: refused writes stored %d rows", when, n-stored)
+			}
+		}
+
+		refused("before the window")
+		advance(env, 90*time.Minute, learner, admin)
+		for _, u := range []*apitest.User{learner, admin} {
+			call(t, env, 200, "PUT", "/api/courses/progress/"+id(inWindow)+"/ping", u, nil)
+			call(t, env, 201, "POST", "/api/courses/progress/"+id(inNested)+"/h5p", u, statement("completed", false))
+			patch(t, env, 200, u, c, 2, free, inWindow)
+			if err := env.Server.Learning.CompleteTopic(ctx, tenant, u.ID, inNested); err != nil {
+				t.Errorf("CompleteTopic inside the window: %v", err)
+			}
+		}
+		advance(env, time.Hour, learner, admin)
+		refused("after the window")
+		// The open lesson still takes progress.
+		patch(t, env, 200, learner, c, 1, free)
 	})
 }

@@ -15,17 +15,23 @@ import (
 
 // Names of the scheduled jobs of learning.
 const (
-	DeadlineJob   = "course-deadline-check"
-	ActivationJob = "course-activation"
+	DeadlineJob     = "course-deadline-check"
+	AccessExpiryJob = "course-access-expiry"
+	ActivationJob   = "course-activation"
 )
+
+// accessExpiryPeriod is how often the access expiry runs, and the window
+// its first run looks back over.
+const accessExpiryPeriod = time.Hour
 
 const reminderDaysKey = "lms_courses.reminder_of_deadline_count_days"
 
 // Jobs are the scheduled jobs of learning: the hourly deadline check and
-// the daily course activation.
+// access expiry, and the daily course activation.
 func (s *Service) Jobs() []jobs.Job {
 	return []jobs.Job{
 		{Name: DeadlineJob, Schedule: jobs.MustCron("@hourly"), Run: s.RemindDeadlines},
+		{Name: AccessExpiryJob, Schedule: jobs.Every(accessExpiryPeriod), Run: s.ExpireAccess},
 		{Name: ActivationJob, Schedule: jobs.MustCron("@daily"), Run: s.ActivateCourses},
 	}
 }
@@ -142,4 +148,62 @@ func (s *Service) ActivateCourses(ctx context.Context, t *platform.Tenant, now t
 		}
 	}
 	return nil
+}
+
+// ExpireAccess emits CourseAccessFinished (reason "expired") for the users
+// who lost access to a course because an assignment of theirs ended since
+// the job's previous run: a direct assignment, or one of a group they or
+// an ancestor group of theirs belong to. A user who still has access at
+// now by another assignment gets nothing, and each user gets one event per
+// course however many of their assignments ended. The window is claimed
+// in the transaction of the events, so a second run for it emits nothing.
+func (s *Service) ExpireAccess(ctx context.Context, t *platform.Tenant, now time.Time) error {
+	now = now.UTC()
+	return t.Tx(ctx, func(tx *sqldb.Tx) error {
+		from, err := jobs.Claim(ctx, tx, AccessExpiryJob, now, accessExpiryPeriod)
+		if err != nil || !from.Before(now) {
+			return err
+		}
+		type loss struct{ course, user int64 }
+		var list []loss
+		rows, err := tx.QueryContext(ctx, `
+			WITH RECURSIVE ended_groups(course_id, id) AS (
+				SELECT course_id, group_id FROM course_groups WHERE end_date > $1 AND end_date <= $2
+				UNION
+				SELECT e.course_id, g.id FROM user_groups g JOIN ended_groups e ON g.parent_id = e.id
+			)
+			SELECT course_id, user_id FROM course_users WHERE end_date > $1 AND end_date <= $2
+			UNION
+			SELECT e.course_id, m.user_id FROM user_group_members m JOIN ended_groups e ON e.id = m.group_id
+			ORDER BY 1, 2`, from, now)
+		if err != nil {
+			return fmt.Errorf("learning: find ended assignments: %w", err)
+		}
+		for rows.Next() {
+			var l loss
+			if err := rows.Scan(&l.course, &l.user); err != nil {
+				rows.Close()
+				return err
+			}
+			list = append(list, l)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, l := range list {
+			kept, err := courses.Assigned(ctx, tx, now, l.user, l.course)
+			if err != nil {
+				return err
+			}
+			if kept {
+				continue
+			}
+			if err := emit(ctx, tx, now, events.CourseAccessFinished, l.user, map[string]any{"course_id": l.course,
+				"reason": "expired"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -76,6 +76,15 @@ func (tr *tree) keep(nodes []*lessonNode, parentOpen bool, now time.Time) []*les
 	return out
 }
 
+// open reports whether the visible topic's lesson is open, so progress
+// may be recorded in it: the program shows the topics of a closed lesson
+// without content, and that holds for everyone's own progress, editors'
+// too.
+func (tr *tree) open(topic *topics.Topic) bool {
+	n, ok := tr.lessons[topic.LessonID]
+	return ok && n.open
+}
+
 // walk visits the visible lessons in program order, parents first.
 func (tr *tree) walk(fn func(*lessonNode)) {
 	var visit func([]*lessonNode)
