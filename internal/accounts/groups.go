@@ -118,9 +118,9 @@ func groupsOfUsers(ctx context.Context, q sqldb.Querier, ids []int64) (map[int64
 	if len(ids) == 0 {
 		return out, nil
 	}
-	var a args
+	var a sqldb.Args
 	rows, err := q.QueryContext(ctx, `SELECT m.user_id, `+prefixed("g.", groupColumns)+` FROM user_groups g
-		JOIN user_group_members m ON m.group_id = g.id WHERE m.user_id IN (`+a.list(ids)+`) ORDER BY g.name, g.id`, a...)
+		JOIN user_group_members m ON m.group_id = g.id WHERE m.user_id IN (`+a.List(ids)+`) ORDER BY g.name, g.id`, a...)
 	if err != nil {
 		return nil, fmt.Errorf("accounts: load groups of users: %w", err)
 	}
@@ -193,12 +193,12 @@ func removeMember(ctx context.Context, tx *sqldb.Tx, now time.Time, g Group, u U
 // checkGroups loads the groups ids name; each unknown id is a problem on
 // field.
 func checkGroups(ctx context.Context, q sqldb.Querier, p problems, field string, ids []int64) ([]Group, error) {
-	ids = uniqueIDs(ids)
+	ids = sqldb.UniqueIDs(ids)
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	var a args
-	groups, err := queryGroups(ctx, q, `SELECT `+groupColumns+` FROM user_groups WHERE id IN (`+a.list(ids)+`)`, a...)
+	var a sqldb.Args
+	groups, err := queryGroups(ctx, q, `SELECT `+groupColumns+` FROM user_groups WHERE id IN (`+a.List(ids)+`)`, a...)
 	if err != nil {
 		return nil, err
 	}
@@ -252,17 +252,17 @@ func (s *Service) ListGroups(ctx context.Context, t *platform.Tenant, p *access.
 	if err := allow(p.Has(access.GroupList)); err != nil {
 		return nil, 0, err
 	}
-	var a args
+	var a sqldb.Args
 	cond := ""
 	if strings.TrimSpace(f.Search) != "" {
-		cond = ` WHERE LOWER(name) LIKE LOWER(` + a.add(likePattern(f.Search)) + `) ESCAPE '\'`
+		cond = ` WHERE LOWER(name) LIKE LOWER(` + a.Add(sqldb.Contains(f.Search)) + `) ESCAPE '\'`
 	}
 	var total int64
 	if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM user_groups`+cond, a...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("accounts: count groups: %w", err)
 	}
 	groups, err := queryGroups(ctx, t.DB, `SELECT `+groupColumns+` FROM user_groups`+cond+` ORDER BY name, id LIMIT `+
-		a.add(f.Limit)+` OFFSET `+a.add(f.Offset), a...)
+		a.Add(f.Limit)+` OFFSET `+a.Add(f.Offset), a...)
 	return groups, total, err
 }
 

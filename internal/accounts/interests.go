@@ -40,12 +40,12 @@ func categoriesOf(ctx context.Context, q sqldb.Querier, table string, userID int
 // checkCategories adds a problem on field for every id that names no
 // category, and returns the ids without repeats.
 func checkCategories(ctx context.Context, q sqldb.Querier, p problems, field string, ids []int64) ([]int64, error) {
-	ids = uniqueIDs(ids)
+	ids = sqldb.UniqueIDs(ids)
 	if len(ids) == 0 {
 		return ids, nil
 	}
-	var a args
-	rows, err := q.QueryContext(ctx, `SELECT id FROM categories WHERE id IN (`+a.list(ids)+`)`, a...)
+	var a sqldb.Args
+	rows, err := q.QueryContext(ctx, `SELECT id FROM categories WHERE id IN (`+a.List(ids)+`)`, a...)
 	if err != nil {
 		return nil, fmt.Errorf("accounts: check categories: %w", err)
 	}

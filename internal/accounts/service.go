@@ -2,8 +2,6 @@ package accounts
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/lms-platform/lms/internal/apperr"
@@ -43,42 +41,4 @@ func (s *Service) revokeOtherSessions(ctx context.Context, q sqldb.Querier, now 
 		return nil
 	}
 	return s.RevokeSessions(ctx, q, now, userID, keep)
-}
-
-// args builds the argument list of a query with numbered placeholders.
-type args []any
-
-// add appends v and returns its placeholder.
-func (a *args) add(v any) string {
-	*a = append(*a, v)
-	return "$" + strconv.Itoa(len(*a))
-}
-
-// list appends each id and returns "$3, $4, $5".
-func (a *args) list(ids []int64) string {
-	ph := make([]string, len(ids))
-	for i, id := range ids {
-		ph[i] = a.add(id)
-	}
-	return strings.Join(ph, ", ")
-}
-
-// likePattern matches value anywhere, with LIKE's wildcards in value taken
-// literally (the queries say ESCAPE '\').
-func likePattern(value string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return "%" + r.Replace(strings.TrimSpace(value)) + "%"
-}
-
-// uniqueIDs drops repeated ids, keeping the first order.
-func uniqueIDs(ids []int64) []int64 {
-	seen := make(map[int64]bool, len(ids))
-	out := make([]int64, 0, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }

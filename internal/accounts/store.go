@@ -148,13 +148,13 @@ type column struct {
 // updateUser writes the columns and updated_at; NotFound when the user
 // is gone. A taken e-mail is a 422 on "email".
 func updateUser(ctx context.Context, q sqldb.Querier, now time.Time, id int64, cols []column) error {
-	var a args
+	var a sqldb.Args
 	sets := make([]string, 0, len(cols)+1)
 	for _, c := range cols {
-		sets = append(sets, c.name+" = "+a.add(c.value))
+		sets = append(sets, c.name+" = "+a.Add(c.value))
 	}
-	sets = append(sets, "updated_at = "+a.add(now))
-	res, err := q.ExecContext(ctx, `UPDATE users SET `+strings.Join(sets, ", ")+` WHERE id = `+a.add(id), a...)
+	sets = append(sets, "updated_at = "+a.Add(now))
+	res, err := q.ExecContext(ctx, `UPDATE users SET `+strings.Join(sets, ", ")+` WHERE id = `+a.Add(id), a...)
 	if sqldb.IsUniqueViolation(err) {
 		return apperr.Field("email", "The email has already been taken.")
 	}
@@ -186,26 +186,26 @@ var userOrder = map[string]string{"": "id", "id": "id", "email": "email", "creat
 
 // listUsers returns one page of the users f selects and how many there are.
 func listUsers(ctx context.Context, q sqldb.Querier, f UserFilter) ([]User, int64, error) {
-	var a args
+	var a sqldb.Args
 	var where []string
 	if strings.TrimSpace(f.Search) != "" {
-		p := a.add(likePattern(f.Search))
+		p := a.Add(sqldb.Contains(f.Search))
 		where = append(where, `(LOWER(email) LIKE LOWER(`+p+`) ESCAPE '\' OR LOWER(first_name) LIKE LOWER(`+p+`) ESCAPE '\'
 			OR LOWER(last_name) LIKE LOWER(`+p+`) ESCAPE '\' OR LOWER(first_name || ' ' || last_name) LIKE LOWER(`+p+`) ESCAPE '\')`)
 	}
 	if f.Role != "" {
 		where = append(where, `EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-			WHERE ur.user_id = users.id AND r.name = `+a.add(f.Role)+`)`)
+			WHERE ur.user_id = users.id AND r.name = `+a.Add(f.Role)+`)`)
 	}
 	if f.GroupID != 0 {
 		where = append(where, `EXISTS (SELECT 1 FROM user_group_members m WHERE m.user_id = users.id
-			AND m.group_id = `+a.add(f.GroupID)+`)`)
+			AND m.group_id = `+a.Add(f.GroupID)+`)`)
 	}
 	switch f.Status {
 	case "active":
-		where = append(where, "is_active = "+a.add(true))
+		where = append(where, "is_active = "+a.Add(true))
 	case "blocked":
-		where = append(where, "is_active = "+a.add(false))
+		where = append(where, "is_active = "+a.Add(false))
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -224,7 +224,7 @@ func listUsers(ctx context.Context, q sqldb.Querier, f UserFilter) ([]User, int6
 		dir = " DESC"
 	}
 	query := `SELECT ` + userColumns + ` FROM users` + cond + ` ORDER BY ` + order + dir + `, id` + dir +
-		` LIMIT ` + a.add(f.Limit) + ` OFFSET ` + a.add(f.Offset)
+		` LIMIT ` + a.Add(f.Limit) + ` OFFSET ` + a.Add(f.Offset)
 	users, err := queryUsers(ctx, q, query, a...)
 	return users, total, err
 }
@@ -272,9 +272,9 @@ func rolesOf(ctx context.Context, q sqldb.Querier, ids []int64) (map[int64][]str
 	if len(ids) == 0 {
 		return out, nil
 	}
-	var a args
+	var a sqldb.Args
 	rows, err := q.QueryContext(ctx, `SELECT ur.user_id, r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-		WHERE ur.user_id IN (`+a.list(ids)+`) ORDER BY ur.user_id, r.name`, a...)
+		WHERE ur.user_id IN (`+a.List(ids)+`) ORDER BY ur.user_id, r.name`, a...)
 	if err != nil {
 		return nil, fmt.Errorf("accounts: load roles: %w", err)
 	}

@@ -209,7 +209,7 @@ func checkGrants(ctx context.Context, q sqldb.Querier, now time.Time, users, gro
 		for i, g := range list.grants {
 			ids[i] = g.ID
 		}
-		found, err := existing(ctx, q, list.query, uniqueIDs(ids))
+		found, err := existing(ctx, q, list.query, sqldb.UniqueIDs(ids))
 		if err != nil {
 			return err
 		}
@@ -259,7 +259,7 @@ func (s *Service) Unassign(ctx context.Context, t *platform.Tenant, p *access.Pr
 		if err != nil {
 			return err
 		}
-		for _, id := range uniqueIDs(users) {
+		for _, id := range sqldb.UniqueIDs(users) {
 			res, err := tx.ExecContext(ctx, `DELETE FROM course_users WHERE course_id = $1 AND user_id = $2`, courseID, id)
 			if err != nil {
 				return fmt.Errorf("courses: unassign user: %w", err)
@@ -271,7 +271,7 @@ func (s *Service) Unassign(ctx context.Context, t *platform.Tenant, p *access.Pr
 				}
 			}
 		}
-		for _, id := range uniqueIDs(groups) {
+		for _, id := range sqldb.UniqueIDs(groups) {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM course_groups WHERE course_id = $1 AND group_id = $2`, courseID, id); err != nil {
 				return fmt.Errorf("courses: unassign group: %w", err)
 			}

@@ -139,7 +139,7 @@ func cleanTags(p problems, tags []string) []string {
 // checkRefs notes every category that does not exist and every author who
 // is not a tutor or an admin.
 func checkRefs(ctx context.Context, q sqldb.Querier, p problems, categories, authors []int64) error {
-	if ids := uniqueIDs(categories); len(ids) > 0 {
+	if ids := sqldb.UniqueIDs(categories); len(ids) > 0 {
 		found, err := existing(ctx, q, `SELECT id FROM categories WHERE id IN (`, ids)
 		if err != nil {
 			return err
@@ -150,7 +150,7 @@ func checkRefs(ctx context.Context, q sqldb.Querier, p problems, categories, aut
 			}
 		}
 	}
-	if ids := uniqueIDs(authors); len(ids) > 0 {
+	if ids := sqldb.UniqueIDs(authors); len(ids) > 0 {
 		found, err := authorCapable(ctx, q, ids)
 		if err != nil {
 			return err
@@ -183,9 +183,9 @@ func existing(ctx context.Context, q sqldb.Querier, before string, ids []int64) 
 
 // authorCapable returns which of the users have the role tutor or admin.
 func authorCapable(ctx context.Context, q sqldb.Querier, ids []int64) (map[int64]bool, error) {
-	var a args
+	var a sqldb.Args
 	query := `SELECT DISTINCT ur.user_id FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-		WHERE r.name IN (` + a.add(access.Tutor) + `, ` + a.add(access.Admin) + `) AND ur.user_id IN (` + a.list(ids) + `)`
+		WHERE r.name IN (` + a.Add(access.Tutor) + `, ` + a.Add(access.Admin) + `) AND ur.user_id IN (` + a.List(ids) + `)`
 	rows, err := q.QueryContext(ctx, query, a...)
 	if err != nil {
 		return nil, fmt.Errorf("courses: check authors: %w", err)
@@ -259,7 +259,7 @@ func (s *Service) CreateCourse(ctx context.Context, t *platform.Tenant, p *acces
 		if err := setRelations(ctx, tx, c.ID, in.Categories, c.Tags); err != nil {
 			return err
 		}
-		if err := s.setAuthors(ctx, tx, now, c, nil, uniqueIDs(authors), p.UserID); err != nil {
+		if err := s.setAuthors(ctx, tx, now, c, nil, sqldb.UniqueIDs(authors), p.UserID); err != nil {
 			return err
 		}
 		if err := statusEvents(ctx, tx, now, p.UserID, nil, c); err != nil {
@@ -346,7 +346,7 @@ func (s *Service) UpdateCourse(ctx context.Context, t *platform.Tenant, p *acces
 			return err
 		}
 		if authors != nil {
-			if err := s.setAuthors(ctx, tx, now, c, old.Authors, uniqueIDs(authors), 0); err != nil {
+			if err := s.setAuthors(ctx, tx, now, c, old.Authors, sqldb.UniqueIDs(authors), 0); err != nil {
 				return err
 			}
 		}
@@ -496,10 +496,10 @@ func (s *Service) Tags(ctx context.Context, t *platform.Tenant, p *access.Princi
 	if err := allow(CanList(p)); err != nil {
 		return nil, err
 	}
-	var a args
+	var a sqldb.Args
 	query := `SELECT tag, COUNT(*) FROM course_tags`
 	if !ListAll(p) {
-		query += ` WHERE course_id IN (SELECT course_id FROM course_authors WHERE user_id = ` + a.add(p.UserID) + `)`
+		query += ` WHERE course_id IN (SELECT course_id FROM course_authors WHERE user_id = ` + a.Add(p.UserID) + `)`
 	}
 	rows, err := t.DB.QueryContext(ctx, query+` GROUP BY tag ORDER BY tag`, a...)
 	if err != nil {
@@ -620,14 +620,14 @@ func (s *Service) AssignableUsers(ctx context.Context, t *platform.Tenant, p *ac
 	if err := allow(CanList(p) && (p.Has(access.UserList) || p.Has(access.UserListCourseAuthored))); err != nil {
 		return nil, 0, err
 	}
-	var a args
-	where := []string{"is_active = " + a.add(true)}
+	var a sqldb.Args
+	where := []string{"is_active = " + a.Add(true)}
 	if strings.TrimSpace(f.Search) != "" {
-		ph := a.add(likePattern(f.Search))
+		ph := a.Add(sqldb.Contains(f.Search))
 		where = append(where, `(LOWER(email) LIKE LOWER(`+ph+`) ESCAPE '\' OR LOWER(first_name || ' ' || last_name) LIKE LOWER(`+ph+`) ESCAPE '\')`)
 	}
 	if f.CourseID != 0 {
-		where = append(where, `id NOT IN (SELECT user_id FROM course_users WHERE course_id = `+a.add(f.CourseID)+`)`)
+		where = append(where, `id NOT IN (SELECT user_id FROM course_users WHERE course_id = `+a.Add(f.CourseID)+`)`)
 	}
 	cond := " WHERE " + strings.Join(where, " AND ")
 	var total int64
@@ -635,6 +635,6 @@ func (s *Service) AssignableUsers(ctx context.Context, t *platform.Tenant, p *ac
 		return nil, 0, fmt.Errorf("courses: count assignable users: %w", err)
 	}
 	users, err := userRefs(ctx, t.DB, `SELECT id, first_name, last_name, email FROM users`+cond+` ORDER BY id LIMIT `+
-		a.add(f.Limit)+` OFFSET `+a.add(f.Offset), a...)
+		a.Add(f.Limit)+` OFFSET `+a.Add(f.Offset), a...)
 	return users, total, err
 }

@@ -111,12 +111,12 @@ func checkParent(ctx context.Context, q sqldb.Querier, p problems, l Lesson) err
 
 // nextPosition is after the last lesson of the parent (nil: the top).
 func nextPosition(ctx context.Context, q sqldb.Querier, courseID int64, parentID *int64) (int, error) {
-	var a args
-	query := `SELECT COALESCE(MAX(position), 0) + 1 FROM lessons WHERE course_id = ` + a.add(courseID)
+	var a sqldb.Args
+	query := `SELECT COALESCE(MAX(position), 0) + 1 FROM lessons WHERE course_id = ` + a.Add(courseID)
 	if parentID == nil {
 		query += ` AND parent_id IS NULL`
 	} else {
-		query += ` AND parent_id = ` + a.add(*parentID)
+		query += ` AND parent_id = ` + a.Add(*parentID)
 	}
 	var n int
 	if err := q.QueryRowContext(ctx, query, a...).Scan(&n); err != nil {
@@ -344,7 +344,7 @@ func (s *Service) ListLessons(ctx context.Context, t *platform.Tenant, p *access
 	if err := allow(canAuthor(p)); err != nil {
 		return nil, 0, err
 	}
-	var a args
+	var a sqldb.Args
 	var where []string
 	if f.CourseID != 0 {
 		c, err := ByID(ctx, t.DB, f.CourseID)
@@ -354,12 +354,12 @@ func (s *Service) ListLessons(ctx context.Context, t *platform.Tenant, p *access
 		if err := allow(CanRead(p, c) || CanEdit(p, c)); err != nil {
 			return nil, 0, err
 		}
-		where = append(where, `course_id = `+a.add(f.CourseID))
+		where = append(where, `course_id = `+a.Add(f.CourseID))
 	} else if !ListAll(p) {
-		where = append(where, `course_id IN (SELECT course_id FROM course_authors WHERE user_id = `+a.add(p.UserID)+`)`)
+		where = append(where, `course_id IN (SELECT course_id FROM course_authors WHERE user_id = `+a.Add(p.UserID)+`)`)
 	}
 	if strings.TrimSpace(f.Title) != "" {
-		where = append(where, `LOWER(title) LIKE LOWER(`+a.add(likePattern(f.Title))+`) ESCAPE '\'`)
+		where = append(where, `LOWER(title) LIKE LOWER(`+a.Add(sqldb.Contains(f.Title))+`) ESCAPE '\'`)
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -370,7 +370,7 @@ func (s *Service) ListLessons(ctx context.Context, t *platform.Tenant, p *access
 		return nil, 0, fmt.Errorf("courses: count lessons: %w", err)
 	}
 	rows, err := t.DB.QueryContext(ctx, `SELECT `+lessonColumns+` FROM lessons`+cond+
-		` ORDER BY course_id, position, id LIMIT `+a.add(f.Limit)+` OFFSET `+a.add(f.Offset), a...)
+		` ORDER BY course_id, position, id LIMIT `+a.Add(f.Limit)+` OFFSET `+a.Add(f.Offset), a...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("courses: list lessons: %w", err)
 	}
@@ -454,10 +454,10 @@ func (s *Service) EditLessonForm(ctx context.Context, t *platform.Tenant, p *acc
 }
 
 func editableCourses(ctx context.Context, q sqldb.Querier, p *access.Principal) ([]CourseRef, error) {
-	var a args
+	var a sqldb.Args
 	query := `SELECT id, title FROM courses`
 	if !isAdmin(p) {
-		query += ` WHERE id IN (SELECT course_id FROM course_authors WHERE user_id = ` + a.add(p.UserID) + `)`
+		query += ` WHERE id IN (SELECT course_id FROM course_authors WHERE user_id = ` + a.Add(p.UserID) + `)`
 	}
 	rows, err := q.QueryContext(ctx, query+` ORDER BY LOWER(title), id`, a...)
 	if err != nil {

@@ -172,7 +172,7 @@ func setRelations(ctx context.Context, tx *sqldb.Tx, courseID int64, categories 
 		if _, err := tx.ExecContext(ctx, `DELETE FROM course_categories WHERE course_id = $1`, courseID); err != nil {
 			return fmt.Errorf("courses: clear categories: %w", err)
 		}
-		for _, id := range uniqueIDs(categories) {
+		for _, id := range sqldb.UniqueIDs(categories) {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO course_categories (course_id, category_id) VALUES ($1, $2)`,
 				courseID, id); err != nil {
 				return fmt.Errorf("courses: set category: %w", err)
@@ -198,28 +198,28 @@ var courseOrder = map[string]string{"id": "id", "title": "LOWER(title)", "create
 // listCourses returns one page of the courses f selects and how many
 // there are.
 func listCourses(ctx context.Context, q sqldb.Querier, f CourseFilter) ([]Course, int64, error) {
-	var a args
+	var a sqldb.Args
 	var where []string
 	if strings.TrimSpace(f.Title) != "" {
-		where = append(where, `LOWER(title) LIKE LOWER(`+a.add(likePattern(f.Title))+`) ESCAPE '\'`)
+		where = append(where, `LOWER(title) LIKE LOWER(`+a.Add(sqldb.Contains(f.Title))+`) ESCAPE '\'`)
 	}
 	if f.Status != "" {
-		where = append(where, `status = `+a.add(f.Status))
+		where = append(where, `status = `+a.Add(f.Status))
 	}
 	if f.Listed {
-		where = append(where, `status IN (`+a.add(string(Published))+`, `+a.add(string(PublishedUnactivated))+`) AND findable = `+a.add(true))
+		where = append(where, `status IN (`+a.Add(string(Published))+`, `+a.Add(string(PublishedUnactivated))+`) AND findable = `+a.Add(true))
 	}
 	if f.NotEndedAt != nil {
-		where = append(where, `(active_to IS NULL OR active_to > `+a.add(f.NotEndedAt.UTC())+`)`)
+		where = append(where, `(active_to IS NULL OR active_to > `+a.Add(f.NotEndedAt.UTC())+`)`)
 	}
 	if f.CategoryID != 0 {
-		where = append(where, `id IN (SELECT course_id FROM course_categories WHERE category_id = `+a.add(f.CategoryID)+`)`)
+		where = append(where, `id IN (SELECT course_id FROM course_categories WHERE category_id = `+a.Add(f.CategoryID)+`)`)
 	}
 	if strings.TrimSpace(f.Tag) != "" {
-		where = append(where, `id IN (SELECT course_id FROM course_tags WHERE tag = `+a.add(strings.TrimSpace(f.Tag))+`)`)
+		where = append(where, `id IN (SELECT course_id FROM course_tags WHERE tag = `+a.Add(strings.TrimSpace(f.Tag))+`)`)
 	}
 	if f.AuthorID != 0 {
-		where = append(where, `id IN (SELECT course_id FROM course_authors WHERE user_id = `+a.add(f.AuthorID)+`)`)
+		where = append(where, `id IN (SELECT course_id FROM course_authors WHERE user_id = `+a.Add(f.AuthorID)+`)`)
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -238,7 +238,7 @@ func listCourses(ctx context.Context, q sqldb.Querier, f CourseFilter) ([]Course
 		dir = " DESC"
 	}
 	rows, err := q.QueryContext(ctx, `SELECT `+courseColumns+` FROM courses`+cond+` ORDER BY `+order+dir+`, id`+dir+
-		` LIMIT `+a.add(f.Limit)+` OFFSET `+a.add(f.Offset), a...)
+		` LIMIT `+a.Add(f.Limit)+` OFFSET `+a.Add(f.Offset), a...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("courses: list courses: %w", err)
 	}

@@ -157,42 +157,42 @@ type TutorFilter struct {
 
 // publishedAuthors is the condition on users "u" of tutors who author a
 // published course; it takes its arguments from a.
-func publishedAuthors(a *args) string {
-	return `u.is_active = ` + a.add(true) + ` AND EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-		WHERE ur.user_id = u.id AND r.name = ` + a.add(access.Tutor) + `)`
+func publishedAuthors(a *sqldb.Args) string {
+	return `u.is_active = ` + a.Add(true) + ` AND EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+		WHERE ur.user_id = u.id AND r.name = ` + a.Add(access.Tutor) + `)`
 }
 
 // publishedCount counts the published courses of u.
-func publishedCount(a *args) string {
+func publishedCount(a *sqldb.Args) string {
 	return `(SELECT COUNT(*) FROM course_authors ca JOIN courses c ON c.id = ca.course_id
-		WHERE ca.user_id = u.id AND c.status IN (` + a.add(string(Published)) + `, ` + a.add(string(PublishedUnactivated)) + `))`
+		WHERE ca.user_id = u.id AND c.status IN (` + a.Add(string(Published)) + `, ` + a.Add(string(PublishedUnactivated)) + `))`
 }
 
 // Tutors returns a page of the users with the role tutor who author at
 // least one published course.
 func (s *Service) Tutors(ctx context.Context, t *platform.Tenant, f TutorFilter) ([]Tutor, int64, error) {
-	var a args
+	var a sqldb.Args
 	count := publishedCount(&a)
 	cond := ` WHERE ` + publishedAuthors(&a) + ` AND ` + count + ` > 0`
 	if strings.TrimSpace(f.Search) != "" {
-		cond += ` AND LOWER(u.first_name || ' ' || u.last_name) LIKE LOWER(` + a.add(likePattern(f.Search)) + `) ESCAPE '\'`
+		cond += ` AND LOWER(u.first_name || ' ' || u.last_name) LIKE LOWER(` + a.Add(sqldb.Contains(f.Search)) + `) ESCAPE '\'`
 	}
 	var total int64
 	if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM users u`+cond, a...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("courses: count tutors: %w", err)
 	}
 	tutors, err := queryTutors(ctx, t.DB, `SELECT u.id, u.first_name, u.last_name, u.bio, u.avatar_path, `+count+
-		` FROM users u`+cond+` ORDER BY u.id LIMIT `+a.add(f.Limit)+` OFFSET `+a.add(f.Offset), a...)
+		` FROM users u`+cond+` ORDER BY u.id LIMIT `+a.Add(f.Limit)+` OFFSET `+a.Add(f.Offset), a...)
 	return tutors, total, err
 }
 
 // Tutor returns a tutor of published courses with those courses that are
 // findable; NotFound for any other user.
 func (s *Service) Tutor(ctx context.Context, t *platform.Tenant, id int64) (TutorDetail, error) {
-	var a args
+	var a sqldb.Args
 	count := publishedCount(&a)
 	tutors, err := queryTutors(ctx, t.DB, `SELECT u.id, u.first_name, u.last_name, u.bio, u.avatar_path, `+count+
-		` FROM users u WHERE `+publishedAuthors(&a)+` AND `+count+` > 0 AND u.id = `+a.add(id), a...)
+		` FROM users u WHERE `+publishedAuthors(&a)+` AND `+count+` > 0 AND u.id = `+a.Add(id), a...)
 	if err != nil {
 		return TutorDetail{}, err
 	}

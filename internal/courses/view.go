@@ -129,8 +129,8 @@ func (s *Service) views(ctx context.Context, t *platform.Tenant, q sqldb.Querier
 // with each row's Scan.
 func eachRow(ctx context.Context, q sqldb.Querier, before string, ids []int64, after string,
 	fn func(scan func(...any) error) error) error {
-	var a args
-	rows, err := q.QueryContext(ctx, before+a.list(ids)+after, a...)
+	var a sqldb.Args
+	rows, err := q.QueryContext(ctx, before+a.List(ids)+after, a...)
 	if err != nil {
 		return err
 	}

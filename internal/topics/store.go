@@ -72,7 +72,7 @@ func (f filter) where() (string, []any) {
 		add("topicable_type = $?", f.TopicableType)
 	}
 	if f.Title != "" {
-		add(`LOWER(title) LIKE $? ESCAPE '\'`, "%"+escapeLike(strings.ToLower(f.Title))+"%")
+		add(`LOWER(title) LIKE $? ESCAPE '\'`, sqldb.Contains(strings.ToLower(f.Title)))
 	}
 	if f.AuthorID != 0 {
 		add("course_id IN (SELECT course_id FROM course_authors WHERE user_id = $?)", f.AuthorID)
@@ -81,10 +81,6 @@ func (f filter) where() (string, []any) {
 		return "", nil
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args
-}
-
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 func listTopics(ctx context.Context, q sqldb.Querier, f filter) ([]Topic, int64, error) {

@@ -1,0 +1,46 @@
+package sqldb
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Args builds the arguments of a query with numbered placeholders, for
+// queries whose conditions depend on the input.
+type Args []any
+
+// Add appends v and returns its placeholder ("$3").
+func (a *Args) Add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// List appends each id and returns their placeholders ("$3, $4, $5").
+func (a *Args) List(ids []int64) string {
+	ph := make([]string, len(ids))
+	for i, id := range ids {
+		ph[i] = a.Add(id)
+	}
+	return strings.Join(ph, ", ")
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// Contains is a LIKE pattern matching value anywhere, with LIKE's
+// wildcards in value taken literally; the query must say ESCAPE '\'.
+func Contains(value string) string {
+	return "%" + likeEscaper.Replace(strings.TrimSpace(value)) + "%"
+}
+
+// UniqueIDs drops repeated ids, keeping the first order.
+func UniqueIDs(ids []int64) []int64 {
+	seen := make(map[int64]bool, len(ids))
+	out := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
