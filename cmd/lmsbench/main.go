@@ -141,27 +141,7 @@ func scratchDatabase(ctx context.Context, url string) (string, func(), error) {
 	if err := sqldb.CreateDatabase(ctx, url, name); err != nil {
 		return "", nil, err
 	}
-	drop := func() {
-		db, err := sqldb.OpenPostgres(ctx, url)
-		if err != nil {
-			return
-		}
-		defer db.Close()
-		rows, err := db.QueryContext(ctx, `SELECT datname FROM pg_database WHERE datname LIKE $1`, name+"%")
-		if err != nil {
-			return
-		}
-		var names []string
-		for rows.Next() {
-			var n string
-			rows.Scan(&n)
-			names = append(names, n)
-		}
-		rows.Close()
-		for _, n := range names {
-			sqldb.DropDatabase(ctx, url, n)
-		}
-	}
+	drop := func() { sqldb.DropDatabasesLike(ctx, url, name) }
 	full, err := sqldb.WithDatabase(url, name)
 	return full, drop, err
 }

@@ -140,24 +140,8 @@ func postgresDatabase(t testing.TB) string {
 		t.Fatalf("apitest: %v", err)
 	}
 	t.Cleanup(func() {
-		db, err := sqldb.OpenPostgres(ctx, serverURL)
-		if err != nil {
-			return
-		}
-		defer db.Close()
-		rows, err := db.QueryContext(ctx, `SELECT datname FROM pg_database WHERE datname LIKE $1`, name+"%")
-		if err != nil {
-			return
-		}
-		var names []string
-		for rows.Next() {
-			var n string
-			rows.Scan(&n)
-			names = append(names, n)
-		}
-		rows.Close()
-		for _, n := range names {
-			sqldb.DropDatabase(ctx, serverURL, n)
+		if err := sqldb.DropDatabasesLike(ctx, serverURL, name); err != nil {
+			t.Logf("apitest: drop test databases: %v", err)
 		}
 	})
 	u, err := sqldb.WithDatabase(serverURL, name)

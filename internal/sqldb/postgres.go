@@ -73,3 +73,36 @@ func DropDatabase(ctx context.Context, serverURL, name string) error {
 func IsDuplicateDatabase(err error) bool {
 	return err != nil && (regexp.MustCompile(`SQLSTATE (42P04|23505)`).MatchString(err.Error()))
 }
+
+// DropDatabasesLike drops every database whose name starts with prefix: a
+// platform database and the tenant databases named after it.
+func DropDatabasesLike(ctx context.Context, serverURL, prefix string) error {
+	db, err := sql.Open("pgx", serverURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, prefix)
+	if err != nil {
+		return fmt.Errorf("sqldb: list databases: %w", err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := DropDatabase(ctx, serverURL, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}

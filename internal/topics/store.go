@@ -110,20 +110,7 @@ func listTopics(ctx context.Context, q sqldb.Querier, f filter) ([]Topic, int64,
 
 // forLesson lists a lesson's topics in order.
 func forLesson(ctx context.Context, q sqldb.Querier, lessonID int64) ([]Topic, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+topicColumns+` FROM topics WHERE lesson_id = $1 ORDER BY position, id`, lessonID)
-	if err != nil {
-		return nil, fmt.Errorf("topics: list lesson topics: %w", err)
-	}
-	defer rows.Close()
-	out := []Topic{}
-	for rows.Next() {
-		t, err := scanTopic(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return queryTopics(ctx, q, `SELECT `+topicColumns+` FROM topics WHERE lesson_id = $1 ORDER BY position, id`, lessonID)
 }
 
 // Resource is an attachment of a topic.

@@ -58,10 +58,14 @@ func ByID(ctx context.Context, q sqldb.Querier, id int64) (Topic, error) {
 // position then topic position, so a program costs a fixed number of
 // queries whatever the course's size.
 func ForCourse(ctx context.Context, q sqldb.Querier, courseID int64) ([]Topic, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+topicColumns+` FROM topics WHERE course_id = $1
+	return queryTopics(ctx, q, `SELECT `+topicColumns+` FROM topics WHERE course_id = $1
 		ORDER BY lesson_id, position, id`, courseID)
+}
+
+func queryTopics(ctx context.Context, q sqldb.Querier, query string, args ...any) ([]Topic, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("topics: list course topics: %w", err)
+		return nil, fmt.Errorf("topics: list topics: %w", err)
 	}
 	defer rows.Close()
 	out := []Topic{}
