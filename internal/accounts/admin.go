@@ -67,7 +67,7 @@ func (s *Service) User(ctx context.Context, t *platform.Tenant, p *access.Princi
 	if err := allow(canReadUser(p, id)); err != nil {
 		return Detail{}, err
 	}
-	return detailOf(ctx, t.DB, id)
+	return s.detail(ctx, t, id)
 }
 
 // checkRoles adds a problem on "roles" for every name that is no role.
@@ -172,7 +172,7 @@ func (s *Service) CreateUser(ctx context.Context, t *platform.Tenant, p *access.
 	if err != nil {
 		return Detail{}, err
 	}
-	return detailOf(ctx, t.DB, id)
+	return s.detail(ctx, t, id)
 }
 
 // UpdateUser changes what the change names. Blocking a user records
@@ -271,7 +271,7 @@ func (s *Service) UpdateUser(ctx context.Context, t *platform.Tenant, p *access.
 	if err != nil {
 		return Detail{}, err
 	}
-	return detailOf(ctx, t.DB, id)
+	return s.detail(ctx, t, id)
 }
 
 // DeleteUser deletes another user's account; admins delete their own

@@ -63,7 +63,7 @@ func (s *Service) SetAvatar(ctx context.Context, t *platform.Tenant, p *access.P
 		return Detail{}, err
 	}
 	s.dropAvatar(ctx, t, old)
-	return detailOf(ctx, t.DB, userID)
+	return s.detail(ctx, t, userID)
 }
 
 // RemoveAvatar clears the user's avatar and deletes its file.
@@ -76,7 +76,7 @@ func (s *Service) RemoveAvatar(ctx context.Context, t *platform.Tenant, p *acces
 		return Detail{}, err
 	}
 	s.dropAvatar(ctx, t, old)
-	return detailOf(ctx, t.DB, userID)
+	return s.detail(ctx, t, userID)
 }
 
 // swapAvatar points the user at key (nil: none) and returns the path it

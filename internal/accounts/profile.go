@@ -39,7 +39,7 @@ func (s *Service) Profile(ctx context.Context, t *platform.Tenant, p *access.Pri
 	if err := allow(p.Has(access.UserReadSelf)); err != nil {
 		return Profile{}, err
 	}
-	d, err := detailOf(ctx, t.DB, p.UserID)
+	d, err := s.detail(ctx, t, p.UserID)
 	if err != nil {
 		return Profile{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/notify"
+	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -26,6 +27,19 @@ type Service struct {
 	// keep (empty: all), in the caller's transaction (auth.RevokeSessions;
 	// accounts cannot import auth).
 	RevokeSessions func(ctx context.Context, q sqldb.Querier, now time.Time, userID int64, keep string) error
+	// FileURL, when set, turns a stored file key into a signed link; user
+	// details then carry avatar_url.
+	FileURL func(t *platform.Tenant, key string) string
+}
+
+// detail loads a user's detail with a link to the avatar.
+func (s *Service) detail(ctx context.Context, t *platform.Tenant, id int64) (Detail, error) {
+	d, err := detailOf(ctx, t.DB, id)
+	if err == nil && s.FileURL != nil && d.AvatarPath != nil {
+		link := s.FileURL(t, *d.AvatarPath)
+		d.AvatarURL = &link
+	}
+	return d, err
 }
 
 func notFound(message string) error { return apperr.New(apperr.NotFound, message) }

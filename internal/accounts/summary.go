@@ -43,6 +43,8 @@ type Category struct {
 // the admin user routes show one.
 type Detail struct {
 	Summary
+	// AvatarURL is a signed link to the avatar image, valid for an hour.
+	AvatarURL  *string    `json:"avatar_url"`
 	Categories []Category `json:"categories"`
 	Interests  []Category `json:"interests"`
 	Groups     []Group    `json:"groups"`

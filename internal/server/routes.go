@@ -16,7 +16,7 @@ func (s *Server) routes() {
 	s.generalRoutes()
 	auth.Routes(s.API, authService)
 	accounts.Routes(s.API, &accounts.Service{Clock: s.Clock, Passwords: s.Passwords, Mailer: s.Mailer,
-		RevokeSessions: auth.RevokeSessions})
+		RevokeSessions: auth.RevokeSessions, FileURL: s.Files.URL})
 	notify.Routes(s.API, notifications)
 	settings.Routes(s.API, s.Settings)
 	s.topicRoutes()
