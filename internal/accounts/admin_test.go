@@ -15,7 +15,7 @@ func TestAdminUserList(t *testing.T) {
 			{"email": "adam@school.test", "first_name": "Adam", "last_name": "Ant_Man", "is_active": false},
 			{"email": "bea@school.test", "first_name": "Bea", "last_name": "Bauer"},
 		} {
-			call(t, env, 201, "POST", "/api/admin/users", admin.Token, u)
+			env.Call(t, 201, "POST", "/api/admin/users", admin.Token, u)
 		}
 		apitest.Run(t, env, []apitest.Scenario{
 			{Name: "anonymous", Method: "GET", Path: "/api/admin/users", Status: 401},
@@ -59,8 +59,8 @@ func TestAdminUserCreateReadUpdate(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		cat := category(t, env, "science")
-		group := call(t, env, 201, "POST", "/api/admin/user-groups", admin.Token, map[string]any{"name": "Class A"}).Number("data.id")
-		users := func() int { return count(t, env, `SELECT COUNT(*) FROM users`) }
+		group := env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token, map[string]any{"name": "Class A"}).Number("data.id")
+		users := func() int { return env.Count(t, `SELECT COUNT(*) FROM users`) }
 
 		env.As("student")
 		env.As("tutor")
@@ -101,7 +101,7 @@ func TestAdminUserCreateReadUpdate(t *testing.T) {
 			t.Fatalf("created user cannot log in: %s", login.Body)
 		}
 		token := login.String("data.token")
-		generated := call(t, env, 201, "POST", "/api/admin/users", admin.Token,
+		generated := env.Call(t, 201, "POST", "/api/admin/users", admin.Token,
 			map[string]any{"email": "nopass@school.test", "first_name": "No", "last_name": "Pass"})
 		if generated.Get("data.roles.0") != "student" || generated.Get("data.email_verified") != false {
 			t.Fatalf("defaults: %s", generated.Body)
@@ -197,23 +197,23 @@ func TestAdminAvatarSettingsInterests(t *testing.T) {
 		student := env.As("student")
 		base := "/api/admin/users/" + id(target.ID)
 
-		res := upload(t, env, base+"/avatar", admin.Token, "avatar", pngImage(t))
+		res := upload(t, env, base+"/avatar", admin.Token, "avatar", apitest.PNG(t))
 		avatar := res.String("data.path_avatar")
 		if res.Status != 200 || !strings.HasPrefix(avatar, "avatars/"+id(target.ID)+"/") {
 			t.Fatalf("admin avatar upload: %d %s", res.Status, res.Body)
 		}
-		if res := upload(t, env, base+"/avatar", student.Token, "avatar", pngImage(t)); res.Status != 403 {
+		if res := upload(t, env, base+"/avatar", student.Token, "avatar", apitest.PNG(t)); res.Status != 403 {
 			t.Fatalf("student uploads another's avatar: %d", res.Status)
 		}
 		if res := upload(t, env, base+"/avatar", admin.Token, "avatar", []byte("%PDF-1.4 not an image")); res.Status != 422 {
 			t.Fatalf("pdf avatar: %d", res.Status)
 		}
-		if res := upload(t, env, "/api/admin/users/999999/avatar", admin.Token, "avatar", pngImage(t)); res.Status != 404 {
+		if res := upload(t, env, "/api/admin/users/999999/avatar", admin.Token, "avatar", apitest.PNG(t)); res.Status != 404 {
 			t.Fatalf("unknown user avatar: %d", res.Status)
 		}
-		call(t, env, 403, "DELETE", base+"/avatar", student.Token, nil)
-		call(t, env, 404, "DELETE", "/api/admin/users/999999/avatar", admin.Token, nil)
-		if res := call(t, env, 200, "DELETE", base+"/avatar", admin.Token, nil); res.Get("data.path_avatar") != nil || blobExists(t, env, avatar) {
+		env.Call(t, 403, "DELETE", base+"/avatar", student.Token, nil)
+		env.Call(t, 404, "DELETE", "/api/admin/users/999999/avatar", admin.Token, nil)
+		if res := env.Call(t, 200, "DELETE", base+"/avatar", admin.Token, nil); res.Get("data.path_avatar") != nil || env.BlobExists(t, avatar) {
 			t.Fatalf("admin avatar delete: %s", res.Body)
 		}
 

@@ -15,7 +15,7 @@ func TestAvatarURL(t *testing.T) {
 		if res := env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: u.Token}); res.Get("data.avatar_url") != nil {
 			t.Fatalf("no avatar, no link: %s", res.Body)
 		}
-		img := pngImage(t)
+		img := apitest.PNG(t)
 		if res := upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", img); res.Status != 200 {
 			t.Fatalf("upload: %d %s", res.Status, res.Body)
 		}

@@ -10,18 +10,18 @@ func TestGroups(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		member := env.NewUser("student")
-		groups := func() int { return count(t, env, `SELECT COUNT(*) FROM user_groups`) }
+		groups := func() int { return env.Count(t, `SELECT COUNT(*) FROM user_groups`) }
 
-		root := call(t, env, 201, "POST", "/api/admin/user-groups", admin.Token,
+		root := env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token,
 			map[string]any{"name": "School", "registerable": true})
 		rootID := int64(root.Number("data.id"))
-		child := call(t, env, 201, "POST", "/api/admin/user-groups", admin.Token,
+		child := env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token,
 			map[string]any{"name": "Class 1", "parent_id": rootID})
 		childID := int64(child.Number("data.id"))
-		grand := call(t, env, 201, "POST", "/api/admin/user-groups", admin.Token,
+		grand := env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token,
 			map[string]any{"name": "Team 1a", "parent_id": childID})
 		grandID := int64(grand.Number("data.id"))
-		other := int64(call(t, env, 201, "POST", "/api/admin/user-groups", admin.Token,
+		other := int64(env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token,
 			map[string]any{"name": "Another", "parent_id": nil}).Number("data.id"))
 
 		before := groups()

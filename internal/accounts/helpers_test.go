@@ -3,25 +3,12 @@ package accounts_test
 import (
 	"bytes"
 	"context"
-	"image"
-	"image/png"
 	"mime/multipart"
 	"strconv"
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
 )
-
-// call sends one request with a token and fails the test unless the
-// status is want.
-func call(t *testing.T, env *apitest.Env, want int, method, path, token string, body any) *apitest.Response {
-	t.Helper()
-	res := env.Do(apitest.Request{Method: method, Path: path, Token: token, Body: body})
-	if res.Status != want {
-		t.Fatalf("%s %s: status %d, want %d; body %s", method, path, res.Status, want, res.Body)
-	}
-	return res
-}
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
 
@@ -38,36 +25,6 @@ func category(t *testing.T, env *apitest.Env, name string) int64 {
 		t.Fatal(err)
 	}
 	return cid
-}
-
-// count runs a COUNT query on the tenant database.
-func count(t *testing.T, env *apitest.Env, query string, args ...any) int {
-	t.Helper()
-	tenant, release := env.OpenTenant(env.Tenant)
-	defer release()
-	var n int
-	if err := tenant.DB.QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-// blobExists reports whether the tenant's blob store holds key.
-func blobExists(t *testing.T, env *apitest.Env, key string) bool {
-	t.Helper()
-	tenant, release := env.OpenTenant(env.Tenant)
-	defer release()
-	_, err := tenant.Blob.Stat(context.Background(), key)
-	return err == nil
-}
-
-func pngImage(t *testing.T) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := png.Encode(&b, image.NewRGBA(image.Rect(0, 0, 2, 2))); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
 
 // form builds a multipart body with one file field.

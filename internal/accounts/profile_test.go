@@ -46,7 +46,7 @@ func TestProfile(t *testing.T) {
 				Body:   map[string]any{"first_name": "  ", "phone": "call me!", "bio": "Changed."},
 				Status: 422, JSON: map[string]any{"success": false, "errors.first_name": apitest.Present, "errors.phone": apitest.Present},
 				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					me := call(t, env, 200, "GET", "/api/profile/me", student.Token, nil)
+					me := env.Call(t, 200, "GET", "/api/profile/me", student.Token, nil)
 					if me.String("data.bio") != "Analyst." || me.String("data.first_name") != "Ada" {
 						t.Errorf("profile changed by a refused update: %s", me.Body)
 					}
@@ -130,7 +130,7 @@ func TestProfileInterestsAndSettings(t *testing.T) {
 				Body: map[string]any{"interests": []int64{music, 999999}}, Status: 422,
 				JSON: map[string]any{"errors.interests": apitest.Present},
 				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					if n := count(t, env, `SELECT COUNT(*) FROM user_interests WHERE user_id = $1`, u.ID); n != 2 {
+					if n := env.Count(t, `SELECT COUNT(*) FROM user_interests WHERE user_id = $1`, u.ID); n != 2 {
 						t.Errorf("%d interests after a refused change, want 2", n)
 					}
 				}},
@@ -150,7 +150,7 @@ func TestProfileInterestsAndSettings(t *testing.T) {
 				Body: map[string]any{"Bad Key": "x", "ok": long, "fine": "yes"}, Status: 422,
 				JSON: map[string]any{"errors.Bad Key": apitest.Present, "errors.ok": apitest.Present},
 				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					got := call(t, env, 200, "GET", "/api/profile/settings", u.Token, nil)
+					got := env.Call(t, 200, "GET", "/api/profile/settings", u.Token, nil)
 					if got.Get("data.fine") != nil {
 						t.Errorf("a refused change stored a setting: %s", got.Body)
 					}
@@ -166,20 +166,20 @@ func TestProfileInterestsAndSettings(t *testing.T) {
 func TestProfileAvatar(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		u := env.NewUser("student")
-		img := pngImage(t)
+		img := apitest.PNG(t)
 		res := upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", img)
 		if res.Status != 200 {
 			t.Fatalf("upload: %d %s", res.Status, res.Body)
 		}
 		first := res.String("data.path_avatar")
-		if !strings.HasPrefix(first, "avatars/"+id(u.ID)+"/") || !strings.HasSuffix(first, ".png") || !blobExists(t, env, first) {
+		if !strings.HasPrefix(first, "avatars/"+id(u.ID)+"/") || !strings.HasSuffix(first, ".png") || !env.BlobExists(t, first) {
 			t.Fatalf("avatar path %q not stored", first)
 		}
 		gif := []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;")
 		res = upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", gif)
 		second := res.String("data.path_avatar")
-		if res.Status != 200 || !strings.HasSuffix(second, ".gif") || !blobExists(t, env, second) || blobExists(t, env, first) {
-			t.Fatalf("replacing the avatar: %d %s; old file kept: %v", res.Status, res.Body, blobExists(t, env, first))
+		if res.Status != 200 || !strings.HasSuffix(second, ".gif") || !env.BlobExists(t, second) || env.BlobExists(t, first) {
+			t.Fatalf("replacing the avatar: %d %s; old file kept: %v", res.Status, res.Body, env.BlobExists(t, first))
 		}
 
 		refusals := []struct {
@@ -206,11 +206,11 @@ func TestProfileAvatar(t *testing.T) {
 		if res.Status != 415 && res.Status != 422 {
 			t.Errorf("JSON body: %d %s", res.Status, res.Body)
 		}
-		me := call(t, env, 200, "GET", "/api/profile/me", u.Token, nil)
+		me := env.Call(t, 200, "GET", "/api/profile/me", u.Token, nil)
 		if me.String("data.path_avatar") != second {
 			t.Fatalf("a refused upload changed the avatar: %s", me.Body)
 		}
-		if n := count(t, env, `SELECT COUNT(*) FROM users WHERE avatar_path = $1`, second); n != 1 {
+		if n := env.Count(t, `SELECT COUNT(*) FROM users WHERE avatar_path = $1`, second); n != 1 {
 			t.Fatalf("avatar row: %d", n)
 		}
 
@@ -218,11 +218,11 @@ func TestProfileAvatar(t *testing.T) {
 		if res.Status != 401 {
 			t.Errorf("anonymous upload: %d", res.Status)
 		}
-		res = call(t, env, 200, "DELETE", "/api/profile/delete-avatar", u.Token, nil)
-		if res.Get("data.path_avatar") != nil || blobExists(t, env, second) {
-			t.Fatalf("delete avatar: %s; file kept: %v", res.Body, blobExists(t, env, second))
+		res = env.Call(t, 200, "DELETE", "/api/profile/delete-avatar", u.Token, nil)
+		if res.Get("data.path_avatar") != nil || env.BlobExists(t, second) {
+			t.Fatalf("delete avatar: %s; file kept: %v", res.Body, env.BlobExists(t, second))
 		}
-		call(t, env, 200, "DELETE", "/api/profile/delete-avatar", u.Token, nil)
+		env.Call(t, 200, "DELETE", "/api/profile/delete-avatar", u.Token, nil)
 	})
 }
 
@@ -231,17 +231,17 @@ func slicesClone(b []byte) []byte { return append([]byte(nil), b...) }
 func TestProfileDeletion(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		u := env.NewUser("student")
-		img := pngImage(t)
+		img := apitest.PNG(t)
 		avatar := upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", img).String("data.path_avatar")
 
 		apitest.RunOne(t, env, apitest.Scenario{Name: "request deletion", Method: "POST", Path: "/api/profile/delete/init",
 			Headers: bearer(u), Status: 200, Events: []string{"AccountDeletionRequested"}})
 		link := deletionLink(t, env, u.Email)
-		if n := count(t, env, `SELECT COUNT(*) FROM events WHERE name = $1 AND CAST(payload AS TEXT) LIKE $2`,
+		if n := env.Count(t, `SELECT COUNT(*) FROM events WHERE name = $1 AND CAST(payload AS TEXT) LIKE $2`,
 			"AccountDeletionRequested", "%"+link[strings.LastIndex(link, "/")+1:]+"%"); n != 0 {
 			t.Fatal("the deletion token is in the event payload")
 		}
-		if n := count(t, env, `SELECT COUNT(*) FROM users WHERE id = $1 AND delete_token = $2`, u.ID,
+		if n := env.Count(t, `SELECT COUNT(*) FROM users WHERE id = $1 AND delete_token = $2`, u.ID,
 			link[strings.LastIndex(link, "/")+1:]); n != 0 {
 			t.Fatal("the deletion token is stored in clear")
 		}
@@ -257,27 +257,27 @@ func TestProfileDeletion(t *testing.T) {
 			{Name: "the link works once", Method: "GET", Path: link, Status: 404},
 			{Name: "the token of a deleted user is refused", Method: "GET", Path: "/api/profile/me", Headers: bearer(u), Status: 401},
 		})
-		if n := count(t, env, `SELECT COUNT(*) FROM users WHERE id = $1`, u.ID); n != 0 {
+		if n := env.Count(t, `SELECT COUNT(*) FROM users WHERE id = $1`, u.ID); n != 0 {
 			t.Fatal("user still stored")
 		}
-		if blobExists(t, env, avatar) {
+		if env.BlobExists(t, avatar) {
 			t.Fatal("avatar of the deleted user kept")
 		}
-		if n := count(t, env, `SELECT COUNT(*) FROM events WHERE name = $1 AND user_id = $2 AND CAST(payload AS TEXT) LIKE $3`,
+		if n := env.Count(t, `SELECT COUNT(*) FROM events WHERE name = $1 AND user_id = $2 AND CAST(payload AS TEXT) LIKE $3`,
 			"AccountDeleted", u.ID, "%"+u.Email+"%"); n != 1 {
 			t.Fatal("AccountDeleted does not carry the address")
 		}
 
 		// A link older than a day is refused.
 		late := env.NewUser("student")
-		call(t, env, 200, "POST", "/api/profile/delete/init", late.Token, nil)
+		env.Call(t, 200, "POST", "/api/profile/delete/init", late.Token, nil)
 		lateLink := deletionLink(t, env, late.Email)
 		env.Clock.Advance(25 * time.Hour)
 		res := env.Do(apitest.Request{Method: "GET", Path: lateLink})
 		if res.Status != 403 {
 			t.Fatalf("expired link: %d %s", res.Status, res.Body)
 		}
-		if n := count(t, env, `SELECT COUNT(*) FROM users WHERE id = $1`, late.ID); n != 1 {
+		if n := env.Count(t, `SELECT COUNT(*) FROM users WHERE id = $1`, late.ID); n != 1 {
 			t.Fatal("an expired link deleted the user")
 		}
 

@@ -21,7 +21,7 @@ func TestCourseAccess(t *testing.T) {
 		foreign := foreignCourse(t, env)
 		a := func(n int64) string { return "/api/admin/courses/" + id(n) + "/access" }
 		rows := func() int {
-			return count(t, env, `SELECT (SELECT COUNT(*) FROM course_users) + (SELECT COUNT(*) FROM course_groups)`)
+			return env.Count(t, `SELECT (SELECT COUNT(*) FROM course_users) + (SELECT COUNT(*) FROM course_groups)`)
 		}
 		past, future := env.Clock.Now().Add(-time.Hour), env.Clock.Now().Add(30*24*time.Hour)
 
@@ -114,7 +114,7 @@ func TestTutors(t *testing.T) {
 				Events: []string{"CourseTutorAssigned"}, JSON: map[string]any{"message": "Tutor assigned.",
 					"data.authors.0.id": admin.ID, "data.authors.1.id": helper.ID},
 				Check: func(t *testing.T, env *apitest.Env, _ *apitest.Response) {
-					call(t, env, 200, "PATCH", "/api/admin/courses/"+id(course), helper.Token, map[string]any{"summary": "By the helper"})
+					env.Call(t, 200, "PATCH", "/api/admin/courses/"+id(course), helper.Token, map[string]any{"summary": "By the helper"})
 				}},
 			{Name: "assigning again changes nothing", As: "admin", Method: "POST", Path: assign(helper.ID, course), Status: 200,
 				Events: []string{}, JSON: map[string]any{"message": "The tutor already is an author of the course."}},

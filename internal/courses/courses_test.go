@@ -41,7 +41,7 @@ func TestCourseAuthoring(t *testing.T) {
 		admin, tutor, student := env.As("admin"), env.As("tutor"), env.As("student")
 		tutor2 := env.NewUser("tutor")
 		web, data := category(t, env, "Web"), category(t, env, "Data")
-		courses := func() int { return count(t, env, `SELECT COUNT(*) FROM courses`) }
+		courses := func() int { return env.Count(t, `SELECT COUNT(*) FROM courses`) }
 		foreign := foreignCourse(t, env)
 		now := env.Clock.Now()
 
@@ -211,7 +211,7 @@ func TestCourseAuthoring(t *testing.T) {
 
 		// Multipart updates with an image.
 		body, ctype := multipartForm(t, [][2]string{{"_method", "PATCH"}, {"title", "With image"}, {"public", "1"},
-			{"tags[]", "a"}, {"tags[]", "b"}, {"categories[]", id(web)}, {"hours_to_complete", "5"}}, pngImage(t))
+			{"tags[]", "a"}, {"tags[]", "b"}, {"categories[]", id(web)}, {"hours_to_complete", "5"}}, apitest.PNG(t))
 		res := env.Do(apitest.Request{Method: "POST", Path: c(tutorID), Token: tutor.Token, Body: body, Type: ctype})
 		if res.Status != 200 || res.String("data.title") != "With image" || res.Get("data.public") != true ||
 			res.Number("data.hours_to_complete") != 5 || len(res.Get("data.tags").([]any)) != 2 {
@@ -220,16 +220,16 @@ func TestCourseAuthoring(t *testing.T) {
 		first := res.String("data.image_path")
 		if link := res.String("data.image_url"); !strings.HasPrefix(link, "/api/files/courses/") {
 			t.Fatalf("no signed image link: %s", res.Body)
-		} else if img := env.Do(apitest.Request{Method: "GET", Path: link}); img.Status != 200 || len(img.Body) != len(pngImage(t)) {
+		} else if img := env.Do(apitest.Request{Method: "GET", Path: link}); img.Status != 200 || len(img.Body) != len(apitest.PNG(t)) {
 			t.Fatalf("the image link serves %d %q", img.Status, img.Body)
 		}
-		if !strings.HasPrefix(first, "courses/"+id(tutorID)+"/") || !blobExists(t, env, first) {
+		if !strings.HasPrefix(first, "courses/"+id(tutorID)+"/") || !env.BlobExists(t, first) {
 			t.Fatalf("image not stored: %s", res.Body)
 		}
-		body, ctype = multipartForm(t, nil, pngImage(t))
+		body, ctype = multipartForm(t, nil, apitest.PNG(t))
 		res = env.Do(apitest.Request{Method: "POST", Path: c(tutorID), Token: tutor.Token, Body: body, Type: ctype})
 		second := res.String("data.image_path")
-		if res.Status != 200 || second == first || !blobExists(t, env, second) || blobExists(t, env, first) {
+		if res.Status != 200 || second == first || !env.BlobExists(t, second) || env.BlobExists(t, first) {
 			t.Fatalf("image not replaced: %d %s", res.Status, res.Body)
 		}
 		body, ctype = multipartForm(t, [][2]string{{"title", "Not stored"}}, []byte("%PDF-1.4 not an image"))
@@ -238,9 +238,9 @@ func TestCourseAuthoring(t *testing.T) {
 			t.Fatalf("a PDF as image: %d %s", res.Status, res.Body)
 		}
 		fieldError(t, res, "image")
-		body, ctype = multipartForm(t, [][2]string{{"status", "live"}}, pngImage(t))
+		body, ctype = multipartForm(t, [][2]string{{"status", "live"}}, apitest.PNG(t))
 		res = env.Do(apitest.Request{Method: "POST", Path: c(tutorID), Token: tutor.Token, Body: body, Type: ctype})
-		if res.Status != 422 || count(t, env, `SELECT COUNT(*) FROM courses WHERE title = 'Not stored'`) != 0 {
+		if res.Status != 422 || env.Count(t, `SELECT COUNT(*) FROM courses WHERE title = 'Not stored'`) != 0 {
 			t.Fatalf("invalid status with image: %d %s", res.Status, res.Body)
 		}
 		files := 0
@@ -319,10 +319,10 @@ func TestCourseAuthoring(t *testing.T) {
 			{Name: "deleting again", As: "admin", Method: "DELETE", Path: c(tutorID), Status: 404},
 			{Name: "another tenant's course", As: "admin", Method: "DELETE", Path: c(foreign), Status: 404},
 		})
-		if blobExists(t, env, second) {
+		if env.BlobExists(t, second) {
 			t.Fatal("the deleted course's image is still stored")
 		}
-		if n := count(t, env, `SELECT COUNT(*) FROM course_tags WHERE course_id = $1`, tutorID); n != 0 {
+		if n := env.Count(t, `SELECT COUNT(*) FROM course_tags WHERE course_id = $1`, tutorID); n != 0 {
 			t.Fatalf("%d tags of the deleted course remain", n)
 		}
 	})

@@ -3,8 +3,6 @@ package courses_test
 import (
 	"bytes"
 	"context"
-	"image"
-	"image/png"
 	"mime/multipart"
 	"strconv"
 	"testing"
@@ -12,30 +10,19 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
-// call sends one request with a token and fails the test unless the
-// status is want.
-func call(t *testing.T, env *apitest.Env, want int, method, path, token string, body any) *apitest.Response {
-	t.Helper()
-	res := env.Do(apitest.Request{Method: method, Path: path, Token: token, Body: body})
-	if res.Status != want {
-		t.Fatalf("%s %s: status %d, want %d; body %s", method, path, res.Status, want, res.Body)
-	}
-	return res
-}
-
 func id(n int64) string { return strconv.FormatInt(n, 10) }
 
 // newCourse creates a course through the API as the user and returns its
 // id.
 func newCourse(t *testing.T, env *apitest.Env, token string, body map[string]any) int64 {
 	t.Helper()
-	return int64(call(t, env, 201, "POST", "/api/admin/courses", token, body).Number("data.id"))
+	return int64(env.Call(t, 201, "POST", "/api/admin/courses", token, body).Number("data.id"))
 }
 
 // newLesson creates a lesson through the API and returns its id.
 func newLesson(t *testing.T, env *apitest.Env, token string, body map[string]any) int64 {
 	t.Helper()
-	return int64(call(t, env, 201, "POST", "/api/admin/lessons", token, body).Number("data.id"))
+	return int64(env.Call(t, 201, "POST", "/api/admin/lessons", token, body).Number("data.id"))
 }
 
 // category inserts a category straight into the tenant database; the
@@ -62,13 +49,13 @@ func group(t *testing.T, env *apitest.Env, name string, parent int64) int64 {
 	if parent != 0 {
 		body["parent_id"] = parent
 	}
-	return int64(call(t, env, 201, "POST", "/api/admin/user-groups", env.As("admin").Token, body).Number("data.id"))
+	return int64(env.Call(t, 201, "POST", "/api/admin/user-groups", env.As("admin").Token, body).Number("data.id"))
 }
 
 // join puts the user into the group through the API.
 func join(t *testing.T, env *apitest.Env, groupID, userID int64) {
 	t.Helper()
-	call(t, env, 200, "POST", "/api/admin/user-groups/"+id(groupID)+"/members", env.As("admin").Token,
+	env.Call(t, 200, "POST", "/api/admin/user-groups/"+id(groupID)+"/members", env.As("admin").Token,
 		map[string]any{"user_id": userID})
 }
 
@@ -81,27 +68,6 @@ func insertID(t *testing.T, env *apitest.Env, query string, args ...any) int64 {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return n
-}
-
-// count runs a COUNT query on the tenant database.
-func count(t *testing.T, env *apitest.Env, query string, args ...any) int {
-	t.Helper()
-	tenant, release := env.OpenTenant(env.Tenant)
-	defer release()
-	var n int
-	if err := tenant.DB.QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
-}
-
-// blobExists reports whether the tenant's blob store holds key.
-func blobExists(t *testing.T, env *apitest.Env, key string) bool {
-	t.Helper()
-	tenant, release := env.OpenTenant(env.Tenant)
-	defer release()
-	_, err := tenant.Blob.Stat(context.Background(), key)
-	return err == nil
 }
 
 // foreignCourse adds a course with a high id to another tenant, so that
@@ -121,15 +87,6 @@ func foreignCourse(t *testing.T, env *apitest.Env) int64 {
 		t.Fatal(err)
 	}
 	return foreignID
-}
-
-func pngImage(t *testing.T) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := png.Encode(&b, image.NewRGBA(image.Rect(0, 0, 2, 2))); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
 
 // multipartForm builds a multipart body with text fields (repeated for

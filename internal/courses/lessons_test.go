@@ -16,7 +16,7 @@ func TestLessons(t *testing.T) {
 		mine := newCourse(t, env, tutor.Token, map[string]any{"title": "Mine"})
 		inB := newLesson(t, env, admin.Token, map[string]any{"course_id": b, "title": "In B"})
 		foreign := foreignCourse(t, env)
-		lessons := func() int { return count(t, env, `SELECT COUNT(*) FROM lessons`) }
+		lessons := func() int { return env.Count(t, `SELECT COUNT(*) FROM lessons`) }
 		now := env.Clock.Now()
 
 		apitest.Run(t, env, []apitest.Scenario{
@@ -141,14 +141,14 @@ func TestLessons(t *testing.T) {
 			{Name: "clone", As: "admin", Method: "POST", Path: l(one) + "/clone", Status: 201,
 				JSON: map[string]any{"data.title": "Uno", "data.order": 3, "data.parent_lesson_id": nil, "data.course_id": a},
 				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					if n := count(t, env, `SELECT COUNT(*) FROM lessons`); n != before+3 {
+					if n := env.Count(t, `SELECT COUNT(*) FROM lessons`); n != before+3 {
 						t.Fatalf("clone made %d lessons, want 3", n-before)
 					}
 					copyID := int64(res.Number("data.id"))
-					if n := count(t, env, `SELECT COUNT(*) FROM lessons WHERE parent_id = $1`, copyID); n != 1 {
+					if n := env.Count(t, `SELECT COUNT(*) FROM lessons WHERE parent_id = $1`, copyID); n != 1 {
 						t.Fatalf("the clone has %d children", n)
 					}
-					if n := count(t, env, `SELECT COUNT(*) FROM topics WHERE course_id = $1 AND lesson_id NOT IN ($2, $3, $4, $5)`,
+					if n := env.Count(t, `SELECT COUNT(*) FROM topics WHERE course_id = $1 AND lesson_id NOT IN ($2, $3, $4, $5)`,
 						a, one, sub, deep, two); n != 2 {
 						t.Fatalf("the clone has %d topics, want 2", n)
 					}
@@ -160,10 +160,10 @@ func TestLessons(t *testing.T) {
 			{Name: "student cannot delete", As: "student", Method: "DELETE", Path: l(one), Status: 403},
 			{Name: "delete with nested lessons and topics", As: "admin", Method: "DELETE", Path: l(one), Status: 200,
 				Check: func(t *testing.T, env *apitest.Env, _ *apitest.Response) {
-					if n := count(t, env, `SELECT COUNT(*) FROM lessons WHERE id IN ($1, $2, $3)`, one, sub, deep); n != 0 {
+					if n := env.Count(t, `SELECT COUNT(*) FROM lessons WHERE id IN ($1, $2, $3)`, one, sub, deep); n != 0 {
 						t.Fatalf("%d lessons of the deleted tree remain", n)
 					}
-					if n := count(t, env, `SELECT COUNT(*) FROM topics WHERE lesson_id IN ($1, $2, $3)`, one, sub, deep); n != 0 {
+					if n := env.Count(t, `SELECT COUNT(*) FROM topics WHERE lesson_id IN ($1, $2, $3)`, one, sub, deep); n != 0 {
 						t.Fatalf("%d topics of the deleted tree remain", n)
 					}
 				}},

@@ -100,15 +100,6 @@ func exec(t *testing.T, env *apitest.Env, fn func(*platform.Tenant) error) {
 	}
 }
 
-func count(t *testing.T, env *apitest.Env, query string, args ...any) int {
-	t.Helper()
-	var n int
-	exec(t, env, func(tn *platform.Tenant) error {
-		return tn.DB.QueryRowContext(context.Background(), query, args...).Scan(&n)
-	})
-	return n
-}
-
 // blobKeys lists the tenant's stored files under prefix.
 func blobKeys(t *testing.T, env *apitest.Env, prefix string) []string {
 	t.Helper()

@@ -56,7 +56,7 @@ func TestProjectSubmissions(t *testing.T) {
 		send(t, env, 200, "PATCH", "/api/admin/topics/"+id(topic), w.tutor, map[string]any{"active": false}, "")
 		refuse("inactive topic", 404, learner, submit, file("file", "essay.pdf", pdfData))
 		send(t, env, 200, "PATCH", "/api/admin/topics/"+id(topic), w.tutor, map[string]any{"active": true}, "")
-		if n := count(t, env, `SELECT COUNT(*) FROM project_submissions`); n != 1 {
+		if n := env.Count(t, `SELECT COUNT(*) FROM project_submissions`); n != 1 {
 			t.Errorf("%d submissions, want 1", n)
 		}
 

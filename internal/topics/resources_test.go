@@ -79,7 +79,7 @@ func TestResources(t *testing.T) {
 		if after := len(blobKeys(t, env, "")); after != before {
 			t.Errorf("refused uploads stored files: %d, want %d", after, before)
 		}
-		if n := count(t, env, `SELECT COUNT(*) FROM topic_resources`); n != 1 {
+		if n := env.Count(t, `SELECT COUNT(*) FROM topic_resources`); n != 1 {
 			t.Errorf("%d resources, want 1", n)
 		}
 	})

@@ -54,7 +54,7 @@ func TestCreateRichText(t *testing.T) {
 			{Name: "unsupported body", As: "admin", Method: "POST", Path: "/api/admin/topics", Body: []byte(`x`),
 				Headers: map[string]string{"Content-Type": "text/plain"}, Status: 415},
 		})
-		if n := count(t, env, `SELECT COUNT(*) FROM topics`); n != 3 {
+		if n := env.Count(t, `SELECT COUNT(*) FROM topics`); n != 3 {
 			t.Errorf("%d topics stored, want the 3 created", n)
 		}
 	})
@@ -96,7 +96,7 @@ func TestCreateFiles(t *testing.T) {
 			t.Errorf("uploaded video: %s", res.Body)
 		}
 		stored := len(blobKeys(t, env, ""))
-		topics := count(t, env, `SELECT COUNT(*) FROM topics`)
+		topics := env.Count(t, `SELECT COUNT(*) FROM topics`)
 
 		// Refusals store nothing.
 		refuseAs := func(u *apitest.User, name string, status int, parts ...part) {
@@ -109,7 +109,7 @@ func TestCreateFiles(t *testing.T) {
 			if n := len(blobKeys(t, env, "")); n != stored {
 				t.Errorf("%s: %d files stored, want %d", name, n, stored)
 			}
-			if n := count(t, env, `SELECT COUNT(*) FROM topics`); n != topics {
+			if n := env.Count(t, `SELECT COUNT(*) FROM topics`); n != topics {
 				t.Errorf("%s: %d topics, want %d", name, n, topics)
 			}
 		}

@@ -91,7 +91,7 @@ func TestDelete(t *testing.T) {
 		if keys := blobKeys(t, env, ""); len(keys) != 0 {
 			t.Errorf("files left after delete: %v", keys)
 		}
-		if n := count(t, env, `SELECT COUNT(*) FROM topic_resources`); n != 0 {
+		if n := env.Count(t, `SELECT COUNT(*) FROM topic_resources`); n != 0 {
 			t.Errorf("%d resources left", n)
 		}
 	})
@@ -116,7 +116,7 @@ func TestClone(t *testing.T) {
 			{Name: "unknown topic", As: "tutor", Method: "POST", Path: "/api/admin/topics/999999/clone", Status: 404},
 		})
 		send(t, env, 403, "POST", path, w.otherTutor, nil, "")
-		if n := count(t, env, `SELECT COUNT(*) FROM topics`); n != 2 {
+		if n := env.Count(t, `SELECT COUNT(*) FROM topics`); n != 2 {
 			t.Fatalf("refused clones stored topics: %d", n)
 		}
 
