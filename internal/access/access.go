@@ -61,6 +61,31 @@ const (
 	NotificationListAccessOwn Permission = "dashboard-app_notification-list_access_self"
 )
 
+// Permissions of the H5P service (spec "Permissions", H5P part).
+const (
+	H5PList           Permission = "h5p_list"
+	H5PAuthorList     Permission = "h5p_author_list"
+	H5PCreate         Permission = "h5p_create"
+	H5PUpdate         Permission = "h5p_update"
+	H5PAuthorUpdate   Permission = "h5p_author_update"
+	H5PDelete         Permission = "h5p_delete"
+	H5PAuthorDelete   Permission = "h5p_author_delete"
+	H5PRead           Permission = "h5p_read"
+	H5PLibraryList    Permission = "h5p_library_list"
+	H5PLibraryRead    Permission = "h5p_library_read"
+	H5PLibraryUpload  Permission = "h5p_library_upload"
+	H5PLibraryInstall Permission = "h5p_library_install"
+	H5PLibraryUpdate  Permission = "h5p_library_update"
+	H5PLibraryDelete  Permission = "h5p_library_delete"
+)
+
+// H5PPermissions lists every H5P permission; the H5P service's system user
+// holds them all.
+var H5PPermissions = []Permission{
+	H5PList, H5PAuthorList, H5PCreate, H5PUpdate, H5PAuthorUpdate, H5PDelete, H5PAuthorDelete, H5PRead,
+	H5PLibraryList, H5PLibraryRead, H5PLibraryUpload, H5PLibraryInstall, H5PLibraryUpdate, H5PLibraryDelete,
+}
+
 // Seed is the permission table of the spec: each permission with the roles
 // that hold it. user_manage exists but no seeded role holds it.
 var Seed = []struct {
@@ -106,6 +131,26 @@ var Seed = []struct {
 	{CourseListAuthored, []string{Tutor}},
 	{NotificationListAccess, []string{Admin}},
 	{NotificationListAccessOwn, []string{Admin}},
+	// The spec names the H5P permissions but not their roles. Admins hold
+	// them all. Tutors author their own content (h5p_create together with
+	// h5p_author_update, which the editor's file uploads need) and may
+	// browse the libraries; installing, changing and deleting libraries
+	// and touching other authors' content stay with admins. Students
+	// play content, which needs no permission.
+	{H5PList, []string{Admin}},
+	{H5PAuthorList, []string{Admin, Tutor}},
+	{H5PCreate, []string{Admin, Tutor}},
+	{H5PUpdate, []string{Admin}},
+	{H5PAuthorUpdate, []string{Admin, Tutor}},
+	{H5PDelete, []string{Admin}},
+	{H5PAuthorDelete, []string{Admin, Tutor}},
+	{H5PRead, []string{Admin}},
+	{H5PLibraryList, []string{Admin, Tutor}},
+	{H5PLibraryRead, []string{Admin, Tutor}},
+	{H5PLibraryUpload, []string{Admin}},
+	{H5PLibraryInstall, []string{Admin}},
+	{H5PLibraryUpdate, []string{Admin}},
+	{H5PLibraryDelete, []string{Admin}},
 }
 
 // Principal is the authenticated caller of a request.

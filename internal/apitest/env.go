@@ -117,6 +117,8 @@ func New(t testing.TB, backend string, opts Options) *Env {
 	}
 	env.Server = s
 	env.HTTP = httptest.NewServer(s.Handler)
+	// The H5P service calls the API over HTTP; its address is known only now.
+	s.H5P.API.SetBaseURL(env.HTTP.URL)
 	t.Cleanup(func() {
 		env.HTTP.Close()
 		s.Close()

@@ -13,7 +13,9 @@ import (
 
 // Config is the whole process configuration.
 type Config struct {
-	APIAddr      string
+	APIAddr string
+	// APIURL is where the other parts (the H5P service) reach the API.
+	APIURL       string
 	WebAddr      string
 	DataDir      string
 	DatabaseURL  string // empty: SQLite files under DataDir
@@ -53,6 +55,7 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 	var idle, exclude string
 	vars := []env{
 		{"LMS_API_ADDR", "127.0.0.1:8080", &c.APIAddr, "API listen address"},
+		{"LMS_API_URL", "", &c.APIURL, "base URL the H5P service calls the API at (empty: http:// + the API address)"},
 		{"LMS_WEB_ADDR", "127.0.0.1:3000", &c.WebAddr, "web frontend listen address"},
 		{"LMS_DATA_DIR", "./var", &c.DataDir, "data directory (SQLite files, local blobs, master key)"},
 		{"LMS_DATABASE_URL", "", &c.DatabaseURL, "postgres://... (empty: SQLite under the data dir)"},
@@ -92,6 +95,9 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 	}
 	c.TenantIdle = d
 	c.PlatformHost = strings.ToLower(c.PlatformHost)
+	if c.APIURL == "" {
+		c.APIURL = "http://" + c.APIAddr
+	}
 	for _, name := range strings.Split(exclude, ",") {
 		if name = strings.TrimSpace(name); name != "" {
 			c.NotifyExclude = append(c.NotifyExclude, name)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -25,6 +26,7 @@ import (
 	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/files"
+	"github.com/lms-platform/lms/internal/h5p"
 	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/learning"
@@ -73,7 +75,9 @@ type Server struct {
 	Files     *files.Signer
 	MasterKey platform.MasterKey
 	API       huma.API
-	// Handler serves the API with every middleware.
+	// H5P is the H5P service, served under /h5p/ on the API's listener.
+	H5P *h5p.Service
+	// Handler serves the API with every middleware, and the H5P service.
 	Handler http.Handler
 }
 
@@ -201,12 +205,32 @@ func (s *Server) buildAPI() {
 	s.Kinds = s.contentKinds()
 	s.Files = &files.Signer{Clock: s.Clock, TTL: time.Hour}
 	s.routes()
-	s.Handler = httpx.Chain(mux,
-		httpx.Observe(s.Log, s.Config.TrustProxy),
+	api := httpx.Chain(mux,
 		httpx.Tenancy(s.Tenants, s.Config.TrustProxy, s.Config.InternalKey),
 		auth.Authenticate(s.Clock),
 		httpx.Idempotency(s.Clock),
 	)
+	s.H5P = h5p.New(h5p.Options{Tenants: s.Tenants, Cache: s.Cache, Redis: s.Redis, Clock: s.Clock, Log: s.Log,
+		InternalKey: s.Config.InternalKey, TrustProxy: s.Config.TrustProxy, APIURL: s.apiURL()})
+	h5pHandler := s.H5P.Handler()
+	// The H5P service resolves its tenant and callers itself (sub-hosts,
+	// _token, profiles from the API), so it bypasses the API's tenancy and
+	// authentication and shares only the request log.
+	s.Handler = httpx.Observe(s.Log, s.Config.TrustProxy)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/h5p/") {
+			h5pHandler.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	}))
+}
+
+// apiURL is where the H5P service calls the API.
+func (s *Server) apiURL() string {
+	if s.Config.APIURL != "" {
+		return s.Config.APIURL
+	}
+	return "http://" + s.Config.APIAddr
 }
 
 // Run serves the API on the configured address until ctx ends, with idle

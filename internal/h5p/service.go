@@ -1,0 +1,82 @@
+// Package h5p is the H5P content service, served under /h5p on the API's
+// listener. It resolves its own tenant from the host, authenticates callers
+// with the tenant's public key and takes their profile from the API over
+// HTTP, the same way it would when deployed on another machine.
+package h5p
+
+import (
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lms-platform/lms/internal/cache"
+	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/platform"
+)
+
+// Options configure the service.
+type Options struct {
+	Tenants *platform.Tenants
+	// Cache keeps callers' profiles (in process or Redis).
+	Cache cache.Cache
+	// Redis is reported by the health check; nil means Redis is disabled.
+	Redis *redis.Client
+	Clock clock.Clock
+	Log   *slog.Logger
+	// InternalKey is the X-Internal-Token the other parts send.
+	InternalKey string
+	// TrustProxy honours X-Forwarded-Host without the internal token.
+	TrustProxy bool
+	// APIURL is the base URL of the API, for GET /api/profile/me.
+	APIURL string
+	// HTTPClient calls the API; nil means a client with a short timeout.
+	HTTPClient *http.Client
+}
+
+// Service is the H5P service.
+type Service struct {
+	tenants     *platform.Tenants
+	cache       cache.Cache
+	clock       clock.Clock
+	log         *slog.Logger
+	internalKey string
+	trustProxy  bool
+	redis       atomic.Pointer[redis.Client]
+	// API fetches callers' profiles from the API.
+	API     *APIClient
+	handler http.Handler
+}
+
+// New builds the service.
+func New(opts Options) *Service {
+	s := &Service{
+		tenants:     opts.Tenants,
+		cache:       opts.Cache,
+		clock:       opts.Clock,
+		log:         opts.Log,
+		internalKey: opts.InternalKey,
+		trustProxy:  opts.TrustProxy,
+		API:         NewAPIClient(opts.APIURL, opts.HTTPClient),
+	}
+	if s.clock == nil {
+		s.clock = clock.System{}
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.cache == nil {
+		s.cache = cache.NewMemory(s.clock)
+	}
+	s.redis.Store(opts.Redis)
+	s.handler = s.routes()
+	return s
+}
+
+// Handler serves every route under /h5p/.
+func (s *Service) Handler() http.Handler { return s.handler }
+
+// SetRedis replaces the Redis client the health check pings (nil:
+// disabled). Tests use it to simulate an outage.
+func (s *Service) SetRedis(c *redis.Client) { s.redis.Store(c) }
