@@ -31,6 +31,8 @@ func (s *Service) routes() http.Handler {
 	// Diagnostic route, not in the spec: the caller's own identity as the
 	// service sees it. It shows nothing the caller does not already hold.
 	mux.Handle("GET /h5p/whoami", s.user(http.HandlerFunc(s.whoami)))
+	s.contentRoutes(mux)
+	s.runtimeRoutes(mux)
 	mux.Handle("/h5p/", s.user(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apperr.New(apperr.NotFound, "Not found."))
 	})))

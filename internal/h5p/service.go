@@ -13,6 +13,9 @@ import (
 
 	"github.com/lms-platform/lms/internal/cache"
 	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
+	"github.com/lms-platform/lms/internal/h5p/h5pstore"
+	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
 )
 
@@ -33,6 +36,12 @@ type Options struct {
 	APIURL string
 	// HTTPClient calls the API; nil means a client with a short timeout.
 	HTTPClient *http.Client
+	// Store keeps the tenants' libraries and contents; nil means a store
+	// with the service's clock and an in-process lock.
+	Store *h5pstore.Store
+	// MaxUploadSize caps a package upload in bytes; 0 means
+	// h5ppackage.DefaultMaxTotalSize (256 MB).
+	MaxUploadSize int64
 }
 
 // Service is the H5P service.
@@ -47,6 +56,9 @@ type Service struct {
 	// API fetches callers' profiles from the API.
 	API     *APIClient
 	handler http.Handler
+	// Store keeps the tenants' libraries and contents.
+	Store     *h5pstore.Store
+	maxUpload atomic.Int64
 }
 
 // New builds the service.
@@ -70,6 +82,11 @@ func New(opts Options) *Service {
 		s.cache = cache.NewMemory(s.clock)
 	}
 	s.redis.Store(opts.Redis)
+	s.Store = opts.Store
+	if s.Store == nil {
+		s.Store = &h5pstore.Store{Clock: s.clock, Locker: lock.NewMemory(s.clock)}
+	}
+	s.SetMaxUploadSize(opts.MaxUploadSize)
 	s.handler = s.routes()
 	return s
 }
@@ -80,3 +97,12 @@ func (s *Service) Handler() http.Handler { return s.handler }
 // SetRedis replaces the Redis client the health check pings (nil:
 // disabled). Tests use it to simulate an outage.
 func (s *Service) SetRedis(c *redis.Client) { s.redis.Store(c) }
+
+// SetMaxUploadSize sets the cap of a package upload in bytes (0: the
+// default 256 MB). Tests lower it.
+func (s *Service) SetMaxUploadSize(n int64) {
+	if n <= 0 {
+		n = h5ppackage.DefaultMaxTotalSize
+	}
+	s.maxUpload.Store(n)
+}

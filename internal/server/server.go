@@ -27,6 +27,7 @@ import (
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/h5p"
+	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/learning"
@@ -211,7 +212,8 @@ func (s *Server) buildAPI() {
 		httpx.Idempotency(s.Clock),
 	)
 	s.H5P = h5p.New(h5p.Options{Tenants: s.Tenants, Cache: s.Cache, Redis: s.Redis, Clock: s.Clock, Log: s.Log,
-		InternalKey: s.Config.InternalKey, TrustProxy: s.Config.TrustProxy, APIURL: s.apiURL()})
+		InternalKey: s.Config.InternalKey, TrustProxy: s.Config.TrustProxy, APIURL: s.apiURL(),
+		Store: &h5pstore.Store{Clock: s.Clock, Locker: s.Locker}})
 	h5pHandler := s.H5P.Handler()
 	// The H5P service resolves its tenant and callers itself (sub-hosts,
 	// _token, profiles from the API), so it bypasses the API's tenancy and
