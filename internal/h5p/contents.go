@@ -332,10 +332,20 @@ func (s *Service) createContent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := UserFrom(r.Context())
-	c, err := s.Store.SaveContent(r.Context(), httpx.TenantFrom(r.Context()), p, userID(u))
+	t := httpx.TenantFrom(r.Context())
+	c, err := s.Store.SaveContent(r.Context(), t, p, userID(u))
 	if err != nil {
 		writeError(w, r, err)
 		return
+	}
+	if params, err := h5pstore.PromoteTempFiles(r.Context(), t, c.ID, b.Params.Params); err != nil {
+		writeError(w, r, err)
+		return
+	} else if string(params) != string(b.Params.Params) {
+		if c, err = s.Store.UpdateContent(r.Context(), t, c.ID, b.Library, params, nil); err != nil {
+			writeError(w, r, err)
+			return
+		}
 	}
 	writeData(w, http.StatusCreated, map[string]any{"contentId": h5pstore.FormatID(c.ID), "metadata": c.Metadata})
 }
@@ -392,7 +402,13 @@ func (s *Service) updateContent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	c, err = s.Store.UpdateContent(r.Context(), httpx.TenantFrom(r.Context()), c.ID, b.Library, b.Params.Params, b.Params.Metadata)
+	t := httpx.TenantFrom(r.Context())
+	params, err := h5pstore.PromoteTempFiles(r.Context(), t, c.ID, b.Params.Params)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	c, err = s.Store.UpdateContent(r.Context(), t, c.ID, b.Library, params, b.Params.Metadata)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -33,6 +33,7 @@ func (s *Service) routes() http.Handler {
 	mux.Handle("GET /h5p/whoami", s.user(http.HandlerFunc(s.whoami)))
 	s.contentRoutes(mux)
 	s.runtimeRoutes(mux)
+	s.editorRoutes(mux)
 	mux.Handle("/h5p/", s.user(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apperr.New(apperr.NotFound, "Not found."))
 	})))

@@ -160,3 +160,10 @@ func userOf(id string, e cachedProfile) *User {
 	}
 	return u
 }
+
+// BaseURL is the API base URL the client calls, for other parts that call
+// the deployment at the same address.
+func (c *APIClient) BaseURL() string {
+	base, _ := c.get()
+	return base
+}

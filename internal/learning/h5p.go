@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/topics"
 )
 
 // H5PStatement is a stored xAPI statement of an H5P topic.
@@ -18,11 +22,14 @@ type H5PStatement struct {
 	Verb     string   `json:"verb" doc:"The statement's verb id."`
 	Score    *float64 `json:"score" doc:"result.score.raw, when given."`
 	MaxScore *float64 `json:"max_score" doc:"result.score.max, when given."`
+	// Completed says the statement completed the topic.
+	Completed bool `json:"completed" doc:"Whether the statement completed the topic."`
 }
 
 // Extensions H5P puts in xAPI statements.
 const (
-	h5pSubContentID = "http://h5p.org/x-api/h5p-subContentId"
+	h5pSubContentID   = "http://h5p.org/x-api/h5p-subContentId"
+	h5pLocalContentID = "http://h5p.org/x-api/h5p-local-content-id"
 )
 
 // StatementOf returns the statement of a request body, which is either
@@ -38,8 +45,8 @@ func StatementOf(body map[string]any) map[string]any {
 // completed or passed the whole H5P content of a topic: the verb is
 // "completed" or "passed" and the statement is about the top-level
 // content, not one of its parts (parts carry a sub-content id and a parent
-// activity). The H5P topic kind will complete topics with it; storing a
-// statement does not complete anything yet.
+// activity). StoreStatement completes the topic when it says so and the
+// statement is about the topic's own content (see aboutContent).
 func CompletesTopic(statement map[string]any) bool {
 	verb := verbOf(statement)
 	if !strings.HasSuffix(verb, "/completed") && !strings.HasSuffix(verb, "/passed") {
@@ -111,5 +118,66 @@ func (s *Service) StoreStatement(ctx context.Context, t *platform.Tenant, p *acc
 		p.UserID, topicID, verb, out.Score, out.MaxScore, string(raw), now).Scan(&out.ID); err != nil {
 		return H5PStatement{}, fmt.Errorf("learning: store statement: %w", err)
 	}
+	if CompletesTopic(statement) {
+		done, err := s.completesH5P(ctx, t, topicID, statement)
+		if err != nil {
+			return H5PStatement{}, err
+		}
+		if done {
+			if err := s.CompleteTopic(ctx, t, p.UserID, topicID); err != nil {
+				return H5PStatement{}, err
+			}
+			out.Completed = true
+		}
+	}
 	return out, nil
+}
+
+// completesH5P reports whether a completing statement is about the
+// topic's own H5P content: the topic is an H5P topic and the statement's
+// object names its content id.
+func (s *Service) completesH5P(ctx context.Context, t *platform.Tenant, topicID int64, statement map[string]any) (bool, error) {
+	if s.H5PContentID == nil {
+		return false, nil
+	}
+	topic, err := topics.ByID(ctx, t.DB, topicID)
+	if err != nil {
+		return false, err
+	}
+	want, ok := s.H5PContentID(topic.TopicableType, topic.Content)
+	if !ok {
+		return false, nil
+	}
+	return slices.Contains(statementContentIDs(statement), want), nil
+}
+
+// statementContentIDs are the H5P content ids a statement's object names:
+// the local content id extension and the last numeric segment of the
+// object id (".../h5p/embed/play/7", ".../h5p/contents/7/play"), or its
+// contentId query parameter.
+func statementContentIDs(statement map[string]any) []string {
+	var out []string
+	object, _ := statement["object"].(map[string]any)
+	definition, _ := object["definition"].(map[string]any)
+	extensions, _ := definition["extensions"].(map[string]any)
+	switch v := extensions[h5pLocalContentID].(type) {
+	case float64:
+		out = append(out, strconv.FormatInt(int64(v), 10))
+	case string:
+		out = append(out, strings.TrimSpace(v))
+	}
+	id, _ := object["id"].(string)
+	if u, err := url.Parse(strings.TrimSpace(id)); err == nil && id != "" {
+		if c := u.Query().Get("contentId"); c != "" {
+			out = append(out, c)
+		}
+		segments := strings.Split(strings.Trim(u.Path, "/"), "/")
+		for i := len(segments) - 1; i >= 0; i-- {
+			if n, err := strconv.ParseInt(segments[i], 10, 64); err == nil && n > 0 {
+				out = append(out, segments[i])
+				break
+			}
+		}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ package learning
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
@@ -31,6 +32,10 @@ type Service struct {
 	// FileURL signs a link to a file of the tenant's blob store.
 	FileURL  func(t *platform.Tenant, key string) string
 	Settings *settings.Service
+	// H5PContentID reads the H5P content id of a topic's value of class;
+	// false for topics that are not H5P. Nil: no statement completes a
+	// topic.
+	H5PContentID func(class string, value json.RawMessage) (string, bool)
 }
 
 // Topic statuses of topic_progress.status.

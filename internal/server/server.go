@@ -214,6 +214,9 @@ func (s *Server) buildAPI() {
 	s.H5P = h5p.New(h5p.Options{Tenants: s.Tenants, Cache: s.Cache, Redis: s.Redis, Clock: s.Clock, Log: s.Log,
 		InternalKey: s.Config.InternalKey, TrustProxy: s.Config.TrustProxy, APIURL: s.apiURL(),
 		Store: &h5pstore.Store{Clock: s.Clock, Locker: s.Locker}})
+	if s.Jobs != nil {
+		s.Jobs.Add(s.H5P.Jobs()...)
+	}
 	h5pHandler := s.H5P.Handler()
 	// The H5P service resolves its tenant and callers itself (sub-hosts,
 	// _token, profiles from the API), so it bypasses the API's tenancy and

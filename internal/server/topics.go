@@ -5,6 +5,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/content/file"
+	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
 	"github.com/lms-platform/lms/internal/content/richtext"
@@ -26,6 +27,10 @@ func (s *Server) contentKinds() *content.Registry {
 		file.Video(),
 		oembed.New(fetch.New(fetch.Options{AllowPrivate: s.Config.FetchAllowPrivate}), s.Cache, s.Clock.Now),
 		project.Kind{},
+		// H5P topics upload packages to the H5P service over HTTP, as to a
+		// separate deployment; s.H5P is built after the kinds, so its
+		// address is read on each call.
+		h5pcontent.New(s.Config.InternalKey, func() string { return s.H5P.API.BaseURL() }),
 	)
 }
 

@@ -1,0 +1,396 @@
+package h5p
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/gif" // image sizes of uploads
+	_ "image/jpeg"
+	_ "image/png"
+	"io"
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/blob"
+	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
+	"github.com/lms-platform/lms/internal/h5p/h5pstore"
+	"github.com/lms-platform/lms/internal/httpx"
+	"github.com/lms-platform/lms/internal/jobs"
+	"github.com/lms-platform/lms/internal/platform"
+)
+
+// TempSweepJob is the name of the job deleting stale editor uploads.
+const TempSweepJob = "h5p-temp-sweep"
+
+const (
+	// TempFileTTL is how long an editor upload not saved into content is
+	// kept.
+	TempFileTTL = 120 * time.Minute
+	// tempSweepPeriod is how often the sweep runs.
+	tempSweepPeriod = 30 * time.Minute
+	// maxTempFileSize caps one editor upload.
+	maxTempFileSize = 64 << 20
+)
+
+// editorRoutes registers the editor's AJAX endpoint and the temporary
+// files it uploads.
+func (s *Service) editorRoutes(mux *http.ServeMux) {
+	mux.Handle("GET /h5p/ajax", s.user(http.HandlerFunc(s.editorAjax)))
+	mux.Handle("POST /h5p/ajax", s.user(http.HandlerFunc(s.editorAjax)))
+	mux.Handle("GET /h5p/temp-files/{path...}", s.user(http.HandlerFunc(s.tempFile)))
+}
+
+// Jobs are the scheduled jobs of the H5P service: the sweep of editor
+// uploads every 30 minutes.
+func (s *Service) Jobs() []jobs.Job {
+	return []jobs.Job{{Name: TempSweepJob, Schedule: jobs.Every(tempSweepPeriod), Run: s.SweepTempFiles}}
+}
+
+// SweepTempFiles deletes the tenant's editor uploads older than
+// TempFileTTL.
+func (s *Service) SweepTempFiles(ctx context.Context, t *platform.Tenant, now time.Time) error {
+	n, err := s.Store.SweepTempFiles(ctx, t, now.Add(-TempFileTTL))
+	if n > 0 {
+		s.log.InfoContext(ctx, "h5p temporary files swept", "tenant", t.Name, "count", n)
+	}
+	return err
+}
+
+// mayEdit checks the editor permissions: a logged-in user with
+// h5p_create, h5p_update or h5p_author_update.
+func mayEdit(w http.ResponseWriter, r *http.Request) bool {
+	return allowed(w, r, access.H5PCreate, access.H5PUpdate, access.H5PAuthorUpdate)
+}
+
+func (s *Service) editorAjax(w http.ResponseWriter, r *http.Request) {
+	if !mayEdit(w, r) {
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	q := r.URL.Query()
+	switch action := q.Get("action"); {
+	case action == "libraries" && r.Method == http.MethodGet && q.Get("machineName") != "":
+		s.editorLibrary(w, r)
+	case action == "libraries" && r.Method == http.MethodGet:
+		s.editorLibraries(w, r, nil)
+	case action == "libraries":
+		if err := r.ParseForm(); err != nil {
+			writeError(w, r, apperr.New(apperr.BadRequest, "Send libraries[] as a form."))
+			return
+		}
+		names := r.PostForm["libraries[]"]
+		if names == nil {
+			names = r.PostForm["libraries"]
+		}
+		s.editorLibraries(w, r, names)
+	case action == "content-type-cache" && r.Method == http.MethodGet:
+		s.contentTypeCache(w, r)
+	case action == "files" && r.Method == http.MethodPost:
+		s.uploadTempFile(w, r)
+	case action == "filter" && r.Method == http.MethodPost:
+		s.filterParameters(w, r)
+	default:
+		writeError(w, r, apperr.New(apperr.NotFound, "Unknown editor action."))
+	}
+}
+
+// editorLibrary is a library as the editor's library list shows it.
+type editorLibrary struct {
+	UberName         string          `json:"uberName"`
+	Name             string          `json:"name"`
+	MajorVersion     int             `json:"majorVersion"`
+	MinorVersion     int             `json:"minorVersion"`
+	PatchVersion     int             `json:"patchVersion"`
+	Title            string          `json:"title"`
+	Runnable         bool            `json:"runnable"`
+	Restricted       bool            `json:"restricted"`
+	TutorialURL      string          `json:"tutorialUrl"`
+	MetadataSettings json.RawMessage `json:"metadataSettings"`
+}
+
+func toEditorLibrary(l h5pstore.Library) editorLibrary {
+	var j h5ppackage.LibraryJSON
+	_ = json.Unmarshal(l.JSON, &j)
+	meta := j.MetadataSettings
+	if len(meta) == 0 {
+		meta = json.RawMessage("null")
+	}
+	return editorLibrary{
+		UberName: fmt.Sprintf("%s %d.%d", l.MachineName, l.Major, l.Minor), Name: l.MachineName,
+		MajorVersion: l.Major, MinorVersion: l.Minor, PatchVersion: l.Patch, Title: l.Title,
+		Runnable: l.Runnable, Restricted: l.Restricted, MetadataSettings: meta,
+	}
+}
+
+// editorLibraries lists the runnable libraries, or with names ("H5P.Foo
+// 1.2" or "H5P.Foo-1.2") those of them that are installed.
+func (s *Service) editorLibraries(w http.ResponseWriter, r *http.Request, names []string) {
+	libs, err := s.Store.Libraries(r.Context(), httpx.TenantFrom(r.Context()))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if m, maj, min, ok := parseUber(n); ok {
+			want[fmt.Sprintf("%s %d.%d", m, maj, min)] = true
+		} else if m, maj, min, err := h5pstore.ParseLibrary(n); err == nil {
+			want[fmt.Sprintf("%s %d.%d", m, maj, min)] = true
+		}
+	}
+	out := []editorLibrary{}
+	for _, l := range libs {
+		e := toEditorLibrary(l)
+		if names == nil && l.Runnable || names != nil && want[e.UberName] {
+			out = append(out, e)
+		}
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+}
+
+// editorLibrary answers one library's semantics, language and the scripts
+// and styles the editor loads for it.
+func (s *Service) editorLibrary(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	t := httpx.TenantFrom(ctx)
+	q := r.URL.Query()
+	major, e1 := strconv.Atoi(q.Get("majorVersion"))
+	minor, e2 := strconv.Atoi(q.Get("minorVersion"))
+	if e1 != nil || e2 != nil {
+		writeError(w, r, errLibraryNotFound)
+		return
+	}
+	l, err := s.Store.Library(ctx, t, q.Get("machineName"), major, minor)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	dir := l.Ref().Dir()
+	semantics, err := s.readLibraryFile(ctx, t, dir, "semantics.json")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	lang := q.Get("languageCode")
+	if lang == "" {
+		lang = "en"
+	}
+	var language json.RawMessage
+	if safeFile(lang) && !strings.Contains(lang, "/") {
+		if language, err = s.readLibraryFile(ctx, t, dir, "language/"+lang+".json"); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+	scripts, styles, err := s.libraryAssets(ctx, t, l)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if semantics == nil {
+		semantics = json.RawMessage("[]")
+	}
+	if language == nil {
+		language = json.RawMessage("null")
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{
+		"name": l.MachineName, "version": map[string]int{"major": l.Major, "minor": l.Minor, "patch": l.Patch},
+		"title": l.Title, "semantics": semantics, "language": language, "defaultLanguage": lang,
+		"javascript": scripts, "css": styles, "translations": map[string]any{},
+	})
+}
+
+// readLibraryFile reads a JSON file of a library; nil when it is absent or
+// not JSON.
+func (s *Service) readLibraryFile(ctx context.Context, t *platform.Tenant, dir, file string) (json.RawMessage, error) {
+	rc, _, err := t.Blob.Get(ctx, "h5p/libraries/"+dir+"/"+file)
+	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, blob.ErrInvalidKey) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("h5p: read %s/%s: %w", dir, file, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, 8<<20))
+	if err != nil {
+		return nil, fmt.Errorf("h5p: read %s/%s: %w", dir, file, err)
+	}
+	if !json.Valid(b) {
+		return nil, nil
+	}
+	return b, nil
+}
+
+// libraryAssets lists the script and style URLs of l and of the libraries
+// it needs (preloaded and editor dependencies, dependencies first).
+func (s *Service) libraryAssets(ctx context.Context, t *platform.Tenant, root h5pstore.Library) (scripts, styles []string, err error) {
+	scripts, styles = []string{}, []string{}
+	seen := map[string]bool{}
+	var visit func(l h5pstore.Library) error
+	visit = func(l h5pstore.Library) error {
+		dir := l.Ref().Dir()
+		if seen[dir] {
+			return nil
+		}
+		seen[dir] = true
+		var j h5ppackage.LibraryJSON
+		_ = json.Unmarshal(l.JSON, &j)
+		for _, d := range slices.Concat(j.PreloadedDependencies, j.EditorDependencies) {
+			dl, err := s.Store.Library(ctx, t, d.MachineName, d.MajorVersion, d.MinorVersion)
+			var ae *apperr.Error
+			if errors.As(err, &ae) && ae.Kind == apperr.NotFound {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := visit(dl); err != nil {
+				return err
+			}
+		}
+		for _, p := range j.PreloadedJS {
+			scripts = append(scripts, libraryURL(h5pstore.Asset{Dir: dir, Path: p.Path}))
+		}
+		for _, p := range j.PreloadedCSS {
+			styles = append(styles, libraryURL(h5pstore.Asset{Dir: dir, Path: p.Path}))
+		}
+		return nil
+	}
+	return scripts, styles, visit(root)
+}
+
+// contentTypeCache answers the installed libraries in the format of the
+// H5P hub's content type cache, without calling the hub.
+func (s *Service) contentTypeCache(w http.ResponseWriter, r *http.Request) {
+	libs, err := s.Store.Libraries(r.Context(), httpx.TenantFrom(r.Context()))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	u := UserFrom(r.Context())
+	out := []map[string]any{}
+	for _, l := range libs {
+		if !l.Runnable {
+			continue
+		}
+		var j h5ppackage.LibraryJSON
+		_ = json.Unmarshal(l.JSON, &j)
+		out = append(out, map[string]any{
+			"id": l.ID, "machineName": l.MachineName,
+			"majorVersion": l.Major, "minorVersion": l.Minor, "patchVersion": l.Patch,
+			"localMajorVersion": l.Major, "localMinorVersion": l.Minor, "localPatchVersion": l.Patch,
+			"title": l.Title, "summary": "", "description": j.Description, "icon": "",
+			"createdAt": l.CreatedAt.Unix(), "updatedAt": l.UpdatedAt.Unix(),
+			"isRecommended": false, "popularity": 0, "screenshots": []any{}, "license": map[string]any{},
+			"owner": j.Author, "installed": true, "isUpToDate": true, "restricted": l.Restricted,
+			"canInstall": u.Can(string(access.H5PLibraryInstall)),
+		})
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{
+		"outdated": false, "libraries": out, "recentlyUsed": []string{},
+		"apiVersion": map[string]int{"major": 1, "minor": 24}, "details": nil,
+	})
+}
+
+// uploadTempFile stores the editor's upload as a temporary file and
+// answers its path with the "#tmp" suffix the editor saves.
+func (s *Service) uploadTempFile(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > maxTempFileSize+multipartSlack {
+		writeError(w, r, errTooLarge)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxTempFileSize+multipartSlack)
+	if err := r.ParseMultipartForm(8 << 20); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, r, errTooLarge)
+			return
+		}
+		writeError(w, r, apperr.Field("file", "Send the file as multipart/form-data."))
+		return
+	}
+	defer r.MultipartForm.RemoveAll()
+	if f := r.FormValue("field"); f != "" && !json.Valid([]byte(f)) {
+		writeError(w, r, apperr.Field("field", "Must be JSON."))
+		return
+	}
+	f, hdr, err := r.FormFile("file")
+	if err != nil {
+		writeError(w, r, apperr.Field("file", "The field file is required."))
+		return
+	}
+	defer f.Close()
+	if hdr.Size > maxTempFileSize {
+		writeError(w, r, errTooLarge)
+		return
+	}
+	name := path.Base(strings.ReplaceAll(hdr.Filename, "\\", "/"))
+	ext := strings.TrimPrefix(strings.ToLower(path.Ext(name)), ".")
+	if name == "" || name == "." || name == "/" || !slices.Contains(h5ppackage.DefaultContentExtensions(), ext) {
+		writeError(w, r, apperr.Field("file", "This file type is not allowed."))
+		return
+	}
+	mimeType := fileType(name)
+	res := map[string]any{"mime": mimeType}
+	if strings.HasPrefix(mimeType, "image/") {
+		if cfg, _, err := image.DecodeConfig(f); err == nil {
+			res["width"], res["height"] = cfg.Width, cfg.Height
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			writeError(w, r, fmt.Errorf("h5p: rewind upload: %w", err))
+			return
+		}
+	}
+	t := httpx.TenantFrom(r.Context())
+	p, err := s.Store.SaveTempFile(r.Context(), t, userID(UserFrom(r.Context())), name, f, hdr.Size, mimeType)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	res["path"] = p + h5pstore.TempSuffix
+	httpx.WriteJSON(w, http.StatusOK, res)
+}
+
+// filterParameters checks that the posted libraryParameters parse and
+// echoes them.
+func (s *Service) filterParameters(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<20)
+	if err := r.ParseForm(); err != nil {
+		writeError(w, r, apperr.New(apperr.BadRequest, "Send libraryParameters as a form."))
+		return
+	}
+	raw := r.PostForm.Get("libraryParameters")
+	if raw == "" || !json.Valid([]byte(raw)) {
+		writeError(w, r, apperr.Field("libraryParameters", "Must be JSON."))
+		return
+	}
+	writeData(w, http.StatusOK, json.RawMessage(raw))
+}
+
+// tempFile serves a temporary file to the user who uploaded it.
+func (s *Service) tempFile(w http.ResponseWriter, r *http.Request) {
+	u := UserFrom(r.Context())
+	p := r.PathValue("path")
+	if !u.LoggedIn() || !safeFile(p) {
+		writeError(w, r, errFileNotFound)
+		return
+	}
+	owner, found, err := s.Store.TempFileOwner(r.Context(), httpx.TenantFrom(r.Context()), p)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if !found || owner != userID(u) {
+		writeError(w, r, errFileNotFound)
+		return
+	}
+	s.serveFile(w, r, h5pstore.TempPrefix, p, "private, no-store")
+}
