@@ -207,10 +207,7 @@ func listUsers(ctx context.Context, q sqldb.Querier, f UserFilter) ([]User, int6
 	case "blocked":
 		where = append(where, "is_active = "+a.Add(false))
 	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
+	cond := sqldb.Where(where)
 	var total int64
 	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`+cond, a...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("accounts: count users: %w", err)
@@ -219,10 +216,7 @@ func listUsers(ctx context.Context, q sqldb.Querier, f UserFilter) ([]User, int6
 	if order == "" {
 		order = "id"
 	}
-	dir := " ASC"
-	if f.Desc {
-		dir = " DESC"
-	}
+	dir := sqldb.Direction(f.Desc)
 	query := `SELECT ` + userColumns + ` FROM users` + cond + ` ORDER BY ` + order + dir + `, id` + dir +
 		` LIMIT ` + a.Add(f.Limit) + ` OFFSET ` + a.Add(f.Offset)
 	users, err := queryUsers(ctx, q, query, a...)

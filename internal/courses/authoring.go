@@ -629,7 +629,7 @@ func (s *Service) AssignableUsers(ctx context.Context, t *platform.Tenant, p *ac
 	if f.CourseID != 0 {
 		where = append(where, `id NOT IN (SELECT user_id FROM course_users WHERE course_id = `+a.Add(f.CourseID)+`)`)
 	}
-	cond := " WHERE " + strings.Join(where, " AND ")
+	cond := sqldb.Where(where)
 	var total int64
 	if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`+cond, a...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("courses: count assignable users: %w", err)

@@ -361,10 +361,7 @@ func (s *Service) ListLessons(ctx context.Context, t *platform.Tenant, p *access
 	if strings.TrimSpace(f.Title) != "" {
 		where = append(where, `LOWER(title) LIKE LOWER(`+a.Add(sqldb.Contains(f.Title))+`) ESCAPE '\'`)
 	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
+	cond := sqldb.Where(where)
 	var total int64
 	if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM lessons`+cond, a...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("courses: count lessons: %w", err)

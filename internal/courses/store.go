@@ -221,10 +221,7 @@ func listCourses(ctx context.Context, q sqldb.Querier, f CourseFilter) ([]Course
 	if f.AuthorID != 0 {
 		where = append(where, `id IN (SELECT course_id FROM course_authors WHERE user_id = `+a.Add(f.AuthorID)+`)`)
 	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
+	cond := sqldb.Where(where)
 	var total int64
 	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM courses`+cond, a...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("courses: count courses: %w", err)
@@ -233,10 +230,7 @@ func listCourses(ctx context.Context, q sqldb.Querier, f CourseFilter) ([]Course
 	if order == "" {
 		order = "id"
 	}
-	dir := " ASC"
-	if f.Desc {
-		dir = " DESC"
-	}
+	dir := sqldb.Direction(f.Desc)
 	rows, err := q.QueryContext(ctx, `SELECT `+courseColumns+` FROM courses`+cond+` ORDER BY `+order+dir+`, id`+dir+
 		` LIMIT `+a.Add(f.Limit)+` OFFSET `+a.Add(f.Offset), a...)
 	if err != nil {

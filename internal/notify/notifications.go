@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
@@ -144,10 +143,7 @@ func (n *Notifications) List(ctx context.Context, t *platform.Tenant, f Filter) 
 	if f.Unread {
 		where = append(where, "read_at IS NULL")
 	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
+	cond := sqldb.Where(where)
 	var total int64
 	if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM notifications`+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("notify: count notifications: %w", err)

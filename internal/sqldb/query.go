@@ -44,3 +44,20 @@ func UniqueIDs(ids []int64) []int64 {
 	}
 	return out
 }
+
+// Where joins conditions into a WHERE clause with AND; no conditions give
+// an empty string.
+func Where(conds []string) string {
+	if len(conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(conds, " AND ")
+}
+
+// Direction is the ORDER BY direction, with its leading space.
+func Direction(desc bool) string {
+	if desc {
+		return " DESC"
+	}
+	return " ASC"
+}

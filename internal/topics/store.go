@@ -77,10 +77,7 @@ func (f filter) where() (string, []any) {
 	if f.AuthorID != 0 {
 		add("course_id IN (SELECT course_id FROM course_authors WHERE user_id = $?)", f.AuthorID)
 	}
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	return sqldb.Where(conds), args
 }
 
 func listTopics(ctx context.Context, q sqldb.Querier, f filter) ([]Topic, int64, error) {

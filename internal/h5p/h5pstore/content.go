@@ -214,7 +214,7 @@ func (s *Store) ListContents(ctx context.Context, t *platform.Tenant, q string, 
 	if userID != 0 {
 		where = append(where, "c.user_id = "+a.Add(userID))
 	}
-	cond := " WHERE " + strings.Join(where, " AND ")
+	cond := sqldb.Where(where)
 	var total int
 	if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM h5p_contents c`+cond, a...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("h5pstore: count contents: %w", err)
