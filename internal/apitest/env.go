@@ -16,6 +16,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +96,7 @@ func New(t testing.TB, backend string, opts Options) *Env {
 		PasswordCost: "test",
 		SMTPURL:      env.SMTP.URL(),
 		LogLevel:     "error",
+		H5PCoreDir:   filepath.Join(RepoRoot(), "node_modules", "h5p-standalone", "dist"),
 	}
 	if backend == "postgres" {
 		// The at-scale shape: PostgreSQL, with Redis and S3 when configured.
@@ -128,6 +131,13 @@ func New(t testing.TB, backend string, opts Options) *Env {
 	}
 	env.Tenant = env.AddTenant(env.Host)
 	return env
+}
+
+// RepoRoot is the repository's root directory, where `make build`
+// installs the browser packages the H5P player serves.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
 // postgresDatabase creates a platform database for one test and drops it,

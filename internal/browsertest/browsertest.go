@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,10 +30,34 @@ func Path() string {
 	return ""
 }
 
+// Option changes how the browser is started.
+type Option = chromedp.ExecAllocatorOption
+
+// MapHosts makes the browser resolve each host name to 127.0.0.1, so that
+// tests can serve several sites (origins with their own host names) from
+// local test servers.
+func MapHosts(hosts ...string) Option {
+	rules := make([]string, len(hosts))
+	for i, h := range hosts {
+		rules[i] = "MAP " + h + " 127.0.0.1"
+	}
+	return chromedp.Flag("host-resolver-rules", strings.Join(rules, ", "))
+}
+
+// SameProcessFrames keeps cross-site iframes in the page's process, so that
+// a test can query and click inside them; it weakens nothing but the test
+// browser's own isolation.
+func SameProcessFrames() Option {
+	return func(a *chromedp.ExecAllocator) {
+		chromedp.Flag("disable-site-isolation-trials", true)(a)
+		chromedp.Flag("disable-features", "IsolateOrigins,site-per-process")(a)
+	}
+}
+
 // New starts a fresh headless browser with an empty profile and returns a
 // tab context with the given timeout. The browser is closed when the test
 // ends.
-func New(t testing.TB, timeout time.Duration) context.Context {
+func New(t testing.TB, timeout time.Duration, extra ...Option) context.Context {
 	t.Helper()
 	exe := Path()
 	if exe == "" {
@@ -40,6 +65,12 @@ func New(t testing.TB, timeout time.Duration) context.Context {
 			t.Fatal("browsertest: Chromium not found (install Debian's chromium or set LMS_CHROMIUM)")
 		}
 		t.Skip("browsertest: Chromium not found; install Debian's chromium to run browser tests")
+	}
+	// The profile is removed only after the browser has exited: Chromium
+	// writes into it until the end, which t.TempDir's cleanup would race.
+	profile, err := os.MkdirTemp("", "lms-chromium-")
+	if err != nil {
+		t.Fatalf("browsertest: profile dir: %v", err)
 	}
 	// The machine's network is closed: background services of the browser
 	// would only produce refused connections and slow start-up.
@@ -50,7 +81,7 @@ func New(t testing.TB, timeout time.Duration) context.Context {
 		chromedp.DisableGPU,
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
@@ -58,13 +89,16 @@ func New(t testing.TB, timeout time.Duration) context.Context {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.WindowSize(1280, 900),
 	}
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
 	tctx, cancelTimeout := context.WithTimeout(ctx, timeout)
 	t.Cleanup(func() {
 		cancelTimeout()
+		chromedp.Cancel(ctx) // closes the browser and waits for it
 		cancelTab()
 		cancelAlloc()
+		os.RemoveAll(profile)
 	})
 	// Start the browser now so a broken installation fails here, clearly.
 	if err := chromedp.Run(ctx); err != nil {

@@ -16,7 +16,7 @@ type Config struct {
 	APIAddr string
 	// APIURL is where the other parts (the H5P service) reach the API.
 	APIURL       string
-	WebAddr      string
+	WebAddr      string // empty: no web frontend
 	DataDir      string
 	DatabaseURL  string // empty: SQLite files under DataDir
 	BlobURL      string // empty: files under DataDir
@@ -38,6 +38,21 @@ type Config struct {
 	LogLevel          string
 	// PasswordCost selects argon2id parameters: "default" or "test" (cheap).
 	PasswordCost string
+	// Demo configures demo mode (DEMO_MODE, LMS_DEMO_*).
+	Demo Demo
+	// H5PCoreDir holds the H5P core player files (h5p-standalone's dist),
+	// served under /h5p/core/.
+	H5PCoreDir string
+	// H5PEditorDir holds the H5P editor client, served under /h5p/editor/;
+	// empty: the editor page reports that the editor is not installed.
+	H5PEditorDir string
+	// H5PEmbedOrigins lists the origins allowed to frame the H5P embed
+	// pages and talk to them ("*": any).
+	H5PEmbedOrigins []string
+
+	// WebCacheFresh is how long the web frontend serves public API data
+	// without asking again (minimum 5 s; served stale up to 30 minutes).
+	WebCacheFresh time.Duration
 }
 
 // env is one variable with its default.
@@ -52,11 +67,13 @@ type env struct {
 // environment as defaults. It returns the flag set's remaining arguments.
 func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config, []string, error) {
 	c := &Config{}
-	var idle, exclude string
+	var webFresh string
+	var idle, exclude, embedOrigins string
 	vars := []env{
 		{"LMS_API_ADDR", "127.0.0.1:8080", &c.APIAddr, "API listen address"},
 		{"LMS_API_URL", "", &c.APIURL, "base URL the H5P service calls the API at (empty: http:// + the API address)"},
-		{"LMS_WEB_ADDR", "127.0.0.1:3000", &c.WebAddr, "web frontend listen address"},
+		{"LMS_WEB_ADDR", "127.0.0.1:3000", &c.WebAddr, "web frontend listen address (empty: no frontend)"},
+		{"LMS_WEB_CACHE_FRESH", "45s", &webFresh, "how long the frontend keeps public API data fresh (minimum 5s)"},
 		{"LMS_DATA_DIR", "./var", &c.DataDir, "data directory (SQLite files, local blobs, master key)"},
 		{"LMS_DATABASE_URL", "", &c.DatabaseURL, "postgres://... (empty: SQLite under the data dir)"},
 		{"LMS_BLOB_URL", "", &c.BlobURL, "s3://BUCKET?endpoint=...&region=... (empty: the data dir)"},
@@ -72,6 +89,9 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 		{"LMS_NOTIFICATIONS_EXCLUDE", "", &exclude, "comma-separated event names not stored as notifications"},
 		{"LMS_LOG_LEVEL", "info", &c.LogLevel, "debug, info, warn or error"},
 		{"LMS_PASSWORD_COST", "default", &c.PasswordCost, "argon2id parameters: default or test"},
+		{"LMS_H5P_CORE_DIR", "node_modules/h5p-standalone/dist", &c.H5PCoreDir, "H5P core player files (installed by make build)"},
+		{"LMS_H5P_EDITOR_DIR", "", &c.H5PEditorDir, "H5P editor client files (empty: no editor)"},
+		{"LMS_H5P_EMBED_ORIGINS", "", &embedOrigins, "comma-separated origins that may embed H5P pages (* for any)"},
 	}
 	for _, v := range vars {
 		def := v.def
@@ -80,6 +100,7 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 		}
 		fs.StringVar(v.dst, flagName(v.name), def, v.help+" ["+v.name+"]")
 	}
+	demoFlags(fs, getenv, &c.Demo)
 	trust := getenv("LMS_TRUST_PROXY")
 	fs.BoolVar(&c.TrustProxy, "trust-proxy", trust == "1" || strings.EqualFold(trust, "true"),
 		"honour X-Forwarded-* headers from a reverse proxy [LMS_TRUST_PROXY]")
@@ -94,15 +115,16 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 		return nil, nil, fmt.Errorf("config: LMS_TENANT_IDLE: %w", err)
 	}
 	c.TenantIdle = d
+	if c.WebCacheFresh, err = parseDuration(webFresh); err != nil {
+		return nil, nil, fmt.Errorf("config: LMS_WEB_CACHE_FRESH: %w", err)
+	}
+	c.WebCacheFresh = max(c.WebCacheFresh, 5*time.Second)
 	c.PlatformHost = strings.ToLower(c.PlatformHost)
 	if c.APIURL == "" {
 		c.APIURL = "http://" + c.APIAddr
 	}
-	for _, name := range strings.Split(exclude, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			c.NotifyExclude = append(c.NotifyExclude, name)
-		}
-	}
+	c.NotifyExclude = splitList(exclude)
+	c.H5PEmbedOrigins = splitList(embedOrigins)
 	return c, fs.Args(), nil
 }
 
@@ -132,4 +154,15 @@ func parseDuration(s string) (time.Duration, error) {
 		return time.Duration(n) * time.Second, nil
 	}
 	return time.ParseDuration(s)
+}
+
+// splitList reads a comma-separated list, dropping blanks.
+func splitList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

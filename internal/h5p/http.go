@@ -34,6 +34,7 @@ func (s *Service) routes() http.Handler {
 	s.contentRoutes(mux)
 	s.runtimeRoutes(mux)
 	s.editorRoutes(mux)
+	s.embedRoutes(mux)
 	mux.Handle("/h5p/", s.user(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apperr.New(apperr.NotFound, "Not found."))
 	})))

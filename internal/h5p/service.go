@@ -42,6 +42,16 @@ type Options struct {
 	// MaxUploadSize caps a package upload in bytes; 0 means
 	// h5ppackage.DefaultMaxTotalSize (256 MB).
 	MaxUploadSize int64
+	// CoreDir holds the H5P core player files served under /h5p/core/
+	// (h5p-standalone's dist directory); empty or missing: the player
+	// page reports that the player is not installed.
+	CoreDir string
+	// EditorDir holds the H5P editor client served under /h5p/editor/;
+	// empty: the editor page reports that the editor is not installed.
+	EditorDir string
+	// EmbedOrigins are the origins allowed to frame the embed pages and
+	// exchange messages with them; "*" allows any.
+	EmbedOrigins []string
 }
 
 // Service is the H5P service.
@@ -59,6 +69,7 @@ type Service struct {
 	// Store keeps the tenants' libraries and contents.
 	Store     *h5pstore.Store
 	maxUpload atomic.Int64
+	embed     embedConfig
 }
 
 // New builds the service.
@@ -87,6 +98,7 @@ func New(opts Options) *Service {
 		s.Store = &h5pstore.Store{Clock: s.clock, Locker: lock.NewMemory(s.clock)}
 	}
 	s.SetMaxUploadSize(opts.MaxUploadSize)
+	s.embed = newEmbedConfig(opts.CoreDir, opts.EditorDir, opts.EmbedOrigins)
 	s.handler = s.routes()
 	return s
 }
