@@ -1,6 +1,7 @@
 package h5p
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -191,6 +192,7 @@ func (s *Service) receivePackage(w http.ResponseWriter, r *http.Request, t *plat
 		p, err := h5ppackage.Open(f, n, limits)
 		if err == nil {
 			err = h5ppackage.Validate(p, h5ppackage.Options{
+				CoreAPI:       s.Store.CoreAPI(),
 				Installed:     s.Store.Installed(r.Context(), t),
 				LibrariesOnly: librariesOnly,
 			})
@@ -331,23 +333,41 @@ func (s *Service) createContent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, apperr.Field("params.metadata", "The metadata does not describe H5P content."))
 		return
 	}
-	u := UserFrom(r.Context())
-	t := httpx.TenantFrom(r.Context())
-	c, err := s.Store.SaveContent(r.Context(), t, p, userID(u))
+	c, err := s.saveNewContent(r.Context(), httpx.TenantFrom(r.Context()), UserFrom(r.Context()), p, b)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if params, err := h5pstore.PromoteTempFiles(r.Context(), t, c.ID, b.Params.Params); err != nil {
-		writeError(w, r, err)
-		return
-	} else if string(params) != string(b.Params.Params) {
-		if c, err = s.Store.UpdateContent(r.Context(), t, c.ID, b.Library, params, nil); err != nil {
-			writeError(w, r, err)
-			return
-		}
-	}
 	writeData(w, http.StatusCreated, map[string]any{"contentId": h5pstore.FormatID(c.ID), "metadata": c.Metadata})
+}
+
+// saveNewContent stores the content of an editor save and moves the
+// editor uploads it names into it. The uploads are checked (they exist and
+// are the caller's) before the row is created; if anything fails after,
+// the new content is removed with its files, so no half-made content stays.
+func (s *Service) saveNewContent(ctx context.Context, t *platform.Tenant, u *User, p *h5ppackage.Package, b contentBody) (h5pstore.Content, error) {
+	promo, err := s.Store.PrepareTempFiles(ctx, t, userID(u), b.Params.Params)
+	if err != nil {
+		return h5pstore.Content{}, err
+	}
+	c, err := s.Store.SaveContent(ctx, t, p, userID(u))
+	if err != nil || !promo.Changed() {
+		return c, err
+	}
+	params, err := promo.Apply(ctx, c.ID)
+	if err == nil {
+		c, err = s.Store.UpdateContent(ctx, t, c.ID, b.Library, params, nil)
+	}
+	if err != nil {
+		if derr := s.Store.DeleteContent(context.WithoutCancel(ctx), t, c.ID); derr != nil {
+			s.log.ErrorContext(ctx, "h5p: roll back content", "content", c.ID, "error", derr)
+		}
+		return h5pstore.Content{}, err
+	}
+	if err := promo.Commit(context.WithoutCancel(ctx)); err != nil {
+		s.log.WarnContext(ctx, "h5p: forget temporary files", "content", c.ID, "error", err)
+	}
+	return c, nil
 }
 
 // loadContent finds the content of the {id} path value, answering 404
@@ -402,18 +422,37 @@ func (s *Service) updateContent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	t := httpx.TenantFrom(r.Context())
-	params, err := h5pstore.PromoteTempFiles(r.Context(), t, c.ID, b.Params.Params)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	c, err = s.Store.UpdateContent(r.Context(), t, c.ID, b.Library, params, b.Params.Metadata)
+	c, err = s.saveContentEdit(r.Context(), httpx.TenantFrom(r.Context()), UserFrom(r.Context()), c.ID, b)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	writeData(w, http.StatusOK, map[string]any{"contentId": h5pstore.FormatID(c.ID), "metadata": c.Metadata})
+}
+
+// saveContentEdit stores an editor save of content id and moves the editor
+// uploads it names into it; when the save fails, the copies are removed
+// and the uploads stay for another try.
+func (s *Service) saveContentEdit(ctx context.Context, t *platform.Tenant, u *User, id int64, b contentBody) (h5pstore.Content, error) {
+	promo, err := s.Store.PrepareTempFiles(ctx, t, userID(u), b.Params.Params)
+	if err != nil {
+		return h5pstore.Content{}, err
+	}
+	params := b.Params.Params
+	if promo.Changed() {
+		if params, err = promo.Apply(ctx, id); err != nil {
+			return h5pstore.Content{}, err
+		}
+	}
+	c, err := s.Store.UpdateContent(ctx, t, id, b.Library, params, b.Params.Metadata)
+	if err != nil {
+		promo.Abort(context.WithoutCancel(ctx))
+		return h5pstore.Content{}, err
+	}
+	if err := promo.Commit(context.WithoutCancel(ctx)); err != nil {
+		s.log.WarnContext(ctx, "h5p: forget temporary files", "content", id, "error", err)
+	}
+	return c, nil
 }
 
 func (s *Service) deleteContent(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,6 +47,8 @@ func (s *Service) editorRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /h5p/ajax", s.user(http.HandlerFunc(s.editorAjax)))
 	mux.Handle("POST /h5p/ajax", s.user(http.HandlerFunc(s.editorAjax)))
 	mux.Handle("GET /h5p/temp-files/{path...}", s.user(http.HandlerFunc(s.tempFile)))
+	mux.Handle("GET /h5p/contents/{id}/edit", s.user(http.HandlerFunc(s.editModel)))
+	s.hubRoutes(mux)
 }
 
 // Jobs are the scheduled jobs of the H5P service: the sweep of editor
@@ -100,6 +103,67 @@ func (s *Service) editorAjax(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeError(w, r, apperr.New(apperr.NotFound, "Unknown editor action."))
 	}
+}
+
+// editModel is what the editor page needs to edit a content, or to create
+// one when id is "new".
+type editModel struct {
+	ContentID string          `json:"contentId"`
+	Library   string          `json:"library"`
+	Metadata  json.RawMessage `json:"metadata"`
+	Params    json.RawMessage `json:"params"`
+	Editor    editorConfig    `json:"editor"`
+}
+
+// editorConfig is the H5P editor's integration object.
+type editorConfig struct {
+	AjaxPath      string     `json:"ajaxPath"`
+	FilesPath     string     `json:"filesPath"`
+	LibraryURL    string     `json:"libraryUrl"`
+	ContentRelURL string     `json:"contentRelUrl"`
+	Language      string     `json:"language"`
+	APIVersion    apiVersion `json:"apiVersion"`
+}
+
+type apiVersion struct {
+	Major int `json:"majorVersion"`
+	Minor int `json:"minorVersion"`
+}
+
+// languageCodeRe matches the language codes the editor loads translations
+// for: "en", "pt-br", "zh-Hant".
+var languageCodeRe = regexp.MustCompile(`^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8}){0,2}$`)
+
+// editModel answers the editor model: a new content needs h5p_create, an
+// existing one the edit permission on it.
+func (s *Service) editModel(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	isNew := r.PathValue("id") == "new"
+	if isNew && !allowed(w, r, access.H5PCreate) || !isNew && !allowed(w, r, access.H5PUpdate, access.H5PAuthorUpdate) {
+		return
+	}
+	lang := r.URL.Query().Get("language")
+	if lang == "" {
+		lang = "en"
+	} else if !languageCodeRe.MatchString(lang) {
+		writeError(w, r, apperr.Field("language", "Must be a language code such as en or pt-br."))
+		return
+	}
+	core := s.Store.CoreAPI()
+	m := editModel{ContentID: "new", Library: "", Metadata: json.RawMessage("{}"), Params: json.RawMessage("{}"),
+		Editor: editorConfig{AjaxPath: "/h5p/ajax?action=", FilesPath: "/h5p/temp-files", LibraryURL: "/h5p/editor/",
+			ContentRelURL: "../content/", Language: lang, APIVersion: apiVersion{Major: core.Major, Minor: core.Minor}}}
+	if !isNew {
+		c, ok := s.loadContent(w, r)
+		if !ok || !mayChange(w, r, c, access.H5PUpdate, access.H5PAuthorUpdate) {
+			return
+		}
+		m.ContentID = h5pstore.FormatID(c.ID)
+		m.Library = c.MainLibrary + " " + c.LibraryVersion
+		m.Metadata, m.Params = c.Metadata, c.Parameters
+		m.Editor.FilesPath = "/h5p/content/" + m.ContentID
+	}
+	writeData(w, http.StatusOK, m)
 }
 
 // editorLibrary is a library as the editor's library list shows it.
@@ -173,8 +237,7 @@ func (s *Service) editorLibrary(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	dir := l.Ref().Dir()
-	semantics, err := s.readLibraryFile(ctx, t, dir, "semantics.json")
+	semantics, err := s.readLibraryFile(ctx, t, l, "semantics.json")
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -185,7 +248,7 @@ func (s *Service) editorLibrary(w http.ResponseWriter, r *http.Request) {
 	}
 	var language json.RawMessage
 	if safeFile(lang) && !strings.Contains(lang, "/") {
-		if language, err = s.readLibraryFile(ctx, t, dir, "language/"+lang+".json"); err != nil {
+		if language, err = s.readLibraryFile(ctx, t, l, "language/"+lang+".json"); err != nil {
 			writeError(w, r, err)
 			return
 		}
@@ -208,10 +271,11 @@ func (s *Service) editorLibrary(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// readLibraryFile reads a JSON file of a library; nil when it is absent or
-// not JSON.
-func (s *Service) readLibraryFile(ctx context.Context, t *platform.Tenant, dir, file string) (json.RawMessage, error) {
-	rc, _, err := t.Blob.Get(ctx, "h5p/libraries/"+dir+"/"+file)
+// readLibraryFile reads a JSON file of the installed version of a library;
+// nil when it is absent or not JSON.
+func (s *Service) readLibraryFile(ctx context.Context, t *platform.Tenant, l h5pstore.Library, file string) (json.RawMessage, error) {
+	dir := l.Ref().Dir()
+	rc, _, err := t.Blob.Get(ctx, l.Ref().FilesPrefix()+file)
 	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, blob.ErrInvalidKey) {
 		return nil, nil
 	}
@@ -267,37 +331,15 @@ func (s *Service) libraryAssets(ctx context.Context, t *platform.Tenant, root h5
 	return scripts, styles, visit(root)
 }
 
-// contentTypeCache answers the installed libraries in the format of the
-// H5P hub's content type cache, without calling the hub.
+// contentTypeCache answers the content-type cache (see cacheModel) in the
+// raw form the H5P editor's hub client reads, without calling the hub.
 func (s *Service) contentTypeCache(w http.ResponseWriter, r *http.Request) {
-	libs, err := s.Store.Libraries(r.Context(), httpx.TenantFrom(r.Context()))
+	m, err := s.cacheModel(r.Context(), httpx.TenantFrom(r.Context()), UserFrom(r.Context()), false)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	u := UserFrom(r.Context())
-	out := []map[string]any{}
-	for _, l := range libs {
-		if !l.Runnable {
-			continue
-		}
-		var j h5ppackage.LibraryJSON
-		_ = json.Unmarshal(l.JSON, &j)
-		out = append(out, map[string]any{
-			"id": l.ID, "machineName": l.MachineName,
-			"majorVersion": l.Major, "minorVersion": l.Minor, "patchVersion": l.Patch,
-			"localMajorVersion": l.Major, "localMinorVersion": l.Minor, "localPatchVersion": l.Patch,
-			"title": l.Title, "summary": "", "description": j.Description, "icon": "",
-			"createdAt": l.CreatedAt.Unix(), "updatedAt": l.UpdatedAt.Unix(),
-			"isRecommended": false, "popularity": 0, "screenshots": []any{}, "license": map[string]any{},
-			"owner": j.Author, "installed": true, "isUpToDate": true, "restricted": l.Restricted,
-			"canInstall": u.Can(string(access.H5PLibraryInstall)),
-		})
-	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{
-		"outdated": false, "libraries": out, "recentlyUsed": []string{},
-		"apiVersion": map[string]int{"major": 1, "minor": 24}, "details": nil,
-	})
+	httpx.WriteJSON(w, http.StatusOK, m)
 }
 
 // uploadTempFile stores the editor's upload as a temporary file and

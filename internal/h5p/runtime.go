@@ -43,6 +43,20 @@ func (s *Service) runtimeRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /h5p/finishedData", s.user(http.HandlerFunc(s.saveResult)))
 	mux.Handle("GET /h5p/content/{id}/{file...}", s.user(http.HandlerFunc(s.contentFile)))
 	mux.Handle("GET /h5p/libraries/{uber}/{file...}", s.user(http.HandlerFunc(s.libraryFile)))
+	mux.Handle("GET /h5p/params/{id}", s.user(http.HandlerFunc(s.contentParams)))
+}
+
+// contentParams answers a content's parameters and metadata as the H5P
+// editor and player fetch them. Anyone may read them, as the content.
+func (s *Service) contentParams(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	c, ok := s.loadContent(w, r)
+	if !ok {
+		return
+	}
+	writeData(w, http.StatusOK, map[string]any{
+		"params": c.Parameters, "metadata": c.Metadata, "library": c.MainLibrary + " " + c.LibraryVersion,
+	})
 }
 
 // stateUserID is the numeric id of a user whose states are kept; ok is
@@ -476,13 +490,38 @@ func (s *Service) contentFile(w http.ResponseWriter, r *http.Request) {
 	s.serveFile(w, r, "h5p/content/"+h5pstore.FormatID(id)+"/", r.PathValue("file"), "public, max-age=60")
 }
 
+// libraryFile serves a file of the installed patch version of a library:
+// the library's row names the folder, so a patch update switches every
+// file at once.
 func (s *Service) libraryFile(w http.ResponseWriter, r *http.Request) {
 	uber := r.PathValue("uber")
 	if !safeFile(uber) || strings.Contains(uber, "/") {
 		writeError(w, r, apperr.New(apperr.BadRequest, "Invalid path."))
 		return
 	}
-	s.serveFile(w, r, "h5p/libraries/"+uber+"/", r.PathValue("file"), "public, max-age=3600")
+	machine, major, minor, ok := parseUber(uber)
+	if !ok {
+		writeError(w, r, errFileNotFound)
+		return
+	}
+	resolve := func() (string, error) {
+		return s.Store.LibraryFilesPrefix(r.Context(), httpx.TenantFrom(r.Context()), machine, major, minor)
+	}
+	prefix, err := resolve()
+	if apperr.Is(err, apperr.NotFound) {
+		err = errFileNotFound
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	// A patch update may switch the row and delete the folder just read;
+	// the file is then looked up once more in the new folder.
+	again := func() (string, bool) {
+		p, err := resolve()
+		return p, err == nil
+	}
+	s.serveFileOr(w, r, prefix, r.PathValue("file"), "public, max-age=3600", again)
 }
 
 // fileType is the Content-Type of a file served to the player.
@@ -503,6 +542,12 @@ func fileType(name string) string {
 
 // serveFile streams the blob prefix+file with Range support.
 func (s *Service) serveFile(w http.ResponseWriter, r *http.Request, prefix, file, cacheControl string) {
+	s.serveFileOr(w, r, prefix, file, cacheControl, nil)
+}
+
+// serveFileOr is serveFile with a second chance: when the file is missing
+// under prefix, again (if not nil) may name another prefix to try once.
+func (s *Service) serveFileOr(w http.ResponseWriter, r *http.Request, prefix, file, cacheControl string, again func() (string, bool)) {
 	if !safeFile(file) {
 		writeError(w, r, apperr.New(apperr.BadRequest, "Invalid path."))
 		return
@@ -511,6 +556,12 @@ func (s *Service) serveFile(w http.ResponseWriter, r *http.Request, prefix, file
 	t := httpx.TenantFrom(ctx)
 	key := prefix + file
 	rc, info, err := t.Blob.Get(ctx, key)
+	if errors.Is(err, blob.ErrNotFound) && again != nil {
+		if next, ok := again(); ok && next != prefix {
+			key = next + file
+			rc, info, err = t.Blob.Get(ctx, key)
+		}
+	}
 	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, blob.ErrInvalidKey) {
 		writeError(w, r, errFileNotFound)
 		return

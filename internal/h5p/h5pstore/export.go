@@ -20,7 +20,7 @@ func (s *Store) Package(ctx context.Context, t *platform.Tenant, id int64, w io.
 	if err != nil {
 		return err
 	}
-	dirs, err := contentLibraryDirs(ctx, t, id)
+	libs, err := contentLibraries(ctx, t, id)
 	if err != nil {
 		return err
 	}
@@ -34,8 +34,8 @@ func (s *Store) Package(ctx context.Context, t *platform.Tenant, id int64, w io.
 	if err := copyPrefix(ctx, t, zw, contentPrefix(id), "content/"); err != nil {
 		return err
 	}
-	for _, dir := range dirs {
-		if err := copyPrefix(ctx, t, zw, libraryPrefix(dir), dir+"/"); err != nil {
+	for _, ref := range libs {
+		if err := copyPrefix(ctx, t, zw, ref.FilesPrefix(), ref.Dir()+"/"); err != nil {
 			return err
 		}
 	}
@@ -45,10 +45,10 @@ func (s *Store) Package(ctx context.Context, t *platform.Tenant, id int64, w io.
 	return nil
 }
 
-// contentLibraryDirs lists the folders of the libraries a content uses,
-// with everything they depend on now (a library may have gained a
-// dependency in a patch update since the content was saved).
-func contentLibraryDirs(ctx context.Context, t *platform.Tenant, id int64) ([]string, error) {
+// contentLibraries lists the installed versions of the libraries a content
+// uses, with everything they depend on now (a library may have gained a
+// dependency in a patch update since the content was saved), by folder.
+func contentLibraries(ctx context.Context, t *platform.Tenant, id int64) ([]LibraryRef, error) {
 	rows, err := t.DB.QueryContext(ctx, `SELECT library_id, dependency_type FROM h5p_content_libraries
 		WHERE content_id = $1`, id)
 	if err != nil {
@@ -70,18 +70,17 @@ func contentLibraryDirs(ctx context.Context, t *platform.Tenant, id int64) ([]st
 	if err := closure(ctx, t.DB, queue, types); err != nil {
 		return nil, err
 	}
-	var dirs []string
+	var refs []LibraryRef
 	for lid := range types {
-		var m string
-		var maj, min int
-		if err := t.DB.QueryRowContext(ctx, `SELECT machine_name, major_version, minor_version
-			FROM h5p_libraries WHERE id = $1`, lid).Scan(&m, &maj, &min); err != nil {
+		var r LibraryRef
+		if err := t.DB.QueryRowContext(ctx, `SELECT machine_name, major_version, minor_version, patch_version
+			FROM h5p_libraries WHERE id = $1`, lid).Scan(&r.MachineName, &r.Major, &r.Minor, &r.Patch); err != nil {
 			return nil, fmt.Errorf("h5pstore: content library %d: %w", lid, err)
 		}
-		dirs = append(dirs, libDir(m, maj, min))
+		refs = append(refs, r)
 	}
-	sort.Strings(dirs)
-	return dirs, nil
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Dir() < refs[j].Dir() })
+	return refs, nil
 }
 
 func writeEntry(zw *zip.Writer, name string, r io.Reader) error {

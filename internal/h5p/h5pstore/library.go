@@ -3,11 +3,11 @@ package h5pstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/lms-platform/lms/internal/apperr"
-	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -45,30 +45,177 @@ func findLibrary(ctx context.Context, q sqldb.Querier, machine string, major, mi
 //
 // Without mayInstall nothing is installed: every library the content needs
 // must already be installed, and an error names those that are not.
+//
+// Readers never see a library half written: each library's files go to the
+// folder of its new patch version, which no row names yet; then one
+// transaction inserts or switches the rows and records the dependencies;
+// only then are the folders of the replaced patch versions deleted. The
+// libraries' locks are held throughout, taken in folder-name order so that
+// two installers never wait on each other.
 func (s *Store) Install(ctx context.Context, t *platform.Tenant, p *h5ppackage.Package, mayInstall bool) (installed []LibraryRef, err error) {
 	if !mayInstall {
 		return nil, s.checkInstalled(ctx, t, p)
 	}
-	var changed []h5ppackage.Library
-	for _, lib := range p.Libraries {
-		did, err := s.installLibrary(ctx, t, p, lib)
+	libs := slices.Clone(p.Libraries)
+	slices.SortFunc(libs, func(a, b h5ppackage.Library) int { return strings.Compare(a.JSON.Dir(), b.JSON.Dir()) })
+	for _, lib := range libs {
+		dir := lib.JSON.Dir()
+		unlock, err := s.Locker.Acquire(ctx, lockName(t, dir), lockTTL)
 		if err != nil {
-			return installed, err
+			return nil, fmt.Errorf("h5pstore: lock library %s: %w", dir, err)
 		}
-		if did {
-			changed = append(changed, lib)
-			j := lib.JSON
-			installed = append(installed, LibraryRef{MachineName: j.MachineName, Major: j.MajorVersion, Minor: j.MinorVersion, Patch: j.PatchVersion})
+		defer unlock(background(ctx))
+	}
+
+	var plans []libraryPlan
+	// Until the rows name them, the written folders are garbage on failure.
+	committed := false
+	defer func() {
+		if committed {
+			return
+		}
+		for _, pl := range plans {
+			_ = t.Blob.DeletePrefix(background(ctx), pl.ref().FilesPrefix())
+		}
+	}()
+	for _, lib := range libs {
+		pl, ok, err := s.stageLibrary(ctx, t, p, lib)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			plans = append(plans, pl)
 		}
 	}
-	// Dependencies are recorded once every library of the package is
-	// installed, since libraries may depend on each other in any order.
-	for _, lib := range changed {
-		if err := recordDependencies(ctx, t.DB, lib.JSON); err != nil {
-			return installed, err
+	if len(plans) == 0 {
+		return nil, nil
+	}
+
+	err = t.DB.Tx(ctx, func(tx *sqldb.Tx) error {
+		for i := range plans {
+			if err := s.switchLibrary(ctx, tx, &plans[i]); err != nil {
+				return err
+			}
+		}
+		// Dependencies are recorded once every row exists, since libraries
+		// of a package may depend on each other in any order.
+		for _, pl := range plans {
+			if pl.skip {
+				continue
+			}
+			if err := recordDependencies(ctx, tx, pl.json); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	committed = true
+	for _, pl := range plans {
+		switch {
+		case pl.skip:
+			// Another writer won. Our copy is named by no row unless the
+			// winner installed this very patch version into the same folder.
+			if pl.winner != pl.json.PatchVersion {
+				_ = t.Blob.DeletePrefix(background(ctx), pl.ref().FilesPrefix())
+			}
+		default:
+			installed = append(installed, pl.ref())
+			if pl.found {
+				// Readers that resolved the old row a moment ago may miss
+				// a file now; none sees a mixture of the two versions.
+				if err := t.Blob.DeletePrefix(background(ctx), pl.old.Ref().FilesPrefix()); err != nil {
+					return installed, fmt.Errorf("h5pstore: delete old files of %s: %w", pl.json.Dir(), err)
+				}
+			}
 		}
 	}
 	return installed, nil
+}
+
+// libraryPlan is one library an install writes: its library.json, the row
+// it replaces (found) and whether the transaction found it already
+// installed by someone else (skip, with the patch version it installed).
+type libraryPlan struct {
+	json    h5ppackage.LibraryJSON
+	rawJSON string
+	old     Library
+	found   bool
+	skip    bool
+	winner  int
+}
+
+func (pl libraryPlan) ref() LibraryRef {
+	j := pl.json
+	return LibraryRef{MachineName: j.MachineName, Major: j.MajorVersion, Minor: j.MinorVersion, Patch: j.PatchVersion}
+}
+
+// stageLibrary writes the files of lib to the folder of its patch version
+// when the library is missing or installed with a lower patch version; ok
+// is false when there is nothing to do. On failure the folder is removed.
+func (s *Store) stageLibrary(ctx context.Context, t *platform.Tenant, p *h5ppackage.Package, lib h5ppackage.Library) (pl libraryPlan, ok bool, err error) {
+	j := lib.JSON
+	dir := j.Dir()
+	old, found, err := findLibrary(ctx, t.DB, j.MachineName, j.MajorVersion, j.MinorVersion)
+	if err != nil {
+		return libraryPlan{}, false, err
+	}
+	if found && old.Patch >= j.PatchVersion {
+		return libraryPlan{}, false, nil
+	}
+	raw, err := compactJSON(lib.Raw, "library.json")
+	if err != nil {
+		return libraryPlan{}, false, fmt.Errorf("h5pstore: library %s: library.json: %w", dir, err)
+	}
+	pl = libraryPlan{json: j, rawJSON: raw, old: old, found: found}
+	prefix := pl.ref().FilesPrefix()
+	// No row names this folder (its patch version is newer than the
+	// installed one), so whatever is there was left by a failed install.
+	if err := t.Blob.DeletePrefix(ctx, prefix); err != nil {
+		return libraryPlan{}, false, fmt.Errorf("h5pstore: clear library %s: %w", dir, err)
+	}
+	for _, f := range lib.Files {
+		if err := putFromPackage(ctx, t, p, lib.Dir+"/"+f, prefix+f); err != nil {
+			_ = t.Blob.DeletePrefix(background(ctx), prefix)
+			return libraryPlan{}, false, fmt.Errorf("h5pstore: write library %s: %w", dir, err)
+		}
+	}
+	return pl, true, nil
+}
+
+// switchLibrary makes the staged patch version of pl the installed one:
+// it inserts the row, or moves the existing row to the new patch version.
+func (s *Store) switchLibrary(ctx context.Context, tx *sqldb.Tx, pl *libraryPlan) error {
+	j := pl.json
+	cur, found, err := findLibrary(ctx, tx, j.MachineName, j.MajorVersion, j.MinorVersion)
+	if err != nil {
+		return err
+	}
+	if found && (!pl.found || cur.ID != pl.old.ID || cur.Patch >= j.PatchVersion) {
+		// Changed since we looked, by a writer that did not hold our lock.
+		pl.skip, pl.winner = true, cur.Patch
+		return nil
+	}
+	if !found && pl.found {
+		pl.found = false
+	}
+	now := s.now()
+	if found {
+		_, err = tx.ExecContext(ctx, `UPDATE h5p_libraries SET patch_version = $1, title = $2,
+			runnable = $3, library_json = $4, updated_at = $5 WHERE id = $6`,
+			j.PatchVersion, j.Title, bool(j.Runnable), pl.rawJSON, now, cur.ID)
+	} else {
+		_, err = tx.ExecContext(ctx, `INSERT INTO h5p_libraries (machine_name, major_version,
+			minor_version, patch_version, title, runnable, restricted, library_json, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, FALSE, $7, $8, $8)`,
+			j.MachineName, j.MajorVersion, j.MinorVersion, j.PatchVersion, j.Title, bool(j.Runnable), pl.rawJSON, now)
+	}
+	if err != nil {
+		return fmt.Errorf("h5pstore: save library %s: %w", j.Dir(), err)
+	}
+	return nil
 }
 
 // checkInstalled reports the libraries the content of p needs (its
@@ -116,78 +263,6 @@ func (s *Store) checkInstalled(ctx context.Context, t *platform.Tenant, p *h5ppa
 	return e
 }
 
-// installLibrary installs or updates one library of p under the library's
-// lock. The files are first copied to a staging prefix, so a broken or
-// oversized package entry fails before anything visible changes; then they
-// are copied to the library's prefix, and the row makes the library (or
-// its new patch version) visible.
-func (s *Store) installLibrary(ctx context.Context, t *platform.Tenant, p *h5ppackage.Package, lib h5ppackage.Library) (bool, error) {
-	j := lib.JSON
-	dir := j.Dir()
-	unlock, err := s.Locker.Acquire(ctx, lockName(t, dir), lockTTL)
-	if err != nil {
-		return false, fmt.Errorf("h5pstore: lock library %s: %w", dir, err)
-	}
-	defer unlock(background(ctx))
-
-	old, found, err := findLibrary(ctx, t.DB, j.MachineName, j.MajorVersion, j.MinorVersion)
-	if err != nil {
-		return false, err
-	}
-	if found && old.Patch >= j.PatchVersion {
-		return false, nil
-	}
-	libJSON, err := compactJSON(lib.Raw, "library.json")
-	if err != nil {
-		return false, fmt.Errorf("h5pstore: library %s: library.json: %w", dir, err)
-	}
-
-	staging := "h5p/staging/" + dir + "-" + randomSuffix() + "/"
-	defer t.Blob.DeletePrefix(background(ctx), staging)
-	for _, f := range lib.Files {
-		if err := putFromPackage(ctx, t, p, lib.Dir+"/"+f, staging+f); err != nil {
-			return false, fmt.Errorf("h5pstore: stage library %s: %w", dir, err)
-		}
-	}
-	final := libraryPrefix(dir)
-	if !found {
-		// Left over from an install that crashed before its row was written.
-		if err := t.Blob.DeletePrefix(ctx, final); err != nil {
-			return false, fmt.Errorf("h5pstore: clear library %s: %w", dir, err)
-		}
-	}
-	for _, f := range lib.Files {
-		if err := copyBlob(ctx, t, staging+f, final+f); err != nil {
-			return false, fmt.Errorf("h5pstore: install library %s: %w", dir, err)
-		}
-	}
-	if found {
-		if err := removeExtraFiles(ctx, t, final, lib.Files); err != nil {
-			return false, err
-		}
-	}
-
-	now := s.now()
-	if found {
-		_, err = t.DB.ExecContext(ctx, `UPDATE h5p_libraries SET patch_version = $1, title = $2,
-			runnable = $3, library_json = $4, updated_at = $5 WHERE id = $6`,
-			j.PatchVersion, j.Title, bool(j.Runnable), libJSON, now, old.ID)
-	} else {
-		_, err = t.DB.ExecContext(ctx, `INSERT INTO h5p_libraries (machine_name, major_version,
-			minor_version, patch_version, title, runnable, restricted, library_json, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, FALSE, $7, $8, $8)`,
-			j.MachineName, j.MajorVersion, j.MinorVersion, j.PatchVersion, j.Title, bool(j.Runnable), libJSON, now)
-		if sqldb.IsUniqueViolation(err) {
-			// Another installer without our lock won; its files are complete.
-			return false, nil
-		}
-	}
-	if err != nil {
-		return false, fmt.Errorf("h5pstore: save library %s: %w", dir, err)
-	}
-	return true, nil
-}
-
 func putFromPackage(ctx context.Context, t *platform.Tenant, p *h5ppackage.Package, name, key string) error {
 	size, _ := p.Size(name)
 	r, err := p.Open(name)
@@ -207,63 +282,37 @@ func copyBlob(ctx context.Context, t *platform.Tenant, from, to string) error {
 	return t.Blob.Put(ctx, to, r, info.Size, info.ContentType)
 }
 
-// removeExtraFiles deletes the files under prefix that the new version of a
-// library no longer has.
-func removeExtraFiles(ctx context.Context, t *platform.Tenant, prefix string, keep []string) error {
-	want := make(map[string]bool, len(keep))
-	for _, f := range keep {
-		want[prefix+f] = true
+// recordDependencies replaces the dependency rows of an installed library
+// within the install's transaction.
+func recordDependencies(ctx context.Context, tx *sqldb.Tx, j h5ppackage.LibraryJSON) error {
+	self, found, err := findLibrary(ctx, tx, j.MachineName, j.MajorVersion, j.MinorVersion)
+	if err != nil || !found {
+		return err
 	}
-	var extra []string
-	err := t.Blob.List(ctx, prefix, func(i blob.Info) error {
-		if !want[i.Key] {
-			extra = append(extra, i.Key)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("h5pstore: list %s: %w", prefix, err)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM h5p_library_dependencies WHERE library_id = $1`, self.ID); err != nil {
+		return fmt.Errorf("h5pstore: clear dependencies of %s: %w", j.Dir(), err)
 	}
-	for _, k := range extra {
-		if err := t.Blob.Delete(ctx, k); err != nil {
-			return fmt.Errorf("h5pstore: delete %s: %w", k, err)
+	groups := []struct {
+		kind string
+		deps []h5ppackage.Dependency
+	}{{Preloaded, j.PreloadedDependencies}, {Dynamic, j.DynamicDependencies}, {Editor, j.EditorDependencies}}
+	for _, g := range groups {
+		for _, d := range g.deps {
+			req, found, err := findLibrary(ctx, tx, d.MachineName, d.MajorVersion, d.MinorVersion)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return apperr.New(apperr.Invalid, fmt.Sprintf("Library %s needs %s, which is not installed.", j.Dir(), d))
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO h5p_library_dependencies
+				(library_id, required_library_id, dependency_type) VALUES ($1, $2, $3)
+				ON CONFLICT DO NOTHING`, self.ID, req.ID, g.kind); err != nil {
+				return fmt.Errorf("h5pstore: record dependency of %s: %w", j.Dir(), err)
+			}
 		}
 	}
 	return nil
-}
-
-// recordDependencies replaces the dependency rows of an installed library.
-func recordDependencies(ctx context.Context, db *sqldb.DB, j h5ppackage.LibraryJSON) error {
-	return db.Tx(ctx, func(tx *sqldb.Tx) error {
-		self, found, err := findLibrary(ctx, tx, j.MachineName, j.MajorVersion, j.MinorVersion)
-		if err != nil || !found {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM h5p_library_dependencies WHERE library_id = $1`, self.ID); err != nil {
-			return fmt.Errorf("h5pstore: clear dependencies of %s: %w", j.Dir(), err)
-		}
-		groups := []struct {
-			kind string
-			deps []h5ppackage.Dependency
-		}{{Preloaded, j.PreloadedDependencies}, {Dynamic, j.DynamicDependencies}, {Editor, j.EditorDependencies}}
-		for _, g := range groups {
-			for _, d := range g.deps {
-				req, found, err := findLibrary(ctx, tx, d.MachineName, d.MajorVersion, d.MinorVersion)
-				if err != nil {
-					return err
-				}
-				if !found {
-					return apperr.New(apperr.Invalid, fmt.Sprintf("Library %s needs %s, which is not installed.", j.Dir(), d))
-				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO h5p_library_dependencies
-					(library_id, required_library_id, dependency_type) VALUES ($1, $2, $3)
-					ON CONFLICT DO NOTHING`, self.ID, req.ID, g.kind); err != nil {
-					return fmt.Errorf("h5pstore: record dependency of %s: %w", j.Dir(), err)
-				}
-			}
-		}
-		return nil
-	})
 }
 
 // Installed returns a snapshot of the tenant's installed libraries in the
@@ -311,6 +360,21 @@ func (s *Store) Library(ctx context.Context, t *platform.Tenant, machine string,
 		err = apperr.New(apperr.NotFound, "Library not found.")
 	}
 	return l, err
+}
+
+// LibraryFilesPrefix is the blob folder holding the files of the installed
+// patch version of a library; NotFound when it is not installed.
+func (s *Store) LibraryFilesPrefix(ctx context.Context, t *platform.Tenant, machine string, major, minor int) (string, error) {
+	var patch int
+	err := t.DB.QueryRowContext(ctx, `SELECT patch_version FROM h5p_libraries
+		WHERE machine_name = $1 AND major_version = $2 AND minor_version = $3`, machine, major, minor).Scan(&patch)
+	if sqldb.NotFound(err) {
+		return "", apperr.New(apperr.NotFound, "Library not found.")
+	}
+	if err != nil {
+		return "", fmt.Errorf("h5pstore: load library %s: %w", libDir(machine, major, minor), err)
+	}
+	return LibraryRef{MachineName: machine, Major: major, Minor: minor, Patch: patch}.FilesPrefix(), nil
 }
 
 // SetRestricted marks a library as restricted (only users allowed to use
@@ -370,6 +434,7 @@ func (s *Store) DeleteLibrary(ctx context.Context, t *platform.Tenant, machine s
 	if err != nil {
 		return err
 	}
+	// Every patch version's folder, including any a failed install left.
 	if err := t.Blob.DeletePrefix(ctx, libraryPrefix(dir)); err != nil {
 		return fmt.Errorf("h5pstore: delete files of library %s: %w", dir, err)
 	}

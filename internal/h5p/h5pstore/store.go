@@ -3,9 +3,14 @@
 //
 // Blob layout:
 //
-//	h5p/libraries/<machine>-<major>.<minor>/<file>   installed library files
-//	h5p/content/<id>/<file>                           content files (not content.json)
-//	h5p/staging/<dir>-<random>/<file>                 library files being installed
+//	h5p/libraries/<machine>-<major>.<minor>/<patch>/<file>   library files, one folder per patch version
+//	h5p/content/<id>/<file>                                   content files (not content.json)
+//	h5p/temp/<random>/<name>                                  editor uploads not saved yet
+//	h5p/hub/content-types.json                                last content-type list read from the hub
+//
+// A library's row names its patch version, so the row alone says which
+// folder readers use: a patch update writes the new folder in full, then
+// switches the row, then deletes the old folder.
 package h5pstore
 
 import (
@@ -19,6 +24,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lms-platform/lms/internal/apperr"
@@ -43,6 +49,8 @@ const lockTTL = 10 * time.Minute
 type Store struct {
 	Clock  clock.Clock
 	Locker lock.Locker
+	// settings are read and replaced through Settings and SetSettings.
+	settings atomic.Pointer[Settings]
 }
 
 func (s *Store) now() time.Time {
@@ -62,6 +70,12 @@ type LibraryRef struct {
 
 // Dir is the folder name of the library, "H5P.Foo-1.2".
 func (r LibraryRef) Dir() string { return libDir(r.MachineName, r.Major, r.Minor) }
+
+// FilesPrefix is the blob folder of this patch version's files,
+// "h5p/libraries/H5P.Foo-1.2/3/".
+func (r LibraryRef) FilesPrefix() string {
+	return libraryPrefix(r.Dir()) + strconv.Itoa(r.Patch) + "/"
+}
 
 // String is "H5P.Foo 1.2.3".
 func (r LibraryRef) String() string {
@@ -110,6 +124,7 @@ func libDir(machine string, major, minor int) string {
 	return fmt.Sprintf("%s-%d.%d", machine, major, minor)
 }
 
+// libraryPrefix is the folder of every patch version of a library.
 func libraryPrefix(dir string) string { return "h5p/libraries/" + dir + "/" }
 func contentPrefix(id int64) string   { return "h5p/content/" + strconv.FormatInt(id, 10) + "/" }
 func lockName(t *platform.Tenant, dir string) string {

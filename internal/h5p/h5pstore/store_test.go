@@ -1,15 +1,19 @@
 package h5pstore_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -279,8 +283,9 @@ func TestConcurrentInstall(t *testing.T) {
 				t.Fatalf("libraries: %d, want %d (%v)", len(libs), len(p.Libraries), err)
 			}
 			for _, l := range p.Libraries {
+				prefix := libRef(l.JSON).FilesPrefix()
 				for _, f := range l.Files {
-					if _, err := tn.Blob.Stat(ctx, "h5p/libraries/"+l.Dir+"/"+f); err != nil {
+					if _, err := tn.Blob.Stat(ctx, prefix+f); err != nil {
 						t.Errorf("%s/%s: %v", l.Dir, f, err)
 					}
 				}
@@ -391,4 +396,191 @@ func BenchmarkInstallAndSaveTrueFalse(b *testing.B) {
 			run(b, tn, s)
 		}
 	})
+}
+
+func libRef(j h5ppackage.LibraryJSON) h5pstore.LibraryRef {
+	return h5pstore.LibraryRef{MachineName: j.MachineName, Major: j.MajorVersion, Minor: j.MinorVersion, Patch: j.PatchVersion}
+}
+
+// patchedTrueFalse rewrites the TrueFalse fixture in memory: its
+// H5P.TrueFalse library one patch version up, its main script marked,
+// upgrades.js dropped and scripts/extra.js added.
+func patchedTrueFalse(tb testing.TB, raw []byte) []byte {
+	tb.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	add := func(name string, b []byte) {
+		w, err := zw.Create(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		w.Write(b)
+	}
+	for _, f := range zr.File {
+		if f.FileInfo().IsDir() || f.Name == "H5P.TrueFalse-1.6/upgrades.js" {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		switch f.Name {
+		case "H5P.TrueFalse-1.6/library.json":
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				tb.Fatal(err)
+			}
+			m["patchVersion"] = m["patchVersion"].(float64) + 1
+			b, _ = json.Marshal(m)
+		case "H5P.TrueFalse-1.6/scripts/h5p-true-false.js":
+			b = append(b, "\n/* patched */\n"...)
+		}
+		add(f.Name, b)
+	}
+	add("H5P.TrueFalse-1.6/scripts/extra.js", []byte("/* new in the patch */\n"))
+	if err := zw.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// gateBlob holds the first Put of a key ending in suffix until release is
+// closed, then lets it fail with fail (nil: succeed).
+type gateBlob struct {
+	blob.Store
+	suffix  string
+	once    sync.Once
+	entered chan struct{}
+	release chan struct{}
+	fail    error
+}
+
+func (g *gateBlob) Put(ctx context.Context, key string, r io.Reader, size int64, ct string) error {
+	gated := false
+	if strings.HasSuffix(key, g.suffix) {
+		g.once.Do(func() { gated = true })
+	}
+	if gated {
+		close(g.entered)
+		<-g.release
+		if g.fail != nil {
+			return g.fail
+		}
+	}
+	return g.Store.Put(ctx, key, r, size, ct)
+}
+
+func readBlob(t *testing.T, tn *platform.Tenant, key string) (string, error) {
+	rc, _, err := tn.Blob.Get(context.Background(), key)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	return string(b), err
+}
+
+// listKeys lists the keys under prefix, relative to it.
+func listKeys(t *testing.T, tn *platform.Tenant, prefix string) []string {
+	var out []string
+	tn.Blob.List(context.Background(), prefix, func(i blob.Info) error {
+		out = append(out, strings.TrimPrefix(i.Key, prefix))
+		return nil
+	})
+	return out
+}
+
+// TestPatchUpdateAtomic stops a patch update in the middle of writing the
+// new files and checks what a reader sees then: the installed row and the
+// complete folder of the old version. After the update, or after it
+// fails, exactly one complete version is left.
+func TestPatchUpdateAtomic(t *testing.T) {
+	for name, open := range backends(t) {
+		for _, failing := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/failing=%v", name, failing), func(t *testing.T) {
+				ctx := context.Background()
+				tn, s := open(t), newStore()
+				raw := load(t, "hub/H5P.TrueFalse.h5p")
+				if _, err := s.Install(ctx, tn, openBytes(t, raw, nil), true); err != nil {
+					t.Fatal(err)
+				}
+				old, err := s.Library(ctx, tn, "H5P.TrueFalse", 1, 6)
+				if err != nil {
+					t.Fatal(err)
+				}
+				oldPrefix := old.Ref().FilesPrefix()
+				oldFiles := listKeys(t, tn, oldPrefix)
+				oldScript, err := readBlob(t, tn, oldPrefix+"scripts/h5p-true-false.js")
+				if err != nil {
+					t.Fatal(err)
+				}
+				newRef := old.Ref()
+				newRef.Patch++
+
+				gate := &gateBlob{Store: tn.Blob, suffix: newRef.FilesPrefix() + "semantics.json",
+					entered: make(chan struct{}), release: make(chan struct{})}
+				if failing {
+					gate.fail = errors.New("disk full")
+				}
+				gated := &platform.Tenant{DB: tn.DB, Blob: gate}
+				p2 := openBytes(t, patchedTrueFalse(t, raw), nil)
+				done := make(chan error, 1)
+				go func() {
+					_, err := s.Install(ctx, gated, p2, true)
+					done <- err
+				}()
+				<-gate.entered
+
+				// Mid-update: the reader's view is the old version, whole.
+				prefix, err := s.LibraryFilesPrefix(ctx, tn, "H5P.TrueFalse", 1, 6)
+				if err != nil || prefix != oldPrefix {
+					t.Errorf("prefix mid-update: %q %v, want %q", prefix, err, oldPrefix)
+				}
+				if got := listKeys(t, tn, oldPrefix); !reflect.DeepEqual(got, oldFiles) {
+					t.Errorf("old folder changed mid-update: %d files, want %d", len(got), len(oldFiles))
+				}
+				if got, _ := readBlob(t, tn, prefix+"scripts/h5p-true-false.js"); got != oldScript {
+					t.Errorf("old script changed mid-update")
+				}
+				close(gate.release)
+				err = <-done
+
+				lib, lerr := s.Library(ctx, tn, "H5P.TrueFalse", 1, 6)
+				if lerr != nil {
+					t.Fatal(lerr)
+				}
+				all := listKeys(t, tn, "h5p/libraries/H5P.TrueFalse-1.6/")
+				if failing {
+					if err == nil {
+						t.Fatal("install with a failing write succeeded")
+					}
+					if lib.Patch != old.Patch || len(all) != len(oldFiles) || len(listKeys(t, tn, newRef.FilesPrefix())) != 0 {
+						t.Errorf("after a failed update: patch %d, %d files (want %d), new folder %v",
+							lib.Patch, len(all), len(oldFiles), listKeys(t, tn, newRef.FilesPrefix()))
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				newFiles := listKeys(t, tn, newRef.FilesPrefix())
+				if lib.Patch != newRef.Patch || len(all) != len(newFiles) || len(listKeys(t, tn, oldPrefix)) != 0 {
+					t.Errorf("after the update: patch %d, %d files, new folder %d files, old folder %v",
+						lib.Patch, len(all), len(newFiles), listKeys(t, tn, oldPrefix))
+				}
+				if !slices.Contains(newFiles, "scripts/extra.js") || slices.Contains(newFiles, "upgrades.js") {
+					t.Errorf("new folder: %v", newFiles)
+				}
+				if got, _ := readBlob(t, tn, newRef.FilesPrefix()+"scripts/h5p-true-false.js"); !strings.HasSuffix(got, "/* patched */\n") {
+					t.Errorf("new script not installed")
+				}
+			})
+		}
+	}
 }

@@ -92,81 +92,129 @@ func (s *Store) SweepTempFiles(ctx context.Context, t *platform.Tenant, cutoff t
 	return n, nil
 }
 
-// PromoteTempFiles moves every temporary file the parameters name (a
-// "path" ending in "#tmp") into the content's folder, rewrites the path to
-// the content-relative one and forgets the temporary file. The parameters
-// come back unchanged when they name no temporary file.
-func PromoteTempFiles(ctx context.Context, t *platform.Tenant, contentID int64, params json.RawMessage) (json.RawMessage, error) {
-	var v any
-	if err := json.Unmarshal(params, &v); err != nil {
+// Promotion moves the temporary files that content parameters name (a
+// "path" ending in "#tmp") into the content's folder, in steps a save can
+// undo: PrepareTempFiles checks every file before anything changes, Apply
+// copies them into the content and rewrites the paths, and only once the
+// content is saved does Commit forget the temporary files; Abort removes
+// the copies of a save that failed.
+type Promotion struct {
+	t      *platform.Tenant
+	params any
+	// temps are the temporary files named, by path below TempPrefix.
+	temps map[string]int64
+	// copied are the content keys Apply wrote.
+	copied []string
+}
+
+// PrepareTempFiles finds the temporary files params names and checks that
+// each exists and was uploaded by userID; the error names the first path
+// that is not. Parameters that are not a JSON object are refused.
+func (s *Store) PrepareTempFiles(ctx context.Context, t *platform.Tenant, userID int64, params json.RawMessage) (*Promotion, error) {
+	pr := &Promotion{t: t, temps: map[string]int64{}}
+	if err := json.Unmarshal(params, &pr.params); err != nil {
 		return nil, apperr.Field("params", "Must be a JSON object.")
 	}
-	moved := map[string]string{}
-	var walk func(v any) error
-	walk = func(v any) error {
-		switch x := v.(type) {
-		case map[string]any:
-			if p, ok := x["path"].(string); ok && strings.HasSuffix(p, TempSuffix) {
-				np, err := promoteOne(ctx, t, contentID, strings.TrimSuffix(p, TempSuffix), moved)
-				if err != nil {
-					return err
-				}
-				x["path"] = np
-			}
-			for _, c := range x {
-				if err := walk(c); err != nil {
-					return err
-				}
-			}
-		case []any:
-			for _, c := range x {
-				if err := walk(c); err != nil {
-					return err
-				}
-			}
+	var paths []string
+	walkTempPaths(pr.params, func(_ map[string]any, p string) {
+		if _, seen := pr.temps[p]; !seen {
+			pr.temps[p] = 0
+			paths = append(paths, p)
 		}
-		return nil
+	})
+	for _, p := range paths {
+		var id, owner int64
+		err := t.DB.QueryRowContext(ctx, `SELECT id, user_id FROM h5p_temp_files WHERE path = $1`, p).Scan(&id, &owner)
+		if sqldb.NotFound(err) {
+			return nil, errTempMissing(p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("h5pstore: load temporary file: %w", err)
+		}
+		if owner != userID {
+			// Said apart from a missing file, yet without telling whose it is.
+			return nil, apperr.Field("params", fmt.Sprintf("The temporary file %q was not uploaded by you; upload it again.", p))
+		}
+		pr.temps[p] = id
 	}
-	if err := walk(v); err != nil {
-		return nil, err
+	return pr, nil
+}
+
+func errTempMissing(p string) error {
+	return apperr.Field("params", fmt.Sprintf("The temporary file %q does not exist (any more); upload it again.", p))
+}
+
+// walkTempPaths calls fn for each object of v whose "path" names a
+// temporary file, with the path below TempPrefix.
+func walkTempPaths(v any, fn func(obj map[string]any, p string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		if p, ok := x["path"].(string); ok && strings.HasSuffix(p, TempSuffix) {
+			fn(x, strings.TrimSuffix(p, TempSuffix))
+		}
+		for _, c := range x {
+			walkTempPaths(c, fn)
+		}
+	case []any:
+		for _, c := range x {
+			walkTempPaths(c, fn)
+		}
 	}
-	if len(moved) == 0 {
-		return params, nil
+}
+
+// Changed reports whether the parameters name any temporary file.
+func (pr *Promotion) Changed() bool { return len(pr.temps) > 0 }
+
+// Apply copies the temporary files into the folder of content contentID
+// (h5p/content/<id>/<kind>/<random>-<name>) and returns the parameters with
+// the content-relative paths. On failure it removes what it copied.
+func (pr *Promotion) Apply(ctx context.Context, contentID int64) (json.RawMessage, error) {
+	moved := map[string]string{}
+	for p := range pr.temps {
+		dir, name := path.Split(p)
+		np := tempKind(name) + "/" + strings.TrimSuffix(dir, "/") + "-" + name
+		key := contentPrefix(contentID) + np
+		if err := copyBlob(ctx, pr.t, TempPrefix+p, key); err != nil {
+			pr.Abort(background(ctx))
+			if errors.Is(err, blob.ErrNotFound) {
+				return nil, errTempMissing(p)
+			}
+			return nil, fmt.Errorf("h5pstore: copy temporary file %s: %w", p, err)
+		}
+		pr.copied = append(pr.copied, key)
+		moved[p] = np
 	}
-	out, err := json.Marshal(v)
+	walkTempPaths(pr.params, func(obj map[string]any, p string) { obj["path"] = moved[p] })
+	out, err := json.Marshal(pr.params)
 	if err != nil {
+		pr.Abort(background(ctx))
 		return nil, fmt.Errorf("h5pstore: encode parameters: %w", err)
 	}
 	return out, nil
 }
 
-// promoteOne moves the temporary file at p (relative to TempPrefix) to
-// h5p/content/<id>/<kind>/<random>-<name> and returns the new path.
-func promoteOne(ctx context.Context, t *platform.Tenant, contentID int64, p string, moved map[string]string) (string, error) {
-	if np, ok := moved[p]; ok {
-		return np, nil
+// Abort removes the copies Apply made, for a save that failed.
+func (pr *Promotion) Abort(ctx context.Context) {
+	for _, k := range pr.copied {
+		_ = pr.t.Blob.Delete(ctx, k)
 	}
-	var id int64
-	err := t.DB.QueryRowContext(ctx, `SELECT id FROM h5p_temp_files WHERE path = $1`, p).Scan(&id)
-	if sqldb.NotFound(err) {
-		return "", apperr.Field("params", fmt.Sprintf("The temporary file %q does not exist (any more); upload it again.", p))
+	pr.copied = nil
+}
+
+// Commit forgets the temporary files once the content that took them is
+// saved. A file it cannot delete is left to the sweep.
+func (pr *Promotion) Commit(ctx context.Context) error {
+	var first error
+	for p, id := range pr.temps {
+		if err := pr.t.Blob.Delete(ctx, TempPrefix+p); err != nil && first == nil {
+			first = fmt.Errorf("h5pstore: delete temporary file %s: %w", p, err)
+			continue
+		}
+		if _, err := pr.t.DB.ExecContext(ctx, `DELETE FROM h5p_temp_files WHERE id = $1`, id); err != nil && first == nil {
+			first = fmt.Errorf("h5pstore: delete temporary file %s: %w", p, err)
+		}
 	}
-	if err != nil {
-		return "", fmt.Errorf("h5pstore: load temporary file: %w", err)
-	}
-	dir, name := path.Split(p)
-	np := tempKind(name) + "/" + strings.TrimSuffix(dir, "/") + "-" + name
-	if err := copyBlob(ctx, t, TempPrefix+p, contentPrefix(contentID)+np); err != nil {
-		return "", err
-	}
-	if err := t.Blob.Delete(ctx, TempPrefix+p); err != nil {
-		return "", fmt.Errorf("h5pstore: delete temporary file %s: %w", p, err)
-	}
-	if _, err := t.DB.ExecContext(ctx, `DELETE FROM h5p_temp_files WHERE id = $1`, id); err != nil {
-		return "", fmt.Errorf("h5pstore: delete temporary file %s: %w", p, err)
-	}
-	moved[p] = np
-	return np, nil
+	return first
 }
 
 // tempKind is the content folder of a file, as H5P names them.

@@ -1,0 +1,215 @@
+package h5p_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/h5p/h5pstore"
+)
+
+// setHub points the service's content-type refresh at url.
+func setHub(env *apitest.Env, url string, timeout time.Duration) {
+	set := env.Server.H5P.Store.Settings()
+	set.HubURL, set.HubTimeout = url, timeout
+	env.Server.H5P.Store.SetSettings(set)
+}
+
+// cacheLibrary finds machine in the libraries of a content-type cache.
+func cacheLibrary(v any, machine string) map[string]any {
+	list, _ := v.([]any)
+	for _, x := range list {
+		if m, _ := x.(map[string]any); m["machineName"] == machine {
+			return m
+		}
+	}
+	return nil
+}
+
+func TestContentTypeCacheGet(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		installTrueFalse(t, env)
+		for _, sc := range []apitest.Scenario{
+			{Name: "anonymous", Method: "GET", Path: "/h5p/content-type-cache/update", Status: 401},
+			{Name: "student", As: "student", Method: "GET", Path: "/h5p/content-type-cache/update", Status: 403},
+			{Name: "anonymous refresh", Method: "POST", Path: "/h5p/content-type-cache/update", Status: 401},
+			{Name: "student refresh", As: "student", Method: "POST", Path: "/h5p/content-type-cache/update", Status: 403},
+			{Name: "tutor refresh", As: "tutor", Method: "POST", Path: "/h5p/content-type-cache/update", Status: 403},
+		} {
+			apitest.RunOne(t, env, sc)
+		}
+		// The same data as the editor's AJAX action, in the envelope.
+		for _, as := range []string{"tutor", "admin"} {
+			token := env.As(as).Token
+			ajax := env.Call(t, 200, "GET", "/h5p/ajax?action=content-type-cache", token, nil)
+			res := apitest.RunOne(t, env, apitest.Scenario{Name: as, As: as, Method: "GET", Path: "/h5p/content-type-cache/update",
+				Status: 200, JSON: map[string]any{"success": true, "data.outdated": false,
+					"data.apiVersion": map[string]any{"major": 1, "minor": 24}}})
+			if string(mustJSON(res.Get("data.libraries"))) != string(mustJSON(ajax.Get("libraries"))) {
+				t.Errorf("%s: libraries differ from the AJAX action:\n%s\n%s", as, res.Body, ajax.Body)
+			}
+			if tf := cacheLibrary(res.Get("data.libraries"), "H5P.TrueFalse"); tf == nil || tf["installed"] != true {
+				t.Errorf("%s: TrueFalse missing: %s", as, res.Body)
+			}
+		}
+	})
+}
+
+// TestContentTypeCacheHubDown refreshes with a hub that cannot be reached,
+// answers garbage, or does not answer in time: each gives 200 with the
+// installed content types and the flags, never a 5xx or a hang.
+func TestContentTypeCacheHubDown(t *testing.T) {
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`<html>not json{`))
+	}))
+	defer garbage.Close()
+	wrongShape := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"libraries": []}`))
+	}))
+	defer wrongShape.Close()
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusBadGateway)
+	}))
+	defer failing.Close()
+	stop := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-stop:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(stop)
+
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		installTrueFalse(t, env)
+		admin := env.As("admin")
+		for name, url := range map[string]string{
+			"closed port": "http://" + closedAddr(t) + "/v1/content-types/",
+			"garbage":     garbage.URL, "wrong shape": wrongShape.URL, "502": failing.URL, "slow": slow.URL,
+		} {
+			setHub(env, url, 300*time.Millisecond)
+			start := time.Now()
+			res := env.Do(apitest.Request{Method: "POST", Path: "/h5p/content-type-cache/update", Token: admin.Token})
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("%s: refresh took %v", name, took)
+			}
+			if res.Status != 200 || res.Get("success") != true || res.Get("data.outdated") != true ||
+				res.Get("data.hubReachable") != false ||
+				res.String("message") != "The H5P hub could not be reached; showing the installed content types." {
+				t.Errorf("%s: %d %s", name, res.Status, res.Body)
+				continue
+			}
+			if tf := cacheLibrary(res.Get("data.libraries"), "H5P.TrueFalse"); tf == nil || tf["installed"] != true {
+				t.Errorf("%s: installed content types missing: %s", name, res.Body)
+			}
+		}
+		if env.BlobExists(t, "h5p/hub/content-types.json") {
+			t.Errorf("a failed refresh stored a hub list")
+		}
+	})
+}
+
+// hubAnswer is a hub list: TrueFalse in a later version than the fixture's
+// and a content type that is not installed.
+const hubAnswer = `{"contentTypes": [
+	{"id": "H5P.TrueFalse", "version": {"major": 1, "minor": 8, "patch": 3},
+	 "coreApiVersionNeeded": {"major": 1, "minor": 24}, "title": "True/False Question",
+	 "summary": "Create True/False questions", "icon": "https://h5p.org/tf.svg", "isRecommended": true,
+	 "popularity": 12, "owner": "Joubel", "keywords": ["true", "false"]},
+	{"id": "H5P.Accordion", "version": {"major": 1, "minor": 0, "patch": 27},
+	 "coreApiVersionNeeded": {"major": 1, "minor": 24}, "title": "Accordion", "summary": "Text in panels"},
+	{"id": "H5P.Future", "version": {"major": 1, "minor": 0, "patch": 0},
+	 "coreApiVersionNeeded": {"major": 1, "minor": 99}, "title": "Needs a newer core"},
+	{"id": "", "version": {"major": 1}},
+	"not an object"
+]}`
+
+func TestContentTypeCacheHubRefresh(t *testing.T) {
+	var calls atomic.Int32
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.Method != http.MethodPost || r.ParseForm() != nil || r.PostForm.Get("core_api_version") != "1.24" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(hubAnswer))
+	}))
+	defer hub.Close()
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		installTrueFalse(t, env)
+		setHub(env, hub.URL, 0)
+		res := apitest.RunOne(t, env, apitest.Scenario{Name: "refresh", As: "admin", Method: "POST",
+			Path: "/h5p/content-type-cache/update", Status: 200, JSON: map[string]any{
+				"success": true, "data.outdated": false, "data.hubReachable": true,
+				"message": "The content type cache was updated from the H5P hub."}})
+		check := func(name string, libs any, mayInstall bool) {
+			t.Helper()
+			tf := cacheLibrary(libs, "H5P.TrueFalse")
+			if tf == nil || tf["installed"] != true || tf["isUpToDate"] != false || tf["majorVersion"] != 1.0 ||
+				tf["minorVersion"] != 8.0 || tf["localMinorVersion"] != 6.0 || tf["summary"] != "Create True/False questions" ||
+				tf["isRecommended"] != true {
+				t.Errorf("%s: TrueFalse %v", name, tf)
+			}
+			acc := cacheLibrary(libs, "H5P.Accordion")
+			if acc == nil || acc["installed"] != false || acc["canInstall"] != mayInstall || acc["localMajorVersion"] != nil ||
+				acc["title"] != "Accordion" || acc["patchVersion"] != 27.0 {
+				t.Errorf("%s: Accordion %v", name, acc)
+			}
+			if f := cacheLibrary(libs, "H5P.Future"); f == nil || f["canInstall"] != false {
+				t.Errorf("%s: a content type needing core API 1.99 is installable: %v", name, f)
+			}
+			if n := len(libs.([]any)); n != 3+countRunnable(t, env)-1 {
+				t.Errorf("%s: %d entries", name, n)
+			}
+		}
+		check("refresh", res.Get("data.libraries"), true)
+		// The list is kept: later reads show it without calling the hub.
+		before := calls.Load()
+		get := env.Call(t, 200, "GET", "/h5p/content-type-cache/update", env.As("tutor").Token, nil)
+		check("GET as tutor", get.Get("data.libraries"), false)
+		ajax := env.Call(t, 200, "GET", "/h5p/ajax?action=content-type-cache", env.As("admin").Token, nil)
+		check("AJAX", ajax.Get("libraries"), true)
+		if calls.Load() != before {
+			t.Errorf("reads called the hub")
+		}
+		// A later failure keeps the stored list and says it is outdated.
+		setHub(env, "http://"+closedAddr(t)+"/", 300*time.Millisecond)
+		down := env.Call(t, 200, "POST", "/h5p/content-type-cache/update", env.As("admin").Token, nil)
+		if down.Get("data.outdated") != true {
+			t.Errorf("hub down after a refresh: %s", down.Body)
+		}
+		check("hub down", down.Get("data.libraries"), true)
+		var stored h5pstore.HubCache
+		if err := json.Unmarshal(readBlob(t, env, "h5p/hub/content-types.json"), &stored); err != nil || len(stored.ContentTypes) != 3 {
+			t.Errorf("stored hub list: %d entries, %v", len(stored.ContentTypes), err)
+		}
+	})
+}
+
+// countRunnable counts the runnable installed libraries.
+func countRunnable(t *testing.T, env *apitest.Env) int {
+	return env.Count(t, `SELECT COUNT(*) FROM h5p_libraries WHERE runnable = TRUE`)
+}
+
+// readBlob reads a blob of env's default tenant; nil when it is absent.
+func readBlob(t *testing.T, env *apitest.Env, key string) []byte {
+	t.Helper()
+	tenant, release := env.OpenTenant(env.Tenant)
+	defer release()
+	rc, _, err := tenant.Blob.Get(context.Background(), key)
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	return b
+}

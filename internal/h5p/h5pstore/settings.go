@@ -1,0 +1,42 @@
+package h5pstore
+
+import (
+	"time"
+
+	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
+)
+
+// Settings tune the H5P service beyond its storage: the newest H5P core
+// API it accepts and the hub its content-type cache is refreshed from.
+// They live on the Store because the Store is the one object the service,
+// its wiring and the tests all hold; they are read on every request and
+// may change at run time. The zero value takes every default.
+type Settings struct {
+	// CoreAPI is the newest core API a library may require; zero means
+	// h5ppackage.DefaultCoreAPI.
+	CoreAPI h5ppackage.Version
+	// HubURL is the content-type endpoint of the H5P hub; empty means the
+	// service's default (api.h5p.org).
+	HubURL string
+	// HubTimeout bounds one call to the hub; zero means the service's
+	// default.
+	HubTimeout time.Duration
+}
+
+// Settings returns the current settings, with CoreAPI defaulted.
+func (s *Store) Settings() Settings {
+	var out Settings
+	if p := s.settings.Load(); p != nil {
+		out = *p
+	}
+	if out.CoreAPI == (h5ppackage.Version{}) {
+		out.CoreAPI = h5ppackage.DefaultCoreAPI()
+	}
+	return out
+}
+
+// SetSettings replaces the settings; safe while requests are served.
+func (s *Store) SetSettings(v Settings) { s.settings.Store(&v) }
+
+// CoreAPI is the newest core API a library may require.
+func (s *Store) CoreAPI() h5ppackage.Version { return s.Settings().CoreAPI }
