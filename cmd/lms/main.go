@@ -17,6 +17,7 @@ import (
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/server"
+	"github.com/lms-platform/lms/internal/web"
 )
 
 const usage = `Usage: lms <command> [flags]
@@ -27,6 +28,7 @@ Commands:
   tenant add --host HOST [--name N] [--admin-email E] [--admin-password P] [--demo]
   tenant list [--json]
   user add --host HOST --email E --password P --role student|tutor|admin
+  demo reset --host HOST [--force] [--wipe-files] [--recapture]
   openapi                    print the OpenAPI 3.1 description
 
 Every command reads the same configuration: flags over LMS_* environment
@@ -60,7 +62,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return nil
 	}
 	cmd := args[0]
-	if (cmd == "tenant" || cmd == "user") && len(args) > 1 {
+	if (cmd == "tenant" || cmd == "user" || cmd == "demo") && len(args) > 1 {
 		cmd, args = cmd+" "+args[1], args[1:]
 	}
 	fs := flag.NewFlagSet("lms "+cmd, flag.ContinueOnError)
@@ -75,6 +77,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return tenantList(ctx, fs, args[1:], out)
 	case "user add":
 		return userAdd(ctx, fs, args[1:], out)
+	case "demo reset":
+		return demoReset(ctx, fs, args[1:], out)
 	case "openapi":
 		doc, err := server.OpenAPI()
 		if err != nil {
@@ -105,9 +109,18 @@ func serve(ctx context.Context, fs *flag.FlagSet, args []string, out io.Writer) 
 	if err != nil {
 		return err
 	}
+	// The web frontend listens on its own address and reaches the API
+	// over HTTP at LMS_API_URL, as a separate deployment would.
+	frontURL, err := web.Start(ctx, s.Config, s.Log)
+	if err != nil {
+		return err
+	}
 	return s.Run(ctx, func(addr string) {
 		fmt.Fprintf(out, "LMS API listening on http://%s (platform tenant host %q)\n", addr, rec.Hosts[0])
 		fmt.Fprintf(out, "  try: curl -H 'Host: %s' http://%s/api/config\n", rec.Hosts[0], addr)
+		if frontURL != "" {
+			fmt.Fprintf(out, "Web frontend: %s (each tenant at its own host name on the same port)\n", frontURL)
+		}
 		if generated != "" {
 			fmt.Fprintf(out, "  platform admin created: %s / %s (shown once; set LMS_ADMIN_PASSWORD to choose it)\n",
 				s.Config.AdminEmail, generated)
@@ -163,6 +176,9 @@ func tenantAdd(ctx context.Context, fs *flag.FlagSet, args []string, out io.Writ
 			admin = "admin@" + rec.Hosts[0]
 		}
 		fmt.Fprintf(out, "admin: %s / %s (shown once)\n", admin, generated)
+	}
+	if *demo {
+		return seedDemoTenant(ctx, s, rec, out)
 	}
 	return nil
 }

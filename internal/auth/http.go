@@ -98,7 +98,7 @@ func Routes(api huma.API, s *Service) {
 			if err != nil {
 				return nil, err
 			}
-			return httpx.OKMessage(out, "Login successful.")
+			return LoginResponse(out)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/auth/refresh", Tags: tags, Who: httpx.User,
 		Summary: "Replace the current token with a new one of the same lifetime class"},

@@ -34,6 +34,9 @@ type Tenant struct {
 	mu       sync.Mutex
 	users    int
 	lastUse  time.Time
+	// retired handles (see Evict) close when their last user releases.
+	retired   bool
+	closeOnce sync.Once
 }
 
 // Local returns the tenant's value for key, made by create on first use.
@@ -200,6 +203,11 @@ func (ts *Tenants) wait(ctx context.Context, e *entry) (*Tenant, func(), error) 
 	}
 	t := e.tenant
 	t.mu.Lock()
+	if t.retired {
+		// Evicted while this caller waited: open the tenant afresh.
+		t.mu.Unlock()
+		return ts.acquireID(ctx, t.ID)
+	}
 	t.users++
 	t.lastUse = ts.opts.Clock.Now()
 	t.mu.Unlock()
@@ -209,7 +217,11 @@ func (ts *Tenants) wait(ctx context.Context, e *entry) (*Tenant, func(), error) 
 			t.mu.Lock()
 			t.users--
 			t.lastUse = ts.opts.Clock.Now()
+			last := t.retired && t.users == 0
 			t.mu.Unlock()
+			if last {
+				t.close()
+			}
 		})
 	}, nil
 }
@@ -329,12 +341,14 @@ func (ts *Tenants) Close(id int64) {
 }
 
 func (t *Tenant) close() {
-	for _, stop := range t.stop {
-		if stop != nil {
-			stop()
+	t.closeOnce.Do(func() {
+		for _, stop := range t.stop {
+			if stop != nil {
+				stop()
+			}
 		}
-	}
-	t.DB.Close()
+		t.DB.Close()
+	})
 }
 
 // CloseIdle closes the tenants nobody has used for the idle time and that

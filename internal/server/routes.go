@@ -23,6 +23,7 @@ func (s *Server) routes() {
 	courses.Routes(s.API, &courses.Service{Clock: s.Clock, Topics: courseTopics, CloneTopics: s.cloneLessonTopics,
 		FileURL: s.Files.URL, ContentChanged: s.courseChanged, TopicFiles: s.topicFiles})
 	s.learningRoutes()
+	s.demoRoutes(authService)
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen(notifications.Listener)
 		s.Dispatcher.Listen(authService.Listener)

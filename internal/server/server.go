@@ -24,6 +24,7 @@ import (
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/demo"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/h5p"
@@ -78,6 +79,8 @@ type Server struct {
 	API       huma.API
 	// H5P is the H5P service, served under /h5p/ on the API's listener.
 	H5P *h5p.Service
+	// Demo is demo mode: demo login, seed and reset (docs/demo.md).
+	Demo *demo.Service
 	// Handler serves the API with every middleware, and the H5P service.
 	Handler http.Handler
 }
@@ -127,7 +130,10 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 		}
 		s.Mailer = notify.NewSMTP(smtpCfg)
 	}
-	if s.Settings, err = newSettings(cfg); err != nil {
+	if err := checkDemo(cfg); err != nil {
+		return nil, err
+	}
+	if s.Settings, err = newSettings(cfg, settings.WithDemo(s.demoSettings)); err != nil {
 		return nil, err
 	}
 	s.Passwords = auth.NewPasswords(cfg.PasswordCost)
@@ -181,12 +187,12 @@ func (s *Server) openShared(ctx context.Context) error {
 	return nil
 }
 
-func newSettings(cfg *config.Config) (*settings.Service, error) {
+func newSettings(cfg *config.Config, opts ...settings.Option) (*settings.Service, error) {
 	defaults, err := settings.LoadDefaults(cfg.SettingsFile, os.Environ())
 	if err != nil {
 		return nil, err
 	}
-	return settings.New(defaults, nil), nil
+	return settings.New(defaults, nil, opts...), nil
 }
 
 func logLevel(name string) slog.Level {
@@ -251,6 +257,7 @@ func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
 	go s.Jobs.Run(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	go s.seedDemoTenants(ctx)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
