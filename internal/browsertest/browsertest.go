@@ -107,7 +107,7 @@ func New(t testing.TB, timeout time.Duration, extra ...Option) context.Context {
 	return tctx
 }
 
-// Screenshot saves a full-page PNG of the current tab into the directory
+// Screenshot saves a full-page PNG (quality 100 makes Chromium encode PNG) of the current tab into the directory
 // named by LMS_TEST_ARTIFACTS (default: the test's temporary directory)
 // and returns its path.
 func Screenshot(t testing.TB, ctx context.Context, name string) string {
@@ -120,7 +120,7 @@ func Screenshot(t testing.TB, ctx context.Context, name string) string {
 		t.Fatalf("browsertest: artifacts dir: %v", err)
 	}
 	var png []byte
-	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 90)); err != nil {
+	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
 		t.Fatalf("browsertest: screenshot %s: %v", name, err)
 	}
 	p := dir + "/" + name + ".png"

@@ -13,8 +13,8 @@ import (
 )
 
 // rewritePackage copies an .h5p archive in memory, passing each entry
-// through edit (nil drops the entry).
-func rewritePackage(t *testing.T, data []byte, edit func(name string, b []byte) []byte) []byte {
+// through edit (nil drops the entry), then adds the entries of add.
+func rewritePackage(t *testing.T, data []byte, edit func(name string, b []byte) []byte, add ...map[string][]byte) []byte {
 	t.Helper()
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -43,6 +43,15 @@ func rewritePackage(t *testing.T, data []byte, edit func(name string, b []byte) 
 			t.Fatal(err)
 		}
 		w.Write(b)
+	}
+	for _, files := range add {
+		for name, b := range files {
+			w, err := zw.Create(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(b)
+		}
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)

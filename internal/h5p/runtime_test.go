@@ -238,6 +238,9 @@ func TestContentUserData(t *testing.T) {
 		if res := post(other.Token, "/h5p/finishedData", "contentId="+sid+"&score=0&maxScore=2"); res.Status != 200 {
 			t.Fatalf("finishedData: %d %s", res.Status, res.Body)
 		}
+		if res := post(student.Token, "/h5p/finishedData", "contentId=999999&score=0&maxScore=2"); res.Status != 404 {
+			t.Errorf("result of unknown content: %d %s", res.Status, res.Body)
+		}
 		if res := post("", "/h5p/finishedData", "contentId="+sid+"&score=0&maxScore=2"); res.Status != 401 {
 			t.Errorf("anonymous finishedData: %d", res.Status)
 		}

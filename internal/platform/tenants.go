@@ -50,6 +50,14 @@ func (t *Tenant) Local(key any, create func() any) any {
 	return v
 }
 
+type statementsKey struct{}
+
+// Statements is the tenant database's statement-caching Querier, for the
+// hottest routes.
+func (t *Tenant) Statements() *sqldb.Statements {
+	return t.Local(statementsKey{}, func() any { return sqldb.NewStatements(t.DB) }).(*sqldb.Statements)
+}
+
 // PrimaryHost is the tenant's first host.
 func (t *Tenant) PrimaryHost() string {
 	if len(t.Hosts) == 0 {

@@ -156,6 +156,17 @@ func IsUniqueViolation(err error) bool {
 		strings.Contains(msg, "SQLSTATE 23505") // PostgreSQL
 }
 
+// IsForeignKeyViolation reports whether err is a foreign-key failure: a
+// row refers to one that does not exist.
+func IsForeignKeyViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "FOREIGN KEY constraint failed") || // SQLite
+		strings.Contains(msg, "SQLSTATE 23503") // PostgreSQL
+}
+
 // NotFound reports whether err is sql.ErrNoRows.
 func NotFound(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 

@@ -190,11 +190,14 @@ func paramLibraries(v any, out []h5ppackage.Dependency) []h5ppackage.Dependency 
 	return out
 }
 
+// errContentNotFound answers a content id without a row.
+var errContentNotFound = apperr.New(apperr.NotFound, "Content not found.")
+
 // Content loads one content.
 func (s *Store) Content(ctx context.Context, t *platform.Tenant, id int64) (Content, error) {
-	c, err := scanContent(t.DB.QueryRowContext(ctx, `SELECT `+contentColumns+contentFrom+` WHERE c.id = $1`, id))
+	c, err := scanContent(t.Statements().QueryRowContext(ctx, `SELECT `+contentColumns+contentFrom+` WHERE c.id = $1`, id))
 	if sqldb.NotFound(err) {
-		return Content{}, apperr.New(apperr.NotFound, "Content not found.")
+		return Content{}, errContentNotFound
 	}
 	if err != nil {
 		return Content{}, fmt.Errorf("h5pstore: load content %d: %w", id, err)
@@ -251,7 +254,7 @@ func (s *Store) DeleteContent(ctx context.Context, t *platform.Tenant, id int64)
 		return fmt.Errorf("h5pstore: delete content %d: %w", id, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return apperr.New(apperr.NotFound, "Content not found.")
+		return errContentNotFound
 	}
 	if err := t.Blob.DeletePrefix(ctx, contentPrefix(id)); err != nil {
 		return fmt.Errorf("h5pstore: delete files of content %d: %w", id, err)
@@ -282,7 +285,7 @@ func (s *Store) UpdateContent(ctx context.Context, t *platform.Tenant, id int64,
 	err = t.DB.Tx(ctx, func(tx *sqldb.Tx) error {
 		old, err := scanContent(tx.QueryRowContext(ctx, `SELECT `+contentColumns+contentFrom+` WHERE c.id = $1`, id))
 		if sqldb.NotFound(err) {
-			return apperr.New(apperr.NotFound, "Content not found.")
+			return errContentNotFound
 		}
 		if err != nil {
 			return fmt.Errorf("h5pstore: load content %d: %w", id, err)

@@ -113,6 +113,9 @@ func (s *Store) Install(ctx context.Context, t *platform.Tenant, p *h5ppackage.P
 		return nil, err
 	}
 	committed = true
+	if err := s.librariesChanged(ctx, t.ID); err != nil {
+		return nil, err
+	}
 	for _, pl := range plans {
 		switch {
 		case pl.skip:

@@ -21,7 +21,8 @@ type Asset struct {
 // parameters name, and of everything they preload, each library after the
 // libraries it depends on.
 func (s *Store) PlayerAssets(ctx context.Context, t *platform.Tenant, contentID int64) (scripts, styles []Asset, err error) {
-	rows, err := t.DB.QueryContext(ctx, `SELECT library_id FROM h5p_content_libraries
+	q := t.Statements()
+	rows, err := q.QueryContext(ctx, `SELECT library_id FROM h5p_content_libraries
 		WHERE content_id = $1 AND dependency_type = $2 ORDER BY library_id`, contentID, Preloaded)
 	if err != nil {
 		return nil, nil, fmt.Errorf("h5pstore: content libraries: %w", err)
@@ -40,7 +41,7 @@ func (s *Store) PlayerAssets(ctx context.Context, t *platform.Tenant, contentID 
 		return nil, nil, fmt.Errorf("h5pstore: content libraries: %w", err)
 	}
 	var main int64
-	if err := t.DB.QueryRowContext(ctx, `SELECT library_id FROM h5p_contents WHERE id = $1`, contentID).Scan(&main); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT library_id FROM h5p_contents WHERE id = $1`, contentID).Scan(&main); err != nil {
 		return nil, nil, fmt.Errorf("h5pstore: content library: %w", err)
 	}
 	// The main library comes first among the roots so that its order wins.
@@ -53,7 +54,7 @@ func (s *Store) PlayerAssets(ctx context.Context, t *platform.Tenant, contentID 
 			return nil
 		}
 		state[id] = 1
-		lib, err := scanLibrary(t.DB.QueryRowContext(ctx, `SELECT `+libraryColumns+` FROM h5p_libraries WHERE id = $1`, id))
+		lib, err := scanLibrary(q.QueryRowContext(ctx, `SELECT `+libraryColumns+` FROM h5p_libraries WHERE id = $1`, id))
 		if err != nil {
 			return fmt.Errorf("h5pstore: load library %d: %w", id, err)
 		}
@@ -63,7 +64,7 @@ func (s *Store) PlayerAssets(ctx context.Context, t *platform.Tenant, contentID 
 		}
 		// Dependencies in the order library.json declares them.
 		for _, d := range j.PreloadedDependencies {
-			dep, found, err := findLibrary(ctx, t.DB, d.MachineName, d.MajorVersion, d.MinorVersion)
+			dep, found, err := findLibrary(ctx, q, d.MachineName, d.MajorVersion, d.MinorVersion)
 			if err != nil {
 				return err
 			}

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/cache"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
@@ -49,6 +50,9 @@ const lockTTL = 10 * time.Minute
 type Store struct {
 	Clock  clock.Clock
 	Locker lock.Locker
+	// Cache holds each tenant's library generation, so that processes can
+	// keep the player assets of contents (nil: computed every time).
+	Cache cache.Cache
 	// settings are read and replaced through Settings and SetSettings.
 	settings atomic.Pointer[Settings]
 }

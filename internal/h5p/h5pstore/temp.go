@@ -12,6 +12,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/blob"
+	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -147,17 +148,84 @@ func errTempMissing(p string) error {
 // walkTempPaths calls fn for each object of v whose "path" names a
 // temporary file, with the path below TempPrefix.
 func walkTempPaths(v any, fn func(obj map[string]any, p string)) {
+	walkPaths(v, func(obj map[string]any, p string) {
+		if strings.HasSuffix(p, TempSuffix) {
+			fn(obj, strings.TrimSuffix(p, TempSuffix))
+		}
+	})
+}
+
+// walkPaths calls fn for each object of v that has a string "path".
+func walkPaths(v any, fn func(obj map[string]any, p string)) {
 	switch x := v.(type) {
 	case map[string]any:
-		if p, ok := x["path"].(string); ok && strings.HasSuffix(p, TempSuffix) {
-			fn(x, strings.TrimSuffix(p, TempSuffix))
+		if p, ok := x["path"].(string); ok {
+			fn(x, p)
 		}
 		for _, c := range x {
-			walkTempPaths(c, fn)
+			walkPaths(c, fn)
 		}
 	case []any:
 		for _, c := range x {
-			walkTempPaths(c, fn)
+			walkPaths(c, fn)
+		}
+	}
+}
+
+// SavePackageTempFiles stores the content files of a validated package as
+// temporary files of userID, as if the editor had uploaded them, and
+// returns the package's content parameters with every "path" that names
+// one of them rewritten to its temporary path (with TempSuffix), so that
+// saving the parameters moves the files into the content. On failure the
+// files stored so far are removed.
+func (s *Store) SavePackageTempFiles(ctx context.Context, t *platform.Tenant, userID int64, p *h5ppackage.Package) (json.RawMessage, error) {
+	var params any
+	if err := json.Unmarshal(p.Content, &params); err != nil {
+		return nil, fmt.Errorf("h5pstore: content.json: %w", err)
+	}
+	temps := map[string]string{}
+	var saved []string
+	for _, f := range p.ContentFiles {
+		tp, err := s.savePackageTempFile(ctx, t, userID, p, f)
+		if err != nil {
+			s.deleteTempFiles(background(ctx), t, saved)
+			return nil, err
+		}
+		temps[f] = tp
+		saved = append(saved, tp)
+	}
+	walkPaths(params, func(obj map[string]any, f string) {
+		if tp, ok := temps[f]; ok {
+			obj["path"] = tp + TempSuffix
+		}
+	})
+	out, err := json.Marshal(params)
+	if err != nil {
+		s.deleteTempFiles(background(ctx), t, saved)
+		return nil, fmt.Errorf("h5pstore: encode parameters: %w", err)
+	}
+	return out, nil
+}
+
+// savePackageTempFile stores the content file f (relative to content/) of
+// p as a temporary file and returns its path below TempPrefix.
+func (s *Store) savePackageTempFile(ctx context.Context, t *platform.Tenant, userID int64, p *h5ppackage.Package, f string) (string, error) {
+	name := "content/" + f
+	size, _ := p.Size(name)
+	r, err := p.Open(name)
+	if err != nil {
+		return "", fmt.Errorf("h5pstore: read %s: %w", name, err)
+	}
+	defer r.Close()
+	return s.SaveTempFile(ctx, t, userID, path.Base(f), r, size, contentType(f))
+}
+
+// deleteTempFiles removes temporary files (blobs and rows) by path below
+// TempPrefix; what it cannot remove is left to the sweep.
+func (s *Store) deleteTempFiles(ctx context.Context, t *platform.Tenant, paths []string) {
+	for _, p := range paths {
+		if t.Blob.Delete(ctx, TempPrefix+p) == nil {
+			_, _ = t.DB.ExecContext(ctx, `DELETE FROM h5p_temp_files WHERE path = $1`, p)
 		}
 	}
 }

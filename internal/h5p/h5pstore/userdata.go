@@ -48,7 +48,7 @@ type UserDataKey struct {
 // UserState loads one state; found is false when none is saved.
 func (s *Store) UserState(ctx context.Context, t *platform.Tenant, k UserDataKey) (UserData, bool, error) {
 	d := UserData{ContentID: k.ContentID, UserID: k.UserID, DataType: k.DataType, SubContentID: k.SubContentID, ContextID: k.ContextID}
-	err := t.DB.QueryRowContext(ctx, `SELECT user_state, preload, invalidate, updated_at FROM h5p_content_user_data
+	err := t.Statements().QueryRowContext(ctx, `SELECT user_state, preload, invalidate, updated_at FROM h5p_content_user_data
 		WHERE content_id = $1 AND user_id = $2 AND data_type = $3 AND sub_content_id = $4 AND context_id = $5`,
 		k.ContentID, k.UserID, k.DataType, k.SubContentID, k.ContextID).Scan(&d.State, &d.Preload, &d.Invalidate, &d.UpdatedAt)
 	if sqldb.NotFound(err) {
@@ -60,15 +60,19 @@ func (s *Store) UserState(ctx context.Context, t *platform.Tenant, k UserDataKey
 	return d, true, nil
 }
 
-// SaveUserState stores a state, replacing the one of the same key.
+// SaveUserState stores a state, replacing the one of the same key; a
+// content that does not exist is a not-found error.
 func (s *Store) SaveUserState(ctx context.Context, t *platform.Tenant, d UserData) error {
-	_, err := t.DB.ExecContext(ctx, `INSERT INTO h5p_content_user_data (content_id, user_id, data_type,
+	_, err := t.Statements().ExecContext(ctx, `INSERT INTO h5p_content_user_data (content_id, user_id, data_type,
 		sub_content_id, context_id, user_state, preload, invalidate, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (content_id, user_id, data_type, sub_content_id, context_id) DO UPDATE SET
 		user_state = excluded.user_state, preload = excluded.preload, invalidate = excluded.invalidate,
 		updated_at = excluded.updated_at`,
 		d.ContentID, d.UserID, d.DataType, d.SubContentID, d.ContextID, d.State, d.Preload, d.Invalidate, s.now())
+	if sqldb.IsForeignKeyViolation(err) {
+		return errContentNotFound
+	}
 	if err != nil {
 		return fmt.Errorf("h5pstore: save user data: %w", err)
 	}
@@ -77,7 +81,7 @@ func (s *Store) SaveUserState(ctx context.Context, t *platform.Tenant, d UserDat
 
 // DeleteUserState removes a state; removing an absent one is not an error.
 func (s *Store) DeleteUserState(ctx context.Context, t *platform.Tenant, k UserDataKey) error {
-	_, err := t.DB.ExecContext(ctx, `DELETE FROM h5p_content_user_data
+	_, err := t.Statements().ExecContext(ctx, `DELETE FROM h5p_content_user_data
 		WHERE content_id = $1 AND user_id = $2 AND data_type = $3 AND sub_content_id = $4 AND context_id = $5`,
 		k.ContentID, k.UserID, k.DataType, k.SubContentID, k.ContextID)
 	if err != nil {
@@ -89,7 +93,7 @@ func (s *Store) DeleteUserState(ctx context.Context, t *platform.Tenant, k UserD
 // PreloadedStates lists the states of a user in a content and context
 // that are marked for preloading, by sub-content and data type.
 func (s *Store) PreloadedStates(ctx context.Context, t *platform.Tenant, contentID, userID int64, contextID string) ([]UserData, error) {
-	rows, err := t.DB.QueryContext(ctx, `SELECT data_type, sub_content_id, user_state, invalidate, updated_at
+	rows, err := t.Statements().QueryContext(ctx, `SELECT data_type, sub_content_id, user_state, invalidate, updated_at
 		FROM h5p_content_user_data WHERE content_id = $1 AND user_id = $2 AND context_id = $3 AND preload = $4
 		ORDER BY sub_content_id, data_type`, contentID, userID, contextID, true)
 	if err != nil {
@@ -108,14 +112,17 @@ func (s *Store) PreloadedStates(ctx context.Context, t *platform.Tenant, content
 }
 
 // SaveResult stores the result of a user in a content, replacing the
-// previous one.
+// previous one; a content that does not exist is a not-found error.
 func (s *Store) SaveResult(ctx context.Context, t *platform.Tenant, r Result) error {
-	_, err := t.DB.ExecContext(ctx, `INSERT INTO h5p_results (content_id, user_id, score, max_score,
+	_, err := t.Statements().ExecContext(ctx, `INSERT INTO h5p_results (content_id, user_id, score, max_score,
 		opened_at, finished_at, completion_time) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (content_id, user_id) DO UPDATE SET score = excluded.score,
 		max_score = excluded.max_score, opened_at = excluded.opened_at,
 		finished_at = excluded.finished_at, completion_time = excluded.completion_time`,
 		r.ContentID, r.UserID, r.Score, r.MaxScore, nullTime(r.OpenedAt), nullTime(r.FinishedAt), r.CompletionTime)
+	if sqldb.IsForeignKeyViolation(err) {
+		return errContentNotFound
+	}
 	if err != nil {
 		return fmt.Errorf("h5pstore: save result: %w", err)
 	}
@@ -127,7 +134,7 @@ func (s *Store) SaveResult(ctx context.Context, t *platform.Tenant, r Result) er
 func (s *Store) Result(ctx context.Context, t *platform.Tenant, contentID, userID int64) (Result, bool, error) {
 	r := Result{ContentID: contentID, UserID: userID}
 	var opened, finished sql.NullTime
-	err := t.DB.QueryRowContext(ctx, `SELECT score, max_score, opened_at, finished_at, completion_time
+	err := t.Statements().QueryRowContext(ctx, `SELECT score, max_score, opened_at, finished_at, completion_time
 		FROM h5p_results WHERE content_id = $1 AND user_id = $2`, contentID, userID).
 		Scan(&r.Score, &r.MaxScore, &opened, &finished, &r.CompletionTime)
 	if sqldb.NotFound(err) {

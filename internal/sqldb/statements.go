@@ -1,42 +1,36 @@
-package learning
+package sqldb
 
 import (
 	"context"
 	"database/sql"
 	"sync"
-
-	"github.com/lms-platform/lms/internal/platform"
-	"github.com/lms-platform/lms/internal/sqldb"
 )
 
-// The learner routes that run most (program, ping) run a few fixed
-// queries, their own and those of packages courses and topics, which all
-// take a sqldb.Querier. Parsing a statement costs SQLite more than running
-// these, so those routes pass a Querier that prepares each distinct query
-// once per tenant and reuses it (database/sql prepares it again on each
+// Parsing a statement costs SQLite more than running the small queries of
+// the hottest routes (a learner's program and pings, the H5P player), so
+// those routes use a Querier that prepares each distinct query once per
+// tenant database and reuses it (database/sql prepares it again on each
 // pooled connection as needed).
 
 // maxStatements bounds the statements kept per tenant; queries beyond it
 // run unprepared.
 const maxStatements = 64
 
-type statements struct {
-	db *sqldb.DB
+// Statements is a Querier that prepares each distinct query once.
+type Statements struct {
+	db *DB
 	mu sync.Mutex
 	// byQuery holds a prepared statement, or nil when preparing failed.
 	byQuery map[string]*sql.Stmt
 }
 
-type statementsKey struct{}
-
-// prepared returns the tenant's statement-caching Querier.
-func prepared(t *platform.Tenant) *statements {
-	return t.Local(statementsKey{}, func() any {
-		return &statements{db: t.DB, byQuery: map[string]*sql.Stmt{}}
-	}).(*statements)
+// NewStatements wraps db in a Querier that prepares each distinct query
+// once and reuses it.
+func NewStatements(db *DB) *Statements {
+	return &Statements{db: db, byQuery: map[string]*sql.Stmt{}}
 }
 
-func (s *statements) stmt(ctx context.Context, query string) *sql.Stmt {
+func (s *Statements) stmt(ctx context.Context, query string) *sql.Stmt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st, ok := s.byQuery[query]; ok {
@@ -58,21 +52,21 @@ func (s *statements) stmt(ctx context.Context, query string) *sql.Stmt {
 	return st
 }
 
-func (s *statements) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (s *Statements) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if st := s.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
 	return s.db.ExecContext(ctx, query, args...)
 }
 
-func (s *statements) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (s *Statements) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if st := s.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
 	return s.db.QueryContext(ctx, query, args...)
 }
 
-func (s *statements) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+func (s *Statements) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	if st := s.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}

@@ -1,0 +1,247 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// requireSession sends anonymous callers to the sign-in page.
+func (h *Handler) requireSession(w http.ResponseWriter, r *http.Request) *session {
+	s := h.readSession(r)
+	if s == nil {
+		http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+	}
+	return s
+}
+
+type myCourse struct {
+	Item    progressItem
+	Program *program
+	Topics  []*topic
+}
+
+type myData struct {
+	Started  []myCourse
+	Planned  []myCourse
+	Finished []myCourse
+	Seconds  int64
+	Complete int
+}
+
+// myProgressCourses caps the programs loaded for the progress page.
+const myProgressCourses = 24
+
+// myProgress lists the caller's courses with their progress, each with
+// its topics and their statuses.
+func (h *Handler) myProgress(w http.ResponseWriter, r *http.Request) {
+	s := h.requireSession(w, r)
+	if s == nil {
+		return
+	}
+	var items []progressItem
+	if _, err := h.userCall(w, r, s, http.MethodGet, "/api/courses/progress?order_by=id&order=desc", nil, &items); err != nil {
+		if statusOf(err) == http.StatusUnauthorized {
+			http.Redirect(w, r, "/login?next=/my", http.StatusSeeOther)
+			return
+		}
+		h.apiFailed(w, r, err)
+		return
+	}
+	courses := make([]myCourse, len(items))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 6)
+	for i := range items {
+		courses[i].Item = items[i]
+		if i >= myProgressCourses {
+			continue
+		}
+		wg.Add(1)
+		go func(c *myCourse) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			var p program
+			path := "/api/courses/" + strconv.FormatInt(c.Item.Course.ID, 10) + "/program"
+			if _, err := h.api.jsonCall(r.Context(), apiCall{Method: http.MethodGet, Path: path, Host: h.apiHost(r),
+				Token: s.token}, nil, &p); err == nil {
+				c.Program = &p
+				walkTopics(p.Lessons, func(_ *lesson, t *topic) { c.Topics = append(c.Topics, t) })
+			}
+		}(&courses[i])
+	}
+	wg.Wait()
+	var d myData
+	for _, c := range courses {
+		d.Seconds += c.Item.Seconds
+		d.Complete += c.Item.FinishedTopics
+		switch c.Item.Status {
+		case "finished":
+			d.Finished = append(d.Finished, c)
+		case "started":
+			d.Started = append(d.Started, c)
+		default:
+			d.Planned = append(d.Planned, c)
+		}
+	}
+	h.render(w, r, http.StatusOK, "my", view{Title: "My learning", Nav: "my", SignedIn: true, Data: d})
+}
+
+type profileView struct {
+	Profile profileData
+	Notice  string
+	Error   string
+	Demo    bool
+}
+
+func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
+	h.showProfile(w, r, http.StatusOK, profileView{})
+}
+
+func (h *Handler) showProfile(w http.ResponseWriter, r *http.Request, status int, d profileView) {
+	s := h.requireSession(w, r)
+	if s == nil {
+		return
+	}
+	if _, err := h.userCall(w, r, s, http.MethodGet, "/api/profile/me", nil, &d.Profile); err != nil {
+		if statusOf(err) == http.StatusUnauthorized {
+			http.Redirect(w, r, "/login?next=/profile", http.StatusSeeOther)
+			return
+		}
+		h.apiFailed(w, r, err)
+		return
+	}
+	if r.URL.Query().Get("saved") == "1" {
+		d.Notice = "Your profile was saved."
+	}
+	d.Demo = s.demo
+	h.render(w, r, status, "profile", view{Title: "Profile", Nav: "profile", SignedIn: true, Data: d})
+}
+
+// saveProfile changes the caller's names and bio.
+func (h *Handler) saveProfile(w http.ResponseWriter, r *http.Request) {
+	s := h.requireSession(w, r)
+	if s == nil {
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		h.errorPage(w, r, http.StatusBadRequest, "That did not work", "The form could not be read.")
+		return
+	}
+	first, last, bio := strings.TrimSpace(r.PostFormValue("first_name")), strings.TrimSpace(r.PostFormValue("last_name")),
+		strings.TrimSpace(r.PostFormValue("bio"))
+	_, err := h.userCall(w, r, s, http.MethodPut, "/api/profile/me",
+		map[string]any{"first_name": first, "last_name": last, "bio": bio}, nil)
+	var ae *apiError
+	if errors.As(err, &ae) && ae.Status == http.StatusUnprocessableEntity {
+		msg := ae.Message
+		for field, m := range ae.Fields {
+			msg += " " + strings.TrimPrefix(field, "body.") + ": " + strings.Join(m, " ")
+		}
+		h.showProfile(w, r, http.StatusUnprocessableEntity, profileView{Error: msg})
+		return
+	}
+	if err != nil {
+		h.apiFailed(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/profile?saved=1", http.StatusSeeOther)
+}
+
+type loginData struct {
+	Next     string
+	Email    string
+	Error    string
+	Demo     []string
+	Remember bool
+}
+
+func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
+	h.showLogin(w, r, http.StatusOK, loginData{Next: localPath(r.URL.Query().Get("next"), "")})
+}
+
+func (h *Handler) showLogin(w http.ResponseWriter, r *http.Request, status int, d loginData) {
+	if demo := h.demoInfo(r.Context(), r); demo.Enabled {
+		seen := map[string]bool{}
+		for _, u := range demo.Users {
+			if !seen[u.Role] {
+				seen[u.Role] = true
+				d.Demo = append(d.Demo, u.Role)
+			}
+		}
+		if len(d.Demo) == 0 {
+			d.Demo = []string{"student"}
+		}
+	}
+	h.render(w, r, status, "login", view{Title: "Sign in", Nav: "login", SignedIn: h.readSession(r) != nil, Data: d})
+}
+
+// login signs in with e-mail and password; the token goes into the
+// session cookie only.
+func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		h.showLogin(w, r, http.StatusBadRequest, loginData{Error: "The form could not be read."})
+		return
+	}
+	d := loginData{Next: localPath(r.PostFormValue("next"), ""), Email: strings.TrimSpace(r.PostFormValue("email")),
+		Remember: r.PostFormValue("remember") != ""}
+	var tok issued
+	_, err := h.api.jsonCall(r.Context(), apiCall{Method: http.MethodPost, Path: "/api/auth/login", Host: h.apiHost(r)},
+		map[string]any{"email": d.Email, "password": r.PostFormValue("password"), "remember_me": d.Remember}, &tok)
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae) && ae.Status < 500:
+		d.Error = "The e-mail address or password is not right, or the account is not active yet."
+		if ae.Status == http.StatusTooManyRequests {
+			d.Error = "Too many attempts. Please wait a minute and try again."
+		}
+		h.showLogin(w, r, http.StatusUnprocessableEntity, d)
+		return
+	case err != nil:
+		h.apiFailed(w, r, err)
+		return
+	}
+	h.setSession(w, r, tok, false, 0)
+	http.Redirect(w, r, localPath(d.Next, "/my"), http.StatusSeeOther)
+}
+
+// demoLogin signs in as a seeded demo user with one click.
+func (h *Handler) demoLogin(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	r.ParseForm()
+	role := r.PostFormValue("role")
+	if role != "student" && role != "tutor" && role != "admin" {
+		role = "student"
+	}
+	var tok issued
+	_, err := h.api.jsonCall(r.Context(), apiCall{Method: http.MethodPost, Path: "/api/demo/login", Host: h.apiHost(r)},
+		map[string]string{"role": role}, &tok)
+	if statusOf(err) == http.StatusNotFound {
+		h.errorPage(w, r, http.StatusNotFound, "No demo here", "Demo mode is not turned on for this site.")
+		return
+	}
+	if err != nil {
+		h.apiFailed(w, r, err)
+		return
+	}
+	h.setSession(w, r, tok, role == "student", 0)
+	http.Redirect(w, r, localPath(r.PostFormValue("next"), "/my"), http.StatusSeeOther)
+}
+
+// logout revokes the token at the API and clears the cookies.
+func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
+	if s := h.readSession(r); s != nil {
+		_, err := h.api.jsonCall(r.Context(), apiCall{Method: http.MethodPost, Path: "/api/auth/logout",
+			Host: h.apiHost(r), Token: s.token}, nil, nil)
+		if err != nil && statusOf(err) != http.StatusUnauthorized {
+			h.log.Info("web: logout at the API failed", "err", err)
+		}
+	}
+	h.clearSession(w, r)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}

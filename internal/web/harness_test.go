@@ -1,0 +1,316 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/clock"
+)
+
+// countingAPI is the real API behind its own test server, which counts
+// the calls the frontend makes and can hold calls to one path until told
+// to go on. Closing it makes the API unreachable.
+type countingAPI struct {
+	srv *httptest.Server
+
+	mu    sync.Mutex
+	calls map[string]int // by path, without the query
+	gates map[string]chan struct{}
+}
+
+func newCountingAPI(t testing.TB, next http.Handler) *countingAPI {
+	c := &countingAPI{calls: map[string]int{}, gates: map[string]chan struct{}{}}
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		c.calls[r.URL.Path]++
+		gate := c.gates[r.URL.Path]
+		c.mu.Unlock()
+		if gate != nil {
+			<-gate
+		}
+		next.ServeHTTP(w, r)
+	}))
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+func (c *countingAPI) count(path string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls[path]
+}
+
+func (c *countingAPI) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, v := range c.calls {
+		n += v
+	}
+	return n
+}
+
+// hold makes calls to path wait until the returned function is called.
+func (c *countingAPI) hold(path string) (release func()) {
+	ch := make(chan struct{})
+	c.mu.Lock()
+	c.gates[path] = ch
+	c.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			delete(c.gates, path)
+			c.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// front is the frontend under test, pointed at an API.
+type front struct {
+	t     testing.TB
+	web   *Handler
+	srv   *httptest.Server
+	clock *clock.Fake
+	host  string // the Host requests are sent with by default
+}
+
+type frontOptions struct {
+	fresh      time.Duration
+	trustProxy bool
+	clock      *clock.Fake
+}
+
+func newFront(t testing.TB, apiURL, platformHost string, o frontOptions) *front {
+	t.Helper()
+	clk := o.clock
+	if clk == nil {
+		clk = clock.NewFake(time.Now())
+	}
+	log := slog.New(slog.DiscardHandler)
+	if os.Getenv("LMS_TEST_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	h, err := New(Options{APIURL: apiURL, PlatformHost: platformHost, TrustProxy: o.trustProxy,
+		CacheFresh: o.fresh, Clock: clk, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &front{t: t, web: h, srv: httptest.NewServer(h), clock: clk}
+	t.Cleanup(func() {
+		f.srv.Close()
+		h.cache.wait()
+	})
+	return f
+}
+
+// stack is a real API on a real database with the frontend in front of
+// it, on the apitest tenant school.test.
+type stack struct {
+	env *apitest.Env
+	api *countingAPI
+	*front
+}
+
+func newStack(t *testing.T, backend string, o frontOptions) *stack {
+	t.Helper()
+	env := apitest.New(t, backend, apitest.Options{})
+	o.clock = env.Clock
+	api := newCountingAPI(t, env.Server.Handler)
+	f := newFront(t, api.srv.URL, "platform.test", o)
+	f.host = env.Host
+	return &stack{env: env, api: api, front: f}
+}
+
+// eachBackend runs fn on SQLite and, when configured, PostgreSQL.
+func eachBackend(t *testing.T, fn func(t *testing.T, backend string)) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b, func(t *testing.T) { fn(t, b) })
+	}
+}
+
+// req is one request to the frontend.
+type req struct {
+	method  string
+	path    string
+	host    string
+	token   string // sent as the lms_session cookie
+	cookies []*http.Cookie
+	headers map[string]string
+	body    io.Reader
+	form    url.Values
+	json    any
+}
+
+type resp struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *resp) text() string { return string(r.body) }
+
+// get returns the JSON value at a dotted path of the body.
+func (r *resp) get(path string) any {
+	var v any
+	if json.Unmarshal(r.body, &v) != nil {
+		return nil
+	}
+	for _, part := range strings.Split(path, ".") {
+		switch node := v.(type) {
+		case map[string]any:
+			v = node[part]
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(node) {
+				return nil
+			}
+			v = node[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+func (r *resp) cookie(name string) *http.Cookie {
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+func (f *front) do(q req) *resp {
+	f.t.Helper()
+	method := q.method
+	if method == "" {
+		method = http.MethodGet
+	}
+	body := q.body
+	ctype := ""
+	switch {
+	case q.form != nil:
+		body = strings.NewReader(q.form.Encode())
+		ctype = "application/x-www-form-urlencoded"
+	case q.json != nil:
+		b, _ := json.Marshal(q.json)
+		body = bytes.NewReader(b)
+		ctype = "application/json"
+	}
+	r, err := http.NewRequest(method, f.srv.URL+q.path, body)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	r.Host = q.host
+	if r.Host == "" {
+		r.Host = f.host
+	}
+	if ctype != "" {
+		r.Header.Set("Content-Type", ctype)
+	}
+	if method != http.MethodGet && method != http.MethodHead {
+		// What a browser sends for its own same-origin requests.
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		r.Header.Set("Origin", "http://"+r.Host)
+	}
+	for k, v := range q.headers {
+		if v == "" {
+			r.Header.Del(k)
+		} else {
+			r.Header.Set(k, v)
+		}
+	}
+	if q.token != "" {
+		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: q.token})
+	}
+	for _, c := range q.cookies {
+		r.AddCookie(c)
+	}
+	res, err := noRedirects.Do(r)
+	if err != nil {
+		f.t.Fatalf("%s %s: %v", method, q.path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return &resp{status: res.StatusCode, header: res.Header, body: b}
+}
+
+func (f *front) must(q req, status int) *resp {
+	f.t.Helper()
+	r := f.do(q)
+	if r.status != status {
+		f.t.Fatalf("%s %s: status %d, want %d: %.400s", q.method, q.path, r.status, status, r.body)
+	}
+	return r
+}
+
+// seeded is a course built through the admin API for the tests.
+type seeded struct {
+	course                      int64
+	lesson                      int64
+	reading, second, image, pdf int64
+	project                     int64
+}
+
+const richTextClass = `Lms\TopicTypes\Models\TopicContent\RichText`
+
+// seedCourse creates a published public course with a rich-text topic,
+// a second one, an image, a PDF and a project, on host.
+func seedCourse(t testing.TB, env *apitest.Env, host, adminToken, title string) seeded {
+	t.Helper()
+	call := func(method, path string, body any, ctype string) *apitest.Response {
+		t.Helper()
+		res := env.Do(apitest.Request{Method: method, Path: path, Host: host, Token: adminToken, Body: body, Type: ctype})
+		if res.Status/100 != 2 {
+			t.Fatalf("seed %s %s: %d %s", method, path, res.Status, res.Body)
+		}
+		return res
+	}
+	var s seeded
+	s.course = int64(call("POST", "/api/admin/courses", map[string]any{"title": title, "status": "published",
+		"public": true, "summary": "A short course to try the frontend.", "tags": []string{"testing"}}, "").Number("data.id"))
+	s.lesson = int64(call("POST", "/api/admin/lessons", map[string]any{"course_id": s.course, "title": "First steps"}, "").Number("data.id"))
+	rich := func(title, md string) int64 {
+		return int64(call("POST", "/api/admin/topics", map[string]any{"lesson": s.lesson, "title": title,
+			"topicable": richTextClass, "markdown": md}, "").Number("data.id"))
+	}
+	s.reading = rich("Welcome", "# Welcome\n\nThis is the **first** topic. Read it to the end.")
+	s.second = rich("Going further", "More text to read.")
+	upload := func(title, class, name string, data []byte) int64 {
+		var body bytes.Buffer
+		w := multipart.NewWriter(&body)
+		w.WriteField("lesson", strconv.FormatInt(s.lesson, 10))
+		w.WriteField("title", title)
+		w.WriteField("topicable", class)
+		part, _ := w.CreateFormFile("file", name)
+		part.Write(data)
+		w.Close()
+		return int64(call("POST", "/api/admin/topics", body.Bytes(), w.FormDataContentType()).Number("data.id"))
+	}
+	s.image = upload("A picture", `Lms\TopicTypes\Models\TopicContent\Image`, "dot.png", apitest.PNG(t))
+	s.pdf = upload("A document", `Lms\TopicTypes\Models\TopicContent\PDF`, "doc.pdf",
+		[]byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"))
+	s.project = int64(call("POST", "/api/admin/topics", map[string]any{"lesson": s.lesson, "title": "Your project",
+		"topicable": `Lms\TopicTypeProject\Models\Project`, "value": map[string]any{"instructions": "Upload a text file."}}, "").Number("data.id"))
+	return s
+}
+
+func id(n int64) string { return strconv.FormatInt(n, 10) }

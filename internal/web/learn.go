@@ -1,0 +1,328 @@
+package web
+
+import (
+	"encoding/json"
+	"html/template"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+type learnData struct {
+	Program  *program
+	Continue string
+	SignedIn bool
+}
+
+// learn shows a course's program: lessons, their topics and the caller's
+// status in each.
+func (h *Handler) learn(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("course")
+	if !isID(id) {
+		h.notFound(w, r)
+		return
+	}
+	prog, ok := h.programOrLogin(w, r, id)
+	if !ok {
+		return
+	}
+	s := h.readSession(r) != nil
+	h.render(w, r, http.StatusOK, "learn", view{Title: prog.Title, Nav: "my", SignedIn: s,
+		Data: learnData{Program: prog, Continue: continueURL(prog), SignedIn: s}})
+}
+
+// programOrLogin loads a program for a learn page; anonymous callers of a
+// course that is not public are sent to sign in first.
+func (h *Handler) programOrLogin(w http.ResponseWriter, r *http.Request, id string) (*program, bool) {
+	prog, err := h.program(w, r, id)
+	if err == nil {
+		return prog, true
+	}
+	st := statusOf(err)
+	if st == http.StatusUnauthorized || (st == http.StatusForbidden && h.readSession(r) == nil) {
+		http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
+		return nil, false
+	}
+	if st == http.StatusForbidden {
+		h.errorPage(w, r, http.StatusForbidden, "No access to this course",
+			"This course is open to enrolled learners only. Ask your teacher or administrator to give you access.")
+		return nil, false
+	}
+	h.apiFailed(w, r, err)
+	return nil, false
+}
+
+// Kind-specific content of a topic page.
+type (
+	fileContent struct {
+		URL          string `json:"url"`
+		Name         string `json:"name"`
+		Size         int64  `json:"size"`
+		ContentType  string `json:"content_type"`
+		VideoSiteURL string `json:"video_site_url"`
+		Processing   string `json:"processing"`
+	}
+	oembedContent struct {
+		URL          string `json:"url"`
+		ProviderName string `json:"provider_name"`
+		Type         string `json:"type"`
+		Title        string `json:"title"`
+		HTML         string `json:"html"`
+		ThumbnailURL string `json:"thumbnail_url"`
+	}
+	projectContent struct {
+		Instructions string   `json:"instructions"`
+		Accept       []string `json:"accept"`
+		MaxSize      int64    `json:"max_size"`
+	}
+	h5pContent struct {
+		ContentID string `json:"content_id"`
+		Title     string `json:"title"`
+		Library   string `json:"library"`
+		EmbedURL  string `json:"embed_url"`
+	}
+)
+
+type topicData struct {
+	Program  *program
+	Lesson   *lesson
+	Topic    *topic
+	Status   int
+	SignedIn bool
+	// Mode is how the topic completes: read (rich text read to its end),
+	// open (shown), ended (media played to the end), xapi (an H5P
+	// completed or passed statement), upload (a project submitted) or
+	// manual.
+	Mode string
+	// Manual offers a "mark as complete" button (and the no-script way).
+	Manual     bool
+	Closed     bool
+	Prev, Next *topic
+	HTML       template.HTML
+	File       *fileContent
+	OEmbed     *oembedContent
+	Project    *projectContent
+	H5P        *h5pContent
+	EmbedSrc   string
+	// VideoEmbed is the player address of a video site URL the page
+	// knows how to frame (YouTube, Vimeo); empty: a link is shown.
+	VideoEmbed string
+	Accept     string
+	Notice     string
+	Error      string
+}
+
+// topicPage plays one topic of a course.
+func (h *Handler) topicPage(w http.ResponseWriter, r *http.Request) {
+	h.showTopic(w, r, http.StatusOK, "")
+}
+
+func (h *Handler) showTopic(w http.ResponseWriter, r *http.Request, status int, errMsg string) {
+	cid, tid := r.PathValue("course"), r.PathValue("topic")
+	if !isID(cid) || !isID(tid) {
+		h.notFound(w, r)
+		return
+	}
+	prog, ok := h.programOrLogin(w, r, cid)
+	if !ok {
+		return
+	}
+	topicID, _ := strconv.ParseInt(tid, 10, 64)
+	d := topicData{Program: prog, SignedIn: h.readSession(r) != nil, Error: errMsg}
+	var order []*topic
+	walkTopics(prog.Lessons, func(l *lesson, t *topic) {
+		if t.ID == topicID {
+			d.Lesson, d.Topic = l, t
+			if len(order) > 0 {
+				d.Prev = order[len(order)-1]
+			}
+		} else if d.Topic != nil && d.Next == nil {
+			d.Next = t
+		}
+		order = append(order, t)
+	})
+	if d.Topic == nil {
+		h.notFound(w, r)
+		return
+	}
+	if d.Topic.Progress != nil {
+		d.Status = d.Topic.Progress.Status
+	}
+	switch r.URL.Query().Get("done") {
+	case "project":
+		d.Notice = "Your work was submitted. Well done!"
+	case "1":
+		d.Notice = "Marked as complete."
+	}
+	h.fillContent(&d)
+	h.render(w, r, status, "topic", view{Title: d.Topic.Title, Nav: "my", SignedIn: d.SignedIn, Data: d})
+}
+
+// fillContent decodes the topic's content for its kind and decides how it
+// completes.
+func (h *Handler) fillContent(d *topicData) {
+	t := d.Topic
+	raw := t.Topicable
+	if len(raw) == 0 || string(raw) == "null" {
+		d.Closed = true
+		d.Mode = "none"
+		return
+	}
+	switch t.Kind {
+	case "richtext":
+		var v struct {
+			HTML string `json:"html"`
+		}
+		json.Unmarshal(raw, &v)
+		// The API sanitises rich text on the way in.
+		d.HTML = template.HTML(v.HTML)
+		d.Mode, d.Manual = "read", true
+	case "image", "pdf":
+		d.File = &fileContent{}
+		json.Unmarshal(raw, d.File)
+		d.Mode, d.Manual = "open", true
+	case "audio", "video":
+		d.File = &fileContent{}
+		json.Unmarshal(raw, d.File)
+		d.Mode, d.Manual = "ended", t.CanSkip
+		if d.File.VideoSiteURL != "" {
+			d.Mode, d.Manual = "open", true
+			d.VideoEmbed = videoEmbed(d.File.VideoSiteURL)
+		}
+	case "oembed":
+		d.OEmbed = &oembedContent{}
+		json.Unmarshal(raw, d.OEmbed)
+		// The API rebuilds provider markup as one sandboxed iframe.
+		d.HTML = template.HTML(d.OEmbed.HTML)
+		d.Mode, d.Manual = "open", true
+	case "project":
+		d.Project = &projectContent{}
+		json.Unmarshal(raw, d.Project)
+		d.HTML = template.HTML(d.Project.Instructions)
+		d.Accept = strings.Join(d.Project.Accept, ", ")
+		d.Mode = "upload"
+	case "h5p":
+		d.H5P = &h5pContent{}
+		json.Unmarshal(raw, d.H5P)
+		if isID(d.H5P.ContentID) {
+			// The learner's H5P state is kept per topic, so the same
+			// content in two topics keeps two states.
+			d.EmbedSrc = "/h5p/embed/play/" + d.H5P.ContentID + "?contextId=topic-" + strconv.FormatInt(t.ID, 10)
+		}
+		d.Mode, d.Manual = "xapi", t.CanSkip
+	default:
+		d.Mode, d.Manual = "manual", true
+	}
+}
+
+// completeTopic is the no-script way to complete a topic (and the button
+// scripts use when the learner asks).
+func (h *Handler) completeTopic(w http.ResponseWriter, r *http.Request) {
+	cid, tid := r.PathValue("course"), r.PathValue("topic")
+	if !isID(cid) || !isID(tid) {
+		h.notFound(w, r)
+		return
+	}
+	s := h.readSession(r)
+	if s == nil {
+		http.Redirect(w, r, "/login?next="+url.QueryEscape("/learn/"+cid+"/"+tid), http.StatusSeeOther)
+		return
+	}
+	topicID, _ := strconv.ParseInt(tid, 10, 64)
+	body := map[string]any{"progress": []map[string]any{{"topic_id": topicID, "status": statusComplete}}}
+	if _, err := h.userCall(w, r, s, http.MethodPatch, "/api/courses/progress/"+cid, body, nil); err != nil {
+		h.apiFailed(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/learn/"+cid+"/"+tid+"?done=1", http.StatusSeeOther)
+}
+
+// maxProject caps a project upload through the frontend; the API applies
+// the topic's own, smaller, limit.
+const maxProject = 512 << 20
+
+// submitProject streams a project upload (multipart field file) to the
+// API, which completes the topic.
+func (h *Handler) submitProject(w http.ResponseWriter, r *http.Request) {
+	cid, tid := r.PathValue("course"), r.PathValue("topic")
+	if !isID(cid) || !isID(tid) {
+		h.notFound(w, r)
+		return
+	}
+	s := h.readSession(r)
+	if s == nil {
+		http.Redirect(w, r, "/login?next="+url.QueryEscape("/learn/"+cid+"/"+tid), http.StatusSeeOther)
+		return
+	}
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		h.showTopic(w, r, http.StatusUnprocessableEntity, "Choose a file to upload.")
+		return
+	}
+	ctx := r.Context()
+	h.maybeRefresh(ctx, w, r, s)
+	res, err := h.api.do(ctx, apiCall{Method: http.MethodPost, Path: "/api/topics/" + tid + "/project",
+		Host: h.apiHost(r), Token: s.token, Body: http.MaxBytesReader(w, r.Body, maxProject),
+		ContentLength: r.ContentLength, Header: http.Header{"Content-Type": {r.Header.Get("Content-Type")},
+			"Accept": {"application/json"}}})
+	if err != nil {
+		h.apiFailed(w, r, err)
+		return
+	}
+	defer res.Body.Close()
+	if _, err := decodeEnvelope(res, nil); err != nil {
+		var msg string
+		if ae, ok := err.(*apiError); ok && ae.Status < 500 {
+			msg = ae.Message
+			for _, m := range ae.Fields {
+				msg += " " + strings.Join(m, " ")
+			}
+		}
+		if msg == "" {
+			h.apiFailed(w, r, err)
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		h.showTopic(w, r, http.StatusUnprocessableEntity, "Your file was not accepted: "+strings.TrimSpace(msg))
+		return
+	}
+	http.Redirect(w, r, "/learn/"+cid+"/"+tid+"?done=project", http.StatusSeeOther)
+}
+
+var videoID = regexp.MustCompile(`^[A-Za-z0-9_-]{6,20}$`)
+
+// videoEmbed turns the page address of a YouTube or Vimeo video into the
+// address of its embeddable player.
+func videoEmbed(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" && u.Scheme != "http" {
+		return ""
+	}
+	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	path := strings.Trim(u.Path, "/")
+	var id string
+	switch host {
+	case "youtube.com", "m.youtube.com", "youtube-nocookie.com":
+		switch {
+		case path == "watch":
+			id = u.Query().Get("v")
+		case strings.HasPrefix(path, "embed/"), strings.HasPrefix(path, "shorts/"):
+			_, id, _ = strings.Cut(path, "/")
+		}
+		if videoID.MatchString(id) {
+			return "https://www.youtube-nocookie.com/embed/" + id
+		}
+	case "youtu.be":
+		if videoID.MatchString(path) {
+			return "https://www.youtube-nocookie.com/embed/" + path
+		}
+	case "vimeo.com", "player.vimeo.com":
+		path = strings.TrimPrefix(path, "video/")
+		if isID(path) {
+			return "https://player.vimeo.com/video/" + path
+		}
+	}
+	return ""
+}

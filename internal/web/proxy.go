@@ -1,0 +1,135 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// h5pStripped are request headers the H5P proxy never forwards: the
+// browser's cookies (the session travels as Authorization), credentials
+// only the parts hold, and forwarding headers the proxy sets itself.
+var h5pStripped = []string{"Cookie", "X-Internal-Token", "X-Forwarded-Host", "X-Forwarded-For",
+	"X-Forwarded-Proto", "Forwarded", "X-Lms-Session-Proxy", "X-Lms-Embed-Origin"}
+
+// h5pProxy is the same-origin proxy to {base_url}/h5p/{path}: the embed
+// page, its scripts, its AJAX calls and content files all come from the
+// frontend's origin, so the session cookie reaches the proxy and the proxy
+// sends it on as Authorization. Bodies pass unchanged both ways.
+//
+// Two headers tell the H5P service that a session proxy is calling:
+// X-Lms-Session-Proxy: 1 (leave the token out of the player model's
+// URLs: the proxy adds it) and X-Lms-Embed-Origin: <front origin> (the
+// embed page's allowed origins are narrowed to exactly this origin, for
+// postMessage and for frame-ancestors).
+func (h *Handler) h5pProxy(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	hdr := r.Header.Clone()
+	for k := range hopHeaders {
+		hdr.Del(k)
+	}
+	for _, k := range h5pStripped {
+		hdr.Del(k)
+	}
+	token := ""
+	if s := h.readSession(r); s != nil {
+		h.maybeRefresh(ctx, w, r, s)
+		token = s.token
+		hdr.Del("Authorization")
+	}
+	origin := h.origin(r)
+	hdr.Set("X-Lms-Session-Proxy", "1")
+	hdr.Set("X-Lms-Embed-Origin", origin)
+	hdr.Set("X-Forwarded-Proto", h.scheme(r))
+	path := r.URL.EscapedPath()
+	if r.URL.RawQuery != "" {
+		path += "?" + r.URL.RawQuery
+	}
+	var body io.Reader
+	if r.ContentLength != 0 {
+		body = r.Body
+	}
+	res, err := h.api.do(ctx, apiCall{Method: r.Method, Path: path, Host: h.apiHost(r), Token: token,
+		Body: body, ContentLength: r.ContentLength, Header: hdr})
+	if err != nil {
+		h.log.Warn("web: h5p proxy", "path", r.URL.Path, "err", err)
+		writeJSONError(w, http.StatusBadGateway, "The H5P service is unavailable.")
+		return
+	}
+	defer res.Body.Close()
+	copyHeaders(w.Header(), res.Header)
+	if loc := res.Header.Get("Location"); loc != "" {
+		w.Header().Set("Location", h.rewriteLocation(r, loc))
+	}
+	w.WriteHeader(res.StatusCode)
+	streamBody(w, res.Body)
+}
+
+// rewriteLocation points a redirect that names the API's own address (or
+// the tenant host on the API's scheme) at the frontend's origin. Relative
+// locations already resolve against the frontend.
+func (h *Handler) rewriteLocation(r *http.Request, loc string) string {
+	u, err := url.Parse(loc)
+	if err != nil || u.Host == "" {
+		return loc
+	}
+	if !strings.EqualFold(u.Host, h.api.base.Host) && normalizeHost(u.Host) != h.apiHost(r) {
+		return loc
+	}
+	out := h.origin(r) + u.EscapedPath()
+	if u.RawQuery != "" {
+		out += "?" + u.RawQuery
+	}
+	if u.Fragment != "" {
+		out += "#" + u.EscapedFragment()
+	}
+	return out
+}
+
+// streamBody copies a proxied body, flushing as it goes so long answers
+// (media, event streams) reach the browser without waiting for the end.
+func streamBody(w http.ResponseWriter, body io.Reader) {
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// fileHeaders are the request headers a signed file fetch forwards: the
+// ones range requests and revalidation need.
+var fileHeaders = []string{"Range", "If-Range", "If-None-Match", "If-Modified-Since", "Accept"}
+
+// files passes a signed file link through to the API. The link carries
+// its own signature and expiry, so no token is ever sent.
+func (h *Handler) files(w http.ResponseWriter, r *http.Request) {
+	hdr := http.Header{}
+	for _, k := range fileHeaders {
+		if v := r.Header.Get(k); v != "" {
+			hdr.Set(k, v)
+		}
+	}
+	path := r.URL.EscapedPath()
+	if r.URL.RawQuery != "" {
+		path += "?" + r.URL.RawQuery
+	}
+	res, err := h.api.do(r.Context(), apiCall{Method: r.Method, Path: path, Host: h.apiHost(r), Header: hdr})
+	if err != nil {
+		h.plainError(w, http.StatusBadGateway, "The file service is unavailable.")
+		return
+	}
+	defer res.Body.Close()
+	copyHeaders(w.Header(), res.Header)
+	w.WriteHeader(res.StatusCode)
+	streamBody(w, res.Body)
+}
