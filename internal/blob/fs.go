@@ -93,7 +93,8 @@ func (f *FS) Put(ctx context.Context, key string, r io.Reader, size int64, conte
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := writeObject(ctx, tmp, r, size, ct); err != nil {
+	batch := batchFrom(ctx)
+	if err := writeObject(ctx, tmp, r, size, ct, batch == nil); err != nil {
 		return fmt.Errorf("blob: fs put %q: %w", key, err)
 	}
 	if err := tmp.Close(); err != nil {
@@ -103,12 +104,16 @@ func (f *FS) Put(ctx context.Context, key string, r io.Reader, size int64, conte
 		return fmt.Errorf("blob: fs put %q: %w", key, err)
 	}
 	tmp = nil
+	if batch != nil {
+		batch.add(f)
+	}
 	return nil
 }
 
-// writeObject writes the header and the data, then syncs, so that the file
-// renamed into place is complete even after a crash.
-func writeObject(ctx context.Context, w *os.File, r io.Reader, size int64, ct string) error {
+// writeObject writes the header and the data, then syncs unless a batch
+// will, so that the file renamed into place is complete even after a
+// crash.
+func writeObject(ctx context.Context, w *os.File, r io.Reader, size int64, ct string, sync bool) error {
 	if _, err := w.Write(encodeHeader(ct)); err != nil {
 		return err
 	}
@@ -126,6 +131,9 @@ func writeObject(ctx context.Context, w *os.File, r io.Reader, size int64, ct st
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if !sync {
+		return nil
 	}
 	return w.Sync()
 }

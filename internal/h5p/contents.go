@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,10 +136,11 @@ func writePackageError(w http.ResponseWriter, r *http.Request, err error) {
 
 var errTooLarge = apperr.New(apperr.TooLarge, "The upload is too large.")
 
-// receivePackage streams the multipart file field to a temporary file
-// within the upload cap, then opens and validates it. The caller runs
-// cleanup once done with the package.
-func (s *Service) receivePackage(w http.ResponseWriter, r *http.Request, t *platform.Tenant, field string, librariesOnly bool) (*h5ppackage.Package, func(), error) {
+// receivePackage streams the first multipart field named one of fields to
+// a temporary file within the upload cap, then opens and validates it. The
+// caller runs cleanup once done with the package.
+func (s *Service) receivePackage(w http.ResponseWriter, r *http.Request, t *platform.Tenant, librariesOnly bool, fields ...string) (*h5ppackage.Package, func(), error) {
+	field := fields[0]
 	limit := s.maxUpload.Load()
 	if r.ContentLength > limit+multipartSlack {
 		return nil, nil, errTooLarge
@@ -157,46 +159,15 @@ func (s *Service) receivePackage(w http.ResponseWriter, r *http.Request, t *plat
 			}
 			return nil, nil, apperr.Field(field, "The field "+field+" with an .h5p package is required.")
 		}
-		if part.FormName() != field {
+		if !slices.Contains(fields, part.FormName()) {
 			part.Close()
 			continue
 		}
-		f, err := os.CreateTemp("", "h5p-upload-*.h5p")
+		f, n, cleanup, err := spoolPackage(part, limit)
 		if err != nil {
-			return nil, nil, fmt.Errorf("h5p: temporary file: %w", err)
+			return nil, nil, err
 		}
-		cleanup := func() {
-			f.Close()
-			os.Remove(f.Name())
-		}
-		n, err := io.Copy(f, io.LimitReader(part, limit+1))
-		if err != nil {
-			cleanup()
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return nil, nil, errTooLarge
-			}
-			return nil, nil, apperr.Wrap(apperr.BadRequest, err, "The upload was interrupted.")
-		}
-		if n > limit {
-			cleanup()
-			return nil, nil, errTooLarge
-		}
-		limits := h5ppackage.Limits{}
-		if limit < h5ppackage.DefaultMaxTotalSize {
-			limits.MaxTotalSize = limit
-			if limit < h5ppackage.DefaultMaxFileSize {
-				limits.MaxFileSize = limit
-			}
-		}
-		p, err := h5ppackage.Open(f, n, limits)
-		if err == nil {
-			err = h5ppackage.Validate(p, h5ppackage.Options{
-				CoreAPI:       s.Store.CoreAPI(),
-				Installed:     s.Store.Installed(r.Context(), t),
-				LibrariesOnly: librariesOnly,
-			})
-		}
+		p, err := s.openPackage(r.Context(), t, f, n, limit, librariesOnly)
 		if err != nil {
 			cleanup()
 			return nil, nil, err
@@ -205,19 +176,84 @@ func (s *Service) receivePackage(w http.ResponseWriter, r *http.Request, t *plat
 	}
 }
 
+// spoolPackage copies a package of at most limit bytes from src to a
+// temporary file; errTooLarge when src holds more. The caller runs cleanup
+// once done with the file.
+func spoolPackage(src io.Reader, limit int64) (f *os.File, n int64, cleanup func(), err error) {
+	f, err = os.CreateTemp("", "h5p-upload-*.h5p")
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("h5p: temporary file: %w", err)
+	}
+	cleanup = func() {
+		f.Close()
+		os.Remove(f.Name())
+	}
+	n, err = io.Copy(f, io.LimitReader(src, limit+1))
+	if err != nil {
+		cleanup()
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, 0, nil, errTooLarge
+		}
+		return nil, 0, nil, apperr.Wrap(apperr.BadRequest, err, "The upload was interrupted.")
+	}
+	if n > limit {
+		cleanup()
+		return nil, 0, nil, errTooLarge
+	}
+	return f, n, cleanup, nil
+}
+
+// openPackage opens the package file f of n bytes with the archive limits
+// of a package cap and validates it against the tenant's installed
+// libraries and the supported core API.
+func (s *Service) openPackage(ctx context.Context, t *platform.Tenant, f io.ReaderAt, n, limit int64, librariesOnly bool) (*h5ppackage.Package, error) {
+	limits := h5ppackage.Limits{}
+	if limit < h5ppackage.DefaultMaxTotalSize {
+		limits.MaxTotalSize = limit
+		if limit < h5ppackage.DefaultMaxFileSize {
+			limits.MaxFileSize = limit
+		}
+	}
+	p, err := h5ppackage.Open(f, n, limits)
+	if err != nil {
+		return nil, err
+	}
+	err = h5ppackage.Validate(p, h5ppackage.Options{
+		CoreAPI:       s.Store.CoreAPI(),
+		Installed:     s.Store.Installed(ctx, t),
+		LibrariesOnly: librariesOnly,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// installPackage installs the libraries of p when u may install or update
+// libraries; otherwise every library the content needs must already be
+// installed, and the error names those that are not.
+func (s *Service) installPackage(ctx context.Context, t *platform.Tenant, u *User, p *h5ppackage.Package) ([]h5pstore.LibraryRef, error) {
+	mayInstall := u.Can(string(access.H5PLibraryInstall)) || u.Can(string(access.H5PLibraryUpdate))
+	installed, err := s.Store.Install(ctx, t, p, mayInstall)
+	if installed == nil {
+		installed = []h5pstore.LibraryRef{}
+	}
+	return installed, err
+}
+
 func (s *Service) uploadContent(w http.ResponseWriter, r *http.Request) {
 	if !allowed(w, r, access.H5PCreate) {
 		return
 	}
 	ctx, t, u := r.Context(), httpx.TenantFrom(r.Context()), UserFrom(r.Context())
-	p, cleanup, err := s.receivePackage(w, r, t, "h5p_file", false)
+	p, cleanup, err := s.receivePackage(w, r, t, false, "h5p_file")
 	if err != nil {
 		writePackageError(w, r, err)
 		return
 	}
 	defer cleanup()
-	mayInstall := u.Can(string(access.H5PLibraryInstall)) || u.Can(string(access.H5PLibraryUpdate))
-	installed, err := s.Store.Install(ctx, t, p, mayInstall)
+	installed, err := s.installPackage(ctx, t, u, p)
 	if err != nil {
 		writePackageError(w, r, err)
 		return
@@ -226,9 +262,6 @@ func (s *Service) uploadContent(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeError(w, r, err)
 		return
-	}
-	if installed == nil {
-		installed = []h5pstore.LibraryRef{}
 	}
 	writeData(w, http.StatusCreated, map[string]any{
 		"contentId": h5pstore.FormatID(c.ID), "metadata": c.Metadata, "installedLibraries": installed,
@@ -646,7 +679,7 @@ func (s *Service) uploadLibraries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := httpx.TenantFrom(r.Context())
-	p, cleanup, err := s.receivePackage(w, r, t, "file", true)
+	p, cleanup, err := s.receivePackage(w, r, t, true, "file")
 	if err != nil {
 		writePackageError(w, r, err)
 		return

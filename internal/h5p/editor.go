@@ -85,21 +85,21 @@ func (s *Service) editorAjax(w http.ResponseWriter, r *http.Request) {
 	case action == "libraries" && r.Method == http.MethodGet:
 		s.editorLibraries(w, r, nil)
 	case action == "libraries":
-		if err := r.ParseForm(); err != nil {
-			writeError(w, r, apperr.New(apperr.BadRequest, "Send libraries[] as a form."))
-			return
+		if names, ok := postedLibraries(w, r); ok {
+			s.editorLibraries(w, r, names)
 		}
-		names := r.PostForm["libraries[]"]
-		if names == nil {
-			names = r.PostForm["libraries"]
-		}
-		s.editorLibraries(w, r, names)
+	case action == "translations" && r.Method == http.MethodPost:
+		s.translations(w, r)
 	case action == "content-type-cache" && r.Method == http.MethodGet:
 		s.contentTypeCache(w, r)
 	case action == "files" && r.Method == http.MethodPost:
 		s.uploadTempFile(w, r)
 	case action == "filter" && r.Method == http.MethodPost:
 		s.filterParameters(w, r)
+	case action == "library-upload" && r.Method == http.MethodPost:
+		s.libraryUpload(w, r)
+	case action == "library-install" && r.Method == http.MethodPost:
+		s.libraryInstall(w, r)
 	default:
 		writeError(w, r, apperr.New(apperr.NotFound, "Unknown editor action."))
 	}

@@ -96,22 +96,29 @@ func (s *Service) refreshContentTypeCache(w http.ResponseWriter, r *http.Request
 		Data: cacheAnswer{contentTypeCache: m, HubReachable: &reachable}})
 }
 
-// fetchHub asks the hub for its content types and returns the entries
-// that name a content type and its version.
-func (s *Service) fetchHub(ctx context.Context) ([]json.RawMessage, error) {
+// hubSettings returns the hub's content-type endpoint and the bound of one
+// call to it, defaulted.
+func (s *Service) hubSettings() (endpoint string, timeout time.Duration) {
 	set := s.Store.Settings()
-	endpoint, timeout := set.HubURL, set.HubTimeout
+	endpoint, timeout = set.HubURL, set.HubTimeout
 	if endpoint == "" {
 		endpoint = DefaultHubURL
 	}
 	if timeout <= 0 {
 		timeout = DefaultHubTimeout
 	}
+	return endpoint, timeout
+}
+
+// fetchHub asks the hub for its content types and returns the entries
+// that name a content type and its version.
+func (s *Service) fetchHub(ctx context.Context) ([]json.RawMessage, error) {
+	endpoint, timeout := s.hubSettings()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// The hub takes the site's details as a form; we send no site
 	// identifier, only what the list depends on.
-	form := url.Values{"platform_name": {"LMS"}, "core_api_version": {set.CoreAPI.String()}, "disabled": {"0"}}
+	form := url.Values{"platform_name": {"LMS"}, "core_api_version": {s.Store.CoreAPI().String()}, "disabled": {"0"}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		return nil, fmt.Errorf("h5p: hub request: %w", err)

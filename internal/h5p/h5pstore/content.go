@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -52,11 +53,16 @@ func (s *Store) SaveContent(ctx context.Context, t *platform.Tenant, p *h5ppacka
 		return Content{}, err
 	}
 	prefix := contentPrefix(id)
+	wctx, batch := blob.WithBatch(ctx)
 	for _, f := range p.ContentFiles {
-		if err := putFromPackage(ctx, t, p, "content/"+f, prefix+f); err != nil {
+		if err := putFromPackage(wctx, t, p, "content/"+f, prefix+f); err != nil {
 			s.DeleteContent(background(ctx), t, id)
 			return Content{}, fmt.Errorf("h5pstore: save content file %s: %w", f, err)
 		}
+	}
+	if err := batch.Flush(); err != nil {
+		s.DeleteContent(background(ctx), t, id)
+		return Content{}, fmt.Errorf("h5pstore: save content files: %w", err)
 	}
 	return s.Content(ctx, t, id)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -78,8 +79,10 @@ func (s *Store) Install(ctx context.Context, t *platform.Tenant, p *h5ppackage.P
 			_ = t.Blob.DeletePrefix(background(ctx), pl.ref().FilesPrefix())
 		}
 	}()
+	// The files are made durable together, once, before any row names them.
+	wctx, batch := blob.WithBatch(ctx)
 	for _, lib := range libs {
-		pl, ok, err := s.stageLibrary(ctx, t, p, lib)
+		pl, ok, err := s.stageLibrary(wctx, t, p, lib)
 		if err != nil {
 			return nil, err
 		}
@@ -89,6 +92,9 @@ func (s *Store) Install(ctx context.Context, t *platform.Tenant, p *h5ppackage.P
 	}
 	if len(plans) == 0 {
 		return nil, nil
+	}
+	if err := batch.Flush(); err != nil {
+		return nil, fmt.Errorf("h5pstore: write libraries: %w", err)
 	}
 
 	err = t.DB.Tx(ctx, func(tx *sqldb.Tx) error {
