@@ -14,7 +14,7 @@ PLAYER := node_modules/h5p-standalone/dist/frame.bundle.js
 # Screenshots of the browser tests land here.
 export LMS_TEST_ARTIFACTS ?= $(CURDIR)/var/test-artifacts
 
-.PHONY: build run test test-race bench vet fmt clean
+.PHONY: build run test test-race bench bench-h5p-lumi vet fmt clean
 
 $(PLAYER): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
@@ -54,6 +54,11 @@ bench: build
 	@if [ -n "$$LMS_BENCH_PG_URL" ]; then \
 		$(GO) run ./cmd/lmsbench -scenario program -binary "" -database "$$LMS_BENCH_PG_URL" && \
 		$(GO) run ./cmd/lmsbench -scenario ping -binary "" -database "$$LMS_BENCH_PG_URL"; fi
+
+# The H5P service side by side with the Lumi H5P server (npm, wrk): upload
+# cold and warm, play model and state saves. Not run by CI.
+bench-h5p-lumi: build
+	LMS_BIN=$(BIN) bash bench/h5p-lumi/run.sh
 
 vet:
 	$(GO) vet ./...
