@@ -14,7 +14,7 @@ PLAYER := node_modules/h5p-standalone/dist/frame.bundle.js
 # Screenshots of the browser tests land here.
 export LMS_TEST_ARTIFACTS ?= $(CURDIR)/var/test-artifacts
 
-.PHONY: build run test test-race bench bench-h5p-lumi vet fmt clean
+.PHONY: build run demo-reset test test-race bench bench-h5p-lumi vet fmt clean
 
 $(PLAYER): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
@@ -23,13 +23,31 @@ $(PLAYER): package.json package-lock.json
 build: $(PLAYER)
 	$(GO) build -o $(BIN) ./cmd/lms
 
+# The demo tenant answers at DEMO_HOST (the frontend at http://DEMO_HOST:3000,
+# the API with Host: DEMO_HOST); the platform tenant at HOST.
+DEMO_HOST ?= 127.0.0.1
+WEB_PORT  ?= 3000
+RUN_ENV = DEMO_MODE=true LMS_API_ADDR=$(ADDR) LMS_PLATFORM_HOST=$(HOST) LMS_ADMIN_EMAIL=$(ADMIN_EMAIL) \
+	LMS_ADMIN_PASSWORD=$(ADMIN_PASSWORD) LMS_WEB_ADDR=127.0.0.1:$(WEB_PORT)
+
 run: build
-	@echo "Starting the LMS on http://$(ADDR) (data in ./var)"
-	@echo "Log in:  curl -s -H 'Host: $(HOST)' -H 'Content-Type: application/json' \\"
-	@echo "           -d '{\"email\":\"$(ADMIN_EMAIL)\",\"password\":\"$(ADMIN_PASSWORD)\"}' http://$(ADDR)/api/auth/login"
-	@echo "API description: http://$(ADDR)/api/openapi.json (send Host: $(HOST))"
-	LMS_API_ADDR=$(ADDR) LMS_PLATFORM_HOST=$(HOST) LMS_ADMIN_EMAIL=$(ADMIN_EMAIL) \
-		LMS_ADMIN_PASSWORD=$(ADMIN_PASSWORD) ./$(BIN) serve
+	@$(RUN_ENV) ./$(BIN) tenant list --json | grep -q '"$(DEMO_HOST)"' || { \
+		echo "Creating the demo tenant at $(DEMO_HOST) with its courses (once)..."; \
+		$(RUN_ENV) LMS_LOG_LEVEL=warn ./$(BIN) tenant add --host $(DEMO_HOST) --name "LMS demo" --demo \
+			--admin-password $(ADMIN_PASSWORD) >/dev/null; }
+	@echo
+	@echo "  Learn in the browser:  http://$(DEMO_HOST):$(WEB_PORT)/  (Log in: one click as student, tutor or admin)"
+	@echo "  Demo accounts:         student@demo.local, tutor@demo.local, admin@demo.local (no password in demo mode)"
+	@echo "  Platform landing:      http://$(HOST):$(WEB_PORT)/"
+	@echo "  API:                   http://$(ADDR)/api/...  (send Host: $(DEMO_HOST) for the demo, Host: $(HOST) for the platform)"
+	@echo "  Platform admin:        $(ADMIN_EMAIL) / $(ADMIN_PASSWORD)"
+	@echo "  API description:       http://$(ADDR)/api/openapi.json"
+	@echo "  The demo resets hourly; to reset it now: make demo-reset"
+	@echo
+	$(RUN_ENV) ./$(BIN) serve
+
+demo-reset: build
+	$(RUN_ENV) ./$(BIN) demo reset --host $(DEMO_HOST) --force
 
 # Unit tests and the API suite on SQLite; with LMS_TEST_PG_URL,
 # LMS_TEST_REDIS_URL and LMS_TEST_S3_URL set (as .ci/run does) the same

@@ -6,6 +6,7 @@ import (
 	"html"
 
 	"github.com/lms-platform/lms/internal/demo/media"
+	"github.com/lms-platform/lms/internal/demo/quickcheck"
 )
 
 // The demo courses: short, real lessons a newcomer can learn something
@@ -39,6 +40,9 @@ const (
 	kindAudio   = "audio"
 	kindVideo   = "video"
 	kindProject = "project"
+	// kindH5P topics play a quiz of package quickcheck, generated when the
+	// seed runs.
+	kindH5P = "h5p"
 )
 
 type topic struct {
@@ -57,6 +61,8 @@ type topic struct {
 	VideoURL string
 	// Accept lists the file types a project takes.
 	Accept string
+	// Quiz is the content of an H5P topic; FileName names its package.
+	Quiz *quickcheck.Quiz
 }
 
 // openMovie is Big Buck Bunny, the Blender Foundation's short film under
@@ -138,7 +144,8 @@ func gettingStarted() course {
 					{Kind: kindPDF, Title: "Quick start guide", Duration: "2 min", FileName: "quick-start-guide.pdf",
 						Summary: "A one-page guide to keep or print.", File: quickStartGuide},
 				}},
-			{Title: "Try it yourself", Summary: "A video and a first piece of work to hand in.", Duration: "10 min",
+			{Title: "Try it yourself", Summary: "A video, a first piece of work to hand in and a quick check of what you learned.",
+				Duration: "15 min",
 				Topics: []topic{
 					{Kind: kindVideo, Title: "Watch: an open movie", Duration: "10 min", VideoURL: openMovie,
 						Summary: "Videos from video sites play right inside the topic. This one is Big Buck Bunny, " +
@@ -153,7 +160,37 @@ func gettingStarted() course {
 							"Save it as a text, PDF or word-processor file and upload it below. Handing it in " +
 							"completes this topic, and your tutor can read it.",
 					},
+					{Kind: kindH5P, Title: "Quick check: what did you learn?", Duration: "3 min", FileName: "quick-check.h5p",
+						Summary: "Four questions on this course. Answer them all and check: finishing the quiz " +
+							"completes the topic.",
+						Quiz: gettingStartedQuiz()},
 				}},
+		},
+	}
+}
+
+// gettingStartedQuiz asks about what the course "Getting started with the
+// platform" teaches; the demo's H5P exercise, played by our own content
+// type, so the demo needs no H5P package from elsewhere.
+func gettingStartedQuiz() *quickcheck.Quiz {
+	return &quickcheck.Quiz{
+		Title: "Quick check: what did you learn?",
+		Intro: "Four short questions about this course. Pick one answer for each, then check.",
+		Questions: []quickcheck.Question{
+			{Text: "What does a lesson hold?", Correct: 1,
+				Answers: []string{"Other courses", "Topics: texts, pictures, documents, recordings, videos, exercises and tasks",
+					"Only videos"},
+				Explanation: "A course is split into lessons, and each lesson holds topics."},
+			{Text: "When is a project topic complete?", Correct: 2,
+				Answers:     []string{"As soon as you open it", "When you have read its instructions", "When you hand in your work"},
+				Explanation: "Reading topics count once you have read them, exercises when you finish them, projects when you hand in your work."},
+			{Text: "Where do you find the courses you have been given access to, or started?", Correct: 0,
+				Answers:     []string{"My courses", "My progress", "The quick start guide"},
+				Explanation: "My progress shows how far you have come; the catalogue is where you find new courses."},
+			{Text: "You stop halfway through a course. What happens when you come back?", Correct: 1,
+				Answers: []string{"You start again from the first lesson", "The course opens where you left off",
+					"Your progress is lost after a day"},
+				Explanation: "Your progress is kept, so you can stop at any time."},
 		},
 	}
 }

@@ -225,25 +225,33 @@ func TestSeedUsesEveryTopicKind(t *testing.T) {
 		admin, _ := env.Login(demoHost, "admin@"+demoHost, "admin-password")
 		res := on(env, "GET", "/api/admin/topics?per_page=100", admin, nil)
 		kinds := map[string]int{}
-		figures := 0
+		figures, quiz := 0, false
 		for _, tp := range res.Get("data").([]any) {
 			kinds[tp.(map[string]any)["kind"].(string)]++
 			content, _ := tp.(map[string]any)["topicable"].(map[string]any)
+			if lib, _ := content["library"].(string); strings.HasPrefix(lib, "LMS.QuickCheck ") &&
+				tp.(map[string]any)["title"] == "Quick check: what did you learn?" {
+				quiz = true
+			}
 			if html, _ := content["html"].(string); strings.Contains(html, `<img src="data:image/png;base64,`) &&
 				strings.Contains(html, ` alt="`) {
 				figures++
 			}
 		}
+		if !quiz {
+			t.Error("no generated quick check among the topics")
+		}
 		if figures < 3 {
 			t.Errorf("%d rich text topics keep their pictures and alt texts", figures)
 		}
-		for _, k := range []string{"richtext", "image", "pdf", "audio", "video", "project"} {
+		for _, k := range []string{"richtext", "image", "pdf", "audio", "video", "project", "h5p"} {
 			if kinds[k] == 0 {
 				t.Errorf("no %s topic in %v", k, kinds)
 			}
 		}
-		if dir != "" && kinds["h5p"] != 1 {
-			t.Errorf("H5P topics: %v (one valid package, one refused)", kinds)
+		// The generated quick check, and with packages one valid, one refused.
+		if want := map[bool]int{false: 1, true: 2}[dir != ""]; kinds["h5p"] != want {
+			t.Errorf("H5P topics: %v, want %d", kinds, want)
 		}
 		// Running the seed again adds nothing.
 		rep, err := env.Server.Demo.Seed(context.Background(), rec)
@@ -302,10 +310,7 @@ func TestReset(t *testing.T) {
 	each(t, true, dir, func(t *testing.T, env *apitest.Env, rec platform.Record) {
 		ctx := context.Background()
 		before := catalogueTitles(t, env)
-		h5pBefore := 0
-		if dir != "" {
-			h5pBefore = h5pCount(t, env)
-		}
+		h5pBefore := h5pCount(t, env)
 		student := demoLogin(t, env, "student")
 		admin, _ := env.Login(demoHost, "admin@"+demoHost, "admin-password")
 		// Changes the reset must undo: a course deleted, one added, a file.
@@ -336,10 +341,8 @@ func TestReset(t *testing.T) {
 		if got := catalogueTitles(t, env); !slices.Equal(got, before) {
 			t.Errorf("catalogue after reset %v, want %v", got, before)
 		}
-		if dir != "" {
-			if got := h5pCount(t, env); got != h5pBefore || rep.H5PDeleted != h5pBefore {
-				t.Errorf("H5P content after reset: %d (deleted %d), want %d", got, rep.H5PDeleted, h5pBefore)
-			}
+		if got := h5pCount(t, env); got != h5pBefore || rep.H5PDeleted != h5pBefore {
+			t.Errorf("H5P content after reset: %d (deleted %d), want %d", got, rep.H5PDeleted, h5pBefore)
 		}
 		// The tenant's admin keeps its password; the demo login works.
 		env.Login(demoHost, "admin@"+demoHost, "admin-password")

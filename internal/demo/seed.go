@@ -17,6 +17,7 @@ import (
 	"github.com/lms-platform/lms/internal/content/project"
 	"github.com/lms-platform/lms/internal/content/richtext"
 	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/demo/quickcheck"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -222,8 +223,20 @@ func (s *Service) createCourse(ctx context.Context, api *apiClient, c course, tu
 			return false, err
 		}
 		for _, tp := range l.Topics {
-			if err := createTopic(ctx, api, les.ID, tp); err != nil {
+			err := createTopic(ctx, api, les.ID, tp)
+			if err != nil && tp.Kind == kindH5P {
+				// As for the content directory's packages: an H5P service
+				// that refuses or cannot be reached costs the exercise, not
+				// the course.
+				s.logger().Warn("demo: H5P topic skipped", "topic", tp.Title, "error", err)
+				rep.Refused = append(rep.Refused, tp.FileName+": "+err.Error())
+				continue
+			}
+			if err != nil {
 				return false, fmt.Errorf("topic %q: %w", tp.Title, err)
+			}
+			if tp.Kind == kindH5P {
+				rep.H5P++
 			}
 		}
 		if len(l.Topics) == 0 {
@@ -252,7 +265,8 @@ func (s *Service) createCourse(ctx context.Context, api *apiClient, c course, tu
 }
 
 // createTopic creates one topic: JSON for text, video and projects,
-// multipart form data with the generated file for the others.
+// multipart form data with the generated file (or H5P package) for the
+// others.
 func createTopic(ctx context.Context, api *apiClient, lessonID int64, tp topic) error {
 	fields := map[string]any{"lesson": lessonID, "title": tp.Title, "summary": tp.Summary, "duration": tp.Duration,
 		"preview": tp.Preview}
@@ -270,6 +284,18 @@ func createTopic(ctx context.Context, api *apiClient, lessonID int64, tp topic) 
 		class, name = file.PDF().Class(), tp.FileName
 	case kindAudio:
 		class, name = file.Audio().Class(), tp.FileName
+	case kindH5P:
+		// The package is made now and goes through the topics route like
+		// any uploaded package (see importPackage).
+		pkg, err := quickcheck.Package(*tp.Quiz)
+		if err != nil {
+			return err
+		}
+		form := map[string]string{"topicable": h5pcontent.Class}
+		for k, v := range fields {
+			form[k] = fmt.Sprint(v)
+		}
+		return api.form(ctx, http.MethodPost, "/api/admin/topics", form, upload{"package", tp.FileName, pkg}, nil)
 	default:
 		return fmt.Errorf("unknown kind %q", tp.Kind)
 	}
