@@ -19,7 +19,7 @@ const trueFalseFixture = "/work/shared/fixtures/h5p/hub/H5P.TrueFalse.h5p"
 
 // installTrueFalse stores the TrueFalse fixture as a content of env's
 // default tenant and returns its id.
-func installTrueFalse(t *testing.T, env *apitest.Env) int64 {
+func installTrueFalse(t testing.TB, env *apitest.Env) int64 {
 	t.Helper()
 	raw, err := os.ReadFile(trueFalseFixture)
 	if err != nil {

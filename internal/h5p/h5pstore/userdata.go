@@ -63,31 +63,14 @@ func (s *Store) UserState(ctx context.Context, t *platform.Tenant, k UserDataKey
 // SaveUserState stores a state, replacing the one of the same key; a
 // content that does not exist is a not-found error.
 func (s *Store) SaveUserState(ctx context.Context, t *platform.Tenant, d UserData) error {
-	_, err := t.Statements().ExecContext(ctx, `INSERT INTO h5p_content_user_data (content_id, user_id, data_type,
-		sub_content_id, context_id, user_state, preload, invalidate, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-		ON CONFLICT (content_id, user_id, data_type, sub_content_id, context_id) DO UPDATE SET
-		user_state = excluded.user_state, preload = excluded.preload, invalidate = excluded.invalidate,
-		updated_at = excluded.updated_at`,
-		d.ContentID, d.UserID, d.DataType, d.SubContentID, d.ContextID, d.State, d.Preload, d.Invalidate, s.now())
-	if sqldb.IsForeignKeyViolation(err) {
-		return errContentNotFound
-	}
-	if err != nil {
-		return fmt.Errorf("h5pstore: save user data: %w", err)
-	}
-	return nil
+	d.UpdatedAt = s.now()
+	return s.writeState(ctx, t, stateOp{data: d})
 }
 
 // DeleteUserState removes a state; removing an absent one is not an error.
 func (s *Store) DeleteUserState(ctx context.Context, t *platform.Tenant, k UserDataKey) error {
-	_, err := t.Statements().ExecContext(ctx, `DELETE FROM h5p_content_user_data
-		WHERE content_id = $1 AND user_id = $2 AND data_type = $3 AND sub_content_id = $4 AND context_id = $5`,
-		k.ContentID, k.UserID, k.DataType, k.SubContentID, k.ContextID)
-	if err != nil {
-		return fmt.Errorf("h5pstore: delete user data: %w", err)
-	}
-	return nil
+	return s.writeState(ctx, t, stateOp{data: UserData{ContentID: k.ContentID, UserID: k.UserID,
+		DataType: k.DataType, SubContentID: k.SubContentID, ContextID: k.ContextID}, delete: true})
 }
 
 // PreloadedStates lists the states of a user in a content and context
