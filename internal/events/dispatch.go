@@ -74,6 +74,11 @@ func (d *Dispatcher) DispatchPending(ctx context.Context, t *platform.Tenant) (i
 		for _, ev := range batch {
 			cursor = ev.ID
 			if err := d.deliver(ctx, t, ev); err != nil {
+				if ctx.Err() != nil {
+					// Stopping: not a failed attempt; the event stays
+					// pending for the next run.
+					return delivered, ctx.Err()
+				}
 				d.log.Warn("event listener failed", "tenant", t.ID, "event", ev.Name, "id", ev.ID, "error", err)
 				if _, uerr := t.DB.ExecContext(ctx, `UPDATE events SET attempts = attempts + 1, last_error = $1 WHERE id = $2`,
 					err.Error(), ev.ID); uerr != nil {
