@@ -120,7 +120,8 @@ func Screenshot(t testing.TB, ctx context.Context, name string) string {
 		t.Fatalf("browsertest: artifacts dir: %v", err)
 	}
 	var png []byte
-	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
+	// From the top, so that sticky headers sit where a reader sees them.
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`window.scrollTo(0, 0)`, nil), chromedp.FullScreenshot(&png, 100)); err != nil {
 		t.Fatalf("browsertest: screenshot %s: %v", name, err)
 	}
 	p := dir + "/" + name + ".png"
