@@ -107,20 +107,7 @@ func emptySQLite(ctx context.Context, db *sqldb.DB) error {
 // fresh one, without failing the requests and jobs that hold it now: the
 // old handle closes when its last holder releases it.
 func (ts *Tenants) Evict(id int64) {
-	ts.mu.Lock()
-	e := ts.open[id]
-	delete(ts.open, id)
-	for h, tid := range ts.byHost {
-		if tid == id {
-			delete(ts.byHost, h)
-		}
-	}
-	ts.mu.Unlock()
-	if e == nil {
-		return
-	}
-	<-e.ready
-	t := e.tenant
+	t := ts.forget(id)
 	if t == nil {
 		return
 	}

@@ -269,20 +269,6 @@ func migrateTenant(ctx context.Context, db *sqldb.DB) error {
 	return access.SeedRoles(ctx, db)
 }
 
-// Drop closes the tenant and deletes its database; its files stay unless
-// the caller removes them. Used by the demo reset.
-func (ts *Tenants) Drop(ctx context.Context, rec Record) error {
-	ts.Close(rec.ID)
-	loc, err := ts.databaseLocation(rec)
-	if err != nil {
-		return err
-	}
-	if ts.opts.DatabaseURL != "" {
-		return sqldb.DropDatabase(ctx, ts.opts.DatabaseURL, rec.DatabaseName)
-	}
-	return removeSQLite(loc)
-}
-
 func (ts *Tenants) openTenant(ctx context.Context, rec Record) (*Tenant, error) {
 	kp, err := ts.reg.keyPair(rec)
 	if err != nil {
@@ -331,6 +317,14 @@ func (ts *Tenants) openTenant(ctx context.Context, rec Record) (*Tenant, error) 
 
 // Close closes one tenant's handles now (the next request opens them again).
 func (ts *Tenants) Close(id int64) {
+	if t := ts.forget(id); t != nil {
+		t.close()
+	}
+}
+
+// forget drops the tenant's open handle from the maps, so that the next
+// request opens a fresh one, and returns it (nil when none was open).
+func (ts *Tenants) forget(id int64) *Tenant {
 	ts.mu.Lock()
 	e := ts.open[id]
 	delete(ts.open, id)
@@ -340,12 +334,11 @@ func (ts *Tenants) Close(id int64) {
 		}
 	}
 	ts.mu.Unlock()
-	if e != nil {
-		<-e.ready
-		if e.tenant != nil {
-			e.tenant.close()
-		}
+	if e == nil {
+		return nil
 	}
+	<-e.ready
+	return e.tenant
 }
 
 func (t *Tenant) close() {

@@ -1,59 +1,19 @@
 package quickcheck_test
 
 import (
-	"bytes"
 	"fmt"
-	"html/template"
-	"io"
-	"mime/multipart"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
-	"github.com/lms-platform/lms/internal/config"
-	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
+	"github.com/lms-platform/lms/internal/h5p/embedtest"
 )
-
-// parentPage embeds the player as a course page of another site does
-// (docs/h5p-embed.md): it hands over the learner's token, sizes the frame
-// and relays every xAPI statement to the API through its own server.
-var parentPage = template.Must(template.New("parent").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><title>Parent</title></head><body>
-<h1>Course page</h1>
-<iframe id="player" src="{{.Src}}" style="width:760px;height:150px;border:0"></iframe>
-<script>
-window.lmsLog = [];
-var api = {{.APIOrigin}}, frame = document.getElementById('player');
-window.addEventListener('message', function (e) {
-  if (e.source !== frame.contentWindow || e.origin !== api) { return; }
-  var d = e.data;
-  window.lmsLog.push(d);
-  if (d.type === 'lms-h5p:ready') {
-    frame.contentWindow.postMessage({ type: 'lms-h5p:token', token: {{.Token}} }, api);
-  } else if (d.type === 'lms-h5p:resize') {
-    frame.style.height = d.height + 'px';
-  } else if (d.type === 'lms-h5p:xapi') {
-    fetch('/relay?topic={{.Topic}}', { method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ statement: d.statement }) })
-      .then(function (r) { return r.json(); })
-      .then(function (b) { window.lmsLog.push({ type: 'relayed', completed: b.data && b.data.completed }); });
-  }
-});
-</script></body></html>`))
 
 // topLevelCompleted matches a completed statement of the whole content.
 const topLevelCompleted = `m.type === 'lms-h5p:xapi' && /\/completed$/.test(m.statement.verb.id) &&
@@ -65,159 +25,39 @@ const topLevelCompleted = `m.type === 'lms-h5p:xapi' && /\/completed$/.test(m.st
 // completed statement completes the topic; after a reload the result is
 // still there.
 func TestPlayInBrowser(t *testing.T) {
-	ctx := browsertest.New(t, 2*time.Minute, browsertest.MapHosts("school.test", "parent.test"), browsertest.SameProcessFrames())
-
-	type pageArgs struct {
-		Src, APIOrigin, Token string
-		Topic                 int64
+	site := embedtest.New(t, 2*time.Minute, nil)
+	env, ctx := site.Env, site.Ctx
+	student := env.NewUser("student")
+	pkg, err := quickcheck.Package(sample)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var (
-		mu      sync.Mutex
-		args    pageArgs
-		apiURL  string
-		student *apitest.User
-	)
-	parent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		a, token := args, ""
-		if student != nil {
-			token = student.Token
-		}
-		mu.Unlock()
-		switch r.URL.Path {
-		case "/page":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			parentPage.Execute(w, a)
-		case "/relay":
-			req, _ := http.NewRequest("POST", apiURL+"/api/courses/progress/"+r.URL.Query().Get("topic")+"/h5p", r.Body)
-			req.Host = "school.test"
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+token)
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadGateway)
-				return
-			}
-			defer res.Body.Close()
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(res.StatusCode)
-			io.Copy(w, res.Body)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer parent.Close()
-	parentOrigin := "http://parent.test:" + port(t, parent.URL)
-
-	env := apitest.New(t, "sqlite", apitest.Options{Configure: func(c *config.Config) {
-		c.H5PEmbedOrigins = []string{parentOrigin}
-	}})
-	apiURL = env.HTTP.URL
-	apiOrigin := "http://school.test:" + port(t, env.HTTP.URL)
-	admin := env.As("admin")
-	mu.Lock()
-	student = env.NewUser("student")
-	mu.Unlock()
-
-	course := int64(env.Call(t, 201, "POST", "/api/admin/courses", admin.Token,
-		map[string]any{"title": "Quick check in the browser", "status": "published"}).Number("data.id"))
-	lesson := int64(env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token,
-		map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id"))
-	env.Call(t, 200, "POST", fmt.Sprintf("/api/admin/courses/%d/access", course), admin.Token,
-		map[string]any{"users": []any{map[string]any{"id": student.ID}}})
-	topic, content := quizTopic(t, env, admin.Token, lesson)
-
-	chromedp.ListenTarget(ctx, func(ev any) {
-		switch e := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			t.Logf("browser exception: %s", e.ExceptionDetails.Error())
-		case *runtime.EventConsoleAPICalled:
-			var parts []string
-			for _, a := range e.Args {
-				parts = append(parts, string(a.Value)+a.Description)
-			}
-			t.Logf("browser console %s: %s", e.Type, strings.Join(parts, " "))
-		}
-	})
+	topic, content := site.Topic(site.Course("Quick check in the browser", student), sample.Title, pkg)
 
 	open := func() *cdp.Node {
 		t.Helper()
-		mu.Lock()
-		args = pageArgs{Src: apiOrigin + "/h5p/embed/play/" + content + "?contextId=topic-" + strconv.FormatInt(topic, 10),
-			APIOrigin: apiOrigin, Token: student.Token, Topic: topic}
-		mu.Unlock()
-		var loaded bool
-		if err := chromedp.Run(ctx, network.Enable(), chromedp.Navigate(parentOrigin+"/page"),
-			chromedp.Poll(`window.lmsLog.some(function (m) { return m.type === 'lms-h5p:loaded'; })`, &loaded,
-				chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-			var dump string
-			chromedp.Run(ctx, chromedp.Evaluate(`JSON.stringify(window.lmsLog)`, &dump))
-			t.Fatalf("content %s did not load: %v\n%s", content, err, dump)
-		}
-		var nodes []*cdp.Node
-		if err := chromedp.Run(ctx, chromedp.Nodes("iframe#player", &nodes, chromedp.ByQuery)); err != nil || len(nodes) != 1 {
-			t.Fatalf("player frame: %v", err)
-		}
-		return nodes[0]
+		site.Play(student, topic, content)
+		return site.Frame()
 	}
-	in := func(f *cdp.Node) []chromedp.QueryOption {
-		return []chromedp.QueryOption{chromedp.ByQuery, chromedp.FromNode(f)}
-	}
+	in := embedtest.In
 	waitFor := func(f *cdp.Node, sel, what string) {
 		t.Helper()
 		if err := chromedp.Run(ctx, chromedp.WaitReady(sel, in(f)...)); err != nil {
 			t.Fatalf("%s (%s): %v", what, sel, err)
 		}
 	}
-	waitLog := func(expr string) {
-		t.Helper()
-		var ok bool
-		if err := chromedp.Run(ctx, chromedp.Poll(`window.lmsLog.some(function (m) { return `+expr+`; })`, &ok,
-			chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-			var log string
-			chromedp.Run(ctx, chromedp.Evaluate(`JSON.stringify(window.lmsLog.map(function (m) { return m.type + (m.statement ? ' ' + m.statement.verb.id : ''); }))`, &log))
-			t.Fatalf("no message with %s; got %s (%v)", expr, log, err)
-		}
-	}
-	countLog := func(expr string) int {
-		t.Helper()
-		var n int
-		if err := chromedp.Run(ctx, chromedp.Evaluate(`window.lmsLog.filter(function (m) { return `+expr+`; }).length`, &n)); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	stateURL := "/h5p/contentUserData/" + content + "/state/0?contextId=topic-" + strconv.FormatInt(topic, 10)
-	waitState := func(want string) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		var last string
-		for time.Now().Before(deadline) {
-			last, _ = env.Call(t, 200, "GET", stateURL, student.Token, nil).Get("data").(string)
-			if strings.Contains(last, want) {
-				return
-			}
-			time.Sleep(250 * time.Millisecond)
-		}
-		t.Fatalf("state %q was not saved; last %q", want, last)
-	}
+	waitLog := site.WaitLog
+	countLog := func(expr string) int { return len(site.Log(expr)) }
+	waitState := func(want string) { site.WaitState(student, topic, content, want) }
 	answer := func(q, a int) string {
 		return fmt.Sprintf(`.lms-quickcheck__question[data-question="%d"] input[value="%d"]`, q, a)
 	}
 
 	// Loaded, sized to its content.
 	f := open()
-	var loadedMsg map[string]any
-	var height float64
-	if err := chromedp.Run(ctx,
-		chromedp.Evaluate(`window.lmsLog.find(function (m) { return m.type === 'lms-h5p:loaded'; })`, &loadedMsg),
-		chromedp.Poll(`(function () { var r = window.lmsLog.filter(function (m) { return m.type === 'lms-h5p:resize'; }).pop();
-			return r && r.height > 300 && document.getElementById('player').style.height === r.height + 'px' ? r.height : 0; })()`,
-			&height, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
-		t.Fatalf("resize: %v", err)
-	}
-	if loadedMsg["contentId"] != content || loadedMsg["library"] != quickcheck.MachineName+" 1.0" {
-		t.Errorf("loaded message %v", loadedMsg)
+	site.WaitHeight(300)
+	if loaded := site.Log(`m.type === 'lms-h5p:loaded'`)[0]; loaded["contentId"] != content || loaded["library"] != quickcheck.MachineName+" 1.0" {
+		t.Errorf("loaded message %v", loaded)
 	}
 
 	// The first two questions with the keyboard: space picks the focused
@@ -277,9 +117,8 @@ func TestPlayInBrowser(t *testing.T) {
 		t.Errorf("statement object %v", stmt["object"])
 	}
 	waitLog(`m.type === 'relayed' && m.completed === true`)
-	if n := env.Count(t, `SELECT COUNT(*) FROM topic_progress WHERE user_id = $1 AND topic_id = $2 AND status = 1`,
-		student.ID, topic); n != 1 {
-		t.Errorf("topic not completed (%d rows)", n)
+	if !site.TopicDone(student, topic) {
+		t.Error("topic not completed")
 	}
 	// The keyboard focus moved from the vanished check button to the next
 	// action, visibly.
@@ -338,36 +177,4 @@ func TestPlayInBrowser(t *testing.T) {
 		t.Errorf("feedback %q, want %q", feedback, want)
 	}
 	browsertest.Screenshot(t, ctx, "quickcheck-solution")
-}
-
-// quizTopic creates an H5P topic from the sample quiz through the topics
-// route, as the demo seed does, and returns the topic and content ids.
-func quizTopic(t *testing.T, env *apitest.Env, token string, lesson int64) (int64, string) {
-	t.Helper()
-	data, err := quickcheck.Package(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	w := multipart.NewWriter(&b)
-	w.WriteField("lesson", strconv.FormatInt(lesson, 10))
-	w.WriteField("title", sample.Title)
-	w.WriteField("topicable", h5pcontent.Class)
-	part, _ := w.CreateFormFile("package", "quick-check.h5p")
-	part.Write(data)
-	w.Close()
-	res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: token, Body: b.Bytes(), Type: w.FormDataContentType()})
-	if res.Status != 201 || res.String("data.topicable.content_id") == "" {
-		t.Fatalf("H5P topic: %d %s", res.Status, res.Body)
-	}
-	return int64(res.Number("data.id")), res.String("data.topicable.content_id")
-}
-
-func port(t *testing.T, raw string) string {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Port()
 }
