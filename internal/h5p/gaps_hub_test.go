@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 )
 
@@ -212,4 +213,18 @@ func readBlob(t *testing.T, env *apitest.Env, key string) []byte {
 	defer rc.Close()
 	b, _ := io.ReadAll(rc)
 	return b
+}
+
+// TestHubURLConfigured checks that LMS_H5P_HUB_URL reaches the hub calls:
+// a refresh against a configured hub that is down says so.
+func TestHubURLConfigured(t *testing.T) {
+	hub := "http://" + closedAddr(t) + "/v1/content-types/"
+	env := apitest.New(t, "sqlite", apitest.Options{Configure: func(c *config.Config) { c.H5PHubURL = hub }})
+	if got := env.Server.H5P.Store.Settings().HubURL; got != hub {
+		t.Fatalf("hub URL %q, want %q", got, hub)
+	}
+	res := env.Call(t, 200, "POST", "/h5p/content-type-cache/update", env.As("admin").Token, nil)
+	if res.Get("data.hubReachable") != false {
+		t.Errorf("refresh against a closed hub: %s", res.Body)
+	}
 }
