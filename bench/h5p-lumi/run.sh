@@ -18,7 +18,7 @@ set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$BENCH_DIR/../.." && pwd)
-FIXTURE=${FIXTURE:-/work/shared/fixtures/h5p/valid/h5p-test.h5p}
+FIXTURE=${FIXTURE:-${LMS_FIXTURES_DIR:-$REPO_ROOT/../shared/fixtures}/h5p/valid/h5p-test.h5p}
 COLD_RUNS=${COLD_RUNS:-5}
 WARM_UPLOADS=${WARM_UPLOADS:-20}
 CONNS=${CONNS:-32}

@@ -16,6 +16,7 @@ import (
 	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/demo"
+	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/server"
@@ -268,14 +269,8 @@ func TestSeedUsesEveryTopicKind(t *testing.T) {
 // from the shared fixtures, or "" when they are absent.
 func h5pDir(t *testing.T) string {
 	t.Helper()
-	var root string
-	for _, dir := range []string{"../../../shared/fixtures/h5p", "/work/shared/fixtures/h5p"} {
-		if _, err := os.Stat(filepath.Join(dir, "valid", "h5p-test.h5p")); err == nil {
-			root = dir
-			break
-		}
-	}
-	if root == "" {
+	root := filepath.Join(fixtures.Dir(), "h5p")
+	if _, err := os.Stat(filepath.Join(root, "valid", "h5p-test.h5p")); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("H5P fixtures missing under CI")
 		}

@@ -6,33 +6,24 @@ import (
 	"encoding/json"
 	"errors"
 	"mime/multipart"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/blob"
+	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 )
 
-const fixtureDir = "/work/shared/fixtures/h5p"
+// fixtureDir holds the shared H5P fixtures.
+var fixtureDir = filepath.Join(fixtures.Dir(), "h5p")
 
 // fixtures lists the .h5p files of a fixture folder, skipping the test
 // when the fixtures are absent (failing under CI).
-func fixtures(t *testing.T, dir string) []string {
+func fixtureFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(fixtureDir, dir, "*.h5p"))
-	if err == nil && len(files) == 0 {
-		err = errors.New("no .h5p files")
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("H5P fixtures absent in %s: %v", dir, err)
-		}
-		t.Skipf("H5P fixtures absent in %s (%v); skipping", dir, err)
-	}
-	return files
+	return fixtures.Glob(t, "h5p/"+dir+"/*.h5p")
 }
 
 func ids(res *apitest.Response) []string {
@@ -51,13 +42,13 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-func readFixture(t *testing.T, path string) []byte {
+func readFixture(t testing.TB, path string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	rel, err := filepath.Rel(fixtures.Dir(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	return fixtures.Read(t, filepath.ToSlash(rel))
 }
 
 // upload posts data as the multipart field to path.
@@ -103,7 +94,7 @@ var invalidCodes = map[string]string{
 }
 
 func TestUploadInvalid(t *testing.T) {
-	files := fixtures(t, "invalid")
+	files := fixtureFiles(t, "invalid")
 	// invalid-core-version.h5p needs core API 1.19, which the default
 	// (1.24) supports; like upstream's test, the sweep runs with a service
 	// supporting less, so every fixture is invalid (TestCoreAPIVersion
@@ -161,7 +152,7 @@ func TestUploadInvalid(t *testing.T) {
 }
 
 func TestUploadRoundTrip(t *testing.T) {
-	files := append(fixtures(t, "valid"), fixtures(t, "hub")...)
+	files := append(fixtureFiles(t, "valid"), fixtureFiles(t, "hub")...)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		for _, f := range files {
@@ -201,7 +192,7 @@ func TestUploadRoundTrip(t *testing.T) {
 }
 
 func TestContentPermissions(t *testing.T) {
-	files := fixtures(t, "hub")
+	files := fixtureFiles(t, "hub")
 	var trueFalse []byte
 	for _, f := range files {
 		if strings.Contains(f, "TrueFalse") {
@@ -326,7 +317,7 @@ func TestContentPermissions(t *testing.T) {
 
 func TestUploadCapAndFiles(t *testing.T) {
 	var images []byte
-	for _, f := range fixtures(t, "valid") {
+	for _, f := range fixtureFiles(t, "valid") {
 		if strings.Contains(f, "images") {
 			images = readFixture(t, f)
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +17,7 @@ import (
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 )
 
-const multiChoiceFixture = fixtureDir + "/hub/H5P.MultiChoice.h5p"
+var multiChoiceFixture = filepath.Join(fixtureDir, "hub", "H5P.MultiChoice.h5p")
 
 // hubDownMessage is the answer of a library install the hub cannot serve.
 const hubDownMessage = "The H5P hub could not be reached; upload the content type as a package instead."
@@ -44,7 +45,7 @@ func zipEntry(t *testing.T, data []byte, name string) []byte {
 // are absent (failing under CI).
 func fixtureData(t *testing.T, name string) []byte {
 	t.Helper()
-	fixtures(t, "hub")
+	fixtureFiles(t, "hub")
 	return readFixture(t, name)
 }
 

@@ -3,6 +3,7 @@ package h5p_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -24,8 +25,8 @@ func TestEmbedPlayerInBrowser(t *testing.T) {
 	env, ctx := site.Env, site.Ctx
 	student := env.NewUser("student")
 	lesson := site.Course("H5P in the browser", student)
-	quizTopic, quiz := site.Topic(lesson, "True or false", readFixture(t, "/work/shared/fixtures/h5p/hub/H5P.TrueFalse.h5p"))
-	sliderTopic, slider := site.Topic(lesson, "Slider", readFixture(t, "/work/shared/fixtures/h5p/valid/valid3-3-images.h5p"))
+	quizTopic, quiz := site.Topic(lesson, "True or false", readFixture(t, trueFalseFixture))
+	sliderTopic, slider := site.Topic(lesson, "Slider", readFixture(t, filepath.Join(fixtureDir, "valid", "valid3-3-images.h5p")))
 
 	// Every URL the browser asks for, to check no token is ever in one.
 	var urlsMu sync.Mutex

@@ -87,7 +87,7 @@ func wantCoreRefused(t *testing.T, name string, res *apitest.Response, library, 
 // 1.19, which is how upstream's test uses it too.
 func TestCoreAPIVersion(t *testing.T) {
 	var coreFixture []byte
-	for _, f := range fixtures(t, "invalid") {
+	for _, f := range fixtureFiles(t, "invalid") {
 		if filepath.Base(f) == "invalid-core-version.h5p" {
 			coreFixture = readFixture(t, f)
 		}

@@ -42,7 +42,7 @@ func patchTrueFalse(t *testing.T, raw []byte) []byte {
 // the whole old or the whole new file, one upload installs the update, and
 // one complete version is left.
 func TestLibraryPatchUpdateConcurrent(t *testing.T) {
-	fixtures(t, "hub") // skips when the fixtures are absent
+	fixtureFiles(t, "hub") // skips when the fixtures are absent
 	raw := readFixture(t, trueFalseFixture)
 	patched := patchTrueFalse(t, raw)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,7 +16,7 @@ import (
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 )
 
-const trueFalseFixture = "/work/shared/fixtures/h5p/hub/H5P.TrueFalse.h5p"
+var trueFalseFixture = filepath.Join(fixtureDir, "hub", "H5P.TrueFalse.h5p")
 
 // installTrueFalse stores the TrueFalse fixture as a content of env's
 // default tenant and returns its id.

@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"context"
 	"mime/multipart"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	"github.com/lms-platform/lms/internal/fixtures"
 )
-
-const trueFalseFixture = "/work/shared/fixtures/h5p/hub/H5P.TrueFalse.h5p"
 
 // h5pStatement is a statement about H5P content contentID; sub makes it
 // about a part of it.
@@ -35,13 +33,7 @@ func h5pStatement(verb, contentID string, sub bool) map[string]any {
 }
 
 func TestH5PTopicCompletes(t *testing.T) {
-	pkg, err := os.ReadFile(trueFalseFixture)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("H5P fixture missing under CI: %v", err)
-		}
-		t.Skipf("H5P fixture missing: %v", err)
-	}
+	pkg := fixtures.Read(t, "h5p/hub/H5P.TrueFalse.h5p")
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		courseID, lessons, _ := grid(t, env, courseRow{Public: true}, 1, 0)
 		admin := env.As("admin")

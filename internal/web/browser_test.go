@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,20 +23,14 @@ import (
 	"github.com/lms-platform/lms/internal/browsertest"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/server"
 )
 
-// fixture returns the path of a shared test package, skipping (failing in
-// CI) when the fixtures are absent.
+// fixture returns the path of a shared test package.
 func fixture(t *testing.T, rel string) string {
-	p := filepath.Join(apitest.RepoRoot(), "..", "shared", "fixtures", rel)
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixture %s missing: %v", rel, err)
-		}
-		t.Skipf("fixture %s missing (../shared/fixtures)", rel)
-	}
-	return p
+	t.Helper()
+	return fixtures.Path(t, rel)
 }
 
 // h5pTopic adds an H5P topic made from a package to a lesson.

@@ -15,29 +15,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lms-platform/lms/internal/fixtures"
 )
 
-// fixturesDir is ../shared/fixtures/h5p beside the repository. Without it
-// the tests skip, except under CI=true, where its absence is a failure.
+// fixturesDir is the shared H5P fixtures directory.
 func fixturesDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "..", "shared", "fixtures", "h5p")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("H5P fixtures missing at %s (CI=true): %v", dir, err)
-		}
-		t.Skipf("H5P fixtures not found at %s; skipping (they live in ../shared/fixtures beside the repository)", dir)
-	}
-	return dir
+	return fixtures.Path(t, "h5p")
 }
 
-func fixtures(t *testing.T, sub string) []string {
+func fixtureFiles(t *testing.T, sub string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(fixturesDir(t), sub, "*.h5p"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no .h5p fixtures in %s: %v", sub, err)
-	}
-	return files
+	return fixtures.Glob(t, "h5p/"+sub+"/*.h5p")
 }
 
 func openBytes(data []byte, limits Limits) (*Package, error) {
@@ -103,7 +93,7 @@ func nothingInstalled(string, int, int) bool { return false }
 
 func TestValidAndHubFixturesValidate(t *testing.T) {
 	for _, sub := range []string{"valid", "hub"} {
-		for _, path := range fixtures(t, sub) {
+		for _, path := range fixtureFiles(t, sub) {
 			t.Run(sub+"/"+filepath.Base(path), func(t *testing.T) {
 				p, err := openPath(t, path, Limits{})
 				if err != nil {

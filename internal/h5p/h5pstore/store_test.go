@@ -22,14 +22,13 @@ import (
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
-
-const fixtures = "/work/shared/fixtures/h5p"
 
 // backends opens a fresh tenant per call: SQLite always, PostgreSQL when
 // LMS_TEST_PG_URL is set (required under CI=true).
@@ -103,14 +102,7 @@ func newStore() *h5pstore.Store {
 
 func fixture(tb testing.TB, rel string) string {
 	tb.Helper()
-	p := filepath.Join(fixtures, rel)
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("fixture %s missing: %v", p, err)
-		}
-		tb.Skipf("fixtures absent (%v); skipping", err)
-	}
-	return p
+	return fixtures.Path(tb, "h5p/"+rel)
 }
 
 // openBytes opens and validates a package held in memory.
