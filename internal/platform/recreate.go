@@ -18,6 +18,12 @@ import (
 // that database. The open handle of this process is then evicted, so the
 // next request starts with fresh per-tenant state. Used by the demo reset.
 func (ts *Tenants) Recreate(ctx context.Context, rec Record) error {
+	// Callers refuse the platform tenant first; this guards the mechanism
+	// itself, since emptying that database would end every session of the
+	// platform's operators.
+	if rec.IsPlatform {
+		return fmt.Errorf("platform: the platform tenant's database is never recreated")
+	}
 	loc, err := ts.databaseLocation(rec)
 	if err != nil {
 		return err
