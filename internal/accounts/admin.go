@@ -72,21 +72,13 @@ func (s *Service) User(ctx context.Context, t *platform.Tenant, p *access.Princi
 
 // checkRoles adds a problem on "roles" for every name that is no role.
 func checkRoles(ctx context.Context, q sqldb.Querier, p problems, roles []string) error {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM roles`)
+	names, err := sqldb.Column[string](q.QueryContext(ctx, `SELECT name FROM roles`))
 	if err != nil {
 		return fmt.Errorf("accounts: load role names: %w", err)
 	}
-	defer rows.Close()
 	known := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return err
-		}
+	for _, name := range names {
 		known[name] = true
-	}
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	for _, r := range roles {
 		if !known[r] {

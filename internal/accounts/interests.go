@@ -45,21 +45,13 @@ func checkCategories(ctx context.Context, q sqldb.Querier, p problems, field str
 		return ids, nil
 	}
 	var a sqldb.Args
-	rows, err := q.QueryContext(ctx, `SELECT id FROM categories WHERE id IN (`+a.List(ids)+`)`, a...)
+	existing, err := sqldb.Column[int64](q.QueryContext(ctx, `SELECT id FROM categories WHERE id IN (`+a.List(ids)+`)`, a...))
 	if err != nil {
 		return nil, fmt.Errorf("accounts: check categories: %w", err)
 	}
-	defer rows.Close()
 	found := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
+	for _, id := range existing {
 		found[id] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	for _, id := range ids {
 		if !found[id] {

@@ -122,21 +122,12 @@ func withRoles(ctx context.Context, q sqldb.Querier, u User, err error) (User, e
 
 // Roles lists the user's role names, sorted.
 func Roles(ctx context.Context, q sqldb.Querier, userID int64) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-		WHERE ur.user_id = $1 ORDER BY r.name`, userID)
+	roles, err := sqldb.Column[string](q.QueryContext(ctx, `SELECT r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+		WHERE ur.user_id = $1 ORDER BY r.name`, userID))
 	if err != nil {
 		return nil, fmt.Errorf("accounts: load roles: %w", err)
 	}
-	defer rows.Close()
-	roles := []string{}
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			return nil, err
-		}
-		roles = append(roles, r)
-	}
-	return roles, rows.Err()
+	return roles, nil
 }
 
 // column is one "name = value" of an UPDATE; names come from code only.

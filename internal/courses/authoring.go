@@ -186,20 +186,15 @@ func authorCapable(ctx context.Context, q sqldb.Querier, ids []int64) (map[int64
 	var a sqldb.Args
 	query := `SELECT DISTINCT ur.user_id FROM user_roles ur JOIN roles r ON r.id = ur.role_id
 		WHERE r.name IN (` + a.Add(access.Tutor) + `, ` + a.Add(access.Admin) + `) AND ur.user_id IN (` + a.List(ids) + `)`
-	rows, err := q.QueryContext(ctx, query, a...)
+	ids, err := sqldb.Column[int64](q.QueryContext(ctx, query, a...))
 	if err != nil {
 		return nil, fmt.Errorf("courses: check authors: %w", err)
 	}
-	defer rows.Close()
 	found := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
+	for _, id := range ids {
 		found[id] = true
 	}
-	return found, rows.Err()
+	return found, nil
 }
 
 func coursePayload(c Course) map[string]any {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // The public catalogue: what anyone, signed in or not, may find.
@@ -40,19 +41,11 @@ func (s *Service) Authored(ctx context.Context, t *platform.Tenant, p *access.Pr
 
 // UniqueTags lists the distinct tags of the catalogue's courses.
 func (s *Service) UniqueTags(ctx context.Context, t *platform.Tenant) ([]string, error) {
-	rows, err := t.DB.QueryContext(ctx, `SELECT DISTINCT ct.tag FROM course_tags ct JOIN courses c ON c.id = ct.course_id
-		WHERE c.status IN ($1, $2) AND c.findable = $3 ORDER BY ct.tag`, string(Published), string(PublishedUnactivated), true)
+	tags, err := sqldb.Column[string](t.DB.QueryContext(ctx, `SELECT DISTINCT ct.tag FROM course_tags ct
+		JOIN courses c ON c.id = ct.course_id WHERE c.status IN ($1, $2) AND c.findable = $3 ORDER BY ct.tag`,
+		string(Published), string(PublishedUnactivated), true))
 	if err != nil {
 		return nil, fmt.Errorf("courses: list unique tags: %w", err)
 	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var tag string
-		if err := rows.Scan(&tag); err != nil {
-			return nil, err
-		}
-		out = append(out, tag)
-	}
-	return out, rows.Err()
+	return tags, nil
 }

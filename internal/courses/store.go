@@ -56,37 +56,20 @@ func ByID(ctx context.Context, q sqldb.Querier, id int64) (Course, error) {
 	if c.Categories, err = int64s(ctx, q, `SELECT category_id FROM course_categories WHERE course_id = $1 ORDER BY category_id`, id); err != nil {
 		return c, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT tag FROM course_tags WHERE course_id = $1 ORDER BY tag`, id)
+	tags, err := sqldb.Column[string](q.QueryContext(ctx, `SELECT tag FROM course_tags WHERE course_id = $1 ORDER BY tag`, id))
 	if err != nil {
 		return c, fmt.Errorf("courses: load tags: %w", err)
 	}
-	defer rows.Close()
-	c.Tags = []string{}
-	for rows.Next() {
-		var tag string
-		if err := rows.Scan(&tag); err != nil {
-			return c, err
-		}
-		c.Tags = append(c.Tags, tag)
-	}
-	return c, rows.Err()
+	c.Tags = tags
+	return c, nil
 }
 
 func int64s(ctx context.Context, q sqldb.Querier, query string, args ...any) ([]int64, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
+	ids, err := sqldb.Column[int64](q.QueryContext(ctx, query, args...))
 	if err != nil {
 		return nil, fmt.Errorf("courses: %w", err)
 	}
-	defer rows.Close()
-	out := []int64{}
-	for rows.Next() {
-		var v int64
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return ids, nil
 }
 
 const lessonColumns = `id, course_id, parent_id, title, summary, duration, position, active, active_from,

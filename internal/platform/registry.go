@@ -185,20 +185,11 @@ func (r *Registry) List(ctx context.Context) ([]Record, error) {
 }
 
 func (r *Registry) hosts(ctx context.Context, id int64) ([]string, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT host FROM tenant_hosts WHERE tenant_id = $1 ORDER BY host`, id)
+	hosts, err := sqldb.Column[string](r.db.QueryContext(ctx, `SELECT host FROM tenant_hosts WHERE tenant_id = $1 ORDER BY host`, id))
 	if err != nil {
 		return nil, fmt.Errorf("platform: tenant hosts: %w", err)
 	}
-	defer rows.Close()
-	var hosts []string
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			return nil, err
-		}
-		hosts = append(hosts, h)
-	}
-	return hosts, rows.Err()
+	return hosts, nil
 }
 
 // keyPair unseals the record's private key.

@@ -82,22 +82,9 @@ func DropDatabasesLike(ctx context.Context, serverURL, prefix string) error {
 		return err
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, prefix)
+	names, err := Column[string](db.QueryContext(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, prefix))
 	if err != nil {
 		return fmt.Errorf("sqldb: list databases: %w", err)
-	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return err
-		}
-		names = append(names, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	for _, n := range names {
 		if err := DropDatabase(ctx, serverURL, n); err != nil {

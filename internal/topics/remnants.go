@@ -59,20 +59,13 @@ func (s *Service) remnants(ctx context.Context, q sqldb.Querier, which string, i
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = q.QueryContext(ctx, `SELECT path FROM topic_resources WHERE topic_id IN (`+which+`)
-		UNION ALL SELECT path FROM project_submissions WHERE topic_id IN (`+which+`)`, id)
+	paths, err := sqldb.Column[string](q.QueryContext(ctx, `SELECT path FROM topic_resources WHERE topic_id IN (`+which+`)
+		UNION ALL SELECT path FROM project_submissions WHERE topic_id IN (`+which+`)`, id))
 	if err != nil {
 		return nil, fmt.Errorf("topics: collect topic files: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		r.keys = append(r.keys, k)
-	}
-	return r, rows.Err()
+	r.keys = append(r.keys, paths...)
+	return r, nil
 }
 
 // Remove deletes the collected files. A failure only leaves orphan files,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // Asset is a preloaded JS or CSS file of a library: the library's folder
@@ -22,22 +23,9 @@ type Asset struct {
 // libraries it depends on.
 func (s *Store) PlayerAssets(ctx context.Context, t *platform.Tenant, contentID int64) (scripts, styles []Asset, err error) {
 	q := t.Statements()
-	rows, err := q.QueryContext(ctx, `SELECT library_id FROM h5p_content_libraries
-		WHERE content_id = $1 AND dependency_type = $2 ORDER BY library_id`, contentID, Preloaded)
+	roots, err := sqldb.Column[int64](q.QueryContext(ctx, `SELECT library_id FROM h5p_content_libraries
+		WHERE content_id = $1 AND dependency_type = $2 ORDER BY library_id`, contentID, Preloaded))
 	if err != nil {
-		return nil, nil, fmt.Errorf("h5pstore: content libraries: %w", err)
-	}
-	var roots []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, nil, fmt.Errorf("h5pstore: content libraries: %w", err)
-		}
-		roots = append(roots, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("h5pstore: content libraries: %w", err)
 	}
 	var main int64
