@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
@@ -231,10 +232,9 @@ func (e *Env) NewUser(role string) *User {
 // Login logs in through the API and returns the token and user id.
 func (e *Env) Login(host, email, password string) (string, int64) {
 	e.T.Helper()
-	res := e.Do(Request{Method: "POST", Path: "/api/auth/login", Host: host,
-		Body: map[string]any{"email": email, "password": password}})
-	if res.Status != 200 {
-		e.T.Fatalf("apitest: login %s: %d %s", email, res.Status, res.Body)
+	issued, err := e.Client(host, "").PostAuthLogin(context.Background(), client.LoginInputBody{Email: email, Password: password})
+	if err != nil {
+		e.T.Fatalf("apitest: login %s: %v", email, err)
 	}
 	rec, err := e.Server.Registry.ByHost(context.Background(), host)
 	if err != nil {
@@ -246,7 +246,20 @@ func (e *Env) Login(host, email, password string) (string, int64) {
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	return res.String("data.token"), u.ID
+	return issued.Token, u.ID
+}
+
+// Client is the typed API client of the running server for the tenant at
+// host ("": the default tenant), signed in with token ("": anonymous).
+func (e *Env) Client(host, token string) *client.Client {
+	if host == "" {
+		host = e.Host
+	}
+	c, err := client.New(e.HTTP.URL, e.HTTP.Client())
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return c.WithHost(host).WithToken(token)
 }
 
 // Request is one HTTP request of a test.
