@@ -1,14 +1,14 @@
 package demo
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"net/http"
 	"os"
-	"strconv"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
@@ -172,8 +172,11 @@ func (s *Service) seedCourses(ctx context.Context, t *platform.Tenant, ids map[s
 	if err != nil {
 		return err
 	}
-	api := &apiClient{handler: s.API(), host: t.PrimaryHost(), token: issued.Token}
-	defer api.json(context.WithoutCancel(ctx), http.MethodPost, "/api/auth/logout", nil, nil)
+	api, err := apiClient(s.API(), t.PrimaryHost(), issued.Token)
+	if err != nil {
+		return err
+	}
+	defer api.PostAuthLogout(context.WithoutCancel(ctx))
 	for _, c := range missing {
 		var packages []h5pPackage
 		if c.Title == exercisesCourse().Title {
@@ -190,35 +193,30 @@ func (s *Service) seedCourses(ctx context.Context, t *platform.Tenant, ids map[s
 	return nil
 }
 
-type created struct {
-	ID int64 `json:"id"`
-}
-
 // createCourse builds a course as a draft, publishes it when it is
 // complete and gives the learners access. A course of H5P packages none
 // of which the H5P service takes is deleted again.
-func (s *Service) createCourse(ctx context.Context, api *apiClient, c course, tutorID int64, learners []int64,
+func (s *Service) createCourse(ctx context.Context, api *client.Client, c course, tutorID int64, learners []int64,
 	packages []h5pPackage, rep *SeedReport) (bool, error) {
-	var made created
-	body := map[string]any{"title": c.Title, "summary": c.Summary, "description": c.Description, "language": "en",
-		"level": c.Level, "tags": c.Tags, "public": c.Public, "findable": true, "status": string(courses.Draft)}
+	body := client.CourseBody{Title: c.Title, Summary: &c.Summary, Description: &c.Description, Language: client.Ptr("en"),
+		Level: &c.Level, Tags: c.Tags, Public: &c.Public, Findable: client.Ptr(true), Status: client.Ptr(string(courses.Draft))}
 	if tutorID != 0 {
-		body["authors"] = []int64{tutorID}
+		body.Authors = []int64{tutorID}
 	}
-	if err := api.json(ctx, http.MethodPost, "/api/admin/courses", body, &made); err != nil {
+	made, err := api.PostAdminCourses(ctx, body)
+	if err != nil {
 		return false, err
 	}
-	path := "/api/admin/courses/" + strconv.FormatInt(made.ID, 10)
 	if c.Cover != nil {
-		if err := api.form(ctx, http.MethodPost, path, nil, upload{"image", "cover.png", c.Cover()}, nil); err != nil {
+		cover := &client.File{Name: "cover.png", Content: bytes.NewReader(c.Cover())}
+		if _, err := api.PostAdminCoursesCourseMultipart(ctx, made.ID, client.PostAdminCoursesCourseForm{Image: cover}); err != nil {
 			return false, err
 		}
 	}
 	imported := 0
 	for _, l := range c.Lessons {
-		var les created
-		err := api.json(ctx, http.MethodPost, "/api/admin/lessons", map[string]any{"course_id": made.ID, "title": l.Title,
-			"summary": l.Summary, "duration": l.Duration}, &les)
+		les, err := api.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: made.ID, Title: l.Title,
+			Summary: &l.Summary, Duration: &l.Duration})
 		if err != nil {
 			return false, err
 		}
@@ -252,38 +250,41 @@ func (s *Service) createCourse(ctx context.Context, api *apiClient, c course, tu
 		}
 	}
 	if packages != nil && imported == 0 {
-		return false, api.json(ctx, http.MethodDelete, path, nil, nil)
+		return false, api.DeleteAdminCoursesID(ctx, made.ID)
 	}
-	if err := api.json(ctx, http.MethodPatch, path, map[string]any{"status": string(courses.Published)}, nil); err != nil {
+	if _, err := api.PatchAdminCoursesID(ctx, made.ID, client.CoursePatch{Status: client.Ptr(string(courses.Published))}); err != nil {
 		return false, err
 	}
-	grants := make([]map[string]any, len(learners))
+	grants := make([]client.GrantBody, len(learners))
 	for i, id := range learners {
-		grants[i] = map[string]any{"id": id}
+		grants[i] = client.GrantBody{ID: id}
 	}
-	return true, api.json(ctx, http.MethodPost, path+"/access", map[string]any{"users": grants}, nil)
+	_, err = api.PostAdminCoursesIDAccess(ctx, made.ID, client.AssignInputBody{Users: grants})
+	return true, err
 }
 
 // createTopic creates one topic: JSON for text, video and projects,
 // multipart form data with the generated file (or H5P package) for the
 // others.
-func createTopic(ctx context.Context, api *apiClient, lessonID int64, tp topic) error {
-	fields := map[string]any{"lesson": lessonID, "title": tp.Title, "summary": tp.Summary, "duration": tp.Duration,
-		"preview": tp.Preview}
-	var class, name string
+func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp topic) error {
+	body := client.PostAdminTopicsBody{Lesson: lessonID, Title: tp.Title, Summary: &tp.Summary, Duration: &tp.Duration,
+		Preview: &tp.Preview}
+	form := client.PostAdminTopicsForm{Lesson: lessonID, Title: tp.Title, Summary: &tp.Summary, Duration: &tp.Duration,
+		Preview: &tp.Preview}
+	var class string
 	switch tp.Kind {
 	case kindText:
-		fields["topicable"], fields["markdown"] = richtext.Class, tp.Markdown
+		body.Topicable, body.Markdown = richtext.Class, &tp.Markdown
 	case kindVideo:
-		fields["topicable"], fields["videoSiteUrl"] = file.Video().Class(), tp.VideoURL
+		body.Topicable, body.VideoSiteURL = file.Video().Class(), &tp.VideoURL
 	case kindProject:
-		fields["topicable"], fields["instructions"], fields["accept"] = project.Class, tp.Markdown, tp.Accept
+		body.Topicable, body.Instructions, body.Accept = project.Class, &tp.Markdown, &tp.Accept
 	case kindImage:
-		class, name = file.Image().Class(), tp.FileName
+		class = file.Image().Class()
 	case kindPDF:
-		class, name = file.PDF().Class(), tp.FileName
+		class = file.PDF().Class()
 	case kindAudio:
-		class, name = file.Audio().Class(), tp.FileName
+		class = file.Audio().Class()
 	case kindH5P:
 		// The package is made now and goes through the topics route like
 		// any uploaded package (see importPackage).
@@ -291,32 +292,33 @@ func createTopic(ctx context.Context, api *apiClient, lessonID int64, tp topic) 
 		if err != nil {
 			return err
 		}
-		form := map[string]string{"topicable": h5pcontent.Class}
-		for k, v := range fields {
-			form[k] = fmt.Sprint(v)
-		}
-		return api.form(ctx, http.MethodPost, "/api/admin/topics", form, upload{"package", tp.FileName, pkg}, nil)
+		form.Topicable = h5pcontent.Class
+		form.ExtraFiles = map[string]client.File{"package": {Name: tp.FileName, Content: bytes.NewReader(pkg)}}
+		_, err = api.PostAdminTopicsMultipart(ctx, form)
+		return err
 	default:
 		return fmt.Errorf("unknown kind %q", tp.Kind)
 	}
 	if class == "" {
-		return api.json(ctx, http.MethodPost, "/api/admin/topics", fields, nil)
+		_, err := api.PostAdminTopics(ctx, body)
+		return err
 	}
-	form := map[string]string{"topicable": class}
-	for k, v := range fields {
-		form[k] = fmt.Sprint(v)
-	}
-	return api.form(ctx, http.MethodPost, "/api/admin/topics", form, upload{"file", name, tp.File()}, nil)
+	form.Topicable = class
+	form.File = &client.File{Name: tp.FileName, Content: bytes.NewReader(tp.File())}
+	_, err := api.PostAdminTopicsMultipart(ctx, form)
+	return err
 }
 
 // importPackage creates an H5P topic from a package: the topics route
 // sends it to the H5P service, which validates and stores it.
-func (s *Service) importPackage(ctx context.Context, api *apiClient, lessonID int64, p h5pPackage) error {
-	data, err := os.ReadFile(p.Path)
+func (s *Service) importPackage(ctx context.Context, api *client.Client, lessonID int64, p h5pPackage) error {
+	f, err := os.Open(p.Path)
 	if err != nil {
 		return err
 	}
-	form := map[string]string{"lesson": strconv.FormatInt(lessonID, 10), "title": p.Title, "topicable": h5pcontent.Class,
-		"summary": "An interactive exercise: finish it to complete the topic.", "duration": "3 min"}
-	return api.form(ctx, http.MethodPost, "/api/admin/topics", form, upload{"package", p.Name, data}, nil)
+	defer f.Close()
+	_, err = api.PostAdminTopicsMultipart(ctx, client.PostAdminTopicsForm{Lesson: lessonID, Title: p.Title,
+		Topicable: h5pcontent.Class, Summary: client.Ptr("An interactive exercise: finish it to complete the topic."),
+		Duration: client.Ptr("3 min"), ExtraFiles: map[string]client.File{"package": {Name: p.Name, Content: f}}})
+	return err
 }
