@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/lms-platform/lms/client"
 )
 
 // requireSession sends anonymous callers to the sign-in page.
@@ -19,7 +21,7 @@ func (h *Handler) requireSession(w http.ResponseWriter, r *http.Request) *sessio
 }
 
 type myCourse struct {
-	Item    progressItem
+	Item    client.ProgressItem
 	Program *program
 	Topics  []*topic
 }
@@ -29,7 +31,7 @@ type myData struct {
 	Planned  []myCourse
 	Finished []myCourse
 	Seconds  int64
-	Complete int
+	Complete int64
 }
 
 // myProgressCourses caps the programs loaded for the progress page.
@@ -42,9 +44,14 @@ func (h *Handler) myProgress(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	var items []progressItem
-	if _, err := h.userCall(w, r, s, http.MethodGet, "/api/courses/progress?order_by=id&order=desc", nil, &items); err != nil {
-		if statusOf(err) == http.StatusUnauthorized {
+	var items []client.ProgressItem
+	err := h.userCall(w, r, s, func(api *client.Client) (err error) {
+		items, err = api.GetCoursesProgress(r.Context(), client.GetCoursesProgressParams{OrderBy: client.Ptr("id"),
+			Order: client.Ptr("desc")})
+		return err
+	})
+	if err != nil {
+		if client.StatusOf(err) == http.StatusUnauthorized {
 			http.Redirect(w, r, "/login?next=/my", http.StatusSeeOther)
 			return
 		}
@@ -64,11 +71,9 @@ func (h *Handler) myProgress(w http.ResponseWriter, r *http.Request) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			var p program
-			path := "/api/courses/" + strconv.FormatInt(c.Item.Course.ID, 10) + "/program"
-			if _, err := h.api.jsonCall(r.Context(), apiCall{Method: http.MethodGet, Path: path, Host: h.apiHost(r),
-				Token: s.token}, nil, &p); err == nil {
-				c.Program = &p
+			api := h.api.as(h.apiHost(r), s.token)
+			if p, err := h.userProgram(r.Context(), api, strconv.FormatInt(c.Item.Course.ID, 10)); err == nil {
+				c.Program = p
 				walkTopics(p.Lessons, func(_ *lesson, t *topic) { c.Topics = append(c.Topics, t) })
 			}
 		}(&courses[i])
@@ -91,7 +96,7 @@ func (h *Handler) myProgress(w http.ResponseWriter, r *http.Request) {
 }
 
 type profileView struct {
-	Profile profileData
+	Profile client.Profile
 	Notice  string
 	Error   string
 	Demo    bool
@@ -106,8 +111,15 @@ func (h *Handler) showProfile(w http.ResponseWriter, r *http.Request, status int
 	if s == nil {
 		return
 	}
-	if _, err := h.userCall(w, r, s, http.MethodGet, "/api/profile/me", nil, &d.Profile); err != nil {
-		if statusOf(err) == http.StatusUnauthorized {
+	err := h.userCall(w, r, s, func(api *client.Client) error {
+		p, err := api.GetProfileMe(r.Context())
+		if err == nil {
+			d.Profile = *p
+		}
+		return err
+	})
+	if err != nil {
+		if client.StatusOf(err) == http.StatusUnauthorized {
 			http.Redirect(w, r, "/login?next=/profile", http.StatusSeeOther)
 			return
 		}
@@ -134,12 +146,14 @@ func (h *Handler) saveProfile(w http.ResponseWriter, r *http.Request) {
 	}
 	first, last, bio := strings.TrimSpace(r.PostFormValue("first_name")), strings.TrimSpace(r.PostFormValue("last_name")),
 		strings.TrimSpace(r.PostFormValue("bio"))
-	_, err := h.userCall(w, r, s, http.MethodPut, "/api/profile/me",
-		map[string]any{"first_name": first, "last_name": last, "bio": bio}, nil)
-	var ae *apiError
+	err := h.userCall(w, r, s, func(api *client.Client) error {
+		_, err := api.PutProfileMe(r.Context(), client.ProfileBody{FirstName: &first, LastName: &last, Bio: &bio})
+		return err
+	})
+	var ae *client.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusUnprocessableEntity {
 		msg := ae.Message
-		for field, m := range ae.Fields {
+		for field, m := range ae.Errors {
 			msg += " " + strings.TrimPrefix(field, "body.") + ": " + strings.Join(m, " ")
 		}
 		h.showProfile(w, r, http.StatusUnprocessableEntity, profileView{Error: msg})
@@ -190,10 +204,9 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	}
 	d := loginData{Next: localPath(r.PostFormValue("next"), ""), Email: strings.TrimSpace(r.PostFormValue("email")),
 		Remember: r.PostFormValue("remember") != ""}
-	var tok issued
-	_, err := h.api.jsonCall(r.Context(), apiCall{Method: http.MethodPost, Path: "/api/auth/login", Host: h.apiHost(r)},
-		map[string]any{"email": d.Email, "password": r.PostFormValue("password"), "remember_me": d.Remember}, &tok)
-	var ae *apiError
+	tok, err := h.api.as(h.apiHost(r), "").PostAuthLogin(r.Context(), client.LoginInputBody{Email: d.Email,
+		Password: r.PostFormValue("password"), RememberMe: d.Remember})
+	var ae *client.Error
 	switch {
 	case errors.As(err, &ae) && ae.Status < 500:
 		d.Error = "The e-mail address or password is not right, or the account is not active yet."
@@ -206,7 +219,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		h.apiFailed(w, r, err)
 		return
 	}
-	h.setSession(w, r, tok, false, 0)
+	h.setSession(w, r, *tok, false, 0)
 	http.Redirect(w, r, localPath(d.Next, "/my"), http.StatusSeeOther)
 }
 
@@ -218,10 +231,8 @@ func (h *Handler) demoLogin(w http.ResponseWriter, r *http.Request) {
 	if role != "student" && role != "tutor" && role != "admin" {
 		role = "student"
 	}
-	var tok issued
-	_, err := h.api.jsonCall(r.Context(), apiCall{Method: http.MethodPost, Path: "/api/demo/login", Host: h.apiHost(r)},
-		map[string]string{"role": role}, &tok)
-	if statusOf(err) == http.StatusNotFound {
+	tok, err := h.api.as(h.apiHost(r), "").PostDemoLogin(r.Context(), client.DemoLoginInputBody{Role: role})
+	if client.StatusOf(err) == http.StatusNotFound {
 		h.errorPage(w, r, http.StatusNotFound, "No demo here", "Demo mode is not turned on for this site.")
 		return
 	}
@@ -229,16 +240,15 @@ func (h *Handler) demoLogin(w http.ResponseWriter, r *http.Request) {
 		h.apiFailed(w, r, err)
 		return
 	}
-	h.setSession(w, r, tok, role == "student", 0)
+	h.setSession(w, r, *tok, role == "student", 0)
 	http.Redirect(w, r, localPath(r.PostFormValue("next"), "/my"), http.StatusSeeOther)
 }
 
 // logout revokes the token at the API and clears the cookies.
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 	if s := h.readSession(r); s != nil {
-		_, err := h.api.jsonCall(r.Context(), apiCall{Method: http.MethodPost, Path: "/api/auth/logout",
-			Host: h.apiHost(r), Token: s.token}, nil, nil)
-		if err != nil && statusOf(err) != http.StatusUnauthorized {
+		err := h.api.as(h.apiHost(r), s.token).PostAuthLogout(r.Context())
+		if err != nil && client.StatusOf(err) != http.StatusUnauthorized {
 			h.log.Info("web: logout at the API failed", "err", err)
 		}
 	}

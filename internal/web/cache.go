@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/clock"
 )
 
@@ -41,7 +42,7 @@ type cached struct {
 	status  int
 	message string
 	value   any
-	meta    *pageMeta
+	meta    *client.PageMeta
 }
 
 // decoder turns an answer into what the cache keeps; an error is not

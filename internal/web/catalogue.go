@@ -2,11 +2,14 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lms-platform/lms/client"
 )
 
 // home is the platform landing on the platform host and the catalogue on
@@ -54,7 +57,7 @@ func (h *Handler) catalogue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c.status != http.StatusOK {
-		h.apiFailed(w, r, &apiError{Status: c.status, Message: c.message})
+		h.apiFailed(w, r, &client.Error{Status: c.status, Message: c.message})
 		return
 	}
 	tags, _ := h.public(r, "/api/tags/uniqueTags", decodeTags)
@@ -128,7 +131,7 @@ func (h *Handler) coursePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c.status != http.StatusOK {
-		h.apiFailed(w, r, &apiError{Status: c.status, Message: c.message})
+		h.apiFailed(w, r, &client.Error{Status: c.status, Message: c.message})
 		return
 	}
 	d := courseData{Course: *c.value.(*course)}
@@ -137,9 +140,9 @@ func (h *Handler) coursePage(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		d.Program = prog
 		d.Continue = continueURL(prog)
-	case statusOf(err) == http.StatusForbidden || statusOf(err) == http.StatusUnauthorized:
+	case client.StatusOf(err) == http.StatusForbidden || client.StatusOf(err) == http.StatusUnauthorized:
 		d.Closed = true
-	case statusOf(err) == http.StatusNotFound:
+	case client.StatusOf(err) == http.StatusNotFound:
 		h.notFound(w, r)
 		return
 	default:
@@ -155,21 +158,32 @@ func (h *Handler) coursePage(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) program(w http.ResponseWriter, r *http.Request, id string) (*program, error) {
 	path := "/api/courses/" + id + "/program"
 	if s := h.readSession(r); s != nil {
-		var p program
-		if _, err := h.userCall(w, r, s, http.MethodGet, path, nil, &p); err != nil {
-			return nil, err
-		}
-		return &p, nil
+		var p *program
+		err := h.userCall(w, r, s, func(api *client.Client) (err error) {
+			p, err = h.userProgram(r.Context(), api, id)
+			return err
+		})
+		return p, err
 	}
 	c, err := h.public(r, path, decodeProgram)
 	if err != nil {
 		return nil, err
 	}
 	if c.status != http.StatusOK {
-		return nil, &apiError{Status: c.status, Message: c.message}
+		return nil, &client.Error{Status: c.status, Message: c.message}
 	}
 	// A copy: the cached program is shared by every anonymous reader.
 	p := *c.value.(*program)
+	return &p, nil
+}
+
+// userProgram loads a course's program with the caller's progress, into
+// the frontend's own view of it (the one the public cache holds too).
+func (h *Handler) userProgram(ctx context.Context, api *client.Client, id string) (*program, error) {
+	var p program
+	if err := api.Call(ctx, http.MethodGet, "/api/courses/"+id+"/program", nil, &p); err != nil {
+		return nil, err
+	}
 	return &p, nil
 }
 

@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/lms-platform/lms/client"
 )
 
-// The shapes of the API answers the pages read: only the fields they
-// show.
+// The frontend's own views of the public answers it caches raw (catalogue,
+// course, program, name, demo): only the fields the pages show. Other
+// answers are read into the typed client's types.
 
 type person struct {
 	ID   int64  `json:"id"`
@@ -89,27 +93,6 @@ type progressTotals struct {
 	Deadline       *time.Time `json:"deadline"`
 }
 
-type progressItem struct {
-	Course struct {
-		ID      int64  `json:"id"`
-		Title   string `json:"title"`
-		Summary string `json:"summary"`
-	} `json:"course"`
-	progressTotals
-}
-
-type profileData struct {
-	ID          int64    `json:"id"`
-	Email       string   `json:"email"`
-	FirstName   string   `json:"first_name"`
-	LastName    string   `json:"last_name"`
-	Name        string   `json:"name"`
-	Bio         *string  `json:"bio"`
-	Roles       []string `json:"roles"`
-	AvatarURL   *string  `json:"avatar_url"`
-	Permissions []string `json:"permissions"`
-}
-
 // demoData is GET /api/demo; a 404 means demo mode is off.
 type demoData struct {
 	Enabled bool `json:"enabled"`
@@ -142,24 +125,23 @@ const unknownTenant = "Unknown tenant."
 func decodeInto[T any]() decoder {
 	return func(status int, body []byte) (*cached, error) {
 		var v T
-		env, err := parseEnvelope(status, body, &v)
+		meta, err := client.Decode(status, nil, body, &v)
+		var ae *client.Error
 		switch {
 		case err == nil:
 			c := &cached{status: status, value: &v}
-			if env != nil {
-				c.meta = env.Meta
+			if meta != (client.PageMeta{}) {
+				c.meta = &meta
 			}
 			return c, nil
-		case env != nil && env.Message == unknownTenant:
+		case !errors.As(err, &ae):
+			return nil, err
+		case ae.Message == unknownTenant:
 			// Not kept: a tenant added a moment later must show at once
 			// (the cache still answers the error for a second).
 			return nil, err
 		case status == http.StatusForbidden || status == http.StatusNotFound:
-			msg := http.StatusText(status)
-			if env != nil && env.Message != "" {
-				msg = env.Message
-			}
-			return &cached{status: status, message: msg}, nil
+			return &cached{status: status, message: ae.Message}, nil
 		}
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/lms-platform/lms/client"
 )
 
 type learnData struct {
@@ -41,7 +43,7 @@ func (h *Handler) programOrLogin(w http.ResponseWriter, r *http.Request, id stri
 	if err == nil {
 		return prog, true
 	}
-	st := statusOf(err)
+	st := client.StatusOf(err)
 	if st == http.StatusUnauthorized || (st == http.StatusForbidden && h.readSession(r) == nil) {
 		http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
 		return nil, false
@@ -231,9 +233,14 @@ func (h *Handler) completeTopic(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/login?next="+url.QueryEscape("/learn/"+cid+"/"+tid), http.StatusSeeOther)
 		return
 	}
+	courseID, _ := strconv.ParseInt(cid, 10, 64)
 	topicID, _ := strconv.ParseInt(tid, 10, 64)
-	body := map[string]any{"progress": []map[string]any{{"topic_id": topicID, "status": statusComplete}}}
-	if _, err := h.userCall(w, r, s, http.MethodPatch, "/api/courses/progress/"+cid, body, nil); err != nil {
+	body := client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: topicID, Status: statusComplete}}}
+	err := h.userCall(w, r, s, func(api *client.Client) error {
+		_, err := api.PatchCoursesProgressCourseID(r.Context(), courseID, body)
+		return err
+	})
+	if err != nil {
 		h.apiFailed(w, r, err)
 		return
 	}
@@ -272,11 +279,11 @@ func (h *Handler) submitProject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer res.Body.Close()
-	if _, err := decodeEnvelope(res, nil); err != nil {
+	if err := readAnswer(res); err != nil {
 		var msg string
-		if ae, ok := err.(*apiError); ok && ae.Status < 500 {
+		if ae, ok := err.(*client.Error); ok && ae.Status < 500 {
 			msg = ae.Message
-			for _, m := range ae.Fields {
+			for _, m := range ae.Errors {
 				msg += " " + strings.Join(m, " ")
 			}
 		}

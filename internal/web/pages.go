@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/lms-platform/lms/client"
 )
 
 //go:embed templates/*.html
@@ -184,7 +186,7 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 // apiFailed shows the page for a failed API call: unreachable (502),
 // not found (404), forbidden (403), or the API's own message.
 func (h *Handler) apiFailed(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *apiError
+	var ae *client.Error
 	switch {
 	case errors.As(err, &ae) && ae.Status == http.StatusNotFound:
 		h.notFound(w, r)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lms-platform/lms/client"
 )
 
 // The session is the API token itself, kept in the httpOnly cookie
@@ -31,12 +33,6 @@ type session struct {
 	// iat and exp come from the token's payload, read without checking
 	// the signature: they only tell when to refresh. Zero when unknown.
 	iat, exp time.Time
-}
-
-// issued is the data of a login, demo login, refresh or LTI exchange.
-type issued struct {
-	Token     string    `json:"token"`
-	ExpiresAt time.Time `json:"expires_at"`
 }
 
 func (h *Handler) readSession(r *http.Request) *session {
@@ -86,7 +82,7 @@ func (h *Handler) secure(r *http.Request) bool {
 
 // setSession stores a token in the cookie until expires (zero: the
 // browser session), marking demo student sessions.
-func (h *Handler) setSession(w http.ResponseWriter, r *http.Request, tok issued, demo bool, maxAge time.Duration) {
+func (h *Handler) setSession(w http.ResponseWriter, r *http.Request, tok client.Issued, demo bool, maxAge time.Duration) {
 	c := &http.Cookie{Name: sessionCookie, Value: tok.Token, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: h.secure(r)}
 	switch {
@@ -126,7 +122,7 @@ type refresher struct {
 
 type refreshCall struct {
 	done chan struct{}
-	tok  issued
+	tok  client.Issued
 	err  error
 	at   time.Time
 }
@@ -167,8 +163,10 @@ func (h *Handler) maybeRefresh(ctx context.Context, w http.ResponseWriter, r *ht
 		// Detached from the request: the others waiting for it must not
 		// fail because this browser went away.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-		_, c.err = h.api.jsonCall(cctx, apiCall{Method: http.MethodGet, Path: "/api/auth/refresh",
-			Host: h.apiHost(r), Token: s.token}, nil, &c.tok)
+		var tok *client.Issued
+		if tok, c.err = h.api.as(h.apiHost(r), s.token).GetAuthRefresh(cctx); c.err == nil {
+			c.tok = *tok
+		}
 		cancel()
 		close(c.done)
 	} else {
@@ -192,34 +190,32 @@ func (h *Handler) demoRelogin(ctx context.Context, w http.ResponseWriter, r *htt
 	if s == nil || !s.demo || !h.demoInfo(ctx, r).Enabled {
 		return false
 	}
-	var tok issued
-	if _, err := h.api.jsonCall(ctx, apiCall{Method: http.MethodPost, Path: "/api/demo/login", Host: h.apiHost(r)},
-		map[string]string{"role": "student"}, &tok); err != nil || tok.Token == "" {
+	tok, err := h.api.as(h.apiHost(r), "").PostDemoLogin(ctx, client.DemoLoginInputBody{Role: "student"})
+	if err != nil || tok.Token == "" {
 		return false
 	}
 	s.token = tok.Token
 	s.iat, s.exp = tokenTimes(tok.Token)
-	h.setSession(w, r, tok, true, 0)
+	h.setSession(w, r, *tok, true, 0)
 	return true
 }
 
-// userCall sends an authenticated JSON call for a page: the token is
-// refreshed when due, and a demo student session survives a demo reset.
-// A final 401 clears the session.
-func (h *Handler) userCall(w http.ResponseWriter, r *http.Request, s *session, method, path string, in, out any) (*envelope, error) {
+// userCall makes an authenticated call for a page: fn calls the API with
+// the typed client signed in as s. The token is refreshed when due, and a
+// demo student session survives a demo reset. A final 401 clears the
+// session.
+func (h *Handler) userCall(w http.ResponseWriter, r *http.Request, s *session, fn func(api *client.Client) error) error {
 	ctx := r.Context()
 	h.maybeRefresh(ctx, w, r, s)
-	call := func() (*envelope, error) {
-		return h.api.jsonCall(ctx, apiCall{Method: method, Path: path, Host: h.apiHost(r), Token: s.token}, in, out)
-	}
-	env, err := call()
-	if statusOf(err) == http.StatusUnauthorized {
+	call := func() error { return fn(h.api.as(h.apiHost(r), s.token)) }
+	err := call()
+	if client.StatusOf(err) == http.StatusUnauthorized {
 		if h.demoRelogin(ctx, w, r, s) {
-			env, err = call()
+			err = call()
 		}
-		if statusOf(err) == http.StatusUnauthorized {
+		if client.StatusOf(err) == http.StatusUnauthorized {
 			h.clearSession(w, r)
 		}
 	}
-	return env, err
+	return err
 }
