@@ -81,9 +81,9 @@ func (c *Client) GetAdminCoursesSearchTags(ctx context.Context) ([]TagCount, err
 	return out, err
 }
 
-// GetAdminCoursesSearchCategoryID is GET /api/admin/courses/search/{category_id}: Courses of a
-// category, with title search and pages (course_list; tutors see the courses they author)
-func (c *Client) GetAdminCoursesSearchCategoryID(ctx context.Context, categoryID int64, params GetAdminCoursesSearchCategoryIDParams) (*Page[CourseView], error) {
+// GetAdminCoursesSearchID is GET /api/admin/courses/search/{category_id}: Courses of a category,
+// with title search and pages (course_list; tutors see the courses they author)
+func (c *Client) GetAdminCoursesSearchID(ctx context.Context, categoryID int64, params GetAdminCoursesSearchIDParams) (*Page[CourseView], error) {
 	r := request{method: http.MethodGet, path: "/api/admin/courses/search/" + pathParam(categoryID)}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
@@ -114,11 +114,11 @@ func (c *Client) GetAdminCoursesUsersAssignable(ctx context.Context, params GetA
 	return callPage[UserRef](ctx, c, r)
 }
 
-// PostAdminCoursesCourse is POST /api/admin/courses/{course}: Update a course with form data: the
+// PostAdminCoursesID is POST /api/admin/courses/{course}: Update a course with form data: the
 // fields of PATCH as JSON or multipart/form-data (lists as repeated fields, categories[] too), with
 // an optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or
 // course_update_authored for an author)
-func (c *Client) PostAdminCoursesCourse(ctx context.Context, course int64, body PostAdminCoursesCourseBody) (*CourseView, error) {
+func (c *Client) PostAdminCoursesID(ctx context.Context, course int64, body PostAdminCoursesIDBody) (*CourseView, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(course)}
 	r.body = jsonBody(body)
 	var out CourseView
@@ -128,13 +128,13 @@ func (c *Client) PostAdminCoursesCourse(ctx context.Context, course int64, body 
 	return &out, nil
 }
 
-// PostAdminCoursesCourseMultipart is POST /api/admin/courses/{course}: Update a course with form
-// data: the fields of PATCH as JSON or multipart/form-data (lists as repeated fields, categories[]
-// too), with an optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or
+// PostAdminCoursesIDMultipart is POST /api/admin/courses/{course}: Update a course with form data:
+// the fields of PATCH as JSON or multipart/form-data (lists as repeated fields, categories[] too),
+// with an optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or
 // course_update_authored for an author)
 //
 // The body is multipart form data, streamed.
-func (c *Client) PostAdminCoursesCourseMultipart(ctx context.Context, course int64, form PostAdminCoursesCourseForm) (*CourseView, error) {
+func (c *Client) PostAdminCoursesIDMultipart(ctx context.Context, course int64, form PostAdminCoursesIDForm) (*CourseView, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(course)}
 	r.body = formBody(form)
 	var out CourseView
@@ -144,10 +144,10 @@ func (c *Client) PostAdminCoursesCourseMultipart(ctx context.Context, course int
 	return &out, nil
 }
 
-// GetAdminCoursesCourseProgram is GET /api/admin/courses/{course}/program: The course with its tree
-// of lessons and topics, inactive ones included, content as stored (course_read, or
+// GetAdminCoursesIDProgram is GET /api/admin/courses/{course}/program: The course with its tree of
+// lessons and topics, inactive ones included, content as stored (course_read, or
 // course_read_authored for an author)
-func (c *Client) GetAdminCoursesCourseProgram(ctx context.Context, course int64) (*AdminProgram, error) {
+func (c *Client) GetAdminCoursesIDProgram(ctx context.Context, course int64) (*AdminProgram, error) {
 	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(course) + "/program"}
 	var out AdminProgram
 	if err := c.call(ctx, r, &out); err != nil {
@@ -393,10 +393,9 @@ func (c *Client) PostAdminNotificationsReadAll(ctx context.Context) (*Marked, er
 	return &out, nil
 }
 
-// PostAdminNotificationsNotificationRead is POST /api/admin/notifications/{notification}/read: Mark
-// a notification read: any user's with dashboard-app_notification-list_access, else the caller's
-// own
-func (c *Client) PostAdminNotificationsNotificationRead(ctx context.Context, notification int64) (*Notification, error) {
+// PostAdminNotificationsIDRead is POST /api/admin/notifications/{notification}/read: Mark a
+// notification read: any user's with dashboard-app_notification-list_access, else the caller's own
+func (c *Client) PostAdminNotificationsIDRead(ctx context.Context, notification int64) (*Notification, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/notifications/" + pathParam(notification) + "/read"}
 	var out Notification
 	if err := c.call(ctx, r, &out); err != nil {
@@ -405,9 +404,9 @@ func (c *Client) PostAdminNotificationsNotificationRead(ctx context.Context, not
 	return &out, nil
 }
 
-// GetAdminNotificationsUser is GET /api/admin/notifications/{user}: One user's notifications
+// GetAdminNotificationsID is GET /api/admin/notifications/{user}: One user's notifications
 // (dashboard-app_notification-list_access)
-func (c *Client) GetAdminNotificationsUser(ctx context.Context, user int64, params GetAdminNotificationsUserParams) (*Page[Notification], error) {
+func (c *Client) GetAdminNotificationsID(ctx context.Context, user int64, params GetAdminNotificationsIDParams) (*Page[Notification], error) {
 	r := request{method: http.MethodGet, path: "/api/admin/notifications/" + pathParam(user)}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
@@ -568,18 +567,18 @@ func (c *Client) GetAdminTopicsIDEdit(ctx context.Context, id int64) (*FormView,
 	return &out, nil
 }
 
-// GetAdminTopicsTopicIDResources is GET /api/admin/topics/{topic_id}/resources: List a topic's
+// GetAdminTopicsIDResources is GET /api/admin/topics/{topic_id}/resources: List a topic's
 // attachments
-func (c *Client) GetAdminTopicsTopicIDResources(ctx context.Context, topicID int64) ([]ResourceView, error) {
+func (c *Client) GetAdminTopicsIDResources(ctx context.Context, topicID int64) ([]ResourceView, error) {
 	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/resources"}
 	var out []ResourceView
 	err := c.call(ctx, r, &out)
 	return out, err
 }
 
-// PostAdminTopicsTopicIDResources is POST /api/admin/topics/{topic_id}/resources: Attach a file to
-// a topic (the spec's path without its final slash)
-func (c *Client) PostAdminTopicsTopicIDResources(ctx context.Context, topicID int64, form PostAdminTopicsTopicIDResourcesForm) (*ResourceView, error) {
+// PostAdminTopicsIDResources is POST /api/admin/topics/{topic_id}/resources: Attach a file to a
+// topic (the spec's path without its final slash)
+func (c *Client) PostAdminTopicsIDResources(ctx context.Context, topicID int64, form PostAdminTopicsIDResourcesForm) (*ResourceView, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(topicID) + "/resources"}
 	r.body = formBody(form)
 	var out ResourceView
@@ -589,9 +588,9 @@ func (c *Client) PostAdminTopicsTopicIDResources(ctx context.Context, topicID in
 	return &out, nil
 }
 
-// PostAdminTopicsTopicIDResourcesSlash is POST /api/admin/topics/{topic_id}/resources/: Attach a
-// file to a topic: multipart field resource, at most 100 MiB; optional field name
-func (c *Client) PostAdminTopicsTopicIDResourcesSlash(ctx context.Context, topicID int64, form PostAdminTopicsTopicIDResourcesSlashForm) (*ResourceView, error) {
+// PostAdminTopicsIDResourcesSlash is POST /api/admin/topics/{topic_id}/resources/: Attach a file to
+// a topic: multipart field resource, at most 100 MiB; optional field name
+func (c *Client) PostAdminTopicsIDResourcesSlash(ctx context.Context, topicID int64, form PostAdminTopicsIDResourcesSlashForm) (*ResourceView, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(topicID) + "/resources/"}
 	r.body = formBody(form)
 	var out ResourceView
@@ -601,16 +600,16 @@ func (c *Client) PostAdminTopicsTopicIDResourcesSlash(ctx context.Context, topic
 	return &out, nil
 }
 
-// DeleteAdminTopicsTopicIDResourcesResourceID is DELETE
-// /api/admin/topics/{topic_id}/resources/{resource_id}: Delete a topic's attachment (idempotent)
-func (c *Client) DeleteAdminTopicsTopicIDResourcesResourceID(ctx context.Context, topicID int64, resourceID int64) error {
+// DeleteAdminTopicsIDResourcesID is DELETE /api/admin/topics/{topic_id}/resources/{resource_id}:
+// Delete a topic's attachment (idempotent)
+func (c *Client) DeleteAdminTopicsIDResourcesID(ctx context.Context, topicID int64, resourceID int64) error {
 	r := request{method: http.MethodDelete, path: "/api/admin/topics/" + pathParam(topicID) + "/resources/" + pathParam(resourceID)}
 	return c.call(ctx, r, nil)
 }
 
-// PatchAdminTopicsTopicIDResourcesResourceID is PATCH
-// /api/admin/topics/{topic_id}/resources/{resource_id}: Rename a topic's attachment
-func (c *Client) PatchAdminTopicsTopicIDResourcesResourceID(ctx context.Context, topicID int64, resourceID int64, body RenameInputBody) (*ResourceView, error) {
+// PatchAdminTopicsIDResourcesID is PATCH /api/admin/topics/{topic_id}/resources/{resource_id}:
+// Rename a topic's attachment
+func (c *Client) PatchAdminTopicsIDResourcesID(ctx context.Context, topicID int64, resourceID int64, body RenameInputBody) (*ResourceView, error) {
 	r := request{method: http.MethodPatch, path: "/api/admin/topics/" + pathParam(topicID) + "/resources/" + pathParam(resourceID)}
 	r.body = jsonBody(body)
 	var out ResourceView
@@ -620,9 +619,9 @@ func (c *Client) PatchAdminTopicsTopicIDResourcesResourceID(ctx context.Context,
 	return &out, nil
 }
 
-// PostAdminTopicsTopic is POST /api/admin/topics/{topic}: Update a topic with form data (multipart,
+// PostAdminTopicsID is POST /api/admin/topics/{topic}: Update a topic with form data (multipart,
 // for new files)
-func (c *Client) PostAdminTopicsTopic(ctx context.Context, topic int64, body PostAdminTopicsTopicBody) (*View, error) {
+func (c *Client) PostAdminTopicsID(ctx context.Context, topic int64, body PostAdminTopicsIDBody) (*View, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(topic)}
 	r.body = jsonBody(body)
 	var out View
@@ -632,11 +631,11 @@ func (c *Client) PostAdminTopicsTopic(ctx context.Context, topic int64, body Pos
 	return &out, nil
 }
 
-// PostAdminTopicsTopicMultipart is POST /api/admin/topics/{topic}: Update a topic with form data
+// PostAdminTopicsIDMultipart is POST /api/admin/topics/{topic}: Update a topic with form data
 // (multipart, for new files)
 //
 // The body is multipart form data, streamed.
-func (c *Client) PostAdminTopicsTopicMultipart(ctx context.Context, topic int64, form PostAdminTopicsTopicForm) (*View, error) {
+func (c *Client) PostAdminTopicsIDMultipart(ctx context.Context, topic int64, form PostAdminTopicsIDForm) (*View, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(topic)}
 	r.body = formBody(form)
 	var out View
@@ -646,9 +645,9 @@ func (c *Client) PostAdminTopicsTopicMultipart(ctx context.Context, topic int64,
 	return &out, nil
 }
 
-// GetAdminTopicsTopicProjectSubmissions is GET /api/admin/topics/{topic}/project/submissions: List
-// a project topic's submissions with their users, newest first
-func (c *Client) GetAdminTopicsTopicProjectSubmissions(ctx context.Context, topic int64, params GetAdminTopicsTopicProjectSubmissionsParams) (*Page[SubmissionView], error) {
+// GetAdminTopicsIDProjectSubmissions is GET /api/admin/topics/{topic}/project/submissions: List a
+// project topic's submissions with their users, newest first
+func (c *Client) GetAdminTopicsIDProjectSubmissions(ctx context.Context, topic int64, params GetAdminTopicsIDProjectSubmissionsParams) (*Page[SubmissionView], error) {
 	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topic) + "/project/submissions"}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
@@ -656,18 +655,18 @@ func (c *Client) GetAdminTopicsTopicProjectSubmissions(ctx context.Context, topi
 	return callPage[SubmissionView](ctx, c, r)
 }
 
-// GetAdminTopicsTopicProjectSubmissionsIDDownload is GET
+// GetAdminTopicsIDProjectSubmissionsIDDownload is GET
 // /api/admin/topics/{topic}/project/submissions/{id}/download: Download a submission's file
-func (c *Client) GetAdminTopicsTopicProjectSubmissionsIDDownload(ctx context.Context, topic int64, id int64) (*http.Response, error) {
+func (c *Client) GetAdminTopicsIDProjectSubmissionsIDDownload(ctx context.Context, topic int64, id int64) (*http.Response, error) {
 	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topic) + "/project/submissions/" + pathParam(id) + "/download"}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
 
-// PostAdminTutorsIDAssignCourse is POST /api/admin/tutors/{id}/assign/{course}: Make a tutor or
-// admin an author of the course; event CourseTutorAssigned unless it already is one (course_update,
-// or an author)
-func (c *Client) PostAdminTutorsIDAssignCourse(ctx context.Context, id int64, course int64) (*CourseView, error) {
+// PostAdminTutorsIDAssignID is POST /api/admin/tutors/{id}/assign/{course}: Make a tutor or admin
+// an author of the course; event CourseTutorAssigned unless it already is one (course_update, or an
+// author)
+func (c *Client) PostAdminTutorsIDAssignID(ctx context.Context, id int64, course int64) (*CourseView, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/tutors/" + pathParam(id) + "/assign/" + pathParam(course)}
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -676,9 +675,9 @@ func (c *Client) PostAdminTutorsIDAssignCourse(ctx context.Context, id int64, co
 	return &out, nil
 }
 
-// PostAdminTutorsIDUnassignCourse is POST /api/admin/tutors/{id}/unassign/{course}: Remove an
-// author from the course; event CourseTutorUnassigned if it was one (course_update, or an author)
-func (c *Client) PostAdminTutorsIDUnassignCourse(ctx context.Context, id int64, course int64) (*CourseView, error) {
+// PostAdminTutorsIDUnassignID is POST /api/admin/tutors/{id}/unassign/{course}: Remove an author
+// from the course; event CourseTutorUnassigned if it was one (course_update, or an author)
+func (c *Client) PostAdminTutorsIDUnassignID(ctx context.Context, id int64, course int64) (*CourseView, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/tutors/" + pathParam(id) + "/unassign/" + pathParam(course)}
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -784,10 +783,9 @@ func (c *Client) PostAdminUserGroupsIDMembers(ctx context.Context, id int64, bod
 	return &out, nil
 }
 
-// DeleteAdminUserGroupsIDMembersUserID is DELETE /api/admin/user-groups/{id}/members/{user_id}:
-// Remove a user from a group; event UserRemovedFromGroup if it was a member
-// (user-group_member-remove)
-func (c *Client) DeleteAdminUserGroupsIDMembersUserID(ctx context.Context, id int64, userID int64) (*GroupDetail, error) {
+// DeleteAdminUserGroupsIDMembersID is DELETE /api/admin/user-groups/{id}/members/{user_id}: Remove
+// a user from a group; event UserRemovedFromGroup if it was a member (user-group_member-remove)
+func (c *Client) DeleteAdminUserGroupsIDMembersID(ctx context.Context, id int64, userID int64) (*GroupDetail, error) {
 	r := request{method: http.MethodDelete, path: "/api/admin/user-groups/" + pathParam(id) + "/members/" + pathParam(userID)}
 	var out GroupDetail
 	if err := c.call(ctx, r, &out); err != nil {
@@ -917,9 +915,9 @@ func (c *Client) PostAdminUsersIDInterests(ctx context.Context, id int64, body I
 	return out, err
 }
 
-// DeleteAdminUsersIDInterestsInterestID is DELETE /api/admin/users/{id}/interests/{interest_id}:
-// Remove one interest of a user (user-interest_update)
-func (c *Client) DeleteAdminUsersIDInterestsInterestID(ctx context.Context, id int64, interestID int64) ([]Category, error) {
+// DeleteAdminUsersIDInterestsID is DELETE /api/admin/users/{id}/interests/{interest_id}: Remove one
+// interest of a user (user-interest_update)
+func (c *Client) DeleteAdminUsersIDInterestsID(ctx context.Context, id int64, interestID int64) ([]Category, error) {
 	r := request{method: http.MethodDelete, path: "/api/admin/users/" + pathParam(id) + "/interests/" + pathParam(interestID)}
 	var out []Category
 	err := c.call(ctx, r, &out)
@@ -961,9 +959,9 @@ func (c *Client) PostAuthEmailResend(ctx context.Context) error {
 	return c.call(ctx, r, nil)
 }
 
-// GetAuthEmailVerifyIDHash is GET /api/auth/email/verify/{id}/{hash}: Verify an e-mail address
+// GetAuthEmailVerifyIDID is GET /api/auth/email/verify/{id}/{hash}: Verify an e-mail address
 // through the signed link
-func (c *Client) GetAuthEmailVerifyIDHash(ctx context.Context, id int64, hash string, params GetAuthEmailVerifyIDHashParams) error {
+func (c *Client) GetAuthEmailVerifyIDID(ctx context.Context, id int64, hash string, params GetAuthEmailVerifyIDIDParams) error {
 	r := request{method: http.MethodGet, path: "/api/auth/email/verify/" + pathParam(id) + "/" + pathParam(hash)}
 	r.query = url.Values{}
 	addQuery(r.query, "expires", params.Expires)
@@ -1100,9 +1098,9 @@ func (c *Client) GetCoursesProgressPaginated(ctx context.Context, params GetCour
 	return callPage[ProgressItem](ctx, c, r)
 }
 
-// GetCoursesProgressCourseID is GET /api/courses/progress/{course_id}: The caller's progress in one
+// GetCoursesProgressID is GET /api/courses/progress/{course_id}: The caller's progress in one
 // course, topic by topic
-func (c *Client) GetCoursesProgressCourseID(ctx context.Context, courseID int64) (*CourseProgress, error) {
+func (c *Client) GetCoursesProgressID(ctx context.Context, courseID int64) (*CourseProgress, error) {
 	r := request{method: http.MethodGet, path: "/api/courses/progress/" + pathParam(courseID)}
 	var out CourseProgress
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1111,9 +1109,9 @@ func (c *Client) GetCoursesProgressCourseID(ctx context.Context, courseID int64)
 	return &out, nil
 }
 
-// PatchCoursesProgressCourseID is PATCH /api/courses/progress/{course_id}: Write the caller's
-// statuses of topics of a course (idempotent)
-func (c *Client) PatchCoursesProgressCourseID(ctx context.Context, courseID int64, body WriteInputBody) (*CourseProgress, error) {
+// PatchCoursesProgressID is PATCH /api/courses/progress/{course_id}: Write the caller's statuses of
+// topics of a course (idempotent)
+func (c *Client) PatchCoursesProgressID(ctx context.Context, courseID int64, body WriteInputBody) (*CourseProgress, error) {
 	r := request{method: http.MethodPatch, path: "/api/courses/progress/" + pathParam(courseID)}
 	r.body = jsonBody(body)
 	var out CourseProgress
@@ -1123,9 +1121,9 @@ func (c *Client) PatchCoursesProgressCourseID(ctx context.Context, courseID int6
 	return &out, nil
 }
 
-// PostCoursesProgressTopicIDH5P is POST /api/courses/progress/{topic_id}/h5p: Store an xAPI
-// statement of an H5P topic
-func (c *Client) PostCoursesProgressTopicIDH5P(ctx context.Context, topicID int64, body map[string]any) (*H5PStatement, error) {
+// PostCoursesProgressIDH5P is POST /api/courses/progress/{topic_id}/h5p: Store an xAPI statement of
+// an H5P topic
+func (c *Client) PostCoursesProgressIDH5P(ctx context.Context, topicID int64, body map[string]any) (*H5PStatement, error) {
 	r := request{method: http.MethodPost, path: "/api/courses/progress/" + pathParam(topicID) + "/h5p"}
 	r.body = jsonBody(body)
 	var out H5PStatement
@@ -1135,9 +1133,9 @@ func (c *Client) PostCoursesProgressTopicIDH5P(ctx context.Context, topicID int6
 	return &out, nil
 }
 
-// PutCoursesProgressTopicIDPing is PUT /api/courses/progress/{topic_id}/ping: Record time on a
-// topic: adds the seconds since the previous ping when under an hour ago
-func (c *Client) PutCoursesProgressTopicIDPing(ctx context.Context, topicID int64) (*TopicPing, error) {
+// PutCoursesProgressIDPing is PUT /api/courses/progress/{topic_id}/ping: Record time on a topic:
+// adds the seconds since the previous ping when under an hour ago
+func (c *Client) PutCoursesProgressIDPing(ctx context.Context, topicID int64) (*TopicPing, error) {
 	r := request{method: http.MethodPut, path: "/api/courses/progress/" + pathParam(topicID) + "/ping"}
 	var out TopicPing
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1146,9 +1144,9 @@ func (c *Client) PutCoursesProgressTopicIDPing(ctx context.Context, topicID int6
 	return &out, nil
 }
 
-// GetCoursesCourse is GET /api/courses/{course}: A published course; others are not found, except
-// for callers who may read them in the admin API
-func (c *Client) GetCoursesCourse(ctx context.Context, course int64) (*CourseView, error) {
+// GetCoursesID is GET /api/courses/{course}: A published course; others are not found, except for
+// callers who may read them in the admin API
+func (c *Client) GetCoursesID(ctx context.Context, course int64) (*CourseView, error) {
 	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course)}
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1157,9 +1155,9 @@ func (c *Client) GetCoursesCourse(ctx context.Context, course int64) (*CourseVie
 	return &out, nil
 }
 
-// GetCoursesCoursePreviewTopicID is GET /api/courses/{course}/preview/{topic_id}: A preview topic
-// of a published course, with its content
-func (c *Client) GetCoursesCoursePreviewTopicID(ctx context.Context, course int64, topicID int64) (*LearnerTopic, error) {
+// GetCoursesIDPreviewID is GET /api/courses/{course}/preview/{topic_id}: A preview topic of a
+// published course, with its content
+func (c *Client) GetCoursesIDPreviewID(ctx context.Context, course int64, topicID int64) (*LearnerTopic, error) {
 	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course) + "/preview/" + pathParam(topicID)}
 	var out LearnerTopic
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1168,9 +1166,9 @@ func (c *Client) GetCoursesCoursePreviewTopicID(ctx context.Context, course int6
 	return &out, nil
 }
 
-// GetCoursesCourseProgram is GET /api/courses/{course}/program: The program of a course: lessons
-// and topics with content, and the caller's progress
-func (c *Client) GetCoursesCourseProgram(ctx context.Context, course int64) (*LearnerProgram, error) {
+// GetCoursesIDProgram is GET /api/courses/{course}/program: The program of a course: lessons and
+// topics with content, and the caller's progress
+func (c *Client) GetCoursesIDProgram(ctx context.Context, course int64) (*LearnerProgram, error) {
 	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course) + "/program"}
 	var out LearnerProgram
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1211,9 +1209,9 @@ func (c *Client) GetEvents(ctx context.Context) ([]EventInfo, error) {
 	return out, err
 }
 
-// GetFilesKey is GET /api/files/{key}: Serve a stored file through a signed link (expires and
+// GetFilesID is GET /api/files/{key}: Serve a stored file through a signed link (expires and
 // signature from the API's url fields); supports Range
-func (c *Client) GetFilesKey(ctx context.Context, key string, params GetFilesKeyParams) (*http.Response, error) {
+func (c *Client) GetFilesID(ctx context.Context, key string, params GetFilesIDParams) (*http.Response, error) {
 	r := request{method: http.MethodGet, path: "/api/files/" + pathParam(key)}
 	r.query = url.Values{}
 	addQuery(r.query, "expires", params.Expires)
@@ -1288,9 +1286,9 @@ func (c *Client) PostNotificationsReadAll(ctx context.Context) (*Marked, error) 
 	return &out, nil
 }
 
-// PostNotificationsNotificationRead is POST /api/notifications/{notification}/read: Mark one of the
-// caller's notifications read
-func (c *Client) PostNotificationsNotificationRead(ctx context.Context, notification int64) (*Notification, error) {
+// PostNotificationsIDRead is POST /api/notifications/{notification}/read: Mark one of the caller's
+// notifications read
+func (c *Client) PostNotificationsIDRead(ctx context.Context, notification int64) (*Notification, error) {
 	r := request{method: http.MethodPost, path: "/api/notifications/" + pathParam(notification) + "/read"}
 	var out Notification
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1324,9 +1322,9 @@ func (c *Client) PostProfileDeleteInit(ctx context.Context) error {
 	return c.call(ctx, r, nil)
 }
 
-// GetProfileDeleteUserIDToken is GET /api/profile/delete/{userId}/{token}: Confirm an account
-// deletion through the mailed link; event AccountDeleted
-func (c *Client) GetProfileDeleteUserIDToken(ctx context.Context, userID int64, token string) error {
+// GetProfileDeleteIDID is GET /api/profile/delete/{userId}/{token}: Confirm an account deletion
+// through the mailed link; event AccountDeleted
+func (c *Client) GetProfileDeleteIDID(ctx context.Context, userID int64, token string) error {
 	r := request{method: http.MethodGet, path: "/api/profile/delete/" + pathParam(userID) + "/" + pathParam(token)}
 	return c.call(ctx, r, nil)
 }
@@ -1421,9 +1419,9 @@ func (c *Client) GetTagsUniqueTags(ctx context.Context) ([]string, error) {
 	return out, err
 }
 
-// PostTopicsTopicProject is POST /api/topics/{topic}/project: Submit work to a project topic:
+// PostTopicsIDProject is POST /api/topics/{topic}/project: Submit work to a project topic:
 // multipart field file, of a type and size the topic accepts
-func (c *Client) PostTopicsTopicProject(ctx context.Context, topic int64, form PostTopicsTopicProjectForm) (*SubmissionView, error) {
+func (c *Client) PostTopicsIDProject(ctx context.Context, topic int64, form PostTopicsIDProjectForm) (*SubmissionView, error) {
 	r := request{method: http.MethodPost, path: "/api/topics/" + pathParam(topic) + "/project"}
 	r.body = formBody(form)
 	var out SubmissionView
@@ -1813,9 +1811,9 @@ type GetAdminCoursesParams struct {
 	Order      *string
 }
 
-// GetAdminCoursesSearchCategoryIDParams are the parameters of GET
-// /api/admin/courses/search/{category_id}; nil fields are not sent.
-type GetAdminCoursesSearchCategoryIDParams struct {
+// GetAdminCoursesSearchIDParams are the parameters of GET /api/admin/courses/search/{category_id};
+// nil fields are not sent.
+type GetAdminCoursesSearchIDParams struct {
 	// Page number, from 1.
 	Page *int64
 	// Items per page, at most 100.
@@ -1871,6 +1869,19 @@ type GetAdminNotificationsAllParams struct {
 	Unread *bool
 }
 
+// GetAdminNotificationsIDParams are the parameters of GET /api/admin/notifications/{user}; nil
+// fields are not sent.
+type GetAdminNotificationsIDParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only notifications of this event.
+	Event *string
+	// true keeps only unread notifications.
+	Unread *bool
+}
+
 // GetAdminNotificationsParams are the parameters of GET /api/admin/notifications; nil fields are
 // not sent.
 type GetAdminNotificationsParams struct {
@@ -1884,17 +1895,13 @@ type GetAdminNotificationsParams struct {
 	Unread *bool
 }
 
-// GetAdminNotificationsUserParams are the parameters of GET /api/admin/notifications/{user}; nil
-// fields are not sent.
-type GetAdminNotificationsUserParams struct {
+// GetAdminTopicsIDProjectSubmissionsParams are the parameters of GET
+// /api/admin/topics/{topic}/project/submissions; nil fields are not sent.
+type GetAdminTopicsIDProjectSubmissionsParams struct {
 	// Page number, from 1.
 	Page *int64
 	// Items per page, at most 100.
 	PerPage *int64
-	// Only notifications of this event.
-	Event *string
-	// true keeps only unread notifications.
-	Unread *bool
 }
 
 // GetAdminTopicsParams are the parameters of GET /api/admin/topics; nil fields are not sent.
@@ -1911,15 +1918,6 @@ type GetAdminTopicsParams struct {
 	TopicableType *string
 	// Part of the title, any case.
 	Title *string
-}
-
-// GetAdminTopicsTopicProjectSubmissionsParams are the parameters of GET
-// /api/admin/topics/{topic}/project/submissions; nil fields are not sent.
-type GetAdminTopicsTopicProjectSubmissionsParams struct {
-	// Page number, from 1.
-	Page *int64
-	// Items per page, at most 100.
-	PerPage *int64
 }
 
 // GetAdminUserGroupsParams are the parameters of GET /api/admin/user-groups; nil fields are not
@@ -1959,9 +1957,9 @@ type GetAdminUsersParams struct {
 	Order   *string
 }
 
-// GetAuthEmailVerifyIDHashParams are the parameters of GET /api/auth/email/verify/{id}/{hash}; nil
+// GetAuthEmailVerifyIDIDParams are the parameters of GET /api/auth/email/verify/{id}/{hash}; nil
 // fields are not sent.
-type GetAuthEmailVerifyIDHashParams struct {
+type GetAuthEmailVerifyIDIDParams struct {
 	Expires   *string
 	Signature *string
 }
@@ -2022,8 +2020,8 @@ type GetCoursesProgressParams struct {
 	Order *string
 }
 
-// GetFilesKeyParams are the parameters of GET /api/files/{key}; nil fields are not sent.
-type GetFilesKeyParams struct {
+// GetFilesIDParams are the parameters of GET /api/files/{key}; nil fields are not sent.
+type GetFilesIDParams struct {
 	// Unix time the link expires at.
 	Expires *int64
 	// HMAC-SHA256 of the key and expiry.
@@ -2457,8 +2455,8 @@ type Person struct {
 	Name string `json:"name"`
 }
 
-// PostAdminCoursesCourseBody is a schema of the API.
-type PostAdminCoursesCourseBody struct {
+// PostAdminCoursesIDBody is a schema of the API.
+type PostAdminCoursesIDBody struct {
 	// When learners may start; null: at once.
 	ActiveFrom *time.Time `json:"active_from,omitzero"`
 	// When the course closes; after active_from. null: never.
@@ -2488,8 +2486,8 @@ type PostAdminCoursesCourseBody struct {
 	Title *string  `json:"title,omitzero"`
 }
 
-// PostAdminCoursesCourseForm is a schema of the API. Fields left nil are not sent.
-type PostAdminCoursesCourseForm struct {
+// PostAdminCoursesIDForm is a schema of the API. Fields left nil are not sent.
+type PostAdminCoursesIDForm struct {
 	// Empty clears it.
 	ActiveFrom *time.Time
 	// Empty clears it.
@@ -2511,7 +2509,7 @@ type PostAdminCoursesCourseForm struct {
 	Title    *string
 }
 
-func (f PostAdminCoursesCourseForm) writeForm(w *multipart.Writer) error {
+func (f PostAdminCoursesIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"active_from", f.ActiveFrom},
 		{"active_to", f.ActiveTo},
@@ -2647,9 +2645,8 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
-// PostAdminTopicsTopicBody: Type-specific fields beyond those listed are passed to the content
-// kind.
-type PostAdminTopicsTopicBody struct {
+// PostAdminTopicsIDBody: Type-specific fields beyond those listed are passed to the content kind.
+type PostAdminTopicsIDBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string `json:"accept,omitzero"`
 	// Visible to learners; default true.
@@ -2689,13 +2686,13 @@ type PostAdminTopicsTopicBody struct {
 }
 
 // MarshalJSON sends Extra beside the listed fields.
-func (v PostAdminTopicsTopicBody) MarshalJSON() ([]byte, error) {
-	type listed PostAdminTopicsTopicBody
+func (v PostAdminTopicsIDBody) MarshalJSON() ([]byte, error) {
+	type listed PostAdminTopicsIDBody
 	return withExtra(listed(v), v.Extra)
 }
 
-// PostAdminTopicsTopicForm is a schema of the API. Fields left nil are not sent.
-type PostAdminTopicsTopicForm struct {
+// PostAdminTopicsIDForm is a schema of the API. Fields left nil are not sent.
+type PostAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string
 	// Visible to learners; default true.
@@ -2739,7 +2736,7 @@ type PostAdminTopicsTopicForm struct {
 	ExtraFiles map[string]File
 }
 
-func (f PostAdminTopicsTopicForm) writeForm(w *multipart.Writer) error {
+func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
 		{"active", f.Active},
@@ -2764,30 +2761,30 @@ func (f PostAdminTopicsTopicForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
-// PostAdminTopicsTopicIDResourcesForm is a schema of the API. Fields left nil are not sent.
-type PostAdminTopicsTopicIDResourcesForm struct {
+// PostAdminTopicsIDResourcesForm is a schema of the API. Fields left nil are not sent.
+type PostAdminTopicsIDResourcesForm struct {
 	// Name to show; default: the file's name.
 	Name *string
 	// Any file of at most 100 MiB.
 	Resource *File
 }
 
-func (f PostAdminTopicsTopicIDResourcesForm) writeForm(w *multipart.Writer) error {
+func (f PostAdminTopicsIDResourcesForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"name", f.Name},
 		{"resource", f.Resource},
 	})
 }
 
-// PostAdminTopicsTopicIDResourcesSlashForm is a schema of the API. Fields left nil are not sent.
-type PostAdminTopicsTopicIDResourcesSlashForm struct {
+// PostAdminTopicsIDResourcesSlashForm is a schema of the API. Fields left nil are not sent.
+type PostAdminTopicsIDResourcesSlashForm struct {
 	// Name to show; default: the file's name.
 	Name *string
 	// Any file of at most 100 MiB.
 	Resource *File
 }
 
-func (f PostAdminTopicsTopicIDResourcesSlashForm) writeForm(w *multipart.Writer) error {
+func (f PostAdminTopicsIDResourcesSlashForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"name", f.Name},
 		{"resource", f.Resource},
@@ -2818,13 +2815,13 @@ func (f PostProfileUploadAvatarForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
-// PostTopicsTopicProjectForm is a schema of the API. Fields left nil are not sent.
-type PostTopicsTopicProjectForm struct {
+// PostTopicsIDProjectForm is a schema of the API. Fields left nil are not sent.
+type PostTopicsIDProjectForm struct {
 	// A file of a type and size the project accepts (see its accept and max_size).
 	File *File
 }
 
-func (f PostTopicsTopicProjectForm) writeForm(w *multipart.Writer) error {
+func (f PostTopicsIDProjectForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"file", f.File},
 	})

@@ -67,7 +67,7 @@ func TestClientAgainstServer(t *testing.T) {
 			t.Fatalf("course page: %+v", page)
 		}
 
-		program, err := learner.GetCoursesCourseProgram(ctx, course.ID)
+		program, err := learner.GetCoursesIDProgram(ctx, course.ID)
 		if err != nil {
 			t.Fatalf("program: %v", err)
 		}

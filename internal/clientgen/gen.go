@@ -113,7 +113,7 @@ func Generate(raw []byte) ([]byte, error) {
 				return nil, fmt.Errorf("%s %s: %w", m, p, err)
 			}
 			op.Parameters = mergeParams(shared, op.Parameters)
-			name := operationName(op.OperationID, m, p)
+			name := operationName(m, p)
 			if prev, dup := names[name]; dup {
 				return nil, fmt.Errorf("%s %s and %s have the same method name %s", m, p, prev, name)
 			}
@@ -591,17 +591,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// operationName is the method name: the operation id in Go case, without
-// its "api" word ("get-api-admin-courses" is GetAdminCourses).
-func operationName(id, method, path string) string {
-	if id == "" {
-		id = method + "-" + path
-	}
-	var words []string
-	for _, w := range splitWords(id) {
-		if !strings.EqualFold(w, "api") {
-			words = append(words, w)
+// operationName is the method name, made from the method and the path
+// rather than the operation id (which the API derives from the path with
+// its parameter names), so that renaming a path parameter renames no
+// method: GET /api/admin/courses/{id}/access is GetAdminCoursesIDAccess.
+func operationName(method, path string) string {
+	words := []string{method}
+	for _, seg := range strings.Split(path, "/") {
+		switch {
+		case seg == "" || seg == "api":
+		case strings.HasPrefix(seg, "{"):
+			words = append(words, "id")
+		default:
+			words = append(words, splitWords(seg)...)
 		}
+	}
+	if len(path) > 1 && strings.HasSuffix(path, "/") {
+		words = append(words, "slash")
 	}
 	return ident(strings.Join(words, "_"))
 }

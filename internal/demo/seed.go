@@ -209,7 +209,7 @@ func (s *Service) createCourse(ctx context.Context, api *client.Client, c course
 	}
 	if c.Cover != nil {
 		cover := &client.File{Name: "cover.png", Content: bytes.NewReader(c.Cover())}
-		if _, err := api.PostAdminCoursesCourseMultipart(ctx, made.ID, client.PostAdminCoursesCourseForm{Image: cover}); err != nil {
+		if _, err := api.PostAdminCoursesIDMultipart(ctx, made.ID, client.PostAdminCoursesIDForm{Image: cover}); err != nil {
 			return false, err
 		}
 	}

@@ -237,7 +237,7 @@ func (h *Handler) completeTopic(w http.ResponseWriter, r *http.Request) {
 	topicID, _ := strconv.ParseInt(tid, 10, 64)
 	body := client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: topicID, Status: statusComplete}}}
 	err := h.userCall(w, r, s, func(api *client.Client) error {
-		_, err := api.PatchCoursesProgressCourseID(r.Context(), courseID, body)
+		_, err := api.PatchCoursesProgressID(r.Context(), courseID, body)
 		return err
 	})
 	if err != nil {
