@@ -32,6 +32,11 @@ func (d handlerDoer) Do(req *http.Request) (*http.Response, error) {
 	}
 	rec := &recorder{header: http.Header{}}
 	d.handler.ServeHTTP(rec, req)
+	if req.Body != nil {
+		// As the HTTP server does: a handler that answered before reading
+		// the whole body must not leave the client's writer waiting.
+		req.Body.Close()
+	}
 	if rec.status == 0 {
 		rec.status = http.StatusOK
 	}
