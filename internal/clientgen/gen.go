@@ -187,7 +187,7 @@ func (g *gen) operation(w *bytes.Buffer, name, method, path string, op operation
 			}
 		}
 		arg := lowerFirst(ident(pname))
-		for used[arg] || isKeyword(arg) {
+		for used[arg] || reserved(arg) {
 			arg += "Param"
 		}
 		used[arg] = true
@@ -211,7 +211,7 @@ func (g *gen) operation(w *bytes.Buffer, name, method, path string, op operation
 		args = append(args, "params "+ptype)
 		var q, h []string
 		for _, p := range fields {
-			f := fieldName(p.Name)
+			f := ident(p.Name)
 			if p.In == "query" {
 				q = append(q, fmt.Sprintf("addQuery(r.query, %q, params.%s)", p.Name, f))
 			} else {
@@ -334,7 +334,7 @@ func (g *gen) params(name, method, path string, ps []parameter) {
 	fmt.Fprintf(&b, "type %s struct {\n", name)
 	seen := map[string]bool{}
 	for _, p := range ps {
-		f := fieldName(p.Name)
+		f := ident(p.Name)
 		if seen[f] {
 			continue
 		}
@@ -570,17 +570,15 @@ func fieldNames(s *schema) map[string]string {
 	out := map[string]string{}
 	taken := map[string]bool{"Extra": true, "ExtraFiles": true}
 	for _, prop := range sortedKeys(s.Properties) {
-		n := fieldName(prop)
+		n := ident(prop)
 		for i := 2; taken[n]; i++ {
-			n = fmt.Sprintf("%s%d", fieldName(prop), i)
+			n = fmt.Sprintf("%s%d", ident(prop), i)
 		}
 		taken[n] = true
 		out[prop] = n
 	}
 	return out
 }
-
-func fieldName(prop string) string { return ident(prop) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
@@ -678,7 +676,9 @@ func lowerFirst(s string) string {
 	return string(r)
 }
 
-func isKeyword(s string) bool {
+// reserved says whether a name cannot be a parameter of a generated
+// method: a Go keyword, the receiver, or a package the code uses.
+func reserved(s string) bool {
 	switch s {
 	case "break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func",
 		"go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct",
