@@ -438,6 +438,14 @@ func addQuery(q url.Values, name string, v any) {
 	}
 }
 
+// addQueryList adds a list parameter as one comma-separated value (a
+// query parameter the document declares with explode false).
+func addQueryList(q url.Values, name string, v any) {
+	if s := values(v); len(s) > 0 {
+		q.Add(name, strings.Join(s, ","))
+	}
+}
+
 // values is the text of a parameter or form value: nothing for nil,
 // one per element for a list, JSON for anything else structured.
 func values(v any) []string {

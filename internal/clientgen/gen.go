@@ -55,6 +55,7 @@ type parameter struct {
 	Name        string  `json:"name"`
 	In          string  `json:"in"`
 	Required    bool    `json:"required"`
+	Explode     *bool   `json:"explode"`
 	Description string  `json:"description"`
 	Schema      *schema `json:"schema"`
 }
@@ -212,9 +213,13 @@ func (g *gen) operation(w *bytes.Buffer, name, method, path string, op operation
 		var q, h []string
 		for _, p := range fields {
 			f := ident(p.Name)
-			if p.In == "query" {
+			switch {
+			case p.In == "query" && p.Explode != nil && !*p.Explode && p.Schema != nil && slices.Contains(g.resolve(p.Schema).types(), "array"):
+				// A list not exploded is one comma-separated value.
+				q = append(q, fmt.Sprintf("addQueryList(r.query, %q, params.%s)", p.Name, f))
+			case p.In == "query":
 				q = append(q, fmt.Sprintf("addQuery(r.query, %q, params.%s)", p.Name, f))
-			} else {
+			default:
 				h = append(h, fmt.Sprintf("setHeader(r.header, %q, params.%s)", p.Name, f))
 			}
 		}

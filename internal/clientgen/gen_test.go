@@ -39,7 +39,8 @@ func TestGenerateTolerates(t *testing.T) {
 	doc := []byte(`{"openapi":"3.0.3","paths":{
 	  "/api/things/{thing}":{
 	    "parameters":[{"name":"thing","in":"path","required":true,"schema":{"type":"integer"}}],
-	    "get":{"operationId":"get-thing","parameters":[{"name":"X-Trace","in":"header","schema":{"type":"string"}}],
+	    "get":{"operationId":"get-thing","parameters":[{"name":"X-Trace","in":"header","schema":{"type":"string"}},
+	      {"name":"tags","in":"query","explode":false,"schema":{"type":"array","items":{"type":"string"}}}],
 	      "responses":{"200":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/EnvelopeThing"}}}}}},
 	    "put":{"operationId":"put-thing","requestBody":{"content":{"application/octet-stream":{"schema":{"type":"string","format":"binary"}}}},
 	      "responses":{"204":{}}}}},
@@ -56,6 +57,7 @@ func TestGenerateTolerates(t *testing.T) {
 		"func (c *Client) GetThingsID(ctx context.Context, thing int64, params GetThingsIDParams) (*Thing, error)",
 		"func (c *Client) PutThingsID(ctx context.Context, thing int64, body io.Reader, contentType string) (*http.Response, error)",
 		`setHeader(r.header, "X-Trace", params.XTrace)`,
+		`addQueryList(r.query, "tags", params.Tags)`,
 		"Note *string `json:\"note\"`",
 		"Self *Thing `json:\"self,omitzero\"`",
 	} {
