@@ -8,13 +8,14 @@ ADMIN_EMAIL    ?= admin@localhost
 ADMIN_PASSWORD ?= admin-password
 
 # Browser files the H5P service serves (the H5P core player from
-# h5p-standalone), pinned in package-lock.json. The package's install
-# script only enforces its authors' package manager, so scripts are off.
+# h5p-standalone) and the OpenAPI linter, pinned in package-lock.json.
+# The player's install script only enforces its authors' package manager,
+# so scripts are off.
 PLAYER := node_modules/h5p-standalone/dist/frame.bundle.js
 # Screenshots of the browser tests land here.
 export LMS_TEST_ARTIFACTS ?= $(CURDIR)/var/test-artifacts
 
-.PHONY: build run demo-reset test test-race bench bench-h5p-lumi vet fmt clean client
+.PHONY: build run demo-reset test test-race lint-openapi bench bench-h5p-lumi vet fmt clean client
 
 $(PLAYER): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
@@ -58,6 +59,14 @@ test: $(PLAYER)
 
 test-race: $(PLAYER)
 	$(GO) test -race -count=1 -timeout 30m ./...
+
+# The OpenAPI description (what /api/openapi.json serves) must pass
+# Redocly's linter: the recommended rules, less those redocly.yaml turns
+# off with its reasons.
+lint-openapi: $(PLAYER)
+	@mkdir -p var
+	$(GO) run ./cmd/lms openapi > var/openapi.json
+	REDOCLY_TELEMETRY=off npx --no redocly lint --config redocly.yaml var/openapi.json
 
 # Go benchmarks plus the HTTP load runs (load generator on this machine):
 # GET /api/profile/me with start-up time and idle memory of `lms serve`,

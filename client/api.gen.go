@@ -114,36 +114,6 @@ func (c *Client) GetAdminCoursesUsersAssignable(ctx context.Context, params GetA
 	return callPage[UserRef](ctx, c, r)
 }
 
-// PostAdminCoursesID is POST /api/admin/courses/{course}: Update a course with form data: the
-// fields of PATCH as JSON or multipart/form-data (lists as repeated fields, categories[] too), with
-// an optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or
-// course_update_authored for an author)
-func (c *Client) PostAdminCoursesID(ctx context.Context, course int64, body PostAdminCoursesIDBody) (*CourseView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(course)}
-	r.body = jsonBody(body)
-	var out CourseView
-	if err := c.call(ctx, r, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
-// PostAdminCoursesIDMultipart is POST /api/admin/courses/{course}: Update a course with form data:
-// the fields of PATCH as JSON or multipart/form-data (lists as repeated fields, categories[] too),
-// with an optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or
-// course_update_authored for an author)
-//
-// The body is multipart form data, streamed.
-func (c *Client) PostAdminCoursesIDMultipart(ctx context.Context, course int64, form PostAdminCoursesIDForm) (*CourseView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(course)}
-	r.body = formBody(form)
-	var out CourseView
-	if err := c.call(ctx, r, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
 // GetAdminCoursesIDProgram is GET /api/admin/courses/{course}/program: The course with its tree of
 // lessons and topics, inactive ones included, content as stored (course_read, or
 // course_read_authored for an author)
@@ -172,6 +142,36 @@ func (c *Client) GetAdminCoursesID(ctx context.Context, id int64) (*CourseView, 
 func (c *Client) PutAdminCoursesID(ctx context.Context, id int64, body CourseBody) (*CourseView, error) {
 	r := request{method: http.MethodPut, path: "/api/admin/courses/" + pathParam(id)}
 	r.body = jsonBody(body)
+	var out CourseView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminCoursesID is POST /api/admin/courses/{id}: Update a course with form data: the fields of
+// PATCH as JSON or multipart/form-data (lists as repeated fields, categories[] too), with an
+// optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or
+// course_update_authored for an author)
+func (c *Client) PostAdminCoursesID(ctx context.Context, id int64, body PostAdminCoursesIDBody) (*CourseView, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out CourseView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminCoursesIDMultipart is POST /api/admin/courses/{id}: Update a course with form data: the
+// fields of PATCH as JSON or multipart/form-data (lists as repeated fields, categories[] too), with
+// an optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or
+// course_update_authored for an author)
+//
+// The body is multipart form data, streamed.
+func (c *Client) PostAdminCoursesIDMultipart(ctx context.Context, id int64, form PostAdminCoursesIDForm) (*CourseView, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(id)}
+	r.body = formBody(form)
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -512,6 +512,32 @@ func (c *Client) PutAdminTopicsIDMultipart(ctx context.Context, id int64, form P
 	return &out, nil
 }
 
+// PostAdminTopicsID is POST /api/admin/topics/{id}: Update a topic with form data (multipart, for
+// new files)
+func (c *Client) PostAdminTopicsID(ctx context.Context, id int64, body PostAdminTopicsIDBody) (*View, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out View
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminTopicsIDMultipart is POST /api/admin/topics/{id}: Update a topic with form data
+// (multipart, for new files)
+//
+// The body is multipart form data, streamed.
+func (c *Client) PostAdminTopicsIDMultipart(ctx context.Context, id int64, form PostAdminTopicsIDForm) (*View, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(id)}
+	r.body = formBody(form)
+	var out View
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // DeleteAdminTopicsID is DELETE /api/admin/topics/{id}: Delete a topic with its files (idempotent)
 func (c *Client) DeleteAdminTopicsID(ctx context.Context, id int64) error {
 	r := request{method: http.MethodDelete, path: "/api/admin/topics/" + pathParam(id)}
@@ -613,32 +639,6 @@ func (c *Client) PatchAdminTopicsIDResourcesID(ctx context.Context, topicID int6
 	r := request{method: http.MethodPatch, path: "/api/admin/topics/" + pathParam(topicID) + "/resources/" + pathParam(resourceID)}
 	r.body = jsonBody(body)
 	var out ResourceView
-	if err := c.call(ctx, r, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
-// PostAdminTopicsID is POST /api/admin/topics/{topic}: Update a topic with form data (multipart,
-// for new files)
-func (c *Client) PostAdminTopicsID(ctx context.Context, topic int64, body PostAdminTopicsIDBody) (*View, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(topic)}
-	r.body = jsonBody(body)
-	var out View
-	if err := c.call(ctx, r, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
-// PostAdminTopicsIDMultipart is POST /api/admin/topics/{topic}: Update a topic with form data
-// (multipart, for new files)
-//
-// The body is multipart form data, streamed.
-func (c *Client) PostAdminTopicsIDMultipart(ctx context.Context, topic int64, form PostAdminTopicsIDForm) (*View, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(topic)}
-	r.body = formBody(form)
-	var out View
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,11 @@
 // Package browsertest starts headless Chromium for end-to-end tests
 // (chromedp). On a machine without Chromium the tests are skipped, except
 // in CI (CI=true), where .ci/run installs it and a missing browser fails.
+//
+// A browser test waits for conditions in the page (Until, chromedp's
+// WaitVisible), never for a time: only the session's timeout given to New
+// bounds a wait, as a guard against a hung browser, so a loaded machine
+// makes a test slower but not red.
 package browsertest
 
 import (
@@ -11,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // candidates are the executables tried in order; LMS_CHROMIUM overrides.
@@ -55,8 +62,8 @@ func SameProcessFrames() Option {
 }
 
 // New starts a fresh headless browser with an empty profile and returns a
-// tab context with the given timeout. The browser is closed when the test
-// ends.
+// tab context with the given timeout, the bound of the whole session. The
+// browser is closed when the test ends.
 func New(t testing.TB, timeout time.Duration, extra ...Option) context.Context {
 	t.Helper()
 	exe := Path()
@@ -129,4 +136,51 @@ func Screenshot(t testing.TB, ctx context.Context, name string) string {
 		t.Fatalf("browsertest: save screenshot: %v", err)
 	}
 	return p
+}
+
+// Until waits until the JavaScript expression expr is truthy and stores
+// its value in res. It is chromedp.Poll without Poll's own 30-second
+// limit: the page decides when the wait ends, the session bounds it.
+func Until(expr string, res any, opts ...chromedp.PollOption) chromedp.PollAction {
+	return chromedp.Poll(expr, res, append([]chromedp.PollOption{chromedp.WithPollingTimeout(0)}, opts...)...)
+}
+
+// Show evaluates the JavaScript expression expr (a string) for a failure
+// message; it works also once ctx has expired, so that a wait that ran
+// out of time still shows where the page was.
+func Show(ctx context.Context, expr string) string {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	var out string
+	if err := chromedp.Run(sctx, chromedp.Evaluate(expr, &out)); err != nil {
+		return "(the page could not be read: " + err.Error() + ")"
+	}
+	return out
+}
+
+// agamottoLaidOut holds once H5P has laid out the image slider of
+// H5P.Agamotto content: its track has a width.
+const agamottoLaidOut = `(function () {
+	var track = document.querySelector('.h5p-agamotto-slider-track');
+	return !!track && parseFloat(track.style.width) > 0;
+})()`
+
+// SlideH5PImages shows every image of the image slider of H5P.Agamotto
+// content in frame, which has n+1 images: n steps with the arrow key to
+// the last and n back to the first. The content completes once it has
+// counted every image as shown, which it misses for the first one when
+// H5P lays the slider out late (under load); the way back shows that one
+// again. It waits first for the layout: the slider is visible before it,
+// but a key pressed while its track has no width leaves it at a position
+// it never recovers from.
+func SlideH5PImages(ctx context.Context, frame *cdp.Node, n int) error {
+	var ready bool
+	actions := []chromedp.Action{Until(agamottoLaidOut, &ready, chromedp.WithPollingInFrame(frame))}
+	for _, key := range []string{kb.ArrowRight, kb.ArrowLeft} {
+		for range n {
+			actions = append(actions, chromedp.SendKeys(`.h5p-agamotto-slider-thumb`, key, chromedp.ByQuery,
+				chromedp.FromNode(frame)))
+		}
+	}
+	return chromedp.Run(ctx, actions...)
 }

@@ -93,7 +93,7 @@ type patchCourseInput struct {
 // formCourseInput is read whole, under the route's body cap, and parsed
 // here: JSON or multipart form data with an optional image file.
 type formCourseInput struct {
-	Course      int64  `path:"course"`
+	Course      int64  `path:"id"`
 	ContentType string `header:"Content-Type" hidden:"true"`
 	RawBody     []byte `contentType:"multipart/form-data"`
 }
@@ -311,7 +311,7 @@ func courseRoutes(api huma.API, s *Service) {
 			}
 			return httpx.Done("Course deleted.")
 		})
-	form := route(http.MethodPost, "/api/admin/courses/{course}", "Update a course with form data: the fields of PATCH as JSON or multipart/form-data (lists as repeated fields, categories[] too), with an optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or course_update_authored for an author)")
+	form := route(http.MethodPost, "/api/admin/courses/{id}", "Update a course with form data: the fields of PATCH as JSON or multipart/form-data (lists as repeated fields, categories[] too), with an optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or course_update_authored for an author)")
 	form.MaxBody = formBody
 	httpx.Handle(api, form,
 		func(ctx context.Context, in *formCourseInput) (*httpx.Response[CourseView], error) {

@@ -2,7 +2,6 @@ package h5p_test
 
 import (
 	"encoding/json"
-	"os"
 	"slices"
 	"testing"
 
@@ -13,10 +12,7 @@ import (
 // asset lists processes keep between requests, lists the scripts of a
 // library's new patch version as soon as it is installed.
 func TestPlayModelFollowsLibraryUpdate(t *testing.T) {
-	raw, err := os.ReadFile(trueFalseFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFixture(t, trueFalseFixture)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		id := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, raw).String("data.contentId")

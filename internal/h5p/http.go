@@ -3,7 +3,6 @@ package h5p
 import (
 	"net/http"
 
-	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/httpx"
 )
 
@@ -35,10 +34,9 @@ func (s *Service) routes() http.Handler {
 	s.runtimeRoutes(mux)
 	s.editorRoutes(mux)
 	s.embedRoutes(mux)
-	mux.Handle("/h5p/", s.user(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, apperr.New(apperr.NotFound, "Not found."))
-	})))
-	return mux
+	// Unknown paths and methods answer in the envelope, after the tenant
+	// check: an unknown host is "Unknown tenant." on every path.
+	return httpx.Unmatched(mux, func(h http.Handler) http.Handler { return s.tenancy(false, h) })
 }
 
 // user is the chain of every route but the health check: tenant, then

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -22,13 +21,7 @@ var trueFalseFixture = filepath.Join(fixtureDir, "hub", "H5P.TrueFalse.h5p")
 // default tenant and returns its id.
 func installTrueFalse(t testing.TB, env *apitest.Env) int64 {
 	t.Helper()
-	raw, err := os.ReadFile(trueFalseFixture)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixture missing: %v", err)
-		}
-		t.Skipf("fixtures absent (%v); skipping", err)
-	}
+	raw := readFixture(t, trueFalseFixture)
 	p, err := h5ppackage.Open(bytes.NewReader(raw), int64(len(raw)), h5ppackage.Limits{})
 	if err != nil {
 		t.Fatal(err)

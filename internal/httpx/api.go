@@ -3,6 +3,7 @@ package httpx
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -34,6 +35,10 @@ func NewAPI(mux *http.ServeMux, info Info) huma.API {
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", BearerFormat: "JWT (RS256)"},
 	}
+	cfg.Components.Schemas = huma.NewMapRegistry("#/components/schemas/", schemaName)
+	// One relative server: the API answers on whatever host names a
+	// tenant, so no absolute URL is right for every reader.
+	cfg.Servers = []*huma.Server{{URL: "/", Description: "The host you call; it selects the tenant."}}
 	// Huma would add a $schema link to every body; our envelope has none.
 	cfg.CreateHooks = nil
 	return humago.New(newOverlapMux(mux), cfg)
@@ -87,7 +92,17 @@ const (
 	metaLimit = "lms-limit"
 )
 
-var nonWord = regexp.MustCompile(`[^a-zA-Z0-9]+`)
+var (
+	nonWord = regexp.MustCompile(`[^a-zA-Z0-9]+`)
+	// notInSchemaName is what OpenAPI forbids in a component name; huma's
+	// namer keeps the spaces and braces of a type like map[string]interface {}.
+	notInSchemaName = regexp.MustCompile(`[^a-zA-Z0-9._-]+`)
+)
+
+// schemaName is huma's schema name without the characters OpenAPI refuses.
+func schemaName(t reflect.Type, hint string) string {
+	return notInSchemaName.ReplaceAllString(huma.DefaultSchemaNamer(t, hint), "")
+}
 
 // Handle registers a typed handler. Errors the handler returns are mapped
 // to the envelope and status in one place (ErrorFor).
@@ -106,9 +121,15 @@ func Handle[I, O any](api huma.API, r Route, h func(context.Context, *I) (*O, er
 	if r.Limit != nil {
 		op.Metadata[metaLimit] = *r.Limit
 	}
+	// Every route answers 404 on a host that names no tenant.
+	op.Errors = []int{http.StatusNotFound}
 	if r.Who == User {
 		op.Security = []map[string][]string{{"bearer": {}}}
-		op.Errors = []int{401, 403}
+		op.Errors = append(op.Errors, 401, 403)
+	} else {
+		// Anonymous callers are served, and a valid token, when sent,
+		// identifies the caller: authentication is optional.
+		op.Security = []map[string][]string{{}, {"bearer": {}}}
 	}
 	if r.Limit != nil {
 		op.Errors = append(op.Errors, 429)

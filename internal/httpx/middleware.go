@@ -56,6 +56,8 @@ var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // Observe gives each request an id, recovers panics as 500 envelopes and
 // writes one log line per request. The line carries tenant, user, route,
 // status and duration, never headers or bodies, so no token reaches a log.
+// Every answer says nosniff: browsers must take API and H5P bodies as the
+// type they are sent with, never guess a script or a page from content.
 func Observe(log *slog.Logger, trustProxy bool) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -69,6 +71,7 @@ func Observe(log *slog.Logger, trustProxy bool) Middleware {
 			info := &requestInfo{id: id, ip: clientIP(r, trustProxy), origin: requestOrigin(r, trustProxy), logger: log}
 			r = r.WithContext(contextWithInfo(r.Context(), info))
 			w.Header().Set("X-Request-Id", id)
+			w.Header().Set("X-Content-Type-Options", "nosniff")
 			rec := &recorder{ResponseWriter: w}
 			defer func() {
 				if p := recover(); p != nil {

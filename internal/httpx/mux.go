@@ -117,7 +117,7 @@ func (s *sharedRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for i, seg := range raw {
 		v, err := url.PathUnescape(seg)
 		if err != nil {
-			http.NotFound(w, r)
+			writeNotFound(w)
 			return
 		}
 		segs[i] = v
@@ -130,7 +130,7 @@ func (s *sharedRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if best == nil {
-		http.NotFound(w, r)
+		writeNotFound(w)
 		return
 	}
 	for i, seg := range best.segs {

@@ -212,7 +212,7 @@ func (s *Server) buildAPI() {
 	s.Kinds = s.contentKinds()
 	s.Files = &files.Signer{Clock: s.Clock, TTL: time.Hour}
 	s.routes()
-	api := httpx.Chain(mux,
+	api := httpx.Chain(httpx.Unmatched(mux, nil),
 		httpx.Tenancy(s.Tenants, s.Config.TrustProxy, s.Config.InternalKey),
 		auth.Authenticate(s.Clock),
 		httpx.Idempotency(s.Clock),

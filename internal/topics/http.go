@@ -40,7 +40,7 @@ type updateInput struct {
 }
 
 type formUpdateInput struct {
-	Topic  int64 `path:"topic" doc:"Topic id."`
+	Topic  int64 `path:"id" doc:"Topic id."`
 	Upload rawBody
 }
 
@@ -148,11 +148,11 @@ func Routes(api huma.API, s *Service) {
 			})
 		describeTopicForm(api, method, "/api/admin/topics/{id}", false)
 	}
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/topics/{topic}", "Update a topic with form data (multipart, for new files)"),
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/topics/{id}", "Update a topic with form data (multipart, for new files)"),
 		func(ctx context.Context, in *formUpdateInput) (*httpx.Response[View], error) {
 			return update(ctx, in.Topic, in.Upload)
 		})
-	describeTopicForm(api, http.MethodPost, "/api/admin/topics/{topic}", false)
+	describeTopicForm(api, http.MethodPost, "/api/admin/topics/{id}", false)
 	httpx.Handle(api, route(http.MethodDelete, "/api/admin/topics/{id}", "Delete a topic with its files (idempotent)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.Delete(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID); err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
@@ -117,14 +116,12 @@ func TestLearnerInBrowser(t *testing.T) {
 			t.Logf("browser exception: %s", e.ExceptionDetails.Error())
 		}
 	})
+	// Each step waits for its condition in the page, bounded only by the
+	// browser session.
 	run := func(what string, actions ...chromedp.Action) {
 		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 45*time.Second)
-		defer cancel()
-		if err := chromedp.Run(sctx, actions...); err != nil {
-			var body string
-			chromedp.Run(ctx, chromedp.Evaluate(`location.href + "\n" + document.body.innerText.slice(0, 2000)`, &body))
-			t.Fatalf("%s: %v\n%s", what, err, body)
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, browsertest.Show(ctx, `location.href + "\n" + document.body.innerText.slice(0, 2000)`))
 		}
 	}
 
@@ -158,9 +155,8 @@ func TestLearnerInBrowser(t *testing.T) {
 		}
 	}
 	if session == nil {
-		var body string
-		chromedp.Run(ctx, chromedp.Evaluate(`location.href + "\n" + document.body.innerText.slice(0, 2000)`, &body))
-		t.Fatalf("no session cookie after signing in: %s", body)
+		t.Fatalf("no session cookie after signing in: %s",
+			browsertest.Show(ctx, `location.href + "\n" + document.body.innerText.slice(0, 2000)`))
 	}
 	if !session.HTTPOnly || session.SameSite != network.CookieSameSiteLax {
 		t.Fatalf("session cookie: %+v", session)
@@ -188,20 +184,17 @@ func TestLearnerInBrowser(t *testing.T) {
 	run("h5p page", chromedp.Navigate(origin+"/learn/"+id(c.course)+"/"+id(h5pID)),
 		chromedp.WaitVisible(`#h5p-frame`, chromedp.ByID))
 	var loaded bool
-	if err := chromedp.Run(ctx, chromedp.Poll(`document.getElementById('h5p-frame').dataset.loaded === '1'`, &loaded,
-		chromedp.WithPollingTimeout(40*time.Second))); err != nil {
-		var dump string
-		chromedp.Run(ctx, chromedp.Evaluate(`JSON.stringify({error: document.getElementById('h5p-frame').dataset.error,
-			frame: (function () { try { return document.getElementById('h5p-frame').contentDocument.body.innerText; } catch (e) { return String(e); } })()})`, &dump))
-		t.Fatalf("the H5P content did not load: %v %s", err, dump)
+	if err := chromedp.Run(ctx, browsertest.Until(`document.getElementById('h5p-frame').dataset.loaded === '1'`, &loaded)); err != nil {
+		t.Fatalf("the H5P content did not load: %v %s", err, browsertest.Show(ctx, `JSON.stringify({
+			error: document.getElementById('h5p-frame').dataset.error,
+			frame: (function () { try { return document.getElementById('h5p-frame').contentDocument.body.innerText; } catch (e) { return String(e); } })()})`))
 	}
 	var frames []*cdp.Node
 	run("frame", chromedp.Nodes(`#h5p-frame`, &frames, chromedp.ByQuery))
-	run("slide",
-		chromedp.WaitVisible(`.h5p-agamotto-slider-thumb`, chromedp.ByQuery, chromedp.FromNode(frames[0])),
-		chromedp.SendKeys(`.h5p-agamotto-slider-thumb`, kb.ArrowRight, chromedp.ByQuery, chromedp.FromNode(frames[0])),
-		chromedp.SendKeys(`.h5p-agamotto-slider-thumb`, kb.ArrowRight, chromedp.ByQuery, chromedp.FromNode(frames[0])),
-		chromedp.SendKeys(`.h5p-agamotto-slider-thumb`, kb.ArrowRight, chromedp.ByQuery, chromedp.FromNode(frames[0])))
+	// The package's slider has three images: two steps each way.
+	if err := browsertest.SlideH5PImages(ctx, frames[0], 2); err != nil {
+		t.Fatalf("slide: %v", err)
+	}
 	run("h5p completes", chromedp.WaitVisible(`#topic-status.status-1`, chromedp.ByQuery))
 	var frameHeight string
 	run("frame height", chromedp.Evaluate(`document.getElementById('h5p-frame').style.height`, &frameHeight))
@@ -238,7 +231,7 @@ func TestLearnerInBrowser(t *testing.T) {
 	var body string
 	run("cross-site post", chromedp.Navigate("http://evil.test:"+evilPort+"/?front="+origin),
 		chromedp.WaitReady(`body`, chromedp.ByQuery),
-		chromedp.Poll(`location.host === '`+host+`:`+frontPort+`' && document.body.innerText.length > 0`, nil),
+		browsertest.Until(`location.host === '`+host+`:`+frontPort+`' && document.body.innerText.length > 0`, nil),
 		chromedp.Evaluate(`document.body.innerText`, &body))
 	if !strings.Contains(body, "Cross-site requests are not allowed.") {
 		t.Fatalf("a cross-site POST to /bff/ must answer 403: %q", body)

@@ -32,6 +32,31 @@ func TestHealthz(t *testing.T) {
 	s.must(req{path: "/healthz"}, http.StatusOK)
 }
 
+// TestEveryAnswerSaysNosniff checks the frontend's answers of every kind:
+// pages, errors, JSON, the proxied H5P service and assets.
+func TestEveryAnswerSaysNosniff(t *testing.T) {
+	s := newStack(t, "sqlite", frontOptions{})
+	for _, c := range []struct {
+		q      req
+		status int
+	}{
+		{req{path: "/"}, http.StatusOK},
+		{req{path: "/healthz"}, http.StatusOK},
+		{req{path: "/courses"}, http.StatusOK},
+		{req{path: "/no-such-page"}, http.StatusNotFound},
+		{req{path: "/bff/api/profile/me"}, http.StatusUnauthorized},
+		{req{path: "/h5p/health"}, http.StatusOK},
+		{req{path: "/h5p/no-such-route"}, http.StatusNotFound},
+		{req{method: "POST", path: "/login", headers: map[string]string{"Origin": "http://evil.test",
+			"Sec-Fetch-Site": "cross-site"}}, http.StatusForbidden},
+	} {
+		r := s.must(c.q, c.status)
+		if got := r.header.Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("%s %s: X-Content-Type-Options %q, want nosniff", c.q.method, c.q.path, got)
+		}
+	}
+}
+
 // TestBFF checks the backend-for-frontend route against the real API:
 // the allow-list, the session cookie, the cross-site check, no-store, and
 // 502 once the API is stopped.

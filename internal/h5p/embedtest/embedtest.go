@@ -252,11 +252,9 @@ func In(frame *cdp.Node) []chromedp.QueryOption {
 func (s *Site) WaitLog(expr string) {
 	s.T.Helper()
 	var ok bool
-	if err := chromedp.Run(s.Ctx, chromedp.Poll(`window.lmsLog.some(function (m) { return `+expr+`; })`, &ok,
-		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-		var log string
-		chromedp.Run(s.Ctx, chromedp.Evaluate(`JSON.stringify(window.lmsLog.map(function (m) {
-			return m.type + (m.statement ? ' ' + m.statement.verb.id : '') + (m.message ? ' ' + m.message : ''); }))`, &log))
+	if err := chromedp.Run(s.Ctx, browsertest.Until(`window.lmsLog.some(function (m) { return `+expr+`; })`, &ok)); err != nil {
+		log := browsertest.Show(s.Ctx, `JSON.stringify(window.lmsLog.map(function (m) {
+			return m.type + (m.statement ? ' ' + m.statement.verb.id : '') + (m.message ? ' ' + m.message : ''); }))`)
 		s.T.Fatalf("no message with %s; got %s (%v)", expr, log, err)
 	}
 }
@@ -276,23 +274,25 @@ func (s *Site) Log(expr string) []map[string]any {
 func (s *Site) WaitHeight(min int) float64 {
 	s.T.Helper()
 	var height float64
-	if err := chromedp.Run(s.Ctx, chromedp.Poll(fmt.Sprintf(`(function () {
+	if err := chromedp.Run(s.Ctx, browsertest.Until(fmt.Sprintf(`(function () {
 		var r = window.lmsLog.filter(function (m) { return m.type === 'lms-h5p:resize'; }).pop();
 		return r && r.height > %d && document.getElementById('player').style.height === r.height + 'px' ? r.height : 0; })()`, min),
-		&height, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
-		s.T.Fatalf("no resize above %d px: %v %v", min, err, s.Log(`m.type === 'lms-h5p:resize'`))
+		&height)); err != nil {
+		s.T.Fatalf("no resize above %d px: %v %s", min, err,
+			browsertest.Show(s.Ctx, `JSON.stringify(window.lmsLog.filter(function (m) { return m.type === 'lms-h5p:resize'; }))`))
 	}
 	return height
 }
 
 // WaitState waits until the learner's saved state of content in topic's
-// context contains want, and returns it.
+// context contains want, and returns it. H5P saves on a timer of its
+// own, so the state is read again until it is there or the browser
+// session ends.
 func (s *Site) WaitState(learner *apitest.User, topic int64, content, want string) string {
 	s.T.Helper()
 	path := "/h5p/contentUserData/" + content + "/state/0?contextId=" + url.QueryEscape(ContextID(topic))
-	deadline := time.Now().Add(20 * time.Second)
 	var last string
-	for time.Now().Before(deadline) {
+	for s.Ctx.Err() == nil {
 		last, _ = s.Env.Call(s.T, 200, "GET", path, learner.Token, nil).Get("data").(string)
 		if strings.Contains(last, want) {
 			return last

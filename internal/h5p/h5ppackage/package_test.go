@@ -716,18 +716,13 @@ func FuzzOpen(f *testing.F) {
 	seed(buildZip(f, entry{raw: &zip.FileHeader{Name: "content/content.json", Method: zip.Deflate,
 		CompressedSize64: uint64(len(deflated(f, 1<<16))), UncompressedSize64: 10}, rawBody: deflated(f, 1<<16)}))
 	seed([]byte("PK\x05\x06"))
-	if dir := filepath.Join("..", "..", "..", "..", "shared", "fixtures", "h5p"); dirExists(dir) {
-		files, _ := filepath.Glob(filepath.Join(dir, "*", "*.h5p"))
-		for _, path := range files {
-			// Small ones only: the fuzzer mutates large inputs slowly.
-			if st, err := os.Stat(path); err == nil && st.Size() < 64<<10 {
-				if data, err := os.ReadFile(path); err == nil {
-					seed(data)
-				}
+	for _, path := range fixtures.Glob(f, "h5p/*/*.h5p") {
+		// Small ones only: the fuzzer mutates large inputs slowly.
+		if st, err := os.Stat(path); err == nil && st.Size() < 64<<10 {
+			if data, err := os.ReadFile(path); err == nil {
+				seed(data)
 			}
 		}
-	} else if os.Getenv("CI") == "true" {
-		f.Fatalf("H5P fixtures missing at %s (CI=true)", dir)
 	}
 
 	limits := Limits{MaxEntries: 256, MaxFileSize: 1 << 20, MaxTotalSize: 4 << 20}
@@ -763,11 +758,6 @@ func FuzzUnsafeSVG(f *testing.F) {
 	f.Add([]byte(`<!DOCTYPE svg [<!ENTITY a "&b;"><!ENTITY b "&a;">]><svg a="&a;"/>`))
 	f.Add([]byte(`<svg><a href="&#x6A;avascript&colon;x"/></svg>`))
 	f.Fuzz(func(t *testing.T, data []byte) { UnsafeSVG(data) })
-}
-
-func dirExists(dir string) bool {
-	st, err := os.Stat(dir)
-	return err == nil && st.IsDir()
 }
 
 func BenchmarkValidateTrueFalse(b *testing.B) {
