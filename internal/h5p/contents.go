@@ -260,7 +260,7 @@ func (s *Service) uploadContent(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := s.Store.SaveContent(ctx, t, p, userID(u))
 	if err != nil {
-		writeError(w, r, err)
+		writePackageError(w, r, err)
 		return
 	}
 	writeData(w, http.StatusCreated, map[string]any{

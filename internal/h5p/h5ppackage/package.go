@@ -369,7 +369,7 @@ func (r *entryReader) Read(b []byte) (int, error) {
 		switch {
 		case r.n < r.size:
 			r.err = r.corrupt("its data ends early")
-		case r.crc != 0 && r.hash.Sum32() != r.crc:
+		case r.hash.Sum32() != r.crc: // a zero checksum is no exception
 			r.err = r.corrupt("checksum mismatch")
 		default:
 			r.err = io.EOF

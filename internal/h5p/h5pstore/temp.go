@@ -217,7 +217,15 @@ func (s *Store) savePackageTempFile(ctx context.Context, t *platform.Tenant, use
 		return "", fmt.Errorf("h5pstore: read %s: %w", name, err)
 	}
 	defer r.Close()
-	return s.SaveTempFile(ctx, t, userID, path.Base(f), r, size, contentType(f))
+	temp, err := s.SaveTempFile(ctx, t, userID, path.Base(f), r, size, contentType(f))
+	if err != nil {
+		return "", err
+	}
+	if err := entryEnd(r); err != nil {
+		s.deleteTempFiles(background(ctx), t, []string{temp})
+		return "", err
+	}
+	return temp, nil
 }
 
 // deleteTempFiles removes temporary files (blobs and rows) by path below
