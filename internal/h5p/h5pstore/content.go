@@ -145,8 +145,13 @@ func linkLibraries(ctx context.Context, tx *sqldb.Tx, contentID int64, roots []h
 	return nil
 }
 
-// closure adds to types every library the queued ones depend on, with the
-// type of the dependency that first reached it.
+// closure adds to types every library the queued ones depend on, typed
+// as the player and the editor need them, as H5P's own implementations
+// do: a library reached through an editor dependency is an editor
+// library, and so is everything it depends on, so that an editor widget's
+// own preloaded libraries (H5PEditor.TableList under H5PEditor.RangeList)
+// never reach the player. A library reached several ways takes the
+// strongest type: preloaded, then dynamic, then editor.
 func closure(ctx context.Context, q sqldb.Querier, queue []int64, types map[int64]string) error {
 	for len(queue) > 0 {
 		id := queue[0]
@@ -163,7 +168,10 @@ func closure(ctx context.Context, q sqldb.Querier, queue []int64, types map[int6
 				rows.Close()
 				return fmt.Errorf("h5pstore: library dependencies: %w", err)
 			}
-			if types[req] == "" {
+			if types[id] == Editor {
+				typ = Editor
+			}
+			if typeRank[typ] > typeRank[types[req]] {
 				types[req] = typ
 				queue = append(queue, req)
 			}
@@ -175,6 +183,11 @@ func closure(ctx context.Context, q sqldb.Querier, queue []int64, types map[int6
 	}
 	return nil
 }
+
+// typeRank orders the dependency types by what they make a library load
+// in: the player's preloaded libraries before its dynamic ones, both
+// before the editor's.
+var typeRank = map[string]int{Editor: 1, Dynamic: 2, Preloaded: 3}
 
 // paramLibraries collects the sub-content libraries named in parameters.
 func paramLibraries(v any, out []h5ppackage.Dependency) []h5ppackage.Dependency {
