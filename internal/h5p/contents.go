@@ -74,6 +74,25 @@ func userID(u *User) int64 {
 	return id
 }
 
+// ActingUserHeader names, on a call with the internal token, the user the
+// platform acts for (a tutor creating an H5P topic through the API): the
+// content it uploads belongs to that user. Without the internal token the
+// header is ignored.
+const ActingUserHeader = "X-Lms-Acting-User"
+
+// creatorID is the owner of a content the caller creates: the caller, or
+// for the platform the user it acts for (0 when none).
+func creatorID(r *http.Request, u *User) int64 {
+	if !u.System {
+		return userID(u)
+	}
+	id, err := strconv.ParseInt(r.Header.Get(ActingUserHeader), 10, 64)
+	if err != nil || id < 0 {
+		return 0
+	}
+	return id
+}
+
 // owns reports whether the logged-in user created the content.
 func owns(u *User, c h5pstore.Content) bool {
 	id := userID(u)
@@ -258,7 +277,7 @@ func (s *Service) uploadContent(w http.ResponseWriter, r *http.Request) {
 		writePackageError(w, r, err)
 		return
 	}
-	c, err := s.Store.SaveContent(ctx, t, p, userID(u))
+	c, err := s.Store.SaveContent(ctx, t, p, creatorID(r, u))
 	if err != nil {
 		writePackageError(w, r, err)
 		return
