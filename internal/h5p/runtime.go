@@ -25,8 +25,8 @@ import (
 // SaveFrequency is how often (seconds) the player saves its state.
 const SaveFrequency = 5
 
-// maxStateBody bounds the body of a state or result save.
-const maxStateBody = 16 << 20
+// maxResultBody bounds the body of a result save.
+const maxResultBody = 64 << 10
 
 // maxContextID bounds the length of a context id.
 const maxContextID = 255
@@ -279,14 +279,18 @@ func (s *Service) loadUserData(w http.ResponseWriter, r *http.Request) {
 	writeData(w, http.StatusOK, d.State)
 }
 
-// formValues reads a urlencoded, multipart or JSON object body as strings.
-func formValues(w http.ResponseWriter, r *http.Request) (map[string]string, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxStateBody)
+// formValues reads a urlencoded, multipart or JSON object body of at most
+// limit bytes as strings; tooLarge is the answer to a longer one.
+func formValues(w http.ResponseWriter, r *http.Request, limit int64, tooLarge error) (map[string]string, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	out := map[string]string{}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var mbe *http.MaxBytesError
 	if ct == "application/json" {
 		var raw map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
+		if err := json.NewDecoder(r.Body).Decode(&raw); errors.As(err, &mbe) {
+			return nil, tooLarge
+		} else if err != nil {
 			return nil, apperr.New(apperr.BadRequest, "The body is not a JSON object.")
 		}
 		for k, v := range raw {
@@ -311,11 +315,10 @@ func formValues(w http.ResponseWriter, r *http.Request) (map[string]string, erro
 	} else {
 		err = r.ParseForm()
 	}
+	if errors.As(err, &mbe) {
+		return nil, tooLarge
+	}
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, apperr.New(apperr.TooLarge, "The body is too large.")
-		}
 		return nil, apperr.New(apperr.BadRequest, "The form cannot be read.")
 	}
 	for k := range r.PostForm {
@@ -340,7 +343,9 @@ func (s *Service) saveUserData(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	f, err := formValues(w, r)
+	// The state comes form-encoded, which may triple its size.
+	maxState := s.Store.Settings().MaxStateSize
+	f, err := formValues(w, r, 3*maxState+multipartSlack, h5pstore.StateTooLarge(maxState))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -421,7 +426,7 @@ func (s *Service) saveResult(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errNoStateUser)
 		return
 	}
-	f, err := formValues(w, r)
+	f, err := formValues(w, r, maxResultBody, apperr.New(apperr.TooLarge, "The body is too large."))
 	if err != nil {
 		writeError(w, r, err)
 		return
