@@ -54,9 +54,8 @@ func (s *Service) contentParams(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeData(w, http.StatusOK, map[string]any{
-		"params": c.Parameters, "metadata": c.Metadata, "library": c.MainLibrary + " " + c.LibraryVersion,
-	})
+	writeDataRaw(w, r, http.StatusOK, map[string]string{"library": c.MainLibrary + " " + c.LibraryVersion},
+		rawField{"params", c.Parameters}, rawField{"metadata", string(c.Metadata)})
 }
 
 // stateUserID is the numeric id of a user whose states are kept; ok is
@@ -96,18 +95,17 @@ type playAjax struct {
 	SetFinished     string `json:"setFinished"`
 }
 
-// playModel is what the player page needs to run one content.
+// playModel is what the player page needs to run one content, but for
+// the content's parameters and metadata, which are written as stored.
 type playModel struct {
-	ContentID  string          `json:"contentId"`
-	Title      string          `json:"title"`
-	Library    string          `json:"library"`
-	Params     json.RawMessage `json:"params"`
-	Metadata   json.RawMessage `json:"metadata"`
-	Scripts    []string        `json:"scripts"`
-	Styles     []string        `json:"styles"`
-	ContentURL string          `json:"contentUrl"`
-	Ajax       playAjax        `json:"ajax"`
-	User       playUser        `json:"user"`
+	ContentID  string   `json:"contentId"`
+	Title      string   `json:"title"`
+	Library    string   `json:"library"`
+	Scripts    []string `json:"scripts"`
+	Styles     []string `json:"styles"`
+	ContentURL string   `json:"contentUrl"`
+	Ajax       playAjax `json:"ajax"`
+	User       playUser `json:"user"`
 	// SaveFreq is the seconds between state saves, or false when the
 	// state is not saved (anonymous, read-only or another user's state).
 	SaveFreq any `json:"saveFreq"`
@@ -172,8 +170,6 @@ func (s *Service) play(w http.ResponseWriter, r *http.Request) {
 		ContentID:       h5pstore.FormatID(c.ID),
 		Title:           c.Title,
 		Library:         c.MainLibrary + " " + c.LibraryVersion,
-		Params:          c.Parameters,
-		Metadata:        c.Metadata,
 		Scripts:         []string{},
 		Styles:          []string{},
 		ContentURL:      "/h5p/content/" + h5pstore.FormatID(c.ID),
@@ -229,7 +225,7 @@ func (s *Service) play(w http.ResponseWriter, r *http.Request) {
 			m.Ajax.SetFinished += "?" + extra.Encode()
 		}
 	}
-	writeData(w, http.StatusOK, m)
+	writeDataRaw(w, r, http.StatusOK, m, rawField{"params", c.Parameters}, rawField{"metadata", string(c.Metadata)})
 }
 
 // userDataKey reads the state's key from the path and query.

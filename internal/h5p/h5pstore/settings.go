@@ -22,6 +22,10 @@ type Settings struct {
 	// HubTimeout bounds one call to the hub; zero means the service's
 	// default.
 	HubTimeout time.Duration
+	// MaxParamsSize caps the parameters of one content (content.json of a
+	// package, params of an editor save) in bytes; zero means
+	// h5ppackage.DefaultMaxContentSize.
+	MaxParamsSize int64
 	// MaxStateSize caps one saved user state (contentUserData) in bytes;
 	// zero means DefaultMaxStateSize.
 	MaxStateSize int64
@@ -45,6 +49,9 @@ func (s *Store) Settings() Settings {
 	}
 	if out.CoreAPI == (h5ppackage.Version{}) {
 		out.CoreAPI = h5ppackage.DefaultCoreAPI()
+	}
+	if out.MaxParamsSize <= 0 {
+		out.MaxParamsSize = h5ppackage.DefaultMaxContentSize
 	}
 	if out.MaxStateSize <= 0 {
 		out.MaxStateSize = DefaultMaxStateSize

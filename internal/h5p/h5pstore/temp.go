@@ -1,6 +1,7 @@
 package h5pstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,6 +114,11 @@ type Promotion struct {
 // that is not. Parameters that are not a JSON object are refused.
 func (s *Store) PrepareTempFiles(ctx context.Context, t *platform.Tenant, userID int64, params json.RawMessage) (*Promotion, error) {
 	pr := &Promotion{t: t, temps: map[string]int64{}}
+	if !bytes.Contains(params, []byte(TempSuffix)) {
+		// Nothing to move: the parameters, which may be megabytes, are not
+		// decoded; saving them checks they are an object.
+		return pr, nil
+	}
 	if err := json.Unmarshal(params, &pr.params); err != nil {
 		return nil, apperr.Field("params", "Must be a JSON object.")
 	}
