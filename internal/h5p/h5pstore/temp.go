@@ -185,6 +185,11 @@ func walkPaths(v any, fn func(obj map[string]any, p string)) {
 // saving the parameters moves the files into the content. On failure the
 // files stored so far are removed.
 func (s *Store) SavePackageTempFiles(ctx context.Context, t *platform.Tenant, userID int64, p *h5ppackage.Package) (json.RawMessage, error) {
+	if len(p.ContentFiles) == 0 {
+		// No path to rewrite: the parameters, which may be megabytes, are
+		// not decoded.
+		return p.Content, nil
+	}
 	var params any
 	if err := json.Unmarshal(p.Content, &params); err != nil {
 		return nil, fmt.Errorf("h5pstore: content.json: %w", err)
