@@ -74,6 +74,25 @@ func userID(u *User) int64 {
 	return id
 }
 
+// ActingUserHeader names, on a call with the internal token, the user the
+// platform acts for (a tutor creating an H5P topic through the API): the
+// content it uploads belongs to that user. Without the internal token the
+// header is ignored.
+const ActingUserHeader = "X-Lms-Acting-User"
+
+// creatorID is the owner of a content the caller creates: the caller, or
+// for the platform the user it acts for (0 when none).
+func creatorID(r *http.Request, u *User) int64 {
+	if !u.System {
+		return userID(u)
+	}
+	id, err := strconv.ParseInt(r.Header.Get(ActingUserHeader), 10, 64)
+	if err != nil || id < 0 {
+		return 0
+	}
+	return id
+}
+
 // owns reports whether the logged-in user created the content.
 func owns(u *User, c h5pstore.Content) bool {
 	id := userID(u)
@@ -208,7 +227,7 @@ func spoolPackage(src io.Reader, limit int64) (f *os.File, n int64, cleanup func
 // of a package cap and validates it against the tenant's installed
 // libraries and the supported core API.
 func (s *Service) openPackage(ctx context.Context, t *platform.Tenant, f io.ReaderAt, n, limit int64, librariesOnly bool) (*h5ppackage.Package, error) {
-	limits := h5ppackage.Limits{}
+	limits := h5ppackage.Limits{MaxContentSize: s.Store.Settings().MaxParamsSize}
 	if limit < h5ppackage.DefaultMaxTotalSize {
 		limits.MaxTotalSize = limit
 		if limit < h5ppackage.DefaultMaxFileSize {
@@ -258,9 +277,9 @@ func (s *Service) uploadContent(w http.ResponseWriter, r *http.Request) {
 		writePackageError(w, r, err)
 		return
 	}
-	c, err := s.Store.SaveContent(ctx, t, p, userID(u))
+	c, err := s.Store.SaveContent(ctx, t, p, creatorID(r, u))
 	if err != nil {
-		writeError(w, r, err)
+		writePackageError(w, r, err)
 		return
 	}
 	writeData(w, http.StatusCreated, map[string]any{
@@ -310,10 +329,21 @@ type contentBody struct {
 	} `json:"params"`
 }
 
-func readContentBody(r *http.Request) (contentBody, error) {
+// readContentBody reads the body of an editor save, whose parameters may
+// have at most limit bytes.
+func readContentBody(w http.ResponseWriter, r *http.Request, limit int64) (contentBody, error) {
 	var b contentBody
-	if err := json.NewDecoder(io.LimitReader(r.Body, 16<<20)).Decode(&b); err != nil {
+	tooLarge := paramsTooLarge(limit)
+	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit+multipartSlack)).Decode(&b)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return b, tooLarge
+	}
+	if err != nil {
 		return b, apperr.New(apperr.BadRequest, "The body must be JSON {library, params: {params, metadata}}.")
+	}
+	if int64(len(b.Params.Params)) > limit {
+		return b, tooLarge
 	}
 	if strings.TrimSpace(b.Library) == "" {
 		return b, apperr.Field("library", "The library is required.")
@@ -324,11 +354,15 @@ func readContentBody(r *http.Request) (contentBody, error) {
 	return b, nil
 }
 
+func paramsTooLarge(limit int64) error {
+	return apperr.New(apperr.TooLarge, fmt.Sprintf("The content parameters may have at most %d bytes.", limit))
+}
+
 func (s *Service) createContent(w http.ResponseWriter, r *http.Request) {
 	if !allowed(w, r, access.H5PCreate) {
 		return
 	}
-	b, err := readContentBody(r)
+	b, err := readContentBody(w, r, s.Store.Settings().MaxParamsSize)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -424,11 +458,7 @@ func (s *Service) getContent(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeData(w, http.StatusOK, struct {
-		contentSummary
-		Metadata   json.RawMessage `json:"metadata"`
-		Parameters json.RawMessage `json:"parameters"`
-	}{summary(c), c.Metadata, c.Parameters})
+	writeDataRaw(w, r, http.StatusOK, summary(c), rawField{"metadata", string(c.Metadata)}, rawField{"parameters", c.Parameters})
 }
 
 // mayChange checks the edit or delete permission on c: any content with
@@ -450,7 +480,7 @@ func (s *Service) updateContent(w http.ResponseWriter, r *http.Request) {
 	if !ok || !mayChange(w, r, c, access.H5PUpdate, access.H5PAuthorUpdate) {
 		return
 	}
-	b, err := readContentBody(r)
+	b, err := readContentBody(w, r, s.Store.Settings().MaxParamsSize)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -106,13 +106,12 @@ func (s *Service) editorAjax(w http.ResponseWriter, r *http.Request) {
 }
 
 // editModel is what the editor page needs to edit a content, or to create
-// one when id is "new".
+// one when id is "new", but for the content's parameters and metadata,
+// which are written as stored.
 type editModel struct {
-	ContentID string          `json:"contentId"`
-	Library   string          `json:"library"`
-	Metadata  json.RawMessage `json:"metadata"`
-	Params    json.RawMessage `json:"params"`
-	Editor    editorConfig    `json:"editor"`
+	ContentID string       `json:"contentId"`
+	Library   string       `json:"library"`
+	Editor    editorConfig `json:"editor"`
 }
 
 // editorConfig is the H5P editor's integration object.
@@ -150,7 +149,8 @@ func (s *Service) editModel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	core := s.Store.CoreAPI()
-	m := editModel{ContentID: "new", Library: "", Metadata: json.RawMessage("{}"), Params: json.RawMessage("{}"),
+	meta, params := "{}", "{}"
+	m := editModel{ContentID: "new", Library: "",
 		Editor: editorConfig{AjaxPath: "/h5p/ajax?action=", FilesPath: "/h5p/temp-files", LibraryURL: "/h5p/editor/",
 			ContentRelURL: "../content/", Language: lang, APIVersion: apiVersion{Major: core.Major, Minor: core.Minor}}}
 	if !isNew {
@@ -160,10 +160,10 @@ func (s *Service) editModel(w http.ResponseWriter, r *http.Request) {
 		}
 		m.ContentID = h5pstore.FormatID(c.ID)
 		m.Library = c.MainLibrary + " " + c.LibraryVersion
-		m.Metadata, m.Params = c.Metadata, c.Parameters
+		meta, params = string(c.Metadata), c.Parameters
 		m.Editor.FilesPath = "/h5p/content/" + m.ContentID
 	}
-	writeData(w, http.StatusOK, m)
+	writeDataRaw(w, r, http.StatusOK, m, rawField{"metadata", meta}, rawField{"params", params})
 }
 
 // editorLibrary is a library as the editor's library list shows it.

@@ -116,7 +116,7 @@ func (s *Service) libraryUpload(w http.ResponseWriter, r *http.Request) {
 	}
 	params, err := s.Store.SavePackageTempFiles(ctx, t, userID(u), p)
 	if err != nil {
-		writeError(w, r, err)
+		writePackageError(w, r, err)
 		return
 	}
 	cache, err := s.cacheModel(ctx, t, u, false)

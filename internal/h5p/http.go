@@ -1,6 +1,9 @@
 package h5p
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/lms-platform/lms/internal/httpx"
@@ -15,6 +18,58 @@ type envelope struct {
 
 func writeData(w http.ResponseWriter, status int, data any) {
 	httpx.WriteJSON(w, status, envelope{Success: true, Data: data})
+}
+
+// rawField is a JSON value written as it is stored: content parameters
+// may be megabytes, which encoding again would copy several times over
+// for every reader.
+type rawField struct {
+	name  string
+	value string
+}
+
+// writeDataRaw answers the envelope whose data is the object v with the
+// raw fields added to it.
+func writeDataRaw(w http.ResponseWriter, r *http.Request, status int, v any, raw ...rawField) {
+	head, err := json.Marshal(v)
+	if err != nil || len(head) < 2 || head[0] != '{' {
+		writeError(w, r, fmt.Errorf("h5p: encode %T: %v", v, err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	io.WriteString(w, `{"success":true,"message":"","data":`)
+	w.Write(head[:len(head)-1])
+	comma := len(head) > 2
+	for _, f := range raw {
+		if comma {
+			io.WriteString(w, ",")
+		}
+		comma = true
+		name, _ := json.Marshal(f.name)
+		w.Write(name)
+		io.WriteString(w, ":")
+		if f.value == "" {
+			io.WriteString(w, "null")
+		} else {
+			writeChunked(w, f.value)
+		}
+	}
+	io.WriteString(w, "}}\n")
+}
+
+// writeChunked writes s through a small buffer: the response writers of
+// the middleware have no WriteString, and io.WriteString would copy all of
+// s at once.
+func writeChunked(w io.Writer, s string) {
+	buf := make([]byte, min(len(s), 32<<10))
+	for len(s) > 0 {
+		n := copy(buf, s)
+		if _, err := w.Write(buf[:n]); err != nil {
+			return // the client is gone
+		}
+		s = s[n:]
+	}
 }
 
 // writeError answers {success: false, message} with the status of the

@@ -25,8 +25,8 @@ import (
 // SaveFrequency is how often (seconds) the player saves its state.
 const SaveFrequency = 5
 
-// maxStateBody bounds the body of a state or result save.
-const maxStateBody = 16 << 20
+// maxResultBody bounds the body of a result save.
+const maxResultBody = 64 << 10
 
 // maxContextID bounds the length of a context id.
 const maxContextID = 255
@@ -54,9 +54,8 @@ func (s *Service) contentParams(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeData(w, http.StatusOK, map[string]any{
-		"params": c.Parameters, "metadata": c.Metadata, "library": c.MainLibrary + " " + c.LibraryVersion,
-	})
+	writeDataRaw(w, r, http.StatusOK, map[string]string{"library": c.MainLibrary + " " + c.LibraryVersion},
+		rawField{"params", c.Parameters}, rawField{"metadata", string(c.Metadata)})
 }
 
 // stateUserID is the numeric id of a user whose states are kept; ok is
@@ -96,18 +95,17 @@ type playAjax struct {
 	SetFinished     string `json:"setFinished"`
 }
 
-// playModel is what the player page needs to run one content.
+// playModel is what the player page needs to run one content, but for
+// the content's parameters and metadata, which are written as stored.
 type playModel struct {
-	ContentID  string          `json:"contentId"`
-	Title      string          `json:"title"`
-	Library    string          `json:"library"`
-	Params     json.RawMessage `json:"params"`
-	Metadata   json.RawMessage `json:"metadata"`
-	Scripts    []string        `json:"scripts"`
-	Styles     []string        `json:"styles"`
-	ContentURL string          `json:"contentUrl"`
-	Ajax       playAjax        `json:"ajax"`
-	User       playUser        `json:"user"`
+	ContentID  string   `json:"contentId"`
+	Title      string   `json:"title"`
+	Library    string   `json:"library"`
+	Scripts    []string `json:"scripts"`
+	Styles     []string `json:"styles"`
+	ContentURL string   `json:"contentUrl"`
+	Ajax       playAjax `json:"ajax"`
+	User       playUser `json:"user"`
 	// SaveFreq is the seconds between state saves, or false when the
 	// state is not saved (anonymous, read-only or another user's state).
 	SaveFreq any `json:"saveFreq"`
@@ -172,8 +170,6 @@ func (s *Service) play(w http.ResponseWriter, r *http.Request) {
 		ContentID:       h5pstore.FormatID(c.ID),
 		Title:           c.Title,
 		Library:         c.MainLibrary + " " + c.LibraryVersion,
-		Params:          c.Parameters,
-		Metadata:        c.Metadata,
 		Scripts:         []string{},
 		Styles:          []string{},
 		ContentURL:      "/h5p/content/" + h5pstore.FormatID(c.ID),
@@ -229,7 +225,7 @@ func (s *Service) play(w http.ResponseWriter, r *http.Request) {
 			m.Ajax.SetFinished += "?" + extra.Encode()
 		}
 	}
-	writeData(w, http.StatusOK, m)
+	writeDataRaw(w, r, http.StatusOK, m, rawField{"params", c.Parameters}, rawField{"metadata", string(c.Metadata)})
 }
 
 // userDataKey reads the state's key from the path and query.
@@ -279,14 +275,18 @@ func (s *Service) loadUserData(w http.ResponseWriter, r *http.Request) {
 	writeData(w, http.StatusOK, d.State)
 }
 
-// formValues reads a urlencoded, multipart or JSON object body as strings.
-func formValues(w http.ResponseWriter, r *http.Request) (map[string]string, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxStateBody)
+// formValues reads a urlencoded, multipart or JSON object body of at most
+// limit bytes as strings; tooLarge is the answer to a longer one.
+func formValues(w http.ResponseWriter, r *http.Request, limit int64, tooLarge error) (map[string]string, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	out := map[string]string{}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var mbe *http.MaxBytesError
 	if ct == "application/json" {
 		var raw map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
+		if err := json.NewDecoder(r.Body).Decode(&raw); errors.As(err, &mbe) {
+			return nil, tooLarge
+		} else if err != nil {
 			return nil, apperr.New(apperr.BadRequest, "The body is not a JSON object.")
 		}
 		for k, v := range raw {
@@ -311,11 +311,10 @@ func formValues(w http.ResponseWriter, r *http.Request) (map[string]string, erro
 	} else {
 		err = r.ParseForm()
 	}
+	if errors.As(err, &mbe) {
+		return nil, tooLarge
+	}
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, apperr.New(apperr.TooLarge, "The body is too large.")
-		}
 		return nil, apperr.New(apperr.BadRequest, "The form cannot be read.")
 	}
 	for k := range r.PostForm {
@@ -340,7 +339,9 @@ func (s *Service) saveUserData(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	f, err := formValues(w, r)
+	// The state comes form-encoded, which may triple its size.
+	maxState := s.Store.Settings().MaxStateSize
+	f, err := formValues(w, r, 3*maxState+multipartSlack, h5pstore.StateTooLarge(maxState))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -421,7 +422,7 @@ func (s *Service) saveResult(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errNoStateUser)
 		return
 	}
-	f, err := formValues(w, r)
+	f, err := formValues(w, r, maxResultBody, apperr.New(apperr.TooLarge, "The body is too large."))
 	if err != nil {
 		writeError(w, r, err)
 		return

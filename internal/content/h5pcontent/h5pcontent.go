@@ -19,6 +19,8 @@ import (
 
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/h5p"
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 )
 
@@ -215,6 +217,11 @@ func (k *Kind) call(ctx context.Context, t *platform.Tenant, method, path string
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("X-Internal-Token", k.token)
 	req.Header.Set("X-Forwarded-Host", t.Hosts[0])
+	// The service owns what it creates to the user acting here, not to the
+	// platform, so that a tutor may edit the content of their topic.
+	if p := httpx.PrincipalFrom(ctx); p != nil && p.UserID > 0 {
+		req.Header.Set(h5p.ActingUserHeader, strconv.FormatInt(p.UserID, 10))
+	}
 	res, err := k.client.Do(req)
 	if err != nil {
 		return 0, env, apperr.Wrap(apperr.Unavailable, err, "The H5P service cannot be reached.")

@@ -45,6 +45,7 @@ const (
 	CodeTooManyEntries         = "too-many-entries"
 	CodeFileTooLarge           = "file-size-too-large"
 	CodeTotalTooLarge          = "total-size-too-large"
+	CodeContentTooLarge        = "content-too-large"
 	CodeUnsafePath             = "unsafe-path"
 	CodeSymlink                = "symlink"
 	CodeNotRegularFile         = "not-regular-file"

@@ -33,6 +33,10 @@ const (
 	DefaultMaxEntries   = 10000
 	DefaultMaxFileSize  = 64 << 20
 	DefaultMaxTotalSize = 256 << 20
+	// DefaultMaxContentSize caps content/content.json, the content
+	// parameters, which the service keeps in its database and sends whole
+	// to every player and editor.
+	DefaultMaxContentSize = 4 << 20
 )
 
 // Limits bound what Open accepts. A zero or negative field takes its default.
@@ -43,6 +47,8 @@ type Limits struct {
 	MaxFileSize int64
 	// MaxTotalSize is the largest uncompressed size of all files together.
 	MaxTotalSize int64
+	// MaxContentSize is the largest size of content/content.json.
+	MaxContentSize int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -54,6 +60,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxTotalSize <= 0 {
 		l.MaxTotalSize = DefaultMaxTotalSize
+	}
+	if l.MaxContentSize <= 0 {
+		l.MaxContentSize = DefaultMaxContentSize
 	}
 	return l
 }
@@ -85,13 +94,16 @@ type Package struct {
 	names  []string
 }
 
+// contentJSON is the entry holding the content parameters.
+const contentJSON = "content/content.json"
+
 // Open reads the central directory of the archive r (size bytes) and
 // checks every entry before anything is extracted. It returns an *Error:
 // Corrupt when r is not a readable ZIP archive; TooLarge when the archive
-// has more than MaxEntries entries, or a file or the total is over the size
-// limits; Invalid for entries with absolute, parent (..), backslash or NUL
-// paths, links or other non-regular files, duplicates, encryption or an
-// unsupported compression method.
+// has more than MaxEntries entries, or a file, content/content.json or the
+// total is over the size limits; Invalid for entries with absolute, parent
+// (..), backslash or NUL paths, links or other non-regular files,
+// duplicates, encryption or an unsupported compression method.
 //
 // Entries with a path segment starting with "." or "_" (__MACOSX/,
 // .DS_Store, language/.en.json templates) pass the same safety and size
@@ -183,6 +195,11 @@ func Open(r io.ReaderAt, size int64, limits Limits) (*Package, error) {
 		if f.UncompressedSize64 > uint64(limits.MaxFileSize) {
 			rep.add(TooLarge, Problem{Code: CodeFileTooLarge, File: name,
 				Message: fmt.Sprintf("File %s is %d bytes; a file may have at most %d.", quote(name), f.UncompressedSize64, limits.MaxFileSize)})
+			continue
+		}
+		if name == contentJSON && f.UncompressedSize64 > uint64(limits.MaxContentSize) {
+			rep.add(TooLarge, Problem{Code: CodeContentTooLarge, File: name,
+				Message: fmt.Sprintf("%s is %d bytes; the content parameters may have at most %d.", name, f.UncompressedSize64, limits.MaxContentSize)})
 			continue
 		}
 		if !totalReported { // both terms below 2^63 here: the sum cannot overflow
@@ -369,7 +386,7 @@ func (r *entryReader) Read(b []byte) (int, error) {
 		switch {
 		case r.n < r.size:
 			r.err = r.corrupt("its data ends early")
-		case r.crc != 0 && r.hash.Sum32() != r.crc:
+		case r.hash.Sum32() != r.crc: // a zero checksum is no exception
 			r.err = r.corrupt("checksum mismatch")
 		default:
 			r.err = io.EOF

@@ -466,11 +466,13 @@ func TestTooManyEntries(t *testing.T) {
 }
 
 // deflated returns n zero bytes, deflated.
-func deflated(t testing.TB, n int) []byte {
+func deflated(t testing.TB, n int) []byte { return deflate(t, make([]byte, n)) }
+
+func deflate(t testing.TB, b []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	fw, _ := flate.NewWriter(&buf, flate.BestCompression)
-	if _, err := fw.Write(make([]byte, n)); err != nil {
+	if _, err := fw.Write(b); err != nil {
 		t.Fatal(err)
 	}
 	fw.Close()
@@ -507,6 +509,50 @@ func TestLyingUncompressedSize(t *testing.T) {
 	lyingJSON := buildZip(t, minimal()[0], lying("content/content.json"), minimal()[2], minimal()[3])
 	_, err = check(t, lyingJSON, Limits{}, Options{})
 	wantProblem(t, err, TooLarge, CodeFileTooLarge, "content/content.json")
+}
+
+// A reader that takes exactly the declared size, as a blob store given
+// the size does (io.CopyN drops the error of its last read), learns on its
+// next read whether the entry ended there whole: data past the declared
+// size, data in an entry declared empty, or a checksum mismatch, a zero
+// checksum included, refuse it.
+func TestLyingEntryReadToDeclaredSize(t *testing.T) {
+	body := []byte(strings.Repeat("0123456789", 100))
+	packed := deflate(t, body)
+	for name, hdr := range map[string]*zip.FileHeader{
+		"longer than declared": {Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(body[:10]),
+			CompressedSize64: uint64(len(packed)), UncompressedSize64: 10},
+		"bad checksum": {Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(body) ^ 1,
+			CompressedSize64: uint64(len(packed)), UncompressedSize64: uint64(len(body))},
+		"zero checksum": {Method: zip.Deflate, CRC32: 0,
+			CompressedSize64: uint64(len(packed)), UncompressedSize64: uint64(len(body))},
+		"declared empty": {Method: zip.Deflate, CompressedSize64: uint64(len(packed))},
+	} {
+		t.Run(name, func(t *testing.T) {
+			hdr.Name = "content/a.txt"
+			p, err := openBytes(buildZip(t, minimal(entry{raw: hdr, rawBody: packed})...), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc, err := p.Open("content/a.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close()
+			size, _ := p.Size("content/a.txt")
+			if _, err := io.CopyN(io.Discard, rc, size); err != nil {
+				t.Fatalf("copy of the declared %d bytes: %v", size, err)
+			}
+			_, err = rc.Read(make([]byte, 1))
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("read past the declared %d bytes: %v, want the entry refused", size, err)
+			}
+			if _, again := rc.Read(make([]byte, 1)); again != err {
+				t.Errorf("a later read says %v, want %v again", again, err)
+			}
+		})
+	}
 }
 
 func TestDamagedData(t *testing.T) {

@@ -205,11 +205,11 @@ func (v *validator) checkH5PJSON(exists bool) {
 
 func (v *validator) checkContent(files []string) {
 	if !slices.Contains(files, "content.json") {
-		v.rep.add(Invalid, Problem{Code: CodeMissingContentJSON, File: "content/content.json",
+		v.rep.add(Invalid, Problem{Code: CodeMissingContentJSON, File: contentJSON,
 			Message: "The package has no content/content.json."})
-	} else if data, ok := v.read("content/content.json"); ok {
+	} else if data, ok := v.read(contentJSON); ok {
 		if !json.Valid(data) || jsonType(data) != "object" {
-			v.rep.add(Invalid, Problem{Code: CodeInvalidContentJSON, File: "content/content.json",
+			v.rep.add(Invalid, Problem{Code: CodeInvalidContentJSON, File: contentJSON,
 				Message: "content/content.json is not a valid JSON object."})
 		} else {
 			v.p.Content = data

@@ -18,16 +18,21 @@ import (
 const contentColumns = `c.id, c.title, l.machine_name, l.major_version, l.minor_version, c.user_id,
 	c.created_at, c.updated_at, c.metadata, c.parameters`
 
+// listColumns are contentColumns without the metadata and parameters,
+// which a list does not show and which may be megabytes each.
+const listColumns = `c.id, c.title, l.machine_name, l.major_version, l.minor_version, c.user_id,
+	c.created_at, c.updated_at, '', ''`
+
 const contentFrom = ` FROM h5p_contents c JOIN h5p_libraries l ON l.id = c.library_id`
 
 func scanContent(row interface{ Scan(...any) error }) (Content, error) {
 	var c Content
 	var major, minor int
-	var meta, params string
+	var meta string
 	err := row.Scan(&c.ID, &c.Title, &c.MainLibrary, &major, &minor, &c.UserID,
-		&c.CreatedAt, &c.UpdatedAt, &meta, &params)
+		&c.CreatedAt, &c.UpdatedAt, &meta, &c.Parameters)
 	c.LibraryVersion = fmt.Sprintf("%d.%d", major, minor)
-	c.Metadata, c.Parameters = json.RawMessage(meta), json.RawMessage(params)
+	c.Metadata = json.RawMessage(meta)
 	return c, err
 }
 
@@ -109,10 +114,7 @@ func (s *Store) insertContent(ctx context.Context, t *platform.Tenant, title str
 // roots, the libraries named in params ("library": "H5P.Foo 1.2") and
 // everything they depend on.
 func linkLibraries(ctx context.Context, tx *sqldb.Tx, contentID int64, roots []h5ppackage.Dependency, params string) error {
-	var v any
-	if err := json.Unmarshal([]byte(params), &v); err == nil {
-		roots = append(roots, paramLibraries(v, nil)...)
-	}
+	roots = append(roots, paramLibraries(params)...)
 	types := map[int64]string{}
 	var queue []int64
 	for _, d := range roots {
@@ -145,8 +147,13 @@ func linkLibraries(ctx context.Context, tx *sqldb.Tx, contentID int64, roots []h
 	return nil
 }
 
-// closure adds to types every library the queued ones depend on, with the
-// type of the dependency that first reached it.
+// closure adds to types every library the queued ones depend on, typed
+// as the player and the editor need them, as H5P's own implementations
+// do: a library reached through an editor dependency is an editor
+// library, and so is everything it depends on, so that an editor widget's
+// own preloaded libraries (H5PEditor.TableList under H5PEditor.RangeList)
+// never reach the player. A library reached several ways takes the
+// strongest type: preloaded, then dynamic, then editor.
 func closure(ctx context.Context, q sqldb.Querier, queue []int64, types map[int64]string) error {
 	for len(queue) > 0 {
 		id := queue[0]
@@ -163,7 +170,10 @@ func closure(ctx context.Context, q sqldb.Querier, queue []int64, types map[int6
 				rows.Close()
 				return fmt.Errorf("h5pstore: library dependencies: %w", err)
 			}
-			if types[req] == "" {
+			if types[id] == Editor {
+				typ = Editor
+			}
+			if typeRank[typ] > typeRank[types[req]] {
 				types[req] = typ
 				queue = append(queue, req)
 			}
@@ -176,24 +186,49 @@ func closure(ctx context.Context, q sqldb.Querier, queue []int64, types map[int6
 	return nil
 }
 
-// paramLibraries collects the sub-content libraries named in parameters.
-func paramLibraries(v any, out []h5ppackage.Dependency) []h5ppackage.Dependency {
-	switch x := v.(type) {
-	case map[string]any:
-		if s, ok := x["library"].(string); ok {
-			if m, maj, min, err := ParseLibrary(s); err == nil {
-				out = append(out, h5ppackage.Dependency{MachineName: m, MajorVersion: maj, MinorVersion: min})
+// typeRank orders the dependency types by what they make a library load
+// in: the player's preloaded libraries before its dynamic ones, both
+// before the editor's.
+var typeRank = map[string]int{Editor: 1, Dynamic: 2, Preloaded: 3}
+
+// paramLibraries collects the sub-content libraries named in parameters
+// ("library": "H5P.Foo 1.2" in an object at any depth), each once. The
+// parameters are read token by token, not decoded whole: they may be
+// megabytes, and a decoded tree takes many times that.
+func paramLibraries(params string) []h5ppackage.Dependency {
+	var out []h5ppackage.Dependency
+	seen := map[string]bool{}
+	dec := json.NewDecoder(strings.NewReader(params))
+	var inObject []bool // per open container: an object, or an array
+	key, wantKey := "", false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				inObject = append(inObject, v == '{')
+				wantKey = v == '{'
+				continue
+			}
+			inObject = inObject[:len(inObject)-1]
+		case string:
+			if wantKey {
+				key, wantKey = v, false
+				continue
+			}
+			if key == "library" && len(inObject) > 0 && inObject[len(inObject)-1] && !seen[v] {
+				seen[v] = true
+				if m, maj, min, err := ParseLibrary(v); err == nil {
+					out = append(out, h5ppackage.Dependency{MachineName: m, MajorVersion: maj, MinorVersion: min})
+				}
 			}
 		}
-		for _, e := range x {
-			out = paramLibraries(e, out)
-		}
-	case []any:
-		for _, e := range x {
-			out = paramLibraries(e, out)
-		}
+		// A value has ended: in an object, a key comes next.
+		wantKey = len(inObject) > 0 && inObject[len(inObject)-1]
 	}
-	return out
 }
 
 // errContentNotFound answers a content id without a row.
@@ -212,8 +247,8 @@ func (s *Store) Content(ctx context.Context, t *platform.Tenant, id int64) (Cont
 }
 
 // ListContents lists contents, newest first, whose title contains q (any
-// case) and, when userID is not 0, created by that user. total counts all
-// matches.
+// case) and, when userID is not 0, created by that user, without their
+// metadata and parameters. total counts all matches.
 func (s *Store) ListContents(ctx context.Context, t *platform.Tenant, q string, userID int64, offset, limit int) ([]Content, int, error) {
 	var a sqldb.Args
 	where := []string{"1 = 1"}
@@ -234,7 +269,7 @@ func (s *Store) ListContents(ctx context.Context, t *platform.Tenant, q string, 
 	if offset < 0 {
 		offset = 0
 	}
-	query := `SELECT ` + contentColumns + contentFrom + cond + ` ORDER BY c.id DESC LIMIT ` +
+	query := `SELECT ` + listColumns + contentFrom + cond + ` ORDER BY c.id DESC LIMIT ` +
 		a.Add(limit) + ` OFFSET ` + a.Add(offset)
 	rows, err := t.DB.QueryContext(ctx, query, a...)
 	if err != nil {
@@ -309,9 +344,7 @@ func (s *Store) UpdateContent(ctx context.Context, t *platform.Tenant, id int64,
 			desc[k] = v
 		}
 		main := h5ppackage.Dependency{MachineName: machine, MajorVersion: major, MinorVersion: minor}
-		var pv any
-		_ = json.Unmarshal([]byte(paramsText), &pv)
-		deps := uniqueDependencies(append([]h5ppackage.Dependency{main}, paramLibraries(pv, nil)...))
+		deps := uniqueDependencies(append([]h5ppackage.Dependency{main}, paramLibraries(paramsText)...))
 		desc["mainLibrary"] = machine
 		desc["preloadedDependencies"] = deps
 		title, _ := desc["title"].(string)

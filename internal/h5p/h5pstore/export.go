@@ -28,7 +28,7 @@ func (s *Store) Package(ctx context.Context, t *platform.Tenant, id int64, w io.
 	if err := writeEntry(zw, "h5p.json", strings.NewReader(string(c.Metadata))); err != nil {
 		return err
 	}
-	if err := writeEntry(zw, "content/content.json", strings.NewReader(string(c.Parameters))); err != nil {
+	if err := writeEntry(zw, "content/content.json", strings.NewReader(c.Parameters)); err != nil {
 		return err
 	}
 	if err := copyPrefix(ctx, t, zw, contentPrefix(id), "content/"); err != nil {

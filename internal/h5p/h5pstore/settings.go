@@ -7,7 +7,8 @@ import (
 )
 
 // Settings tune the H5P service beyond its storage: the newest H5P core
-// API it accepts and the hub its content-type cache is refreshed from.
+// API it accepts, the hub its content-type cache is refreshed from and the
+// limits of what it keeps.
 // They live on the Store because the Store is the one object the service,
 // its wiring and the tests all hold; they are read on every request and
 // may change at run time. The zero value takes every default.
@@ -21,9 +22,26 @@ type Settings struct {
 	// HubTimeout bounds one call to the hub; zero means the service's
 	// default.
 	HubTimeout time.Duration
+	// MaxParamsSize caps the parameters of one content (content.json of a
+	// package, params of an editor save) in bytes; zero means
+	// h5ppackage.DefaultMaxContentSize.
+	MaxParamsSize int64
+	// MaxStateSize caps one saved user state (contentUserData) in bytes;
+	// zero means DefaultMaxStateSize.
+	MaxStateSize int64
+	// MaxStates caps the states one user keeps in one content, all data
+	// types, sub-contents and contexts together; zero means
+	// DefaultMaxStates.
+	MaxStates int
 }
 
-// Settings returns the current settings, with CoreAPI defaulted.
+// Defaults of the user state limits.
+const (
+	DefaultMaxStateSize = 1 << 20
+	DefaultMaxStates    = 64
+)
+
+// Settings returns the current settings, every zero field defaulted.
 func (s *Store) Settings() Settings {
 	var out Settings
 	if p := s.settings.Load(); p != nil {
@@ -31,6 +49,15 @@ func (s *Store) Settings() Settings {
 	}
 	if out.CoreAPI == (h5ppackage.Version{}) {
 		out.CoreAPI = h5ppackage.DefaultCoreAPI()
+	}
+	if out.MaxParamsSize <= 0 {
+		out.MaxParamsSize = h5ppackage.DefaultMaxContentSize
+	}
+	if out.MaxStateSize <= 0 {
+		out.MaxStateSize = DefaultMaxStateSize
+	}
+	if out.MaxStates <= 0 {
+		out.MaxStates = DefaultMaxStates
 	}
 	return out
 }

@@ -120,8 +120,10 @@ type Content struct {
 	UpdatedAt time.Time
 	// Metadata is the package descriptor (h5p.json).
 	Metadata json.RawMessage
-	// Parameters is content.json.
-	Parameters json.RawMessage
+	// Parameters is content.json, compact JSON. A string, as the database
+	// driver gives it: parameters may be megabytes, and every conversion
+	// would copy them for each reader.
+	Parameters string
 }
 
 func libDir(machine string, major, minor int) string {

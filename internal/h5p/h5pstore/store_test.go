@@ -321,7 +321,7 @@ func TestPackageRoundTrip(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !jsonEqual(c.Parameters, c2.Parameters) || !jsonEqual(c.Metadata, c2.Metadata) {
+					if !jsonEqual([]byte(c.Parameters), []byte(c2.Parameters)) || !jsonEqual(c.Metadata, c2.Metadata) {
 						t.Errorf("content differs after round trip")
 					}
 					if a, b := files(t, tn, c.ID), files(t, tn, c2.ID); !reflect.DeepEqual(a, b) || len(a) != len(p.ContentFiles) {

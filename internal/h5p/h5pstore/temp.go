@@ -1,6 +1,7 @@
 package h5pstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,6 +114,11 @@ type Promotion struct {
 // that is not. Parameters that are not a JSON object are refused.
 func (s *Store) PrepareTempFiles(ctx context.Context, t *platform.Tenant, userID int64, params json.RawMessage) (*Promotion, error) {
 	pr := &Promotion{t: t, temps: map[string]int64{}}
+	if !bytes.Contains(params, []byte(TempSuffix)) {
+		// Nothing to move: the parameters, which may be megabytes, are not
+		// decoded; saving them checks they are an object.
+		return pr, nil
+	}
 	if err := json.Unmarshal(params, &pr.params); err != nil {
 		return nil, apperr.Field("params", "Must be a JSON object.")
 	}
@@ -179,6 +185,11 @@ func walkPaths(v any, fn func(obj map[string]any, p string)) {
 // saving the parameters moves the files into the content. On failure the
 // files stored so far are removed.
 func (s *Store) SavePackageTempFiles(ctx context.Context, t *platform.Tenant, userID int64, p *h5ppackage.Package) (json.RawMessage, error) {
+	if len(p.ContentFiles) == 0 {
+		// No path to rewrite: the parameters, which may be megabytes, are
+		// not decoded.
+		return p.Content, nil
+	}
 	var params any
 	if err := json.Unmarshal(p.Content, &params); err != nil {
 		return nil, fmt.Errorf("h5pstore: content.json: %w", err)
@@ -217,7 +228,15 @@ func (s *Store) savePackageTempFile(ctx context.Context, t *platform.Tenant, use
 		return "", fmt.Errorf("h5pstore: read %s: %w", name, err)
 	}
 	defer r.Close()
-	return s.SaveTempFile(ctx, t, userID, path.Base(f), r, size, contentType(f))
+	temp, err := s.SaveTempFile(ctx, t, userID, path.Base(f), r, size, contentType(f))
+	if err != nil {
+		return "", err
+	}
+	if err := entryEnd(r); err != nil {
+		s.deleteTempFiles(background(ctx), t, []string{temp})
+		return "", err
+	}
+	return temp, nil
 }
 
 // deleteTempFiles removes temporary files (blobs and rows) by path below

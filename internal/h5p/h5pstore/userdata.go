@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -60,9 +61,34 @@ func (s *Store) UserState(ctx context.Context, t *platform.Tenant, k UserDataKey
 	return d, true, nil
 }
 
+// StateTooLarge is the answer to a state over limit bytes.
+func StateTooLarge(limit int64) error {
+	return apperr.New(apperr.TooLarge, fmt.Sprintf("A saved state may be at most %d bytes.", limit))
+}
+
 // SaveUserState stores a state, replacing the one of the same key; a
-// content that does not exist is a not-found error.
+// content that does not exist is a not-found error. A state over
+// MaxStateSize is refused (TooLarge), and so is a new key once the user
+// keeps MaxStates states in the content (Invalid): a player saves a few
+// states per content, and without a cap a client changing the context id
+// could fill the database.
 func (s *Store) SaveUserState(ctx context.Context, t *platform.Tenant, d UserData) error {
+	set := s.Settings()
+	if int64(len(d.State)) > set.MaxStateSize {
+		return StateTooLarge(set.MaxStateSize)
+	}
+	// Checked before the write, not within it: concurrent saves of new keys
+	// by one user may pass the cap by a few, which bounds it all the same.
+	var n, exists int
+	err := t.Statements().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(CASE WHEN data_type = $3
+		AND sub_content_id = $4 AND context_id = $5 THEN 1 END) FROM h5p_content_user_data
+		WHERE content_id = $1 AND user_id = $2`, d.ContentID, d.UserID, d.DataType, d.SubContentID, d.ContextID).Scan(&n, &exists)
+	if err != nil {
+		return fmt.Errorf("h5pstore: count user data: %w", err)
+	}
+	if exists == 0 && n >= set.MaxStates {
+		return apperr.New(apperr.Invalid, fmt.Sprintf("You keep %d saved states in this content, the most allowed; no new one is saved.", n))
+	}
 	d.UpdatedAt = s.now()
 	return s.writeState(ctx, t, stateOp{data: d})
 }

@@ -1,0 +1,127 @@
+package h5p_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"context"
+	"hash/crc32"
+	"testing"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/blob"
+	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
+)
+
+// withRawEntry copies a package entry by entry, as stored, and adds one
+// entry written as is: its header says whatever hdr says of the body.
+func withRawEntry(t *testing.T, data []byte, hdr *zip.FileHeader, body []byte) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range zr.File {
+		if err := zw.Copy(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := zw.CreateRaw(hdr)
+	if err == nil {
+		_, err = w.Write(body)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func deflate(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	fw, _ := flate.NewWriter(&buf, flate.BestCompression)
+	fw.Write(b)
+	fw.Close()
+	return buf.Bytes()
+}
+
+// blobCount counts the tenant's blobs under prefix.
+func blobCount(t *testing.T, env *apitest.Env, prefix string) int {
+	t.Helper()
+	tenant, release := env.OpenTenant(env.Tenant)
+	defer release()
+	n := 0
+	if err := tenant.Blob.List(context.Background(), prefix, func(blob.Info) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestLyingZipEntries: an entry whose header under-states its data, or
+// whose data does not match its checksum, is refused wherever a package's
+// files are stored (content files, library files, editor temporary
+// files), and nothing of it stays. A blob store copies exactly the
+// declared size, so without the check the file was stored cut short.
+func TestLyingZipEntries(t *testing.T) {
+	tf := fixtureData(t, trueFalseFixture)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 8<<10) // 128 KB
+	const declared = 1000
+	// The header's checksum is the first 1000 bytes', so a copy cut at
+	// the declared size looks consistent.
+	longer := func(name string) *zip.FileHeader {
+		return &zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(data[:declared]),
+			CompressedSize64: uint64(len(deflate(t, data))), UncompressedSize64: declared}
+	}
+	badSum := func(name string) *zip.FileHeader {
+		return &zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(data) ^ 1,
+			CompressedSize64: uint64(len(deflate(t, data))), UncompressedSize64: uint64(len(data))}
+	}
+	empty := func(name string) *zip.FileHeader { // a 0-byte file that holds 128 KB
+		return &zip.FileHeader{Name: name, Method: zip.Deflate, CompressedSize64: uint64(len(deflate(t, data)))}
+	}
+	// The library cases come first, while H5P.TrueFalse is not installed:
+	// a later upload would skip its files.
+	cases := []struct {
+		name, path, field string
+		hdr               *zip.FileHeader
+		status            int
+		code              string
+	}{
+		{"library file longer than declared", "/h5p/contents/upload", "h5p_file", longer("H5P.TrueFalse-1.6/lie.js"), 413, h5ppackage.CodeFileTooLarge},
+		{"library file with a bad checksum", "/h5p/libraries", "file", badSum("H5P.TrueFalse-1.6/lie.js"), 422, h5ppackage.CodeCorruptArchive},
+		{"content file longer than declared", "/h5p/contents/upload", "h5p_file", longer("content/images/lie.png"), 413, h5ppackage.CodeFileTooLarge},
+		{"content file declared empty", "/h5p/contents/upload", "h5p_file", empty("content/images/lie.png"), 413, h5ppackage.CodeFileTooLarge},
+		{"content file with a bad checksum", "/h5p/contents/upload", "h5p_file", badSum("content/images/lie.png"), 422, h5ppackage.CodeCorruptArchive},
+		{"editor upload longer than declared", "/h5p/ajax?action=library-upload", "h5p", longer("content/images/lie.png"), 413, h5ppackage.CodeFileTooLarge},
+	}
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		for i, c := range cases {
+			if i == 2 { // after the library cases
+				if res := get(env, env.Host, "/h5p/libraries/H5P.TrueFalse-1.6", admin.Token, nil); res.Status != 404 {
+					t.Errorf("library installed from a lying package: %d", res.Status)
+				}
+			}
+			pkg := withRawEntry(t, tf, c.hdr, deflate(t, data))
+			res := upload(env, c.path, c.field, admin.Token, pkg)
+			if res.Status != c.status || res.Get("success") != false || res.String("errors.0.code") != c.code ||
+				res.String("errors.0.file") != c.hdr.Name {
+				t.Errorf("%s: %d %s, want %d %s", c.name, res.Status, res.Body, c.status, c.code)
+			}
+		}
+		if n := blobCount(t, env, "h5p/content/"); n != 0 {
+			t.Errorf("%d content files stored", n)
+		}
+		if n := blobCount(t, env, "h5p/temp/"); n != 0 {
+			t.Errorf("%d temporary files stored", n)
+		}
+		if res := get(env, env.Host, "/h5p/contents", admin.Token, nil); len(ids(res)) != 0 {
+			t.Errorf("contents created: %s", res.Body)
+		}
+	})
+}
