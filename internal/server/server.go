@@ -144,9 +144,36 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 		Idle: cfg.TenantIdle, Logger: s.Log, OnOpen: []func(*platform.Tenant) func(){s.Dispatcher.Start},
 	})
 	s.Jobs = jobs.New(s.Clock, s.Locker, s.Tenants, s.Log)
+	if err := s.configureJobs(); err != nil {
+		return nil, err
+	}
 	s.buildAPI()
 	ok = true
 	return s, nil
+}
+
+// configureJobs applies LMS_JOBS_POLL and LMS_JOB_SCHEDULES to the
+// scheduler before the capabilities add their jobs.
+func (s *Server) configureJobs() error {
+	if s.Config.JobsPoll > 0 {
+		s.Jobs.Poll = s.Config.JobsPoll
+	}
+	s.Jobs.Schedules = map[string]jobs.Schedule{}
+	for _, entry := range strings.Split(s.Config.JobSchedules, ";") {
+		if strings.TrimSpace(entry) == "" {
+			continue
+		}
+		name, expr, ok := strings.Cut(entry, "=")
+		if !ok {
+			return fmt.Errorf("server: LMS_JOB_SCHEDULES: %q is not name=schedule", entry)
+		}
+		sched, err := jobs.Cron(strings.TrimSpace(expr))
+		if err != nil {
+			return fmt.Errorf("server: LMS_JOB_SCHEDULES: %w", err)
+		}
+		s.Jobs.Schedules[strings.TrimSpace(name)] = sched
+	}
+	return nil
 }
 
 func openPlatformDB(ctx context.Context, cfg *config.Config) (*sqldb.DB, error) {
