@@ -1,8 +1,8 @@
 // Package jobs runs named jobs for every tenant on a schedule. Any number
 // of replicas may run a Scheduler: for each job and tenant, a claim decides
 // which replica runs a due job (on PostgreSQL a row of job_claims in the
-// platform database, locked with FOR UPDATE SKIP LOCKED, and the lock
-// either way), the tenant's job_runs table remembers when it last ran, and
+// platform database, locked with FOR UPDATE SKIP LOCKED; on SQLite, whose
+// one process writes, the lock), the tenant's job_runs table remembers when it last ran, and
 // the time comes from the injected clock, so tests drive the schedule with
 // Tick instead of waiting.
 package jobs
@@ -67,8 +67,8 @@ type Job struct {
 	// Name identifies the job in job_runs and in its lock.
 	Name     string
 	Schedule Schedule
-	// Timeout bounds one run; the job's lock is held as long, so another
-	// replica cannot start it meanwhile. Default 10 minutes.
+	// Timeout bounds one run; on SQLite the job's lock is held as long, so
+	// nothing else starts it meanwhile. Default 10 minutes.
 	Timeout time.Duration
 	// Tenants, when set, picks the tenants the job runs for.
 	Tenants func(platform.Record) bool
@@ -200,52 +200,53 @@ func (s *Scheduler) tickTenant(ctx context.Context, rec platform.Record, jobs []
 }
 
 // runIfDue runs the job for the tenant when it is due and this process
-// holds its claim. The due check is repeated under the claim, because
-// another replica may have run the job between the first check and taking
-// the claim.
+// holds its claim: on PostgreSQL the job's row of job_claims, else the
+// lock. The due check is repeated under the claim, because another replica
+// may have run the job between the first check and taking the claim.
 func (s *Scheduler) runIfDue(ctx context.Context, t *platform.Tenant, j Job, now time.Time) error {
 	if due, err := s.due(ctx, t.DB, j, now); err != nil || !due {
 		return err
 	}
+	claim := s.locked
 	if t.DB.Dialect == sqldb.Postgres {
-		return s.claimed(ctx, t.ID, j.Name, func() error { return s.runLocked(ctx, t, j, now) })
+		claim = s.claimed
 	}
-	return s.runLocked(ctx, t, j, now)
+	return claim(ctx, t.ID, j, func() error { return s.run(ctx, t, j, now) })
 }
 
 // claimed calls run while this process holds the job's row of job_claims
 // for the tenant, locked in a transaction of the platform database, and
 // skips it when another replica holds the row. A replica that dies
 // releases the row with its connection, so the job is due again for the
-// others at once.
-func (s *Scheduler) claimed(ctx context.Context, tenant int64, name string, run func() error) error {
+// others at once, where a lock would be held until it expires.
+func (s *Scheduler) claimed(ctx context.Context, tenant int64, j Job, run func() error) error {
 	db := s.tenants.Registry().DB()
 	// The row is created outside the claim: inserting it inside would make
 	// a second replica wait on the first one's uncommitted row instead of
 	// skipping it.
 	if _, err := db.ExecContext(ctx, `INSERT INTO job_claims (tenant_id, name) VALUES ($1, $2)
-		ON CONFLICT DO NOTHING`, tenant, name); err != nil {
-		return fmt.Errorf("jobs: claim row of %s: %w", name, err)
+		ON CONFLICT DO NOTHING`, tenant, j.Name); err != nil {
+		return fmt.Errorf("jobs: claim row of %s: %w", j.Name, err)
 	}
 	return db.Tx(ctx, func(tx *sqldb.Tx) error {
 		var held int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM job_claims WHERE tenant_id = $1 AND name = $2
-			FOR UPDATE SKIP LOCKED`, tenant, name).Scan(&held)
+			FOR UPDATE SKIP LOCKED`, tenant, j.Name).Scan(&held)
 		if sqldb.NotFound(err) {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("jobs: claim %s: %w", name, err)
+			return fmt.Errorf("jobs: claim %s: %w", j.Name, err)
 		}
 		return run()
 	})
 }
 
-// runLocked runs the job under its lock when it is still due and records
-// the run. The lock is taken on PostgreSQL too: commands outside the
-// scheduler (the demo reset by hand) keep away from a running job by it.
-func (s *Scheduler) runLocked(ctx context.Context, t *platform.Tenant, j Job, now time.Time) error {
-	unlock, err := s.locker.TryAcquire(ctx, "job:"+j.Name+":"+strconv.FormatInt(t.ID, 10), j.Timeout)
+// locked calls run while this process holds the job's lock for the
+// tenant, held for the job's timeout at most, and skips it when another
+// holds the lock.
+func (s *Scheduler) locked(ctx context.Context, tenant int64, j Job, run func() error) error {
+	unlock, err := s.locker.TryAcquire(ctx, "job:"+j.Name+":"+strconv.FormatInt(tenant, 10), j.Timeout)
 	if errors.Is(err, lock.ErrNotAcquired) {
 		return nil
 	}
@@ -253,6 +254,11 @@ func (s *Scheduler) runLocked(ctx context.Context, t *platform.Tenant, j Job, no
 		return err
 	}
 	defer unlock(context.WithoutCancel(ctx))
+	return run()
+}
+
+// run runs the job when it is still due and records the run.
+func (s *Scheduler) run(ctx context.Context, t *platform.Tenant, j Job, now time.Time) error {
 	if due, err := s.due(ctx, t.DB, j, now); err != nil || !due {
 		return err
 	}
