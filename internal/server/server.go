@@ -138,6 +138,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 	}
 	s.Passwords = auth.NewPasswords(cfg.PasswordCost)
 	s.Dispatcher = events.NewDispatcher(s.Clock, s.Log)
+	if cfg.EventsPoll > 0 {
+		s.Dispatcher.Poll = cfg.EventsPoll
+	}
 	s.Registry = platform.NewRegistry(s.PlatformDB, s.MasterKey, s.Clock.Now)
 	s.Tenants = platform.NewTenants(s.Registry, platform.Options{
 		DataDir: cfg.DataDir, DatabaseURL: cfg.DatabaseURL, Blob: s.Blob, Clock: s.Clock,
