@@ -34,7 +34,6 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/jobs"
-	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -352,10 +351,9 @@ func TestTwoReplicas(t *testing.T) {
 	}
 	checkWrites(t, env, sc, acked)
 
-	rec := tenantRecord(t, c, host)
-	db := tenantDB(t, c, rec)
+	tenant, db := tenantDB(t, c, host)
 	checkEvents(t, env, sc, db)
-	checkJobs(t, db, rec.ID, []*replica{a, b}, killed)
+	checkJobs(t, db, tenant, []*replica{a, b}, killed)
 }
 
 // scenario is what the set-up created: an admin, learners assigned to a
@@ -562,30 +560,32 @@ func checkWrites(t *testing.T, env *apitest.Env, sc *scenario, ack *acked) {
 	}
 }
 
-func tenantRecord(t *testing.T, c *cluster, host string) platform.Record {
-	db, err := sqldb.OpenPostgres(context.Background(), c.pgURL)
-	if err != nil {
+// tenantDB opens the tenant's database, found as an operator finds it for
+// a backup: in `lms tenant list --json`.
+func tenantDB(t *testing.T, c *cluster, host string) (id int64, db *sqldb.DB) {
+	var list []struct {
+		ID       int64    `json:"id"`
+		Hosts    []string `json:"hosts"`
+		Database string   `json:"database"`
+	}
+	if err := json.Unmarshal([]byte(c.lms(t, "tenant", "list", "--json")), &list); err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	rec, err := platform.NewRegistry(db, platform.MasterKey{}, time.Now).ByHost(context.Background(), host)
-	if err != nil {
-		t.Fatal(err)
+	for _, rec := range list {
+		if slices.Contains(rec.Hosts, host) {
+			loc, err := sqldb.WithDatabase(c.pgURL, rec.Database)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if db, err = sqldb.OpenPostgres(context.Background(), loc); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return rec.ID, db
+		}
 	}
-	return rec
-}
-
-func tenantDB(t *testing.T, c *cluster, rec platform.Record) *sqldb.DB {
-	loc, err := sqldb.WithDatabase(c.pgURL, rec.DatabaseName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqldb.OpenPostgres(context.Background(), loc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	t.Fatalf("tenant list has no %s", host)
+	return 0, nil
 }
 
 func count(t *testing.T, db *sqldb.DB, query string, args ...any) int {
