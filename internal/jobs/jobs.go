@@ -2,9 +2,9 @@
 // of replicas may run a Scheduler: for each job and tenant, a claim decides
 // which replica runs a due job (on PostgreSQL a row of job_claims in the
 // platform database, locked with FOR UPDATE SKIP LOCKED; on SQLite, whose
-// one process writes, the lock), the tenant's job_runs table remembers when it last ran, and
-// the time comes from the injected clock, so tests drive the schedule with
-// Tick instead of waiting.
+// one process writes, the lock), the tenant's job_runs table remembers
+// when it last ran, and the time comes from the injected clock, so tests
+// drive the schedule with Tick instead of waiting.
 package jobs
 
 import (

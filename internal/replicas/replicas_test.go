@@ -62,6 +62,7 @@ func needBackends(t *testing.T) backends {
 		}
 	}
 	if len(missing) > 0 {
+		slices.Sort(missing)
 		msg := "two replicas need PostgreSQL, Redis and S3; not set: " + strings.Join(missing, ", ") +
 			" (.ci/start-s3 starts an S3 server)"
 		if os.Getenv("CI") == "true" {
@@ -185,7 +186,8 @@ type replica struct {
 	url  *url.URL
 	log  string
 	cmd  *exec.Cmd
-	done chan error
+	done chan struct{} // closed when the process has ended, with err set
+	err  error
 }
 
 // start runs a replica on a free port of 127.0.0.1 and waits until it
@@ -199,7 +201,7 @@ func (c *cluster) start(t *testing.T, name string) *replica {
 	addr := ln.Addr().String()
 	ln.Close()
 	r := &replica{name: name, url: &url.URL{Scheme: "http", Host: addr}, log: filepath.Join(c.dir, name+".log"),
-		done: make(chan error, 1)}
+		done: make(chan struct{})}
 	logFile, err := os.Create(r.log)
 	if err != nil {
 		t.Fatal(err)
@@ -211,8 +213,9 @@ func (c *cluster) start(t *testing.T, name string) *replica {
 		t.Fatal(err)
 	}
 	go func() {
-		r.done <- r.cmd.Wait()
+		r.err = r.cmd.Wait()
 		logFile.Close()
+		close(r.done)
 	}()
 	t.Cleanup(func() { r.stop(t) })
 	deadline := time.Now().Add(60 * time.Second)
@@ -227,8 +230,8 @@ func (c *cluster) start(t *testing.T, name string) *replica {
 			}
 		}
 		select {
-		case err := <-r.done:
-			t.Fatalf("replica %s exited: %v\n%s", name, err, readFile(t, r.log))
+		case <-r.done:
+			t.Fatalf("replica %s exited: %v\n%s", name, r.err, readFile(t, r.log))
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
@@ -243,7 +246,6 @@ func (r *replica) kill(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-r.done
-	r.done <- errors.New("killed")
 }
 
 // stop ends the replica gracefully unless it is gone already.
@@ -472,7 +474,7 @@ func runLoad(t *testing.T, env *apitest.Env, sc *scenario, kill func()) *acked {
 	const newCourses = 20
 	total := int64(len(sc.learners)*topicCount + newCourses)
 	ack := &acked{courses: map[string]string{}, complete: map[int64][]float64{}}
-	var writes atomic.Int64
+	var writes, failed atomic.Int64
 	half := make(chan struct{})
 	var once sync.Once
 	acknowledged := func() {
@@ -489,6 +491,7 @@ func runLoad(t *testing.T, env *apitest.Env, sc *scenario, kill func()) *acked {
 				acknowledged()
 				return res
 			}
+			failed.Add(1)
 		}
 		return res
 	}
@@ -535,7 +538,7 @@ func runLoad(t *testing.T, env *apitest.Env, sc *scenario, kill func()) *acked {
 	if n := writes.Load(); n < total/2 {
 		t.Fatalf("%d of %d writes acknowledged", n, total)
 	}
-	t.Logf("%d of %d writes acknowledged", writes.Load(), total)
+	t.Logf("%d of %d writes acknowledged; %d attempts failed and were tried again", writes.Load(), total, failed.Load())
 	return ack
 }
 
