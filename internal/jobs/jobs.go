@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,6 +57,28 @@ func MustCron(expr string) Schedule {
 		panic(err)
 	}
 	return s
+}
+
+// ParseSchedules reads "name=schedule;name=schedule" (Cron's syntax), the
+// form in which operators replace the schedules of named jobs.
+func ParseSchedules(spec string) (map[string]Schedule, error) {
+	out := map[string]Schedule{}
+	for _, entry := range strings.Split(spec, ";") {
+		if strings.TrimSpace(entry) == "" {
+			continue
+		}
+		name, expr, ok := strings.Cut(entry, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("jobs: %q is not name=schedule", entry)
+		}
+		sched, err := Cron(strings.TrimSpace(expr))
+		if err != nil {
+			return nil, err
+		}
+		out[name] = sched
+	}
+	return out, nil
 }
 
 type utcSchedule struct{ cron.Schedule }

@@ -271,6 +271,25 @@ func TestCronParsing(t *testing.T) {
 	}
 }
 
+func TestParseSchedules(t *testing.T) {
+	got, err := jobs.ParseSchedules(" a = @every 2s ; b=0 3 * * * ;")
+	if err != nil || len(got) != 2 {
+		t.Fatalf("%v %v", got, err)
+	}
+	at := time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC)
+	if next := got["a"].Next(at); !next.Equal(at.Add(2 * time.Second)) {
+		t.Errorf("a: next %s", next)
+	}
+	if next := got["b"].Next(at); !next.Equal(time.Date(2030, 1, 2, 3, 0, 0, 0, time.UTC)) {
+		t.Errorf("b: next %s", next)
+	}
+	for _, bad := range []string{"a", "=@hourly", "a=never"} {
+		if _, err := jobs.ParseSchedules(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
 func TestClaim(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		ctx := context.Background()

@@ -161,21 +161,11 @@ func (s *Server) configureJobs() error {
 	if s.Config.JobsPoll > 0 {
 		s.Jobs.Poll = s.Config.JobsPoll
 	}
-	s.Jobs.Schedules = map[string]jobs.Schedule{}
-	for _, entry := range strings.Split(s.Config.JobSchedules, ";") {
-		if strings.TrimSpace(entry) == "" {
-			continue
-		}
-		name, expr, ok := strings.Cut(entry, "=")
-		if !ok {
-			return fmt.Errorf("server: LMS_JOB_SCHEDULES: %q is not name=schedule", entry)
-		}
-		sched, err := jobs.Cron(strings.TrimSpace(expr))
-		if err != nil {
-			return fmt.Errorf("server: LMS_JOB_SCHEDULES: %w", err)
-		}
-		s.Jobs.Schedules[strings.TrimSpace(name)] = sched
+	scheds, err := jobs.ParseSchedules(s.Config.JobSchedules)
+	if err != nil {
+		return fmt.Errorf("server: LMS_JOB_SCHEDULES: %w", err)
 	}
+	s.Jobs.Schedules = scheds
 	return nil
 }
 
