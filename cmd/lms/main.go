@@ -201,10 +201,15 @@ func tenantList(ctx context.Context, fs *flag.FlagSet, args []string, out io.Wri
 		Platform bool     `json:"platform"`
 		Demo     bool     `json:"demo"`
 		Created  string   `json:"created_at"`
+		// Where the tenant's data lives, for backups (docs/deployment.md):
+		// its database, and its prefix in the blob store.
+		Database   string `json:"database"`
+		BlobPrefix string `json:"blob_prefix"`
 	}
 	rows := make([]row, len(recs))
 	for i, r := range recs {
-		rows[i] = row{r.ID, r.Name, r.Hosts, r.IsPlatform, r.IsDemo, r.CreatedAt.Format("2006-01-02T15:04:05Z")}
+		rows[i] = row{r.ID, r.Name, r.Hosts, r.IsPlatform, r.IsDemo, r.CreatedAt.Format("2006-01-02T15:04:05Z"),
+			r.DatabaseName, r.BlobPrefix}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(out)

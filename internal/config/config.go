@@ -52,6 +52,15 @@ type Config struct {
 	// H5PHubURL is the H5P hub's content-type endpoint (empty: api.h5p.org).
 	H5PHubURL string
 
+	// JobsPoll is how often the scheduler looks for due jobs.
+	JobsPoll time.Duration
+	// EventsPoll is how often a tenant's dispatcher looks for events
+	// without being woken: events of other replicas, and retries.
+	EventsPoll time.Duration
+	// JobSchedules replace the schedules of named jobs:
+	// "name=cron;name=cron" (LMS_JOB_SCHEDULES).
+	JobSchedules string
+
 	// WebCacheFresh is how long the web frontend serves public API data
 	// without asking again (minimum 5 s; served stale up to 30 minutes).
 	WebCacheFresh time.Duration
@@ -70,7 +79,7 @@ type env struct {
 func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config, []string, error) {
 	c := &Config{}
 	var webFresh string
-	var idle, exclude, embedOrigins string
+	var idle, exclude, embedOrigins, jobsPoll, eventsPoll string
 	vars := []env{
 		{"LMS_API_ADDR", "127.0.0.1:8080", &c.APIAddr, "API listen address"},
 		{"LMS_API_URL", "", &c.APIURL, "base URL the H5P service calls the API at (empty: http:// + the API address)"},
@@ -94,6 +103,9 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 		{"LMS_H5P_CORE_DIR", "node_modules/h5p-standalone/dist", &c.H5PCoreDir, "H5P core player files (installed by make build)"},
 		{"LMS_H5P_EDITOR_DIR", "", &c.H5PEditorDir, "H5P editor client files (empty: no editor)"},
 		{"LMS_H5P_EMBED_ORIGINS", "", &embedOrigins, "comma-separated origins that may embed H5P pages (* for any)"},
+		{"LMS_JOBS_POLL", "1m", &jobsPoll, "how often the scheduler looks for due jobs"},
+		{"LMS_EVENTS_POLL", "5s", &eventsPoll, "how often events committed by other replicas, and retries, are looked for"},
+		{"LMS_JOB_SCHEDULES", "", &c.JobSchedules, "replace job schedules: name=cron;name=cron (cron in UTC, or @every 10m)"},
 		{"LMS_H5P_HUB_URL", "", &c.H5PHubURL, "H5P hub content-type endpoint (empty: https://api.h5p.org/v1/content-types/)"},
 	}
 	for _, v := range vars {
@@ -122,6 +134,12 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 		return nil, nil, fmt.Errorf("config: LMS_WEB_CACHE_FRESH: %w", err)
 	}
 	c.WebCacheFresh = max(c.WebCacheFresh, 5*time.Second)
+	if c.JobsPoll, err = parseDuration(jobsPoll); err != nil || c.JobsPoll <= 0 {
+		return nil, nil, fmt.Errorf("config: LMS_JOBS_POLL must be a positive duration, got %q", jobsPoll)
+	}
+	if c.EventsPoll, err = parseDuration(eventsPoll); err != nil || c.EventsPoll <= 0 {
+		return nil, nil, fmt.Errorf("config: LMS_EVENTS_POLL must be a positive duration, got %q", eventsPoll)
+	}
 	c.PlatformHost = strings.ToLower(c.PlatformHost)
 	if c.APIURL == "" {
 		c.APIURL = "http://" + c.APIAddr

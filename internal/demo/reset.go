@@ -80,8 +80,9 @@ func (s *Service) Reset(ctx context.Context, rec platform.Record, opts ResetOpti
 	return s.reset(ctx, rec, opts)
 }
 
-// lockName is the scheduler's lock of the reset job for the tenant.
-func lockName(tenantID int64) string { return "job:" + jobName + ":" + strconv.FormatInt(tenantID, 10) }
+// lockName is the lock of the tenant's resets and seeding, taken by the
+// scheduled reset, a reset by hand and the seeding at start-up alike.
+func lockName(tenantID int64) string { return "demo-reset:" + strconv.FormatInt(tenantID, 10) }
 
 // admin is the tenant's admin account as the reset re-creates it.
 type admin struct {
@@ -209,8 +210,8 @@ func (s *Service) clearCache(ctx context.Context, tenantID int64) {
 	}
 }
 
-// Job is the scheduled reset of every demo tenant. The scheduler holds
-// the job's lock while it runs; the job skips a tenant that was reset or
+// Job is the scheduled reset of every demo tenant. It takes the reset's
+// lock like a reset by hand; the job skips a tenant that was reset or
 // seeded after the latest time of the schedule, so a freshly created
 // tenant is not reset at once and a reset by hand counts as the next one.
 func (s *Service) Job() (jobs.Job, error) {
@@ -221,6 +222,15 @@ func (s *Service) Job() (jobs.Job, error) {
 	return jobs.Job{Name: jobName, Schedule: sched, Timeout: resetTimeout,
 		Tenants: func(rec platform.Record) bool { return s.Check(rec) == nil },
 		Run: func(ctx context.Context, t *platform.Tenant, now time.Time) error {
+			unlock, err := s.Locker.TryAcquire(ctx, lockName(t.ID), resetTimeout)
+			if errors.Is(err, lock.ErrNotAcquired) {
+				// A reset by hand or the seeding runs now; it counts.
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			defer unlock(context.WithoutCancel(ctx))
 			last, err := s.LastReset(ctx, t.ID)
 			if err != nil {
 				return err

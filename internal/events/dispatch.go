@@ -10,10 +10,13 @@ import (
 
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // Listener handles one event of a tenant. Listeners must be idempotent:
-// delivery is at least once.
+// delivery is at least once, since a process that dies after a listener
+// ran but before the delivery was recorded leaves the event to be
+// delivered again (by itself after a restart, or by another replica).
 type Listener func(ctx context.Context, t *platform.Tenant, ev Stored) error
 
 // Dispatcher delivers recorded events to listeners.
@@ -60,39 +63,84 @@ func (d *Dispatcher) Start(t *platform.Tenant) (stop func()) {
 
 const maxAttempts = 10
 
+// batchSize is how many pending events one claim takes.
+const batchSize = 100
+
 // DispatchPending delivers the tenant's pending events, each at most once
 // per call, and returns how many were delivered. A failed delivery is
 // counted and retried on a later call, up to maxAttempts.
+//
+// On PostgreSQL several replicas dispatch the same tenant: each batch is
+// claimed with FOR UPDATE SKIP LOCKED in a transaction held while its
+// events are delivered, so another replica skips them, and a replica that
+// dies mid-batch releases them with its connection, uncommitted, for the
+// next dispatcher to deliver again. SQLite has one process writing, which
+// delivers without a claim: a transaction there would hold the write lock
+// the listeners need.
 func (d *Dispatcher) DispatchPending(ctx context.Context, t *platform.Tenant) (int, error) {
 	delivered := 0
 	var cursor int64
 	for {
-		batch, err := pending(ctx, t, cursor, 100)
-		if err != nil || len(batch) == 0 {
+		n, last, err := d.dispatchBatch(ctx, t, cursor)
+		delivered += n
+		if err != nil || last == 0 {
 			return delivered, err
 		}
-		for _, ev := range batch {
-			cursor = ev.ID
-			if err := d.deliver(ctx, t, ev); err != nil {
-				if ctx.Err() != nil {
-					// Stopping: not a failed attempt; the event stays
-					// pending for the next run.
-					return delivered, ctx.Err()
-				}
-				d.log.Warn("event listener failed", "tenant", t.ID, "event", ev.Name, "id", ev.ID, "error", err)
-				if _, uerr := t.DB.ExecContext(ctx, `UPDATE events SET attempts = attempts + 1, last_error = $1 WHERE id = $2`,
-					err.Error(), ev.ID); uerr != nil {
-					return delivered, uerr
-				}
-				continue
-			}
-			if _, err := t.DB.ExecContext(ctx, `UPDATE events SET dispatched_at = $1, attempts = attempts + 1 WHERE id = $2`,
-				d.clock.Now(), ev.ID); err != nil {
-				return delivered, err
-			}
-			delivered++
-		}
+		cursor = last
 	}
+}
+
+// dispatchBatch claims and delivers the next batch of pending events after
+// cursor. It returns how many it delivered and the id of the last event it
+// looked at, 0 when none was pending.
+func (d *Dispatcher) dispatchBatch(ctx context.Context, t *platform.Tenant, cursor int64) (delivered int, last int64, err error) {
+	work := func(q sqldb.Querier, claim string) error {
+		batch, err := pending(ctx, q, claim, cursor)
+		if err != nil {
+			return err
+		}
+		for _, ev := range batch {
+			last = ev.ID
+			ok, err := d.deliverOne(ctx, t, q, ev)
+			if err != nil {
+				return err
+			}
+			if ok {
+				delivered++
+			}
+		}
+		return nil
+	}
+	if t.DB.Dialect != sqldb.Postgres {
+		err = work(t.DB, "")
+		return delivered, last, err
+	}
+	err = t.DB.Tx(ctx, func(tx *sqldb.Tx) error { return work(tx, "FOR UPDATE SKIP LOCKED") })
+	if err != nil {
+		// Nothing of the batch was recorded: it counts for nothing.
+		return 0, last, err
+	}
+	return delivered, last, nil
+}
+
+// deliverOne calls the listeners for ev and records the outcome through q.
+// A listener's failure is recorded as a failed attempt; only a failure to
+// record, or the dispatcher stopping, is returned.
+func (d *Dispatcher) deliverOne(ctx context.Context, t *platform.Tenant, q sqldb.Querier, ev Stored) (bool, error) {
+	if err := d.deliver(ctx, t, ev); err != nil {
+		if ctx.Err() != nil {
+			// Stopping: not a failed attempt; the event stays pending for
+			// the next run.
+			return false, ctx.Err()
+		}
+		d.log.Warn("event listener failed", "tenant", t.ID, "event", ev.Name, "id", ev.ID, "error", err)
+		_, err := q.ExecContext(ctx, `UPDATE events SET attempts = attempts + 1, last_error = $1 WHERE id = $2`,
+			err.Error(), ev.ID)
+		return false, err
+	}
+	_, err := q.ExecContext(ctx, `UPDATE events SET dispatched_at = $1, attempts = attempts + 1 WHERE id = $2`,
+		d.clock.Now(), ev.ID)
+	return err == nil, err
 }
 
 func (d *Dispatcher) deliver(ctx context.Context, t *platform.Tenant, ev Stored) error {
@@ -104,9 +152,11 @@ func (d *Dispatcher) deliver(ctx context.Context, t *platform.Tenant, ev Stored)
 	return nil
 }
 
-func pending(ctx context.Context, t *platform.Tenant, after int64, n int) ([]Stored, error) {
-	rows, err := t.DB.QueryContext(ctx, `SELECT id, name, user_id, payload, created_at FROM events
-		WHERE dispatched_at IS NULL AND attempts < $1 AND id > $2 ORDER BY id LIMIT $3`, maxAttempts, after, n)
+// pending reads the next pending events after id after; claim is the
+// locking clause that makes them this caller's on PostgreSQL.
+func pending(ctx context.Context, q sqldb.Querier, claim string, after int64) ([]Stored, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, name, user_id, payload, created_at FROM events
+		WHERE dispatched_at IS NULL AND attempts < $1 AND id > $2 ORDER BY id LIMIT $3 `+claim, maxAttempts, after, batchSize)
 	if err != nil {
 		return nil, fmt.Errorf("events: pending: %w", err)
 	}

@@ -2,10 +2,14 @@ package events_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -104,5 +108,132 @@ func TestDispatcherWakesAfterCommit(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the commit did not wake the dispatcher")
+	}
+}
+
+// pgTenant is a tenant on a fresh PostgreSQL database, dropped when the
+// test ends; it skips without LMS_TEST_PG_URL, except under CI=true.
+func pgTenant(t *testing.T) *platform.Tenant {
+	t.Helper()
+	serverURL := os.Getenv("LMS_TEST_PG_URL")
+	if serverURL == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("LMS_TEST_PG_URL is not set; CI=true requires PostgreSQL")
+		}
+		t.Skip("LMS_TEST_PG_URL is not set; skipping the PostgreSQL claim test")
+	}
+	ctx := context.Background()
+	name := "lmstest_events_" + strings.ToLower(rand.Text()[:10])
+	if err := sqldb.CreateDatabase(ctx, serverURL, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sqldb.DropDatabase(context.Background(), serverURL, name); err != nil {
+			t.Log(err)
+		}
+	})
+	loc, err := sqldb.WithDatabase(serverURL, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqldb.OpenPostgres(ctx, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := sqldb.Migrate(ctx, db, sqldb.TenantSet); err != nil {
+		t.Fatal(err)
+	}
+	return &platform.Tenant{DB: db}
+}
+
+// deliveries counts the deliveries of each event over several dispatchers;
+// hold, when set, blocks the listener of dispatcher "a" on its first event.
+type deliveries struct {
+	mu      sync.Mutex
+	count   map[int64]int
+	started chan struct{}
+	hold    chan struct{}
+}
+
+func (d *deliveries) dispatcher(name string) *events.Dispatcher {
+	return events.NewDispatcher(clock.System{}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		func(ctx context.Context, _ *platform.Tenant, ev events.Stored) error {
+			if name == "a" && d.hold != nil {
+				d.started <- struct{}{}
+				select {
+				case <-d.hold:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				d.hold = nil
+			}
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.count[ev.ID]++
+			return nil
+		})
+}
+
+// TestReplicasClaimEvents runs two dispatchers of one PostgreSQL tenant, as
+// two replicas do: while one delivers a batch, the other skips it, so each
+// event reaches the listeners once.
+func TestReplicasClaimEvents(t *testing.T) {
+	tn := pgTenant(t)
+	for range 3 {
+		emit(t, tn, events.Event{Name: events.Login, UserID: 1}, false)
+	}
+	d := &deliveries{count: map[int64]int{}, started: make(chan struct{}, 1), hold: make(chan struct{})}
+	a, b := d.dispatcher("a"), d.dispatcher("b")
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.DispatchPending(context.Background(), tn)
+		done <- err
+	}()
+	<-d.started // a holds its batch, its first event in the listener
+	if n, err := b.DispatchPending(context.Background(), tn); err != nil || n != 0 {
+		t.Errorf("the second replica delivered %d events (%v) that the first one holds", n, err)
+	}
+	close(d.hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(d.count) != 3 {
+		t.Errorf("%d events delivered, want 3", len(d.count))
+	}
+	for id, n := range d.count {
+		if n != 1 {
+			t.Errorf("event %d delivered %d times", id, n)
+		}
+	}
+}
+
+// TestAbandonedClaimIsDelivered stops a dispatcher in the middle of its
+// batch, as a replica that dies does: nothing of the batch is recorded, and
+// the other replica delivers every event.
+func TestAbandonedClaimIsDelivered(t *testing.T) {
+	tn := pgTenant(t)
+	for range 2 {
+		emit(t, tn, events.Event{Name: events.Logout, UserID: 1}, false)
+	}
+	d := &deliveries{count: map[int64]int{}, started: make(chan struct{}, 1), hold: make(chan struct{})}
+	a, b := d.dispatcher("a"), d.dispatcher("b")
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.DispatchPending(ctx, tn)
+		done <- err
+	}()
+	<-d.started
+	stop()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped dispatcher: %v", err)
+	}
+	if n, err := b.DispatchPending(context.Background(), tn); err != nil || n != 2 {
+		t.Fatalf("the other replica delivered %d events (%v), want 2", n, err)
+	}
+	var left int
+	if err := tn.DB.QueryRow(`SELECT COUNT(*) FROM events WHERE dispatched_at IS NULL OR attempts <> 1`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d events undelivered or counted twice (%v)", left, err)
 	}
 }

@@ -1,8 +1,10 @@
 // Package jobs runs named jobs for every tenant on a schedule. Any number
-// of replicas may run a Scheduler: for each job and tenant, a lock decides
-// which replica runs a due job, the tenant's job_runs table remembers when
-// it last ran, and the time comes from the injected clock, so tests drive
-// the schedule with Tick instead of waiting.
+// of replicas may run a Scheduler: for each job and tenant, a claim decides
+// which replica runs a due job (on PostgreSQL a row of job_claims in the
+// platform database, locked with FOR UPDATE SKIP LOCKED; on SQLite, whose
+// one process writes, the lock), the tenant's job_runs table remembers
+// when it last ran, and the time comes from the injected clock, so tests
+// drive the schedule with Tick instead of waiting.
 package jobs
 
 import (
@@ -11,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,6 +59,28 @@ func MustCron(expr string) Schedule {
 	return s
 }
 
+// ParseSchedules reads "name=schedule;name=schedule" (Cron's syntax), the
+// form in which operators replace the schedules of named jobs.
+func ParseSchedules(spec string) (map[string]Schedule, error) {
+	out := map[string]Schedule{}
+	for _, entry := range strings.Split(spec, ";") {
+		if strings.TrimSpace(entry) == "" {
+			continue
+		}
+		name, expr, ok := strings.Cut(entry, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("jobs: %q is not name=schedule", entry)
+		}
+		sched, err := Cron(strings.TrimSpace(expr))
+		if err != nil {
+			return nil, err
+		}
+		out[name] = sched
+	}
+	return out, nil
+}
+
 type utcSchedule struct{ cron.Schedule }
 
 func (s utcSchedule) Next(after time.Time) time.Time { return s.Schedule.Next(after.UTC()) }
@@ -64,8 +90,8 @@ type Job struct {
 	// Name identifies the job in job_runs and in its lock.
 	Name     string
 	Schedule Schedule
-	// Timeout bounds one run; the job's lock is held as long, so another
-	// replica cannot start it meanwhile. Default 10 minutes.
+	// Timeout bounds one run; on SQLite the job's lock is held as long, so
+	// nothing else starts it meanwhile. Default 10 minutes.
 	Timeout time.Duration
 	// Tenants, when set, picks the tenants the job runs for.
 	Tenants func(platform.Record) bool
@@ -83,6 +109,9 @@ type Scheduler struct {
 	log     *slog.Logger
 	// Poll is how often Run looks for due jobs.
 	Poll time.Duration
+	// Schedules replace the schedules of the jobs they name, as Add
+	// registers them (LMS_JOB_SCHEDULES); set them before the jobs are added.
+	Schedules map[string]Schedule
 
 	mu   sync.Mutex
 	jobs []Job
@@ -109,6 +138,9 @@ func (s *Scheduler) Add(jobs ...Job) {
 		if j.Timeout <= 0 {
 			j.Timeout = defaultTimeout
 		}
+		if sched, ok := s.Schedules[j.Name]; ok {
+			j.Schedule = sched
+		}
 		s.jobs = append(s.jobs, j)
 	}
 }
@@ -122,6 +154,11 @@ func (s *Scheduler) Jobs() []Job {
 
 // Run calls Tick every Poll until ctx ends.
 func (s *Scheduler) Run(ctx context.Context) {
+	for name := range s.Schedules {
+		if !slices.ContainsFunc(s.Jobs(), func(j Job) bool { return j.Name == name }) {
+			s.log.Warn("a schedule names no job", "job", name)
+		}
+	}
 	ticker := time.NewTicker(s.Poll)
 	defer ticker.Stop()
 	for {
@@ -186,14 +223,53 @@ func (s *Scheduler) tickTenant(ctx context.Context, rec platform.Record, jobs []
 }
 
 // runIfDue runs the job for the tenant when it is due and this process
-// holds its lock. The due check is repeated under the lock, because
-// another replica may have run the job between the first check and taking
-// the lock.
+// holds its claim: on PostgreSQL the job's row of job_claims, else the
+// lock. The due check is repeated under the claim, because another replica
+// may have run the job between the first check and taking the claim.
 func (s *Scheduler) runIfDue(ctx context.Context, t *platform.Tenant, j Job, now time.Time) error {
 	if due, err := s.due(ctx, t.DB, j, now); err != nil || !due {
 		return err
 	}
-	unlock, err := s.locker.TryAcquire(ctx, "job:"+j.Name+":"+strconv.FormatInt(t.ID, 10), j.Timeout)
+	claim := s.locked
+	if t.DB.Dialect == sqldb.Postgres {
+		claim = s.claimed
+	}
+	return claim(ctx, t.ID, j, func() error { return s.run(ctx, t, j, now) })
+}
+
+// claimed calls run while this process holds the job's row of job_claims
+// for the tenant, locked in a transaction of the platform database, and
+// skips it when another replica holds the row. A replica that dies
+// releases the row with its connection, so the job is due again for the
+// others at once, where a lock would be held until it expires.
+func (s *Scheduler) claimed(ctx context.Context, tenant int64, j Job, run func() error) error {
+	db := s.tenants.Registry().DB()
+	// The row is created outside the claim: inserting it inside would make
+	// a second replica wait on the first one's uncommitted row instead of
+	// skipping it.
+	if _, err := db.ExecContext(ctx, `INSERT INTO job_claims (tenant_id, name) VALUES ($1, $2)
+		ON CONFLICT DO NOTHING`, tenant, j.Name); err != nil {
+		return fmt.Errorf("jobs: claim row of %s: %w", j.Name, err)
+	}
+	return db.Tx(ctx, func(tx *sqldb.Tx) error {
+		var held int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM job_claims WHERE tenant_id = $1 AND name = $2
+			FOR UPDATE SKIP LOCKED`, tenant, j.Name).Scan(&held)
+		if sqldb.NotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("jobs: claim %s: %w", j.Name, err)
+		}
+		return run()
+	})
+}
+
+// locked calls run while this process holds the job's lock for the
+// tenant, held for the job's timeout at most, and skips it when another
+// holds the lock.
+func (s *Scheduler) locked(ctx context.Context, tenant int64, j Job, run func() error) error {
+	unlock, err := s.locker.TryAcquire(ctx, "job:"+j.Name+":"+strconv.FormatInt(tenant, 10), j.Timeout)
 	if errors.Is(err, lock.ErrNotAcquired) {
 		return nil
 	}
@@ -201,15 +277,27 @@ func (s *Scheduler) runIfDue(ctx context.Context, t *platform.Tenant, j Job, now
 		return err
 	}
 	defer unlock(context.WithoutCancel(ctx))
+	return run()
+}
+
+// run runs the job when it is still due and records the run.
+func (s *Scheduler) run(ctx context.Context, t *platform.Tenant, j Job, now time.Time) error {
 	if due, err := s.due(ctx, t.DB, j, now); err != nil || !due {
 		return err
 	}
 	runCtx, cancel := context.WithTimeout(ctx, j.Timeout)
 	defer cancel()
+	start := time.Now()
 	if err := j.Run(runCtx, t, now); err != nil {
 		return err
 	}
-	return record(ctx, t.DB, j.Name, now)
+	if err := record(ctx, t.DB, j.Name, now); err != nil {
+		return err
+	}
+	// One line per run: operators see that jobs run, and the replica test
+	// counts the runs of every period from the logs of all replicas.
+	s.log.Info("scheduled job ran", "tenant", t.ID, "job", j.Name, "at", now, "took", time.Since(start))
+	return nil
 }
 
 // record notes that the job ran at now.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/jobs"
+	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -150,6 +152,78 @@ func TestOneReplicaRuns(t *testing.T) {
 	})
 }
 
+// TestClaimWithoutSharedLock runs two schedulers on PostgreSQL with a lock
+// each, as two replicas without Redis have: the claim in the platform
+// database alone keeps the second from running a job the first one runs.
+func TestClaimWithoutSharedLock(t *testing.T) {
+	if os.Getenv("LMS_TEST_PG_URL") == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("LMS_TEST_PG_URL is not set; CI=true requires PostgreSQL")
+		}
+		t.Skip("LMS_TEST_PG_URL is not set; the claim is PostgreSQL's")
+	}
+	env := apitest.New(t, "postgres", apitest.Options{})
+	ctx := context.Background()
+	var n atomic.Int32
+	started := make(chan struct{}, 1)
+	release := make(chan struct{})
+	slow := jobs.Job{Name: "slow", Schedule: jobs.Every(time.Hour),
+		Tenants: func(r platform.Record) bool { return r.ID == env.Tenant.ID },
+		Run: func(context.Context, *platform.Tenant, time.Time) error {
+			n.Add(1)
+			started <- struct{}{}
+			<-release
+			return nil
+		}}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a := jobs.New(env.Clock, lock.NewMemory(env.Clock), env.Server.Tenants, log)
+	b := jobs.New(env.Clock, lock.NewMemory(env.Clock), env.Server.Tenants, log)
+	a.Add(slow)
+	b.Add(slow)
+	done := make(chan error, 1)
+	go func() { done <- a.Tick(ctx, env.Clock.Now()) }()
+	<-started
+	bDone := make(chan error, 1)
+	go func() { bDone <- b.Tick(ctx, env.Clock.Now()) }()
+	select {
+	case <-started:
+		t.Error("the second replica ran the job the first one runs")
+		release <- struct{}{}
+	case err := <-bDone:
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Load(); got != 1 {
+		t.Errorf("%d runs, want 1", got)
+	}
+	// Released: the next period runs on whichever replica ticks.
+	env.Clock.Advance(time.Hour)
+	if err := b.Tick(ctx, env.Clock.Now()); err != nil || n.Load() != 2 {
+		t.Errorf("after the claim ended: %d runs (%v), want 2", n.Load(), err)
+	}
+}
+
+func TestSchedulesReplaceTheJobs(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
+		s := scheduler(env)
+		s.Schedules = map[string]jobs.Schedule{"daily": jobs.Every(time.Minute)}
+		var r runs
+		s.Add(r.job("daily", jobs.MustCron("@daily")))
+		s.Tick(ctx, env.Clock.Now())
+		env.Clock.Advance(time.Minute)
+		s.Tick(ctx, env.Clock.Now())
+		if got, tenants := r.total(), tenantCount(t, env); got != 2*tenants {
+			t.Errorf("%d runs over a minute, want 2 per tenant (%d tenants) on the replaced schedule", got, tenants)
+		}
+	})
+}
+
 func TestFailedRunIsRetried(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		ctx := context.Background()
@@ -194,6 +268,25 @@ func TestCronParsing(t *testing.T) {
 	}
 	if got := jobs.Every(30 * time.Minute).Next(at); !got.Equal(at.Add(30 * time.Minute)) {
 		t.Errorf("every next is %s", got)
+	}
+}
+
+func TestParseSchedules(t *testing.T) {
+	got, err := jobs.ParseSchedules(" a = @every 2s ; b=0 3 * * * ;")
+	if err != nil || len(got) != 2 {
+		t.Fatalf("%v %v", got, err)
+	}
+	at := time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC)
+	if next := got["a"].Next(at); !next.Equal(at.Add(2 * time.Second)) {
+		t.Errorf("a: next %s", next)
+	}
+	if next := got["b"].Next(at); !next.Equal(time.Date(2030, 1, 2, 3, 0, 0, 0, time.UTC)) {
+		t.Errorf("b: next %s", next)
+	}
+	for _, bad := range []string{"a", "=@hourly", "a=never"} {
+		if _, err := jobs.ParseSchedules(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }
 

@@ -138,15 +138,35 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 	}
 	s.Passwords = auth.NewPasswords(cfg.PasswordCost)
 	s.Dispatcher = events.NewDispatcher(s.Clock, s.Log)
+	if cfg.EventsPoll > 0 {
+		s.Dispatcher.Poll = cfg.EventsPoll
+	}
 	s.Registry = platform.NewRegistry(s.PlatformDB, s.MasterKey, s.Clock.Now)
 	s.Tenants = platform.NewTenants(s.Registry, platform.Options{
 		DataDir: cfg.DataDir, DatabaseURL: cfg.DatabaseURL, Blob: s.Blob, Clock: s.Clock,
 		Idle: cfg.TenantIdle, Logger: s.Log, OnOpen: []func(*platform.Tenant) func(){s.Dispatcher.Start},
 	})
 	s.Jobs = jobs.New(s.Clock, s.Locker, s.Tenants, s.Log)
+	if err := s.configureJobs(); err != nil {
+		return nil, err
+	}
 	s.buildAPI()
 	ok = true
 	return s, nil
+}
+
+// configureJobs applies LMS_JOBS_POLL and LMS_JOB_SCHEDULES to the
+// scheduler before the capabilities add their jobs.
+func (s *Server) configureJobs() error {
+	if s.Config.JobsPoll > 0 {
+		s.Jobs.Poll = s.Config.JobsPoll
+	}
+	scheds, err := jobs.ParseSchedules(s.Config.JobSchedules)
+	if err != nil {
+		return fmt.Errorf("server: LMS_JOB_SCHEDULES: %w", err)
+	}
+	s.Jobs.Schedules = scheds
+	return nil
 }
 
 func openPlatformDB(ctx context.Context, cfg *config.Config) (*sqldb.DB, error) {
