@@ -65,9 +65,18 @@ type env struct {
 	help string
 }
 
+// offWhenEmpty lists the variables whose empty value, when set, switches
+// their part off instead of taking the default.
+var offWhenEmpty = map[string]bool{"LMS_WEB_ADDR": true}
+
 // Load parses args (without the program and command names) with the
-// environment as defaults. It returns the flag set's remaining arguments.
-func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config, []string, error) {
+// environment (os.LookupEnv) as defaults. It returns the flag set's
+// remaining arguments.
+func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)) (*Config, []string, error) {
+	getenv := func(name string) string {
+		v, _ := lookupEnv(name)
+		return v
+	}
 	c := &Config{}
 	var webFresh string
 	var idle, exclude, embedOrigins string
@@ -98,7 +107,7 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 	}
 	for _, v := range vars {
 		def := v.def
-		if e := getenv(v.name); e != "" {
+		if e, set := lookupEnv(v.name); e != "" || set && offWhenEmpty[v.name] {
 			def = e
 		}
 		fs.StringVar(v.dst, flagName(v.name), def, v.help+" ["+v.name+"]")
@@ -133,7 +142,7 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 
 // FromEnv is Load with no flags, for tests and tools.
 func FromEnv() *Config {
-	c, _, err := Load(flag.NewFlagSet("env", flag.ContinueOnError), nil, os.Getenv)
+	c, _, err := Load(flag.NewFlagSet("env", flag.ContinueOnError), nil, os.LookupEnv)
 	if err != nil {
 		panic(err)
 	}
