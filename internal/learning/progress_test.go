@@ -10,6 +10,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/content/h5pcontent"
 )
 
 func TestProgressEvents(t *testing.T) {
@@ -518,7 +519,7 @@ func TestLessonWindows(t *testing.T) {
 		windowed := addLesson(t, env, c, lessonRow{ActiveFrom: at(now.Add(time.Hour)), ActiveTo: at(now.Add(2 * time.Hour))})
 		inWindow := addTopic(t, env, c, windowed, topicRow{})
 		nested := addLesson(t, env, c, lessonRow{Parent: windowed})
-		inNested := addTopic(t, env, c, nested, topicRow{})
+		inNested := addTopic(t, env, c, nested, topicRow{Type: h5pcontent.Class})
 		learner, admin := env.NewUser("student"), env.As("admin")
 		tenant, release := env.OpenTenant(env.Tenant)
 		defer release()
