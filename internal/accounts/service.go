@@ -8,6 +8,7 @@ import (
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -20,7 +21,9 @@ type PasswordHasher interface {
 // Service carries the profile, admin user and group operations. Every
 // operation takes the caller and checks the policy first.
 type Service struct {
-	Clock     clock.Clock
+	Clock clock.Clock
+	// Scanner, when set, checks uploaded avatars for malware.
+	Scanner   scan.Scanner
 	Passwords PasswordHasher
 	Mailer    notify.Mailer // nil: mail is only recorded
 	// RevokeSessions ends every token of a user except the one named by

@@ -51,6 +51,9 @@ type Config struct {
 	H5PEmbedOrigins []string
 	// H5PHubURL is the H5P hub's content-type endpoint (empty: api.h5p.org).
 	H5PHubURL string
+	// ClamAVAddr is the clamd every upload is scanned through
+	// (tcp://host:port or unix:///path; empty: no scanning).
+	ClamAVAddr string
 
 	// WebCacheFresh is how long the web frontend serves public API data
 	// without asking again (minimum 5 s; served stale up to 30 minutes).
@@ -103,6 +106,7 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 		{"LMS_H5P_CORE_DIR", "node_modules/h5p-standalone/dist", &c.H5PCoreDir, "H5P core player files (installed by make build)"},
 		{"LMS_H5P_EDITOR_DIR", "", &c.H5PEditorDir, "H5P editor client files (empty: no editor)"},
 		{"LMS_H5P_EMBED_ORIGINS", "", &embedOrigins, "comma-separated origins that may embed H5P pages (* for any)"},
+		{"LMS_CLAMAV_ADDR", "", &c.ClamAVAddr, "clamd address uploads are scanned through: tcp://host:port or unix:///path (empty: no scan)"},
 		{"LMS_H5P_HUB_URL", "", &c.H5PHubURL, "H5P hub content-type endpoint (empty: https://api.h5p.org/v1/content-types/)"},
 	}
 	for _, v := range vars {

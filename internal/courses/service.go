@@ -10,6 +10,7 @@ import (
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -18,6 +19,8 @@ import (
 // first.
 type Service struct {
 	Clock clock.Clock
+	// Scanner, when set, checks uploaded images for malware.
+	Scanner scan.Scanner
 	// CloneTopics copies the topics of one lesson to another inside the
 	// clone's transaction (package topics provides it; topics imports
 	// courses, so it is wired by the server). Nil: clones have no topics.

@@ -66,7 +66,7 @@ func (s *Service) Submit(ctx context.Context, t *platform.Tenant, p *access.Prin
 	if err != nil {
 		return SubmissionView{}, err
 	}
-	f, err := readForm(ctx, body, formLimits{values: 64 << 10, fileCap: fixedCap(maxSize)})
+	f, err := readForm(ctx, body, formLimits{values: 64 << 10, fileCap: fixedCap(maxSize), scanner: s.Scanner})
 	if err != nil {
 		return SubmissionView{}, err
 	}

@@ -16,14 +16,17 @@ import (
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // Service authors topics, their attachments and project submissions.
 type Service struct {
 	Clock clock.Clock
-	Kinds *content.Registry
-	Files *files.Signer
+	// Scanner, when set, checks every uploaded file for malware.
+	Scanner scan.Scanner
+	Kinds   *content.Registry
+	Files   *files.Signer
 	// OnProjectSubmitted, when set, runs after a learner's submission is
 	// stored (package learning completes the topic). An error undoes the
 	// submission.
@@ -274,7 +277,7 @@ func (s *Service) Create(ctx context.Context, t *platform.Tenant, p *access.Prin
 	if !canAuthor(p) {
 		return View{}, errUnauthorized
 	}
-	f, err := readForm(ctx, body, formLimits{values: maxFormValues, fileCap: s.uploadCap(ctx, t, p, "")})
+	f, err := readForm(ctx, body, formLimits{values: maxFormValues, fileCap: s.uploadCap(ctx, t, p, ""), scanner: s.Scanner})
 	if err != nil {
 		return View{}, err
 	}
@@ -376,7 +379,7 @@ func (s *Service) Update(ctx context.Context, t *platform.Tenant, p *access.Prin
 		return View{}, err
 	}
 	fromCourse := topic.CourseID
-	f, err := readForm(ctx, body, formLimits{values: maxFormValues, fileCap: s.uploadCap(ctx, t, p, topic.TopicableType)})
+	f, err := readForm(ctx, body, formLimits{values: maxFormValues, fileCap: s.uploadCap(ctx, t, p, topic.TopicableType), scanner: s.Scanner})
 	if err != nil {
 		return View{}, err
 	}
