@@ -32,6 +32,8 @@ const (
 	timeout = time.Second
 	// cooldown is how long the breaker refuses commands after an outage.
 	cooldown = time.Second
+	// retryBackoff caps the wait before a retry of a command or a dial.
+	retryBackoff = 20 * time.Millisecond
 )
 
 // Open connects to the Redis server named by a redis://, rediss:// or unix://
@@ -57,8 +59,20 @@ func open(ctx context.Context, rawURL string, clk clock.Clock) (*redis.Client, e
 			*d = timeout
 		}
 	}
+	// One quick retry replaces a pooled connection that a restarted Redis
+	// closed; more would only delay the answer when Redis is gone.
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = 1
+	}
+	if opts.MaxRetryBackoff == 0 {
+		opts.MaxRetryBackoff = retryBackoff
+	}
+	// The pool would try a refused dial five times, 100 ms apart.
+	if opts.DialerRetries == 0 {
+		opts.DialerRetries = 1
+	}
+	if opts.DialerRetryTimeout == 0 {
+		opts.DialerRetryTimeout = retryBackoff
 	}
 	rdb := redis.NewClient(opts)
 	rdb.AddHook(&breaker{clk: clk})

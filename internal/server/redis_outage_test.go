@@ -57,3 +57,27 @@ func TestRedisOutage(t *testing.T) {
 		t.Errorf("H5P upload with the locks down: %d %s", res.Status, res.Body)
 	}
 }
+
+// BenchmarkLimitedRouteRedisDown times a rate-limited route (its limiter
+// falls back to the process) after Redis has died: it must answer in
+// about the time it takes with Redis up, not after client timeouts.
+func BenchmarkLimitedRouteRedisDown(b *testing.B) {
+	for _, down := range []bool{false, true} {
+		name := "redis-up"
+		if down {
+			name = "redis-down"
+		}
+		b.Run(name, func(b *testing.B) {
+			redis := redisconntest.Start(b)
+			env := apitest.New(b, "sqlite", apitest.Options{Configure: func(c *config.Config) { c.RedisURL = redis.URL }})
+			if down {
+				redis.Stop()
+			}
+			for b.Loop() {
+				if res := env.Do(apitest.Request{Method: "GET", Path: "/api/healthcheck"}); res.Status != 200 && res.Status != 429 {
+					b.Fatalf("healthcheck: %d %s", res.Status, res.Body)
+				}
+			}
+		})
+	}
+}

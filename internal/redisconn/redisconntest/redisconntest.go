@@ -85,7 +85,7 @@ type Server struct {
 // Start runs redis-server on a free port of 127.0.0.1, without persistence,
 // until t ends. Without redis-server the test is skipped, or fails under
 // CI=true.
-func Start(t *testing.T) *Server {
+func Start(t testing.TB) *Server {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
