@@ -21,9 +21,7 @@ type PasswordHasher interface {
 // Service carries the profile, admin user and group operations. Every
 // operation takes the caller and checks the policy first.
 type Service struct {
-	Clock clock.Clock
-	// Scanner, when set, checks uploaded avatars for malware.
-	Scanner   scan.Scanner
+	Clock     clock.Clock
 	Passwords PasswordHasher
 	Mailer    notify.Mailer // nil: mail is only recorded
 	// RevokeSessions ends every token of a user except the one named by
@@ -33,6 +31,8 @@ type Service struct {
 	// FileURL, when set, turns a stored file key into a signed link; user
 	// details then carry avatar_url.
 	FileURL func(t *platform.Tenant, key string) string
+	// Scanner, when set, checks uploaded avatars for malware.
+	Scanner scan.Scanner
 }
 
 // detail loads a user's detail with a link to the avatar.

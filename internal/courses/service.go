@@ -19,8 +19,6 @@ import (
 // first.
 type Service struct {
 	Clock clock.Clock
-	// Scanner, when set, checks uploaded images for malware.
-	Scanner scan.Scanner
 	// CloneTopics copies the topics of one lesson to another inside the
 	// clone's transaction (package topics provides it; topics imports
 	// courses, so it is wired by the server). Nil: clones have no topics.
@@ -42,6 +40,8 @@ type Service struct {
 	// course commits (package learning re-opens finished courses that
 	// gained an active topic). Its failure is logged: the change stands.
 	ContentChanged func(ctx context.Context, t *platform.Tenant, courseID int64) error
+	// Scanner, when set, checks uploaded images for malware.
+	Scanner scan.Scanner
 }
 
 // changed tells ContentChanged that a course's lessons changed.

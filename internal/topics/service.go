@@ -23,10 +23,8 @@ import (
 // Service authors topics, their attachments and project submissions.
 type Service struct {
 	Clock clock.Clock
-	// Scanner, when set, checks every uploaded file for malware.
-	Scanner scan.Scanner
-	Kinds   *content.Registry
-	Files   *files.Signer
+	Kinds *content.Registry
+	Files *files.Signer
 	// OnProjectSubmitted, when set, runs after a learner's submission is
 	// stored (package learning completes the topic). An error undoes the
 	// submission.
@@ -35,6 +33,8 @@ type Service struct {
 	// course commits (package learning re-opens finished courses that
 	// gained an active topic). Its failure is logged: the change stands.
 	ContentChanged func(ctx context.Context, t *platform.Tenant, courseID int64) error
+	// Scanner, when set, checks every uploaded file for malware.
+	Scanner scan.Scanner
 }
 
 // changed tells ContentChanged about each course whose topics changed.
