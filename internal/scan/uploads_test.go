@@ -45,7 +45,7 @@ func TestUploadsAreScanned(t *testing.T) {
 		map[string]any{"course_id": course, "title": "One"}).Number("data.id"))
 	topic := int64(env.Call(t, 201, "POST", "/api/admin/topics", admin.Token, map[string]any{"lesson": lesson, "title": "Notes",
 		"topicable": `Lms\TopicTypes\Models\TopicContent\RichText`, "html": "<p>x</p>"}).Number("data.id"))
-	blobs := env.Count(t, `SELECT COUNT(*) FROM topics`)
+	topicsBefore := env.Count(t, `SELECT COUNT(*) FROM topics`)
 
 	infectedPDF := []byte("%PDF-1.4\n" + scantest.EICAR + "\n%%EOF\n")
 	infectedPNG := append(apitest.PNG(t), scantest.EICAR...)
@@ -57,8 +57,8 @@ func TestUploadsAreScanned(t *testing.T) {
 
 	for _, c := range []struct {
 		name, method, path, token, field, file string
-		fields                                  map[string]string
-		data                                    []byte
+		fields                                 map[string]string
+		data                                   []byte
 	}{
 		{"topic file", "POST", "/api/admin/topics", admin.Token, "file", "notes.pdf",
 			map[string]string{"lesson": strconv.FormatInt(lesson, 10), "title": "PDF", "topicable": `Lms\TopicTypes\Models\TopicContent\PDF`}, infectedPDF},
@@ -76,7 +76,7 @@ func TestUploadsAreScanned(t *testing.T) {
 			t.Errorf("%s: %d %s, want 422 naming the malware", c.name, res.Status, res.Body)
 		}
 	}
-	if n := env.Count(t, `SELECT COUNT(*) FROM topics`); n != blobs {
+	if n := env.Count(t, `SELECT COUNT(*) FROM topics`); n != topicsBefore {
 		t.Errorf("an infected upload created a topic")
 	}
 	body, ct := form(t, nil, "avatar", "me.png", apitest.PNG(t))

@@ -16,8 +16,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/lms-platform/lms/internal/apperr"
-	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/scan"
 )
 
 // rawBody is the body of a route that reads it itself, as it streams.
