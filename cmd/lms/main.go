@@ -91,7 +91,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 }
 
 func open(ctx context.Context, fs *flag.FlagSet, args []string) (*server.Server, []string, error) {
-	cfg, rest, err := config.Load(fs, args, os.Getenv)
+	cfg, rest, err := config.Load(fs, args, os.LookupEnv)
 	if err != nil {
 		return nil, nil, err
 	}

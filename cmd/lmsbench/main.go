@@ -379,7 +379,7 @@ func pingRun(b *bench) error {
 
 // checkSeconds verifies that every learner's time on the topic is exactly
 // the whole seconds between their first and last ping (all pings of a
-// learner came well within an hour of each other), so no concurrent ping
+// learner came well within the one-minute cap of each other), so no concurrent ping
 // was lost or counted twice.
 func checkSeconds(b *bench, topic int64) error {
 	learners, exact := 0, 0

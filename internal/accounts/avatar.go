@@ -12,6 +12,7 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -48,6 +49,9 @@ func (s *Service) SetAvatar(ctx context.Context, t *platform.Tenant, p *access.P
 	ext, ok := avatarTypes[ctype]
 	if !ok || len(image) == 0 {
 		return Detail{}, apperr.Field("avatar", "The avatar must be a PNG, JPEG, GIF or WebP image.")
+	}
+	if err := scan.Check(ctx, s.Scanner, bytes.NewReader(image), "avatar"); err != nil {
+		return Detail{}, err
 	}
 	name := make([]byte, 16)
 	rand.Read(name)

@@ -275,13 +275,14 @@ func profileRoutes(api huma.API, s *Service) {
 			return answer(s.UpdateProfile(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx),
 				ProfileChange{FirstName: b.FirstName, LastName: b.LastName, Phone: b.Phone, Bio: b.Bio}))
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/profile/me-auth", "Change the caller's e-mail and/or password; needs the current password (user_update_self)"),
+	credentials := func(r httpx.Route) httpx.Route { r.Credentials = true; return r }
+	httpx.Handle(api, credentials(route(http.MethodPut, "/api/profile/me-auth", "Change the caller's e-mail and/or password; needs the current password (user_update_self)")),
 		func(ctx context.Context, in *credentialsInput) (*httpx.Response[Profile], error) {
 			b := in.Body
 			return answer(s.UpdateCredentials(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), CredentialsChange{
 				CurrentPassword: b.CurrentPassword, Email: b.Email, Password: b.Password, PasswordConfirmation: b.PasswordConfirmation}))
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/profile/password", "Change the caller's password; event PasswordChanged (user_update_self)"),
+	httpx.Handle(api, credentials(route(http.MethodPut, "/api/profile/password", "Change the caller's password; event PasswordChanged (user_update_self)")),
 		func(ctx context.Context, in *passwordInput) (*httpx.Response[*httpx.Empty], error) {
 			b := in.Body
 			if err := s.ChangePassword(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), b.CurrentPassword,

@@ -8,6 +8,7 @@ import (
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -30,6 +31,8 @@ type Service struct {
 	// FileURL, when set, turns a stored file key into a signed link; user
 	// details then carry avatar_url.
 	FileURL func(t *platform.Tenant, key string) string
+	// Scanner, when set, checks uploaded avatars for malware.
+	Scanner scan.Scanner
 }
 
 // detail loads a user's detail with a link to the avatar.

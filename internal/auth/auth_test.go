@@ -268,26 +268,6 @@ func TestImpersonate(t *testing.T) {
 	})
 }
 
-func TestIdempotencyKey(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		body := map[string]any{"email": "idem@school.test", "password": "long-enough", "first_name": "I", "last_name": "D"}
-		key := map[string]string{"Idempotency-Key": "reg-1"}
-		first := apitest.RunOne(t, env, apitest.Scenario{Name: "first", Method: "POST", Path: "/api/auth/register",
-			Body: body, Headers: key, Status: 201, Events: []string{"AccountRegistered"}})
-		second := apitest.RunOne(t, env, apitest.Scenario{Name: "retry replays", Method: "POST", Path: "/api/auth/register",
-			Body: body, Headers: key, Status: 201, Events: []string{}})
-		if string(first.Body) != string(second.Body) || second.Header.Get("Idempotent-Replayed") != "true" {
-			t.Fatalf("replay differs: %s vs %s", first.Body, second.Body)
-		}
-		body["first_name"] = "Other"
-		apitest.RunOne(t, env, apitest.Scenario{Name: "same key, other body", Method: "POST", Path: "/api/auth/register",
-			Body: body, Headers: key, Status: 422, Events: []string{}})
-		env.Clock.Advance(25 * time.Hour)
-		apitest.RunOne(t, env, apitest.Scenario{Name: "expired key runs again", Method: "POST", Path: "/api/auth/register",
-			Body: body, Headers: key, Status: 422, JSON: map[string]any{"errors.email.0": "The email has already been taken."}})
-	})
-}
-
 func TestUnknownTenant(t *testing.T) {
 	env := apitest.New(t, "sqlite", apitest.Options{})
 	res := env.Do(apitest.Request{Method: "GET", Path: "/api/config", Host: "nowhere.test"})

@@ -91,7 +91,7 @@ var tags = []string{"auth"}
 
 // Routes registers the authentication routes of the spec's table.
 func Routes(api huma.API, s *Service) {
-	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/login", Tags: tags,
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/login", Tags: tags, Credentials: true,
 		Summary: "Log in with e-mail and password; 422 on wrong credentials, blocked or unverified accounts"},
 		func(ctx context.Context, in *loginInput) (*httpx.Response[Issued], error) {
 			out, err := s.Login(ctx, httpx.TenantFrom(ctx), in.Body.Email, in.Body.Password, bool(in.Body.RememberMe))
@@ -117,7 +117,7 @@ func Routes(api huma.API, s *Service) {
 			}
 			return httpx.Done("Logged out.")
 		})
-	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/register", Tags: tags, Status: http.StatusCreated,
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/register", Tags: tags, Status: http.StatusCreated, Credentials: true,
 		Summary: "Register an account, as the lms_auth registration settings allow"},
 		func(ctx context.Context, in *registerInput) (*httpx.Response[accounts.Summary], error) {
 			b := in.Body
@@ -148,7 +148,7 @@ func Routes(api huma.API, s *Service) {
 			}
 			return httpx.Done("If the address has an account, a reset link is on its way.")
 		})
-	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/password/reset", Tags: tags,
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/password/reset", Tags: tags, Credentials: true,
 		Summary: "Set a new password with a reset token"},
 		func(ctx context.Context, in *resetInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.ResetPassword(ctx, httpx.TenantFrom(ctx), in.Body.Email, in.Body.Token, in.Body.Password); err != nil {
@@ -172,7 +172,7 @@ func Routes(api huma.API, s *Service) {
 			}
 			return httpx.Done("Verification link sent.")
 		})
-	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/admin/auth/impersonate", Tags: tags, Who: httpx.User,
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/admin/auth/impersonate", Tags: tags, Who: httpx.User, Credentials: true,
 		Summary: "Issue the admin a token acting as another user (permission user_impersonate)"},
 		func(ctx context.Context, in *impersonateInput) (*httpx.Response[Issued], error) {
 			out, err := s.Impersonate(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Body.UserID)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lms-platform/lms/internal/redisconn"
 )
 
 // KeyPrefix starts every Redis key the cache writes.
@@ -18,6 +20,10 @@ const KeyPrefix = "lms:c:"
 const scanBatch = 500
 
 // Redis is a Cache shared by every replica using the same Redis.
+//
+// It fails open: while Redis is down a read misses (the caller computes the
+// value) and writes and deletions are skipped. Every entry has a time to
+// live, so one that a skipped deletion left behind ends with it.
 type Redis struct {
 	rdb redis.UniversalClient
 }
@@ -29,7 +35,7 @@ func NewRedis(rdb redis.UniversalClient) *Redis {
 
 func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	v, err := r.rdb.Get(ctx, KeyPrefix+key).Bytes()
-	if errors.Is(err, redis.Nil) {
+	if errors.Is(err, redis.Nil) || outage(ctx, err) {
 		return nil, false, nil
 	}
 	if err != nil {
@@ -45,7 +51,7 @@ func (r *Redis) Set(ctx context.Context, key string, value []byte, ttl time.Dura
 	// Redis counts whole milliseconds; round up rather than let the client
 	// truncate, which would turn a ttl under 1ms into none.
 	ttl = (ttl + time.Millisecond - 1).Truncate(time.Millisecond)
-	if err := r.rdb.Set(ctx, KeyPrefix+key, value, ttl).Err(); err != nil {
+	if err := r.rdb.Set(ctx, KeyPrefix+key, value, ttl).Err(); err != nil && !outage(ctx, err) {
 		return fmt.Errorf("cache: set %q: %w", key, err)
 	}
 	return nil
@@ -59,7 +65,7 @@ func (r *Redis) Delete(ctx context.Context, keys ...string) error {
 	for i, k := range keys {
 		full[i] = KeyPrefix + k
 	}
-	if err := unlink(ctx, r.rdb, full); err != nil {
+	if err := unlink(ctx, r.rdb, full); err != nil && !outage(ctx, err) {
 		return fmt.Errorf("cache: delete: %w", err)
 	}
 	return nil
@@ -85,10 +91,16 @@ func (r *Redis) DeletePrefix(ctx context.Context, prefix string) error {
 			cursor = next
 		}
 	})
-	if err != nil {
+	if err != nil && !outage(ctx, err) {
 		return fmt.Errorf("cache: delete prefix %q: %w", prefix, err)
 	}
 	return nil
+}
+
+// outage reports an error that says Redis is down, which the cache treats
+// as a miss or a skipped write, unless the caller itself gave up.
+func outage(ctx context.Context, err error) bool {
+	return redisconn.Down(err) && ctx.Err() == nil
 }
 
 // unlink removes keys in one round trip. It sends one UNLINK per key because

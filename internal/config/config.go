@@ -51,6 +51,9 @@ type Config struct {
 	H5PEmbedOrigins []string
 	// H5PHubURL is the H5P hub's content-type endpoint (empty: api.h5p.org).
 	H5PHubURL string
+	// ClamAVAddr is the clamd every upload is scanned through
+	// (tcp://host:port or unix:///path; empty: no scanning).
+	ClamAVAddr string
 
 	// JobsPoll is how often the scheduler looks for due jobs.
 	JobsPoll time.Duration
@@ -74,9 +77,18 @@ type env struct {
 	help string
 }
 
+// offWhenEmpty lists the variables whose empty value, when set, switches
+// their part off instead of taking the default.
+var offWhenEmpty = map[string]bool{"LMS_WEB_ADDR": true}
+
 // Load parses args (without the program and command names) with the
-// environment as defaults. It returns the flag set's remaining arguments.
-func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config, []string, error) {
+// environment (os.LookupEnv) as defaults. It returns the flag set's
+// remaining arguments.
+func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)) (*Config, []string, error) {
+	getenv := func(name string) string {
+		v, _ := lookupEnv(name)
+		return v
+	}
 	c := &Config{}
 	var webFresh string
 	var idle, exclude, embedOrigins, jobsPoll, eventsPoll string
@@ -106,11 +118,12 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 		{"LMS_JOBS_POLL", "1m", &jobsPoll, "how often the scheduler looks for due jobs"},
 		{"LMS_EVENTS_POLL", "5s", &eventsPoll, "how often events committed by other replicas, and retries, are looked for"},
 		{"LMS_JOB_SCHEDULES", "", &c.JobSchedules, "replace job schedules: name=cron;name=cron (cron in UTC, or @every 10m)"},
+		{"LMS_CLAMAV_ADDR", "", &c.ClamAVAddr, "clamd address uploads are scanned through: tcp://host:port or unix:///path (empty: no scan)"},
 		{"LMS_H5P_HUB_URL", "", &c.H5PHubURL, "H5P hub content-type endpoint (empty: https://api.h5p.org/v1/content-types/)"},
 	}
 	for _, v := range vars {
 		def := v.def
-		if e := getenv(v.name); e != "" {
+		if e, set := lookupEnv(v.name); e != "" || set && offWhenEmpty[v.name] {
 			def = e
 		}
 		fs.StringVar(v.dst, flagName(v.name), def, v.help+" ["+v.name+"]")
@@ -151,7 +164,7 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 
 // FromEnv is Load with no flags, for tests and tools.
 func FromEnv() *Config {
-	c, _, err := Load(flag.NewFlagSet("env", flag.ContinueOnError), nil, os.Getenv)
+	c, _, err := Load(flag.NewFlagSet("env", flag.ContinueOnError), nil, os.LookupEnv)
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 package courses
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -304,6 +306,9 @@ func (s *Service) UpdateCourse(ctx context.Context, t *platform.Tenant, p *acces
 		var image *upload
 		if in.Image != nil {
 			img, err := checkImage(in.Image)
+			if err == nil {
+				err = scan.Check(ctx, s.Scanner, bytes.NewReader(in.Image), "image")
+			}
 			if err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -39,6 +40,8 @@ type Service struct {
 	// course commits (package learning re-opens finished courses that
 	// gained an active topic). Its failure is logged: the change stands.
 	ContentChanged func(ctx context.Context, t *platform.Tenant, courseID int64) error
+	// Scanner, when set, checks uploaded images for malware.
+	Scanner scan.Scanner
 }
 
 // changed tells ContentChanged that a course's lessons changed.

@@ -25,7 +25,7 @@ var tags = []string{"demo"}
 // Routes registers the demo routes. They exist in every deployment and
 // answer 404 outside demo mode, like a route that does not exist.
 func Routes(api huma.API, s *Service) {
-	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/demo/login", Tags: tags, Limit: loginLimit,
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/demo/login", Tags: tags, Limit: loginLimit, Credentials: true,
 		Summary: "Demo mode: log in as the demo account of a role without a password (the demo student first gets " +
 			"access to every published course); the same answer as /api/auth/login; 404 outside demo mode"},
 		func(ctx context.Context, in *demoLoginInput) (*httpx.Response[auth.Issued], error) {

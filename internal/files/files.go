@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -124,17 +125,24 @@ func (s *Signer) serve(ctx context.Context, in *fileInput) (*fileOutput, error) 
 	}}, nil
 }
 
+// learnerUploads matches the keys of files learners upload: avatars
+// (accounts) and project submissions (topics). A PDF or image of a
+// learner's making is never shown inline, where its scripts would run in
+// the tutor's browser on the API's origin.
+var learnerUploads = regexp.MustCompile(`^(avatars/[0-9]+/|topics/[0-9]+/submissions/)`)
+
 // Write sends a stored object: its content type, a Content-Disposition
-// (inline only for images, audio, video and PDF unless download is set),
-// no sniffing, a sandbox for SVG, and Range support when the reader can
-// seek.
+// (inline only for images, audio, video and PDF, unless download is set
+// or a learner uploaded it), no sniffing, and Range support when the
+// reader can seek. Whatever is not inline, and SVG, gets a sandboxing CSP,
+// so a browser that renders it anyway runs nothing.
 func Write(w http.ResponseWriter, r *http.Request, rc io.Reader, info blob.Info, cacheControl string, download bool) {
 	ct := info.ContentType
 	if ct == "" {
 		ct = "application/octet-stream"
 	}
 	disposition := "attachment"
-	if inline(ct) && !download {
+	if inline(ct) && !download && !learnerUploads.MatchString(info.Key) {
 		disposition = "inline"
 	}
 	h := w.Header()
@@ -142,9 +150,7 @@ func Write(w http.ResponseWriter, r *http.Request, rc io.Reader, info blob.Info,
 	h.Set("Content-Disposition", mime.FormatMediaType(disposition, map[string]string{"filename": path.Base(info.Key)}))
 	h.Set("Cache-Control", cacheControl)
 	h.Set("X-Content-Type-Options", "nosniff")
-	if ct == "image/svg+xml" {
-		// An SVG opened on its own must not run anything, whatever the
-		// checks at upload missed.
+	if disposition == "attachment" || ct == "image/svg+xml" {
 		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox")
 	}
 	if rs, ok := rc.(io.ReadSeeker); ok {

@@ -3,6 +3,7 @@ package files_test
 import (
 	"bytes"
 	"context"
+	"mime/multipart"
 	"net/url"
 	"strings"
 	"testing"
@@ -116,5 +117,48 @@ func TestFilesRoute(t *testing.T) {
 		bad("another tenant", 403, link, "other.test")
 		env.Clock.Advance(2 * time.Hour)
 		bad("expired", 403, link, "")
+	})
+}
+
+// Files learners upload are downloads under a sandbox, never inline: a
+// learner's PDF or image could carry scripts to a tutor's browser.
+func TestLearnerUploadsAreAttachments(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		tn, release := env.OpenTenant(env.Tenant)
+		defer release()
+		u := env.NewUser("student")
+		var b bytes.Buffer
+		w := multipart.NewWriter(&b)
+		part, _ := w.CreateFormFile("avatar", "me.png")
+		part.Write(apitest.PNG(t))
+		w.Close()
+		res := env.Do(apitest.Request{Method: "POST", Path: "/api/profile/upload-avatar", Token: u.Token,
+			Body: b.Bytes(), Type: w.FormDataContentType()})
+		if res.Status != 200 {
+			t.Fatalf("avatar upload: %d %s", res.Status, res.Body)
+		}
+		pdf := []byte("%PDF-1.7\n1 0 obj << /OpenAction << /S /JavaScript /JS (app.alert(1)) >> >> endobj")
+		for _, key := range []string{"topics/3/submissions/5/ab12/essay.pdf", "content/q/slides.pdf"} {
+			if err := tn.Blob.Put(context.Background(), key, bytes.NewReader(pdf), int64(len(pdf)), "application/pdf"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for key, learner := range map[string]bool{
+			res.String("data.path_avatar"):          true,
+			"topics/3/submissions/5/ab12/essay.pdf": true,
+			"content/q/slides.pdf":                  false,
+		} {
+			got := env.Do(apitest.Request{Method: "GET", Path: env.Server.Files.URL(tn, key)})
+			disposition, csp := got.Header.Get("Content-Disposition"), got.Header.Get("Content-Security-Policy")
+			if got.Status != 200 {
+				t.Fatalf("%s: %d %s", key, got.Status, got.Body)
+			}
+			if learner && (!strings.HasPrefix(disposition, "attachment") || !strings.Contains(csp, "sandbox")) {
+				t.Errorf("learner upload %s served with %q, CSP %q", key, disposition, csp)
+			}
+			if !learner && !strings.HasPrefix(disposition, "inline") {
+				t.Errorf("authored %s served with %q", key, disposition)
+			}
+		}
 	})
 }

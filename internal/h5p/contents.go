@@ -21,6 +21,7 @@ import (
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/scan"
 )
 
 // multipartSlack is what a multipart body may carry beyond the package
@@ -184,6 +185,10 @@ func (s *Service) receivePackage(w http.ResponseWriter, r *http.Request, t *plat
 		}
 		f, n, cleanup, err := spoolPackage(part, limit)
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := scan.Check(r.Context(), s.scanner, io.NewSectionReader(f, 0, n), field); err != nil {
+			cleanup()
 			return nil, nil, err
 		}
 		p, err := s.openPackage(r.Context(), t, f, n, limit, librariesOnly)

@@ -17,11 +17,14 @@ import (
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/scan"
 )
 
 // Options configure the service.
 type Options struct {
 	Tenants *platform.Tenants
+	// Scanner, when set, checks uploaded packages for malware.
+	Scanner scan.Scanner
 	// Cache keeps callers' profiles (in process or Redis).
 	Cache cache.Cache
 	// Redis is reported by the health check; nil means Redis is disabled.
@@ -68,6 +71,7 @@ type Service struct {
 	handler http.Handler
 	// Store keeps the tenants' libraries and contents.
 	Store     *h5pstore.Store
+	scanner   scan.Scanner
 	maxUpload atomic.Int64
 	embed     embedConfig
 }
@@ -81,6 +85,7 @@ func New(opts Options) *Service {
 		log:         opts.Log,
 		internalKey: opts.InternalKey,
 		trustProxy:  opts.TrustProxy,
+		scanner:     opts.Scanner,
 		API:         NewAPIClient(opts.APIURL, opts.HTTPClient),
 	}
 	if s.clock == nil {

@@ -85,11 +85,15 @@ type Route struct {
 	// Hidden keeps the route out of the OpenAPI document; only for routes
 	// that are not part of the public interface.
 	Hidden bool
+	// Credentials marks routes whose request or answer carries a password
+	// or a token: the idempotency store never keeps their answers.
+	Credentials bool
 }
 
 const (
 	metaWho   = "lms-who"
 	metaLimit = "lms-limit"
+	metaCreds = "lms-credentials"
 )
 
 var (
@@ -116,7 +120,7 @@ func Handle[I, O any](api huma.API, r Route, h func(context.Context, *I) (*O, er
 		DefaultStatus: r.Status,
 		MaxBodyBytes:  r.MaxBody,
 		Hidden:        r.Hidden,
-		Metadata:      map[string]any{metaWho: r.Who},
+		Metadata:      map[string]any{metaWho: r.Who, metaCreds: r.Credentials},
 	}
 	if r.Limit != nil {
 		op.Metadata[metaLimit] = *r.Limit

@@ -29,6 +29,8 @@ type requestInfo struct {
 	tenantID int64
 	userID   int64
 	logger   *slog.Logger
+	// credentials is set for routes marked Route.Credentials.
+	credentials bool
 }
 
 func infoFrom(ctx context.Context) *requestInfo {

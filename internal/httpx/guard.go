@@ -20,6 +20,7 @@ func Guard(api huma.API, lim limit.Limiter) func(ctx huma.Context, next func(hum
 		ctx := hc.Context()
 		if info := infoFrom(ctx); info != nil {
 			info.route = op.Method + " " + op.Path
+			info.credentials, _ = op.Metadata[metaCreds].(bool)
 		}
 		p := PrincipalFrom(ctx)
 		if who, _ := op.Metadata[metaWho].(Who); who == User && p == nil {

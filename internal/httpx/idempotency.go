@@ -3,6 +3,7 @@ package httpx
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -26,6 +27,12 @@ const (
 // tenant database, scoped to the caller, and replayed for 24 hours to a retry
 // with the same key and body. The same key with another body answers 422; a
 // retry while the first request still runs answers 409.
+//
+// Answers of routes marked Route.Credentials (logins, registration,
+// password changes, impersonation) are never kept: a stored token would
+// outlive its revocation, so their retries run again. The request is
+// remembered only as an HMAC under the tenant's URL key, so a password in a
+// body cannot be recovered from the table by guessing.
 func Idempotency(clk clock.Clock) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -50,10 +57,7 @@ func Idempotency(clk clock.Clock) Middleware {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			scope := callerScope(r)
-			sum := sha256.New()
-			io.WriteString(sum, r.Method+" "+r.URL.RequestURI()+"\n"+r.Header.Get("Content-Type")+"\n")
-			sum.Write(body)
-			hash := hex.EncodeToString(sum.Sum(nil))
+			hash := requestHash(t.URLKey, r, body)
 
 			stored, err := claimKey(r.Context(), t.DB, clk.Now(), scope, key, hash)
 			if err != nil {
@@ -73,7 +77,7 @@ func Idempotency(clk clock.Clock) Middleware {
 				// Server errors, rate limits and panics release the key so the
 				// client's retry runs again instead of replaying a failure.
 				ctx := context.WithoutCancel(r.Context())
-				if !completed || rec.status >= 500 || rec.status == http.StatusTooManyRequests {
+				if !completed || rec.status >= 500 || rec.status == http.StatusTooManyRequests || carriesCredentials(ctx) {
 					t.DB.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2`, scope, key)
 					return
 				}
@@ -87,6 +91,22 @@ func Idempotency(clk clock.Clock) Middleware {
 			completed = true
 		})
 	}
+}
+
+// requestHash identifies a keyed request: method, URI, content type and
+// body, under an HMAC keyed with the tenant's secret.
+func requestHash(secret []byte, r *http.Request, body []byte) string {
+	mac := hmac.New(sha256.New, secret)
+	io.WriteString(mac, "idempotency\n"+r.Method+" "+r.URL.RequestURI()+"\n"+r.Header.Get("Content-Type")+"\n")
+	mac.Write(body)
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// carriesCredentials reports whether the request's route is marked
+// Route.Credentials (the route guard records it).
+func carriesCredentials(ctx context.Context) bool {
+	info := infoFrom(ctx)
+	return info != nil && info.credentials
 }
 
 func isWrite(method string) bool {

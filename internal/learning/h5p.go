@@ -46,7 +46,7 @@ func StatementOf(body map[string]any) map[string]any {
 // "completed" or "passed" and the statement is about the top-level
 // content, not one of its parts (parts carry a sub-content id and a parent
 // activity). StoreStatement completes the topic when it says so and the
-// statement is about the topic's own content (see aboutContent).
+// statement names the topic's own content (see statementContentIDs).
 func CompletesTopic(statement map[string]any) bool {
 	verb := verbOf(statement)
 	if !strings.HasSuffix(verb, "/completed") && !strings.HasSuffix(verb, "/passed") {
@@ -86,6 +86,50 @@ func scoreOf(statement map[string]any) (raw, max *float64) {
 	return raw, max
 }
 
+// checkScore refuses a result.score outside its bounds (xAPI's, with the
+// non-negative scores H5P reports): every part a number, 0 ≤ min ≤ raw ≤
+// max, max above 0 and scaled in [0, 1]. A learner's browser sends the
+// statement, so a score of 1000 out of 1 is a forgery, not a result.
+func checkScore(statement map[string]any) error {
+	result, _ := statement["result"].(map[string]any)
+	score, ok := result["score"].(map[string]any)
+	if result["score"] == nil {
+		return nil
+	}
+	if !ok {
+		return scoreError("score", "The score must be an object.")
+	}
+	nums := map[string]float64{}
+	for _, k := range []string{"raw", "min", "max", "scaled"} {
+		switch v := score[k].(type) {
+		case nil:
+		case float64:
+			nums[k] = v
+		default:
+			return scoreError(k, "The "+k+" score must be a number.")
+		}
+	}
+	raw, hasRaw := nums["raw"]
+	min, hasMin := nums["min"]
+	max, hasMax := nums["max"]
+	switch {
+	case hasMax && max <= 0:
+		return scoreError("max", "The maximum score must be above 0.")
+	case hasMin && (min < 0 || hasMax && min > max):
+		return scoreError("min", "The minimum score must be between 0 and the maximum score.")
+	case hasRaw && (raw < 0 || hasMax && raw > max || hasMin && raw < min):
+		return scoreError("raw", "The raw score must be between the minimum (at least 0) and the maximum score.")
+	}
+	if scaled, ok := nums["scaled"]; ok && (scaled < 0 || scaled > 1) {
+		return scoreError("scaled", "The scaled score must be between 0 and 1.")
+	}
+	return nil
+}
+
+func scoreError(part, message string) error {
+	return apperr.Field("statement.result.score."+part, message)
+}
+
 // StoreStatement keeps an xAPI statement the caller's H5P topic reported.
 func (s *Service) StoreStatement(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64,
 	body map[string]any) (H5PStatement, error) {
@@ -97,6 +141,13 @@ func (s *Service) StoreStatement(ctx context.Context, t *platform.Tenant, p *acc
 			Fields: map[string][]string{"statement.verb.id": {"The statement needs a verb id of at most 255 characters."}}}
 	}
 	c, err := s.learnerTopic(ctx, t, t.DB, now, p, topicID)
+	if err != nil {
+		return H5PStatement{}, err
+	}
+	if err := checkScore(statement); err != nil {
+		return H5PStatement{}, err
+	}
+	contentID, err := s.h5pContent(ctx, t, topicID)
 	if err != nil {
 		return H5PStatement{}, err
 	}
@@ -118,37 +169,30 @@ func (s *Service) StoreStatement(ctx context.Context, t *platform.Tenant, p *acc
 		p.UserID, topicID, verb, out.Score, out.MaxScore, string(raw), now).Scan(&out.ID); err != nil {
 		return H5PStatement{}, fmt.Errorf("learning: store statement: %w", err)
 	}
-	if CompletesTopic(statement) {
-		done, err := s.completesH5P(ctx, t, topicID, statement)
-		if err != nil {
+	// A completing statement completes the topic when it is about the
+	// topic's own content.
+	if CompletesTopic(statement) && slices.Contains(statementContentIDs(statement), contentID) {
+		if err := s.CompleteTopic(ctx, t, p.UserID, topicID); err != nil {
 			return H5PStatement{}, err
 		}
-		if done {
-			if err := s.CompleteTopic(ctx, t, p.UserID, topicID); err != nil {
-				return H5PStatement{}, err
-			}
-			out.Completed = true
-		}
+		out.Completed = true
 	}
 	return out, nil
 }
 
-// completesH5P reports whether a completing statement is about the
-// topic's own H5P content: the topic is an H5P topic and the statement's
-// object names its content id.
-func (s *Service) completesH5P(ctx context.Context, t *platform.Tenant, topicID int64, statement map[string]any) (bool, error) {
-	if s.H5PContentID == nil {
-		return false, nil
-	}
+// h5pContent returns the H5P content id of an H5P topic, and refuses
+// other topics: only H5P content reports statements.
+func (s *Service) h5pContent(ctx context.Context, t *platform.Tenant, topicID int64) (string, error) {
 	topic, err := topics.ByID(ctx, t.DB, topicID)
 	if err != nil {
-		return false, err
+		return "", err
 	}
-	want, ok := s.H5PContentID(topic.TopicableType, topic.Content)
-	if !ok {
-		return false, nil
+	if s.H5PContentID != nil {
+		if id, ok := s.H5PContentID(topic.TopicableType, topic.Content); ok {
+			return id, nil
+		}
 	}
-	return slices.Contains(statementContentIDs(statement), want), nil
+	return "", apperr.Field("topic_id", "Only H5P topics take xAPI statements.")
 }
 
 // statementContentIDs are the H5P content ids a statement's object names:

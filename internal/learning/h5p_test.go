@@ -2,9 +2,11 @@ package learning_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	"github.com/lms-platform/lms/internal/learning"
 )
 
@@ -49,10 +51,11 @@ func TestCompletesTopic(t *testing.T) {
 
 func TestStoreStatement(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		_, _, topics := grid(t, env, courseRow{Public: true}, 1, 1)
+		c, lessons, _ := grid(t, env, courseRow{Public: true}, 1, 0)
+		quiz := addTopic(t, env, c, lessons[0], topicRow{Type: h5pcontent.Class})
 		_, _, private := grid(t, env, courseRow{}, 1, 1)
 		u := env.NewUser("student")
-		path := "/api/courses/progress/" + id(topics[0][0]) + "/h5p"
+		path := "/api/courses/progress/" + id(quiz) + "/h5p"
 		res := call(t, env, 201, "POST", path, u, map[string]any{"statement": statement("completed", false)})
 		if res.String("data.verb") != "http://adlnet.gov/expapi/verbs/completed" || res.Number("data.score") != 7 ||
 			res.Number("data.max_score") != 10 {
@@ -60,7 +63,7 @@ func TestStoreStatement(t *testing.T) {
 		}
 		call(t, env, 201, "POST", path, u, statement("answered", true))
 		if n := count(t, env, `SELECT COUNT(*) FROM topic_h5p_statements WHERE user_id = $1 AND topic_id = $2`,
-			u.ID, topics[0][0]); n != 2 {
+			u.ID, quiz); n != 2 {
 			t.Errorf("%d statements stored, want 2", n)
 		}
 		tenant, release := env.OpenTenant(env.Tenant)
@@ -82,6 +85,48 @@ func TestStoreStatement(t *testing.T) {
 		call(t, env, 401, "POST", path, nil, statement("completed", false))
 		if n := count(t, env, `SELECT COUNT(*) FROM topic_h5p_statements`); n != 2 {
 			t.Errorf("%d statements after refused posts, want 2", n)
+		}
+	})
+}
+
+// Statements come from the learner's browser: scores outside their bounds
+// and statements on topics that are not H5P are refused, and store nothing.
+func TestStatementBounds(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		c, lessons, topics := grid(t, env, courseRow{Public: true}, 1, 1)
+		quiz := addTopic(t, env, c, lessons[0], topicRow{Type: h5pcontent.Class})
+		u := env.NewUser("student")
+		path := "/api/courses/progress/" + id(quiz) + "/h5p"
+		about42 := func(score map[string]any) map[string]any {
+			st := statement("completed", false)
+			st["object"].(map[string]any)["definition"].(map[string]any)["extensions"].(map[string]any)["http://h5p.org/x-api/h5p-local-content-id"] = 42
+			st["result"] = map[string]any{"score": score}
+			return st
+		}
+		for field, score := range map[string]map[string]any{
+			"raw":    {"raw": 1000.0, "max": 1.0},
+			"max":    {"raw": 0.0, "max": 0.0},
+			"scaled": {"raw": 1.0, "max": 1.0, "scaled": 1.5},
+		} {
+			res := call(t, env, 422, "POST", path, u, about42(score))
+			if !strings.Contains(string(res.Body), `"statement.result.score.`+field+`"`) {
+				t.Errorf("%v: errors %s, want statement.result.score.%s", score, res.Body, field)
+			}
+		}
+		for _, score := range []map[string]any{{"raw": -1.0, "max": 1.0}, {"raw": 1.0, "min": 2.0, "max": 3.0}, {"raw": "1"}} {
+			call(t, env, 422, "POST", path, u, about42(score))
+		}
+		res := call(t, env, 422, "POST", "/api/courses/progress/"+id(topics[0][0])+"/h5p", u, about42(map[string]any{"raw": 1.0, "max": 1.0}))
+		if !strings.Contains(string(res.Body), "Only H5P topics") {
+			t.Errorf("statement on a rich-text topic: %s", res.Body)
+		}
+		if n := count(t, env, `SELECT COUNT(*) FROM topic_h5p_statements`) + count(t, env, `SELECT COUNT(*) FROM topic_progress`); n != 0 {
+			t.Fatalf("refused statements stored %d rows", n)
+		}
+		// A full score within bounds completes the topic.
+		res = call(t, env, 201, "POST", path, u, about42(map[string]any{"raw": 1.0, "max": 1.0, "scaled": 1.0}))
+		if res.Get("data.completed") != true {
+			t.Errorf("valid completing statement: %s", res.Body)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/content/h5pcontent"
 )
 
 // The authoring routes belong to other packages, so tests build courses by
@@ -33,7 +34,7 @@ type lessonRow struct {
 type topicRow struct {
 	Inactive bool
 	Preview  bool
-	Type     string // default rich text
+	Type     string // default rich text; H5P topics hold content 42
 }
 
 func exec(t testing.TB, env *apitest.Env, query string, args ...any) {
@@ -98,11 +99,15 @@ func addTopic(t testing.TB, env *apitest.Env, courseID, lessonID int64, tp topic
 	if tp.Type == "" {
 		tp.Type = richText
 	}
+	value := `{"html":"<p>x</p>"}`
+	if tp.Type == h5pcontent.Class {
+		value = `{"content_id":"42","title":"Quiz","library":"H5P.TrueFalse 1.8"}`
+	}
 	now := env.Clock.Now()
 	return insertID(t, env, `INSERT INTO topics (lesson_id, course_id, title, position, preview, active, topicable_type,
 		content, created_at, updated_at)
 		VALUES ($1, $2, $3, (SELECT COUNT(*) FROM topics WHERE lesson_id = $1), $4, $5, $6, $7, $8, $8)`,
-		lessonID, courseID, "Topic", tp.Preview, !tp.Inactive, tp.Type, `{"html":"<p>x</p>"}`, now)
+		lessonID, courseID, "Topic", tp.Preview, !tp.Inactive, tp.Type, value, now)
 }
 
 // grid adds a course of lessons × topics, all active and open.

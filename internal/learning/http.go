@@ -110,7 +110,7 @@ func Routes(api huma.API, s *Service) {
 			return ok(s.Record(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.CourseID, in.Body.Progress))
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPut, Path: "/api/courses/progress/{topic_id}/ping", Tags: tags,
-		Who: httpx.User, Summary: "Record time on a topic: adds the seconds since the previous ping when under an hour ago"},
+		Who: httpx.User, Summary: "Record time on a topic: adds the caller's seconds since their previous ping of any topic, at most 60"},
 		func(ctx context.Context, in *topicInput) (*httpx.Response[TopicPing], error) {
 			return ok(s.Ping(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID))
 		})

@@ -275,10 +275,9 @@ type TopicPing struct {
 	Seconds int64 `json:"seconds" doc:"Time spent on the topic."`
 }
 
-// Ping records that the caller is on a topic: it adds the time since the
-// caller's previous ping of the topic when that was under an hour ago,
-// marks the topic in progress unless it is complete, and starts the course
-// when needed.
+// Ping records that the caller is on a topic: it adds the caller's time
+// since their previous ping (see ping), marks the topic in progress unless
+// it is complete, and starts the course when needed.
 func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (TopicPing, error) {
 	now := s.now()
 	q := t.Statements()
@@ -294,16 +293,13 @@ func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Princi
 		return TopicPing{}, errDeadline
 	}
 	out := TopicPing{TopicID: topicID}
-	if cp != nil {
-		// The course has started: one statement, no transaction.
-		out.Status, out.Seconds, err = ping(ctx, q, t.DB.Dialect, now, p.UserID, c.ID, topicID)
-		return out, err
-	}
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
-		if _, err := s.record(ctx, tx, now, p.UserID, c, nil, nil); err != nil {
-			return err
+		if cp == nil {
+			if _, err := s.record(ctx, tx, now, p.UserID, c, nil, nil); err != nil {
+				return err
+			}
 		}
-		out.Status, out.Seconds, err = ping(ctx, tx, tx.Dialect, now, p.UserID, c.ID, topicID)
+		out.Status, out.Seconds, err = ping(ctx, tx, now, p.UserID, c.ID, topicID)
 		return err
 	})
 	return out, err

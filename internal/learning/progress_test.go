@@ -10,6 +10,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/content/h5pcontent"
 )
 
 func TestProgressEvents(t *testing.T) {
@@ -270,12 +271,12 @@ func TestPingAddsUp(t *testing.T) {
 		if !slices.Equal(events, []string{"CourseStarted"}) {
 			t.Errorf("events %v, want one CourseStarted", events)
 		}
-		// Over an hour later the time is not counted, but the ping is.
+		// After a break only one minute (two of the player's intervals) counts.
 		advance(env, 2*time.Hour, u)
 		res := call(t, env, 200, "PUT", path, u, nil)
 		env.Clock.Advance(10 * time.Second)
 		res = call(t, env, 200, "PUT", path, u, nil)
-		if res.Number("data.seconds") != float64(want+10) || res.Number("data.status") != 2 {
+		if res.Number("data.seconds") != float64(want+60+10) || res.Number("data.status") != 2 {
 			t.Errorf("after a break: %s", res.Body)
 		}
 		// A complete topic stays complete.
@@ -286,6 +287,31 @@ func TestPingAddsUp(t *testing.T) {
 		}
 		call(t, env, 404, "PUT", "/api/courses/progress/999999/ping", u, nil)
 		call(t, env, 401, "PUT", path, nil, nil)
+	})
+}
+
+// A learner's time is counted once whatever they ping: three topics (two
+// of them in another course) pinged every 30 seconds add up to the wall
+// time, not three times it.
+func TestPingCountsWallTimeOnce(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		_, _, first := grid(t, env, courseRow{Public: true}, 1, 1)
+		_, _, other := grid(t, env, courseRow{Public: true}, 1, 2)
+		u := env.NewUser("student")
+		topics := []int64{first[0][0], other[0][0], other[0][1]}
+		const rounds = 5
+		for round := range rounds {
+			if round > 0 {
+				env.Clock.Advance(30 * time.Second)
+			}
+			for _, topic := range topics {
+				call(t, env, 200, "PUT", "/api/courses/progress/"+id(topic)+"/ping", u, nil)
+			}
+		}
+		want := (rounds - 1) * 30
+		if n := count(t, env, `SELECT SUM(seconds) FROM topic_progress WHERE user_id = $1`, u.ID); n != want {
+			t.Errorf("%d seconds on three topics after %d s of wall time, want %d", n, want, want)
+		}
 	})
 }
 
@@ -493,7 +519,7 @@ func TestLessonWindows(t *testing.T) {
 		windowed := addLesson(t, env, c, lessonRow{ActiveFrom: at(now.Add(time.Hour)), ActiveTo: at(now.Add(2 * time.Hour))})
 		inWindow := addTopic(t, env, c, windowed, topicRow{})
 		nested := addLesson(t, env, c, lessonRow{Parent: windowed})
-		inNested := addTopic(t, env, c, nested, topicRow{})
+		inNested := addTopic(t, env, c, nested, topicRow{Type: h5pcontent.Class})
 		learner, admin := env.NewUser("student"), env.As("admin")
 		tenant, release := env.OpenTenant(env.Tenant)
 		defer release()

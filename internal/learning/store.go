@@ -169,22 +169,43 @@ func setStatus(ctx context.Context, tx *sqldb.Tx, now time.Time, userID, courseI
 	return status == Complete && n == 1, err
 }
 
-// ping records time on a topic in one statement, so concurrent pings of a
-// learner add up exactly: the row is updated under its lock and each ping
-// adds the whole seconds since the ping before it, when that was under an
-// hour ago (and not after this one). The topic moves to in progress unless
-// it is complete.
-func ping(ctx context.Context, q sqldb.Querier, d sqldb.Dialect, now time.Time, userID, courseID, topicID int64) (int, int64, error) {
-	last := epochSeconds(d, "topic_progress.last_ping_at")
+// pingInterval is how often the player pings while a topic is on screen
+// (internal/web's app.js). maxPingCredit caps what one ping adds: a gap
+// longer than two intervals means the learner left, and only the time a
+// player could have been on screen without pinging is counted.
+const (
+	pingInterval  = 30 * time.Second
+	maxPingCredit = 2 * pingInterval
+)
+
+// ping records time on a topic. The time is the learner's, not the
+// topic's: the whole seconds since the learner's previous ping of any
+// topic, at most maxPingCredit, go to the topic pinged, so pinging three
+// topics at once counts the wall time once. Both statements run in the
+// caller's transaction and the first one updates the learner's row under
+// its lock, so concurrent pings add up exactly. The topic moves to in
+// progress unless it is complete.
+func ping(ctx context.Context, tx *sqldb.Tx, now time.Time, userID, courseID, topicID int64) (int, int64, error) {
+	var credit int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO learner_time (user_id, counted_until, credit) VALUES ($1, $2, 0)
+		ON CONFLICT (user_id) DO UPDATE SET
+			credit = CASE
+				WHEN learner_time.counted_until >= $2 THEN 0
+				WHEN learner_time.counted_until > $3 THEN $4 - `+epochSeconds(tx.Dialect, "learner_time.counted_until")+`
+				ELSE $5 END,
+			counted_until = CASE WHEN learner_time.counted_until < $2 THEN $2 ELSE learner_time.counted_until END
+		RETURNING credit`,
+		userID, now, now.Add(-maxPingCredit), now.Unix(), int64(maxPingCredit/time.Second)).Scan(&credit)
+	if err != nil {
+		return 0, 0, fmt.Errorf("learning: count time of user %d: %w", userID, err)
+	}
 	var status int
 	var seconds int64
-	err := q.QueryRowContext(ctx, `INSERT INTO topic_progress (user_id, topic_id, course_id, status, seconds, started_at,
+	err = tx.QueryRowContext(ctx, `INSERT INTO topic_progress (user_id, topic_id, course_id, status, seconds, started_at,
 			last_ping_at, updated_at)
-		VALUES ($1, $2, $3, 2, 0, $4, $4, $4)
+		VALUES ($1, $2, $3, 2, $5, $4, $4, $4)
 		ON CONFLICT (user_id, topic_id) DO UPDATE SET
-			seconds = topic_progress.seconds + CASE
-				WHEN topic_progress.last_ping_at > $5 AND topic_progress.last_ping_at < $4 THEN $6 - `+last+`
-				ELSE 0 END,
+			seconds = topic_progress.seconds + $5,
 			last_ping_at = CASE
 				WHEN topic_progress.last_ping_at IS NULL OR topic_progress.last_ping_at < $4 THEN $4
 				ELSE topic_progress.last_ping_at END,
@@ -192,7 +213,7 @@ func ping(ctx context.Context, q sqldb.Querier, d sqldb.Dialect, now time.Time, 
 			started_at = COALESCE(topic_progress.started_at, $4),
 			updated_at = $4
 		RETURNING status, seconds`,
-		userID, topicID, courseID, now, now.Add(-time.Hour), now.Unix()).Scan(&status, &seconds)
+		userID, topicID, courseID, now, credit).Scan(&status, &seconds)
 	if err != nil {
 		return 0, 0, fmt.Errorf("learning: ping topic %d: %w", topicID, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/redisconn"
 )
 
 // KeyPrefix starts every Redis key the limiter writes.
@@ -32,15 +33,20 @@ return n
 // Redis. The window a hit falls in comes from the injected clock, not from
 // Redis, so tests can move between windows; Redis's clock only decides when
 // an old counter is deleted.
+//
+// While Redis is down the limiter counts in this process instead: limits
+// still hold, per replica, rather than refusing every limited route or
+// letting it run unlimited.
 type Redis struct {
 	rdb   redis.UniversalClient
 	clk   clock.Clock
 	count *redis.Script
+	local *Memory
 }
 
 // NewRedis returns a limiter keeping its counters in rdb.
 func NewRedis(rdb redis.UniversalClient, clk clock.Clock) *Redis {
-	return &Redis{rdb: rdb, clk: clk, count: redis.NewScript(countScript)}
+	return &Redis{rdb: rdb, clk: clk, count: redis.NewScript(countScript), local: NewMemory(clk)}
 }
 
 func (r *Redis) Allow(ctx context.Context, key string, limit int, window time.Duration) (Decision, error) {
@@ -54,6 +60,9 @@ func (r *Redis) Allow(ctx context.Context, key string, limit int, window time.Du
 	rkey := KeyPrefix + key + ":" + strconv.FormatInt(int64(window), 10) + ":" + strconv.FormatInt(number, 10)
 	ttl := end.Sub(now) + clockSkew
 	n, err := r.count.Run(ctx, r.rdb, []string{rkey}, ttl.Milliseconds()).Int64()
+	if redisconn.Down(err) && ctx.Err() == nil {
+		return r.local.Allow(ctx, key, limit, window)
+	}
 	if err != nil {
 		return Decision{}, fmt.Errorf("limit: count %q: %w", key, err)
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lms-platform/lms/internal/apperr"
 )
 
 // KeyPrefix starts every Redis key the locker writes.
@@ -55,7 +57,10 @@ func (r *Redis) try(ctx context.Context, name string, ttl time.Duration) (Unlock
 	token := rand.Text()
 	ok, err := r.rdb.SetNX(ctx, key, token, ttl).Result()
 	if err != nil {
-		return nil, nil, fmt.Errorf("lock: take %q: %w", name, err)
+		// Locks fail closed: without Redis nobody may hold one, and the
+		// caller answers 503 rather than run unguarded.
+		return nil, nil, apperr.Wrap(apperr.Unavailable, fmt.Errorf("lock: take %q: %w", name, err),
+			"The lock service is unavailable; try again shortly.")
 	}
 	if !ok {
 		return nil, nil, ErrNotAcquired

@@ -110,6 +110,9 @@ func (s *Server) health(ctx context.Context) (*httpx.Response[healthData], error
 	if s.Redis != nil {
 		check("redis", s.Redis.Ping(ctx).Err())
 	}
+	if c, ok := s.Scanner.(interface{ Ping(context.Context) error }); ok {
+		check("clamav", c.Ping(ctx))
+	}
 	if !d.OK {
 		down := ""
 		for name, state := range d.Services {

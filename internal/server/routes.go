@@ -16,12 +16,12 @@ func (s *Server) routes() {
 	s.generalRoutes()
 	auth.Routes(s.API, authService)
 	accounts.Routes(s.API, &accounts.Service{Clock: s.Clock, Passwords: s.Passwords, Mailer: s.Mailer,
-		RevokeSessions: auth.RevokeSessions, FileURL: s.Files.URL})
+		RevokeSessions: auth.RevokeSessions, FileURL: s.Files.URL, Scanner: s.Scanner})
 	notify.Routes(s.API, notifications)
 	settings.Routes(s.API, s.Settings)
 	s.topicRoutes()
 	courses.Routes(s.API, &courses.Service{Clock: s.Clock, Topics: courseTopics, CloneTopics: s.cloneLessonTopics,
-		FileURL: s.Files.URL, ContentChanged: s.courseChanged, TopicFiles: s.topicFiles})
+		FileURL: s.Files.URL, ContentChanged: s.courseChanged, TopicFiles: s.topicFiles, Scanner: s.Scanner})
 	s.learningRoutes()
 	s.demoRoutes(authService)
 	if s.Dispatcher != nil {

@@ -37,6 +37,7 @@ import (
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/redisconn"
+	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/settings"
 	"github.com/lms-platform/lms/internal/sqldb"
 	"github.com/lms-platform/lms/internal/topics"
@@ -61,6 +62,7 @@ type Server struct {
 	Limiter    limit.Limiter
 	Cache      cache.Cache
 	Locker     lock.Locker
+	Scanner    scan.Scanner  // nil without LMS_CLAMAV_ADDR
 	Mailer     notify.Mailer // nil: mail is only recorded
 	Passwords  *auth.Passwords
 	Settings   *settings.Service
@@ -122,6 +124,13 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 	}
 	if err := s.openShared(ctx); err != nil {
 		return nil, err
+	}
+	if cfg.ClamAVAddr != "" {
+		c, err := scan.NewClamd(cfg.ClamAVAddr)
+		if err != nil {
+			return nil, err
+		}
+		s.Scanner = c
 	}
 	if cfg.SMTPURL != "" {
 		smtpCfg, err := notify.ParseSMTPURL(cfg.SMTPURL)
@@ -237,7 +246,7 @@ func (s *Server) buildAPI() {
 		auth.Authenticate(s.Clock),
 		httpx.Idempotency(s.Clock),
 	)
-	s.H5P = h5p.New(h5p.Options{Tenants: s.Tenants, Cache: s.Cache, Redis: s.Redis, Clock: s.Clock, Log: s.Log,
+	s.H5P = h5p.New(h5p.Options{Tenants: s.Tenants, Cache: s.Cache, Redis: s.Redis, Clock: s.Clock, Log: s.Log, Scanner: s.Scanner,
 		InternalKey: s.Config.InternalKey, TrustProxy: s.Config.TrustProxy, APIURL: s.apiURL(),
 		Store:   &h5pstore.Store{Clock: s.Clock, Locker: s.Locker, Cache: s.Cache},
 		CoreDir: s.Config.H5PCoreDir, EditorDir: s.Config.H5PEditorDir, EmbedOrigins: s.Config.H5PEmbedOrigins})

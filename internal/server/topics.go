@@ -37,7 +37,7 @@ func (s *Server) contentKinds() *content.Registry {
 // topicRoutes registers signed file links and topic authoring.
 func (s *Server) topicRoutes() {
 	files.Routes(s.API, s.Files)
-	s.topics = &topics.Service{Clock: s.Clock, Kinds: s.Kinds, Files: s.Files,
+	s.topics = &topics.Service{Clock: s.Clock, Kinds: s.Kinds, Files: s.Files, Scanner: s.Scanner,
 		// A project topic completes when the learner submits. s.Learning is
 		// built after these routes, so it is read when a submission arrives.
 		OnProjectSubmitted: func(ctx context.Context, t *platform.Tenant, userID, topicID int64) error {

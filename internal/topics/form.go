@@ -17,6 +17,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/scan"
 )
 
 // rawBody is the body of a route that reads it itself, as it streams.
@@ -62,6 +63,8 @@ type formLimits struct {
 	// far: it returns the part's cap, or an error that ends the read (a
 	// caller who may not write, an unknown lesson).
 	fileCap func(field string, values map[string]json.RawMessage) (int64, error)
+	// scanner, when set, checks each spooled file for malware.
+	scanner scan.Scanner
 }
 
 // fixedCap caps every file of a form at n bytes.
@@ -222,6 +225,9 @@ func (f *form) spool(ctx context.Context, name string, part *multipart.Part, lim
 	} else if closeErr != nil {
 		err = fmt.Errorf("topics: spool upload: %w", closeErr)
 	}
+	if err == nil && lim.scanner != nil {
+		err = scanFile(ctx, lim.scanner, s.path, name)
+	}
 	if err != nil {
 		os.Remove(s.path)
 		return err
@@ -232,6 +238,15 @@ func (f *form) spool(ctx context.Context, name string, part *multipart.Part, lim
 	}
 	f.files[name] = s
 	return nil
+}
+
+func scanFile(ctx context.Context, sc scan.Scanner, path, field string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("topics: scan upload: %w", err)
+	}
+	defer f.Close()
+	return sc.Check(ctx, f, field)
 }
 
 // ctxReader stops a long upload when the request is cancelled.

@@ -22,6 +22,8 @@ import (
 // may have.
 type submissionRules interface {
 	SubmissionRules(value json.RawMessage) (accept []string, maxSize int64, err error)
+	// CheckSubmission refuses a file whose content does not match its type.
+	CheckSubmission(f content.File, field string) error
 }
 
 func submissionsPrefix(topicID int64) string { return fmt.Sprintf("topics/%d/submissions/", topicID) }
@@ -64,7 +66,7 @@ func (s *Service) Submit(ctx context.Context, t *platform.Tenant, p *access.Prin
 	if err != nil {
 		return SubmissionView{}, err
 	}
-	f, err := readForm(ctx, body, formLimits{values: 64 << 10, fileCap: fixedCap(maxSize)})
+	f, err := readForm(ctx, body, formLimits{values: 64 << 10, fileCap: fixedCap(maxSize), scanner: s.Scanner})
 	if err != nil {
 		return SubmissionView{}, err
 	}
@@ -82,6 +84,9 @@ func (s *Service) Submit(ctx context.Context, t *platform.Tenant, p *access.Prin
 	}
 	if file.Size == 0 {
 		return SubmissionView{}, apperr.Field(field, fmt.Sprintf("The %s is empty.", field))
+	}
+	if err := rules.CheckSubmission(file, field); err != nil {
+		return SubmissionView{}, err
 	}
 	sub := Submission{TopicID: topicID, UserID: p.UserID, Name: displayName(file.Name), Size: file.Size,
 		ContentType: attachmentType(file.Name), CreatedAt: now}

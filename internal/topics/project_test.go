@@ -45,6 +45,8 @@ func TestProjectSubmissions(t *testing.T) {
 		refuse("not assigned", 403, w.student, submit, file("file", "essay.pdf", pdfData))
 		refuse("tutor not authoring", 403, w.otherTutor, submit, file("file", "essay.pdf", pdfData))
 		refuse("wrong type", 422, learner, submit, file("file", "essay.exe", pdfData))
+		refuse("HTML named .pdf", 422, learner, submit, file("file", "x.pdf", []byte("<html><script>alert(1)</script></html>")))
+		refuse("HTML named .txt", 422, learner, submit, file("file", "x.txt", []byte("<!DOCTYPE html><p>hi</p>")))
 		refuse("no file", 422, learner, submit, text("note", "x"))
 		refuse("not a project", 422, learner, "/api/topics/"+id(rich)+"/project", file("file", "essay.pdf", pdfData))
 		refuse("unknown topic", 404, learner, "/api/topics/999999/project", file("file", "essay.pdf", pdfData))

@@ -38,7 +38,7 @@ func (s *Service) AddResource(ctx context.Context, t *platform.Tenant, p *access
 	if _, _, err := s.editable(ctx, t, p, topicID); err != nil {
 		return ResourceView{}, err
 	}
-	f, err := readForm(ctx, body, formLimits{values: 64 << 10, fileCap: fixedCap(MaxResourceSize)})
+	f, err := readForm(ctx, body, formLimits{values: 64 << 10, fileCap: fixedCap(MaxResourceSize), scanner: s.Scanner})
 	if err != nil {
 		return ResourceView{}, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -32,6 +33,8 @@ type Service struct {
 	// course commits (package learning re-opens finished courses that
 	// gained an active topic). Its failure is logged: the change stands.
 	ContentChanged func(ctx context.Context, t *platform.Tenant, courseID int64) error
+	// Scanner, when set, checks every uploaded file for malware.
+	Scanner scan.Scanner
 }
 
 // changed tells ContentChanged about each course whose topics changed.
@@ -274,7 +277,7 @@ func (s *Service) Create(ctx context.Context, t *platform.Tenant, p *access.Prin
 	if !canAuthor(p) {
 		return View{}, errUnauthorized
 	}
-	f, err := readForm(ctx, body, formLimits{values: maxFormValues, fileCap: s.uploadCap(ctx, t, p, "")})
+	f, err := readForm(ctx, body, formLimits{values: maxFormValues, fileCap: s.uploadCap(ctx, t, p, ""), scanner: s.Scanner})
 	if err != nil {
 		return View{}, err
 	}
@@ -376,7 +379,7 @@ func (s *Service) Update(ctx context.Context, t *platform.Tenant, p *access.Prin
 		return View{}, err
 	}
 	fromCourse := topic.CourseID
-	f, err := readForm(ctx, body, formLimits{values: maxFormValues, fileCap: s.uploadCap(ctx, t, p, topic.TopicableType)})
+	f, err := readForm(ctx, body, formLimits{values: maxFormValues, fileCap: s.uploadCap(ctx, t, p, topic.TopicableType), scanner: s.Scanner})
 	if err != nil {
 		return View{}, err
 	}

@@ -195,17 +195,8 @@ func (k Kind) buildFile(ctx context.Context, env content.Env, field string, f co
 	if f.Size == 0 {
 		return nil, apperr.Field(field, fmt.Sprintf("The %s is empty.", field))
 	}
-	head, err := content.Head(f, 1024)
-	if err != nil {
-		return nil, fmt.Errorf("file: read upload: %w", err)
-	}
-	if !ft.matches(head) {
-		return nil, apperr.Field(field, fmt.Sprintf("The %s's content is not a %s file.", field, strings.TrimPrefix(ext, ".")))
-	}
-	if ft.svg {
-		if err := checkSVG(f, field); err != nil {
-			return nil, err
-		}
+	if err := verify(f, field, ext, ft.matches, ft.svg); err != nil {
+		return nil, err
 	}
 	v := Value{Path: env.FilePrefix + content.SafeName(f.Name), Name: f.Name, Size: f.Size, ContentType: ft.contentType}
 	if len(v.Name) > 255 {

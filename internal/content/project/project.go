@@ -15,6 +15,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/content/file"
 	"github.com/lms-platform/lms/internal/content/richtext"
 )
 
@@ -178,6 +179,13 @@ func (Kind) SubmissionRules(value json.RawMessage) (accept []string, maxSize int
 		return nil, 0, err
 	}
 	return v.Accept, v.MaxSize, nil
+}
+
+// CheckSubmission refuses a submission whose content is not of the type
+// its extension names, as topic uploads are checked: an HTML page named
+// x.pdf is not a PDF.
+func (Kind) CheckSubmission(f content.File, field string) error {
+	return file.CheckContent(f, field)
 }
 
 func parse(value json.RawMessage) (Value, error) {

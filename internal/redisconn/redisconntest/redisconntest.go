@@ -5,7 +5,10 @@ package redisconntest
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -71,4 +74,57 @@ func Namespace(t *testing.T, rdb redis.UniversalClient, keyPrefix string) string
 		}
 	})
 	return ns
+}
+
+// Server is a redis-server of a test's own, to stop in the middle of it.
+type Server struct {
+	URL string
+	cmd *exec.Cmd
+}
+
+// Start runs redis-server on a free port of 127.0.0.1, without persistence,
+// until t ends. Without redis-server the test is skipped, or fails under
+// CI=true.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but redis-server is not installed")
+		}
+		t.Skip("redis-server is not installed")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	s := &Server{URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port), cmd: cmd}
+	t.Cleanup(s.Stop)
+	// Wait until it answers; it takes a few milliseconds.
+	for i := 0; ; i++ {
+		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			conn.Close()
+			return s
+		}
+		if i == 200 {
+			t.Fatalf("redis-server on port %d does not answer: %v", port, err)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// Stop kills the server, as a crash would, and waits for it to exit.
+func (s *Server) Stop() {
+	if s.cmd.ProcessState == nil {
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+	}
 }

@@ -1,0 +1,4 @@
+package redisconn
+
+// OpenWithClock is open with the breaker's clock, for tests.
+var OpenWithClock = open
