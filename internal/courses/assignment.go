@@ -97,22 +97,6 @@ func assignments(ctx context.Context, q sqldb.Querier, courseID int64) (Assignme
 	return out, rows.Err()
 }
 
-// accessHolders lists the users who hold access to the course at now by
-// assignment: directly, or as members of an assigned group or of one of
-// its subgroups.
-func accessHolders(ctx context.Context, q sqldb.Querier, courseID int64, now time.Time) ([]int64, error) {
-	return int64s(ctx, q, `
-		WITH RECURSIVE assigned_groups(id) AS (
-			SELECT group_id FROM course_groups WHERE course_id = $1 AND (end_date IS NULL OR end_date > $2)
-			UNION
-			SELECT g.id FROM user_groups g JOIN assigned_groups a ON g.parent_id = a.id
-		)
-		SELECT user_id FROM course_users WHERE course_id = $1 AND (end_date IS NULL OR end_date > $2)
-		UNION
-		SELECT m.user_id FROM user_group_members m JOIN assigned_groups a ON a.id = m.group_id
-		ORDER BY 1`, courseID, now)
-}
-
 // accessEvents records CourseAccessStarted for each user in after but not
 // before and CourseAccessFinished for each one the other way round.
 func accessEvents(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course, before, after []int64) error {

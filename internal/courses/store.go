@@ -230,3 +230,55 @@ func listCourses(ctx context.Context, q sqldb.Querier, f CourseFilter) ([]Course
 	}
 	return out, total, rows.Err()
 }
+
+// Rows loads the courses of ids without their authors, categories and
+// tags, by id; absent ids are left out.
+func Rows(ctx context.Context, q sqldb.Querier, ids []int64) ([]Course, error) {
+	out := []Course{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var a sqldb.Args
+	rows, err := q.QueryContext(ctx, `SELECT `+courseColumns+` FROM courses WHERE id IN (`+a.List(ids)+`) ORDER BY id`, a...)
+	if err != nil {
+		return nil, fmt.Errorf("courses: load courses: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c, err := scanCourse(rows)
+		if err != nil {
+			return nil, fmt.Errorf("courses: scan course: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// LessonsOf loads the lessons of several courses by course, each course's
+// in program order, with only what placing topics needs: id, course,
+// parent and active.
+func LessonsOf(ctx context.Context, q sqldb.Querier, courseIDs []int64) (map[int64][]Lesson, error) {
+	out := map[int64][]Lesson{}
+	if len(courseIDs) == 0 {
+		return out, nil
+	}
+	var a sqldb.Args
+	rows, err := q.QueryContext(ctx, `SELECT id, course_id, parent_id, active FROM lessons
+		WHERE course_id IN (`+a.List(courseIDs)+`) ORDER BY position, id`, a...)
+	if err != nil {
+		return nil, fmt.Errorf("courses: list lessons: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l Lesson
+		var parent sql.NullInt64
+		if err := rows.Scan(&l.ID, &l.CourseID, &parent, &l.Active); err != nil {
+			return nil, err
+		}
+		if parent.Valid {
+			l.ParentID = &parent.Int64
+		}
+		out[l.CourseID] = append(out[l.CourseID], l)
+	}
+	return out, rows.Err()
+}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/jobs"
-	"github.com/lms-platform/lms/internal/learning"
 )
 
 // tick runs the server's scheduler at the fake clock's time and returns
@@ -255,7 +255,7 @@ func TestAccessExpiryWindow(t *testing.T) {
 		run := func() []loss {
 			t.Helper()
 			before := env.LastEventID()
-			if err := env.Server.Learning.ExpireAccess(ctx, tenant, env.Clock.Now()); err != nil {
+			if err := env.Server.Courses.ExpireAccess(ctx, tenant, env.Clock.Now()); err != nil {
 				t.Fatal(err)
 			}
 			return losses(t, env, before)
@@ -274,7 +274,7 @@ func TestAccessExpiryWindow(t *testing.T) {
 		if got := run(); len(got) != 0 {
 			t.Errorf("second run of the window: %v", got)
 		}
-		last, err := jobs.LastRun(ctx, tenant.DB, learning.AccessExpiryJob)
+		last, err := jobs.LastRun(ctx, tenant.DB, courses.AccessExpiryJob)
 		if err != nil || last == nil || last.Sub(now).Abs() > time.Microsecond {
 			t.Errorf("last run %v (%v), want %s", last, err, now)
 		}

@@ -101,22 +101,14 @@ var foreign = map[string]string{
 	// The H5P service answers one question from its store's table.
 	"h5p h5p_contents": "content listing of the H5P service",
 	// Being moved behind their owners' functions.
-	"learning lessons":            "pending",
-	"learning topics":             "pending",
-	"learning course_groups":      "pending",
-	"learning course_users":       "pending",
-	"learning courses":            "pending",
-	"learning user_groups":        "pending",
-	"learning user_group_members": "pending",
-	"topics course_authors":       "pending",
-	"topics users":                "pending",
-	"topics lessons":              "pending",
-	"courses user_groups":         "pending",
-	"courses user_group_members":  "pending",
-	"courses categories":          "pending",
-	"courses users":               "pending",
-	"courses user_roles":          "pending",
-	"courses roles":               "pending",
+	"topics course_authors": "pending",
+	"topics users":          "pending",
+	"topics lessons":        "pending",
+	"courses user_groups":   "pending",
+	"courses categories":    "pending",
+	"courses users":         "pending",
+	"courses user_roles":    "pending",
+	"courses roles":         "pending",
 }
 
 var (

@@ -20,8 +20,12 @@ func (s *Server) routes() {
 	notify.Routes(s.API, notifications)
 	settings.Routes(s.API, s.Settings)
 	s.topicRoutes()
-	courses.Routes(s.API, &courses.Service{Clock: s.Clock, Topics: courseTopics, CloneTopics: s.cloneLessonTopics,
-		FileURL: s.Files.URL, ContentChanged: s.courseChanged, TopicFiles: s.topicFiles})
+	s.Courses = &courses.Service{Clock: s.Clock, Topics: courseTopics, CloneTopics: s.cloneLessonTopics,
+		FileURL: s.Files.URL, ContentChanged: s.courseChanged, TopicFiles: s.topicFiles}
+	courses.Routes(s.API, s.Courses)
+	if s.Jobs != nil {
+		s.Jobs.Add(s.Courses.Jobs()...)
+	}
 	s.learningRoutes()
 	s.demoRoutes(authService)
 	if s.Dispatcher != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/demo"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/files"
@@ -68,6 +69,9 @@ type Server struct {
 	// Jobs runs the scheduled jobs of every tenant (started by Run).
 	Jobs   *jobs.Scheduler
 	topics *topics.Service
+	// Courses owns courses, lessons, access and course status; its jobs
+	// expire access and activate courses.
+	Courses *courses.Service
 	// Learning serves programs and progress; other capabilities call it
 	// (CompleteTopic, CourseChanged).
 	Learning *learning.Service
