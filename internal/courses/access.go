@@ -8,6 +8,8 @@ import (
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/accounts"
+	"github.com/lms-platform/lms/internal/events"
+	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -93,4 +95,106 @@ func CanLearn(ctx context.Context, q sqldb.Querier, now time.Time, p *access.Pri
 		return false, nil
 	}
 	return Assigned(ctx, q, now, p.UserID, c.ID)
+}
+
+// Access transitions. course_access holds who holds access as last
+// computed; each change recomputes the rule for what it touches and
+// compares. A row added records CourseAccessStarted and a row removed
+// CourseAccessFinished, so every transition is recorded once, whichever of
+// the request, the membership listener, the expiry job or a redelivered
+// event finds it first: a concurrent second finder changes no row.
+
+// startAccess records that the user holds access to c.
+func startAccess(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course, userID int64, payload map[string]any) error {
+	res, err := tx.ExecContext(ctx, `INSERT INTO course_access (course_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+		c.ID, userID)
+	if err != nil {
+		return fmt.Errorf("courses: record access: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	return events.Emit(ctx, tx, now, events.Event{Name: events.CourseAccessStarted, UserID: userID, Payload: payload})
+}
+
+// finishAccess records that the user no longer holds access to c.
+func finishAccess(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course, userID int64, payload map[string]any) error {
+	res, err := tx.ExecContext(ctx, `DELETE FROM course_access WHERE course_id = $1 AND user_id = $2`, c.ID, userID)
+	if err != nil {
+		return fmt.Errorf("courses: record end of access: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	return events.Emit(ctx, tx, now, events.Event{Name: events.CourseAccessFinished, UserID: userID, Payload: payload})
+}
+
+// settleCourse brings the recorded access to c in line with the rule at
+// now, after its assignments changed.
+func settleCourse(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course) error {
+	holders, err := accessHolders(ctx, tx, c.ID, now)
+	if err != nil {
+		return err
+	}
+	held, err := int64s(ctx, tx, `SELECT user_id FROM course_access WHERE course_id = $1 ORDER BY user_id`, c.ID)
+	if err != nil {
+		return err
+	}
+	for _, id := range holders {
+		if !slices.Contains(held, id) {
+			if err := startAccess(ctx, tx, now, c, id, coursePayload(c)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range held {
+		if !slices.Contains(holders, id) {
+			if err := finishAccess(ctx, tx, now, c, id, coursePayload(c)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// settleUser brings the recorded access of the user in line with the rule
+// at now, after their group memberships changed.
+func settleUser(ctx context.Context, tx *sqldb.Tx, now time.Time, userID int64) error {
+	holds, err := AssignedCourses(ctx, tx, now, userID)
+	if err != nil {
+		return err
+	}
+	held, err := int64s(ctx, tx, `SELECT course_id FROM course_access WHERE user_id = $1 ORDER BY course_id`, userID)
+	if err != nil {
+		return err
+	}
+	for _, list := range []struct {
+		ids, other []int64
+		record     func(context.Context, *sqldb.Tx, time.Time, Course, int64, map[string]any) error
+	}{{holds, held, startAccess}, {held, holds, finishAccess}} {
+		for _, id := range list.ids {
+			if slices.Contains(list.other, id) {
+				continue
+			}
+			c, err := ByID(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			if err := list.record(ctx, tx, now, c, userID, coursePayload(c)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Listener gives and takes course access when group membership changes:
+// a learner added to a group gains the courses of the group and of its
+// ancestors, one removed loses those they hold no other way, each with
+// the event of the transition. Redelivery changes nothing more.
+func (s *Service) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
+	if ev.Name != events.UserAddedToGroup && ev.Name != events.UserRemovedFromGroup {
+		return nil
+	}
+	return t.Tx(ctx, func(tx *sqldb.Tx) error { return settleUser(ctx, tx, s.now(), ev.UserID) })
 }

@@ -3,7 +3,6 @@ package courses
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,28 +96,6 @@ func assignments(ctx context.Context, q sqldb.Querier, courseID int64) (Assignme
 	return out, rows.Err()
 }
 
-// accessEvents records CourseAccessStarted for each user in after but not
-// before and CourseAccessFinished for each one the other way round.
-func accessEvents(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course, before, after []int64) error {
-	for _, id := range after {
-		if !slices.Contains(before, id) {
-			if err := events.Emit(ctx, tx, now, events.Event{Name: events.CourseAccessStarted, UserID: id,
-				Payload: coursePayload(c)}); err != nil {
-				return err
-			}
-		}
-	}
-	for _, id := range before {
-		if !slices.Contains(after, id) {
-			if err := events.Emit(ctx, tx, now, events.Event{Name: events.CourseAccessFinished, UserID: id,
-				Payload: coursePayload(c)}); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // Assign gives users and groups access to the course, or changes the end
 // of an existing assignment. A user assigned for the first time records
 // CourseAssigned; every user who gains access records CourseAccessStarted.
@@ -131,10 +108,6 @@ func (s *Service) Assign(ctx context.Context, t *platform.Tenant, p *access.Prin
 			return err
 		}
 		if err := checkGrants(ctx, tx, now, users, groups); err != nil {
-			return err
-		}
-		before, err := accessHolders(ctx, tx, courseID, now)
-		if err != nil {
 			return err
 		}
 		for _, g := range users {
@@ -154,11 +127,7 @@ func (s *Service) Assign(ctx context.Context, t *platform.Tenant, p *access.Prin
 				return err
 			}
 		}
-		after, err := accessHolders(ctx, tx, courseID, now)
-		if err != nil {
-			return err
-		}
-		if err := accessEvents(ctx, tx, now, c, before, after); err != nil {
+		if err := settleCourse(ctx, tx, now, c); err != nil {
 			return err
 		}
 		out, err = assignments(ctx, tx, courseID)
@@ -239,10 +208,6 @@ func (s *Service) Unassign(ctx context.Context, t *platform.Tenant, p *access.Pr
 		if err != nil {
 			return err
 		}
-		before, err := accessHolders(ctx, tx, courseID, now)
-		if err != nil {
-			return err
-		}
 		for _, id := range sqldb.UniqueIDs(users) {
 			res, err := tx.ExecContext(ctx, `DELETE FROM course_users WHERE course_id = $1 AND user_id = $2`, courseID, id)
 			if err != nil {
@@ -260,11 +225,7 @@ func (s *Service) Unassign(ctx context.Context, t *platform.Tenant, p *access.Pr
 				return fmt.Errorf("courses: unassign group: %w", err)
 			}
 		}
-		after, err := accessHolders(ctx, tx, courseID, now)
-		if err != nil {
-			return err
-		}
-		if err := accessEvents(ctx, tx, now, c, before, after); err != nil {
+		if err := settleCourse(ctx, tx, now, c); err != nil {
 			return err
 		}
 		out, err = assignments(ctx, tx, courseID)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/accounts"
-	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -70,7 +69,7 @@ func (s *Service) ActivateCourses(ctx context.Context, t *platform.Tenant, now t
 	return nil
 }
 
-// ExpireAccess emits CourseAccessFinished (reason "expired") for the users
+// ExpireAccess records CourseAccessFinished (reason "expired") for the users
 // who lost access to a course because an assignment of theirs ended since
 // the job's previous run: a direct assignment, or one of a group they or
 // an ancestor group of theirs belong to. A user who still has access at
@@ -96,8 +95,13 @@ func (s *Service) ExpireAccess(ctx context.Context, t *platform.Tenant, now time
 			if kept {
 				continue
 			}
-			if err := events.Emit(ctx, tx, now, events.Event{Name: events.CourseAccessFinished, UserID: l.user,
-				Payload: map[string]any{"course_id": l.course, "reason": "expired"}}); err != nil {
+			c, err := ByID(ctx, tx, l.course)
+			if err != nil {
+				return err
+			}
+			payload := coursePayload(c)
+			payload["reason"] = "expired"
+			if err := finishAccess(ctx, tx, now, c, l.user, payload); err != nil {
 				return err
 			}
 		}

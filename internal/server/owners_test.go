@@ -51,6 +51,7 @@ var owners = map[string]string{
 	"course_users":      "courses",
 	"course_groups":     "courses",
 	"lessons":           "courses",
+	"course_access":     "courses",
 	// topics
 	"topics":              "topics",
 	"topic_resources":     "topics",

@@ -31,5 +31,6 @@ func (s *Server) routes() {
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen(notifications.Listener)
 		s.Dispatcher.Listen(authService.Listener)
+		s.Dispatcher.Listen(s.Courses.Listener)
 	}
 }
