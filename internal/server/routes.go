@@ -19,9 +19,9 @@ func (s *Server) routes() {
 		RevokeSessions: auth.RevokeSessions, FileURL: s.Files.URL})
 	notify.Routes(s.API, notifications)
 	settings.Routes(s.API, s.Settings)
+	s.newLearning()
 	s.topicRoutes()
-	s.Courses = &courses.Service{Clock: s.Clock, Topics: courseTopics, CloneTopics: s.cloneLessonTopics,
-		FileURL: s.Files.URL, ContentChanged: s.courseChanged, TopicFiles: s.topicFiles}
+	s.Courses = &courses.Service{Clock: s.Clock, Topics: s.topics, FileURL: s.Files.URL}
 	courses.Routes(s.API, s.Courses)
 	if s.Jobs != nil {
 		s.Jobs.Add(s.Courses.Jobs()...)
@@ -31,6 +31,8 @@ func (s *Server) routes() {
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen(notifications.Listener)
 		s.Dispatcher.Listen(authService.Listener)
+		// Reactions between capabilities (docs/architecture.md).
 		s.Dispatcher.Listen(s.Courses.Listener)
+		s.Dispatcher.Listen(s.Learning.Listener)
 	}
 }

@@ -129,14 +129,15 @@ func (s *Service) Clone(ctx context.Context, t *platform.Tenant, p *access.Princ
 		if err != nil {
 			return err
 		}
-		newID, err = c.insert(ctx, tx, to, courseID, pos)
-		return err
+		if newID, err = c.insert(ctx, tx, to, courseID, pos); err != nil {
+			return err
+		}
+		return courses.ContentChanged(ctx, tx, s.now(), courseID)
 	})
 	if err != nil {
 		c.undo(ctx)
 		return View{}, err
 	}
-	s.changed(ctx, t, courseID)
 	return s.viewByID(ctx, t, newID, true)
 }
 

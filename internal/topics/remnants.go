@@ -29,15 +29,15 @@ const (
 	courseTopics = `SELECT id FROM topics WHERE course_id = $1`
 )
 
-// LessonRemnants collects the files of a lesson's topics, nested lessons
+// lessonRemnants collects the files of a lesson's topics, nested lessons
 // included, before the lesson is deleted.
-func (s *Service) LessonRemnants(ctx context.Context, q sqldb.Querier, lessonID int64) (*Remnants, error) {
+func (s *Service) lessonRemnants(ctx context.Context, q sqldb.Querier, lessonID int64) (*Remnants, error) {
 	return s.remnants(ctx, q, lessonTopics, lessonID)
 }
 
-// CourseRemnants collects the files of a course's topics before the course
+// courseRemnants collects the files of a course's topics before the course
 // is deleted.
-func (s *Service) CourseRemnants(ctx context.Context, q sqldb.Querier, courseID int64) (*Remnants, error) {
+func (s *Service) courseRemnants(ctx context.Context, q sqldb.Querier, courseID int64) (*Remnants, error) {
 	return s.remnants(ctx, q, courseTopics, courseID)
 }
 

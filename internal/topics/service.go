@@ -24,31 +24,17 @@ type Service struct {
 	Clock clock.Clock
 	Kinds *content.Registry
 	Files *files.Signer
-	// OnProjectSubmitted, when set, runs after a learner's submission is
-	// stored (package learning completes the topic). An error undoes the
-	// submission.
-	OnProjectSubmitted func(ctx context.Context, t *platform.Tenant, userID, topicID int64) error
-	// ContentChanged, when set, runs after a change to the topics of a
-	// course commits (package learning re-opens finished courses that
-	// gained an active topic). Its failure is logged: the change stands.
-	ContentChanged func(ctx context.Context, t *platform.Tenant, courseID int64) error
+	// Progress completes a project topic when a learner submits it
+	// (package learning, which imports this one). Nil: submissions
+	// complete nothing.
+	Progress Completer
 }
 
-// changed tells ContentChanged about each course whose topics changed.
-func (s *Service) changed(ctx context.Context, t *platform.Tenant, courseIDs ...int64) {
-	if s.ContentChanged == nil {
-		return
-	}
-	seen := map[int64]bool{}
-	for _, id := range courseIDs {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		if err := s.ContentChanged(context.WithoutCancel(ctx), t, id); err != nil {
-			slog.Default().Error("topics: course content changed", "tenant", t.ID, "course", id, "error", err)
-		}
-	}
+// Completer completes a topic for a learner. Its refusal (after the
+// learner's deadline, outside the lesson's window) refuses the
+// submission, so it is called, not told after the fact.
+type Completer interface {
+	CompleteTopic(ctx context.Context, t *platform.Tenant, userID, topicID int64) error
 }
 
 var (
@@ -320,14 +306,15 @@ func (s *Service) Create(ctx context.Context, t *platform.Tenant, p *access.Prin
 				return err
 			}
 		}
-		topic.ID, err = insertTopic(ctx, tx, topic)
-		return err
+		if topic.ID, err = insertTopic(ctx, tx, topic); err != nil {
+			return err
+		}
+		return courses.ContentChanged(ctx, tx, now, topic.CourseID)
 	})
 	if err != nil {
 		s.removeContent(ctx, t, kind, 0, value)
 		return View{}, err
 	}
-	s.changed(ctx, t, topic.CourseID)
 	return s.viewByID(ctx, t, topic.ID, false)
 }
 
@@ -432,7 +419,10 @@ func (s *Service) Update(ctx context.Context, t *platform.Tenant, p *access.Prin
 				return err
 			}
 		}
-		return updateTopic(ctx, tx, topic)
+		if err := updateTopic(ctx, tx, topic); err != nil {
+			return err
+		}
+		return courses.ContentChanged(ctx, tx, topic.UpdatedAt, fromCourse, topic.CourseID)
 	})
 	if err != nil {
 		if changed {
@@ -443,7 +433,6 @@ func (s *Service) Update(ctx context.Context, t *platform.Tenant, p *access.Prin
 	if changed {
 		s.removeContent(ctx, t, oldKind, topic.ID, oldValue)
 	}
-	s.changed(ctx, t, fromCourse, topic.CourseID)
 	return s.viewByID(ctx, t, topic.ID, false)
 }
 
@@ -462,14 +451,15 @@ func (s *Service) Delete(ctx context.Context, t *platform.Tenant, p *access.Prin
 		if rest, err = s.remnants(ctx, tx, oneTopic, id); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM topics WHERE id = $1`, id)
-		return err
+		if _, err := tx.ExecContext(ctx, `DELETE FROM topics WHERE id = $1`, id); err != nil {
+			return err
+		}
+		return courses.ContentChanged(ctx, tx, s.now(), topic.CourseID)
 	})
 	if err != nil {
 		return fmt.Errorf("topics: delete topic %d: %w", id, err)
 	}
 	rest.Remove(ctx, t)
-	s.changed(ctx, t, topic.CourseID)
 	return nil
 }
 
