@@ -3,8 +3,8 @@ package topics
 import (
 	"context"
 	"fmt"
-	"log/slog"
 
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -78,7 +78,7 @@ func (r *Remnants) Remove(ctx context.Context, t *platform.Tenant) {
 		kind, _ := r.s.Kinds.ByClass(tp.TopicableType)
 		r.s.removeContent(ctx, t, kind, tp.ID, tp.Content)
 		if err := t.Blob.DeletePrefix(context.WithoutCancel(ctx), submissionsPrefix(tp.ID)); err != nil {
-			slog.Default().Warn("topics: remove submissions", "tenant", t.ID, "topic", tp.ID, "error", err)
+			httpx.Log(ctx).Warn("topics: remove submissions", "tenant", t.ID, "topic", tp.ID, "error", err)
 		}
 	}
 	r.s.deleteBlobs(ctx, t, r.keys)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"reflect"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/files"
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -351,7 +351,7 @@ func (s *Service) removeContent(ctx context.Context, t *platform.Tenant, kind co
 		return
 	}
 	if err := kind.Remove(context.WithoutCancel(ctx), s.env(t, topicID), value); err != nil {
-		slog.Default().Warn("topics: remove content files", "tenant", t.ID, "topic", topicID, "error", err)
+		httpx.Log(ctx).Warn("topics: remove content files", "tenant", t.ID, "topic", topicID, "error", err)
 	}
 }
 
@@ -468,7 +468,7 @@ func (s *Service) Delete(ctx context.Context, t *platform.Tenant, p *access.Prin
 func (s *Service) deleteBlobs(ctx context.Context, t *platform.Tenant, keys []string) {
 	for _, k := range keys {
 		if err := t.Blob.Delete(context.WithoutCancel(ctx), k); err != nil {
-			slog.Default().Warn("topics: remove file", "tenant", t.ID, "key", k, "error", err)
+			httpx.Log(ctx).Warn("topics: remove file", "tenant", t.ID, "key", k, "error", err)
 		}
 	}
 }
