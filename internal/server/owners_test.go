@@ -105,11 +105,6 @@ var foreign = map[string]string{
 	"topics course_authors": "pending",
 	"topics users":          "pending",
 	"topics lessons":        "pending",
-	"courses user_groups":   "pending",
-	"courses categories":    "pending",
-	"courses users":         "pending",
-	"courses user_roles":    "pending",
-	"courses roles":         "pending",
 }
 
 var (
