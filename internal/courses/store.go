@@ -282,3 +282,17 @@ func LessonsOf(ctx context.Context, q sqldb.Querier, courseIDs []int64) (map[int
 	}
 	return out, rows.Err()
 }
+
+// Authored lists the ids of the courses the user authors.
+func Authored(ctx context.Context, q sqldb.Querier, userID int64) ([]int64, error) {
+	return int64s(ctx, q, `SELECT course_id FROM course_authors WHERE user_id = $1 ORDER BY course_id`, userID)
+}
+
+// LessonSubtree lists the lesson and every lesson nested in it, at any
+// depth.
+func LessonSubtree(ctx context.Context, q sqldb.Querier, lessonID int64) ([]int64, error) {
+	return int64s(ctx, q, `WITH RECURSIVE sub(id) AS (
+			SELECT id FROM lessons WHERE id = $1
+			UNION SELECT l.id FROM lessons l JOIN sub ON l.parent_id = sub.id)
+		SELECT id FROM sub ORDER BY id`, lessonID)
+}

@@ -101,10 +101,6 @@ var foreign = map[string]string{
 	"notify users": "a listener skips events of deleted users",
 	// The H5P service answers one question from its store's table.
 	"h5p h5p_contents": "content listing of the H5P service",
-	// Being moved behind their owners' functions.
-	"topics course_authors": "pending",
-	"topics users":          "pending",
-	"topics lessons":        "pending",
 }
 
 var (

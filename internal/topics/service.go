@@ -448,7 +448,7 @@ func (s *Service) Delete(ctx context.Context, t *platform.Tenant, p *access.Prin
 	}
 	var rest *Remnants
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
-		if rest, err = s.remnants(ctx, tx, oneTopic, id); err != nil {
+		if rest, err = s.remnants(ctx, tx, `SELECT id FROM topics WHERE id = $1`, id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM topics WHERE id = $1`, id); err != nil {
@@ -498,7 +498,11 @@ func (s *Service) List(ctx context.Context, t *platform.Tenant, p *access.Princi
 	f := filter{LessonID: q.LessonID, CourseID: q.CourseID, TopicableType: q.TopicableType, Title: q.Title,
 		Offset: q.Offset, Limit: q.Limit}
 	if !p.Has(access.CourseRead) {
-		f.AuthorID = p.UserID
+		authored, err := courses.Authored(ctx, t.DB, p.UserID)
+		if err != nil {
+			return nil, 0, err
+		}
+		f.CourseIDs = authored
 	}
 	list, total, err := listTopics(ctx, t.DB, f)
 	if err != nil {
