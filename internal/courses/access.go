@@ -104,6 +104,24 @@ func CanLearn(ctx context.Context, q sqldb.Querier, now time.Time, p *access.Pri
 // the request, the membership listener, the expiry job or a redelivered
 // event finds it first: a concurrent second finder changes no row.
 
+// accessLock is the PostgreSQL advisory lock that orders the transactions
+// comparing access with course_access.
+const accessLock = 7_271_001
+
+// lockAccess makes the transactions that compare access with course_access
+// take turns, so none compares with a state another is about to change:
+// two listeners settling the same learner's join and leave, say. SQLite
+// already runs one writing transaction at a time.
+func lockAccess(ctx context.Context, tx *sqldb.Tx) error {
+	if tx.Dialect != sqldb.Postgres {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, accessLock); err != nil {
+		return fmt.Errorf("courses: lock access: %w", err)
+	}
+	return nil
+}
+
 // startAccess records that the user holds access to c.
 func startAccess(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course, userID int64, payload map[string]any) error {
 	res, err := tx.ExecContext(ctx, `INSERT INTO course_access (course_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
@@ -132,6 +150,9 @@ func finishAccess(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course, us
 // settleCourse brings the recorded access to c in line with the rule at
 // now, after its assignments changed.
 func settleCourse(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course) error {
+	if err := lockAccess(ctx, tx); err != nil {
+		return err
+	}
 	holders, err := accessHolders(ctx, tx, c.ID, now)
 	if err != nil {
 		return err
@@ -160,6 +181,9 @@ func settleCourse(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course) er
 // settleUser brings the recorded access of the user in line with the rule
 // at now, after their group memberships changed.
 func settleUser(ctx context.Context, tx *sqldb.Tx, now time.Time, userID int64) error {
+	if err := lockAccess(ctx, tx); err != nil {
+		return err
+	}
 	holds, err := AssignedCourses(ctx, tx, now, userID)
 	if err != nil {
 		return err

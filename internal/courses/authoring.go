@@ -343,7 +343,6 @@ func (s *Service) UpdateCourse(ctx context.Context, t *platform.Tenant, p *acces
 // DeleteCourse removes a course with its lessons, topics, access and
 // files.
 func (s *Service) DeleteCourse(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64) error {
-	var removeFiles func(context.Context, *platform.Tenant)
 	err := t.Tx(ctx, func(tx *sqldb.Tx) error {
 		c, err := ByID(ctx, tx, id)
 		if err != nil {
@@ -352,7 +351,7 @@ func (s *Service) DeleteCourse(ctx context.Context, t *platform.Tenant, p *acces
 		if err := allow(CanDelete(p, c)); err != nil {
 			return err
 		}
-		if removeFiles, err = s.topicFiles(ctx, tx, id, 0); err != nil {
+		if err := s.removeTopicFiles(ctx, tx, id, 0); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM courses WHERE id = $1`, id); err != nil {
@@ -365,7 +364,6 @@ func (s *Service) DeleteCourse(ctx context.Context, t *platform.Tenant, p *acces
 	}
 	// The row is gone; a failed delete only leaves orphan files.
 	_ = t.Blob.DeletePrefix(context.WithoutCancel(ctx), imagePrefix(id))
-	removeFiles(ctx, t)
 	return nil
 }
 

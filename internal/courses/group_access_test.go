@@ -2,6 +2,7 @@ package courses_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -11,7 +12,7 @@ import (
 
 // accessEventsAfter delivers the pending events, as the dispatcher does
 // after a commit, and lists the access events recorded after id as
-// "name user course".
+// "name user course title".
 func accessEventsAfter(t *testing.T, env *apitest.Env, after int64) []string {
 	t.Helper()
 	env.DeliverEvents()
@@ -25,12 +26,19 @@ func accessEventsAfter(t *testing.T, env *apitest.Env, after int64) []string {
 	defer rows.Close()
 	out := []string{}
 	for rows.Next() {
-		var name, payload string
+		var name, raw string
 		var user int64
-		if err := rows.Scan(&name, &user, &payload); err != nil {
+		if err := rows.Scan(&name, &user, &raw); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, fmt.Sprintf("%s %d %s", name, user, payload))
+		var payload struct {
+			CourseID int64  `json:"course_id"`
+			Title    string `json:"title"`
+		}
+		if err := json.Unmarshal([]byte(raw), &payload); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d %d %s", name, user, payload.CourseID, payload.Title))
 	}
 	return out
 }
@@ -50,9 +58,8 @@ func TestGroupMembershipAccess(t *testing.T) {
 		env.Call(t, 200, "POST", access, admin.Token, map[string]any{"groups": []any{map[string]any{"id": school}}})
 		env.Call(t, 200, "POST", access, admin.Token, map[string]any{"users": []any{map[string]any{"id": direct.ID}}})
 		members := func(g int64) string { return "/api/admin/user-groups/" + id(g) + "/members" }
-		payload := fmt.Sprintf(`{"course_id":%d,"title":"Grouped"}`, course)
-		started := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessStarted %d %s", u.ID, payload) }
-		finished := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessFinished %d %s", u.ID, payload) }
+		started := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessStarted %d %d Grouped", u.ID, course) }
+		finished := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessFinished %d %d Grouped", u.ID, course) }
 
 		steps := []struct {
 			name   string

@@ -242,13 +242,12 @@ func sameID(a, b *int64) bool { return (a == nil && b == nil) || (a != nil && b 
 
 // DeleteLesson removes a lesson with its nested lessons and their topics.
 func (s *Service) DeleteLesson(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64) error {
-	var removeFiles func(context.Context, *platform.Tenant)
-	err := t.Tx(ctx, func(tx *sqldb.Tx) error {
+	return t.Tx(ctx, func(tx *sqldb.Tx) error {
 		l, _, err := lessonCourse(ctx, tx, p, id, true)
 		if err != nil {
 			return err
 		}
-		if removeFiles, err = s.topicFiles(ctx, tx, l.CourseID, id); err != nil {
+		if err := s.removeTopicFiles(ctx, tx, l.CourseID, id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM lessons WHERE id = $1`, id); err != nil {
@@ -256,11 +255,6 @@ func (s *Service) DeleteLesson(ctx context.Context, t *platform.Tenant, p *acces
 		}
 		return ContentChanged(ctx, tx, s.now(), l.CourseID)
 	})
-	if err != nil {
-		return err
-	}
-	removeFiles(ctx, t)
-	return nil
 }
 
 // CloneLesson copies a lesson, its nested lessons and (through

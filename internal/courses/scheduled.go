@@ -83,6 +83,9 @@ func (s *Service) ExpireAccess(ctx context.Context, t *platform.Tenant, now time
 		if err != nil || !from.Before(now) {
 			return err
 		}
+		if err := lockAccess(ctx, tx); err != nil {
+			return err
+		}
 		ended, err := endedAssignments(ctx, tx, from, now)
 		if err != nil {
 			return err

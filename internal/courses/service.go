@@ -35,11 +35,11 @@ type TopicStore interface {
 	// CloneLessonTopics copies the topics of one lesson to another inside
 	// the clone's transaction.
 	CloneLessonTopics(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, fromLessonID, toLessonID int64) error
-	// TopicFiles collects inside a delete's transaction the stored files
-	// of the topics the delete takes with it (those of the course when
-	// lessonID is 0, else of the lesson and its nested lessons) and
-	// returns what removes them once the delete commits.
-	TopicFiles(ctx context.Context, q sqldb.Querier, courseID, lessonID int64) (remove func(context.Context, *platform.Tenant), err error)
+	// RemoveTopicFiles records inside a delete's transaction that the
+	// stored files of the topics the delete takes with it (those of the
+	// course when lessonID is 0, else of the lesson and its nested
+	// lessons) are to be removed once it commits.
+	RemoveTopicFiles(ctx context.Context, tx *sqldb.Tx, courseID, lessonID int64) error
 }
 
 // ContentChanged records, inside the transaction of a change to the
@@ -128,10 +128,11 @@ func (o Optional[T]) or(current *T) *T {
 	return current
 }
 
-// topicFiles asks Topics for the files a delete takes with it.
-func (s *Service) topicFiles(ctx context.Context, q sqldb.Querier, courseID, lessonID int64) (func(context.Context, *platform.Tenant), error) {
+// removeTopicFiles asks Topics to remove, once the delete in tx commits,
+// the files of the topics it takes with it.
+func (s *Service) removeTopicFiles(ctx context.Context, tx *sqldb.Tx, courseID, lessonID int64) error {
 	if s.Topics == nil {
-		return func(context.Context, *platform.Tenant) {}, nil
+		return nil
 	}
-	return s.Topics.TopicFiles(ctx, q, courseID, lessonID)
+	return s.Topics.RemoveTopicFiles(ctx, tx, courseID, lessonID)
 }

@@ -51,6 +51,9 @@ const (
 	// added, changed or removed (learning re-opens finished courses that
 	// gained an active topic).
 	CourseContentChanged = "CourseContentChanged"
+	// TopicsRemoved: a course or lesson delete took topics with it; the
+	// payload names their content and files, which topics removes.
+	TopicsRemoved = "TopicsRemoved"
 )
 
 // Catalog lists every event of the namespace with when it is emitted, for

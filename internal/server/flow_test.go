@@ -138,6 +138,8 @@ func TestDeletesLeaveNoFiles(t *testing.T) {
 			if res := env.Do(apitest.Request{Method: "DELETE", Path: path, Token: admin}); res.Status != 200 {
 				t.Fatalf("delete %s: %d %s", target, res.Status, res.Body)
 			}
+			// The files go once the delete's TopicsRemoved is delivered.
+			env.DeliverEvents()
 			if left := files(); len(left) != 0 {
 				t.Fatalf("deleting the %s left files: %v", target, left)
 			}

@@ -34,5 +34,6 @@ func (s *Server) routes() {
 		// Reactions between capabilities (docs/architecture.md).
 		s.Dispatcher.Listen(s.Courses.Listener)
 		s.Dispatcher.Listen(s.Learning.Listener)
+		s.Dispatcher.Listen(s.topics.Listener)
 	}
 }

@@ -2,8 +2,11 @@ package topics
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -33,15 +36,57 @@ func (s *Service) CloneLessonTopics(ctx context.Context, tx *sqldb.Tx, t *platfo
 	return CloneLessonTopics(ctx, tx, t, s.Kinds, fromLessonID, toLessonID)
 }
 
-// TopicFiles collects the files of the topics a course or lesson delete
-// takes with it, and returns what removes them once the delete commits.
-func (s *Service) TopicFiles(ctx context.Context, q sqldb.Querier, courseID, lessonID int64) (func(context.Context, *platform.Tenant), error) {
+// RemoveTopicFiles records in tx, as TopicsRemoved, the content and files
+// of the topics a course or lesson delete takes with it; Listener removes
+// them once the delete commits, or a later process does if this one dies
+// first.
+func (s *Service) RemoveTopicFiles(ctx context.Context, tx *sqldb.Tx, courseID, lessonID int64) error {
 	var rest *Remnants
 	var err error
 	if lessonID != 0 {
-		rest, err = s.lessonRemnants(ctx, q, lessonID)
+		rest, err = s.lessonRemnants(ctx, tx, lessonID)
 	} else {
-		rest, err = s.courseRemnants(ctx, q, courseID)
+		rest, err = s.courseRemnants(ctx, tx, courseID)
 	}
-	return rest.Remove, err
+	if err != nil || (len(rest.topics) == 0 && len(rest.keys) == 0) {
+		return err
+	}
+	gone := make([]removedTopic, len(rest.topics))
+	for i, tp := range rest.topics {
+		gone[i] = removedTopic{ID: tp.ID, Class: tp.TopicableType, Content: tp.Content}
+	}
+	return events.Emit(ctx, tx, s.now(), events.Event{Name: events.TopicsRemoved,
+		Payload: map[string]any{"topics": gone, "keys": rest.keys}})
+}
+
+// removedTopic is what removing a deleted topic's files needs of it.
+type removedTopic struct {
+	ID      int64           `json:"id"`
+	Class   string          `json:"class"`
+	Content json.RawMessage `json:"content"`
+}
+
+// Listener removes the files of the topics of TopicsRemoved. Removing
+// files already gone is no error, so redelivery is harmless.
+func (s *Service) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
+	if ev.Name != events.TopicsRemoved {
+		return nil
+	}
+	raw, err := json.Marshal(ev.Payload)
+	if err != nil {
+		return err
+	}
+	var p struct {
+		Topics []removedTopic `json:"topics"`
+		Keys   []string       `json:"keys"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("topics: decode %s %d: %w", ev.Name, ev.ID, err)
+	}
+	rest := &Remnants{s: s, keys: p.Keys}
+	for _, tp := range p.Topics {
+		rest.topics = append(rest.topics, Topic{ID: tp.ID, TopicableType: tp.Class, Content: tp.Content})
+	}
+	rest.Remove(ctx, t)
+	return nil
 }
