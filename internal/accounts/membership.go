@@ -11,31 +11,18 @@ import (
 // to groups and reaches the members of their subgroups, so courses asks
 // these questions instead of reading the group tables.
 
-// MemberGroups lists the ids of the groups the user belongs to directly.
-func MemberGroups(ctx context.Context, q sqldb.Querier, userID int64) ([]int64, error) {
-	ids, err := sqldb.Column[int64](q.QueryContext(ctx,
-		`SELECT group_id FROM user_group_members WHERE user_id = $1 ORDER BY group_id`, userID))
-	if err != nil {
-		return nil, fmt.Errorf("accounts: groups of user %d: %w", userID, err)
-	}
-	return ids, nil
-}
-
-// WithAncestors returns the groups and every ancestor of them.
-func WithAncestors(ctx context.Context, q sqldb.Querier, groupIDs []int64) ([]int64, error) {
-	if len(groupIDs) == 0 {
-		return []int64{}, nil
-	}
-	var a sqldb.Args
+// GroupsOfMember lists the ids of the groups the user belongs to and of
+// every ancestor of them, in one statement.
+func GroupsOfMember(ctx context.Context, q sqldb.Querier, userID int64) ([]int64, error) {
 	ids, err := sqldb.Column[int64](q.QueryContext(ctx, `
 		WITH RECURSIVE up(id) AS (
-			SELECT id FROM user_groups WHERE id IN (`+a.List(groupIDs)+`)
+			SELECT group_id FROM user_group_members WHERE user_id = $1
 			UNION
 			SELECT g.parent_id FROM user_groups g JOIN up ON g.id = up.id WHERE g.parent_id IS NOT NULL
 		)
-		SELECT id FROM up ORDER BY id`, a...))
+		SELECT id FROM up ORDER BY id`, userID))
 	if err != nil {
-		return nil, fmt.Errorf("accounts: ancestors of groups: %w", err)
+		return nil, fmt.Errorf("accounts: groups of user %d: %w", userID, err)
 	}
 	return ids, nil
 }

@@ -39,11 +39,8 @@ func assignedTo(ctx context.Context, q sqldb.Querier, now time.Time, userID int6
 // AssignedCourses lists the ids of the courses the user holds access to at
 // now by assignment.
 func AssignedCourses(ctx context.Context, q sqldb.Querier, now time.Time, userID int64) ([]int64, error) {
-	groups, err := accounts.MemberGroups(ctx, q, userID)
+	groups, err := accounts.GroupsOfMember(ctx, q, userID)
 	if err != nil {
-		return nil, err
-	}
-	if groups, err = accounts.WithAncestors(ctx, q, groups); err != nil {
 		return nil, err
 	}
 	return assignedTo(ctx, q, now, userID, groups)
