@@ -1134,7 +1134,7 @@ func (c *Client) PostCoursesProgressIDH5P(ctx context.Context, topicID int64, bo
 }
 
 // PutCoursesProgressIDPing is PUT /api/courses/progress/{topic_id}/ping: Record time on a topic:
-// adds the seconds since the previous ping when under an hour ago
+// adds the caller's seconds since their previous ping of any topic, at most 60
 func (c *Client) PutCoursesProgressIDPing(ctx context.Context, topicID int64) (*TopicPing, error) {
 	r := request{method: http.MethodPut, path: "/api/courses/progress/" + pathParam(topicID) + "/ping"}
 	var out TopicPing

@@ -60,6 +60,8 @@ type Options struct {
 	Configure func(*config.Config)
 	// Log receives the server's log lines (JSON), for tests of logging.
 	Log io.Writer
+	// NoDispatch leaves recorded events undelivered (server.Options).
+	NoDispatch bool
 }
 
 // Backends lists the databases the API suite runs on: sqlite always;
@@ -115,7 +117,7 @@ func New(t testing.TB, backend string, opts Options) *Env {
 	case os.Getenv("LMS_TEST_LOG") != "":
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	s, err := server.New(ctx, cfg, server.Options{Clock: env.Clock, Logger: log})
+	s, err := server.New(ctx, cfg, server.Options{Clock: env.Clock, Logger: log, NoDispatch: opts.NoDispatch})
 	if err != nil {
 		t.Fatalf("apitest: start server: %v", err)
 	}
@@ -389,6 +391,21 @@ func (e *Env) EventNames(afterID int64) []string {
 		names = append(names, n)
 	}
 	return names
+}
+
+// DeliverEvents delivers the default tenant's pending events to the
+// listeners now, as the dispatcher does after a commit, so a test reads the
+// reactions to a change without waiting for them.
+func (e *Env) DeliverEvents() {
+	e.T.Helper()
+	t, release, err := e.Server.Tenants.Get(context.Background(), e.Tenant)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer release()
+	if _, err := e.Server.Dispatcher.DispatchPending(context.Background(), t); err != nil {
+		e.T.Fatal(err)
+	}
 }
 
 // LastEventID is the id of the newest event of the default tenant.

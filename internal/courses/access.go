@@ -3,33 +3,76 @@ package courses
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/accounts"
+	"github.com/lms-platform/lms/internal/events"
+	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
-// Assigned reports whether the user has access to the course by
-// assignment: directly, or through a group whose ancestor (or itself) was
-// assigned, with any end date still ahead.
-func Assigned(ctx context.Context, q sqldb.Querier, now time.Time, userID, courseID int64) (bool, error) {
-	var n int
-	err := q.QueryRowContext(ctx, `
-		WITH RECURSIVE member_groups(id) AS (
-			SELECT group_id FROM user_group_members WHERE user_id = $1
-			UNION
-			SELECT g.parent_id FROM user_groups g JOIN member_groups m ON g.id = m.id WHERE g.parent_id IS NOT NULL
-		)
-		SELECT
-			(SELECT COUNT(*) FROM course_users cu WHERE cu.course_id = $2 AND cu.user_id = $1
-				AND (cu.end_date IS NULL OR cu.end_date > $3))
-			+ (SELECT COUNT(*) FROM course_groups cg JOIN member_groups m ON m.id = cg.group_id
-				WHERE cg.course_id = $2 AND (cg.end_date IS NULL OR cg.end_date > $3))`,
-		userID, courseID, now).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("courses: check assignment: %w", err)
+// The course-access rule, written once: a user holds access to a course
+// when assigned to it directly, or when a group they belong to, or an
+// ancestor of such a group, is assigned to it; each assignment counts until
+// its end date. Groups and their tree belong to accounts, which answers
+// the membership questions; the assignments are this package's.
+
+// assignedTo lists the courses assigned at now to the user directly or to
+// one of groups (ancestors already included). userID 0 asks only about the
+// groups.
+func assignedTo(ctx context.Context, q sqldb.Querier, now time.Time, userID int64, groups []int64) ([]int64, error) {
+	a := sqldb.Args{now}
+	query := `SELECT course_id FROM course_users WHERE user_id = ` + a.Add(userID) + ` AND (end_date IS NULL OR end_date > $1)`
+	if len(groups) > 0 {
+		query += ` UNION SELECT course_id FROM course_groups WHERE (end_date IS NULL OR end_date > $1)
+			AND group_id IN (` + a.List(groups) + `)`
 	}
-	return n > 0, nil
+	ids, err := sqldb.Column[int64](q.QueryContext(ctx, query+` ORDER BY 1`, a...))
+	if err != nil {
+		return nil, fmt.Errorf("courses: assigned courses: %w", err)
+	}
+	return ids, nil
+}
+
+// AssignedCourses lists the ids of the courses the user holds access to at
+// now by assignment.
+func AssignedCourses(ctx context.Context, q sqldb.Querier, now time.Time, userID int64) ([]int64, error) {
+	groups, err := accounts.GroupsOfMember(ctx, q, userID)
+	if err != nil {
+		return nil, err
+	}
+	return assignedTo(ctx, q, now, userID, groups)
+}
+
+// Assigned reports whether the user holds access to the course at now by
+// assignment.
+func Assigned(ctx context.Context, q sqldb.Querier, now time.Time, userID, courseID int64) (bool, error) {
+	ids, err := AssignedCourses(ctx, q, now, userID)
+	return slices.Contains(ids, courseID), err
+}
+
+// accessHolders lists the users who hold access to the course at now by
+// assignment: the same rule read from the course's side.
+func accessHolders(ctx context.Context, q sqldb.Querier, courseID int64, now time.Time) ([]int64, error) {
+	direct, err := int64s(ctx, q, `SELECT user_id FROM course_users
+		WHERE course_id = $1 AND (end_date IS NULL OR end_date > $2)`, courseID, now)
+	if err != nil {
+		return nil, err
+	}
+	groups, err := int64s(ctx, q, `SELECT group_id FROM course_groups
+		WHERE course_id = $1 AND (end_date IS NULL OR end_date > $2)`, courseID, now)
+	if err != nil {
+		return nil, err
+	}
+	members, err := accounts.MembersWithin(ctx, q, groups)
+	if err != nil {
+		return nil, err
+	}
+	out := sqldb.UniqueIDs(append(direct, members...))
+	slices.Sort(out)
+	return out, nil
 }
 
 // CanLearn reports whether p may read the program of c: editors of the
@@ -49,4 +92,130 @@ func CanLearn(ctx context.Context, q sqldb.Querier, now time.Time, p *access.Pri
 		return false, nil
 	}
 	return Assigned(ctx, q, now, p.UserID, c.ID)
+}
+
+// Access transitions. course_access holds who holds access as last
+// computed; each change recomputes the rule for what it touches and
+// compares. A row added records CourseAccessStarted and a row removed
+// CourseAccessFinished, so every transition is recorded once, whichever of
+// the request, the membership listener, the expiry job or a redelivered
+// event finds it first: a concurrent second finder changes no row.
+
+// accessLock is the PostgreSQL advisory lock that orders the transactions
+// comparing access with course_access.
+const accessLock = 7_271_001
+
+// lockAccess makes the transactions that compare access with course_access
+// take turns, so none compares with a state another is about to change:
+// two listeners settling the same learner's join and leave, say. SQLite
+// already runs one writing transaction at a time.
+func lockAccess(ctx context.Context, tx *sqldb.Tx) error {
+	if tx.Dialect != sqldb.Postgres {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, accessLock); err != nil {
+		return fmt.Errorf("courses: lock access: %w", err)
+	}
+	return nil
+}
+
+// startAccess records that the user holds access to c.
+func startAccess(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course, userID int64, payload map[string]any) error {
+	res, err := tx.ExecContext(ctx, `INSERT INTO course_access (course_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+		c.ID, userID)
+	if err != nil {
+		return fmt.Errorf("courses: record access: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	return events.Emit(ctx, tx, now, events.Event{Name: events.CourseAccessStarted, UserID: userID, Payload: payload})
+}
+
+// finishAccess records that the user no longer holds access to c.
+func finishAccess(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course, userID int64, payload map[string]any) error {
+	res, err := tx.ExecContext(ctx, `DELETE FROM course_access WHERE course_id = $1 AND user_id = $2`, c.ID, userID)
+	if err != nil {
+		return fmt.Errorf("courses: record end of access: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	return events.Emit(ctx, tx, now, events.Event{Name: events.CourseAccessFinished, UserID: userID, Payload: payload})
+}
+
+// settleCourse brings the recorded access to c in line with the rule at
+// now, after its assignments changed.
+func settleCourse(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course) error {
+	if err := lockAccess(ctx, tx); err != nil {
+		return err
+	}
+	holders, err := accessHolders(ctx, tx, c.ID, now)
+	if err != nil {
+		return err
+	}
+	held, err := int64s(ctx, tx, `SELECT user_id FROM course_access WHERE course_id = $1 ORDER BY user_id`, c.ID)
+	if err != nil {
+		return err
+	}
+	for _, id := range holders {
+		if !slices.Contains(held, id) {
+			if err := startAccess(ctx, tx, now, c, id, coursePayload(c)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range held {
+		if !slices.Contains(holders, id) {
+			if err := finishAccess(ctx, tx, now, c, id, coursePayload(c)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// settleUser brings the recorded access of the user in line with the rule
+// at now, after their group memberships changed.
+func settleUser(ctx context.Context, tx *sqldb.Tx, now time.Time, userID int64) error {
+	if err := lockAccess(ctx, tx); err != nil {
+		return err
+	}
+	holds, err := AssignedCourses(ctx, tx, now, userID)
+	if err != nil {
+		return err
+	}
+	held, err := int64s(ctx, tx, `SELECT course_id FROM course_access WHERE user_id = $1 ORDER BY course_id`, userID)
+	if err != nil {
+		return err
+	}
+	for _, list := range []struct {
+		ids, other []int64
+		record     func(context.Context, *sqldb.Tx, time.Time, Course, int64, map[string]any) error
+	}{{holds, held, startAccess}, {held, holds, finishAccess}} {
+		for _, id := range list.ids {
+			if slices.Contains(list.other, id) {
+				continue
+			}
+			c, err := ByID(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			if err := list.record(ctx, tx, now, c, userID, coursePayload(c)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Listener gives and takes course access when group membership changes:
+// a learner added to a group gains the courses of the group and of its
+// ancestors, one removed loses those they hold no other way, each with
+// the event of the transition. Redelivery changes nothing more.
+func (s *Service) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
+	if ev.Name != events.UserAddedToGroup && ev.Name != events.UserRemovedFromGroup {
+		return nil
+	}
+	return t.Tx(ctx, func(tx *sqldb.Tx) error { return settleUser(ctx, tx, s.now(), ev.UserID) })
 }

@@ -3,12 +3,12 @@ package courses
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -60,79 +60,62 @@ func (s *Service) Assignments(ctx context.Context, t *platform.Tenant, p *access
 
 func assignments(ctx context.Context, q sqldb.Querier, courseID int64) (Assignments, error) {
 	out := Assignments{Users: []AssignedUser{}, Groups: []AssignedGroup{}}
-	rows, err := q.QueryContext(ctx, `SELECT u.id, u.first_name, u.last_name, u.email, cu.end_date, cu.created_at
-		FROM course_users cu JOIN users u ON u.id = cu.user_id WHERE cu.course_id = $1 ORDER BY u.id`, courseID)
-	if err != nil {
-		return out, fmt.Errorf("courses: list assigned users: %w", err)
+	type row struct {
+		id      int64
+		end     *time.Time
+		created time.Time
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var u AssignedUser
-		var first, last string
-		if err := rows.Scan(&u.ID, &first, &last, &u.Email, &u.EndDate, &u.CreatedAt); err != nil {
-			return out, err
+	read := func(query string) ([]row, error) {
+		rows, err := q.QueryContext(ctx, query, courseID)
+		if err != nil {
+			return nil, fmt.Errorf("courses: list assignments: %w", err)
 		}
-		u.Name = strings.TrimSpace(first + " " + last)
-		u.EndDate, u.CreatedAt = utc(u.EndDate), u.CreatedAt.UTC()
-		out.Users = append(out.Users, u)
+		defer rows.Close()
+		var list []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.id, &r.end, &r.created); err != nil {
+				return nil, err
+			}
+			list = append(list, r)
+		}
+		return list, rows.Err()
 	}
-	if err := rows.Err(); err != nil {
+	users, err := read(`SELECT user_id, end_date, created_at FROM course_users WHERE course_id = $1 ORDER BY user_id`)
+	if err != nil {
 		return out, err
 	}
-	rows.Close()
-	rows, err = q.QueryContext(ctx, `SELECT g.id, g.name, cg.end_date, cg.created_at
-		FROM course_groups cg JOIN user_groups g ON g.id = cg.group_id WHERE cg.course_id = $1 ORDER BY g.id`, courseID)
+	groups, err := read(`SELECT group_id, end_date, created_at FROM course_groups WHERE course_id = $1 ORDER BY group_id`)
 	if err != nil {
-		return out, fmt.Errorf("courses: list assigned groups: %w", err)
+		return out, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var g AssignedGroup
-		if err := rows.Scan(&g.ID, &g.Name, &g.EndDate, &g.CreatedAt); err != nil {
-			return out, err
+	ids := func(list []row) []int64 {
+		out := make([]int64, len(list))
+		for i, r := range list {
+			out[i] = r.id
 		}
-		g.EndDate, g.CreatedAt = utc(g.EndDate), g.CreatedAt.UTC()
-		out.Groups = append(out.Groups, g)
+		return out
 	}
-	return out, rows.Err()
-}
-
-// accessHolders lists the users who hold access to the course at now by
-// assignment: directly, or as members of an assigned group or of one of
-// its subgroups.
-func accessHolders(ctx context.Context, q sqldb.Querier, courseID int64, now time.Time) ([]int64, error) {
-	return int64s(ctx, q, `
-		WITH RECURSIVE assigned_groups(id) AS (
-			SELECT group_id FROM course_groups WHERE course_id = $1 AND (end_date IS NULL OR end_date > $2)
-			UNION
-			SELECT g.id FROM user_groups g JOIN assigned_groups a ON g.parent_id = a.id
-		)
-		SELECT user_id FROM course_users WHERE course_id = $1 AND (end_date IS NULL OR end_date > $2)
-		UNION
-		SELECT m.user_id FROM user_group_members m JOIN assigned_groups a ON a.id = m.group_id
-		ORDER BY 1`, courseID, now)
-}
-
-// accessEvents records CourseAccessStarted for each user in after but not
-// before and CourseAccessFinished for each one the other way round.
-func accessEvents(ctx context.Context, tx *sqldb.Tx, now time.Time, c Course, before, after []int64) error {
-	for _, id := range after {
-		if !slices.Contains(before, id) {
-			if err := events.Emit(ctx, tx, now, events.Event{Name: events.CourseAccessStarted, UserID: id,
-				Payload: coursePayload(c)}); err != nil {
-				return err
-			}
+	people, err := accounts.Refs(ctx, q, ids(users))
+	if err != nil {
+		return out, err
+	}
+	for _, r := range users {
+		if u, ok := people[r.id]; ok {
+			out.Users = append(out.Users, AssignedUser{ID: r.id, Name: u.Name(), Email: u.Email,
+				EndDate: utc(r.end), CreatedAt: r.created.UTC()})
 		}
 	}
-	for _, id := range before {
-		if !slices.Contains(after, id) {
-			if err := events.Emit(ctx, tx, now, events.Event{Name: events.CourseAccessFinished, UserID: id,
-				Payload: coursePayload(c)}); err != nil {
-				return err
-			}
+	names, err := accounts.GroupNames(ctx, q, ids(groups))
+	if err != nil {
+		return out, err
+	}
+	for _, r := range groups {
+		if name, ok := names[r.id]; ok {
+			out.Groups = append(out.Groups, AssignedGroup{ID: r.id, Name: name, EndDate: utc(r.end), CreatedAt: r.created.UTC()})
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // Assign gives users and groups access to the course, or changes the end
@@ -147,10 +130,6 @@ func (s *Service) Assign(ctx context.Context, t *platform.Tenant, p *access.Prin
 			return err
 		}
 		if err := checkGrants(ctx, tx, now, users, groups); err != nil {
-			return err
-		}
-		before, err := accessHolders(ctx, tx, courseID, now)
-		if err != nil {
 			return err
 		}
 		for _, g := range users {
@@ -170,11 +149,7 @@ func (s *Service) Assign(ctx context.Context, t *platform.Tenant, p *access.Prin
 				return err
 			}
 		}
-		after, err := accessHolders(ctx, tx, courseID, now)
-		if err != nil {
-			return err
-		}
-		if err := accessEvents(ctx, tx, now, c, before, after); err != nil {
+		if err := settleCourse(ctx, tx, now, c); err != nil {
 			return err
 		}
 		out, err = assignments(ctx, tx, courseID)
@@ -196,11 +171,12 @@ func (s *Service) editable(ctx context.Context, q sqldb.Querier, p *access.Princ
 func checkGrants(ctx context.Context, q sqldb.Querier, now time.Time, users, groups []Grant) error {
 	pr := problems{}
 	for _, list := range []struct {
-		field, query string
-		grants       []Grant
+		field  string
+		exist  func(context.Context, sqldb.Querier, []int64) (map[int64]bool, error)
+		grants []Grant
 	}{
-		{"users", `SELECT id FROM users WHERE id IN (`, users},
-		{"groups", `SELECT id FROM user_groups WHERE id IN (`, groups},
+		{"users", usersExist, users},
+		{"groups", groupsExist, groups},
 	} {
 		if len(list.grants) == 0 {
 			continue
@@ -209,7 +185,7 @@ func checkGrants(ctx context.Context, q sqldb.Querier, now time.Time, users, gro
 		for i, g := range list.grants {
 			ids[i] = g.ID
 		}
-		found, err := existing(ctx, q, list.query, sqldb.UniqueIDs(ids))
+		found, err := list.exist(ctx, q, ids)
 		if err != nil {
 			return err
 		}
@@ -224,6 +200,26 @@ func checkGrants(ctx context.Context, q sqldb.Querier, now time.Time, users, gro
 		}
 	}
 	return pr.err()
+}
+
+// usersExist returns which of the users exist.
+func usersExist(ctx context.Context, q sqldb.Querier, ids []int64) (map[int64]bool, error) {
+	users, err := accounts.Refs(ctx, q, ids)
+	found := map[int64]bool{}
+	for id := range users {
+		found[id] = true
+	}
+	return found, err
+}
+
+// groupsExist returns which of the groups exist.
+func groupsExist(ctx context.Context, q sqldb.Querier, ids []int64) (map[int64]bool, error) {
+	groups, err := accounts.GroupNames(ctx, q, ids)
+	found := map[int64]bool{}
+	for id := range groups {
+		found[id] = true
+	}
+	return found, err
 }
 
 // grant inserts or updates one assignment row and reports whether it is
@@ -255,10 +251,6 @@ func (s *Service) Unassign(ctx context.Context, t *platform.Tenant, p *access.Pr
 		if err != nil {
 			return err
 		}
-		before, err := accessHolders(ctx, tx, courseID, now)
-		if err != nil {
-			return err
-		}
 		for _, id := range sqldb.UniqueIDs(users) {
 			res, err := tx.ExecContext(ctx, `DELETE FROM course_users WHERE course_id = $1 AND user_id = $2`, courseID, id)
 			if err != nil {
@@ -276,11 +268,7 @@ func (s *Service) Unassign(ctx context.Context, t *platform.Tenant, p *access.Pr
 				return fmt.Errorf("courses: unassign group: %w", err)
 			}
 		}
-		after, err := accessHolders(ctx, tx, courseID, now)
-		if err != nil {
-			return err
-		}
-		if err := accessEvents(ctx, tx, now, c, before, after); err != nil {
+		if err := settleCourse(ctx, tx, now, c); err != nil {
 			return err
 		}
 		out, err = assignments(ctx, tx, courseID)

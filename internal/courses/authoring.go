@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/platform"
@@ -142,12 +143,12 @@ func cleanTags(p problems, tags []string) []string {
 // is not a tutor or an admin.
 func checkRefs(ctx context.Context, q sqldb.Querier, p problems, categories, authors []int64) error {
 	if ids := sqldb.UniqueIDs(categories); len(ids) > 0 {
-		found, err := existing(ctx, q, `SELECT id FROM categories WHERE id IN (`, ids)
+		found, err := accounts.CategoryNames(ctx, q, ids)
 		if err != nil {
 			return err
 		}
 		for i, id := range categories {
-			if !found[id] {
+			if _, ok := found[id]; !ok {
 				p.add("categories."+strconv.Itoa(i), fmt.Sprintf("The category %d does not exist.", id))
 			}
 		}
@@ -166,35 +167,15 @@ func checkRefs(ctx context.Context, q sqldb.Querier, p problems, categories, aut
 	return nil
 }
 
-// existing returns which of ids a query "... IN (" finds.
-func existing(ctx context.Context, q sqldb.Querier, before string, ids []int64) (map[int64]bool, error) {
-	found := map[int64]bool{}
-	err := eachRow(ctx, q, before, ids, `)`, func(scan func(...any) error) error {
-		var id int64
-		if err := scan(&id); err != nil {
-			return err
-		}
-		found[id] = true
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("courses: check ids: %w", err)
-	}
-	return found, nil
-}
-
 // authorCapable returns which of the users have the role tutor or admin.
 func authorCapable(ctx context.Context, q sqldb.Querier, ids []int64) (map[int64]bool, error) {
-	var a sqldb.Args
-	query := `SELECT DISTINCT ur.user_id FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-		WHERE r.name IN (` + a.Add(access.Tutor) + `, ` + a.Add(access.Admin) + `) AND ur.user_id IN (` + a.List(ids) + `)`
-	ids, err := sqldb.Column[int64](q.QueryContext(ctx, query, a...))
+	users, _, err := accounts.FindRefs(ctx, q, accounts.RefFilter{IDs: ids, Roles: []string{access.Tutor, access.Admin}})
 	if err != nil {
-		return nil, fmt.Errorf("courses: check authors: %w", err)
+		return nil, err
 	}
 	found := map[int64]bool{}
-	for _, id := range ids {
-		found[id] = true
+	for _, u := range users {
+		found[u.ID] = true
 	}
 	return found, nil
 }
@@ -367,7 +348,6 @@ func (s *Service) UpdateCourse(ctx context.Context, t *platform.Tenant, p *acces
 // DeleteCourse removes a course with its lessons, topics, access and
 // files.
 func (s *Service) DeleteCourse(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64) error {
-	var removeFiles func(context.Context, *platform.Tenant)
 	err := t.Tx(ctx, func(tx *sqldb.Tx) error {
 		c, err := ByID(ctx, tx, id)
 		if err != nil {
@@ -376,7 +356,7 @@ func (s *Service) DeleteCourse(ctx context.Context, t *platform.Tenant, p *acces
 		if err := allow(CanDelete(p, c)); err != nil {
 			return err
 		}
-		if removeFiles, err = s.topicFiles(ctx, tx, id, 0); err != nil {
+		if err := s.removeTopicFiles(ctx, tx, id, 0); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM courses WHERE id = $1`, id); err != nil {
@@ -389,7 +369,6 @@ func (s *Service) DeleteCourse(ctx context.Context, t *platform.Tenant, p *acces
 	}
 	// The row is gone; a failed delete only leaves orphan files.
 	_ = t.Blob.DeletePrefix(context.WithoutCancel(ctx), imagePrefix(id))
-	removeFiles(ctx, t)
 	return nil
 }
 
@@ -564,45 +543,26 @@ func (s *Service) EditForm(ctx context.Context, t *platform.Tenant, p *access.Pr
 }
 
 func courseForm(ctx context.Context, q sqldb.Querier) (CourseForm, error) {
-	form := CourseForm{Statuses: Statuses, Levels: Levels, Categories: []CategoryRef{}, Tutors: []UserRef{}}
-	rows, err := q.QueryContext(ctx, `SELECT id, name FROM categories ORDER BY name, id`)
+	form := CourseForm{Statuses: Statuses, Levels: Levels, Categories: []CategoryRef{}}
+	categories, err := accounts.AllCategories(ctx, q)
 	if err != nil {
-		return form, fmt.Errorf("courses: list categories: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var c CategoryRef
-		if err := rows.Scan(&c.ID, &c.Name); err != nil {
-			return form, err
-		}
-		form.Categories = append(form.Categories, c)
-	}
-	if err := rows.Err(); err != nil {
 		return form, err
 	}
-	form.Tutors, err = userRefs(ctx, q, `SELECT DISTINCT u.id, u.first_name, u.last_name, u.email FROM users u
-		JOIN user_roles ur ON ur.user_id = u.id JOIN roles r ON r.id = ur.role_id
-		WHERE r.name IN ($1, $2) AND u.is_active = $3 ORDER BY u.id`, access.Tutor, access.Admin, true)
+	for _, c := range categories {
+		form.Categories = append(form.Categories, CategoryRef{ID: c.ID, Name: c.Name})
+	}
+	tutors, _, err := accounts.FindRefs(ctx, q, accounts.RefFilter{Roles: []string{access.Tutor, access.Admin}, Active: true})
+	form.Tutors = userRefs(tutors)
 	return form, err
 }
 
-func userRefs(ctx context.Context, q sqldb.Querier, query string, a ...any) ([]UserRef, error) {
-	rows, err := q.QueryContext(ctx, query, a...)
-	if err != nil {
-		return nil, fmt.Errorf("courses: list users: %w", err)
+// userRefs shows users as the course forms and pickers list them.
+func userRefs(users []accounts.Ref) []UserRef {
+	out := make([]UserRef, len(users))
+	for i, u := range users {
+		out[i] = UserRef{ID: u.ID, Name: u.Name(), Email: u.Email}
 	}
-	defer rows.Close()
-	out := []UserRef{}
-	for rows.Next() {
-		var u UserRef
-		var first, last string
-		if err := rows.Scan(&u.ID, &first, &last, &u.Email); err != nil {
-			return nil, err
-		}
-		u.Name = strings.TrimSpace(first + " " + last)
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return out
 }
 
 // AssignableFilter selects users for the assignment picker.
@@ -620,21 +580,14 @@ func (s *Service) AssignableUsers(ctx context.Context, t *platform.Tenant, p *ac
 	if err := allow(CanList(p) && (p.Has(access.UserList) || p.Has(access.UserListCourseAuthored))); err != nil {
 		return nil, 0, err
 	}
-	var a sqldb.Args
-	where := []string{"is_active = " + a.Add(true)}
-	if strings.TrimSpace(f.Search) != "" {
-		ph := a.Add(sqldb.Contains(f.Search))
-		where = append(where, `(LOWER(email) LIKE LOWER(`+ph+`) ESCAPE '\' OR LOWER(first_name || ' ' || last_name) LIKE LOWER(`+ph+`) ESCAPE '\')`)
-	}
+	filter := accounts.RefFilter{Active: true, Search: f.Search, SearchEmail: true, Offset: f.Offset, Limit: f.Limit}
 	if f.CourseID != 0 {
-		where = append(where, `id NOT IN (SELECT user_id FROM course_users WHERE course_id = `+a.Add(f.CourseID)+`)`)
+		assigned, err := int64s(ctx, t.DB, `SELECT user_id FROM course_users WHERE course_id = $1`, f.CourseID)
+		if err != nil {
+			return nil, 0, err
+		}
+		filter.Exclude = assigned
 	}
-	cond := sqldb.Where(where)
-	var total int64
-	if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`+cond, a...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("courses: count assignable users: %w", err)
-	}
-	users, err := userRefs(ctx, t.DB, `SELECT id, first_name, last_name, email FROM users`+cond+` ORDER BY id LIMIT `+
-		a.Add(f.Limit)+` OFFSET `+a.Add(f.Offset), a...)
-	return users, total, err
+	users, total, err := accounts.FindRefs(ctx, t.DB, filter)
+	return userRefs(users), total, err
 }

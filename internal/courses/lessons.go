@@ -168,13 +168,12 @@ func (s *Service) CreateLesson(ctx context.Context, t *platform.Tenant, p *acces
 		if err != nil {
 			return err
 		}
-		l, err = LessonByID(ctx, tx, id)
+		if l, err = LessonByID(ctx, tx, id); err != nil {
+			return err
+		}
 		out = lessonView(l)
-		return err
+		return ContentChanged(ctx, tx, now, l.CourseID)
 	})
-	if err == nil {
-		s.changed(ctx, t, out.CourseID)
-	}
 	return out, err
 }
 
@@ -230,13 +229,12 @@ func (s *Service) UpdateLesson(ctx context.Context, t *platform.Tenant, p *acces
 			l.ParentID, l.Title, l.Summary, l.Duration, l.Position, l.Active, l.ActiveFrom, l.ActiveTo, now, l.ID); err != nil {
 			return fmt.Errorf("courses: update lesson %d: %w", l.ID, err)
 		}
-		l, err = LessonByID(ctx, tx, id)
+		if l, err = LessonByID(ctx, tx, id); err != nil {
+			return err
+		}
 		out = lessonView(l)
-		return err
+		return ContentChanged(ctx, tx, now, l.CourseID)
 	})
-	if err == nil {
-		s.changed(ctx, t, out.CourseID)
-	}
 	return out, err
 }
 
@@ -244,32 +242,23 @@ func sameID(a, b *int64) bool { return (a == nil && b == nil) || (a != nil && b 
 
 // DeleteLesson removes a lesson with its nested lessons and their topics.
 func (s *Service) DeleteLesson(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64) error {
-	var courseID int64
-	var removeFiles func(context.Context, *platform.Tenant)
-	err := t.Tx(ctx, func(tx *sqldb.Tx) error {
+	return t.Tx(ctx, func(tx *sqldb.Tx) error {
 		l, _, err := lessonCourse(ctx, tx, p, id, true)
 		if err != nil {
 			return err
 		}
-		courseID = l.CourseID
-		if removeFiles, err = s.topicFiles(ctx, tx, l.CourseID, id); err != nil {
+		if err := s.removeTopicFiles(ctx, tx, l.CourseID, id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM lessons WHERE id = $1`, id); err != nil {
 			return fmt.Errorf("courses: delete lesson %d: %w", id, err)
 		}
-		return nil
+		return ContentChanged(ctx, tx, s.now(), l.CourseID)
 	})
-	if err != nil {
-		return err
-	}
-	removeFiles(ctx, t)
-	s.changed(ctx, t, courseID)
-	return nil
 }
 
 // CloneLesson copies a lesson, its nested lessons and (through
-// CloneTopics) their topics, and puts the copy after the last lesson of
+// Topics) their topics, and puts the copy after the last lesson of
 // the same parent.
 func (s *Service) CloneLesson(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64) (LessonView, error) {
 	now := s.now()
@@ -304,8 +293,8 @@ func (s *Service) CloneLesson(ctx context.Context, t *platform.Tenant, p *access
 			if err != nil {
 				return 0, err
 			}
-			if s.CloneTopics != nil {
-				if err := s.CloneTopics(ctx, tx, t, from, newID); err != nil {
+			if s.Topics != nil {
+				if err := s.Topics.CloneLessonTopics(ctx, tx, t, from, newID); err != nil {
 					return 0, fmt.Errorf("courses: clone topics of lesson %d: %w", from, err)
 				}
 			}
@@ -321,12 +310,12 @@ func (s *Service) CloneLesson(ctx context.Context, t *platform.Tenant, p *access
 			return err
 		}
 		l, err := LessonByID(ctx, tx, newID)
+		if err != nil {
+			return err
+		}
 		out = lessonView(l)
-		return err
+		return ContentChanged(ctx, tx, now, l.CourseID)
 	})
-	if err == nil {
-		s.changed(ctx, t, out.CourseID)
-	}
 	return out, err
 }
 

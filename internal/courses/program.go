@@ -42,7 +42,7 @@ func (s *Service) AdminProgram(ctx context.Context, t *platform.Tenant, p *acces
 	}
 	topics := map[int64][]AdminTopic{}
 	if s.Topics != nil {
-		list, err := s.Topics(ctx, t.DB, courseID)
+		list, err := s.Topics.AdminTopics(ctx, t.DB, courseID)
 		if err != nil {
 			return AdminProgram{}, err
 		}

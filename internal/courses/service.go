@@ -3,12 +3,12 @@ package courses
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -19,39 +19,43 @@ import (
 // first.
 type Service struct {
 	Clock clock.Clock
-	// CloneTopics copies the topics of one lesson to another inside the
-	// clone's transaction (package topics provides it; topics imports
-	// courses, so it is wired by the server). Nil: clones have no topics.
-	CloneTopics func(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, fromLessonID, toLessonID int64) error
-	// Topics lists every topic of a course for the admin program, active
-	// or not (package topics, wired by the server for the same reason).
-	// Nil: programs show lessons without topics.
-	Topics func(ctx context.Context, q sqldb.Querier, courseID int64) ([]AdminTopic, error)
+	// Topics are the topics of the courses' lessons (package topics,
+	// which imports this one). Nil: programs show lessons without
+	// topics, clones have none and deletes leave their files behind.
+	Topics TopicStore
 	// FileURL, when set, turns a stored file key into a link clients can
 	// fetch; course images then carry image_url.
 	FileURL func(t *platform.Tenant, key string) string
-	// TopicFiles, when set, collects inside a delete's transaction the
-	// stored files of the topics the delete takes with it (those of the
-	// course when lessonID is 0, else of the lesson and its nested
-	// lessons) and returns what removes them once the delete commits.
-	// Nil: the files stay behind.
-	TopicFiles func(ctx context.Context, q sqldb.Querier, courseID, lessonID int64) (remove func(context.Context, *platform.Tenant), err error)
-	// ContentChanged, when set, runs after a change to the lessons of a
-	// course commits (package learning re-opens finished courses that
-	// gained an active topic). Its failure is logged: the change stands.
-	ContentChanged func(ctx context.Context, t *platform.Tenant, courseID int64) error
 	// Scanner, when set, checks uploaded images for malware.
 	Scanner scan.Scanner
 }
 
-// changed tells ContentChanged that a course's lessons changed.
-func (s *Service) changed(ctx context.Context, t *platform.Tenant, courseID int64) {
-	if s.ContentChanged == nil {
-		return
+// TopicStore is what courses asks of the topics of its lessons.
+type TopicStore interface {
+	// AdminTopics lists every topic of a course for the admin program,
+	// active or not.
+	AdminTopics(ctx context.Context, q sqldb.Querier, courseID int64) ([]AdminTopic, error)
+	// CloneLessonTopics copies the topics of one lesson to another inside
+	// the clone's transaction.
+	CloneLessonTopics(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, fromLessonID, toLessonID int64) error
+	// RemoveTopicFiles records inside a delete's transaction that the
+	// stored files of the topics the delete takes with it (those of the
+	// course when lessonID is 0, else of the lesson and its nested
+	// lessons) are to be removed once it commits.
+	RemoveTopicFiles(ctx context.Context, tx *sqldb.Tx, courseID, lessonID int64) error
+}
+
+// ContentChanged records, inside the transaction of a change to the
+// lessons or topics of courses, CourseContentChanged for each course, for
+// the capabilities that react to a program's change.
+func ContentChanged(ctx context.Context, tx *sqldb.Tx, now time.Time, courseIDs ...int64) error {
+	for _, id := range sqldb.UniqueIDs(courseIDs) {
+		if err := events.Emit(ctx, tx, now, events.Event{Name: events.CourseContentChanged,
+			Payload: map[string]any{"course_id": id}}); err != nil {
+			return err
+		}
 	}
-	if err := s.ContentChanged(context.WithoutCancel(ctx), t, courseID); err != nil {
-		slog.Default().Error("courses: course content changed", "tenant", t.ID, "course", courseID, "error", err)
-	}
+	return nil
 }
 
 // AdminTopic is a topic as the admin program shows it: every field, with
@@ -127,10 +131,11 @@ func (o Optional[T]) or(current *T) *T {
 	return current
 }
 
-// topicFiles runs TopicFiles when it is set.
-func (s *Service) topicFiles(ctx context.Context, q sqldb.Querier, courseID, lessonID int64) (func(context.Context, *platform.Tenant), error) {
-	if s.TopicFiles == nil {
-		return func(context.Context, *platform.Tenant) {}, nil
+// removeTopicFiles asks Topics to remove, once the delete in tx commits,
+// the files of the topics it takes with it.
+func (s *Service) removeTopicFiles(ctx context.Context, tx *sqldb.Tx, courseID, lessonID int64) error {
+	if s.Topics == nil {
+		return nil
 	}
-	return s.TopicFiles(ctx, q, courseID, lessonID)
+	return s.Topics.RemoveTopicFiles(ctx, tx, courseID, lessonID)
 }

@@ -230,3 +230,69 @@ func listCourses(ctx context.Context, q sqldb.Querier, f CourseFilter) ([]Course
 	}
 	return out, total, rows.Err()
 }
+
+// Rows loads the courses of ids without their authors, categories and
+// tags, by id; absent ids are left out.
+func Rows(ctx context.Context, q sqldb.Querier, ids []int64) ([]Course, error) {
+	out := []Course{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var a sqldb.Args
+	rows, err := q.QueryContext(ctx, `SELECT `+courseColumns+` FROM courses WHERE id IN (`+a.List(ids)+`) ORDER BY id`, a...)
+	if err != nil {
+		return nil, fmt.Errorf("courses: load courses: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c, err := scanCourse(rows)
+		if err != nil {
+			return nil, fmt.Errorf("courses: scan course: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// LessonsOf loads the lessons of several courses by course, each course's
+// in program order, with only what placing topics needs: id, course,
+// parent and active.
+func LessonsOf(ctx context.Context, q sqldb.Querier, courseIDs []int64) (map[int64][]Lesson, error) {
+	out := map[int64][]Lesson{}
+	if len(courseIDs) == 0 {
+		return out, nil
+	}
+	var a sqldb.Args
+	rows, err := q.QueryContext(ctx, `SELECT id, course_id, parent_id, active FROM lessons
+		WHERE course_id IN (`+a.List(courseIDs)+`) ORDER BY position, id`, a...)
+	if err != nil {
+		return nil, fmt.Errorf("courses: list lessons: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l Lesson
+		var parent sql.NullInt64
+		if err := rows.Scan(&l.ID, &l.CourseID, &parent, &l.Active); err != nil {
+			return nil, err
+		}
+		if parent.Valid {
+			l.ParentID = &parent.Int64
+		}
+		out[l.CourseID] = append(out[l.CourseID], l)
+	}
+	return out, rows.Err()
+}
+
+// Authored lists the ids of the courses the user authors.
+func Authored(ctx context.Context, q sqldb.Querier, userID int64) ([]int64, error) {
+	return int64s(ctx, q, `SELECT course_id FROM course_authors WHERE user_id = $1 ORDER BY course_id`, userID)
+}
+
+// LessonSubtree lists the lesson and every lesson nested in it, at any
+// depth.
+func LessonSubtree(ctx context.Context, q sqldb.Querier, lessonID int64) ([]int64, error) {
+	return int64s(ctx, q, `WITH RECURSIVE sub(id) AS (
+			SELECT id FROM lessons WHERE id = $1
+			UNION SELECT l.id FROM lessons l JOIN sub ON l.parent_id = sub.id)
+		SELECT id FROM sub ORDER BY id`, lessonID)
+}

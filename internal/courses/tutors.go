@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/platform"
@@ -120,7 +120,7 @@ func (s *Service) changeTutor(ctx context.Context, t *platform.Tenant, p *access
 
 // userExists is NotFound for an unknown user.
 func userExists(ctx context.Context, q sqldb.Querier, userID int64) error {
-	found, err := existing(ctx, q, `SELECT id FROM users WHERE id IN (`, []int64{userID})
+	found, err := usersExist(ctx, q, []int64{userID})
 	if err != nil {
 		return err
 	}
@@ -155,71 +155,71 @@ type TutorFilter struct {
 	Limit  int
 }
 
-// publishedAuthors is the condition on users "u" of tutors who author a
-// published course; it takes its arguments from a.
-func publishedAuthors(a *sqldb.Args) string {
-	return `u.is_active = ` + a.Add(true) + ` AND EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-		WHERE ur.user_id = u.id AND r.name = ` + a.Add(access.Tutor) + `)`
+// publishedAuthors counts, for each user who authors a published course,
+// the published courses they author.
+func publishedAuthors(ctx context.Context, q sqldb.Querier) (map[int64]int64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT ca.user_id, COUNT(*) FROM course_authors ca JOIN courses c ON c.id = ca.course_id
+		WHERE c.status IN ($1, $2) GROUP BY ca.user_id`, string(Published), string(PublishedUnactivated))
+	if err != nil {
+		return nil, fmt.Errorf("courses: count authored courses: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]int64{}
+	for rows.Next() {
+		var user, n int64
+		if err := rows.Scan(&user, &n); err != nil {
+			return nil, err
+		}
+		out[user] = n
+	}
+	return out, rows.Err()
 }
 
-// publishedCount counts the published courses of u.
-func publishedCount(a *sqldb.Args) string {
-	return `(SELECT COUNT(*) FROM course_authors ca JOIN courses c ON c.id = ca.course_id
-		WHERE ca.user_id = u.id AND c.status IN (` + a.Add(string(Published)) + `, ` + a.Add(string(PublishedUnactivated)) + `))`
+// tutors returns the page f selects of the active tutors among the
+// published authors of ids (all of them when ids is nil), by id.
+func tutors(ctx context.Context, q sqldb.Querier, ids []int64, f TutorFilter) ([]Tutor, int64, error) {
+	counts, err := publishedAuthors(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	authors := []int64{}
+	for id := range counts {
+		if ids == nil || slices.Contains(ids, id) {
+			authors = append(authors, id)
+		}
+	}
+	users, total, err := accounts.FindRefs(ctx, q, accounts.RefFilter{IDs: authors, Roles: []string{access.Tutor},
+		Active: true, Search: f.Search, Offset: f.Offset, Limit: f.Limit})
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Tutor, len(users))
+	for i, u := range users {
+		out[i] = Tutor{ID: u.ID, Name: u.Name(), FirstName: u.FirstName, LastName: u.LastName, Bio: u.Bio,
+			AvatarPath: u.AvatarPath, Courses: counts[u.ID]}
+	}
+	return out, total, nil
 }
 
 // Tutors returns a page of the users with the role tutor who author at
 // least one published course.
 func (s *Service) Tutors(ctx context.Context, t *platform.Tenant, f TutorFilter) ([]Tutor, int64, error) {
-	var a sqldb.Args
-	count := publishedCount(&a)
-	cond := ` WHERE ` + publishedAuthors(&a) + ` AND ` + count + ` > 0`
-	if strings.TrimSpace(f.Search) != "" {
-		cond += ` AND LOWER(u.first_name || ' ' || u.last_name) LIKE LOWER(` + a.Add(sqldb.Contains(f.Search)) + `) ESCAPE '\'`
-	}
-	var total int64
-	if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM users u`+cond, a...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("courses: count tutors: %w", err)
-	}
-	tutors, err := queryTutors(ctx, t.DB, `SELECT u.id, u.first_name, u.last_name, u.bio, u.avatar_path, `+count+
-		` FROM users u`+cond+` ORDER BY u.id LIMIT `+a.Add(f.Limit)+` OFFSET `+a.Add(f.Offset), a...)
-	return tutors, total, err
+	return tutors(ctx, t.DB, nil, f)
 }
 
 // Tutor returns a tutor of published courses with those courses that are
 // findable; NotFound for any other user.
 func (s *Service) Tutor(ctx context.Context, t *platform.Tenant, id int64) (TutorDetail, error) {
-	var a sqldb.Args
-	count := publishedCount(&a)
-	tutors, err := queryTutors(ctx, t.DB, `SELECT u.id, u.first_name, u.last_name, u.bio, u.avatar_path, `+count+
-		` FROM users u WHERE `+publishedAuthors(&a)+` AND `+count+` > 0 AND u.id = `+a.Add(id), a...)
+	list, _, err := tutors(ctx, t.DB, []int64{id}, TutorFilter{})
 	if err != nil {
 		return TutorDetail{}, err
 	}
-	if len(tutors) == 0 {
+	if len(list) == 0 {
 		return TutorDetail{}, apperr.New(apperr.NotFound, "Tutor not found.")
 	}
 	cs, _, err := s.list(ctx, t, CourseFilter{Listed: true, AuthorID: id, OrderBy: "position", Limit: 1000})
 	if err != nil {
 		return TutorDetail{}, err
 	}
-	return TutorDetail{Tutor: tutors[0], CourseList: cs}, nil
-}
-
-func queryTutors(ctx context.Context, q sqldb.Querier, query string, a ...any) ([]Tutor, error) {
-	rows, err := q.QueryContext(ctx, query, a...)
-	if err != nil {
-		return nil, fmt.Errorf("courses: list tutors: %w", err)
-	}
-	defer rows.Close()
-	out := []Tutor{}
-	for rows.Next() {
-		var tu Tutor
-		if err := rows.Scan(&tu.ID, &tu.FirstName, &tu.LastName, &tu.Bio, &tu.AvatarPath, &tu.Courses); err != nil {
-			return nil, err
-		}
-		tu.Name = strings.TrimSpace(tu.FirstName + " " + tu.LastName)
-		out = append(out, tu)
-	}
-	return out, rows.Err()
+	return TutorDetail{Tutor: list[0], CourseList: cs}, nil
 }

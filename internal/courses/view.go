@@ -1,11 +1,13 @@
 package courses
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
+	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -66,35 +68,42 @@ func (s *Service) views(ctx context.Context, t *platform.Tenant, q sqldb.Querier
 	for i, c := range cs {
 		ids[i] = c.ID
 	}
-	authors := map[int64][]Person{}
-	err := eachRow(ctx, q, `SELECT ca.course_id, u.id, u.first_name, u.last_name FROM course_authors ca
-		JOIN users u ON u.id = ca.user_id WHERE ca.course_id IN (`, ids, `) ORDER BY u.id`, func(scan func(...any) error) error {
-		var courseID int64
-		var p Person
-		var first, last string
-		if err := scan(&courseID, &p.ID, &first, &last); err != nil {
-			return err
-		}
-		p.Name = strings.TrimSpace(first + " " + last)
-		authors[courseID] = append(authors[courseID], p)
-		return nil
-	})
+	authorIDs, err := related(ctx, q, `SELECT course_id, user_id FROM course_authors WHERE course_id IN (`, ids,
+		`) ORDER BY user_id`)
 	if err != nil {
 		return nil, fmt.Errorf("courses: load authors: %w", err)
 	}
-	categories := map[int64][]CategoryRef{}
-	err = eachRow(ctx, q, `SELECT cc.course_id, c.id, c.name FROM course_categories cc
-		JOIN categories c ON c.id = cc.category_id WHERE cc.course_id IN (`, ids, `) ORDER BY c.name, c.id`, func(scan func(...any) error) error {
-		var courseID int64
-		var c CategoryRef
-		if err := scan(&courseID, &c.ID, &c.Name); err != nil {
-			return err
+	people, err := accounts.Refs(ctx, q, flatten(authorIDs))
+	if err != nil {
+		return nil, err
+	}
+	authors := map[int64][]Person{}
+	for courseID, list := range authorIDs {
+		for _, id := range list {
+			if u, ok := people[id]; ok {
+				authors[courseID] = append(authors[courseID], Person{ID: id, Name: u.Name()})
+			}
 		}
-		categories[courseID] = append(categories[courseID], c)
-		return nil
-	})
+	}
+	categoryIDs, err := related(ctx, q, `SELECT course_id, category_id FROM course_categories WHERE course_id IN (`, ids,
+		`) ORDER BY category_id`)
 	if err != nil {
 		return nil, fmt.Errorf("courses: load categories: %w", err)
+	}
+	names, err := accounts.CategoryNames(ctx, q, flatten(categoryIDs))
+	if err != nil {
+		return nil, err
+	}
+	categories := map[int64][]CategoryRef{}
+	for courseID, list := range categoryIDs {
+		for _, id := range list {
+			if name, ok := names[id]; ok {
+				categories[courseID] = append(categories[courseID], CategoryRef{ID: id, Name: name})
+			}
+		}
+		slices.SortFunc(categories[courseID], func(a, b CategoryRef) int {
+			return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+		})
 	}
 	tags := map[int64][]string{}
 	err = eachRow(ctx, q, `SELECT course_id, tag FROM course_tags WHERE course_id IN (`, ids, `) ORDER BY tag`,
@@ -141,6 +150,30 @@ func eachRow(ctx context.Context, q sqldb.Querier, before string, ids []int64, a
 		}
 	}
 	return rows.Err()
+}
+
+// related reads pairs (course id, other id) for the courses of ids, by
+// course.
+func related(ctx context.Context, q sqldb.Querier, before string, ids []int64, after string) (map[int64][]int64, error) {
+	out := map[int64][]int64{}
+	err := eachRow(ctx, q, before, ids, after, func(scan func(...any) error) error {
+		var courseID, id int64
+		if err := scan(&courseID, &id); err != nil {
+			return err
+		}
+		out[courseID] = append(out[courseID], id)
+		return nil
+	})
+	return out, err
+}
+
+// flatten lists every id of a map of lists once.
+func flatten(m map[int64][]int64) []int64 {
+	var out []int64
+	for _, list := range m {
+		out = append(out, list...)
+	}
+	return sqldb.UniqueIDs(out)
 }
 
 func nonNil[T any](s []T) []T {

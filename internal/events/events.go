@@ -42,6 +42,20 @@ const (
 	TopicFinished              = "TopicFinished"
 )
 
+// Names of the internal events: reactions of one capability to another's
+// change, delivered through the outbox like the others so that none is
+// lost when a process dies after a commit. They are not in the Catalog,
+// carry no user, and are never notified.
+const (
+	// CourseContentChanged: lessons or topics of payload course_id were
+	// added, changed or removed (learning re-opens finished courses that
+	// gained an active topic).
+	CourseContentChanged = "CourseContentChanged"
+	// TopicsRemoved: a course or lesson delete took topics with it; the
+	// payload names their content and files, which topics removes.
+	TopicsRemoved = "TopicsRemoved"
+)
+
 // Catalog lists every event of the namespace with when it is emitted, for
 // GET /api/events and the notification event lists.
 var Catalog = []struct {

@@ -10,6 +10,20 @@ import (
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
+// Listener reacts to the changes of other capabilities that learning's
+// state follows: CourseContentChanged runs CourseChanged, which is
+// idempotent, so redelivery is harmless.
+func (s *Service) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
+	if ev.Name != events.CourseContentChanged {
+		return nil
+	}
+	id, ok := ev.Payload["course_id"].(float64)
+	if !ok {
+		return fmt.Errorf("learning: %s %d without course_id", ev.Name, ev.ID)
+	}
+	return s.CourseChanged(ctx, t, int64(id))
+}
+
 // CourseChanged brings every learner's finished state of a course in line
 // with its program after authoring changed it: a finished learner who now
 // has a visible topic left to complete (an active topic was added, a
@@ -19,8 +33,8 @@ import (
 //
 // The finished state is kept in course_progress rather than worked out at
 // read time so that CourseFinished is emitted exactly once per finishing;
-// so whoever changes a course's lessons or topics calls this after the
-// change has committed.
+// so every change of a course's lessons or topics records
+// CourseContentChanged, which Listener answers with this.
 func (s *Service) CourseChanged(ctx context.Context, t *platform.Tenant, courseID int64) error {
 	now := s.now()
 	return t.Tx(ctx, func(tx *sqldb.Tx) error {

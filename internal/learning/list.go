@@ -113,45 +113,32 @@ func sortItems(items []ProgressItem, by string, desc bool) {
 	})
 }
 
-// learnerCourses lists the courses of a learner's progress list.
+// learnerCourses lists the courses of a learner's progress list: those
+// started, and those listed (published, activated or not) that the
+// learner holds access to by assignment.
 func learnerCourses(ctx context.Context, q sqldb.Querier, now time.Time, userID int64) ([]ProgressCourse, error) {
-	rows, err := q.QueryContext(ctx, `
-		WITH RECURSIVE member_groups(id) AS (
-			SELECT group_id FROM user_group_members WHERE user_id = $1
-			UNION
-			SELECT g.parent_id FROM user_groups g JOIN member_groups m ON g.id = m.id WHERE g.parent_id IS NOT NULL
-		)
-		SELECT id, title, summary, image_path, status, active_from, active_to, hours_to_complete FROM courses
-		WHERE id IN (SELECT course_id FROM course_progress WHERE user_id = $1 AND started_at IS NOT NULL)
-			OR (status IN ($3, $4) AND (
-				id IN (SELECT course_id FROM course_users WHERE user_id = $1 AND (end_date IS NULL OR end_date > $2))
-				OR id IN (SELECT cg.course_id FROM course_groups cg JOIN member_groups m ON m.id = cg.group_id
-					WHERE cg.end_date IS NULL OR cg.end_date > $2)))
-		ORDER BY id`, userID, now, string(courses.Published), string(courses.PublishedUnactivated))
+	started, err := sqldb.Column[int64](q.QueryContext(ctx, `SELECT course_id FROM course_progress
+		WHERE user_id = $1 AND started_at IS NOT NULL`, userID))
 	if err != nil {
-		return nil, fmt.Errorf("learning: list learner courses: %w", err)
+		return nil, fmt.Errorf("learning: list started courses: %w", err)
 	}
-	defer rows.Close()
+	assigned, err := courses.AssignedCourses(ctx, q, now, userID)
+	if err != nil {
+		return nil, err
+	}
+	list, err := courses.Rows(ctx, q, sqldb.UniqueIDs(append(started, assigned...)))
+	if err != nil {
+		return nil, err
+	}
 	out := []ProgressCourse{}
-	for rows.Next() {
-		var b ProgressCourse
-		var image sql.NullString
-		var from, to sql.NullTime
-		var hours sql.NullInt64
-		if err := rows.Scan(&b.ID, &b.Title, &b.Summary, &image, &b.Status, &from, &to, &hours); err != nil {
-			return nil, fmt.Errorf("learning: scan course: %w", err)
+	for _, c := range list {
+		if !slices.Contains(started, c.ID) && !c.Status.Listed() {
+			continue
 		}
-		if image.Valid {
-			b.ImagePath = &image.String
-		}
-		b.ActiveFrom, b.ActiveTo = timePtr(from), timePtr(to)
-		if hours.Valid {
-			h := int(hours.Int64)
-			b.HoursToComplete = &h
-		}
-		out = append(out, b)
+		out = append(out, ProgressCourse{ID: c.ID, Title: c.Title, Summary: c.Summary, ImagePath: c.ImagePath,
+			Status: string(c.Status), ActiveFrom: c.ActiveFrom, ActiveTo: c.ActiveTo, HoursToComplete: c.HoursToComplete})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // courseRows loads the user's started courses by course id.
@@ -197,45 +184,12 @@ func userTopicRows(ctx context.Context, q sqldb.Querier, userID int64) (map[int6
 // loadTrees builds the visible trees of several courses from two queries
 // that read only what counting topics needs.
 func loadTrees(ctx context.Context, q sqldb.Querier, courseIDs []int64, now time.Time) (map[int64]*tree, error) {
-	in := placeholders(1, len(courseIDs))
-	args := int64Args(courseIDs)
-	lessons := map[int64][]courses.Lesson{}
-	rows, err := q.QueryContext(ctx, `SELECT id, course_id, parent_id, active FROM lessons WHERE course_id IN (`+in+`)
-		ORDER BY position, id`, args...)
+	lessons, err := courses.LessonsOf(ctx, q, courseIDs)
 	if err != nil {
-		return nil, fmt.Errorf("learning: list lessons: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var l courses.Lesson
-		var parent sql.NullInt64
-		if err := rows.Scan(&l.ID, &l.CourseID, &parent, &l.Active); err != nil {
-			return nil, err
-		}
-		if parent.Valid {
-			l.ParentID = &parent.Int64
-		}
-		lessons[l.CourseID] = append(lessons[l.CourseID], l)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows.Close()
-	all := map[int64][]topics.Topic{}
-	trows, err := q.QueryContext(ctx, `SELECT id, lesson_id, course_id, active FROM topics WHERE course_id IN (`+in+`)
-		ORDER BY lesson_id, position, id`, args...)
+	all, err := topics.Placements(ctx, q, courseIDs)
 	if err != nil {
-		return nil, fmt.Errorf("learning: list topics: %w", err)
-	}
-	defer trows.Close()
-	for trows.Next() {
-		var tp topics.Topic
-		if err := trows.Scan(&tp.ID, &tp.LessonID, &tp.CourseID, &tp.Active); err != nil {
-			return nil, err
-		}
-		all[tp.CourseID] = append(all[tp.CourseID], tp)
-	}
-	if err := trows.Err(); err != nil {
 		return nil, err
 	}
 	out := make(map[int64]*tree, len(courseIDs))

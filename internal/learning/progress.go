@@ -2,7 +2,6 @@ package learning
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -310,13 +309,12 @@ func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Princi
 // checking that p may record progress in it and that its lesson is open.
 func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.Querier, now time.Time,
 	p *access.Principal, topicID int64) (courses.Course, error) {
-	var courseID int64
-	err := q.QueryRowContext(ctx, `SELECT course_id FROM topics WHERE id = $1`, topicID).Scan(&courseID)
-	if sqldb.NotFound(err) {
+	courseID, err := topics.CourseOf(ctx, q, topicID)
+	if apperr.Is(err, apperr.NotFound) {
 		return courses.Course{}, errTopicMissing
 	}
 	if err != nil {
-		return courses.Course{}, fmt.Errorf("learning: find topic %d: %w", topicID, err)
+		return courses.Course{}, err
 	}
 	static, err := s.static(ctx, t, q, courseID, now)
 	if err != nil {

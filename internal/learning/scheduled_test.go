@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/jobs"
-	"github.com/lms-platform/lms/internal/learning"
 )
 
 // tick runs the server's scheduler at the fake clock's time and returns
@@ -183,6 +183,21 @@ func expired(courseID int64, users ...*apitest.User) []loss {
 	return out
 }
 
+// grant assigns the user to the course through the API, as an admin
+// does, so that courses records the access it then takes away.
+func grant(t testing.TB, env *apitest.Env, courseID, userID int64, end *time.Time) {
+	t.Helper()
+	call(t, env, 200, "POST", "/api/admin/courses/"+id(courseID)+"/access", env.As("admin"),
+		map[string]any{"users": []any{map[string]any{"id": userID, "end_date": end}}})
+}
+
+// grantGroup assigns the group to the course through the API.
+func grantGroup(t testing.TB, env *apitest.Env, courseID, groupID int64, end *time.Time) {
+	t.Helper()
+	call(t, env, 200, "POST", "/api/admin/courses/"+id(courseID)+"/access", env.As("admin"),
+		map[string]any{"groups": []any{map[string]any{"id": groupID, "end_date": end}}})
+}
+
 func TestAccessExpiry(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		now := env.Clock.Now()
@@ -194,7 +209,7 @@ func TestAccessExpiry(t *testing.T) {
 		// ends, for its members and those of its subgroups; the direct
 		// learner is in the root group as well and loses access once.
 		direct := env.NewUser("student")
-		assign(t, env, c, direct.ID, end)
+		grant(t, env, c, direct.ID, end)
 		root := addGroup(t, env, 0)
 		child := addGroup(t, env, root)
 		grandchild := addGroup(t, env, child)
@@ -202,28 +217,28 @@ func TestAccessExpiry(t *testing.T) {
 		join(t, env, root, inRoot, direct)
 		join(t, env, child, inChild)
 		join(t, env, grandchild, inGrandchild)
-		assignGroup(t, env, c, root, end)
+		grantGroup(t, env, c, root, end)
 		// Access to another course keeps no access to this one.
 		elsewhere := env.NewUser("student")
-		assign(t, env, c, elsewhere.ID, end)
-		assign(t, env, other, elsewhere.ID, nil)
+		grant(t, env, c, elsewhere.ID, end)
+		grant(t, env, other, elsewhere.ID, nil)
 
 		// Keepers: assigned directly for good while in the ended group;
 		// a direct assignment ends but another group's does not; a
 		// direct assignment ends but a group's ends later.
 		alsoDirect := env.NewUser("student")
 		join(t, env, child, alsoDirect)
-		assign(t, env, c, alsoDirect.ID, nil)
+		grant(t, env, c, alsoDirect.ID, nil)
 		viaGroup := env.NewUser("student")
-		assign(t, env, c, viaGroup.ID, end)
+		grant(t, env, c, viaGroup.ID, end)
 		lasting := addGroup(t, env, 0)
 		join(t, env, addGroup(t, env, lasting), viaGroup)
-		assignGroup(t, env, c, lasting, nil)
+		grantGroup(t, env, c, lasting, nil)
 		later := env.NewUser("student")
-		assign(t, env, c, later.ID, end)
+		grant(t, env, c, later.ID, end)
 		lateGroup := addGroup(t, env, 0)
 		join(t, env, lateGroup, later)
-		assignGroup(t, env, c, lateGroup, at(now.Add(3*time.Hour)))
+		grantGroup(t, env, c, lateGroup, at(now.Add(3*time.Hour)))
 
 		if got := expiryTick(t, env); len(got) != 0 {
 			t.Errorf("before the end: %v", got)
@@ -255,16 +270,20 @@ func TestAccessExpiryWindow(t *testing.T) {
 		run := func() []loss {
 			t.Helper()
 			before := env.LastEventID()
-			if err := env.Server.Learning.ExpireAccess(ctx, tenant, env.Clock.Now()); err != nil {
+			if err := env.Server.Courses.ExpireAccess(ctx, tenant, env.Clock.Now()); err != nil {
 				t.Fatal(err)
 			}
 			return losses(t, env, before)
 		}
 		// The first run looks back one period: an end two hours ago is
 		// older news.
-		old, recent := env.NewUser("student"), env.NewUser("student")
-		assign(t, env, c, old.ID, at(now.Add(-2*time.Hour)))
-		assign(t, env, c, recent.ID, at(now.Add(-30*time.Minute)))
+		// The assignments are made now, while their ends are ahead.
+		old, recent, missed := env.NewUser("student"), env.NewUser("student"), env.NewUser("student")
+		grant(t, env, c, old.ID, at(now.Add(time.Hour)))
+		grant(t, env, c, recent.ID, at(now.Add(150*time.Minute)))
+		grant(t, env, c, missed.ID, at(now.Add(270*time.Minute)))
+		env.Clock.Advance(3 * time.Hour)
+		now = env.Clock.Now()
 		if got, want := run(), expired(c, recent); !slices.Equal(got, want) {
 			t.Errorf("first run: %v, want %v", got, want)
 		}
@@ -274,7 +293,7 @@ func TestAccessExpiryWindow(t *testing.T) {
 		if got := run(); len(got) != 0 {
 			t.Errorf("second run of the window: %v", got)
 		}
-		last, err := jobs.LastRun(ctx, tenant.DB, learning.AccessExpiryJob)
+		last, err := jobs.LastRun(ctx, tenant.DB, courses.AccessExpiryJob)
 		if err != nil || last == nil || last.Sub(now).Abs() > time.Microsecond {
 			t.Errorf("last run %v (%v), want %s", last, err, now)
 		}
@@ -284,8 +303,6 @@ func TestAccessExpiryWindow(t *testing.T) {
 
 		// After the scheduler missed runs, the window reaches back to the
 		// last one.
-		missed := env.NewUser("student")
-		assign(t, env, c, missed.ID, at(now.Add(90*time.Minute)))
 		env.Clock.Advance(3 * time.Hour)
 		if got, want := expiryTick(t, env), expired(c, missed); !slices.Equal(got, want) {
 			t.Errorf("after missed runs: %v, want %v", got, want)

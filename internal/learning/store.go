@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/lms-platform/lms/internal/courses"
@@ -231,24 +229,4 @@ func finishCourse(ctx context.Context, tx *sqldb.Tx, now time.Time, userID, cour
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
-}
-
-// placeholders returns "$from, $from+1, ..." for n arguments.
-func placeholders(from, n int) string {
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("$" + strconv.Itoa(from+i))
-	}
-	return b.String()
-}
-
-func int64Args(ids []int64) []any {
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = id
-	}
-	return out
 }

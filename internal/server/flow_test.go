@@ -57,6 +57,7 @@ func TestCourseLifecycle(t *testing.T) {
 		project := must(env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin,
 			Body: map[string]any{"lesson": lesson, "title": "Build something", "topicable": `Lms\TopicTypeProject\Models\Project`,
 				"value": map[string]any{"instructions": "Upload your program."}}}), 201).Number("data.id")
+		env.DeliverEvents()
 		if got := must(env.Do(apitest.Request{Method: "GET", Path: "/api/courses/progress/" + cid, Token: learner.Token}), 200); got.String("data.status") != "started" || got.Get("data.finished_at") != nil {
 			t.Fatalf("an added topic must re-open the course: %s", got.Body)
 		}
@@ -137,6 +138,8 @@ func TestDeletesLeaveNoFiles(t *testing.T) {
 			if res := env.Do(apitest.Request{Method: "DELETE", Path: path, Token: admin}); res.Status != 200 {
 				t.Fatalf("delete %s: %d %s", target, res.Status, res.Body)
 			}
+			// The files go once the delete's TopicsRemoved is delivered.
+			env.DeliverEvents()
 			if left := files(); len(left) != 0 {
 				t.Fatalf("deleting the %s left files: %v", target, left)
 			}

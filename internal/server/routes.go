@@ -19,13 +19,21 @@ func (s *Server) routes() {
 		RevokeSessions: auth.RevokeSessions, FileURL: s.Files.URL, Scanner: s.Scanner})
 	notify.Routes(s.API, notifications)
 	settings.Routes(s.API, s.Settings)
+	s.newLearning()
 	s.topicRoutes()
-	courses.Routes(s.API, &courses.Service{Clock: s.Clock, Topics: courseTopics, CloneTopics: s.cloneLessonTopics,
-		FileURL: s.Files.URL, ContentChanged: s.courseChanged, TopicFiles: s.topicFiles, Scanner: s.Scanner})
+	s.Courses = &courses.Service{Clock: s.Clock, Topics: s.topics, FileURL: s.Files.URL, Scanner: s.Scanner}
+	courses.Routes(s.API, s.Courses)
+	if s.Jobs != nil {
+		s.Jobs.Add(s.Courses.Jobs()...)
+	}
 	s.learningRoutes()
 	s.demoRoutes(authService)
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen(notifications.Listener)
 		s.Dispatcher.Listen(authService.Listener)
+		// Reactions between capabilities (docs/architecture.md).
+		s.Dispatcher.Listen(s.Courses.Listener)
+		s.Dispatcher.Listen(s.Learning.Listener)
+		s.Dispatcher.Listen(s.topics.Listener)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/demo"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/files"
@@ -70,8 +71,12 @@ type Server struct {
 	// Jobs runs the scheduled jobs of every tenant (started by Run).
 	Jobs   *jobs.Scheduler
 	topics *topics.Service
+	// Courses owns courses, lessons, access and course status; its jobs
+	// expire access and activate courses.
+	Courses *courses.Service
 	// Learning serves programs and progress; other capabilities call it
-	// (CompleteTopic, CourseChanged).
+	// (topics completes project topics through it) and reacts to changes of
+	// course content (its Listener).
 	Learning *learning.Service
 	// Kinds are the topic content kinds (topics and learning use them).
 	Kinds *content.Registry
@@ -91,6 +96,9 @@ type Server struct {
 type Options struct {
 	Clock  clock.Clock
 	Logger *slog.Logger
+	// NoDispatch leaves recorded events undelivered, as when the process
+	// dies after a commit: tests of the outbox's guarantee use it.
+	NoDispatch bool
 }
 
 // New opens the platform's storage and builds the API. It migrates the
@@ -151,9 +159,13 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 		s.Dispatcher.Poll = cfg.EventsPoll
 	}
 	s.Registry = platform.NewRegistry(s.PlatformDB, s.MasterKey, s.Clock.Now)
+	var onOpen []func(*platform.Tenant) func()
+	if !opts.NoDispatch {
+		onOpen = append(onOpen, s.Dispatcher.Start)
+	}
 	s.Tenants = platform.NewTenants(s.Registry, platform.Options{
 		DataDir: cfg.DataDir, DatabaseURL: cfg.DatabaseURL, Blob: s.Blob, Clock: s.Clock,
-		Idle: cfg.TenantIdle, Logger: s.Log, OnOpen: []func(*platform.Tenant) func(){s.Dispatcher.Start},
+		Idle: cfg.TenantIdle, Logger: s.Log, OnOpen: onOpen,
 	})
 	s.Jobs = jobs.New(s.Clock, s.Locker, s.Tenants, s.Log)
 	if err := s.configureJobs(); err != nil {

@@ -3,13 +3,13 @@ package topics
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"path"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -93,12 +93,12 @@ func (c *copied) undo(ctx context.Context) {
 	if c.kind != nil && c.topic.Content != nil {
 		env := content.Env{Tenant: c.t, FilePrefix: content.NewPrefix("content")}
 		if err := c.kind.Remove(ctx, env, c.topic.Content); err != nil {
-			slog.Default().Warn("topics: undo clone", "tenant", c.t.ID, "error", err)
+			httpx.Log(ctx).Warn("topics: undo clone", "tenant", c.t.ID, "error", err)
 		}
 	}
 	for _, r := range c.resources {
 		if err := c.t.Blob.Delete(ctx, r.Path); err != nil {
-			slog.Default().Warn("topics: undo clone", "tenant", c.t.ID, "key", r.Path, "error", err)
+			httpx.Log(ctx).Warn("topics: undo clone", "tenant", c.t.ID, "key", r.Path, "error", err)
 		}
 	}
 }
@@ -129,14 +129,15 @@ func (s *Service) Clone(ctx context.Context, t *platform.Tenant, p *access.Princ
 		if err != nil {
 			return err
 		}
-		newID, err = c.insert(ctx, tx, to, courseID, pos)
-		return err
+		if newID, err = c.insert(ctx, tx, to, courseID, pos); err != nil {
+			return err
+		}
+		return courses.ContentChanged(ctx, tx, s.now(), courseID)
 	})
 	if err != nil {
 		c.undo(ctx)
 		return View{}, err
 	}
-	s.changed(ctx, t, courseID)
 	return s.viewByID(ctx, t, newID, true)
 }
 

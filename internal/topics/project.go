@@ -29,7 +29,7 @@ type submissionRules interface {
 func submissionsPrefix(topicID int64) string { return fmt.Sprintf("topics/%d/submissions/", topicID) }
 
 // Submit stores a learner's work for a project topic (form field file, or
-// value) and then runs OnProjectSubmitted. The caller must have access to
+// value) and then completes the topic through Progress. The caller must have access to
 // the course, which must be active, and the topic must be active; editors
 // of the course may always submit, to try the topic out.
 func (s *Service) Submit(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, body rawBody) (SubmissionView, error) {
@@ -98,8 +98,8 @@ func (s *Service) Submit(ctx context.Context, t *platform.Tenant, p *access.Prin
 		s.deleteBlobs(ctx, t, []string{sub.Path})
 		return SubmissionView{}, err
 	}
-	if s.OnProjectSubmitted != nil {
-		if err := s.OnProjectSubmitted(ctx, t, p.UserID, topicID); err != nil {
+	if s.Progress != nil {
+		if err := s.Progress.CompleteTopic(ctx, t, p.UserID, topicID); err != nil {
 			// The submission did not count, so it is not kept either.
 			t.DB.ExecContext(context.WithoutCancel(ctx), `DELETE FROM project_submissions WHERE id = $1`, sub.ID)
 			s.deleteBlobs(ctx, t, []string{sub.Path})

@@ -3,8 +3,9 @@ package topics
 import (
 	"context"
 	"fmt"
-	"log/slog"
 
+	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -18,49 +19,41 @@ type Remnants struct {
 	keys   []string
 }
 
-// Which topics a delete takes with it.
-const (
-	oneTopic = `SELECT id FROM topics WHERE id = $1`
-	// A lesson takes its nested lessons' topics too.
-	lessonTopics = `WITH RECURSIVE sub(id) AS (
-			SELECT id FROM lessons WHERE id = $1
-			UNION SELECT l.id FROM lessons l JOIN sub ON l.parent_id = sub.id)
-		SELECT id FROM topics WHERE lesson_id IN (SELECT id FROM sub)`
-	courseTopics = `SELECT id FROM topics WHERE course_id = $1`
-)
-
-// LessonRemnants collects the files of a lesson's topics, nested lessons
+// lessonRemnants collects the files of a lesson's topics, nested lessons
 // included, before the lesson is deleted.
-func (s *Service) LessonRemnants(ctx context.Context, q sqldb.Querier, lessonID int64) (*Remnants, error) {
-	return s.remnants(ctx, q, lessonTopics, lessonID)
+func (s *Service) lessonRemnants(ctx context.Context, q sqldb.Querier, lessonID int64) (*Remnants, error) {
+	lessons, err := courses.LessonSubtree(ctx, q, lessonID)
+	if err != nil || len(lessons) == 0 {
+		return &Remnants{s: s}, err
+	}
+	var a sqldb.Args
+	return s.remnants(ctx, q, `SELECT id FROM topics WHERE lesson_id IN (`+a.List(lessons)+`)`, a...)
 }
 
-// CourseRemnants collects the files of a course's topics before the course
+// courseRemnants collects the files of a course's topics before the course
 // is deleted.
-func (s *Service) CourseRemnants(ctx context.Context, q sqldb.Querier, courseID int64) (*Remnants, error) {
-	return s.remnants(ctx, q, courseTopics, courseID)
+func (s *Service) courseRemnants(ctx context.Context, q sqldb.Querier, courseID int64) (*Remnants, error) {
+	return s.remnants(ctx, q, `SELECT id FROM topics WHERE course_id = $1`, courseID)
 }
 
-func (s *Service) remnants(ctx context.Context, q sqldb.Querier, which string, id int64) (*Remnants, error) {
-	r := &Remnants{s: s}
-	rows, err := q.QueryContext(ctx, `SELECT `+topicColumns+` FROM topics WHERE id IN (`+which+`)`, id)
+// remnants collects the topics the query which (their ids, from args)
+// selects with their files.
+func (s *Service) remnants(ctx context.Context, q sqldb.Querier, which string, args ...any) (*Remnants, error) {
+	ids, err := sqldb.Column[int64](q.QueryContext(ctx, which, args...))
 	if err != nil {
 		return nil, fmt.Errorf("topics: collect topics: %w", err)
 	}
-	for rows.Next() {
-		tp, err := scanTopic(rows)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		r.topics = append(r.topics, tp)
+	r := &Remnants{s: s}
+	if len(ids) == 0 {
+		return r, nil
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	var a sqldb.Args
+	in := a.List(ids)
+	if r.topics, err = queryTopics(ctx, q, `SELECT `+topicColumns+` FROM topics WHERE id IN (`+in+`)`, a...); err != nil {
 		return nil, err
 	}
-	paths, err := sqldb.Column[string](q.QueryContext(ctx, `SELECT path FROM topic_resources WHERE topic_id IN (`+which+`)
-		UNION ALL SELECT path FROM project_submissions WHERE topic_id IN (`+which+`)`, id))
+	paths, err := sqldb.Column[string](q.QueryContext(ctx, `SELECT path FROM topic_resources WHERE topic_id IN (`+in+`)
+		UNION ALL SELECT path FROM project_submissions WHERE topic_id IN (`+in+`)`, a...))
 	if err != nil {
 		return nil, fmt.Errorf("topics: collect topic files: %w", err)
 	}
@@ -78,7 +71,7 @@ func (r *Remnants) Remove(ctx context.Context, t *platform.Tenant) {
 		kind, _ := r.s.Kinds.ByClass(tp.TopicableType)
 		r.s.removeContent(ctx, t, kind, tp.ID, tp.Content)
 		if err := t.Blob.DeletePrefix(context.WithoutCancel(ctx), submissionsPrefix(tp.ID)); err != nil {
-			slog.Default().Warn("topics: remove submissions", "tenant", t.ID, "topic", tp.ID, "error", err)
+			httpx.Log(ctx).Warn("topics: remove submissions", "tenant", t.ID, "topic", tp.ID, "error", err)
 		}
 	}
 	r.s.deleteBlobs(ctx, t, r.keys)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"reflect"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/files"
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -25,33 +25,19 @@ type Service struct {
 	Clock clock.Clock
 	Kinds *content.Registry
 	Files *files.Signer
-	// OnProjectSubmitted, when set, runs after a learner's submission is
-	// stored (package learning completes the topic). An error undoes the
-	// submission.
-	OnProjectSubmitted func(ctx context.Context, t *platform.Tenant, userID, topicID int64) error
-	// ContentChanged, when set, runs after a change to the topics of a
-	// course commits (package learning re-opens finished courses that
-	// gained an active topic). Its failure is logged: the change stands.
-	ContentChanged func(ctx context.Context, t *platform.Tenant, courseID int64) error
+	// Progress completes a project topic when a learner submits it
+	// (package learning, which imports this one). Nil: submissions
+	// complete nothing.
+	Progress Completer
 	// Scanner, when set, checks every uploaded file for malware.
 	Scanner scan.Scanner
 }
 
-// changed tells ContentChanged about each course whose topics changed.
-func (s *Service) changed(ctx context.Context, t *platform.Tenant, courseIDs ...int64) {
-	if s.ContentChanged == nil {
-		return
-	}
-	seen := map[int64]bool{}
-	for _, id := range courseIDs {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		if err := s.ContentChanged(context.WithoutCancel(ctx), t, id); err != nil {
-			slog.Default().Error("topics: course content changed", "tenant", t.ID, "course", id, "error", err)
-		}
-	}
+// Completer completes a topic for a learner. Its refusal (after the
+// learner's deadline, outside the lesson's window) refuses the
+// submission, so it is called, not told after the fact.
+type Completer interface {
+	CompleteTopic(ctx context.Context, t *platform.Tenant, userID, topicID int64) error
 }
 
 var (
@@ -323,14 +309,15 @@ func (s *Service) Create(ctx context.Context, t *platform.Tenant, p *access.Prin
 				return err
 			}
 		}
-		topic.ID, err = insertTopic(ctx, tx, topic)
-		return err
+		if topic.ID, err = insertTopic(ctx, tx, topic); err != nil {
+			return err
+		}
+		return courses.ContentChanged(ctx, tx, now, topic.CourseID)
 	})
 	if err != nil {
 		s.removeContent(ctx, t, kind, 0, value)
 		return View{}, err
 	}
-	s.changed(ctx, t, topic.CourseID)
 	return s.viewByID(ctx, t, topic.ID, false)
 }
 
@@ -367,7 +354,7 @@ func (s *Service) removeContent(ctx context.Context, t *platform.Tenant, kind co
 		return
 	}
 	if err := kind.Remove(context.WithoutCancel(ctx), s.env(t, topicID), value); err != nil {
-		slog.Default().Warn("topics: remove content files", "tenant", t.ID, "topic", topicID, "error", err)
+		httpx.Log(ctx).Warn("topics: remove content files", "tenant", t.ID, "topic", topicID, "error", err)
 	}
 }
 
@@ -435,7 +422,10 @@ func (s *Service) Update(ctx context.Context, t *platform.Tenant, p *access.Prin
 				return err
 			}
 		}
-		return updateTopic(ctx, tx, topic)
+		if err := updateTopic(ctx, tx, topic); err != nil {
+			return err
+		}
+		return courses.ContentChanged(ctx, tx, topic.UpdatedAt, fromCourse, topic.CourseID)
 	})
 	if err != nil {
 		if changed {
@@ -446,7 +436,6 @@ func (s *Service) Update(ctx context.Context, t *platform.Tenant, p *access.Prin
 	if changed {
 		s.removeContent(ctx, t, oldKind, topic.ID, oldValue)
 	}
-	s.changed(ctx, t, fromCourse, topic.CourseID)
 	return s.viewByID(ctx, t, topic.ID, false)
 }
 
@@ -462,17 +451,18 @@ func (s *Service) Delete(ctx context.Context, t *platform.Tenant, p *access.Prin
 	}
 	var rest *Remnants
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
-		if rest, err = s.remnants(ctx, tx, oneTopic, id); err != nil {
+		if rest, err = s.remnants(ctx, tx, `SELECT id FROM topics WHERE id = $1`, id); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM topics WHERE id = $1`, id)
-		return err
+		if _, err := tx.ExecContext(ctx, `DELETE FROM topics WHERE id = $1`, id); err != nil {
+			return err
+		}
+		return courses.ContentChanged(ctx, tx, s.now(), topic.CourseID)
 	})
 	if err != nil {
 		return fmt.Errorf("topics: delete topic %d: %w", id, err)
 	}
 	rest.Remove(ctx, t)
-	s.changed(ctx, t, topic.CourseID)
 	return nil
 }
 
@@ -481,7 +471,7 @@ func (s *Service) Delete(ctx context.Context, t *platform.Tenant, p *access.Prin
 func (s *Service) deleteBlobs(ctx context.Context, t *platform.Tenant, keys []string) {
 	for _, k := range keys {
 		if err := t.Blob.Delete(context.WithoutCancel(ctx), k); err != nil {
-			slog.Default().Warn("topics: remove file", "tenant", t.ID, "key", k, "error", err)
+			httpx.Log(ctx).Warn("topics: remove file", "tenant", t.ID, "key", k, "error", err)
 		}
 	}
 }
@@ -511,7 +501,11 @@ func (s *Service) List(ctx context.Context, t *platform.Tenant, p *access.Princi
 	f := filter{LessonID: q.LessonID, CourseID: q.CourseID, TopicableType: q.TopicableType, Title: q.Title,
 		Offset: q.Offset, Limit: q.Limit}
 	if !p.Has(access.CourseRead) {
-		f.AuthorID = p.UserID
+		authored, err := courses.Authored(ctx, t.DB, p.UserID)
+		if err != nil {
+			return nil, 0, err
+		}
+		f.CourseIDs = authored
 	}
 	list, total, err := listTopics(ctx, t.DB, f)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -45,13 +46,13 @@ func nextPosition(ctx context.Context, q sqldb.Querier, lessonID int64) (int, er
 	return pos, nil
 }
 
-// filter selects topics in admin lists. AuthorID, when set, keeps the
-// topics of courses that user authors.
+// filter selects topics in admin lists. CourseIDs, when not nil, keeps
+// the topics of those courses (a tutor's own).
 type filter struct {
 	LessonID, CourseID int64
 	TopicableType      string
 	Title              string
-	AuthorID           int64
+	CourseIDs          []int64
 	Offset, Limit      int
 }
 
@@ -74,8 +75,13 @@ func (f filter) where() (string, []any) {
 	if f.Title != "" {
 		add(`LOWER(title) LIKE $? ESCAPE '\'`, sqldb.Contains(strings.ToLower(f.Title)))
 	}
-	if f.AuthorID != 0 {
-		add("course_id IN (SELECT course_id FROM course_authors WHERE user_id = $?)", f.AuthorID)
+	if f.CourseIDs != nil {
+		in := []string{"0"} // no course has id 0: an empty list keeps nothing
+		for _, id := range f.CourseIDs {
+			args = append(args, id)
+			in = append(in, fmt.Sprintf("$%d", len(args)))
+		}
+		conds = append(conds, "course_id IN ("+strings.Join(in, ", ")+")")
 	}
 	return sqldb.Where(conds), args
 }
@@ -186,14 +192,30 @@ type Submission struct {
 	LastName  string
 }
 
-const submissionColumns = `s.id, s.topic_id, s.user_id, s.name, s.path, s.size, s.content_type, s.created_at,
-	u.email, u.first_name, u.last_name`
+const submissionColumns = `id, topic_id, user_id, name, path, size, content_type, created_at`
 
 func scanSubmission(row interface{ Scan(...any) error }) (Submission, error) {
 	var s Submission
-	err := row.Scan(&s.ID, &s.TopicID, &s.UserID, &s.Name, &s.Path, &s.Size, &s.ContentType, &s.CreatedAt,
-		&s.Email, &s.FirstName, &s.LastName)
+	err := row.Scan(&s.ID, &s.TopicID, &s.UserID, &s.Name, &s.Path, &s.Size, &s.ContentType, &s.CreatedAt)
 	return s, err
+}
+
+// withLearners fills in the names and emails of the submissions' learners
+// (accounts owns them).
+func withLearners(ctx context.Context, q sqldb.Querier, list []Submission) error {
+	ids := make([]int64, len(list))
+	for i, s := range list {
+		ids[i] = s.UserID
+	}
+	users, err := accounts.Refs(ctx, q, ids)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		u := users[list[i].UserID]
+		list[i].Email, list[i].FirstName, list[i].LastName = u.Email, u.FirstName, u.LastName
+	}
+	return nil
 }
 
 func insertSubmission(ctx context.Context, q sqldb.Querier, s Submission) (int64, error) {
@@ -208,15 +230,17 @@ func insertSubmission(ctx context.Context, q sqldb.Querier, s Submission) (int64
 }
 
 func submissionByID(ctx context.Context, q sqldb.Querier, topicID, id int64) (Submission, error) {
-	s, err := scanSubmission(q.QueryRowContext(ctx, `SELECT `+submissionColumns+` FROM project_submissions s
-		JOIN users u ON u.id = s.user_id WHERE s.id = $1 AND s.topic_id = $2`, id, topicID))
+	s, err := scanSubmission(q.QueryRowContext(ctx, `SELECT `+submissionColumns+` FROM project_submissions
+		WHERE id = $1 AND topic_id = $2`, id, topicID))
 	if sqldb.NotFound(err) {
 		return s, apperr.New(apperr.NotFound, "Submission not found.")
 	}
 	if err != nil {
 		return s, fmt.Errorf("topics: load submission %d: %w", id, err)
 	}
-	return s, nil
+	list := []Submission{s}
+	err = withLearners(ctx, q, list)
+	return list[0], err
 }
 
 func listSubmissions(ctx context.Context, q sqldb.Querier, topicID int64, offset, limit int) ([]Submission, int64, error) {
@@ -224,8 +248,8 @@ func listSubmissions(ctx context.Context, q sqldb.Querier, topicID int64, offset
 	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM project_submissions WHERE topic_id = $1`, topicID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("topics: count submissions: %w", err)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+submissionColumns+` FROM project_submissions s
-		JOIN users u ON u.id = s.user_id WHERE s.topic_id = $1 ORDER BY s.id DESC LIMIT $2 OFFSET $3`, topicID, limit, offset)
+	rows, err := q.QueryContext(ctx, `SELECT `+submissionColumns+` FROM project_submissions
+		WHERE topic_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`, topicID, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("topics: list submissions: %w", err)
 	}
@@ -238,5 +262,8 @@ func listSubmissions(ctx context.Context, q sqldb.Querier, topicID int64, offset
 		}
 		out = append(out, s)
 	}
-	return out, total, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	return out, total, withLearners(ctx, q, out)
 }

@@ -78,3 +78,42 @@ func queryTopics(ctx context.Context, q sqldb.Querier, query string, args ...any
 	}
 	return out, rows.Err()
 }
+
+// Placements lists the topics of several courses by course with only where
+// they sit and whether they are active (id, lesson, course, active), in
+// lesson then topic order: what counting a program's topics needs.
+func Placements(ctx context.Context, q sqldb.Querier, courseIDs []int64) (map[int64][]Topic, error) {
+	out := map[int64][]Topic{}
+	if len(courseIDs) == 0 {
+		return out, nil
+	}
+	var a sqldb.Args
+	rows, err := q.QueryContext(ctx, `SELECT id, lesson_id, course_id, active FROM topics
+		WHERE course_id IN (`+a.List(courseIDs)+`) ORDER BY lesson_id, position, id`, a...)
+	if err != nil {
+		return nil, fmt.Errorf("topics: list topics: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t Topic
+		if err := rows.Scan(&t.ID, &t.LessonID, &t.CourseID, &t.Active); err != nil {
+			return nil, err
+		}
+		out[t.CourseID] = append(out[t.CourseID], t)
+	}
+	return out, rows.Err()
+}
+
+// CourseOf returns the id of the course a topic belongs to; NotFound when
+// the topic is absent.
+func CourseOf(ctx context.Context, q sqldb.Querier, topicID int64) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT course_id FROM topics WHERE id = $1`, topicID).Scan(&id)
+	if sqldb.NotFound(err) {
+		return 0, apperr.New(apperr.NotFound, "Topic not found.")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("topics: find course of topic %d: %w", topicID, err)
+	}
+	return id, nil
+}

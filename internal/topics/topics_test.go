@@ -16,7 +16,7 @@ func TestCreateRichText(t *testing.T) {
 			{Name: "author tutor creates", As: "tutor", Method: "POST", Path: "/api/admin/topics",
 				Body: map[string]any{"lesson": w.lesson, "title": "Intro", "topicable": richClass, "summary": "s", "canSkip": true,
 					"duration": 15, "html": `<p onclick="x()">Hi</p><script>alert(1)</script><a href="javascript:alert(1)">l</a>`},
-				Status: 201, Events: []string{},
+				Status: 201, Events: []string{"CourseContentChanged"},
 				JSON: map[string]any{"data.lesson_id": w.lesson, "data.course_id": w.course, "data.title": "Intro", "data.order": 1,
 					"data.active": true, "data.preview": false, "data.can_skip": true, "data.duration": "15", "data.summary": "s",
 					"data.kind": "richtext", "data.topicable_type": richClass, "data.topicable.html": `<p>Hi</p>l`,

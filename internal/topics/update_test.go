@@ -15,7 +15,7 @@ func TestUpdate(t *testing.T) {
 		path := "/api/admin/topics/" + id(topic)
 		apitest.Run(t, env, []apitest.Scenario{
 			{Name: "patch title only", As: "tutor", Method: "PATCH", Path: path, Body: map[string]any{"title": "New"}, Status: 200,
-				Events: []string{}, JSON: map[string]any{"data.title": "New", "data.topicable.html": "<p>Old</p>", "data.active": true}},
+				Events: []string{"CourseContentChanged"}, JSON: map[string]any{"data.title": "New", "data.topicable.html": "<p>Old</p>", "data.active": true}},
 			{Name: "put hides and edits content", As: "tutor", Method: "PUT", Path: path,
 				Body: map[string]any{"active": false, "can_skip": true, "markdown": "*new*", "order": 7}, Status: 200,
 				JSON: map[string]any{"data.active": false, "data.can_skip": true, "data.order": 7, "data.topicable.html": "<p><em>new</em></p>\n"}},
@@ -82,7 +82,7 @@ func TestDelete(t *testing.T) {
 		apitest.Run(t, env, []apitest.Scenario{
 			{Name: "student refused", As: "student", Method: "DELETE", Path: path, Status: 403},
 			{Name: "tutor refused on another's", As: "tutor", Method: "DELETE", Path: "/api/admin/topics/" + id(foreign), Status: 403},
-			{Name: "author deletes", As: "tutor", Method: "DELETE", Path: path, Status: 200, Events: []string{},
+			{Name: "author deletes", As: "tutor", Method: "DELETE", Path: path, Status: 200, Events: []string{"CourseContentChanged"},
 				JSON: map[string]any{"success": true, "message": "Topic deleted."}},
 			{Name: "second delete succeeds too", As: "tutor", Method: "DELETE", Path: path, Status: 200},
 			{Name: "student still refused", As: "student", Method: "DELETE", Path: path, Status: 403},

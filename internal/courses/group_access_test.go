@@ -1,0 +1,109 @@
+package courses_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/lms-platform/lms/internal/apitest"
+)
+
+// accessEventsAfter delivers the pending events, as the dispatcher does
+// after a commit, and lists the access events recorded after id as
+// "name user course title".
+func accessEventsAfter(t *testing.T, env *apitest.Env, after int64) []string {
+	t.Helper()
+	env.DeliverEvents()
+	tenant, release := env.OpenTenant(env.Tenant)
+	defer release()
+	rows, err := tenant.DB.QueryContext(context.Background(), `SELECT name, user_id, payload FROM events
+		WHERE id > $1 AND name IN ('CourseAccessStarted', 'CourseAccessFinished') ORDER BY id`, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var name, raw string
+		var user int64
+		if err := rows.Scan(&name, &user, &raw); err != nil {
+			t.Fatal(err)
+		}
+		var payload struct {
+			CourseID int64  `json:"course_id"`
+			Title    string `json:"title"`
+		}
+		if err := json.Unmarshal([]byte(raw), &payload); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d %d %s", name, user, payload.CourseID, payload.Title))
+	}
+	return out
+}
+
+// TestGroupMembershipAccess: joining or leaving a group assigned to a
+// course (or whose ancestor is) gives or takes the course's access with
+// its events, once, and not for a learner who holds the access another
+// way.
+func TestGroupMembershipAccess(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		learner, direct := env.NewUser("student"), env.NewUser("student")
+		school := group(t, env, "School", 0)
+		class := group(t, env, "Class", school)
+		course := newCourse(t, env, admin.Token, map[string]any{"title": "Grouped", "status": "published"})
+		access := "/api/admin/courses/" + id(course) + "/access"
+		env.Call(t, 200, "POST", access, admin.Token, map[string]any{"groups": []any{map[string]any{"id": school}}})
+		env.Call(t, 200, "POST", access, admin.Token, map[string]any{"users": []any{map[string]any{"id": direct.ID}}})
+		members := func(g int64) string { return "/api/admin/user-groups/" + id(g) + "/members" }
+		started := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessStarted %d %d Grouped", u.ID, course) }
+		finished := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessFinished %d %d Grouped", u.ID, course) }
+
+		steps := []struct {
+			name   string
+			do     func()
+			events []string
+		}{
+			{"joining a subgroup of the assigned group starts access", func() {
+				env.Call(t, 200, "POST", members(class), admin.Token, map[string]any{"user_id": learner.ID})
+			}, []string{started(learner)}},
+			{"joining the assigned group too changes nothing", func() {
+				env.Call(t, 200, "POST", members(school), admin.Token, map[string]any{"user_id": learner.ID})
+			}, []string{}},
+			{"leaving one of two groups changes nothing", func() {
+				env.Call(t, 200, "DELETE", members(class)+"/"+id(learner.ID), admin.Token, nil)
+			}, []string{}},
+			{"leaving the last group finishes access", func() {
+				env.Call(t, 200, "DELETE", members(school)+"/"+id(learner.ID), admin.Token, nil)
+			}, []string{finished(learner)}},
+			{"a learner assigned directly gains nothing by joining", func() {
+				env.Call(t, 200, "POST", members(school), admin.Token, map[string]any{"user_id": direct.ID})
+			}, []string{}},
+			{"nor loses anything by leaving", func() {
+				env.Call(t, 200, "DELETE", members(school)+"/"+id(direct.ID), admin.Token, nil)
+			}, []string{}},
+			{"joining and leaving before delivery: started then finished", func() {
+				env.Call(t, 200, "POST", members(school), admin.Token, map[string]any{"user_id": learner.ID})
+				env.Call(t, 200, "DELETE", members(school)+"/"+id(learner.ID), admin.Token, nil)
+			}, nil},
+		}
+		for _, s := range steps {
+			before := env.LastEventID()
+			s.do()
+			got := accessEventsAfter(t, env, before)
+			if s.events == nil {
+				// The dispatcher may have delivered the join before the
+				// leave or not: either both events or none, never one.
+				if len(got) != 0 && !slices.Equal(got, []string{started(learner), finished(learner)}) {
+					t.Errorf("%s: %q", s.name, got)
+				}
+				continue
+			}
+			if !slices.Equal(got, s.events) {
+				t.Errorf("%s: %q, want %q", s.name, got, s.events)
+			}
+		}
+	})
+}

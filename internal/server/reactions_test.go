@@ -1,0 +1,66 @@
+package server_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/server"
+)
+
+// TestReactionSurvivesCrash: a change commits its event, the process dies
+// before any listener ran, and the dispatcher of a new process on the same
+// storage delivers it: the learner added to a group gets the course's
+// access, and a second delivery of the same event changes nothing.
+func TestReactionSurvivesCrash(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			ctx := context.Background()
+			env := apitest.New(t, backend, apitest.Options{NoDispatch: true})
+			admin, learner := env.As("admin"), env.NewUser("student")
+			group := env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token, map[string]any{"name": "Class"}).Number("data.id")
+			course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token,
+				map[string]any{"title": "Course", "status": "published"}).Number("data.id")
+			env.Call(t, 200, "POST", "/api/admin/courses/"+strconv.Itoa(int(course))+"/access", admin.Token,
+				map[string]any{"groups": []any{map[string]any{"id": group}}})
+			before := env.LastEventID()
+			env.Call(t, 200, "POST", "/api/admin/user-groups/"+strconv.Itoa(int(group))+"/members", admin.Token,
+				map[string]any{"user_id": learner.ID})
+			started := func() int {
+				return env.Count(t, `SELECT COUNT(*) FROM events WHERE id > $1 AND name = 'CourseAccessStarted' AND user_id = $2`,
+					before, learner.ID)
+			}
+			if n := started(); n != 0 {
+				t.Fatalf("%d CourseAccessStarted without a dispatcher", n)
+			}
+
+			// The process is gone; a new one opens the same storage.
+			cfg := *env.Server.Config
+			next, err := server.New(ctx, &cfg, server.Options{Clock: env.Clock, Logger: env.Server.Log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer next.Close()
+			tenant, release, err := next.Tenants.Get(ctx, env.Tenant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			// Opening the tenant started its dispatcher; delivering here too
+			// waits for the delivery, and shows redelivery is harmless.
+			if _, err := next.Dispatcher.DispatchPending(ctx, tenant); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tenant.DB.ExecContext(ctx, `UPDATE events SET dispatched_at = NULL WHERE id > $1`, before); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := next.Dispatcher.DispatchPending(ctx, tenant); err != nil {
+				t.Fatal(err)
+			}
+			if n := started(); n != 1 {
+				t.Fatalf("%d CourseAccessStarted after the restart, want 1", n)
+			}
+		})
+	}
+}
