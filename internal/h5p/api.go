@@ -72,9 +72,10 @@ func jsonBody(schema *huma.Schema) *huma.RequestBody {
 // packageBody describes a multipart body carrying an .h5p package in field.
 func packageBody(field string) *huma.RequestBody {
 	return &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"multipart/form-data": {Schema: &huma.Schema{
-		Type:       "object",
-		Required:   []string{field},
-		Properties: map[string]*huma.Schema{field: {Type: "string", ContentEncoding: "binary", Description: "The .h5p package (a zip archive)."}},
+		Type:     "object",
+		Required: []string{field},
+		Properties: map[string]*huma.Schema{field: {Type: "string", Format: "binary",
+			Description: "The .h5p package (a zip archive)."}},
 	}}}}
 }
 

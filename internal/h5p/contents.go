@@ -93,6 +93,9 @@ func (s *Service) contentRoutes(api huma.API) {
 	})
 	httpx.Handle(api, user("GET", "/h5p/libraries/{uber}", "Get a library with its library.json (h5p_library_read)"), s.getLibrary)
 	httpx.Handle(api, user("PATCH", "/h5p/libraries/{uber}", "Restrict or release a library (h5p_library_update)"), s.patchLibrary)
+	describe(api, "PATCH", "/h5p/libraries/{uber}", func(op *huma.Operation, schema func(any) *huma.Schema) {
+		op.RequestBody = jsonBody(schema(restrictedBody{}))
+	})
 	httpx.Handle(api, user("DELETE", "/h5p/libraries/{uber}", "Delete a library no content or library uses (h5p_library_delete)"), s.deleteLibrary)
 }
 
@@ -873,11 +876,16 @@ func (s *Service) uploadLibraries(ctx context.Context, in *uploadInput) (*httpx.
 	return httpx.OK(installedLibraries{installed})
 }
 
+// restrictedBody is the body of PATCH /h5p/libraries/{uber}.
+type restrictedBody struct {
+	Restricted *bool `json:"restricted" doc:"Whether the library is restricted (authors without h5p_library_update may not use it)."`
+}
+
+// patchLibraryInput reads its body itself, after the permission check, so
+// that a caller without the permission learns nothing from validation.
 type patchLibraryInput struct {
 	Uber string `path:"uber" doc:"Library with major and minor version, as H5P.Foo-1.2."`
-	Body struct {
-		Restricted bool `json:"restricted" doc:"Whether authors without h5p_library_update may no longer create content with it."`
-	}
+	Raw  rawRequest
 }
 
 func (s *Service) patchLibrary(ctx context.Context, in *patchLibraryInput) (*httpx.Response[librarySummary], error) {
@@ -885,7 +893,11 @@ func (s *Service) patchLibrary(ctx context.Context, in *patchLibraryInput) (*htt
 	if err != nil {
 		return nil, err
 	}
-	l, err := s.Store.SetRestricted(ctx, httpx.TenantFrom(ctx), machine, major, minor, in.Body.Restricted)
+	var body restrictedBody
+	if err := json.NewDecoder(io.LimitReader(in.Raw.r.Body, 1<<20)).Decode(&body); err != nil || body.Restricted == nil {
+		return nil, apperr.Field("restricted", "restricted (boolean) is required.")
+	}
+	l, err := s.Store.SetRestricted(ctx, httpx.TenantFrom(ctx), machine, major, minor, *body.Restricted)
 	if err != nil {
 		return nil, err
 	}
