@@ -86,7 +86,7 @@ func packageErrors(op *huma.Operation, schema func(v any) *huma.Schema) {
 	problems := schema(packageErrorBody{})
 	op.Responses["413"] = &huma.Response{Description: "The upload or a part of the package is too large.",
 		Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{
-			OneOf: []*huma.Schema{problems, schema(httpx.ErrorBody{})}}}}}
+			AnyOf: []*huma.Schema{problems, schema(httpx.ErrorBody{})}}}}}
 	op.Responses["422"] = &huma.Response{Description: "The package is invalid; errors lists every problem.",
 		Content: map[string]*huma.MediaType{"application/json": {Schema: problems}}}
 }
