@@ -23,6 +23,9 @@ func restAPI(doc huma.API, mux *http.ServeMux, wrap httpx.Middleware) huma.API {
 	cfg.OpenAPIPath, cfg.DocsPath, cfg.SchemasPath = "", "", ""
 	cfg.CreateHooks = nil
 	api := huma.NewAPI(cfg, humago.NewAdapter(mux, ""))
+	// wrap answers its refusals itself and passes on a request with more
+	// context (tenant, caller); it keeps the writer it is given, which huma
+	// goes on writing to.
 	api.UseMiddleware(func(ctx huma.Context, next func(huma.Context)) {
 		r, w := humago.Unwrap(ctx)
 		wrap(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {

@@ -11,7 +11,8 @@ import (
 	"github.com/lms-platform/lms/internal/httpx"
 )
 
-// envelope is the body of the H5P service's successful REST answers.
+// envelope is the body of the successful answers of the plain handlers
+// (the AJAX endpoints); the REST routes answer httpx's Envelope.
 type envelope struct {
 	Success bool   `json:"success"`
 	Data    any    `json:"data"`
