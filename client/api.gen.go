@@ -1453,6 +1453,153 @@ func (c *Client) GetTutorsID(ctx context.Context, id int64) (*TutorDetail, error
 	return &out, nil
 }
 
+// GetH5PContents is GET /h5p/contents: List contents (all with h5p_list, own with h5p_author_list)
+func (c *Client) GetH5PContents(ctx context.Context, params GetH5PContentsParams) (*Page[ContentSummary], error) {
+	r := request{method: http.MethodGet, path: "/h5p/contents"}
+	r.query = url.Values{}
+	addQuery(r.query, "q", params.Q)
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "perPage", params.PerPage)
+	return callPage[ContentSummary](ctx, c, r)
+}
+
+// PostH5PContents is POST /h5p/contents: Create content from editor parameters (h5p_create)
+func (c *Client) PostH5PContents(ctx context.Context, body ContentBody) (*SavedContent, error) {
+	r := request{method: http.MethodPost, path: "/h5p/contents"}
+	r.body = jsonBody(body)
+	var out SavedContent
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostH5PContentsOrphansDelete is POST /h5p/contents/orphans/delete: Delete the files of content
+// ids without a row in the tenant (internal token only)
+func (c *Client) PostH5PContentsOrphansDelete(ctx context.Context) (*DeletedOrphans, error) {
+	r := request{method: http.MethodPost, path: "/h5p/contents/orphans/delete"}
+	var out DeletedOrphans
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostH5PContentsUpload is POST /h5p/contents/upload: Upload an .h5p package as new content
+// (h5p_create; installs its libraries with h5p_library_install or h5p_library_update)
+func (c *Client) PostH5PContentsUpload(ctx context.Context, form PostH5PContentsUploadForm) (*UploadedContent, error) {
+	r := request{method: http.MethodPost, path: "/h5p/contents/upload"}
+	r.body = formBody(form)
+	var out UploadedContent
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetH5PContentsID is GET /h5p/contents/{id}: Get a content's summary, metadata and parameters
+func (c *Client) GetH5PContentsID(ctx context.Context, id string) (*ContentDetail, error) {
+	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id)}
+	var out ContentDetail
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteH5PContentsID is DELETE /h5p/contents/{id}: Delete a content with its files, user states
+// and results (h5p_delete, or h5p_author_delete on own content)
+func (c *Client) DeleteH5PContentsID(ctx context.Context, id string) (*DeletedContent, error) {
+	r := request{method: http.MethodDelete, path: "/h5p/contents/" + pathParam(id)}
+	var out DeletedContent
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PatchH5PContentsID is PATCH /h5p/contents/{id}: Save editor parameters of a content (h5p_update,
+// or h5p_author_update on own content)
+func (c *Client) PatchH5PContentsID(ctx context.Context, id string, body ContentBody) (*SavedContent, error) {
+	r := request{method: http.MethodPatch, path: "/h5p/contents/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out SavedContent
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetH5PContentsIDDownload is GET /h5p/contents/{id}/download: Download a content as an .h5p
+// package
+func (c *Client) GetH5PContentsIDDownload(ctx context.Context, id string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id) + "/download"}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetH5PHealth is GET /h5p/health: Check the H5P service and what it depends on (503 when something
+// is down)
+func (c *Client) GetH5PHealth(ctx context.Context) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/h5p/health"}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetH5PLibraries is GET /h5p/libraries: List installed libraries (h5p_library_list)
+func (c *Client) GetH5PLibraries(ctx context.Context) ([]LibrarySummary, error) {
+	r := request{method: http.MethodGet, path: "/h5p/libraries"}
+	var out []LibrarySummary
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PostH5PLibraries is POST /h5p/libraries: Install or update the libraries of an .h5p package
+// (h5p_library_upload or h5p_library_install)
+func (c *Client) PostH5PLibraries(ctx context.Context, form PostH5PLibrariesForm) (*InstalledLibraries, error) {
+	r := request{method: http.MethodPost, path: "/h5p/libraries"}
+	r.body = formBody(form)
+	var out InstalledLibraries
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetH5PLibrariesID is GET /h5p/libraries/{uber}: Get a library with its library.json
+// (h5p_library_read)
+func (c *Client) GetH5PLibrariesID(ctx context.Context, uber string) (*LibrarySummary, error) {
+	r := request{method: http.MethodGet, path: "/h5p/libraries/" + pathParam(uber)}
+	var out LibrarySummary
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteH5PLibrariesID is DELETE /h5p/libraries/{uber}: Delete a library no content or library uses
+// (h5p_library_delete)
+func (c *Client) DeleteH5PLibrariesID(ctx context.Context, uber string) (*DeletedLibrary, error) {
+	r := request{method: http.MethodDelete, path: "/h5p/libraries/" + pathParam(uber)}
+	var out DeletedLibrary
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PatchH5PLibrariesID is PATCH /h5p/libraries/{uber}: Restrict or release a library
+// (h5p_library_update)
+func (c *Client) PatchH5PLibrariesID(ctx context.Context, uber string, body RestrictedBody) (*LibrarySummary, error) {
+	r := request{method: http.MethodPatch, path: "/h5p/libraries/" + pathParam(uber)}
+	r.body = jsonBody(body)
+	var out LibrarySummary
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // AdminLesson is a schema of the API.
 type AdminLesson struct {
 	Active         bool          `json:"active"`
@@ -1558,6 +1705,40 @@ type CategoryRef struct {
 type CloneInputBody struct {
 	// Lesson to clone into, of a course the caller may edit; default: the topic's own lesson.
 	LessonID *int64 `json:"lesson_id,omitzero"`
+}
+
+// ContentBody is a schema of the API.
+type ContentBody struct {
+	// The main library, as '<machine_name> <major>.<minor>'.
+	Library string        `json:"library"`
+	Params  ContentParams `json:"params"`
+}
+
+// ContentDetail is a schema of the API.
+type ContentDetail struct {
+	// The package descriptor (h5p.json).
+	Metadata any `json:"metadata"`
+	// The content parameters (content.json).
+	Parameters any `json:"parameters"`
+}
+
+// ContentParams is a schema of the API.
+type ContentParams struct {
+	// The content's metadata (title, license...).
+	Metadata any `json:"metadata,omitzero"`
+	// The content parameters.
+	Params any `json:"params"`
+}
+
+// ContentSummary is a schema of the API.
+type ContentSummary struct {
+	CreatedAt      time.Time `json:"createdAt"`
+	ID             string    `json:"id"`
+	LibraryVersion string    `json:"libraryVersion"`
+	MainLibrary    string    `json:"mainLibrary"`
+	Title          string    `json:"title"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+	UserID         string    `json:"userId"`
 }
 
 // CourseBody is a schema of the API.
@@ -1737,6 +1918,24 @@ type CredentialsInputBody struct {
 	Email                *string `json:"email,omitzero"`
 	Password             *string `json:"password,omitzero"`
 	PasswordConfirmation *string `json:"password_confirmation,omitzero"`
+}
+
+// DeletedContent is a schema of the API.
+type DeletedContent struct {
+	ContentID string `json:"contentId"`
+}
+
+// DeletedLibrary is a schema of the API.
+type DeletedLibrary struct {
+	Uber string `json:"uber"`
+}
+
+// DeletedOrphans is a schema of the API.
+type DeletedOrphans struct {
+	// Content ids whose files were deleted.
+	ContentIDs []string `json:"contentIds"`
+	// Number of files deleted.
+	Files int64 `json:"files"`
 }
 
 // DemoLoginInputBody is a schema of the API.
@@ -2028,6 +2227,16 @@ type GetFilesIDParams struct {
 	Signature *string
 }
 
+// GetH5PContentsParams are the parameters of GET /h5p/contents; nil fields are not sent.
+type GetH5PContentsParams struct {
+	// Only contents whose title contains this.
+	Q *string
+	// Page number, from 1.
+	Page *int64
+	// Items per page: 20 unless given, at most 100.
+	PerPage *int64
+}
+
 // GetNotificationsParams are the parameters of GET /api/notifications; nil fields are not sent.
 type GetNotificationsParams struct {
 	// Page number, from 1.
@@ -2125,6 +2334,12 @@ type Info struct {
 	ResetCron string `json:"reset_cron"`
 	// The account each role logs in as; roles without an account are left out.
 	Users []User `json:"users"`
+}
+
+// InstalledLibraries is a schema of the API.
+type InstalledLibraries struct {
+	// Libraries installed or updated.
+	InstalledLibraries []LibraryRef `json:"installedLibraries"`
 }
 
 // InterestsBody is a schema of the API.
@@ -2233,6 +2448,29 @@ type LessonView struct {
 	Summary        string     `json:"summary"`
 	Title          string     `json:"title"`
 	UpdatedAt      time.Time  `json:"updated_at"`
+}
+
+// LibraryRef is a schema of the API.
+type LibraryRef struct {
+	MachineName  string `json:"machineName"`
+	MajorVersion int64  `json:"majorVersion"`
+	MinorVersion int64  `json:"minorVersion"`
+	PatchVersion int64  `json:"patchVersion"`
+}
+
+// LibrarySummary is a schema of the API.
+type LibrarySummary struct {
+	CreatedAt    time.Time `json:"createdAt"`
+	LibraryJSON  any       `json:"libraryJson,omitzero"`
+	MachineName  string    `json:"machineName"`
+	MajorVersion int64     `json:"majorVersion"`
+	MinorVersion int64     `json:"minorVersion"`
+	PatchVersion int64     `json:"patchVersion"`
+	Restricted   bool      `json:"restricted"`
+	Runnable     bool      `json:"runnable"`
+	Title        string    `json:"title"`
+	Uber         string    `json:"uber"`
+	UpdatedAt    time.Time `json:"updatedAt"`
 }
 
 // LoginInputBody is a schema of the API.
@@ -2803,6 +3041,30 @@ func (f PostAdminUsersIDAvatarForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
+// PostH5PContentsUploadForm is a schema of the API. Fields left nil are not sent.
+type PostH5PContentsUploadForm struct {
+	// The .h5p package (a zip archive).
+	H5PFile *File
+}
+
+func (f PostH5PContentsUploadForm) writeForm(w *multipart.Writer) error {
+	return writeFields(w, []formField{
+		{"h5p_file", f.H5PFile},
+	})
+}
+
+// PostH5PLibrariesForm is a schema of the API. Fields left nil are not sent.
+type PostH5PLibrariesForm struct {
+	// The .h5p package (a zip archive).
+	File *File
+}
+
+func (f PostH5PLibrariesForm) writeForm(w *multipart.Writer) error {
+	return writeFields(w, []formField{
+		{"file", f.File},
+	})
+}
+
 // PostProfileUploadAvatarForm is a schema of the API. Fields left nil are not sent.
 type PostProfileUploadAvatarForm struct {
 	// A PNG, JPEG, GIF or WebP image of at most 2 MiB.
@@ -3105,6 +3367,19 @@ type ResourceView struct {
 	URL string `json:"url"`
 }
 
+// RestrictedBody is a schema of the API.
+type RestrictedBody struct {
+	// Whether the library is restricted (authors without h5p_library_update may not use it).
+	Restricted *bool `json:"restricted"`
+}
+
+// SavedContent is a schema of the API.
+type SavedContent struct {
+	ContentID string `json:"contentId"`
+	// The package descriptor (h5p.json).
+	Metadata any `json:"metadata"`
+}
+
 // SortInputBody is a schema of the API.
 type SortInputBody struct {
 	// Course ids in their new order; positions become 1, 2, 3, ...
@@ -3226,6 +3501,12 @@ type UnassignInputBody struct {
 type UpdateInputBody struct {
 	// Settings to change, all or none.
 	Config []Item `json:"config"`
+}
+
+// UploadedContent is a schema of the API.
+type UploadedContent struct {
+	// Libraries the package installed or updated.
+	InstalledLibraries []LibraryRef `json:"installedLibraries"`
 }
 
 // User is a schema of the API.

@@ -95,12 +95,25 @@ type Error struct {
 	Code string
 	// Errors lists validation messages by field (422).
 	Errors map[string][]string
+	// Problems lists what the H5P service found wrong in a refused package
+	// (422 or 413; its errors are a list, not by field).
+	Problems []Problem
 	// Details holds the envelope's "details" object, when given.
 	Details map[string]any
 	// RetryAfter is the Retry-After header of a 429 or 503.
 	RetryAfter time.Duration
 	// RequestID is the X-Request-Id header, to find the call in the log.
 	RequestID string
+}
+
+// Problem is one problem of a refused H5P package.
+type Problem struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// File is the path of the entry inside the archive.
+	File string `json:"file,omitempty"`
+	// Library is the library directory ("H5P.Foo-1.2") or missing library.
+	Library string `json:"library,omitempty"`
 }
 
 func (e *Error) Error() string {
@@ -243,13 +256,17 @@ func decodeError(status int, header http.Header, raw []byte) *Error {
 		e.RetryAfter = time.Duration(s) * time.Second
 	}
 	var env struct {
-		Message string              `json:"message"`
-		Code    string              `json:"error"`
-		Errors  map[string][]string `json:"errors"`
-		Details map[string]any      `json:"details"`
+		Message string          `json:"message"`
+		Code    string          `json:"error"`
+		Errors  json.RawMessage `json:"errors"`
+		Details map[string]any  `json:"details"`
 	}
 	if json.Unmarshal(raw, &env) == nil {
-		e.Message, e.Code, e.Errors, e.Details = env.Message, env.Code, env.Errors, env.Details
+		e.Message, e.Code, e.Details = env.Message, env.Code, env.Details
+		// Errors by field, or the H5P service's list of package problems.
+		if len(env.Errors) > 0 && json.Unmarshal(env.Errors, &e.Errors) != nil {
+			json.Unmarshal(env.Errors, &e.Problems)
+		}
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(status)

@@ -126,3 +126,33 @@ func TestClientRateLimited(t *testing.T) {
 		t.Fatalf("after 100 calls of a 60/min route: %#v", err)
 	}
 }
+
+// The H5P service's REST routes through the typed client: answers decode
+// into their types, and a refused package arrives with its problems.
+func TestClientH5P(t *testing.T) {
+	env := apitest.New(t, "sqlite", apitest.Options{})
+	ctx := context.Background()
+	admin := env.Client("", env.As("admin").Token)
+	_, err := admin.PostH5PContentsUpload(ctx, client.PostH5PContentsUploadForm{
+		H5PFile: &client.File{Name: "broken.h5p", Content: bytes.NewReader([]byte("not a zip archive"))}})
+	var apiErr *client.Error
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnprocessableEntity || len(apiErr.Problems) == 0 ||
+		apiErr.Problems[0].Code == "" {
+		t.Fatalf("upload of a broken package: %#v", err)
+	}
+	page, err := admin.GetH5PContents(ctx, client.GetH5PContentsParams{PerPage: client.Ptr(int64(500))})
+	if err != nil || len(page.Items) != 0 || page.Meta.PerPage != 100 || page.Meta.LastPage != 1 {
+		t.Fatalf("contents: %+v, %v", page, err)
+	}
+	libs, err := admin.GetH5PLibraries(ctx)
+	if err != nil || len(libs) != 0 {
+		t.Fatalf("libraries: %+v, %v", libs, err)
+	}
+	if _, err := admin.DeleteH5PContentsID(ctx, "12345"); client.StatusOf(err) != http.StatusNotFound {
+		t.Fatalf("delete of a missing content: %v", err)
+	}
+	student := env.Client("", env.As("student").Token)
+	if _, err := student.PatchH5PLibrariesID(ctx, "H5P.Foo-1.0", client.RestrictedBody{Restricted: client.Ptr(true)}); client.StatusOf(err) != http.StatusForbidden {
+		t.Fatalf("student restricting a library: %v", err)
+	}
+}

@@ -14,6 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/blob"
@@ -30,40 +33,105 @@ const multipartSlack = 64 << 10
 
 var errNotFound = apperr.New(apperr.NotFound, "Content not found.")
 
+var h5pTags = []string{"H5P"}
+
 // contentRoutes registers the content and library administration routes.
-func (s *Service) contentRoutes(mux *http.ServeMux) {
-	h := func(pattern string, f http.HandlerFunc) { mux.Handle(pattern, s.user(f)) }
-	h("POST /h5p/contents/upload", s.uploadContent)
-	h("GET /h5p/contents", s.listContents)
-	h("POST /h5p/contents", s.createContent)
-	h("POST /h5p/contents/orphans/delete", s.deleteOrphans)
-	h("GET /h5p/contents/{id}", s.getContent)
-	h("PATCH /h5p/contents/{id}", s.updateContent)
-	h("DELETE /h5p/contents/{id}", s.deleteContent)
-	h("GET /h5p/contents/{id}/download", s.downloadContent)
-	h("GET /h5p/download/{id}", s.downloadContent)
-	h("GET /h5p/libraries", s.listLibraries)
-	h("POST /h5p/libraries", s.uploadLibraries)
-	h("GET /h5p/libraries/{uber}", s.getLibrary)
-	h("PATCH /h5p/libraries/{uber}", s.patchLibrary)
-	h("DELETE /h5p/libraries/{uber}", s.deleteLibrary)
+func (s *Service) contentRoutes(api huma.API) {
+	user := func(method, path, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.User}
+	}
+	anyone := func(method, path, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.Anyone}
+	}
+	created := func(r httpx.Route) httpx.Route { r.Status = http.StatusCreated; return r }
+
+	httpx.Handle(api, created(user("POST", "/h5p/contents/upload",
+		"Upload an .h5p package as new content (h5p_create; installs its libraries with h5p_library_install or h5p_library_update)")),
+		s.uploadContent)
+	describe(api, "POST", "/h5p/contents/upload", func(op *huma.Operation, schema func(any) *huma.Schema) {
+		op.RequestBody = packageBody("h5p_file")
+		packageErrors(op, schema)
+	})
+	httpx.Handle(api, user("GET", "/h5p/contents", "List contents (all with h5p_list, own with h5p_author_list)"), s.listContents)
+	httpx.Handle(api, created(user("POST", "/h5p/contents", "Create content from editor parameters (h5p_create)")), s.createContent)
+	describe(api, "POST", "/h5p/contents", func(op *huma.Operation, schema func(any) *huma.Schema) {
+		op.RequestBody = jsonBody(schema(contentBody{}))
+	})
+	httpx.Handle(api, user("POST", "/h5p/contents/orphans/delete",
+		"Delete the files of content ids without a row in the tenant (internal token only)"), s.deleteOrphans)
+	describe(api, "POST", "/h5p/contents/orphans/delete", func(op *huma.Operation, _ func(any) *huma.Schema) {
+		op.Security = []map[string][]string{{internalScheme: {}}}
+	})
+	httpx.Handle(api, anyone("GET", "/h5p/contents/{id}", "Get a content's summary, metadata and parameters"), s.getContent)
+	describe(api, "GET", "/h5p/contents/{id}", func(op *huma.Operation, schema func(any) *huma.Schema) {
+		op.Responses["200"] = &huma.Response{Description: "OK", Content: map[string]*huma.MediaType{
+			"application/json": {Schema: schema(httpx.Envelope[contentDetail]{})}}}
+	})
+	httpx.Handle(api, user("PATCH", "/h5p/contents/{id}",
+		"Save editor parameters of a content (h5p_update, or h5p_author_update on own content)"), s.updateContent)
+	describe(api, "PATCH", "/h5p/contents/{id}", func(op *huma.Operation, schema func(any) *huma.Schema) {
+		op.RequestBody = jsonBody(schema(contentBody{}))
+	})
+	httpx.Handle(api, user("DELETE", "/h5p/contents/{id}",
+		"Delete a content with its files, user states and results (h5p_delete, or h5p_author_delete on own content)"), s.deleteContent)
+	httpx.Handle(api, anyone("GET", "/h5p/contents/{id}/download", "Download a content as an .h5p package"), s.downloadContent)
+	describe(api, "GET", "/h5p/contents/{id}/download", func(op *huma.Operation, _ func(any) *huma.Schema) {
+		op.Responses["200"] = &huma.Response{Description: "The .h5p package, as an attachment; ranges are served.",
+			Content: map[string]*huma.MediaType{"application/zip": {Schema: &huma.Schema{Type: "string", ContentEncoding: "binary"}}}}
+	})
+	// The H5P client's own download link: the same answer, outside the
+	// REST description.
+	download := anyone("GET", "/h5p/download/{id}", "Download a content as an .h5p package")
+	download.Hidden = true
+	httpx.Handle(api, download, s.downloadContent)
+
+	httpx.Handle(api, user("GET", "/h5p/libraries", "List installed libraries (h5p_library_list)"), s.listLibraries)
+	httpx.Handle(api, user("POST", "/h5p/libraries",
+		"Install or update the libraries of an .h5p package (h5p_library_upload or h5p_library_install)"), s.uploadLibraries)
+	describe(api, "POST", "/h5p/libraries", func(op *huma.Operation, schema func(any) *huma.Schema) {
+		op.RequestBody = packageBody("file")
+		packageErrors(op, schema)
+	})
+	httpx.Handle(api, user("GET", "/h5p/libraries/{uber}", "Get a library with its library.json (h5p_library_read)"), s.getLibrary)
+	httpx.Handle(api, user("PATCH", "/h5p/libraries/{uber}", "Restrict or release a library (h5p_library_update)"), s.patchLibrary)
+	describe(api, "PATCH", "/h5p/libraries/{uber}", func(op *huma.Operation, schema func(any) *huma.Schema) {
+		op.RequestBody = jsonBody(schema(restrictedBody{}))
+	})
+	httpx.Handle(api, user("DELETE", "/h5p/libraries/{uber}", "Delete a library no content or library uses (h5p_library_delete)"), s.deleteLibrary)
 }
 
-// allowed checks that the caller holds one of perms: 401 for an anonymous
-// caller, 403 for a user without any of them.
-func allowed(w http.ResponseWriter, r *http.Request, perms ...access.Permission) bool {
-	u := UserFrom(r.Context())
+// contentPath names a content in the path.
+type contentPath struct {
+	ID string `path:"id" doc:"Content id."`
+}
+
+// libraryPath names a library in the path.
+type libraryPath struct {
+	Uber string `path:"uber" doc:"Library with major and minor version, as H5P.Foo-1.2."`
+}
+
+// permit checks that the caller holds one of perms: Unauthorized for an
+// anonymous caller, Forbidden for a user without any of them.
+func permit(ctx context.Context, perms ...access.Permission) error {
+	u := UserFrom(ctx)
 	if !u.LoggedIn() {
-		writeError(w, r, apperr.New(apperr.Unauthorized, "Log in to do this."))
-		return false
+		return apperr.New(apperr.Unauthorized, "Log in to do this.")
 	}
 	for _, p := range perms {
 		if u.Can(string(p)) {
-			return true
+			return nil
 		}
 	}
-	writeError(w, r, apperr.New(apperr.Forbidden, "You are not allowed to do this."))
-	return false
+	return apperr.New(apperr.Forbidden, "You are not allowed to do this.")
+}
+
+// allowed is permit for plain handlers, answering the refusal.
+func allowed(w http.ResponseWriter, r *http.Request, perms ...access.Permission) bool {
+	if err := permit(r.Context(), perms...); err != nil {
+		writeError(w, r, err)
+		return false
+	}
+	return true
 }
 
 // userID is the caller's numeric id; 0 for the system and anonymous.
@@ -100,11 +168,6 @@ func owns(u *User, c h5pstore.Content) bool {
 	return id != 0 && id == c.UserID
 }
 
-func contentID(r *http.Request) (int64, bool) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	return id, err == nil && id > 0
-}
-
 type contentSummary struct {
 	ID             string    `json:"id"`
 	Title          string    `json:"title"`
@@ -115,6 +178,15 @@ type contentSummary struct {
 	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
+// contentDetail is the data of GET /h5p/contents/{id}. It describes the
+// answer; the answer itself is written with the stored metadata and
+// parameters as they are (writeDataRaw).
+type contentDetail struct {
+	contentSummary
+	Metadata   json.RawMessage `json:"metadata" doc:"The package descriptor (h5p.json)."`
+	Parameters json.RawMessage `json:"parameters" doc:"The content parameters (content.json)."`
+}
+
 func summary(c h5pstore.Content) contentSummary {
 	return contentSummary{
 		ID: h5pstore.FormatID(c.ID), Title: c.Title, MainLibrary: c.MainLibrary,
@@ -123,13 +195,25 @@ func summary(c h5pstore.Content) contentSummary {
 	}
 }
 
-// writePackageError answers a package that failed to open or validate:
-// 413 when it is too large, else 422, naming every problem.
-func writePackageError(w http.ResponseWriter, r *http.Request, err error) {
+// packageErrorBody is the answer to a package that failed to open or
+// validate: the envelope with every problem listed.
+type packageErrorBody struct {
+	status  int
+	Success bool                 `json:"success"`
+	Message string               `json:"message"`
+	Errors  []h5ppackage.Problem `json:"errors"`
+}
+
+func (e *packageErrorBody) Error() string  { return e.Message }
+func (e *packageErrorBody) GetStatus() int { return e.status }
+
+// packageError turns a package's failure into its answer: 413 when it is
+// too large, else 422, naming every problem. Other errors are returned as
+// they are.
+func packageError(err error) error {
 	var perr *h5ppackage.Error
 	if !errors.As(err, &perr) {
-		writeError(w, r, err)
-		return
+		return err
 	}
 	status := http.StatusUnprocessableEntity
 	if perr.Kind == h5ppackage.TooLarge {
@@ -147,18 +231,25 @@ func writePackageError(w http.ResponseWriter, r *http.Request, err error) {
 	if problems == nil {
 		problems = []h5ppackage.Problem{}
 	}
-	httpx.WriteJSON(w, status, struct {
-		Success bool                 `json:"success"`
-		Message string               `json:"message"`
-		Errors  []h5ppackage.Problem `json:"errors"`
-	}{false, "The H5P package is invalid: " + strings.Join(msgs, " "), problems})
+	return &packageErrorBody{status: status, Message: "The H5P package is invalid: " + strings.Join(msgs, " "), Errors: problems}
+}
+
+// writePackageError answers packageError(err) for plain handlers.
+func writePackageError(w http.ResponseWriter, r *http.Request, err error) {
+	var body *packageErrorBody
+	if errors.As(packageError(err), &body) {
+		httpx.WriteJSON(w, body.status, body)
+		return
+	}
+	writeError(w, r, err)
 }
 
 var errTooLarge = apperr.New(apperr.TooLarge, "The upload is too large.")
 
 // receivePackage streams the first multipart field named one of fields to
 // a temporary file within the upload cap, then opens and validates it. The
-// caller runs cleanup once done with the package.
+// caller runs cleanup once done with the package. w may be nil; it only
+// lets an oversized body close the connection.
 func (s *Service) receivePackage(w http.ResponseWriter, r *http.Request, t *platform.Tenant, librariesOnly bool, fields ...string) (*h5ppackage.Package, func(), error) {
 	field := fields[0]
 	limit := s.maxUpload.Load()
@@ -266,72 +357,88 @@ func (s *Service) installPackage(ctx context.Context, t *platform.Tenant, u *Use
 	return installed, err
 }
 
-func (s *Service) uploadContent(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PCreate) {
-		return
+// savedContent is the data of a content save.
+type savedContent struct {
+	ContentID string          `json:"contentId"`
+	Metadata  json.RawMessage `json:"metadata" doc:"The package descriptor (h5p.json)."`
+}
+
+// uploadedContent is the data of a package upload.
+type uploadedContent struct {
+	savedContent
+	InstalledLibraries []h5pstore.LibraryRef `json:"installedLibraries" doc:"Libraries the package installed or updated."`
+}
+
+// uploadInput is a request whose body is read as a stream.
+type uploadInput struct {
+	Raw rawRequest
+}
+
+func (s *Service) uploadContent(ctx context.Context, in *uploadInput) (*httpx.Response[uploadedContent], error) {
+	if err := permit(ctx, access.H5PCreate); err != nil {
+		return nil, err
 	}
-	ctx, t, u := r.Context(), httpx.TenantFrom(r.Context()), UserFrom(r.Context())
-	p, cleanup, err := s.receivePackage(w, r, t, false, "h5p_file")
+	t, u := httpx.TenantFrom(ctx), UserFrom(ctx)
+	p, cleanup, err := s.receivePackage(nil, in.Raw.r, t, false, "h5p_file")
 	if err != nil {
-		writePackageError(w, r, err)
-		return
+		return nil, packageError(err)
 	}
 	defer cleanup()
 	installed, err := s.installPackage(ctx, t, u, p)
 	if err != nil {
-		writePackageError(w, r, err)
-		return
+		return nil, packageError(err)
 	}
-	c, err := s.Store.SaveContent(ctx, t, p, creatorID(r, u))
+	c, err := s.Store.SaveContent(ctx, t, p, creatorID(in.Raw.r, u))
 	if err != nil {
-		writePackageError(w, r, err)
-		return
+		return nil, packageError(err)
 	}
-	writeData(w, http.StatusCreated, map[string]any{
-		"contentId": h5pstore.FormatID(c.ID), "metadata": c.Metadata, "installedLibraries": installed,
-	})
+	return httpx.Created(uploadedContent{savedContent{h5pstore.FormatID(c.ID), c.Metadata}, installed}, "")
 }
 
-func (s *Service) listContents(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PList, access.H5PAuthorList) {
-		return
+type listContentsInput struct {
+	Q       string `query:"q" doc:"Only contents whose title contains this."`
+	Page    int    `query:"page" doc:"Page number, from 1."`
+	PerPage int    `query:"perPage" doc:"Items per page: 20 unless given, at most 100."`
+}
+
+func (s *Service) listContents(ctx context.Context, in *listContentsInput) (*httpx.PageResponse[contentSummary], error) {
+	if err := permit(ctx, access.H5PList, access.H5PAuthorList); err != nil {
+		return nil, err
 	}
-	u := UserFrom(r.Context())
+	u := UserFrom(ctx)
 	var owner int64
 	if !u.Can(string(access.H5PList)) {
 		owner = userID(u)
 	}
-	q := r.URL.Query()
-	page, perPage := 1, 20
-	if v, err := strconv.Atoi(q.Get("page")); err == nil && v > 0 {
-		page = v
+	// Values out of range fall back to the defaults rather than failing,
+	// as the H5P client sends them.
+	q := httpx.PageQuery{Page: 1, PerPage: 20}
+	if in.Page > 0 {
+		q.Page = in.Page
 	}
-	if v, err := strconv.Atoi(q.Get("perPage")); err == nil && v > 0 {
-		perPage = min(v, 100)
+	if in.PerPage > 0 {
+		q.PerPage = min(in.PerPage, 100)
 	}
-	list, total, err := s.Store.ListContents(r.Context(), httpx.TenantFrom(r.Context()), q.Get("q"), owner, (page-1)*perPage, perPage)
+	list, total, err := s.Store.ListContents(ctx, httpx.TenantFrom(ctx), in.Q, owner, q.Offset(), q.PerPage)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	data := make([]contentSummary, len(list))
 	for i, c := range list {
 		data[i] = summary(c)
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{
-		"success": true, "data": data, "message": "",
-		"meta": map[string]int{"current_page": page, "per_page": perPage, "total": total,
-			"last_page": max(1, (total+perPage-1)/perPage)},
-	})
+	return httpx.Paged(data, q, int64(total))
 }
 
 // contentBody is the body of POST and PATCH /h5p/contents.
 type contentBody struct {
-	Library string `json:"library"`
-	Params  struct {
-		Params   json.RawMessage `json:"params"`
-		Metadata json.RawMessage `json:"metadata"`
-	} `json:"params"`
+	Library string        `json:"library" doc:"The main library, as '<machine_name> <major>.<minor>'."`
+	Params  contentParams `json:"params"`
+}
+
+type contentParams struct {
+	Params   json.RawMessage `json:"params" doc:"The content parameters."`
+	Metadata json.RawMessage `json:"metadata,omitempty" doc:"The content's metadata (title, license...)."`
 }
 
 // readContentBody reads the body of an editor save, whose parameters may
@@ -363,25 +470,22 @@ func paramsTooLarge(limit int64) error {
 	return apperr.New(apperr.TooLarge, fmt.Sprintf("The content parameters may have at most %d bytes.", limit))
 }
 
-func (s *Service) createContent(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PCreate) {
-		return
+func (s *Service) createContent(ctx context.Context, in *uploadInput) (*httpx.Response[savedContent], error) {
+	if err := permit(ctx, access.H5PCreate); err != nil {
+		return nil, err
 	}
-	b, err := readContentBody(w, r, s.Store.Settings().MaxParamsSize)
+	b, err := readContentBody(nil, in.Raw.r, s.Store.Settings().MaxParamsSize)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	machine, major, minor, err := h5pstore.ParseLibrary(b.Library)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	desc := map[string]any{}
 	if len(b.Params.Metadata) > 0 && string(b.Params.Metadata) != "null" {
 		if err := json.Unmarshal(b.Params.Metadata, &desc); err != nil {
-			writeError(w, r, apperr.Field("params.metadata", "Must be a JSON object."))
-			return
+			return nil, apperr.Field("params.metadata", "Must be a JSON object.")
 		}
 	}
 	if title, _ := desc["title"].(string); strings.TrimSpace(title) == "" {
@@ -397,20 +501,17 @@ func (s *Service) createContent(w http.ResponseWriter, r *http.Request) {
 	desc["preloadedDependencies"] = []h5ppackage.Dependency{{MachineName: machine, MajorVersion: major, MinorVersion: minor}}
 	raw, err := json.Marshal(desc)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	p := &h5ppackage.Package{H5PRaw: raw, Content: b.Params.Params}
 	if err := json.Unmarshal(raw, &p.H5P); err != nil {
-		writeError(w, r, apperr.Field("params.metadata", "The metadata does not describe H5P content."))
-		return
+		return nil, apperr.Field("params.metadata", "The metadata does not describe H5P content.")
 	}
-	c, err := s.saveNewContent(r.Context(), httpx.TenantFrom(r.Context()), UserFrom(r.Context()), p, b)
+	c, err := s.saveNewContent(ctx, httpx.TenantFrom(ctx), UserFrom(ctx), p, b)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeData(w, http.StatusCreated, map[string]any{"contentId": h5pstore.FormatID(c.ID), "metadata": c.Metadata})
+	return httpx.Created(savedContent{h5pstore.FormatID(c.ID), c.Metadata}, "")
 }
 
 // saveNewContent stores the content of an editor save and moves the
@@ -442,15 +543,20 @@ func (s *Service) saveNewContent(ctx context.Context, t *platform.Tenant, u *Use
 	return c, nil
 }
 
-// loadContent finds the content of the {id} path value, answering 404
-// when there is none.
-func (s *Service) loadContent(w http.ResponseWriter, r *http.Request) (h5pstore.Content, bool) {
-	id, ok := contentID(r)
-	if !ok {
-		writeError(w, r, errNotFound)
-		return h5pstore.Content{}, false
+// content finds the content of the id text; errNotFound when there is
+// none.
+func (s *Service) content(ctx context.Context, idText string) (h5pstore.Content, error) {
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil || id <= 0 {
+		return h5pstore.Content{}, errNotFound
 	}
-	c, err := s.Store.Content(r.Context(), httpx.TenantFrom(r.Context()), id)
+	return s.Store.Content(ctx, httpx.TenantFrom(ctx), id)
+}
+
+// loadContent is content for plain handlers: the {id} path value,
+// answering 404 when there is none.
+func (s *Service) loadContent(w http.ResponseWriter, r *http.Request) (h5pstore.Content, bool) {
+	c, err := s.content(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, err)
 		return h5pstore.Content{}, false
@@ -458,44 +564,71 @@ func (s *Service) loadContent(w http.ResponseWriter, r *http.Request) (h5pstore.
 	return c, true
 }
 
-func (s *Service) getContent(w http.ResponseWriter, r *http.Request) {
-	c, ok := s.loadContent(w, r)
-	if !ok {
-		return
+// getContent streams the stored metadata and parameters into the answer
+// (see contentDetail for its shape).
+func (s *Service) getContent(ctx context.Context, in *contentPath) (*huma.StreamResponse, error) {
+	c, err := s.content(ctx, in.ID)
+	if err != nil {
+		return nil, err
 	}
-	writeDataRaw(w, r, http.StatusOK, summary(c), rawField{"metadata", string(c.Metadata)}, rawField{"parameters", c.Parameters})
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		r, w := humago.Unwrap(hctx)
+		writeDataRaw(w, r.WithContext(ctx), http.StatusOK, summary(c),
+			rawField{"metadata", string(c.Metadata)}, rawField{"parameters", c.Parameters})
+	}}, nil
 }
 
-// mayChange checks the edit or delete permission on c: any content with
+// changeAllowed checks the edit or delete permission on c: any content with
 // all, own content with own.
-func mayChange(w http.ResponseWriter, r *http.Request, c h5pstore.Content, all, own access.Permission) bool {
-	u := UserFrom(r.Context())
+func changeAllowed(ctx context.Context, c h5pstore.Content, all, own access.Permission) error {
+	u := UserFrom(ctx)
 	if u.Can(string(all)) || u.Can(string(own)) && owns(u, c) {
-		return true
+		return nil
 	}
-	writeError(w, r, apperr.New(apperr.Forbidden, "You are not allowed to change this content."))
-	return false
+	return apperr.New(apperr.Forbidden, "You are not allowed to change this content.")
 }
 
-func (s *Service) updateContent(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PUpdate, access.H5PAuthorUpdate) {
-		return
-	}
-	c, ok := s.loadContent(w, r)
-	if !ok || !mayChange(w, r, c, access.H5PUpdate, access.H5PAuthorUpdate) {
-		return
-	}
-	b, err := readContentBody(w, r, s.Store.Settings().MaxParamsSize)
-	if err != nil {
+// mayChange is changeAllowed for plain handlers, answering the refusal.
+func mayChange(w http.ResponseWriter, r *http.Request, c h5pstore.Content, all, own access.Permission) bool {
+	if err := changeAllowed(r.Context(), c, all, own); err != nil {
 		writeError(w, r, err)
-		return
+		return false
 	}
-	c, err = s.saveContentEdit(r.Context(), httpx.TenantFrom(r.Context()), UserFrom(r.Context()), c.ID, b)
+	return true
+}
+
+// changeContent finds the content of id and checks the caller may change
+// it with all or own.
+func (s *Service) changeContent(ctx context.Context, id string, all, own access.Permission) (h5pstore.Content, error) {
+	if err := permit(ctx, all, own); err != nil {
+		return h5pstore.Content{}, err
+	}
+	c, err := s.content(ctx, id)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return c, err
 	}
-	writeData(w, http.StatusOK, map[string]any{"contentId": h5pstore.FormatID(c.ID), "metadata": c.Metadata})
+	return c, changeAllowed(ctx, c, all, own)
+}
+
+type updateContentInput struct {
+	ID  string `path:"id" doc:"Content id."`
+	Raw rawRequest
+}
+
+func (s *Service) updateContent(ctx context.Context, in *updateContentInput) (*httpx.Response[savedContent], error) {
+	c, err := s.changeContent(ctx, in.ID, access.H5PUpdate, access.H5PAuthorUpdate)
+	if err != nil {
+		return nil, err
+	}
+	b, err := readContentBody(nil, in.Raw.r, s.Store.Settings().MaxParamsSize)
+	if err != nil {
+		return nil, err
+	}
+	c, err = s.saveContentEdit(ctx, httpx.TenantFrom(ctx), UserFrom(ctx), c.ID, b)
+	if err != nil {
+		return nil, err
+	}
+	return httpx.OK(savedContent{h5pstore.FormatID(c.ID), c.Metadata})
 }
 
 // saveContentEdit stores an editor save of content id and moves the editor
@@ -523,19 +656,20 @@ func (s *Service) saveContentEdit(ctx context.Context, t *platform.Tenant, u *Us
 	return c, nil
 }
 
-func (s *Service) deleteContent(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PDelete, access.H5PAuthorDelete) {
-		return
+// deletedContent is the data of a content deletion.
+type deletedContent struct {
+	ContentID string `json:"contentId"`
+}
+
+func (s *Service) deleteContent(ctx context.Context, in *contentPath) (*httpx.Response[deletedContent], error) {
+	c, err := s.changeContent(ctx, in.ID, access.H5PDelete, access.H5PAuthorDelete)
+	if err != nil {
+		return nil, err
 	}
-	c, ok := s.loadContent(w, r)
-	if !ok || !mayChange(w, r, c, access.H5PDelete, access.H5PAuthorDelete) {
-		return
+	if err := s.Store.DeleteContent(ctx, httpx.TenantFrom(ctx), c.ID); err != nil {
+		return nil, err
 	}
-	if err := s.Store.DeleteContent(r.Context(), httpx.TenantFrom(r.Context()), c.ID); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, map[string]any{"contentId": h5pstore.FormatID(c.ID)})
+	return httpx.OK(deletedContent{h5pstore.FormatID(c.ID)})
 }
 
 // packageFilename is the download name of a content: its title reduced to
@@ -563,43 +697,52 @@ func packageFilename(c h5pstore.Content) string {
 	return name + "-" + h5pstore.FormatID(c.ID) + ".h5p"
 }
 
-func (s *Service) downloadContent(w http.ResponseWriter, r *http.Request) {
-	c, ok := s.loadContent(w, r)
-	if !ok {
-		return
+func (s *Service) downloadContent(ctx context.Context, in *contentPath) (*huma.StreamResponse, error) {
+	c, err := s.content(ctx, in.ID)
+	if err != nil {
+		return nil, err
 	}
 	f, err := os.CreateTemp("", "h5p-download-*.h5p")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	defer os.Remove(f.Name())
-	defer f.Close()
+	cleanup := func() {
+		f.Close()
+		os.Remove(f.Name())
+	}
 	// The archive is built before the answer starts, so a failure is an
 	// error answer rather than a truncated file.
-	if err := s.Store.Package(r.Context(), httpx.TenantFrom(r.Context()), c.ID, f); err != nil {
-		writeError(w, r, err)
-		return
+	if err := s.Store.Package(ctx, httpx.TenantFrom(ctx), c.ID, f); err != nil {
+		cleanup()
+		return nil, err
 	}
-	w.Header().Set("Content-Type", "application/zip")
-	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": packageFilename(c)}))
-	w.Header().Set("Cache-Control", "no-store")
-	http.ServeContent(w, r, "", c.UpdatedAt, f)
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		defer cleanup()
+		r, w := humago.Unwrap(hctx)
+		w.Header().Set("Content-Type", "application/zip")
+		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": packageFilename(c)}))
+		w.Header().Set("Cache-Control", "no-store")
+		http.ServeContent(w, r, "", c.UpdatedAt, f)
+	}}, nil
+}
+
+// deletedOrphans is the data of an orphan clean-up.
+type deletedOrphans struct {
+	ContentIDs []string `json:"contentIds" doc:"Content ids whose files were deleted."`
+	Files      int      `json:"files" doc:"Number of files deleted."`
 }
 
 // deleteOrphans removes the files of content ids that have no row in the
 // request's tenant. Only the system (internal token) may call it.
-func (s *Service) deleteOrphans(w http.ResponseWriter, r *http.Request) {
-	u := UserFrom(r.Context())
+func (s *Service) deleteOrphans(ctx context.Context, _ *struct{}) (*httpx.Response[deletedOrphans], error) {
+	u := UserFrom(ctx)
 	if !u.System {
 		if !u.LoggedIn() {
-			writeError(w, r, apperr.New(apperr.Unauthorized, "The internal token is required."))
-		} else {
-			writeError(w, r, apperr.New(apperr.Forbidden, "Only the platform may delete orphaned files."))
+			return nil, apperr.New(apperr.Unauthorized, "The internal token is required.")
 		}
-		return
+		return nil, apperr.New(apperr.Forbidden, "Only the platform may delete orphaned files.")
 	}
-	ctx, t := r.Context(), httpx.TenantFrom(r.Context())
+	t := httpx.TenantFrom(ctx)
 	const prefix = "h5p/content/"
 	files := map[int64]int{}
 	var order []int64
@@ -616,28 +759,25 @@ func (s *Service) deleteOrphans(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	ids := []string{}
 	deleted := 0
 	for _, id := range order {
 		var n int
 		if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM h5p_contents WHERE id = $1`, id).Scan(&n); err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
 		if n > 0 {
 			continue
 		}
 		if err := t.Blob.DeletePrefix(ctx, prefix+strconv.FormatInt(id, 10)+"/"); err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
 		ids = append(ids, strconv.FormatInt(id, 10))
 		deleted += files[id]
 	}
-	writeData(w, http.StatusOK, map[string]any{"contentIds": ids, "files": deleted})
+	return httpx.OK(deletedOrphans{ids, deleted})
 }
 
 type librarySummary struct {
@@ -674,99 +814,113 @@ func parseUber(uber string) (machine string, major, minor int, ok bool) {
 
 var errLibraryNotFound = apperr.New(apperr.NotFound, "Library not found.")
 
-func (s *Service) listLibraries(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PLibraryList) {
-		return
+func (s *Service) listLibraries(ctx context.Context, _ *struct{}) (*httpx.Response[[]librarySummary], error) {
+	if err := permit(ctx, access.H5PLibraryList); err != nil {
+		return nil, err
 	}
-	libs, err := s.Store.Libraries(r.Context(), httpx.TenantFrom(r.Context()))
+	libs, err := s.Store.Libraries(ctx, httpx.TenantFrom(ctx))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	out := make([]librarySummary, len(libs))
 	for i, l := range libs {
 		out[i] = libSummary(l)
 	}
-	writeData(w, http.StatusOK, out)
+	return httpx.OK(out)
 }
 
-func (s *Service) getLibrary(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PLibraryRead) {
-		return
+// library checks the caller holds perm and parses the library of the
+// path; errLibraryNotFound when it names none.
+func library(ctx context.Context, uber string, perm access.Permission) (machine string, major, minor int, err error) {
+	if err := permit(ctx, perm); err != nil {
+		return "", 0, 0, err
 	}
-	machine, major, minor, ok := parseUber(r.PathValue("uber"))
+	machine, major, minor, ok := parseUber(uber)
 	if !ok {
-		writeError(w, r, errLibraryNotFound)
-		return
+		return "", 0, 0, errLibraryNotFound
 	}
-	l, err := s.Store.Library(r.Context(), httpx.TenantFrom(r.Context()), machine, major, minor)
+	return machine, major, minor, nil
+}
+
+func (s *Service) getLibrary(ctx context.Context, in *libraryPath) (*httpx.Response[librarySummary], error) {
+	machine, major, minor, err := library(ctx, in.Uber, access.H5PLibraryRead)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
+	}
+	l, err := s.Store.Library(ctx, httpx.TenantFrom(ctx), machine, major, minor)
+	if err != nil {
+		return nil, err
 	}
 	sum := libSummary(l)
 	sum.LibraryJSON = l.JSON
-	writeData(w, http.StatusOK, sum)
+	return httpx.OK(sum)
 }
 
-func (s *Service) uploadLibraries(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PLibraryUpload, access.H5PLibraryInstall) {
-		return
+// installedLibraries is the data of a library upload.
+type installedLibraries struct {
+	InstalledLibraries []h5pstore.LibraryRef `json:"installedLibraries" doc:"Libraries installed or updated."`
+}
+
+func (s *Service) uploadLibraries(ctx context.Context, in *uploadInput) (*httpx.Response[installedLibraries], error) {
+	if err := permit(ctx, access.H5PLibraryUpload, access.H5PLibraryInstall); err != nil {
+		return nil, err
 	}
-	t := httpx.TenantFrom(r.Context())
-	p, cleanup, err := s.receivePackage(w, r, t, true, "file")
+	t := httpx.TenantFrom(ctx)
+	p, cleanup, err := s.receivePackage(nil, in.Raw.r, t, true, "file")
 	if err != nil {
-		writePackageError(w, r, err)
-		return
+		return nil, packageError(err)
 	}
 	defer cleanup()
-	installed, err := s.Store.Install(r.Context(), t, p, true)
+	installed, err := s.Store.Install(ctx, t, p, true)
 	if err != nil {
-		writePackageError(w, r, err)
-		return
+		return nil, packageError(err)
 	}
 	if installed == nil {
 		installed = []h5pstore.LibraryRef{}
 	}
-	writeData(w, http.StatusOK, map[string]any{"installedLibraries": installed})
+	return httpx.OK(installedLibraries{installed})
 }
 
-func (s *Service) patchLibrary(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PLibraryUpdate) {
-		return
-	}
-	machine, major, minor, ok := parseUber(r.PathValue("uber"))
-	if !ok {
-		writeError(w, r, errLibraryNotFound)
-		return
-	}
-	var body struct {
-		Restricted *bool `json:"restricted"`
-	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || body.Restricted == nil {
-		writeError(w, r, apperr.Field("restricted", "restricted (boolean) is required."))
-		return
-	}
-	l, err := s.Store.SetRestricted(r.Context(), httpx.TenantFrom(r.Context()), machine, major, minor, *body.Restricted)
+// restrictedBody is the body of PATCH /h5p/libraries/{uber}.
+type restrictedBody struct {
+	Restricted *bool `json:"restricted" doc:"Whether the library is restricted (authors without h5p_library_update may not use it)."`
+}
+
+// patchLibraryInput reads its body itself, after the permission check, so
+// that a caller without the permission learns nothing from validation.
+type patchLibraryInput struct {
+	Uber string `path:"uber" doc:"Library with major and minor version, as H5P.Foo-1.2."`
+	Raw  rawRequest
+}
+
+func (s *Service) patchLibrary(ctx context.Context, in *patchLibraryInput) (*httpx.Response[librarySummary], error) {
+	machine, major, minor, err := library(ctx, in.Uber, access.H5PLibraryUpdate)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeData(w, http.StatusOK, libSummary(l))
+	var body restrictedBody
+	if err := json.NewDecoder(io.LimitReader(in.Raw.r.Body, 1<<20)).Decode(&body); err != nil || body.Restricted == nil {
+		return nil, apperr.Field("restricted", "restricted (boolean) is required.")
+	}
+	l, err := s.Store.SetRestricted(ctx, httpx.TenantFrom(ctx), machine, major, minor, *body.Restricted)
+	if err != nil {
+		return nil, err
+	}
+	return httpx.OK(libSummary(l))
 }
 
-func (s *Service) deleteLibrary(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PLibraryDelete) {
-		return
+// deletedLibrary is the data of a library deletion.
+type deletedLibrary struct {
+	Uber string `json:"uber"`
+}
+
+func (s *Service) deleteLibrary(ctx context.Context, in *libraryPath) (*httpx.Response[deletedLibrary], error) {
+	machine, major, minor, err := library(ctx, in.Uber, access.H5PLibraryDelete)
+	if err != nil {
+		return nil, err
 	}
-	machine, major, minor, ok := parseUber(r.PathValue("uber"))
-	if !ok {
-		writeError(w, r, errLibraryNotFound)
-		return
+	if err := s.Store.DeleteLibrary(ctx, httpx.TenantFrom(ctx), machine, major, minor); err != nil {
+		return nil, err
 	}
-	if err := s.Store.DeleteLibrary(r.Context(), httpx.TenantFrom(r.Context()), machine, major, minor); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, map[string]any{"uber": fmt.Sprintf("%s-%d.%d", machine, major, minor)})
+	return httpx.OK(deletedLibrary{fmt.Sprintf("%s-%d.%d", machine, major, minor)})
 }

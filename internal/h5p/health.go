@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 )
@@ -64,14 +66,28 @@ func ping(ctx context.Context, fn func(context.Context) error) string {
 	return stateOK
 }
 
+type healthOutput struct {
+	Status       int
+	CacheControl string `header:"Cache-Control"`
+	Body         Health
+}
+
+func (s *Service) healthRoutes(api huma.API) {
+	httpx.Handle(api, httpx.Route{Method: "GET", Path: "/h5p/health", Tags: h5pTags, Who: httpx.Anyone,
+		Summary: "Check the H5P service and what it depends on (503 when something is down)"}, s.health)
+	describe(api, "GET", "/h5p/health", func(op *huma.Operation, schema func(any) *huma.Schema) {
+		op.Responses["503"] = &huma.Response{Description: "A dependency is down.",
+			Content: map[string]*huma.MediaType{"application/json": {Schema: schema(Health{})}}}
+	})
+}
+
 // health answers the check as a bare object, the shape the spec gives for
 // load balancers, with 503 when a dependency is down.
-func (s *Service) health(w http.ResponseWriter, r *http.Request) {
-	h := s.check(r.Context(), httpx.TenantFrom(r.Context()))
+func (s *Service) health(ctx context.Context, _ *struct{}) (*healthOutput, error) {
+	h := s.check(ctx, httpx.TenantFrom(ctx))
 	status := http.StatusOK
 	if !h.OK {
 		status = http.StatusServiceUnavailable
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	httpx.WriteJSON(w, status, h)
+	return &healthOutput{Status: status, CacheControl: "no-store", Body: h}, nil
 }

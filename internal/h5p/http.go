@@ -6,10 +6,13 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/lms-platform/lms/internal/httpx"
 )
 
-// envelope is the body of the H5P service's successful REST answers.
+// envelope is the body of the successful answers of the plain handlers
+// (the AJAX endpoints); the REST routes answer httpx's Envelope.
 type envelope struct {
 	Success bool   `json:"success"`
 	Data    any    `json:"data"`
@@ -79,13 +82,18 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // routes lists the service's routes in the order of the spec's table.
-func (s *Service) routes() http.Handler {
+// The REST routes are described in doc.
+func (s *Service) routes(doc huma.API) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /h5p/health", s.tenancy(true, http.HandlerFunc(s.health)))
+	doc.OpenAPI().Components.SecuritySchemes[internalScheme] = &huma.SecurityScheme{
+		Type: "apiKey", In: "header", Name: "X-Internal-Token",
+		Description: "The secret the platform's own parts share (LMS_INTERNAL_KEY).",
+	}
+	s.healthRoutes(restAPI(doc, mux, func(h http.Handler) http.Handler { return s.tenancy(true, h) }))
 	// Diagnostic route, not in the spec: the caller's own identity as the
 	// service sees it. It shows nothing the caller does not already hold.
 	mux.Handle("GET /h5p/whoami", s.user(http.HandlerFunc(s.whoami)))
-	s.contentRoutes(mux)
+	s.contentRoutes(restAPI(doc, mux, s.user))
 	s.runtimeRoutes(mux)
 	s.editorRoutes(mux)
 	s.embedRoutes(mux)

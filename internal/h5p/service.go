@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lms-platform/lms/internal/cache"
@@ -52,6 +53,9 @@ type Options struct {
 	// EditorDir holds the H5P editor client served under /h5p/editor/;
 	// empty: the editor page reports that the editor is not installed.
 	EditorDir string
+	// API is the API whose OpenAPI document describes the service's REST
+	// routes; nil: a document of the service's own.
+	API huma.API
 	// EmbedOrigins are the origins allowed to frame the embed pages and
 	// exchange messages with them; "*" allows any.
 	EmbedOrigins []string
@@ -104,7 +108,11 @@ func New(opts Options) *Service {
 	}
 	s.SetMaxUploadSize(opts.MaxUploadSize)
 	s.embed = newEmbedConfig(opts.CoreDir, opts.EditorDir, opts.EmbedOrigins)
-	s.handler = s.routes()
+	doc := opts.API
+	if doc == nil {
+		doc = ownDocument()
+	}
+	s.handler = s.routes(doc)
 	return s
 }
 

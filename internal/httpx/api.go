@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -145,6 +146,12 @@ func Handle[I, O any](api huma.API, r Route, h func(context.Context, *I) (*O, er
 	huma.Register(api, op, func(ctx context.Context, in *I) (*O, error) {
 		out, err := h(ctx, in)
 		if err != nil {
+			// An error that already is an answer of its own shape (the H5P
+			// service's package problems) is sent as it is.
+			var answer huma.StatusError
+			if errors.As(err, &answer) {
+				return nil, answer
+			}
 			return nil, ErrorFor(ctx, err)
 		}
 		if s, ok := any(out).(interface{ defaultStatus(int) }); ok {

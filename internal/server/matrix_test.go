@@ -159,6 +159,24 @@ var matrix = map[string]string{
 	// tenant: nobody gets a 2xx (internal/demo tests demo mode itself).
 	"POST /api/demo/login": "",
 	"GET /api/demo":        "",
+	// The H5P service's REST routes (its own permissions, internal/access).
+	// Contents are authored by tutors and admins; the matrix's content id
+	// names no content, so who may read one is checked, not what they get.
+	"GET /h5p/health":                 anyone,
+	"GET /h5p/contents":               authors,
+	"POST /h5p/contents":              authors,
+	"POST /h5p/contents/upload":       authors,
+	"GET /h5p/contents/{id}":          anyone,
+	"PATCH /h5p/contents/{id}":        authors,
+	"DELETE /h5p/contents/{id}":       authors,
+	"GET /h5p/contents/{id}/download": anyone,
+	"GET /h5p/libraries":              authors,
+	"POST /h5p/libraries":             admins,
+	"GET /h5p/libraries/{uber}":       authors,
+	"PATCH /h5p/libraries/{uber}":     admins,
+	"DELETE /h5p/libraries/{uber}":    admins,
+	// Only the platform's internal token deletes orphaned files.
+	"POST /h5p/contents/orphans/delete": "",
 }
 
 // TestRoleMatrix sends every route, as every caller who must not have it, a

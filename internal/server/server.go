@@ -261,7 +261,8 @@ func (s *Server) buildAPI() {
 	s.H5P = h5p.New(h5p.Options{Tenants: s.Tenants, Cache: s.Cache, Redis: s.Redis, Clock: s.Clock, Log: s.Log, Scanner: s.Scanner,
 		InternalKey: s.Config.InternalKey, TrustProxy: s.Config.TrustProxy, APIURL: s.apiURL(),
 		Store:   &h5pstore.Store{Clock: s.Clock, Locker: s.Locker, Cache: s.Cache},
-		CoreDir: s.Config.H5PCoreDir, EditorDir: s.Config.H5PEditorDir, EmbedOrigins: s.Config.H5PEmbedOrigins})
+		CoreDir: s.Config.H5PCoreDir, EditorDir: s.Config.H5PEditorDir, EmbedOrigins: s.Config.H5PEmbedOrigins,
+		API: s.API})
 	if s.Config.H5PHubURL != "" {
 		s.H5P.Store.SetSettings(h5pstore.Settings{HubURL: s.Config.H5PHubURL})
 	}
