@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -79,6 +80,7 @@ func SetRoles(ctx context.Context, q sqldb.Querier, userID int64, roles []string
 	if _, err := q.ExecContext(ctx, `DELETE FROM user_roles WHERE user_id = $1`, userID); err != nil {
 		return fmt.Errorf("accounts: clear roles: %w", err)
 	}
+	sqldb.Changed(q, access.UserKey(userID))
 	for _, role := range roles {
 		res, err := q.ExecContext(ctx, `INSERT INTO user_roles (user_id, role_id)
 			SELECT $1, id FROM roles WHERE name = $2 ON CONFLICT DO NOTHING`, userID, role)
@@ -155,6 +157,8 @@ func updateUser(ctx context.Context, q sqldb.Querier, now time.Time, id int64, c
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errUserNotFound
 	}
+	// The e-mail address and the blocked flag are part of the principal.
+	sqldb.Changed(q, access.UserKey(id))
 	return nil
 }
 
