@@ -1,6 +1,9 @@
 package access
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Keys naming the data principals are built from, for sqldb.Changed: a
 // write that changes one names it, and every process drops the principals
@@ -11,4 +14,10 @@ const TenantKey = "tenant" // everything of the tenant (a recreated database)
 func UserKey(id int64) string { return "user:" + strconv.FormatInt(id, 10) }
 
 // TokenKey names an access token that was revoked.
-func TokenKey(id string) string { return "token:" + id }
+func TokenKey(id string) string { return tokenPrefix + id }
+
+const tokenPrefix = "token:"
+
+// RevokedToken returns the token id a TokenKey names, and false for the
+// other keys.
+func RevokedToken(key string) (string, bool) { return strings.CutPrefix(key, tokenPrefix) }

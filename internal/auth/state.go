@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"strings"
 	"sync"
 	"time"
 
@@ -112,12 +111,11 @@ func (c *principalCache) changed(keys []string) {
 	defer c.mu.Unlock()
 	c.gen++
 	for _, k := range keys {
-		switch {
-		case k == access.TenantKey:
+		if k == access.TenantKey {
 			clear(c.byToken)
-		case strings.HasPrefix(k, "token:"):
-			delete(c.byToken, strings.TrimPrefix(k, "token:"))
-		case strings.HasPrefix(k, "user:"):
+		} else if id, ok := access.RevokedToken(k); ok {
+			delete(c.byToken, id)
+		} else {
 			for id, e := range c.byToken {
 				if access.UserKey(e.p.UserID) == k {
 					delete(c.byToken, id)

@@ -58,12 +58,13 @@ func (ts *Tenants) Recreate(ctx context.Context, rec Record) error {
 	if err := migrateTenant(ctx, db); err != nil {
 		return fmt.Errorf("platform: migrate tenant %d: %w", rec.ID, err)
 	}
-	ts.Evict(rec.ID)
+	// The handle still open here hears the notice too, before it goes.
 	keys := []string{access.TenantKey}
 	for _, id := range tokens {
 		keys = append(keys, access.TokenKey(id))
 	}
 	ts.opts.Changes.Publish(ctx, changes.Notice{Tenant: rec.ID, Keys: keys})
+	ts.Evict(rec.ID)
 	return nil
 }
 
