@@ -110,6 +110,18 @@ func ByEmail(ctx context.Context, q sqldb.Querier, email string) (User, error) {
 	return userWhere(ctx, q, `u.email = $1`, strings.ToLower(strings.TrimSpace(email)))
 }
 
+// account loads a user without its roles; NotFound when absent.
+func account(ctx context.Context, q sqldb.Querier, id int64) (User, error) {
+	u, err := scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+	if sqldb.NotFound(err) {
+		return User{}, errUserNotFound
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("accounts: load user %d: %w", id, err)
+	}
+	return u, nil
+}
+
 // userWhere loads the user the condition selects and its roles in one
 // query: one row per role, or one row with no role.
 func userWhere(ctx context.Context, q sqldb.Querier, cond string, arg any) (User, error) {
@@ -332,18 +344,15 @@ func categoriesAndInterests(ctx context.Context, q sqldb.Querier, userID int64) 
 	return cats, interests, rows.Err()
 }
 
-// detailOf loads a user with its categories, interests and groups: three
-// queries.
-func detailOf(ctx context.Context, q sqldb.Querier, id int64) (Detail, error) {
-	u, err := ByID(ctx, q, id)
-	if err != nil {
-		return Detail{}, err
-	}
+// detailOf loads the categories, interests and groups of a loaded user:
+// two queries.
+func detailOf(ctx context.Context, q sqldb.Querier, u User) (Detail, error) {
 	d := Detail{Summary: SummaryOf(u)}
-	if d.Categories, d.Interests, err = categoriesAndInterests(ctx, q, id); err != nil {
+	var err error
+	if d.Categories, d.Interests, err = categoriesAndInterests(ctx, q, u.ID); err != nil {
 		return Detail{}, err
 	}
-	if d.Groups, err = groupsOf(ctx, q, id); err != nil {
+	if d.Groups, err = groupsOf(ctx, q, u.ID); err != nil {
 		return Detail{}, err
 	}
 	return d, nil
