@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
@@ -67,6 +68,10 @@ func Open(ctx context.Context, location string) (*DB, error) {
 	return OpenSQLite(ctx, location)
 }
 
+// SQLiteIdleConn is how long an SQLite connection may stay idle before
+// its pool closes it.
+const SQLiteIdleConn = 30 * time.Second
+
 // OpenSQLite opens (creating) an SQLite database file in WAL mode.
 func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -82,7 +87,9 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	}
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
-	db.SetConnMaxIdleTime(0)
+	// Each connection holds its own page cache and parsed schema, about a
+	// megabyte: a tenant nobody asks for a while gives them back.
+	db.SetConnMaxIdleTime(SQLiteIdleConn)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: ping %s: %w", path, err)
