@@ -64,7 +64,7 @@ type Server struct {
 	Locker     lock.Locker
 	// Changes carries the notices of changed data (principals, H5P
 	// profiles) between the replicas, through Redis when configured.
-	Changes *changes.Feed
+	Changes    *changes.Feed
 	Mailer     notify.Mailer // nil: mail is only recorded
 	Passwords  *auth.Passwords
 	Settings   *settings.Service
