@@ -1,17 +1,26 @@
 // Command lmsbench is the load run of `make bench`: it starts the platform
 // in a temporary directory (SQLite, or PostgreSQL with -database), prepares
-// the data of a scenario and measures requests per second and latency
+// the data of each scenario and measures requests per second and latency
 // percentiles over keep-alive connections, load generator included.
 //
-// Scenarios (-scenario):
+// Right before each scenario it measures a plain net/http hello-world
+// server with the same load generator, connections and duration, and
+// prints the scenario as a ratio to it beside the absolute figures: on a
+// shared or noisy machine the ratio is what compares between runs. The
+// goals are ratios.
 //
-//	profile  GET /api/profile/me as the platform admin (the default); with
-//	         -binary it also measures how long `lms serve` takes to serve
-//	         its first request and its resident memory when idle
-//	program  GET /api/courses/{course}/program of a 20-lesson × 10-topic
-//	         course, as an assigned learner with some progress
-//	ping     PUT /api/courses/progress/{topic_id}/ping from 500 learners,
-//	         then a check that no learner lost a second
+// Scenarios (-scenario, several separated by commas):
+//
+//	profile    GET /api/profile/me as the platform admin (the default);
+//	           with -binary it also measures how long `lms serve` takes to
+//	           serve its first request and its resident memory when idle
+//	program    GET /api/courses/{course}/program of a 20-lesson × 10-topic
+//	           course, as an assigned learner with some progress
+//	catalogue  GET /api/courses, anonymous, on a catalogue of 30 courses
+//	ping       PUT /api/courses/progress/{topic_id}/ping from 500 learners,
+//	           then a check that no learner lost a second
+//	tenants    the resident memory of `lms serve` (-binary) with -tenants
+//	           tenants, each touched once by a request
 package main
 
 import (
@@ -43,65 +52,120 @@ import (
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
+// goals are the issue's floors for each scenario, as a share of the
+// hello-world rate measured in the same run.
+var goals = map[string]float64{"profile": 0.25, "program": 0.20, "catalogue": 0.20, "ping": 0.10}
+
+var scenarios = map[string]func(*bench) error{"profile": profileRun, "program": programRun,
+	"catalogue": catalogueRun, "ping": pingRun}
+
 func main() {
-	scenario := flag.String("scenario", "profile", "what to load: profile, program or ping")
-	conns := flag.Int("c", 0, "concurrent connections (default 32 for profile, 64 for program and ping)")
-	dur := flag.Duration("d", 10*time.Second, "duration of the load run")
+	scenario := flag.String("scenario", "profile", "what to load, comma-separated: profile, program, catalogue, ping, tenants")
+	conns := flag.Int("c", 64, "concurrent connections")
+	dur := flag.Duration("d", 10*time.Second, "duration of each load run")
 	database := flag.String("database", "", "PostgreSQL server URL to run on (a database is created and dropped); empty: SQLite")
-	binary := flag.String("binary", "bin/lms", "lms binary for the start-up and memory run of the profile scenario (empty: skip)")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the load run (server and load generator) to this file")
+	binary := flag.String("binary", "bin/lms", "lms binary for the start-up and memory runs (empty: skip them)")
+	tenants := flag.Int("tenants", 1000, "tenants of the tenants scenario")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the load runs (server and load generator) to this file")
 	flag.Parse()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "lmsbench:", err)
-			os.Exit(1)
-		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
-	}
-	if *conns == 0 {
-		*conns = 64
-		if *scenario == "profile" {
-			*conns = 32
-		}
-	}
-	run := map[string]func(*bench) error{"profile": profileRun, "program": programRun, "ping": pingRun}[*scenario]
-	if run == nil {
-		fmt.Fprintf(os.Stderr, "lmsbench: unknown scenario %q (profile, program, ping)\n", *scenario)
-		os.Exit(2)
-	}
-	err := withBench(*database, *conns, *dur, run)
-	if err == nil && *scenario == "profile" && *binary != "" {
-		err = processRun(*binary)
-	}
-	if err != nil {
-		pprof.StopCPUProfile()
+	if err := run(strings.Split(*scenario, ","), *conns, *dur, *database, *binary, *tenants, *cpuProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "lmsbench:", err)
 		os.Exit(1)
 	}
 }
 
+func run(names []string, conns int, dur time.Duration, database, binary string, tenants int, cpuProfile string) error {
+	for _, name := range names {
+		if scenarios[name] == nil && name != "tenants" {
+			return fmt.Errorf("unknown scenario %q (profile, program, catalogue, ping, tenants)", name)
+		}
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	ld := &loader{conns: conns, dur: dur,
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}}
+	for _, name := range names {
+		var err error
+		switch {
+		case name == "tenants":
+			if binary != "" {
+				err = tenantsRun(binary, tenants)
+			}
+		default:
+			// The hello-world is measured again right before each scenario,
+			// so that the load of a shared machine weighs on both alike.
+			ld.hello = 0
+			if ld.hello, err = helloRun(ld); err != nil {
+				return err
+			}
+			ld.goal = goals[name]
+			err = withBench(database, ld, scenarios[name])
+			if err == nil && name == "profile" && binary != "" {
+				err = processRun(binary)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// loader sends the load of a run and prints its figures.
+type loader struct {
+	client *http.Client
+	conns  int
+	dur    time.Duration
+	// hello is the hello-world rate of this run (0 while measuring it) and
+	// goal the share of it the scenario under way should reach.
+	hello float64
+	goal  float64
+}
+
+// helloRun measures a plain net/http server answering a fixed body: the
+// ceiling of this machine, Go's HTTP stack and this load generator.
+func helloRun(ld *loader) (float64, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "Hello, world!\n")
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	base := "http://" + ln.Addr().String() + "/"
+	return ld.load("plain net/http hello-world", "", func(int, int) *http.Request {
+		req, _ := http.NewRequest("GET", base, nil)
+		return req
+	})
+}
+
 // bench is a running platform under load.
 type bench struct {
+	*loader
 	s       *server.Server
 	rec     platform.Record // the platform tenant, served at localhost
 	base    string
-	client  *http.Client
-	conns   int
-	dur     time.Duration
 	backend string
 }
 
-func withBench(database string, conns int, dur time.Duration, run func(*bench) error) error {
+func withBench(database string, ld *loader, run func(*bench) error) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "lmsbench")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cfg := &config.Config{DataDir: dir, PlatformHost: "localhost", AdminEmail: "admin@localhost",
-		AdminPass: "bench-password", PasswordCost: "test", LogLevel: "error"}
+	cfg := benchConfig(dir)
 	backend := "SQLite"
 	if database != "" {
 		url, drop, err := scratchDatabase(ctx, database)
@@ -127,9 +191,12 @@ func withBench(database string, conns int, dur time.Duration, run func(*bench) e
 	srv := &http.Server{Handler: s.Handler}
 	go srv.Serve(ln)
 	defer srv.Close()
-	b := &bench{s: s, rec: rec, base: "http://" + ln.Addr().String(), conns: conns, dur: dur, backend: backend,
-		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}}
-	return run(b)
+	return run(&bench{loader: ld, s: s, rec: rec, base: "http://" + ln.Addr().String(), backend: backend})
+}
+
+func benchConfig(dir string) *config.Config {
+	return &config.Config{DataDir: dir, PlatformHost: "localhost", AdminEmail: "admin@localhost",
+		AdminPass: "bench-password", PasswordCost: "test", LogLevel: "error"}
 }
 
 // scratchDatabase creates a database for one run on the server of url and
@@ -146,17 +213,18 @@ func scratchDatabase(ctx context.Context, url string) (string, func(), error) {
 	return full, drop, err
 }
 
-// load sends requests from b.conns connections for b.dur; next makes the
-// i-th request of connection c. It prints the rate and latency percentiles.
-func (b *bench) load(title string, next func(c, i int) *http.Request) error {
+// load sends requests from ld.conns connections for ld.dur; next makes the
+// i-th request of connection c. It prints the rate, its ratio to the
+// hello-world rate and the latency percentiles, and returns the rate.
+func (ld *loader) load(title, backend string, next func(c, i int) *http.Request) (float64, error) {
 	var mu sync.Mutex
 	var all []time.Duration
 	var failures atomic.Int64
 	var firstFailure atomic.Value
-	deadline := time.Now().Add(b.dur)
+	deadline := time.Now().Add(ld.dur)
 	var wg sync.WaitGroup
 	start := time.Now()
-	for c := range b.conns {
+	for c := range ld.conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -164,7 +232,7 @@ func (b *bench) load(title string, next func(c, i int) *http.Request) error {
 			for i := 0; time.Now().Before(deadline); i++ {
 				req := next(c, i)
 				t0 := time.Now()
-				res, err := b.client.Do(req)
+				res, err := ld.client.Do(req)
 				if err != nil {
 					failures.Add(1)
 					firstFailure.CompareAndSwap(nil, err.Error())
@@ -194,13 +262,26 @@ func (b *bench) load(title string, next func(c, i int) *http.Request) error {
 		}
 		return all[min(len(all)-1, int(float64(len(all))*p))]
 	}
-	fmt.Printf("%s (%s, %d connections, %s): %.0f requests/s, %d failed\n",
-		title, b.backend, b.conns, b.dur, float64(len(all))/elapsed.Seconds(), failures.Load())
+	rate := float64(len(all)) / elapsed.Seconds()
+	where := ""
+	if backend != "" {
+		where = backend + ", "
+	}
+	fmt.Printf("%s (%s%d connections, %s): %.0f requests/s, %d failed\n",
+		title, where, ld.conns, ld.dur, rate, failures.Load())
+	if ld.hello > 0 {
+		verdict := "met"
+		if rate < ld.goal*ld.hello {
+			verdict = "NOT met"
+		}
+		fmt.Printf("  %.1f%% of hello-world (%.0f requests/s); goal ≥ %.0f%%: %s\n",
+			100*rate/ld.hello, ld.hello, 100*ld.goal, verdict)
+	}
 	fmt.Printf("  latency p50 %s  p90 %s  p99 %s  max %s\n", pct(0.50), pct(0.90), pct(0.99), pct(1))
 	if n := failures.Load(); n > 0 {
-		return fmt.Errorf("%d requests failed; first: %v", n, firstFailure.Load())
+		return rate, fmt.Errorf("%d requests failed; first: %v", n, firstFailure.Load())
 	}
-	return nil
+	return rate, nil
 }
 
 func (b *bench) request(method, path, token string, body any) *http.Request {
@@ -317,9 +398,10 @@ func profileRun(b *bench) error {
 	if err != nil {
 		return err
 	}
-	return b.load("GET /api/profile/me", func(int, int) *http.Request {
+	_, err = b.load("GET /api/profile/me", b.backend, func(int, int) *http.Request {
 		return b.request("GET", "/api/profile/me", token, nil)
 	})
+	return err
 }
 
 func programRun(b *bench) error {
@@ -347,9 +429,33 @@ func programRun(b *bench) error {
 		return err
 	}
 	path := "/api/courses/" + strconv.FormatInt(course, 10) + "/program"
-	return b.load("GET /api/courses/{course}/program, 20 lessons × 10 topics", func(int, int) *http.Request {
+	_, err = b.load("GET /api/courses/{course}/program, 20 lessons × 10 topics", b.backend, func(int, int) *http.Request {
 		return b.request("GET", path, token, nil)
 	})
+	return err
+}
+
+// catalogueCourses is the size of the catalogue scenario's catalogue: more
+// than the default page of the list.
+const catalogueCourses = 30
+
+func catalogueRun(b *bench) error {
+	for range catalogueCourses {
+		if _, _, err := b.course(true, 1, 1); err != nil {
+			return err
+		}
+	}
+	out, err := b.call("GET", "/api/courses", "", nil)
+	if err != nil {
+		return err
+	}
+	if list, _ := out["data"].([]any); len(list) == 0 {
+		return errors.New("the catalogue lists no course")
+	}
+	_, err = b.load("GET /api/courses, anonymous", b.backend, func(int, int) *http.Request {
+		return b.request("GET", "/api/courses", "", nil)
+	})
+	return err
 }
 
 const pingLearners = 500
@@ -367,7 +473,7 @@ func pingRun(b *bench) error {
 	}
 	path := "/api/courses/progress/" + strconv.FormatInt(topics[0], 10) + "/ping"
 	var n atomic.Int64
-	err = b.load(fmt.Sprintf("PUT /api/courses/progress/{topic_id}/ping, %d learners", pingLearners),
+	_, err = b.load(fmt.Sprintf("PUT /api/courses/progress/{topic_id}/ping, %d learners", pingLearners), b.backend,
 		func(int, int) *http.Request {
 			return b.request("PUT", path, tokens[int(n.Add(1))%len(tokens)], nil)
 		})
@@ -423,47 +529,134 @@ func processRun(binary string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	env := append(os.Environ(), "LMS_DATA_DIR="+dir, "LMS_API_ADDR="+addr, "LMS_ADMIN_PASSWORD=bench-password",
-		"LMS_LOG_LEVEL=error")
 	// First start creates the platform tenant (key generation, migrations);
 	// the measured start is the second, as after any restart.
 	for round := 0; round < 2; round++ {
-		cmd := exec.Command(binary, "serve")
-		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-		start := time.Now()
-		if err := cmd.Start(); err != nil {
+		p, err := startServe(binary, dir)
+		if err != nil {
 			return err
-		}
-		firstServed := time.Duration(0)
-		for time.Since(start) < 20*time.Second {
-			req, _ := http.NewRequest("GET", "http://"+addr+"/api/healthcheck", nil)
-			req.Host = "localhost"
-			if res, err := http.DefaultClient.Do(req); err == nil {
-				res.Body.Close()
-				if res.StatusCode == 200 {
-					firstServed = time.Since(start)
-					break
-				}
-			}
-			time.Sleep(2 * time.Millisecond)
 		}
 		if round == 1 {
 			time.Sleep(3 * time.Second)
-			rss := readRSS(cmd.Process.Pid)
-			fmt.Printf("lms serve: first request served %s after start; idle RSS with one tenant %s\n", firstServed, rss)
+			fmt.Printf("lms serve: first request served %s after start; idle RSS with one tenant %s (goal ≤ 60 MB)\n",
+				p.firstServed, readRSS(p.cmd.Process.Pid))
 		}
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
+		p.stop()
 	}
 	return nil
 }
+
+// served is a running `lms serve`.
+type served struct {
+	cmd         *exec.Cmd
+	addr        string
+	firstServed time.Duration
+}
+
+// startServe starts `lms serve` on the data directory and waits until it
+// answers its health check.
+func startServe(binary, dir string) (*served, error) {
+	addr, web := freeAddr(), freeAddr()
+	cmd := exec.Command(binary, "serve")
+	// The frontend runs too, as in a default `lms serve`, on a free port.
+	cmd.Env = append(os.Environ(), "LMS_DATA_DIR="+dir, "LMS_API_ADDR="+addr, "LMS_ADMIN_PASSWORD=bench-password",
+		"LMS_LOG_LEVEL=error", "LMS_WEB_ADDR="+web)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &served{cmd: cmd, addr: addr}
+	for time.Since(start) < 30*time.Second {
+		if status(addr, "localhost", "/api/healthcheck") == http.StatusOK {
+			p.firstServed = time.Since(start)
+			return p, nil
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	p.stop()
+	return nil, errors.New("lms serve did not answer within 30s")
+}
+
+// freeAddr is a local address with a port free at the time of the call.
+func freeAddr() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "127.0.0.1:0"
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func (p *served) stop() {
+	p.cmd.Process.Signal(os.Interrupt)
+	p.cmd.Wait()
+}
+
+// status sends one GET to the host at addr and returns its status (0 when
+// the request failed).
+func status(addr, host, path string) int {
+	req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
+	req.Host = host
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// tenantsRun creates n tenants (as `lms tenant add` does), starts
+// `lms serve` on them, touches each with one catalogue request and reads
+// the server's resident memory.
+func tenantsRun(binary string, n int) error {
+	dir, err := os.MkdirTemp("", "lmsbench-tenants")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	s, err := server.New(ctx, benchConfig(dir), server.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	_, _, err = s.EnsurePlatform(ctx)
+	for i := 0; i < n && err == nil; i++ {
+		_, _, err = s.AddTenant(ctx, server.NewTenant{Name: "Bench " + strconv.Itoa(i), Host: tenantHost(i),
+			AdminPassword: "bench-password"})
+	}
+	s.Close()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d tenants created in %s\n", n, time.Since(started).Round(time.Millisecond))
+	p, err := startServe(binary, dir)
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	time.Sleep(2 * time.Second)
+	idle := readRSS(p.cmd.Process.Pid)
+	started = time.Now()
+	for i := range n {
+		if code := status(p.addr, tenantHost(i), "/api/courses"); code != http.StatusOK {
+			return fmt.Errorf("GET /api/courses on %s answered %d", tenantHost(i), code)
+		}
+	}
+	touched := time.Since(started)
+	time.Sleep(2 * time.Second)
+	busy := readRSS(p.cmd.Process.Pid)
+	// Idle: once the tenants' database pools closed their idle connections.
+	time.Sleep(sqldb.SQLiteIdleConn + 10*time.Second)
+	fmt.Printf("lms serve with %d tenants: RSS %s before any request; %s just after touching each once (in %s); "+
+		"idle RSS %s once their connections idled out (goal ≤ 500 MB)\n",
+		n, idle, busy, touched.Round(time.Millisecond), readRSS(p.cmd.Process.Pid))
+	return nil
+}
+
+func tenantHost(i int) string { return "t" + strconv.Itoa(i) + ".bench.test" }
 
 func readRSS(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

@@ -61,6 +61,7 @@ func (s *Service) deleteAccount(ctx context.Context, t *platform.Tenant, u User,
 			}
 			return errUserNotFound
 		}
+		sqldb.Changed(tx, access.UserKey(u.ID))
 		return nil
 	})
 	if err != nil {

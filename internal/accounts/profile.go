@@ -39,7 +39,14 @@ func (s *Service) Profile(ctx context.Context, t *platform.Tenant, p *access.Pri
 	if err := allow(p.Has(access.UserReadSelf)); err != nil {
 		return Profile{}, err
 	}
-	d, err := s.detail(ctx, t, p.UserID)
+	// The principal holds the caller's current roles (every role change
+	// ends its cached copy), so the account is read without them.
+	u, err := account(ctx, t.DB, p.UserID)
+	if err != nil {
+		return Profile{}, err
+	}
+	u.Roles = p.Roles
+	d, err := s.detailOf(ctx, t, u)
 	if err != nil {
 		return Profile{}, err
 	}

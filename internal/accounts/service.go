@@ -37,7 +37,17 @@ type Service struct {
 
 // detail loads a user's detail with a link to the avatar.
 func (s *Service) detail(ctx context.Context, t *platform.Tenant, id int64) (Detail, error) {
-	d, err := detailOf(ctx, t.DB, id)
+	u, err := ByID(ctx, t.DB, id)
+	if err != nil {
+		return Detail{}, err
+	}
+	return s.detailOf(ctx, t, u)
+}
+
+// detailOf completes a loaded user with its categories, interests, groups
+// and avatar link.
+func (s *Service) detailOf(ctx context.Context, t *platform.Tenant, u User) (Detail, error) {
+	d, err := detailOf(ctx, t.DB, u)
 	if err == nil && s.FileURL != nil && d.AvatarPath != nil {
 		link := s.FileURL(t, *d.AvatarPath)
 		d.AvatarURL = &link

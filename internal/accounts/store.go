@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -14,12 +15,14 @@ import (
 const userColumns = `id, email, first_name, last_name, phone, bio, password_hash, is_active,
 	email_verified_at, avatar_path, created_at, updated_at`
 
-func scanUser(row interface{ Scan(...any) error }) (User, error) {
+// scanUser reads the userColumns of a row, then any further columns into
+// extra.
+func scanUser(row interface{ Scan(...any) error }, extra ...any) (User, error) {
 	var u User
 	var verified sql.NullTime
 	var phone, bio, avatar sql.NullString
-	err := row.Scan(&u.ID, &u.Email, &u.FirstName, &u.LastName, &phone, &bio, &u.PasswordHash, &u.IsActive,
-		&verified, &avatar, &u.CreatedAt, &u.UpdatedAt)
+	err := row.Scan(append([]any{&u.ID, &u.Email, &u.FirstName, &u.LastName, &phone, &bio, &u.PasswordHash, &u.IsActive,
+		&verified, &avatar, &u.CreatedAt, &u.UpdatedAt}, extra...)...)
 	if verified.Valid {
 		t := verified.Time
 		u.EmailVerifiedAt = &t
@@ -79,6 +82,7 @@ func SetRoles(ctx context.Context, q sqldb.Querier, userID int64, roles []string
 	if _, err := q.ExecContext(ctx, `DELETE FROM user_roles WHERE user_id = $1`, userID); err != nil {
 		return fmt.Errorf("accounts: clear roles: %w", err)
 	}
+	sqldb.Changed(q, access.UserKey(userID))
 	for _, role := range roles {
 		res, err := q.ExecContext(ctx, `INSERT INTO user_roles (user_id, role_id)
 			SELECT $1, id FROM roles WHERE name = $2 ON CONFLICT DO NOTHING`, userID, role)
@@ -98,26 +102,58 @@ func SetRoles(ctx context.Context, q sqldb.Querier, userID int64, roles []string
 
 // ByID loads a user with roles; NotFound when absent.
 func ByID(ctx context.Context, q sqldb.Querier, id int64) (User, error) {
-	u, err := scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
-	return withRoles(ctx, q, u, err)
+	return userWhere(ctx, q, `u.id = $1`, id)
 }
 
 // ByEmail loads a user by address (case-insensitive); NotFound when absent.
 func ByEmail(ctx context.Context, q sqldb.Querier, email string) (User, error) {
-	u, err := scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = $1`,
-		strings.ToLower(strings.TrimSpace(email))))
-	return withRoles(ctx, q, u, err)
+	return userWhere(ctx, q, `u.email = $1`, strings.ToLower(strings.TrimSpace(email)))
 }
 
-func withRoles(ctx context.Context, q sqldb.Querier, u User, err error) (User, error) {
+// account loads a user without its roles; NotFound when absent.
+func account(ctx context.Context, q sqldb.Querier, id int64) (User, error) {
+	u, err := scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 	if sqldb.NotFound(err) {
-		return u, apperr.New(apperr.NotFound, "User not found.")
+		return User{}, errUserNotFound
 	}
 	if err != nil {
-		return u, fmt.Errorf("accounts: load user: %w", err)
+		return User{}, fmt.Errorf("accounts: load user %d: %w", id, err)
 	}
-	u.Roles, err = Roles(ctx, q, u.ID)
-	return u, err
+	return u, nil
+}
+
+// userWhere loads the user the condition selects and its roles in one
+// query: one row per role, or one row with no role.
+func userWhere(ctx context.Context, q sqldb.Querier, cond string, arg any) (User, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+prefixed("u.", userColumns)+`, r.name FROM users u
+		LEFT JOIN user_roles ur ON ur.user_id = u.id LEFT JOIN roles r ON r.id = ur.role_id
+		WHERE `+cond+` ORDER BY r.name`, arg)
+	if err != nil {
+		return User{}, fmt.Errorf("accounts: load user: %w", err)
+	}
+	defer rows.Close()
+	var u User
+	found := false
+	for rows.Next() {
+		var role sql.NullString
+		row, err := scanUser(rows, &role)
+		if err != nil {
+			return User{}, fmt.Errorf("accounts: load user: %w", err)
+		}
+		if !found {
+			found, u, u.Roles = true, row, []string{}
+		}
+		if role.Valid {
+			u.Roles = append(u.Roles, role.String)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return User{}, fmt.Errorf("accounts: load user: %w", err)
+	}
+	if !found {
+		return User{}, apperr.New(apperr.NotFound, "User not found.")
+	}
+	return u, nil
 }
 
 // Roles lists the user's role names, sorted.
@@ -155,6 +191,8 @@ func updateUser(ctx context.Context, q sqldb.Querier, now time.Time, id int64, c
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errUserNotFound
 	}
+	// The e-mail address and the blocked flag are part of the principal.
+	sqldb.Changed(q, access.UserKey(id))
 	return nil
 }
 
@@ -275,20 +313,46 @@ func rolesOf(ctx context.Context, q sqldb.Querier, ids []int64) (map[int64][]str
 	return out, rows.Err()
 }
 
-// detailOf loads a user with its categories, interests and groups.
-func detailOf(ctx context.Context, q sqldb.Querier, id int64) (Detail, error) {
-	u, err := ByID(ctx, q, id)
+// categoriesAndInterests loads the user's categories and interests in one
+// query, each sorted by name.
+func categoriesAndInterests(ctx context.Context, q sqldb.Querier, userID int64) (cats, interests []Category, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT x.interest, c.id, c.name, c.slug, c.parent_id FROM (
+		SELECT FALSE AS interest, category_id FROM user_categories WHERE user_id = $1
+		UNION ALL SELECT TRUE, category_id FROM user_interests WHERE user_id = $1) x
+		JOIN categories c ON c.id = x.category_id ORDER BY c.name, c.id`, userID)
 	if err != nil {
-		return Detail{}, err
+		return nil, nil, fmt.Errorf("accounts: load categories and interests: %w", err)
 	}
+	defer rows.Close()
+	cats, interests = []Category{}, []Category{}
+	for rows.Next() {
+		var interest bool
+		var c Category
+		var parent sql.NullInt64
+		if err := rows.Scan(&interest, &c.ID, &c.Name, &c.Slug, &parent); err != nil {
+			return nil, nil, err
+		}
+		if parent.Valid {
+			c.ParentID = &parent.Int64
+		}
+		if interest {
+			interests = append(interests, c)
+		} else {
+			cats = append(cats, c)
+		}
+	}
+	return cats, interests, rows.Err()
+}
+
+// detailOf loads the categories, interests and groups of a loaded user:
+// two queries.
+func detailOf(ctx context.Context, q sqldb.Querier, u User) (Detail, error) {
 	d := Detail{Summary: SummaryOf(u)}
-	if d.Categories, err = categoriesOf(ctx, q, "user_categories", id); err != nil {
+	var err error
+	if d.Categories, d.Interests, err = categoriesAndInterests(ctx, q, u.ID); err != nil {
 		return Detail{}, err
 	}
-	if d.Interests, err = categoriesOf(ctx, q, "user_interests", id); err != nil {
-		return Detail{}, err
-	}
-	if d.Groups, err = groupsOf(ctx, q, id); err != nil {
+	if d.Groups, err = groupsOf(ctx, q, u.ID); err != nil {
 		return Detail{}, err
 	}
 	return d, nil

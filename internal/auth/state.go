@@ -1,45 +1,27 @@
 package auth
 
 import (
-	"context"
-	"database/sql"
 	"sync"
+	"time"
 
+	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/platform"
 )
 
 // tenantState is auth's per-tenant state, kept on the tenant handle.
 type tenantState struct {
-	verified *tokenCache
-
-	mu        sync.Mutex
-	principal *sql.Stmt
+	verified   *tokenCache
+	principals *principalCache
 }
 
 type stateKey struct{}
 
 func state(t *platform.Tenant) *tenantState {
-	return t.Local(stateKey{}, func() any { return &tenantState{verified: newTokenCache(4096)} }).(*tenantState)
-}
-
-// principalStmt prepares the principal query once per tenant: preparing
-// costs as much as running it on SQLite.
-func (s *tenantState) principalStmt(ctx context.Context, t *platform.Tenant) (*sql.Stmt, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.principal != nil {
-		return s.principal, nil
-	}
-	stmt, err := t.DB.PrepareContext(ctx, `SELECT u.id, u.email, u.is_active, t.revoked_at, t.expires_at,
-		t.impersonator_id, r.name
-		FROM access_tokens t JOIN users u ON u.id = t.user_id
-		LEFT JOIN user_roles ur ON ur.user_id = u.id LEFT JOIN roles r ON r.id = ur.role_id
-		WHERE t.id = $1 ORDER BY r.name`)
-	if err != nil {
-		return nil, err
-	}
-	s.principal = stmt
-	return stmt, nil
+	return t.Local(stateKey{}, func() any {
+		s := &tenantState{verified: newTokenCache(4096), principals: newPrincipalCache(4096)}
+		t.Watch(s.principals.changed)
+		return s
+	}).(*tenantState)
 }
 
 // tokenCache remembers token strings whose signature verified, so a client
@@ -69,4 +51,76 @@ func (c *tokenCache) put(raw string, claims *Claims) {
 		c.seen = make(map[string]*Claims)
 	}
 	c.seen[raw] = claims
+}
+
+// principalTTL bounds how long a cached principal is used. Every change
+// that affects a principal drops it at once in every process that shares
+// the change feed (access.UserKey, access.TokenKey, access.TenantKey); the
+// time to live only bounds changes made by a process that shares none with
+// this one, such as a command run on the same SQLite files without Redis.
+const principalTTL = 5 * time.Second
+
+// principalCache keeps the principal of each token id, read-only and
+// shared by the requests carrying that token, so that an authenticated
+// request costs no query. It is bounded: when full it starts over.
+type principalCache struct {
+	mu  sync.Mutex
+	max int
+	// gen counts the changes heard; a principal loaded while one arrived
+	// may predate it and is not kept.
+	gen     uint64
+	byToken map[string]cachedPrincipal
+}
+
+type cachedPrincipal struct {
+	p       *access.Principal
+	expires time.Time
+}
+
+func newPrincipalCache(max int) *principalCache {
+	return &principalCache{max: max, byToken: make(map[string]cachedPrincipal)}
+}
+
+// get returns the token's cached principal and true, or the generation to
+// pass to put with the principal loaded from the database.
+func (c *principalCache) get(tokenID string, now time.Time) (*access.Principal, uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.byToken[tokenID]
+	if ok && now.Before(e.expires) {
+		return e.p, 0, true
+	}
+	return nil, c.gen, false
+}
+
+func (c *principalCache) put(tokenID string, p *access.Principal, gen uint64, expires time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
+	if len(c.byToken) >= c.max {
+		c.byToken = make(map[string]cachedPrincipal)
+	}
+	c.byToken[tokenID] = cachedPrincipal{p: p, expires: expires}
+}
+
+// changed drops the principals that the changed data was part of.
+func (c *principalCache) changed(keys []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	for _, k := range keys {
+		if k == access.TenantKey {
+			clear(c.byToken)
+		} else if id, ok := access.RevokedToken(k); ok {
+			delete(c.byToken, id)
+		} else {
+			for id, e := range c.byToken {
+				if access.UserKey(e.p.UserID) == k {
+					delete(c.byToken, id)
+				}
+			}
+		}
+	}
 }

@@ -122,14 +122,34 @@ func checkTimes(c *Claims, now time.Time, leeway time.Duration) error {
 }
 
 // LoadPrincipal turns checked claims into the caller: the token must still
-// be recorded and unrevoked, and its user active. One prepared query reads
-// token, user and roles.
+// be recorded and unrevoked, and its user active. One query reads token,
+// user and roles; the principal is then kept until its data changes (see
+// principalCache), so the principal it returns is shared and read-only.
 func LoadPrincipal(ctx context.Context, t *platform.Tenant, now time.Time, c *Claims) (*access.Principal, error) {
-	stmt, err := state(t).principalStmt(ctx, t)
+	cache := state(t).principals
+	p, gen, ok := cache.get(c.ID, now)
+	if ok {
+		return p, nil
+	}
+	p, err := loadPrincipal(ctx, t, now, c)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := stmt.QueryContext(ctx, c.ID)
+	// Kept no longer than the token lives.
+	expires := now.Add(principalTTL)
+	if c.ExpiresAt.Before(expires) {
+		expires = c.ExpiresAt.Time
+	}
+	cache.put(c.ID, p, gen, expires)
+	return p, nil
+}
+
+func loadPrincipal(ctx context.Context, t *platform.Tenant, now time.Time, c *Claims) (*access.Principal, error) {
+	rows, err := t.DB.QueryContext(ctx, `SELECT u.id, u.email, u.is_active, t.revoked_at, t.expires_at,
+		t.impersonator_id, r.name
+		FROM access_tokens t JOIN users u ON u.id = t.user_id
+		LEFT JOIN user_roles ur ON ur.user_id = u.id LEFT JOIN roles r ON r.id = ur.role_id
+		WHERE t.id = $1 ORDER BY r.name`, c.ID)
 	if err != nil {
 		return nil, fmt.Errorf("auth: load principal: %w", err)
 	}
@@ -174,9 +194,13 @@ func LoadPrincipal(ctx context.Context, t *platform.Tenant, now time.Time, c *Cl
 	return p, nil
 }
 
-// Revoke marks one token revoked.
+// Revoke marks one token revoked; every process drops what it cached for
+// it once the transaction commits.
 func Revoke(ctx context.Context, q sqldb.Querier, now time.Time, tokenID string) error {
 	_, err := q.ExecContext(ctx, `UPDATE access_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`, now, tokenID)
+	if err == nil {
+		sqldb.Changed(q, access.TokenKey(tokenID))
+	}
 	return err
 }
 
@@ -187,7 +211,15 @@ func RevokeAll(ctx context.Context, q sqldb.Querier, now time.Time, userID int64
 
 // RevokeSessions revokes every token of a user but keep (empty: none).
 func RevokeSessions(ctx context.Context, q sqldb.Querier, now time.Time, userID int64, keep string) error {
-	_, err := q.ExecContext(ctx, `UPDATE access_tokens SET revoked_at = $1
-		WHERE user_id = $2 AND revoked_at IS NULL AND id <> $3`, now, userID, keep)
-	return err
+	ids, err := sqldb.Column[string](q.QueryContext(ctx, `UPDATE access_tokens SET revoked_at = $1
+		WHERE user_id = $2 AND revoked_at IS NULL AND id <> $3 RETURNING id`, now, userID, keep))
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = access.TokenKey(id)
+	}
+	sqldb.Changed(q, keys...)
+	return nil
 }

@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/auth"
+	"github.com/lms-platform/lms/internal/cache"
 	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 )
@@ -111,5 +113,110 @@ func (s *Service) identify(r *http.Request, t *platform.Tenant) *User {
 	if err != nil || claims.Subject == "" {
 		return Anonymous()
 	}
+	news := s.newsOf(t)
+	if news.revoked(claims.ID) {
+		return Anonymous()
+	}
+	news.saw(claims, profileKey(t, raw))
 	return s.profile(r.Context(), t, raw, claims)
+}
+
+// news is what the service heard of a tenant's revoked tokens and changed
+// accounts (platform.Tenant.Watch: from this process at once, from the
+// others through Redis). A revoked token is anonymous at once, without
+// asking the API, for as long as a profile cached before the revocation
+// may live. A change drops the cached profiles of the tokens this process
+// saw, so that their next request asks the API again: a changed user's
+// (roles, blocked, deleted), a revoked token's, or every one of a
+// recreated tenant.
+type news struct {
+	now   func() time.Time
+	cache cache.Cache
+
+	mu    sync.Mutex
+	ended map[string]time.Time // revoked token id → until
+	seen  map[string]seenToken // token id → its profile
+	// sweepAt is the size of seen at which saw forgets old entries: twice
+	// what the last sweep left, so sweeps cost little per request.
+	sweepAt int
+}
+
+// seenToken is a token whose profile may be cached.
+type seenToken struct {
+	key   string // the profile's cache key
+	user  string // access.UserKey of the token's subject
+	until time.Time
+}
+
+type newsKey struct{}
+
+func (s *Service) newsOf(t *platform.Tenant) *news {
+	return t.Local(newsKey{}, func() any {
+		n := &news{now: s.clock.Now, cache: s.cache, ended: map[string]time.Time{}, seen: map[string]seenToken{},
+			sweepAt: minSweep}
+		t.Watch(n.heard)
+		return n
+	}).(*news)
+}
+
+func (n *news) revoked(tokenID string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	until, ok := n.ended[tokenID]
+	return ok && n.now().Before(until)
+}
+
+// saw notes that the token's profile may be cached under key from now on.
+func (n *news) saw(c *auth.Claims, key string) {
+	id, _ := strconv.ParseInt(c.Subject, 10, 64)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	now := n.now()
+	if len(n.seen) >= n.sweepAt {
+		n.forget(now)
+		n.sweepAt = max(minSweep, 2*len(n.seen))
+	}
+	n.seen[c.ID] = seenToken{key: key, user: access.UserKey(id), until: now.Add(ProfileTTL)}
+}
+
+// minSweep is the size of seen below which saw never sweeps.
+const minSweep = 1024
+
+func (n *news) heard(keys []string) {
+	var drop []string
+	n.mu.Lock()
+	now := n.now()
+	n.forget(now)
+	for _, k := range keys {
+		if id, ok := access.RevokedToken(k); ok {
+			n.ended[id] = now.Add(ProfileTTL)
+			if tok, ok := n.seen[id]; ok {
+				drop = append(drop, tok.key)
+			}
+			continue
+		}
+		for _, tok := range n.seen {
+			if k == access.TenantKey || k == tok.user {
+				drop = append(drop, tok.key)
+			}
+		}
+	}
+	n.mu.Unlock()
+	// The cache only saves calls: a failed delete leaves an old profile for
+	// its time to live, and revoked tokens are refused above anyway.
+	_ = n.cache.Delete(context.Background(), drop...)
+}
+
+// forget drops what is older than any cached profile.
+func (n *news) forget(now time.Time) {
+	for id, until := range n.ended {
+		if !now.Before(until) {
+			delete(n.ended, id)
+		}
+	}
+	for id, tok := range n.seen {
+		if !now.Before(tok.until) {
+			delete(n.seen, id)
+		}
+	}
 }

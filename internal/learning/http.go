@@ -71,7 +71,7 @@ func Routes(api huma.API, s *Service) {
 		Summary: "The program of a course: lessons and topics with content, and the caller's progress"},
 		func(ctx context.Context, in *courseInput) (*rawJSON, error) {
 			t := httpx.TenantFrom(ctx)
-			body, err := s.ProgramJSON(ctx, t, t.Statements(), httpx.PrincipalFrom(ctx), in.Course)
+			body, err := s.ProgramJSON(ctx, t, t.DB, httpx.PrincipalFrom(ctx), in.Course)
 			if err != nil {
 				return nil, err
 			}

@@ -279,7 +279,7 @@ type TopicPing struct {
 // it is complete, and starts the course when needed.
 func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (TopicPing, error) {
 	now := s.now()
-	q := t.Statements()
+	q := t.DB
 	c, err := s.learnerTopic(ctx, t, q, now, p, topicID)
 	if err != nil {
 		return TopicPing{}, err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/changes"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -16,7 +18,9 @@ import (
 // new database at once and no connection anywhere keeps the old data.
 // Every token of the tenant stops working, since tokens are recorded in
 // that database. The open handle of this process is then evicted, so the
-// next request starts with fresh per-tenant state. Used by the demo reset.
+// next request starts with fresh per-tenant state, and the other processes
+// hear that everything of the tenant changed and which tokens ended (the
+// H5P service of each drops their profiles). Used by the demo reset.
 func (ts *Tenants) Recreate(ctx context.Context, rec Record) error {
 	// Callers refuse the platform tenant first; this guards the mechanism
 	// itself, since emptying that database would end every session of the
@@ -38,6 +42,11 @@ func (ts *Tenants) Recreate(ctx context.Context, rec Record) error {
 		return err
 	}
 	defer db.Close()
+	tokens, err := sqldb.Column[string](db.QueryContext(ctx, `SELECT id FROM access_tokens
+		WHERE revoked_at IS NULL AND expires_at > $1`, ts.opts.Clock.Now()))
+	if err != nil {
+		return fmt.Errorf("platform: list the tokens of tenant %d: %w", rec.ID, err)
+	}
 	if db.Dialect == sqldb.Postgres {
 		err = emptyPostgres(ctx, db)
 	} else {
@@ -49,6 +58,12 @@ func (ts *Tenants) Recreate(ctx context.Context, rec Record) error {
 	if err := migrateTenant(ctx, db); err != nil {
 		return fmt.Errorf("platform: migrate tenant %d: %w", rec.ID, err)
 	}
+	// The handle still open here hears the notice too, before it goes.
+	keys := []string{access.TenantKey}
+	for _, id := range tokens {
+		keys = append(keys, access.TokenKey(id))
+	}
+	ts.opts.Changes.Publish(ctx, changes.Notice{Tenant: rec.ID, Keys: keys})
 	ts.Evict(rec.ID)
 	return nil
 }

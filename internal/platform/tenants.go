@@ -11,6 +11,7 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/blob"
+	"github.com/lms-platform/lms/internal/changes"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -30,6 +31,8 @@ type Tenant struct {
 	kick     chan struct{}
 	kickOnce sync.Once
 	locals   sync.Map
+	watchMu  sync.RWMutex
+	watchers []func(keys []string)
 	stop     []func()
 	mu       sync.Mutex
 	users    int
@@ -40,7 +43,7 @@ type Tenant struct {
 }
 
 // Local returns the tenant's value for key, made by create on first use.
-// Capabilities keep per-tenant state here (prepared statements, caches) so
+// Capabilities keep per-tenant state here (caches) so
 // it is dropped with the handle when the tenant is closed.
 func (t *Tenant) Local(key any, create func() any) any {
 	if v, ok := t.locals.Load(key); ok {
@@ -50,12 +53,22 @@ func (t *Tenant) Local(key any, create func() any) any {
 	return v
 }
 
-type statementsKey struct{}
+// Watch registers fn to hear the keys of the tenant's data that changed
+// (sqldb.Changed), in this process or another one, while the handle is
+// open. Capabilities drop what they cached from that data; fn must not
+// block.
+func (t *Tenant) Watch(fn func(keys []string)) {
+	t.watchMu.Lock()
+	t.watchers = append(t.watchers, fn)
+	t.watchMu.Unlock()
+}
 
-// Statements is the tenant database's statement-caching Querier, for the
-// hottest routes.
-func (t *Tenant) Statements() *sqldb.Statements {
-	return t.Local(statementsKey{}, func() any { return sqldb.NewStatements(t.DB) }).(*sqldb.Statements)
+func (t *Tenant) changed(keys []string) {
+	t.watchMu.RLock()
+	defer t.watchMu.RUnlock()
+	for _, fn := range t.watchers {
+		fn(keys)
+	}
 }
 
 // PrimaryHost is the tenant's first host.
@@ -96,6 +109,9 @@ type Options struct {
 	Clock       clock.Clock
 	Idle        time.Duration // 0: never evict
 	Logger      *slog.Logger
+	// Changes carries the notices of changed data between the processes
+	// (nil: in this process only).
+	Changes *changes.Feed
 	// OnOpen starts per-tenant background work (the event dispatcher) and
 	// returns its stop function, called when the tenant is closed.
 	OnOpen []func(t *Tenant) (stop func())
@@ -126,7 +142,44 @@ func NewTenants(reg *Registry, opts Options) *Tenants {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Tenants{reg: reg, opts: opts, open: map[int64]*entry{}, byHost: map[string]int64{}}
+	if opts.Changes == nil {
+		// In process only: New cannot fail without Redis.
+		opts.Changes, _ = changes.New(context.Background(), nil, opts.Logger)
+	}
+	ts := &Tenants{reg: reg, opts: opts, open: map[int64]*entry{}, byHost: map[string]int64{}}
+	opts.Changes.Subscribe(ts.dispatch)
+	return ts
+}
+
+// Changes is the feed of changed data the tenants publish to and hear from.
+func (ts *Tenants) Changes() *changes.Feed { return ts.opts.Changes }
+
+// dispatch hands a notice to the open tenant it names, or to every open
+// tenant when it names none.
+func (ts *Tenants) dispatch(n changes.Notice) {
+	keys := n.Keys
+	if n.Tenant == 0 {
+		keys = []string{access.TenantKey}
+	}
+	var open []*Tenant
+	ts.mu.Lock()
+	for id, e := range ts.open {
+		if n.Tenant != 0 && id != n.Tenant {
+			continue
+		}
+		select {
+		case <-e.ready:
+			if e.tenant != nil {
+				open = append(open, e.tenant)
+			}
+		default:
+			// Still opening: it has cached nothing yet.
+		}
+	}
+	ts.mu.Unlock()
+	for _, t := range open {
+		t.changed(keys)
+	}
 }
 
 // Registry returns the tenant registry.
@@ -305,6 +358,9 @@ func (ts *Tenants) openTenant(ctx context.Context, rec Record) (*Tenant, error) 
 		lastUse:         ts.opts.Clock.Now(),
 	}
 	db.Signal = t.Kick
+	db.OnChange = func(keys []string) {
+		ts.opts.Changes.Publish(context.Background(), changes.Notice{Tenant: rec.ID, Keys: keys})
+	}
 	if ts.opts.Blob != nil {
 		t.Blob = blob.Sub(ts.opts.Blob, rec.BlobPrefix)
 	}

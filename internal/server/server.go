@@ -21,6 +21,7 @@ import (
 	"github.com/lms-platform/lms/internal/auth"
 	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/cache"
+	"github.com/lms-platform/lms/internal/changes"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/content"
@@ -63,7 +64,10 @@ type Server struct {
 	Limiter    limit.Limiter
 	Cache      cache.Cache
 	Locker     lock.Locker
-	Scanner    scan.Scanner  // nil without LMS_CLAMAV_ADDR
+	Scanner    scan.Scanner // nil without LMS_CLAMAV_ADDR
+	// Changes carries the notices of changed data (principals, H5P
+	// profiles) between the replicas, through Redis when configured.
+	Changes    *changes.Feed
 	Mailer     notify.Mailer // nil: mail is only recorded
 	Passwords  *auth.Passwords
 	Settings   *settings.Service
@@ -165,7 +169,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 	}
 	s.Tenants = platform.NewTenants(s.Registry, platform.Options{
 		DataDir: cfg.DataDir, DatabaseURL: cfg.DatabaseURL, Blob: s.Blob, Clock: s.Clock,
-		Idle: cfg.TenantIdle, Logger: s.Log, OnOpen: onOpen,
+		Idle: cfg.TenantIdle, Logger: s.Log, Changes: s.Changes, OnOpen: onOpen,
 	})
 	s.Jobs = jobs.New(s.Clock, s.Locker, s.Tenants, s.Log)
 	if err := s.configureJobs(); err != nil {
@@ -215,6 +219,7 @@ func (s *Server) openShared(ctx context.Context) error {
 		s.Limiter = limit.NewMemory(s.Clock)
 		s.Cache = cache.NewMemory(s.Clock)
 		s.Locker = lock.NewMemory(s.Clock)
+		s.Changes, _ = changes.New(ctx, nil, s.Log)
 		return nil
 	}
 	rdb, err := redisconn.Open(ctx, s.Config.RedisURL)
@@ -225,7 +230,8 @@ func (s *Server) openShared(ctx context.Context) error {
 	s.Limiter = limit.NewRedis(rdb, s.Clock)
 	s.Cache = cache.NewRedis(rdb)
 	s.Locker = lock.NewRedis(rdb)
-	return nil
+	s.Changes, err = changes.New(ctx, rdb, s.Log)
+	return err
 }
 
 func newSettings(cfg *config.Config, opts ...settings.Option) (*settings.Service, error) {
@@ -320,6 +326,9 @@ func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
 func (s *Server) Close() {
 	if s.Tenants != nil {
 		s.Tenants.CloseAll()
+	}
+	if s.Changes != nil {
+		s.Changes.Close()
 	}
 	if s.Redis != nil {
 		s.Redis.Close()

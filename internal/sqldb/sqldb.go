@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
@@ -28,15 +29,22 @@ const (
 	Postgres Dialect = "postgres"
 )
 
-// DB is a database handle that knows its dialect.
+// DB is a database handle that knows its dialect. Its ExecContext,
+// QueryContext and QueryRowContext, and those of its transactions, reuse
+// prepared statements (statements.go).
 type DB struct {
 	*sql.DB
+	stmts   *statements
 	Dialect Dialect
 	// Location is the SQLite file path or the PostgreSQL URL (with password).
 	Location string
 	// Signal, when set, is called after a transaction that called
 	// Tx.Signal commits: the tenant's event dispatcher hooks in here.
 	Signal func()
+	// OnChange, when set, hears the keys that writes named with Changed,
+	// after their transaction commits: the tenant publishes them so that
+	// every process drops what it cached from that data.
+	OnChange func(keys []string)
 }
 
 // Querier is what *sql.DB and *sql.Tx have in common, so store functions
@@ -60,6 +68,10 @@ func Open(ctx context.Context, location string) (*DB, error) {
 	return OpenSQLite(ctx, location)
 }
 
+// SQLiteIdleConn is how long an SQLite connection may stay idle before
+// its pool closes it.
+const SQLiteIdleConn = 30 * time.Second
+
 // OpenSQLite opens (creating) an SQLite database file in WAL mode.
 func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -75,12 +87,14 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	}
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
-	db.SetConnMaxIdleTime(0)
+	// Each connection holds its own page cache and parsed schema, about a
+	// megabyte: a tenant nobody asks for a while gives them back.
+	db.SetConnMaxIdleTime(SQLiteIdleConn)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: ping %s: %w", path, err)
 	}
-	return &DB{DB: db, Dialect: SQLite, Location: path}, nil
+	return newDB(db, SQLite, path), nil
 }
 
 // OpenPostgres opens a PostgreSQL database by URL.
@@ -95,12 +109,23 @@ func OpenPostgres(ctx context.Context, location string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: ping postgres %s: %w", Redact(location), err)
 	}
-	return &DB{DB: db, Dialect: Postgres, Location: location}, nil
+	return newDB(db, Postgres, location), nil
+}
+
+func newDB(db *sql.DB, dialect Dialect, location string) *DB {
+	return &DB{DB: db, stmts: newStatements(db, maxStatements), Dialect: dialect, Location: location}
+}
+
+// Close closes the kept statements and the database.
+func (db *DB) Close() error {
+	db.stmts.close()
+	return db.DB.Close()
 }
 
 // Tx is a transaction that can run code after it commits.
 type Tx struct {
 	*sql.Tx
+	db          *DB
 	Dialect     Dialect
 	afterCommit []func()
 	signal      func()
@@ -126,7 +151,7 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("sqldb: begin: %w", err)
 	}
-	tx := &Tx{Tx: stx, Dialect: db.Dialect, signal: db.Signal}
+	tx := &Tx{Tx: stx, db: db, Dialect: db.Dialect, signal: db.Signal}
 	defer func() {
 		if p := recover(); p != nil {
 			stx.Rollback()
@@ -144,6 +169,22 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
 		f()
 	}
 	return nil
+}
+
+// Changed names data that a write through q changed, for the caches built
+// from it (see DB.OnChange): at once outside a transaction, after the
+// commit inside one, never when it rolls back.
+func Changed(q Querier, keys ...string) {
+	switch q := q.(type) {
+	case *Tx:
+		if hook := q.db.OnChange; hook != nil {
+			q.AfterCommit(func() { hook(keys) })
+		}
+	case *DB:
+		if q.OnChange != nil {
+			q.OnChange(keys)
+		}
+	}
 }
 
 // IsUniqueViolation reports whether err is a unique-constraint failure.

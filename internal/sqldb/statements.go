@@ -1,74 +1,194 @@
 package sqldb
 
 import (
+	"container/list"
 	"context"
 	"database/sql"
 	"sync"
 )
 
 // Parsing a statement costs SQLite more than running the small queries of
-// the hottest routes (a learner's program and pings, the H5P player), so
-// those routes use a Querier that prepares each distinct query once per
-// tenant database and reuses it (database/sql prepares it again on each
-// pooled connection as needed).
+// the hot routes, so every query of a DB, inside a transaction or not, runs
+// as a prepared statement that the DB keeps and reuses: the query text is
+// the key. database/sql prepares a kept statement again on each pooled
+// connection that runs it, once, and transactions borrow it with
+// Tx.StmtContext. On PostgreSQL the same statements become named server
+// side statements, which spares the server its planning.
 
-// maxStatements bounds the statements kept per tenant; queries beyond it
-// run unprepared.
-const maxStatements = 64
+// maxStatements bounds the statements a DB keeps: queries whose text
+// depends on their input (lists of ids, filters) come and go, and the
+// least recently used statement is closed when a new one needs room.
+const maxStatements = 256
 
-// Statements is a Querier that prepares each distinct query once.
-type Statements struct {
-	db *DB
-	mu sync.Mutex
-	// byQuery holds a prepared statement, or nil when preparing failed.
-	byQuery map[string]*sql.Stmt
+// statements is a DB's bounded LRU cache of prepared statements.
+type statements struct {
+	db  *sql.DB
+	max int
+
+	mu      sync.Mutex
+	byQuery map[string]*list.Element // of *kept
+	lru     list.List                // most recently used first
 }
 
-// NewStatements wraps db in a Querier that prepares each distinct query
-// once and reuses it.
-func NewStatements(db *DB) *Statements {
-	return &Statements{db: db, byQuery: map[string]*sql.Stmt{}}
+// kept is one cached statement. stmt is nil when the query could not be
+// prepared (it then runs unprepared, which reports its error or runs a
+// script of several statements). users counts calls running it now: an
+// evicted statement closes when the last of them returns, since database/sql
+// refuses a closed statement.
+type kept struct {
+	query   string
+	stmt    *sql.Stmt
+	users   int
+	evicted bool
 }
 
-func (s *Statements) stmt(ctx context.Context, query string) *sql.Stmt {
+func newStatements(db *sql.DB, max int) *statements {
+	return &statements{db: db, max: max, byQuery: map[string]*list.Element{}}
+}
+
+// acquire returns the kept statement of query, preparing it on first use.
+// The caller must release it once its call returned.
+func (s *statements) acquire(ctx context.Context, query string) *kept {
+	s.mu.Lock()
+	if el, ok := s.byQuery[query]; ok {
+		s.lru.MoveToFront(el)
+		k := el.Value.(*kept)
+		k.users++
+		s.mu.Unlock()
+		return k
+	}
+	s.mu.Unlock()
+	// Prepare outside the lock: a slow preparation (a PostgreSQL round
+	// trip) must not stall the other queries.
+	st, err := s.db.PrepareContext(ctx, query)
+	if err != nil && ctx.Err() != nil {
+		// A request that went away says nothing about the query.
+		return &kept{query: query, users: 1, evicted: true}
+	}
+	k := &kept{query: query, stmt: st, users: 1}
+	s.mu.Lock()
+	if el, ok := s.byQuery[query]; ok {
+		// Another caller prepared it meanwhile: use theirs.
+		s.lru.MoveToFront(el)
+		theirs := el.Value.(*kept)
+		theirs.users++
+		s.mu.Unlock()
+		if st != nil {
+			st.Close()
+		}
+		return theirs
+	}
+	s.byQuery[query] = s.lru.PushFront(k)
+	var closing []*sql.Stmt
+	for s.lru.Len() > s.max {
+		old := s.lru.Remove(s.lru.Back()).(*kept)
+		delete(s.byQuery, old.query)
+		old.evicted = true
+		if old.users == 0 && old.stmt != nil {
+			closing = append(closing, old.stmt)
+		}
+	}
+	s.mu.Unlock()
+	for _, st := range closing {
+		st.Close()
+	}
+	return k
+}
+
+func (s *statements) release(k *kept) {
+	s.mu.Lock()
+	k.users--
+	last := k.evicted && k.users == 0
+	s.mu.Unlock()
+	if last && k.stmt != nil {
+		k.stmt.Close()
+	}
+}
+
+// len is the number of statements kept.
+func (s *statements) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if st, ok := s.byQuery[query]; ok {
-		return st
-	}
-	if len(s.byQuery) >= maxStatements {
-		return nil
-	}
-	st, err := s.db.PrepareContext(ctx, query)
-	if err != nil {
-		// Leave the query to run unprepared, which reports the error; a
-		// request that went away says nothing about the query.
-		if ctx.Err() == nil {
-			s.byQuery[query] = nil
-		}
-		return nil
-	}
-	s.byQuery[query] = st
-	return st
+	return s.lru.Len()
 }
 
-func (s *Statements) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if st := s.stmt(ctx, query); st != nil {
+// close closes every kept statement, when the DB closes.
+func (s *statements) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for el := s.lru.Front(); el != nil; el = el.Next() {
+		if k := el.Value.(*kept); k.stmt != nil {
+			k.stmt.Close()
+		}
+	}
+	s.lru.Init()
+	s.byQuery = map[string]*list.Element{}
+}
+
+// ExecContext runs query as the DB's kept statement.
+func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	k := db.stmts.acquire(ctx, query)
+	defer db.stmts.release(k)
+	if k.stmt == nil {
+		return db.DB.ExecContext(ctx, query, args...)
+	}
+	return k.stmt.ExecContext(ctx, args...)
+}
+
+// QueryContext runs query as the DB's kept statement.
+func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	k := db.stmts.acquire(ctx, query)
+	defer db.stmts.release(k)
+	if k.stmt == nil {
+		return db.DB.QueryContext(ctx, query, args...)
+	}
+	return k.stmt.QueryContext(ctx, args...)
+}
+
+// QueryRowContext runs query as the DB's kept statement.
+func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	k := db.stmts.acquire(ctx, query)
+	defer db.stmts.release(k)
+	if k.stmt == nil {
+		return db.DB.QueryRowContext(ctx, query, args...)
+	}
+	return k.stmt.QueryRowContext(ctx, args...)
+}
+
+// stmt returns the transaction's copy of the kept statement of query, or
+// nil when the query runs unprepared. The copy belongs to the transaction
+// and closes with it; the statement prepared on the transaction's
+// connection stays with the kept one for the next use.
+func (tx *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
+	k := tx.db.stmts.acquire(ctx, query)
+	defer tx.db.stmts.release(k)
+	if k.stmt == nil {
+		return nil
+	}
+	return tx.Tx.StmtContext(ctx, k.stmt)
+}
+
+// ExecContext runs query as the DB's kept statement, in the transaction.
+func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := tx.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	return s.db.ExecContext(ctx, query, args...)
+	return tx.Tx.ExecContext(ctx, query, args...)
 }
 
-func (s *Statements) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := s.stmt(ctx, query); st != nil {
+// QueryContext runs query as the DB's kept statement, in the transaction.
+func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := tx.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
-	return s.db.QueryContext(ctx, query, args...)
+	return tx.Tx.QueryContext(ctx, query, args...)
 }
 
-func (s *Statements) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st := s.stmt(ctx, query); st != nil {
+// QueryRowContext runs query as the DB's kept statement, in the
+// transaction.
+func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := tx.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	return s.db.QueryRowContext(ctx, query, args...)
+	return tx.Tx.QueryRowContext(ctx, query, args...)
 }

@@ -236,7 +236,7 @@ var errContentNotFound = apperr.New(apperr.NotFound, "Content not found.")
 
 // Content loads one content.
 func (s *Store) Content(ctx context.Context, t *platform.Tenant, id int64) (Content, error) {
-	c, err := scanContent(t.Statements().QueryRowContext(ctx, `SELECT `+contentColumns+contentFrom+` WHERE c.id = $1`, id))
+	c, err := scanContent(t.DB.QueryRowContext(ctx, `SELECT `+contentColumns+contentFrom+` WHERE c.id = $1`, id))
 	if sqldb.NotFound(err) {
 		return Content{}, errContentNotFound
 	}

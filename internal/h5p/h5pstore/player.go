@@ -22,7 +22,7 @@ type Asset struct {
 // parameters name, and of everything they preload, each library after the
 // libraries it depends on.
 func (s *Store) PlayerAssets(ctx context.Context, t *platform.Tenant, contentID int64) (scripts, styles []Asset, err error) {
-	q := t.Statements()
+	q := t.DB
 	roots, err := sqldb.Column[int64](q.QueryContext(ctx, `SELECT library_id FROM h5p_content_libraries
 		WHERE content_id = $1 AND dependency_type = $2 ORDER BY library_id`, contentID, Preloaded))
 	if err != nil {

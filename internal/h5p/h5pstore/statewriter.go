@@ -121,7 +121,7 @@ func (s *Store) commitStates(ctx context.Context, t *platform.Tenant, batch []*s
 	}
 	var err error
 	if len(batch) == 1 {
-		err = execStates(ctx, t.Statements(), saves, deletes)
+		err = execStates(ctx, t.DB, saves, deletes)
 	} else {
 		err = t.DB.Tx(ctx, func(tx *sqldb.Tx) error { return execStates(ctx, tx, saves, deletes) })
 	}
@@ -135,9 +135,9 @@ func (s *Store) commitStates(ctx context.Context, t *platform.Tenant, batch []*s
 	for _, j := range batch {
 		one := []stateOp{j.op}
 		if j.op.delete {
-			j.err = stateError(execStates(ctx, t.Statements(), nil, one))
+			j.err = stateError(execStates(ctx, t.DB, nil, one))
 		} else {
-			j.err = stateError(execStates(ctx, t.Statements(), one, nil))
+			j.err = stateError(execStates(ctx, t.DB, one, nil))
 		}
 	}
 }

@@ -49,7 +49,7 @@ type UserDataKey struct {
 // UserState loads one state; found is false when none is saved.
 func (s *Store) UserState(ctx context.Context, t *platform.Tenant, k UserDataKey) (UserData, bool, error) {
 	d := UserData{ContentID: k.ContentID, UserID: k.UserID, DataType: k.DataType, SubContentID: k.SubContentID, ContextID: k.ContextID}
-	err := t.Statements().QueryRowContext(ctx, `SELECT user_state, preload, invalidate, updated_at FROM h5p_content_user_data
+	err := t.DB.QueryRowContext(ctx, `SELECT user_state, preload, invalidate, updated_at FROM h5p_content_user_data
 		WHERE content_id = $1 AND user_id = $2 AND data_type = $3 AND sub_content_id = $4 AND context_id = $5`,
 		k.ContentID, k.UserID, k.DataType, k.SubContentID, k.ContextID).Scan(&d.State, &d.Preload, &d.Invalidate, &d.UpdatedAt)
 	if sqldb.NotFound(err) {
@@ -80,7 +80,7 @@ func (s *Store) SaveUserState(ctx context.Context, t *platform.Tenant, d UserDat
 	// Checked before the write, not within it: concurrent saves of new keys
 	// by one user may pass the cap by a few, which bounds it all the same.
 	var n, exists int
-	err := t.Statements().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(CASE WHEN data_type = $3
+	err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(CASE WHEN data_type = $3
 		AND sub_content_id = $4 AND context_id = $5 THEN 1 END) FROM h5p_content_user_data
 		WHERE content_id = $1 AND user_id = $2`, d.ContentID, d.UserID, d.DataType, d.SubContentID, d.ContextID).Scan(&n, &exists)
 	if err != nil {
@@ -102,7 +102,7 @@ func (s *Store) DeleteUserState(ctx context.Context, t *platform.Tenant, k UserD
 // PreloadedStates lists the states of a user in a content and context
 // that are marked for preloading, by sub-content and data type.
 func (s *Store) PreloadedStates(ctx context.Context, t *platform.Tenant, contentID, userID int64, contextID string) ([]UserData, error) {
-	rows, err := t.Statements().QueryContext(ctx, `SELECT data_type, sub_content_id, user_state, invalidate, updated_at
+	rows, err := t.DB.QueryContext(ctx, `SELECT data_type, sub_content_id, user_state, invalidate, updated_at
 		FROM h5p_content_user_data WHERE content_id = $1 AND user_id = $2 AND context_id = $3 AND preload = $4
 		ORDER BY sub_content_id, data_type`, contentID, userID, contextID, true)
 	if err != nil {
@@ -123,7 +123,7 @@ func (s *Store) PreloadedStates(ctx context.Context, t *platform.Tenant, content
 // SaveResult stores the result of a user in a content, replacing the
 // previous one; a content that does not exist is a not-found error.
 func (s *Store) SaveResult(ctx context.Context, t *platform.Tenant, r Result) error {
-	_, err := t.Statements().ExecContext(ctx, `INSERT INTO h5p_results (content_id, user_id, score, max_score,
+	_, err := t.DB.ExecContext(ctx, `INSERT INTO h5p_results (content_id, user_id, score, max_score,
 		opened_at, finished_at, completion_time) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (content_id, user_id) DO UPDATE SET score = excluded.score,
 		max_score = excluded.max_score, opened_at = excluded.opened_at,
@@ -143,7 +143,7 @@ func (s *Store) SaveResult(ctx context.Context, t *platform.Tenant, r Result) er
 func (s *Store) Result(ctx context.Context, t *platform.Tenant, contentID, userID int64) (Result, bool, error) {
 	r := Result{ContentID: contentID, UserID: userID}
 	var opened, finished sql.NullTime
-	err := t.Statements().QueryRowContext(ctx, `SELECT score, max_score, opened_at, finished_at, completion_time
+	err := t.DB.QueryRowContext(ctx, `SELECT score, max_score, opened_at, finished_at, completion_time
 		FROM h5p_results WHERE content_id = $1 AND user_id = $2`, contentID, userID).
 		Scan(&r.Score, &r.MaxScore, &opened, &finished, &r.CompletionTime)
 	if sqldb.NotFound(err) {
