@@ -42,11 +42,6 @@ func (ts *Tenants) Recreate(ctx context.Context, rec Record) error {
 		return err
 	}
 	defer db.Close()
-	tokens, err := sqldb.Column[string](db.QueryContext(ctx, `SELECT id FROM access_tokens
-		WHERE revoked_at IS NULL AND expires_at > $1`, ts.opts.Clock.Now()))
-	if err != nil {
-		return fmt.Errorf("platform: list the tokens of tenant %d: %w", rec.ID, err)
-	}
 	if db.Dialect == sqldb.Postgres {
 		err = emptyPostgres(ctx, db)
 	} else {
@@ -58,12 +53,10 @@ func (ts *Tenants) Recreate(ctx context.Context, rec Record) error {
 	if err := migrateTenant(ctx, db); err != nil {
 		return fmt.Errorf("platform: migrate tenant %d: %w", rec.ID, err)
 	}
-	// The handle still open here hears the notice too, before it goes.
-	keys := []string{access.TenantKey}
-	for _, id := range tokens {
-		keys = append(keys, access.TokenKey(id))
-	}
-	ts.opts.Changes.Publish(ctx, changes.Notice{Tenant: rec.ID, Keys: keys})
+	// Every session ended with the old database: the notice drops the
+	// principals and H5P profiles each process cached for the tenant (the
+	// handle still open here hears it too, before it goes).
+	ts.opts.Changes.Publish(ctx, changes.Notice{Tenant: rec.ID, Keys: []string{access.TenantKey}})
 	ts.Evict(rec.ID)
 	return nil
 }
