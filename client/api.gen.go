@@ -1716,10 +1716,17 @@ type ContentBody struct {
 
 // ContentDetail is a schema of the API.
 type ContentDetail struct {
+	CreatedAt      time.Time `json:"createdAt"`
+	ID             string    `json:"id"`
+	LibraryVersion string    `json:"libraryVersion"`
+	MainLibrary    string    `json:"mainLibrary"`
 	// The package descriptor (h5p.json).
 	Metadata any `json:"metadata"`
 	// The content parameters (content.json).
-	Parameters any `json:"parameters"`
+	Parameters any       `json:"parameters"`
+	Title      string    `json:"title"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+	UserID     string    `json:"userId"`
 }
 
 // ContentParams is a schema of the API.
@@ -3505,8 +3512,11 @@ type UpdateInputBody struct {
 
 // UploadedContent is a schema of the API.
 type UploadedContent struct {
+	ContentID string `json:"contentId"`
 	// Libraries the package installed or updated.
 	InstalledLibraries []LibraryRef `json:"installedLibraries"`
+	// The package descriptor (h5p.json).
+	Metadata any `json:"metadata"`
 }
 
 // User is a schema of the API.

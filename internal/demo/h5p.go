@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/platform"
 )
 
@@ -21,56 +21,38 @@ import (
 // the internal token, as the platform's other parts do: the service owns
 // its data and files.
 
-// h5pCall sends one request to the H5P service for the tenant.
-func (s *Service) h5pCall(ctx context.Context, t *platform.Tenant, method, path string, out any) error {
+// h5pClient is the typed client of the H5P service for the tenant.
+func (s *Service) h5pClient(t *platform.Tenant) (*client.Client, error) {
 	if s.H5PURL == nil || s.H5PURL() == "" {
-		return fmt.Errorf("demo: no H5P service address")
+		return nil, fmt.Errorf("demo: no H5P service address")
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(s.H5PURL(), "/")+path, nil)
+	c, err := client.New(s.H5PURL(), &http.Client{Timeout: 2 * time.Minute})
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("demo: H5P service: %w", err)
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("X-Internal-Token", s.InternalToken)
-	req.Header.Set("X-Forwarded-Host", t.PrimaryHost())
-	res, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
-	if err != nil {
-		return fmt.Errorf("demo: H5P service: %w", err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
-	if err != nil {
-		return err
-	}
-	if res.StatusCode < 200 || res.StatusCode >= 300 {
-		return fmt.Errorf("demo: H5P service: %s %s answered %d: %.200s", method, path, res.StatusCode, raw)
-	}
-	if out != nil {
-		return json.Unmarshal(raw, out)
-	}
-	return nil
+	return c.WithHeader("X-Internal-Token", s.InternalToken).WithHeader("X-Forwarded-Host", t.PrimaryHost()), nil
 }
 
 // deleteH5P deletes every H5P content of the tenant and returns how many.
 func (s *Service) deleteH5P(ctx context.Context, t *platform.Tenant) (int, error) {
+	h5p, err := s.h5pClient(t)
+	if err != nil {
+		return 0, err
+	}
 	deleted := 0
 	// Each round lists the first page again, since deleting shifts pages;
 	// the bound stops a service that keeps answering the same ids.
 	for round := 0; round < 1000; round++ {
-		var page struct {
-			Data []struct {
-				ID string `json:"id"`
-			} `json:"data"`
+		page, err := h5p.GetH5PContents(ctx, client.GetH5PContentsParams{PerPage: client.Ptr[int64](100)})
+		if err != nil {
+			return deleted, fmt.Errorf("demo: H5P service: listing contents: %w", err)
 		}
-		if err := s.h5pCall(ctx, t, http.MethodGet, "/h5p/contents?perPage=100", &page); err != nil {
-			return deleted, err
-		}
-		if len(page.Data) == 0 {
+		if len(page.Items) == 0 {
 			return deleted, nil
 		}
-		for _, c := range page.Data {
-			if err := s.h5pCall(ctx, t, http.MethodDelete, "/h5p/contents/"+url.PathEscape(c.ID), nil); err != nil {
-				return deleted, err
+		for _, c := range page.Items {
+			if _, err := h5p.DeleteH5PContentsID(ctx, c.ID); err != nil {
+				return deleted, fmt.Errorf("demo: H5P service: deleting content %s: %w", c.ID, err)
 			}
 			deleted++
 		}
@@ -81,7 +63,14 @@ func (s *Service) deleteH5P(ctx context.Context, t *platform.Tenant) (int, error
 // deleteH5POrphans asks the service to delete content files that no
 // content owns any more (after the tenant database was recreated).
 func (s *Service) deleteH5POrphans(ctx context.Context, t *platform.Tenant) error {
-	return s.h5pCall(ctx, t, http.MethodPost, "/h5p/contents/orphans/delete", nil)
+	h5p, err := s.h5pClient(t)
+	if err != nil {
+		return err
+	}
+	if _, err := h5p.PostH5PContentsOrphansDelete(ctx); err != nil {
+		return fmt.Errorf("demo: H5P service: deleting orphan files: %w", err)
+	}
+	return nil
 }
 
 // maxPackages bounds how many packages of the content directory the seed

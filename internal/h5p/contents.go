@@ -168,7 +168,10 @@ func owns(u *User, c h5pstore.Content) bool {
 	return id != 0 && id == c.UserID
 }
 
-type contentSummary struct {
+// ContentSummary is a content in a list. It is exported because huma
+// leaves an unexported embedded struct's fields out of the schemas of the
+// answers embedding it (contentDetail).
+type ContentSummary struct {
 	ID             string    `json:"id"`
 	Title          string    `json:"title"`
 	MainLibrary    string    `json:"mainLibrary"`
@@ -182,13 +185,13 @@ type contentSummary struct {
 // answer; the answer itself is written with the stored metadata and
 // parameters as they are (writeDataRaw).
 type contentDetail struct {
-	contentSummary
+	ContentSummary
 	Metadata   json.RawMessage `json:"metadata" doc:"The package descriptor (h5p.json)."`
 	Parameters json.RawMessage `json:"parameters" doc:"The content parameters (content.json)."`
 }
 
-func summary(c h5pstore.Content) contentSummary {
-	return contentSummary{
+func summary(c h5pstore.Content) ContentSummary {
+	return ContentSummary{
 		ID: h5pstore.FormatID(c.ID), Title: c.Title, MainLibrary: c.MainLibrary,
 		LibraryVersion: c.LibraryVersion, UserID: strconv.FormatInt(c.UserID, 10),
 		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
@@ -357,15 +360,17 @@ func (s *Service) installPackage(ctx context.Context, t *platform.Tenant, u *Use
 	return installed, err
 }
 
-// savedContent is the data of a content save.
-type savedContent struct {
+// SavedContent is the data of a content save. It is exported because
+// huma leaves an unexported embedded struct's fields out of the schemas
+// of the answers embedding it (uploadedContent).
+type SavedContent struct {
 	ContentID string          `json:"contentId"`
 	Metadata  json.RawMessage `json:"metadata" doc:"The package descriptor (h5p.json)."`
 }
 
 // uploadedContent is the data of a package upload.
 type uploadedContent struct {
-	savedContent
+	SavedContent
 	InstalledLibraries []h5pstore.LibraryRef `json:"installedLibraries" doc:"Libraries the package installed or updated."`
 }
 
@@ -392,7 +397,7 @@ func (s *Service) uploadContent(ctx context.Context, in *uploadInput) (*httpx.Re
 	if err != nil {
 		return nil, packageError(err)
 	}
-	return httpx.Created(uploadedContent{savedContent{h5pstore.FormatID(c.ID), c.Metadata}, installed}, "")
+	return httpx.Created(uploadedContent{SavedContent{h5pstore.FormatID(c.ID), c.Metadata}, installed}, "")
 }
 
 type listContentsInput struct {
@@ -401,7 +406,7 @@ type listContentsInput struct {
 	PerPage int    `query:"perPage" doc:"Items per page: 20 unless given, at most 100."`
 }
 
-func (s *Service) listContents(ctx context.Context, in *listContentsInput) (*httpx.PageResponse[contentSummary], error) {
+func (s *Service) listContents(ctx context.Context, in *listContentsInput) (*httpx.PageResponse[ContentSummary], error) {
 	if err := permit(ctx, access.H5PList, access.H5PAuthorList); err != nil {
 		return nil, err
 	}
@@ -423,7 +428,7 @@ func (s *Service) listContents(ctx context.Context, in *listContentsInput) (*htt
 	if err != nil {
 		return nil, err
 	}
-	data := make([]contentSummary, len(list))
+	data := make([]ContentSummary, len(list))
 	for i, c := range list {
 		data[i] = summary(c)
 	}
@@ -470,7 +475,7 @@ func paramsTooLarge(limit int64) error {
 	return apperr.New(apperr.TooLarge, fmt.Sprintf("The content parameters may have at most %d bytes.", limit))
 }
 
-func (s *Service) createContent(ctx context.Context, in *uploadInput) (*httpx.Response[savedContent], error) {
+func (s *Service) createContent(ctx context.Context, in *uploadInput) (*httpx.Response[SavedContent], error) {
 	if err := permit(ctx, access.H5PCreate); err != nil {
 		return nil, err
 	}
@@ -511,7 +516,7 @@ func (s *Service) createContent(ctx context.Context, in *uploadInput) (*httpx.Re
 	if err != nil {
 		return nil, err
 	}
-	return httpx.Created(savedContent{h5pstore.FormatID(c.ID), c.Metadata}, "")
+	return httpx.Created(SavedContent{h5pstore.FormatID(c.ID), c.Metadata}, "")
 }
 
 // saveNewContent stores the content of an editor save and moves the
@@ -615,7 +620,7 @@ type updateContentInput struct {
 	Raw rawRequest
 }
 
-func (s *Service) updateContent(ctx context.Context, in *updateContentInput) (*httpx.Response[savedContent], error) {
+func (s *Service) updateContent(ctx context.Context, in *updateContentInput) (*httpx.Response[SavedContent], error) {
 	c, err := s.changeContent(ctx, in.ID, access.H5PUpdate, access.H5PAuthorUpdate)
 	if err != nil {
 		return nil, err
@@ -628,7 +633,7 @@ func (s *Service) updateContent(ctx context.Context, in *updateContentInput) (*h
 	if err != nil {
 		return nil, err
 	}
-	return httpx.OK(savedContent{h5pstore.FormatID(c.ID), c.Metadata})
+	return httpx.OK(SavedContent{h5pstore.FormatID(c.ID), c.Metadata})
 }
 
 // saveContentEdit stores an editor save of content id and moves the editor

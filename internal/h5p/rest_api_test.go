@@ -21,6 +21,9 @@ func TestRESTRoutesDescribed(t *testing.T) {
 				In   string `json:"in"`
 				Name string `json:"name"`
 			} `json:"securitySchemes"`
+			Schemas map[string]struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"schemas"`
 		} `json:"components"`
 	}
 	if err := json.Unmarshal(res.Body, &doc); err != nil {
@@ -52,6 +55,13 @@ func TestRESTRoutesDescribed(t *testing.T) {
 	}
 	if resp := text(op("get", "/h5p/contents/{id}")["responses"]); !strings.Contains(resp, `EnvelopeContentDetail`) {
 		t.Errorf("content answers: %s", resp)
+	}
+	// The answers that embed the content's summary list its fields (the
+	// typed client reads the new content's id and title from them).
+	for schema, field := range map[string]string{"UploadedContent": "contentId", "ContentDetail": "title"} {
+		if _, ok := doc.Components.Schemas[schema].Properties[field]; !ok {
+			t.Errorf("%s does not describe %s", schema, field)
+		}
 	}
 	if sec := text(op("post", "/h5p/contents/orphans/delete")["security"]); sec != `[{"internalToken":[]}]` {
 		t.Errorf("orphans security: %s", sec)

@@ -1,22 +1,22 @@
 // Package h5pcontent is the H5P content kind: a topic plays one piece of
 // content of the H5P service. An uploaded package goes to the service over
-// HTTP with the internal token, as to a separate deployment; the topic
-// keeps the content's id.
+// HTTP with the internal token, as to a separate deployment, through the
+// API's typed client; the topic keeps the content's id.
 package h5pcontent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/h5p"
@@ -45,13 +45,13 @@ type View struct {
 type Kind struct {
 	token   string
 	baseURL func() string
-	client  *http.Client
+	doer    *http.Client
 }
 
 // New calls the H5P service at baseURL() (read on each call) with the
 // internal token.
 func New(internalToken string, baseURL func() string) *Kind {
-	return &Kind{token: internalToken, baseURL: baseURL, client: &http.Client{Timeout: 2 * time.Minute}}
+	return &Kind{token: internalToken, baseURL: baseURL, doer: &http.Client{Timeout: 2 * time.Minute}}
 }
 
 func (*Kind) Class() string { return Class }
@@ -113,61 +113,61 @@ func contentIDInput(in content.Input) (string, bool) {
 
 var errContentID = apperr.Validation(map[string][]string{"content_id": {"The content_id must name existing H5P content."}})
 
-// envelope is the service's answer.
-type envelope struct {
-	Success bool            `json:"success"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
-
 func (k *Kind) upload(ctx context.Context, t *platform.Tenant, f content.File) (Value, error) {
+	api, err := k.api(ctx, t)
+	if err != nil {
+		return Value{}, err
+	}
 	rc, err := f.Open()
 	if err != nil {
 		return Value{}, fmt.Errorf("h5pcontent: open package: %w", err)
 	}
 	defer rc.Close()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
 	name := f.Name
 	if name == "" {
 		name = "content.h5p"
 	}
-	part, err := mw.CreateFormFile("h5p_file", name)
+	// The client streams the package into the request as it reads it;
+	// pkg remembers a failed read, so it is not taken for an unreachable
+	// service.
+	pkg := &packageReader{r: rc}
+	out, err := api.PostH5PContentsUpload(ctx, client.PostH5PContentsUploadForm{
+		H5PFile: &client.File{Name: name, Content: pkg}})
+	if pkg.err != nil {
+		return Value{}, fmt.Errorf("h5pcontent: read package: %w", pkg.err)
+	}
 	if err != nil {
-		return Value{}, fmt.Errorf("h5pcontent: form: %w", err)
+		var e *client.Error
+		if errors.As(err, &e) {
+			switch e.Status {
+			case http.StatusUnprocessableEntity:
+				// The service's message names the package's problems.
+				return Value{}, apperr.Validation(map[string][]string{"package": {e.Message}})
+			case http.StatusRequestEntityTooLarge:
+				return Value{}, apperr.New(apperr.TooLarge, e.Message)
+			}
+		}
+		return Value{}, serviceError(err, "upload")
 	}
-	if _, err := io.Copy(part, rc); err != nil {
-		return Value{}, fmt.Errorf("h5pcontent: read package: %w", err)
+	if out.ContentID == "" {
+		return Value{}, fmt.Errorf("h5pcontent: upload: the H5P service answered no content id")
 	}
-	if err := mw.Close(); err != nil {
-		return Value{}, fmt.Errorf("h5pcontent: form: %w", err)
-	}
-	status, env, err := k.call(ctx, t, http.MethodPost, "/h5p/contents/upload", &body, mw.FormDataContentType())
-	if err != nil {
-		return Value{}, err
-	}
-	switch {
-	case status == http.StatusUnprocessableEntity:
-		return Value{}, apperr.Validation(map[string][]string{"package": {problem(env)}})
-	case status == http.StatusRequestEntityTooLarge:
-		return Value{}, apperr.New(apperr.TooLarge, problem(env))
-	case status != http.StatusCreated && status != http.StatusOK:
-		return Value{}, fmt.Errorf("h5pcontent: upload: H5P service answered %d: %s", status, env.Message)
-	}
-	var data struct {
-		ContentID string `json:"contentId"`
-	}
-	if err := json.Unmarshal(env.Data, &data); err != nil || data.ContentID == "" {
-		return Value{}, fmt.Errorf("h5pcontent: upload: unexpected answer: %s", env.Data)
-	}
-	return k.fetch(ctx, t, data.ContentID)
+	return k.fetch(ctx, t, out.ContentID)
 }
 
-func problem(env envelope) string {
-	if env.Message != "" {
-		return env.Message
+// packageReader is the package being uploaded; err is its first failed
+// read.
+type packageReader struct {
+	r   io.Reader
+	err error
+}
+
+func (p *packageReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if err != nil && err != io.EOF && p.err == nil {
+		p.err = err
 	}
-	return "The H5P package is invalid."
+	return n, err
 }
 
 // fetch reads existing content's title and library.
@@ -175,64 +175,52 @@ func (k *Kind) fetch(ctx context.Context, t *platform.Tenant, id string) (Value,
 	if n, err := strconv.ParseInt(id, 10, 64); err != nil || n < 1 {
 		return Value{}, errContentID
 	}
-	status, env, err := k.call(ctx, t, http.MethodGet, "/h5p/contents/"+url.PathEscape(id), nil, "")
+	api, err := k.api(ctx, t)
 	if err != nil {
 		return Value{}, err
 	}
-	if status == http.StatusNotFound {
+	c, err := api.GetH5PContentsID(ctx, id)
+	if client.StatusOf(err) == http.StatusNotFound {
 		return Value{}, errContentID
 	}
-	if status != http.StatusOK {
-		return Value{}, fmt.Errorf("h5pcontent: content %s: H5P service answered %d: %s", id, status, env.Message)
+	if err != nil {
+		return Value{}, serviceError(err, "content "+id)
 	}
-	var data struct {
-		ID             string `json:"id"`
-		Title          string `json:"title"`
-		MainLibrary    string `json:"mainLibrary"`
-		LibraryVersion string `json:"libraryVersion"`
+	library := c.MainLibrary
+	if c.LibraryVersion != "" {
+		library += " " + c.LibraryVersion
 	}
-	if err := json.Unmarshal(env.Data, &data); err != nil {
-		return Value{}, fmt.Errorf("h5pcontent: content %s: unexpected answer: %w", id, err)
-	}
-	library := data.MainLibrary
-	if data.LibraryVersion != "" {
-		library += " " + data.LibraryVersion
-	}
-	return Value{ContentID: data.ID, Title: data.Title, Library: library}, nil
+	return Value{ContentID: c.ID, Title: c.Title, Library: library}, nil
 }
 
-// call sends one request to the service for the tenant.
-func (k *Kind) call(ctx context.Context, t *platform.Tenant, method, path string, body io.Reader, contentType string) (int, envelope, error) {
-	var env envelope
+// api is the typed client of the service for the tenant and the acting
+// user.
+func (k *Kind) api(ctx context.Context, t *platform.Tenant) (*client.Client, error) {
 	if t == nil || len(t.Hosts) == 0 {
-		return 0, env, fmt.Errorf("h5pcontent: tenant has no host")
+		return nil, fmt.Errorf("h5pcontent: tenant has no host")
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(k.baseURL(), "/")+path, body)
+	c, err := client.New(k.baseURL(), k.doer)
 	if err != nil {
-		return 0, env, fmt.Errorf("h5pcontent: request: %w", err)
+		return nil, fmt.Errorf("h5pcontent: %w", err)
 	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("X-Internal-Token", k.token)
-	req.Header.Set("X-Forwarded-Host", t.Hosts[0])
+	c = c.WithHeader("X-Internal-Token", k.token).WithHeader("X-Forwarded-Host", t.Hosts[0])
 	// The service owns what it creates to the user acting here, not to the
 	// platform, so that a tutor may edit the content of their topic.
 	if p := httpx.PrincipalFrom(ctx); p != nil && p.UserID > 0 {
-		req.Header.Set(h5p.ActingUserHeader, strconv.FormatInt(p.UserID, 10))
+		c = c.WithHeader(h5p.ActingUserHeader, strconv.FormatInt(p.UserID, 10))
 	}
-	res, err := k.client.Do(req)
-	if err != nil {
-		return 0, env, apperr.Wrap(apperr.Unavailable, err, "The H5P service cannot be reached.")
+	return c, nil
+}
+
+// serviceError is a failed call of the service: 503 when the service
+// cannot be reached, else an internal error naming what failed.
+func serviceError(err error, what string) error {
+	var e *client.Error
+	var ue *url.Error
+	if !errors.As(err, &e) && errors.As(err, &ue) {
+		return apperr.Wrap(apperr.Unavailable, err, "The H5P service cannot be reached.")
 	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	if err != nil {
-		return 0, env, fmt.Errorf("h5pcontent: read answer: %w", err)
-	}
-	_ = json.Unmarshal(raw, &env)
-	return res.StatusCode, env, nil
+	return fmt.Errorf("h5pcontent: %s: %w", what, err)
 }
 
 // Copy shares the content: the clone plays the same H5P content.

@@ -3,6 +3,7 @@ package h5pcontent_test
 import (
 	"bytes"
 	"mime/multipart"
+	"net"
 	"strconv"
 	"testing"
 
@@ -58,7 +59,64 @@ func TestTutorOwnsUploadedContent(t *testing.T) {
 	})
 }
 
-// form is a multipart body with the package as field and the fields.
+// TestRefusedPackage: a package the H5P service refuses is refused to the
+// topic's creator with 422 and the service's message, which names the
+// package's problems.
+func TestRefusedPackage(t *testing.T) {
+	broken := []byte("not a zip archive")
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		body, ct := form(t, "h5p_file", broken, nil)
+		direct := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents/upload", Token: admin.Token, Body: body, Type: ct})
+		if direct.Status != 422 || direct.String("errors.0.message") == "" {
+			t.Fatalf("broken package at the service: %d %s", direct.Status, direct.Body)
+		}
+
+		body, ct = form(t, "package", broken, topicFields(t, env, admin.Token))
+		res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token, Body: body, Type: ct})
+		if res.Status != 422 || res.String("errors.package.0") != direct.String("message") {
+			t.Errorf("broken package as a topic: %d %s, want 422 with %q", res.Status, res.Body, direct.String("message"))
+		}
+	})
+}
+
+// TestServiceUnreachable: while the H5P service cannot be reached, an H5P
+// topic is refused with 503, whether it uploads a package or names
+// existing content.
+func TestServiceUnreachable(t *testing.T) {
+	pkg := fixtures.Read(t, "h5p/hub/H5P.TrueFalse.h5p")
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		fields := topicFields(t, env, admin.Token)
+		// A port nothing listens on.
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		env.Server.H5P.API.SetBaseURL("http://" + l.Addr().String())
+
+		body, ct := form(t, "package", pkg, fields)
+		if res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token, Body: body, Type: ct}); res.Status != 503 {
+			t.Errorf("package upload: %d %s, want 503", res.Status, res.Body)
+		}
+		fields["content_id"] = "1"
+		body, ct = form(t, "", nil, fields)
+		if res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token, Body: body, Type: ct}); res.Status != 503 {
+			t.Errorf("existing content: %d %s, want 503", res.Status, res.Body)
+		}
+	})
+}
+
+// topicFields are the form fields of a new H5P topic in a new lesson.
+func topicFields(t *testing.T, env *apitest.Env, token string) map[string]string {
+	course := env.Call(t, 201, "POST", "/api/admin/courses", token, map[string]any{"title": "Course"}).Number("data.id")
+	lesson := env.Call(t, 201, "POST", "/api/admin/lessons", token, map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id")
+	return map[string]string{"lesson": strconv.FormatFloat(lesson, 'f', -1, 64), "title": "Quiz", "topicable": h5pcontent.Class}
+}
+
+// form is a multipart body with the package as field (none when field is
+// "") and the fields.
 func form(t *testing.T, field string, pkg []byte, fields map[string]string) ([]byte, string) {
 	t.Helper()
 	var b bytes.Buffer
@@ -66,11 +124,13 @@ func form(t *testing.T, field string, pkg []byte, fields map[string]string) ([]b
 	for k, v := range fields {
 		w.WriteField(k, v)
 	}
-	part, err := w.CreateFormFile(field, "quiz.h5p")
-	if err != nil {
-		t.Fatal(err)
+	if field != "" {
+		part, err := w.CreateFormFile(field, "quiz.h5p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		part.Write(pkg)
 	}
-	part.Write(pkg)
 	w.Close()
 	return b.Bytes(), w.FormDataContentType()
 }
