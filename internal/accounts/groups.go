@@ -420,10 +420,12 @@ func (s *Service) UpdateGroup(ctx context.Context, t *platform.Tenant, p *access
 		if in.Name != nil {
 			cur.Name = probs.name("name", "name", *in.Name)
 		}
+		moved := false
 		if in.SetParent {
 			if err := checkParent(ctx, tx, probs, id, in.ParentID); err != nil {
 				return err
 			}
+			moved = !sqldb.SameID(cur.ParentID, in.ParentID)
 			cur.ParentID = in.ParentID
 		}
 		if in.Registerable != nil {
@@ -432,8 +434,14 @@ func (s *Service) UpdateGroup(ctx context.Context, t *platform.Tenant, p *access
 		if err := probs.err(); err != nil {
 			return err
 		}
+		now := s.now()
+		if moved {
+			if err := recordTreeChange(ctx, tx, now, id); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE user_groups SET name = $1, parent_id = $2, registerable = $3, updated_at = $4
-			WHERE id = $5`, cur.Name, cur.ParentID, cur.Registerable, s.now(), id); err != nil {
+			WHERE id = $5`, cur.Name, cur.ParentID, cur.Registerable, now, id); err != nil {
 			return fmt.Errorf("accounts: update group %d: %w", id, err)
 		}
 		g, err = groupByID(ctx, tx, id)
@@ -442,19 +450,39 @@ func (s *Service) UpdateGroup(ctx context.Context, t *platform.Tenant, p *access
 	return g, err
 }
 
-// DeleteGroup removes a group with its subgroups and memberships.
+// recordTreeChange records GroupTreeChanged for the members of group id
+// and of its subgroups: a delete or a move of the group changes the groups
+// their course access is inherited from, which the cascade or the new
+// parent_id does without any membership event. Called before the change,
+// so that a delete's members are still there to be read.
+func recordTreeChange(ctx context.Context, tx *sqldb.Tx, now time.Time, id int64) error {
+	users, err := MembersWithin(ctx, tx, []int64{id})
+	if err != nil || len(users) == 0 {
+		return err
+	}
+	return events.Emit(ctx, tx, now, events.Event{Name: events.GroupTreeChanged,
+		Payload: map[string]any{"group_id": id, "user_ids": users}})
+}
+
+// DeleteGroup removes a group with its subgroups and memberships,
+// recording GroupTreeChanged for the members they had.
 func (s *Service) DeleteGroup(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64) error {
 	if err := allow(p.Has(access.GroupDelete)); err != nil {
 		return err
 	}
-	res, err := t.DB.ExecContext(ctx, `DELETE FROM user_groups WHERE id = $1`, id)
-	if err != nil {
-		return fmt.Errorf("accounts: delete group %d: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errGroupNotFound
-	}
-	return nil
+	return t.Tx(ctx, func(tx *sqldb.Tx) error {
+		if err := recordTreeChange(ctx, tx, s.now(), id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM user_groups WHERE id = $1`, id)
+		if err != nil {
+			return fmt.Errorf("accounts: delete group %d: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errGroupNotFound
+		}
+		return nil
+	})
 }
 
 // Group returns a group with its members: any group with user-group_read,

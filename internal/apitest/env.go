@@ -403,7 +403,20 @@ func (e *Env) DeliverEvents() {
 		e.T.Fatal(err)
 	}
 	defer release()
-	if _, err := e.Server.Dispatcher.DispatchPending(context.Background(), t); err != nil {
+	ctx := context.Background()
+	if _, err := e.Server.Dispatcher.DispatchPending(ctx, t); err != nil {
+		e.T.Fatal(err)
+	}
+	if t.DB.Dialect != sqldb.Postgres {
+		return
+	}
+	// On PostgreSQL the server's own dispatcher may have claimed some of
+	// them, which DispatchPending skips: a plain FOR UPDATE waits until that
+	// claim ends, with its reactions committed.
+	if err := t.DB.Tx(ctx, func(tx *sqldb.Tx) error {
+		_, err := tx.ExecContext(ctx, `SELECT id FROM events WHERE dispatched_at IS NULL FOR UPDATE`)
+		return err
+	}); err != nil {
 		e.T.Fatal(err)
 	}
 }

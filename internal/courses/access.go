@@ -212,10 +212,43 @@ func settleUser(ctx context.Context, tx *sqldb.Tx, now time.Time, userID int64) 
 // Listener gives and takes course access when group membership changes:
 // a learner added to a group gains the courses of the group and of its
 // ancestors, one removed loses those they hold no other way, each with
-// the event of the transition. Redelivery changes nothing more.
+// the event of the transition. A group deleted or moved under another
+// parent (GroupTreeChanged) settles every user it names the same way.
+// Redelivery changes nothing more.
 func (s *Service) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
-	if ev.Name != events.UserAddedToGroup && ev.Name != events.UserRemovedFromGroup {
+	var users []int64
+	switch ev.Name {
+	case events.UserAddedToGroup, events.UserRemovedFromGroup:
+		users = []int64{ev.UserID}
+	case events.GroupTreeChanged:
+		var err error
+		if users, err = treeChangeUsers(ev); err != nil {
+			return err
+		}
+	default:
 		return nil
 	}
-	return t.Tx(ctx, func(tx *sqldb.Tx) error { return settleUser(ctx, tx, s.now(), ev.UserID) })
+	return t.Tx(ctx, func(tx *sqldb.Tx) error {
+		now := s.now()
+		for _, id := range users {
+			if err := settleUser(ctx, tx, now, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// treeChangeUsers reads the user_ids of a GroupTreeChanged.
+func treeChangeUsers(ev events.Stored) ([]int64, error) {
+	raw, _ := ev.Payload["user_ids"].([]any)
+	users := make([]int64, len(raw))
+	for i, v := range raw {
+		id, ok := v.(float64)
+		if !ok {
+			return nil, fmt.Errorf("courses: %s %d: user id %v", ev.Name, ev.ID, v)
+		}
+		users[i] = int64(id)
+	}
+	return users, nil
 }

@@ -107,3 +107,63 @@ func TestGroupMembershipAccess(t *testing.T) {
 		}
 	})
 }
+
+// TestGroupTreeAccess: deleting a group or moving it under another parent
+// changes which assigned ancestors its members and its subgroups' members
+// inherit access from, without any membership event; the access follows
+// with its events all the same, and not for a learner who holds the
+// access another way.
+func TestGroupTreeAccess(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		learner, deep, direct := env.NewUser("student"), env.NewUser("student"), env.NewUser("student")
+		school := group(t, env, "School", 0)
+		other := group(t, env, "Other", 0)
+		class := group(t, env, "Class", school)
+		team := group(t, env, "Team", class)
+		course := newCourse(t, env, admin.Token, map[string]any{"title": "Tree", "status": "published"})
+		access := "/api/admin/courses/" + id(course) + "/access"
+		env.Call(t, 200, "POST", access, admin.Token, map[string]any{"groups": []any{map[string]any{"id": school}}})
+		env.Call(t, 200, "POST", access, admin.Token, map[string]any{"users": []any{map[string]any{"id": direct.ID}}})
+		classPath := "/api/admin/user-groups/" + id(class)
+		started := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessStarted %d %d Tree", u.ID, course) }
+		finished := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessFinished %d %d Tree", u.ID, course) }
+
+		steps := []struct {
+			name   string
+			do     func()
+			events []string
+		}{
+			{"joining the class and its team starts access", func() {
+				join(t, env, class, learner.ID)
+				join(t, env, team, deep.ID)
+				join(t, env, class, direct.ID)
+			}, []string{started(learner), started(deep)}},
+			{"moving the class to the top finishes it", func() {
+				env.Call(t, 200, "PATCH", classPath, admin.Token, map[string]any{"parent_id": nil})
+			}, []string{finished(learner), finished(deep)}},
+			{"moving it back under the school starts it", func() {
+				env.Call(t, 200, "PATCH", classPath, admin.Token, map[string]any{"parent_id": school})
+			}, []string{started(learner), started(deep)}},
+			{"renaming it changes nothing", func() {
+				env.Call(t, 200, "PATCH", classPath, admin.Token, map[string]any{"name": "Class A"})
+			}, []string{}},
+			{"replacing it under another parent finishes it", func() {
+				env.Call(t, 200, "PUT", classPath, admin.Token, map[string]any{"name": "Class A", "parent_id": other})
+			}, []string{finished(learner), finished(deep)}},
+			{"moving it back again starts it", func() {
+				env.Call(t, 200, "PATCH", classPath, admin.Token, map[string]any{"parent_id": school})
+			}, []string{started(learner), started(deep)}},
+			{"deleting it finishes it", func() {
+				env.Call(t, 200, "DELETE", classPath, admin.Token, nil)
+			}, []string{finished(learner), finished(deep)}},
+		}
+		for _, s := range steps {
+			before := env.LastEventID()
+			s.do()
+			if got := accessEventsAfter(t, env, before); !slices.Equal(got, s.events) {
+				t.Errorf("%s: %q, want %q", s.name, got, s.events)
+			}
+		}
+	})
+}

@@ -219,7 +219,7 @@ func (s *Service) UpdateLesson(ctx context.Context, t *platform.Tenant, p *acces
 		if err := pr.err(); err != nil {
 			return err
 		}
-		if in.Position == nil && !sameID(oldParent, l.ParentID) {
+		if in.Position == nil && !sqldb.SameID(oldParent, l.ParentID) {
 			if l.Position, err = nextPosition(ctx, tx, l.CourseID, l.ParentID); err != nil {
 				return err
 			}
@@ -237,8 +237,6 @@ func (s *Service) UpdateLesson(ctx context.Context, t *platform.Tenant, p *acces
 	})
 	return out, err
 }
-
-func sameID(a, b *int64) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }
 
 // DeleteLesson removes a lesson with its nested lessons and their topics.
 func (s *Service) DeleteLesson(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64) error {

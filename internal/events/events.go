@@ -54,6 +54,11 @@ const (
 	// TopicsRemoved: a course or lesson delete took topics with it; the
 	// payload names their content and files, which topics removes.
 	TopicsRemoved = "TopicsRemoved"
+	// GroupTreeChanged: a group was deleted, or moved under another
+	// parent, which changes the ancestors the groups of payload user_ids
+	// (the members of the group and of its subgroups, read before the
+	// change) inherit course access from; courses recomputes their access.
+	GroupTreeChanged = "GroupTreeChanged"
 )
 
 // Catalog lists every event of the namespace with when it is emitted, for

@@ -45,6 +45,10 @@ func UniqueIDs(ids []int64) []int64 {
 	return out
 }
 
+// SameID reports whether two ids of a nullable column, nil for NULL, are
+// equal.
+func SameID(a, b *int64) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }
+
 // Where joins conditions into a WHERE clause with AND; no conditions give
 // an empty string.
 func Where(conds []string) string {
