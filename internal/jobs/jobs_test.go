@@ -364,5 +364,12 @@ func TestTicksLeaveIdleTenantsClosed(t *testing.T) {
 		if err := s.Tick(ctx, env.Clock.Now()); err != nil || hourly.total() != 2*tenants {
 			t.Errorf("due an hour later: %d runs for %d tenants, %v", hourly.total(), tenants, err)
 		}
+		// A recreated tenant has no record of its runs: its job is due again.
+		if err := env.Server.Tenants.Recreate(ctx, env.Tenant); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Tick(ctx, env.Clock.Now()); err != nil || hourly.total() != 2*tenants+1 {
+			t.Errorf("after recreating a tenant: %d runs, want %d (%v)", hourly.total(), 2*tenants+1, err)
+		}
 	})
 }
