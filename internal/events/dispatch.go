@@ -47,14 +47,24 @@ func (d *Dispatcher) Start(t *platform.Tenant) (stop func()) {
 		tick := time.NewTicker(d.Poll)
 		defer tick.Stop()
 		for {
-			if _, err := d.DispatchPending(ctx, t); err != nil && ctx.Err() == nil {
+			_, failed, err := d.dispatchPending(ctx, t)
+			if err != nil && ctx.Err() == nil {
 				d.log.Error("dispatch events", "tenant", t.ID, "error", err)
+			}
+			// On SQLite this process writes every event and kicks the
+			// dispatcher, so with nothing left to retry it waits for a kick
+			// only: polling would keep a connection of every open tenant
+			// busy, and the pool would never close it when idle (about a
+			// megabyte each).
+			poll := tick.C
+			if t.DB.Dialect == sqldb.SQLite && err == nil && failed == 0 {
+				poll = nil
 			}
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.Kicked():
-			case <-tick.C:
+			case <-poll:
 			}
 		}
 	}()
@@ -78,22 +88,29 @@ const batchSize = 100
 // delivers without a claim: a transaction there would hold the write lock
 // the listeners need.
 func (d *Dispatcher) DispatchPending(ctx context.Context, t *platform.Tenant) (int, error) {
-	delivered := 0
+	delivered, _, err := d.dispatchPending(ctx, t)
+	return delivered, err
+}
+
+// dispatchPending is DispatchPending that also counts the events whose
+// delivery failed and that stay pending for a retry.
+func (d *Dispatcher) dispatchPending(ctx context.Context, t *platform.Tenant) (delivered, failed int, err error) {
 	var cursor int64
 	for {
-		n, last, err := d.dispatchBatch(ctx, t, cursor)
+		n, f, last, err := d.dispatchBatch(ctx, t, cursor)
 		delivered += n
+		failed += f
 		if err != nil || last == 0 {
-			return delivered, err
+			return delivered, failed, err
 		}
 		cursor = last
 	}
 }
 
 // dispatchBatch claims and delivers the next batch of pending events after
-// cursor. It returns how many it delivered and the id of the last event it
-// looked at, 0 when none was pending.
-func (d *Dispatcher) dispatchBatch(ctx context.Context, t *platform.Tenant, cursor int64) (delivered int, last int64, err error) {
+// cursor. It returns how many it delivered, how many failed, and the id of
+// the last event it looked at, 0 when none was pending.
+func (d *Dispatcher) dispatchBatch(ctx context.Context, t *platform.Tenant, cursor int64) (delivered, failed int, last int64, err error) {
 	work := func(q sqldb.Querier, claim string) error {
 		batch, err := pending(ctx, q, claim, cursor)
 		if err != nil {
@@ -107,20 +124,22 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context, t *platform.Tenant, curs
 			}
 			if ok {
 				delivered++
+			} else {
+				failed++
 			}
 		}
 		return nil
 	}
 	if t.DB.Dialect != sqldb.Postgres {
 		err = work(t.DB, "")
-		return delivered, last, err
+		return delivered, failed, last, err
 	}
 	err = t.DB.Tx(ctx, func(tx *sqldb.Tx) error { return work(tx, "FOR UPDATE SKIP LOCKED") })
 	if err != nil {
 		// Nothing of the batch was recorded: it counts for nothing.
-		return 0, last, err
+		return 0, 0, last, err
 	}
-	return delivered, last, nil
+	return delivered, failed, last, nil
 }
 
 // deliverOne calls the listeners for ev and records the outcome through q.

@@ -111,6 +111,39 @@ func TestDispatcherWakesAfterCommit(t *testing.T) {
 	}
 }
 
+// TestDispatcherRetriesFailedDelivery checks that on SQLite, where an idle
+// dispatcher waits for a commit instead of polling, a failed delivery is
+// still retried by the poll, with no commit to wake it.
+func TestDispatcherRetriesFailedDelivery(t *testing.T) {
+	tn := tenant(t)
+	calls := make(chan int, 2)
+	n := 0
+	d := events.NewDispatcher(clock.System{}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		func(_ context.Context, _ *platform.Tenant, ev events.Stored) error {
+			n++
+			calls <- n
+			if n == 1 {
+				return errors.New("the first delivery fails")
+			}
+			return nil
+		})
+	d.Poll = 10 * time.Millisecond
+	tn.DB.Signal = tn.Kick
+	stop := d.Start(tn)
+	defer stop()
+	emit(t, tn, events.Event{Name: events.Login, UserID: 1}, false)
+	for want := 1; want <= 2; want++ {
+		select {
+		case got := <-calls:
+			if got != want {
+				t.Fatalf("delivery %d, want %d", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("delivery %d never came: the failed event was not retried", want)
+		}
+	}
+}
+
 // pgTenant is a tenant on a fresh PostgreSQL database, dropped when the
 // test ends; it skips without LMS_TEST_PG_URL, except under CI=true.
 func pgTenant(t *testing.T) *platform.Tenant {

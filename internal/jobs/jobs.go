@@ -5,6 +5,12 @@
 // one process writes, the lock), the tenant's job_runs table remembers
 // when it last ran, and the time comes from the injected clock, so tests
 // drive the schedule with Tick instead of waiting.
+//
+// The scheduler remembers, for each tenant and job, the earliest time the
+// job can next be due, so a tick opens only the tenants with a due job:
+// the others stay closed and idle eviction can close them. The time is a
+// lower bound (another replica running the job only moves it later), and
+// the database still decides under the claim.
 package jobs
 
 import (
@@ -21,6 +27,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/changes"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
@@ -115,6 +123,9 @@ type Scheduler struct {
 
 	mu   sync.Mutex
 	jobs []Job
+	// notBefore holds, per tenant and job name, a time before which the
+	// job is not due for the tenant (absent: ask the tenant's database).
+	notBefore map[int64]map[string]time.Time
 }
 
 // New returns a scheduler of the tenants of ts.
@@ -122,7 +133,51 @@ func New(clk clock.Clock, locker lock.Locker, ts *platform.Tenants, log *slog.Lo
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Scheduler{clock: clk, locker: locker, tenants: ts, log: log, Poll: time.Minute}
+	s := &Scheduler{clock: clk, locker: locker, tenants: ts, log: log, Poll: time.Minute,
+		notBefore: map[int64]map[string]time.Time{}}
+	// A recreated tenant database has no job_runs: its jobs are due again.
+	ts.Changes().Subscribe(func(n changes.Notice) {
+		if n.Tenant == 0 || slices.Contains(n.Keys, access.TenantKey) {
+			s.forget(n.Tenant)
+		}
+	})
+	return s
+}
+
+// forget drops what the scheduler knows of the tenant's jobs (0: of all).
+func (s *Scheduler) forget(tenant int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tenant == 0 {
+		clear(s.notBefore)
+		return
+	}
+	delete(s.notBefore, tenant)
+}
+
+// waiting reports whether the job is known not to be due for the tenant at now.
+func (s *Scheduler) waiting(tenant int64, name string, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next, ok := s.notBefore[tenant][name]
+	return ok && now.Before(next)
+}
+
+// remember notes when the job is next due for the tenant, from its last
+// run in the tenant's database.
+func (s *Scheduler) remember(ctx context.Context, t *platform.Tenant, j Job) error {
+	last, err := LastRun(ctx, t.DB, j.Name)
+	if err != nil || last == nil {
+		// Never ran (or failed): due on the next tick.
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.notBefore[t.ID] == nil {
+		s.notBefore[t.ID] = map[string]time.Time{}
+	}
+	s.notBefore[t.ID][j.Name] = j.Schedule.Next(*last)
+	return nil
 }
 
 // Add registers jobs; names must be unique.
@@ -201,7 +256,7 @@ func (s *Scheduler) Tick(ctx context.Context, now time.Time) error {
 func (s *Scheduler) tickTenant(ctx context.Context, rec platform.Record, jobs []Job, now time.Time) error {
 	var mine []Job
 	for _, j := range jobs {
-		if j.Tenants == nil || j.Tenants(rec) {
+		if (j.Tenants == nil || j.Tenants(rec)) && !s.waiting(rec.ID, j.Name, now) {
 			mine = append(mine, j)
 		}
 	}
@@ -215,7 +270,11 @@ func (s *Scheduler) tickTenant(ctx context.Context, rec platform.Record, jobs []
 	defer release()
 	var errs []error
 	for _, j := range mine {
-		if err := s.runIfDue(ctx, t, j, now); err != nil {
+		err := s.runIfDue(ctx, t, j, now)
+		if err == nil {
+			err = s.remember(ctx, t, j)
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("jobs: %s for tenant %d: %w", j.Name, t.ID, err))
 		}
 	}

@@ -338,3 +338,38 @@ func TestClaim(t *testing.T) {
 		}
 	})
 }
+
+// TestTicksLeaveIdleTenantsClosed checks that a tick opens only the
+// tenants with a due job, so tenants nobody uses stay closed (and idle
+// eviction can close them), and that the jobs still run when due.
+func TestTicksLeaveIdleTenantsClosed(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
+		s := scheduler(env)
+		var hourly runs
+		s.Add(hourly.job("hourly", jobs.Every(time.Hour)))
+		tenants := tenantCount(t, env)
+		if err := s.Tick(ctx, env.Clock.Now()); err != nil || hourly.total() != tenants {
+			t.Fatalf("first tick: %d runs for %d tenants, %v", hourly.total(), tenants, err)
+		}
+		env.Server.Tenants.CloseAll()
+		env.Clock.Advance(30 * time.Minute)
+		if err := s.Tick(ctx, env.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if open := env.Server.Tenants.OpenCount(); open != 0 || hourly.total() != tenants {
+			t.Errorf("a tick with nothing due opened %d tenants and made %d runs", open, hourly.total()-tenants)
+		}
+		env.Clock.Advance(30 * time.Minute)
+		if err := s.Tick(ctx, env.Clock.Now()); err != nil || hourly.total() != 2*tenants {
+			t.Errorf("due an hour later: %d runs for %d tenants, %v", hourly.total(), tenants, err)
+		}
+		// A recreated tenant has no record of its runs: its job is due again.
+		if err := env.Server.Tenants.Recreate(ctx, env.Tenant); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Tick(ctx, env.Clock.Now()); err != nil || hourly.total() != 2*tenants+1 {
+			t.Errorf("after recreating a tenant: %d runs, want %d (%v)", hourly.total(), 2*tenants+1, err)
+		}
+	})
+}
