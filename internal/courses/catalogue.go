@@ -15,7 +15,12 @@ import (
 // activated) courses that are findable.
 func (s *Service) Catalogue(ctx context.Context, t *platform.Tenant, f CourseFilter) ([]CourseView, int64, error) {
 	f.Listed, f.Status, f.AuthorID = true, "", 0
-	return s.list(ctx, t, f)
+	page, err := s.cataloguePageOf(ctx, t, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	views, err := s.render(ctx, t, t.DB, page.courses, page.rel)
+	return views, page.total, err
 }
 
 // PublicCourse returns a published course, findable or not. Other

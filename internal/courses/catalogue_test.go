@@ -1,6 +1,7 @@
 package courses_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -84,5 +85,53 @@ func TestCatalogue(t *testing.T) {
 			{Name: "unique tags", Method: "GET", Path: "/api/tags/uniqueTags", Status: 200,
 				JSON: map[string]any{"data": []string{"e", "x", "y"}}},
 		})
+	})
+}
+
+// TestCatalogueFollowsChanges reads the catalogue after each kind of change
+// of what it shows, made through the API or straight in the database: the
+// next read shows it, although pages of the catalogue are cached.
+func TestCatalogueFollowsChanges(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin, tutor := env.As("admin"), env.As("tutor")
+		cat := category(t, env, "Web")
+		course := newCourse(t, env, tutor.Token, map[string]any{"title": "Alpha", "status": "published", "tags": []string{"x"},
+			"categories": []int64{cat}})
+		read := func(want map[string]any) *apitest.Response {
+			t.Helper()
+			return apitest.RunOne(t, env, apitest.Scenario{Name: "the catalogue", Method: "GET", Path: "/api/courses",
+				Status: 200, JSON: want})
+		}
+		read(map[string]any{"meta.total": 1, "data.0.title": "Alpha", "data.0.tags": []string{"x"},
+			"data.0.categories.0.name": "Web", "data.0.authors.0.id": tutor.ID})
+
+		env.Call(t, 200, "PATCH", "/api/admin/courses/"+id(course), admin.Token, map[string]any{"title": "Beta"})
+		read(map[string]any{"data.0.title": "Beta"})
+
+		execSQL(t, env, `INSERT INTO course_tags (course_id, tag) VALUES ($1, $2)`, course, "y")
+		read(map[string]any{"data.0.tags": []string{"x", "y"}})
+
+		execSQL(t, env, `UPDATE categories SET name = $1 WHERE id = $2`, "Mobile", cat)
+		read(map[string]any{"data.0.categories.0.name": "Mobile"})
+		execSQL(t, env, `DELETE FROM categories WHERE id = $1`, cat)
+		read(map[string]any{"data.0.categories": []any{}})
+
+		execSQL(t, env, `UPDATE users SET first_name = $1 WHERE id = $2`, "Renamed", tutor.ID)
+		res := read(nil)
+		if name, _ := res.Get("data.0.authors.0.name").(string); !strings.HasPrefix(name, "Renamed") {
+			t.Fatalf("author's name %q, want the new first name", name)
+		}
+		execSQL(t, env, `DELETE FROM course_authors WHERE course_id = $1`, course)
+		read(map[string]any{"data.0.authors": []any{}})
+
+		execSQL(t, env, `UPDATE courses SET findable = $1 WHERE id = $2`, false, course)
+		read(map[string]any{"meta.total": 0})
+		execSQL(t, env, `UPDATE courses SET findable = $1 WHERE id = $2`, true, course)
+		read(map[string]any{"meta.total": 1})
+
+		second := newCourse(t, env, admin.Token, map[string]any{"title": "Gamma", "status": "published"})
+		read(map[string]any{"meta.total": 2, "data.1.id": second})
+		env.Call(t, 200, "DELETE", "/api/admin/courses/"+id(second), admin.Token, nil)
+		read(map[string]any{"meta.total": 1, "data.0.id": course})
 	})
 }

@@ -110,3 +110,14 @@ func multipartForm(t *testing.T, fields [][2]string, file []byte) ([]byte, strin
 	w.Close()
 	return b.Bytes(), w.FormDataContentType()
 }
+
+// execSQL changes the tenant database straight, as another process or an
+// operator could.
+func execSQL(t *testing.T, env *apitest.Env, query string, args ...any) {
+	t.Helper()
+	tenant, release := env.OpenTenant(env.Tenant)
+	defer release()
+	if _, err := tenant.DB.ExecContext(context.Background(), query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}

@@ -58,44 +58,86 @@ func (s *Service) view(ctx context.Context, t *platform.Tenant, q sqldb.Querier,
 }
 
 // views renders courses with their authors, categories and tags, loaded in
-// three queries whatever the number of courses.
+// five queries whatever the number of courses.
 func (s *Service) views(ctx context.Context, t *platform.Tenant, q sqldb.Querier, cs []Course) ([]CourseView, error) {
-	out := make([]CourseView, len(cs))
+	rel, err := relationsOf(ctx, q, cs)
+	if err != nil {
+		return nil, err
+	}
+	return s.render(ctx, t, q, cs, rel)
+}
+
+// relations are what of the courses' authors, categories and tags the
+// courses tables hold: ids by course, and tags by course.
+type relations struct {
+	authors    map[int64][]int64
+	categories map[int64][]int64
+	tags       map[int64][]string
+}
+
+// relationsOf loads the relations of cs in three queries.
+func relationsOf(ctx context.Context, q sqldb.Querier, cs []Course) (relations, error) {
+	var rel relations
 	if len(cs) == 0 {
-		return out, nil
+		return rel, nil
 	}
 	ids := make([]int64, len(cs))
 	for i, c := range cs {
 		ids[i] = c.ID
 	}
-	authorIDs, err := related(ctx, q, `SELECT course_id, user_id FROM course_authors WHERE course_id IN (`, ids,
+	var err error
+	rel.authors, err = related(ctx, q, `SELECT course_id, user_id FROM course_authors WHERE course_id IN (`, ids,
 		`) ORDER BY user_id`)
 	if err != nil {
-		return nil, fmt.Errorf("courses: load authors: %w", err)
+		return rel, fmt.Errorf("courses: load authors: %w", err)
 	}
-	people, err := accounts.Refs(ctx, q, flatten(authorIDs))
+	rel.categories, err = related(ctx, q, `SELECT course_id, category_id FROM course_categories WHERE course_id IN (`, ids,
+		`) ORDER BY category_id`)
+	if err != nil {
+		return rel, fmt.Errorf("courses: load categories: %w", err)
+	}
+	rel.tags = map[int64][]string{}
+	err = eachRow(ctx, q, `SELECT course_id, tag FROM course_tags WHERE course_id IN (`, ids, `) ORDER BY tag`,
+		func(scan func(...any) error) error {
+			var courseID int64
+			var tag string
+			if err := scan(&courseID, &tag); err != nil {
+				return err
+			}
+			rel.tags[courseID] = append(rel.tags[courseID], tag)
+			return nil
+		})
+	if err != nil {
+		return rel, fmt.Errorf("courses: load tags: %w", err)
+	}
+	return rel, nil
+}
+
+// render shows cs with their relations, naming authors and categories
+// as accounts names them now (two queries).
+func (s *Service) render(ctx context.Context, t *platform.Tenant, q sqldb.Querier, cs []Course, rel relations) ([]CourseView, error) {
+	out := make([]CourseView, len(cs))
+	if len(cs) == 0 {
+		return out, nil
+	}
+	people, err := accounts.Refs(ctx, q, flatten(rel.authors))
 	if err != nil {
 		return nil, err
 	}
 	authors := map[int64][]Person{}
-	for courseID, list := range authorIDs {
+	for courseID, list := range rel.authors {
 		for _, id := range list {
 			if u, ok := people[id]; ok {
 				authors[courseID] = append(authors[courseID], Person{ID: id, Name: u.Name()})
 			}
 		}
 	}
-	categoryIDs, err := related(ctx, q, `SELECT course_id, category_id FROM course_categories WHERE course_id IN (`, ids,
-		`) ORDER BY category_id`)
-	if err != nil {
-		return nil, fmt.Errorf("courses: load categories: %w", err)
-	}
-	names, err := accounts.CategoryNames(ctx, q, flatten(categoryIDs))
+	names, err := accounts.CategoryNames(ctx, q, flatten(rel.categories))
 	if err != nil {
 		return nil, err
 	}
 	categories := map[int64][]CategoryRef{}
-	for courseID, list := range categoryIDs {
+	for courseID, list := range rel.categories {
 		for _, id := range list {
 			if name, ok := names[id]; ok {
 				categories[courseID] = append(categories[courseID], CategoryRef{ID: id, Name: name})
@@ -105,25 +147,11 @@ func (s *Service) views(ctx context.Context, t *platform.Tenant, q sqldb.Querier
 			return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 		})
 	}
-	tags := map[int64][]string{}
-	err = eachRow(ctx, q, `SELECT course_id, tag FROM course_tags WHERE course_id IN (`, ids, `) ORDER BY tag`,
-		func(scan func(...any) error) error {
-			var courseID int64
-			var tag string
-			if err := scan(&courseID, &tag); err != nil {
-				return err
-			}
-			tags[courseID] = append(tags[courseID], tag)
-			return nil
-		})
-	if err != nil {
-		return nil, fmt.Errorf("courses: load tags: %w", err)
-	}
 	for i, c := range cs {
 		v := CourseView{ID: c.ID, Title: c.Title, Summary: c.Summary, Description: c.Description, ImagePath: c.ImagePath,
 			Language: c.Language, Level: c.Level, Status: c.Status, ActiveFrom: c.ActiveFrom, ActiveTo: c.ActiveTo,
 			HoursToComplete: c.HoursToComplete, Public: c.Public, Findable: c.Findable, Position: c.Position,
-			Authors: nonNil(authors[c.ID]), Categories: nonNil(categories[c.ID]), Tags: nonNil(tags[c.ID]),
+			Authors: nonNil(authors[c.ID]), Categories: nonNil(categories[c.ID]), Tags: nonNil(rel.tags[c.ID]),
 			CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
 		if c.ImagePath != nil && s.FileURL != nil {
 			u := s.FileURL(t, *c.ImagePath)

@@ -95,6 +95,12 @@ func (s *Service) static(ctx context.Context, t *platform.Tenant, q sqldb.Querie
 	if err != nil {
 		return nil, err
 	}
+	return s.staticAt(ctx, t, q, courseID, version, now)
+}
+
+// staticAt is static with the course's change counter already read.
+func (s *Service) staticAt(ctx context.Context, t *platform.Tenant, q sqldb.Querier, courseID, version int64,
+	now time.Time) (*staticProgram, error) {
 	cache := cacheOf(t)
 	if e := cache.get(courseID, version, now); e != nil {
 		return e, nil

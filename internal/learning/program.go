@@ -92,9 +92,9 @@ type TopicProgress struct {
 
 // Program returns the program of a course for p (nil: anonymous). It runs
 // the same number of queries whatever the size of the course: the
-// program's version; when the cached program is not current, the course
-// and all its lessons and topics; the access check; and for a signed-in
-// caller the progress rows; each in a fixed number of queries.
+// program's version, with the progress rows for a signed-in caller; when
+// the cached program is not current, the course and all its lessons and
+// topics; and the access check; each in a fixed number of queries.
 func (s *Service) Program(ctx context.Context, t *platform.Tenant, q sqldb.Querier, p *access.Principal, courseID int64) (LearnerProgram, error) {
 	prog, _, progress, err := s.program(ctx, t, q, p, courseID)
 	if err != nil {
@@ -112,7 +112,20 @@ func (s *Service) Program(ctx context.Context, t *platform.Tenant, q sqldb.Queri
 func (s *Service) program(ctx context.Context, t *platform.Tenant, q sqldb.Querier, p *access.Principal,
 	courseID int64) (LearnerProgram, *staticProgram, map[int64]topicProgress, error) {
 	now := s.now()
-	static, err := s.static(ctx, t, q, courseID, now)
+	var static *staticProgram
+	var progress map[int64]topicProgress
+	var cp *courseProgress
+	var err error
+	if p == nil {
+		static, err = s.static(ctx, t, q, courseID, now)
+	} else {
+		// The learner's progress comes with the change counter, in one
+		// query; it is shown only once access is checked below.
+		var version int64
+		if version, progress, cp, err = learnerState(ctx, q, p.UserID, courseID); err == nil {
+			static, err = s.staticAt(ctx, t, q, courseID, version, now)
+		}
+	}
 	if err != nil {
 		return LearnerProgram{}, nil, nil, err
 	}
@@ -125,14 +138,6 @@ func (s *Service) program(ctx context.Context, t *platform.Tenant, q sqldb.Queri
 		HoursToComplete: c.HoursToComplete, Public: c.Public, Authors: c.Authors, Tags: c.Tags, Lessons: static.lessons}
 	if p == nil {
 		return out, static, nil, nil
-	}
-	progress, err := topicStates(ctx, q, p.UserID, c.ID)
-	if err != nil {
-		return LearnerProgram{}, nil, nil, err
-	}
-	cp, err := courseRow(ctx, q, p.UserID, c.ID)
-	if err != nil {
-		return LearnerProgram{}, nil, nil, err
 	}
 	sum := summarize(static.tree, progress, cp)
 	out.Progress = &sum

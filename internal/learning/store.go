@@ -62,24 +62,48 @@ func topicRows(ctx context.Context, q sqldb.Querier, userID, courseID int64) (ma
 	return out, rows.Err()
 }
 
-// topicStates loads the statuses and seconds of the learner's topics of
-// a course.
-func topicStates(ctx context.Context, q sqldb.Querier, userID, courseID int64) (map[int64]topicProgress, error) {
-	rows, err := q.QueryContext(ctx, `SELECT topic_id, status, seconds FROM topic_progress WHERE user_id = $1 AND course_id = $2`,
-		userID, courseID)
+// learnerState reads, in one query, the course's program counter (see
+// programVersion), the learner's progress in its topics and their course
+// row (as courseRow). The course row comes first so that SQLite reports
+// the time columns' declared types.
+func learnerState(ctx context.Context, q sqldb.Querier, userID, courseID int64) (int64, map[int64]topicProgress,
+	*courseProgress, error) {
+	rows, err := q.QueryContext(ctx, `SELECT 1, NULL, 0, 0, started_at, finished_at, deadline FROM course_progress
+			WHERE user_id = $1 AND course_id = $2
+		UNION ALL SELECT 2, version, 0, 0, NULL, NULL, NULL FROM program_versions WHERE course_id = $2
+		UNION ALL SELECT 3, topic_id, status, seconds, NULL, NULL, NULL FROM topic_progress
+			WHERE user_id = $1 AND course_id = $2`, userID, courseID)
 	if err != nil {
-		return nil, fmt.Errorf("learning: load topic states: %w", err)
+		return 0, nil, nil, fmt.Errorf("learning: load learner state: %w", err)
 	}
 	defer rows.Close()
-	out := map[int64]topicProgress{}
+	var version int64
+	progress := map[int64]topicProgress{}
+	var cp *courseProgress
 	for rows.Next() {
-		var tp topicProgress
-		if err := rows.Scan(&tp.TopicID, &tp.Status, &tp.Seconds); err != nil {
-			return nil, err
+		var kind, status int
+		var id sql.NullInt64
+		var seconds int64
+		var started, finished, deadline sql.NullTime
+		if err := rows.Scan(&kind, &id, &status, &seconds, &started, &finished, &deadline); err != nil {
+			return 0, nil, nil, fmt.Errorf("learning: load learner state: %w", err)
 		}
-		out[tp.TopicID] = tp
+		switch kind {
+		case 1:
+			if started.Valid {
+				cp = &courseProgress{CourseID: courseID, StartedAt: timePtr(started), FinishedAt: timePtr(finished),
+					Deadline: timePtr(deadline)}
+			}
+		case 2:
+			version = id.Int64
+		case 3:
+			progress[id.Int64] = topicProgress{TopicID: id.Int64, Status: status, Seconds: seconds}
+		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return 0, nil, nil, fmt.Errorf("learning: load learner state: %w", err)
+	}
+	return version, progress, cp, nil
 }
 
 // statuses loads only the statuses of the learner's topics of a course.

@@ -53,6 +53,7 @@ var owners = map[string]string{
 	"course_groups":     "courses",
 	"lessons":           "courses",
 	"course_access":     "courses",
+	"catalogue_version": "courses",
 	// topics
 	"topics":              "topics",
 	"topic_resources":     "topics",
@@ -78,13 +79,15 @@ var owners = map[string]string{
 // table is written by SQL its owner did not write: the program cache of
 // learning must see every change of a course's program however it is made
 // (package code, cascades, operators' SQL), which only the database itself
-// can promise. A new trigger must be listed here with its reason.
+// can promise; so must the catalogue cache of courses. A new trigger must
+// be listed here with its reason.
 var triggers = map[string]string{
-	"courses":        "program_versions",
-	"course_authors": "program_versions",
-	"course_tags":    "program_versions",
-	"lessons":        "program_versions",
-	"topics":         "program_versions",
+	"courses":           "program_versions, catalogue_version",
+	"course_authors":    "program_versions, catalogue_version",
+	"course_categories": "catalogue_version",
+	"course_tags":       "program_versions, catalogue_version",
+	"lessons":           "program_versions",
+	"topics":            "program_versions",
 }
 
 // foreign lists the places left where a package names a table it does not

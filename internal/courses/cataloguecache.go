@@ -1,0 +1,111 @@
+package courses
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// The public catalogue is read by every visitor and changes rarely, and
+// finding a page of it (count, page, authors, categories, tags) is most of
+// its cost. So each tenant keeps the pages it served in memory, checked on
+// every read against catalogue_version, a counter that database triggers
+// move whenever a course or its authors, categories or tags change,
+// whoever changes them. Names of authors and categories belong to
+// accounts, and image links are signed, so both are rendered afresh on
+// every request. A page asked with no_expired depends on the time and is
+// not kept. An entry also expires after catalogueTTL, so that a counter
+// that went back (a tenant's database restored from a backup) cannot keep
+// an old page for long.
+const (
+	catalogueTTL     = 5 * time.Minute
+	catalogueEntries = 256
+)
+
+type catalogueCache struct {
+	mu      sync.Mutex
+	entries map[CourseFilter]*cataloguePage
+}
+
+// cataloguePage is one page of the catalogue as the courses tables hold
+// it.
+type cataloguePage struct {
+	version int64
+	expires time.Time
+	courses []Course
+	total   int64
+	rel     relations
+}
+
+type catalogueCacheKey struct{}
+
+func catalogueCacheOf(t *platform.Tenant) *catalogueCache {
+	return t.Local(catalogueCacheKey{}, func() any {
+		return &catalogueCache{entries: map[CourseFilter]*cataloguePage{}}
+	}).(*catalogueCache)
+}
+
+func (c *catalogueCache) get(f CourseFilter, version int64, now time.Time) *cataloguePage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[f]
+	if e == nil || e.version != version || !now.Before(e.expires) {
+		return nil
+	}
+	return e
+}
+
+func (c *catalogueCache) put(f CourseFilter, e *cataloguePage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) >= catalogueEntries {
+		// Searches by title can ask for any number of pages: start over
+		// rather than grow.
+		clear(c.entries)
+	}
+	c.entries[f] = e
+}
+
+// catalogueVersion reads the tenant's catalogue counter. It is read before
+// the page, so a change committed in between makes the entry stale rather
+// than wrongly fresh.
+func catalogueVersion(ctx context.Context, q sqldb.Querier) (int64, error) {
+	var v int64
+	if err := q.QueryRowContext(ctx, `SELECT version FROM catalogue_version WHERE id = 1`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("courses: catalogue version: %w", err)
+	}
+	return v, nil
+}
+
+// cataloguePageOf returns the page of the catalogue f selects, from the
+// cache when it is current.
+func (s *Service) cataloguePageOf(ctx context.Context, t *platform.Tenant, f CourseFilter) (*cataloguePage, error) {
+	now := s.now()
+	cacheable := f.NotEndedAt == nil
+	cache := catalogueCacheOf(t)
+	e := &cataloguePage{expires: now.Add(catalogueTTL)}
+	if cacheable {
+		var err error
+		if e.version, err = catalogueVersion(ctx, t.DB); err != nil {
+			return nil, err
+		}
+		if cached := cache.get(f, e.version, now); cached != nil {
+			return cached, nil
+		}
+	}
+	var err error
+	if e.courses, e.total, err = listCourses(ctx, t.DB, f); err != nil {
+		return nil, err
+	}
+	if e.rel, err = relationsOf(ctx, t.DB, e.courses); err != nil {
+		return nil, err
+	}
+	if cacheable {
+		cache.put(f, e)
+	}
+	return e, nil
+}
