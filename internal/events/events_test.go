@@ -262,6 +262,16 @@ func TestAbandonedClaimIsDelivered(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("stopped dispatcher: %v", err)
 	}
+	// The stopped dispatcher's connection is closed by database/sql in the
+	// background, and PostgreSQL releases the claim when it notices: wait
+	// for that on the rows' locks themselves, as the other replica's next
+	// poll would.
+	if err := tn.Tx(context.Background(), func(tx *sqldb.Tx) error {
+		_, err := tx.ExecContext(context.Background(), `SELECT id FROM events WHERE dispatched_at IS NULL FOR UPDATE`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := b.DispatchPending(context.Background(), tn); err != nil || n != 2 {
 		t.Fatalf("the other replica delivered %d events (%v), want 2", n, err)
 	}
