@@ -55,11 +55,9 @@ func (c *tokenCache) put(raw string, claims *Claims) {
 
 // principalTTL bounds how long a cached principal is used. Every change
 // that affects a principal drops it at once in every process that shares
-// the change feed (access.UserKey, access.TokenKey, access.TenantKey).
-// Without a shared feed, a command run on the same SQLite files (a demo
-// reset) can revoke tokens unheard: the token is then checked on each use
-// (tokenLive), and the time to live bounds the other changes such a
-// command could make to a user's roles.
+// the change feed (access.UserKey, access.TokenKey, access.TenantKey); the
+// time to live only bounds changes made by a process that shares none with
+// this one, such as a command run on the same SQLite files without Redis.
 const principalTTL = 5 * time.Second
 
 // principalCache keeps the principal of each token id, read-only and

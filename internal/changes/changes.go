@@ -71,9 +71,6 @@ func New(ctx context.Context, rdb *redis.Client, log *slog.Logger) (*Feed, error
 	return f, nil
 }
 
-// Shared tells whether the feed carries the notices of other processes.
-func (f *Feed) Shared() bool { return f.rdb != nil }
-
 // Subscribe calls fn with every notice, from this process or another, and
 // returns a function ending the subscription. fn must not block.
 func (f *Feed) Subscribe(fn func(Notice)) (cancel func()) {

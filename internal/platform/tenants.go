@@ -27,11 +27,6 @@ type Tenant struct {
 	URLKey []byte
 	// RolePermissions is the tenant's role table, loaded at open.
 	RolePermissions map[string][]access.Permission
-	// HearsOthers tells whether changes made by other processes reach
-	// Watch (a change feed shared through Redis). Without it, a cache must
-	// still check what another process may revoke: an operator's command
-	// run on the same SQLite files, such as a demo reset.
-	HearsOthers bool
 
 	kick     chan struct{}
 	kickOnce sync.Once
@@ -360,7 +355,6 @@ func (ts *Tenants) openTenant(ctx context.Context, rec Record) (*Tenant, error) 
 		Keys:            kp,
 		URLKey:          ts.reg.mk.Derive("url-signing:" + rec.DatabaseName),
 		RolePermissions: perms,
-		HearsOthers:     ts.opts.Changes.Shared(),
 		lastUse:         ts.opts.Clock.Now(),
 	}
 	db.Signal = t.Kick
