@@ -28,6 +28,11 @@ type statements struct {
 	mu      sync.Mutex
 	byQuery map[string]*list.Element // of *kept
 	lru     list.List                // most recently used first
+	// preparing holds the queries being prepared for transactions (see
+	// prepareLater); background counts those preparations, which close
+	// waits for.
+	preparing  map[string]bool
+	background sync.WaitGroup
 }
 
 // kept is one cached statement. stmt is nil when the query could not be
@@ -43,7 +48,7 @@ type kept struct {
 }
 
 func newStatements(db *sql.DB, max int) *statements {
-	return &statements{db: db, max: max, byQuery: map[string]*list.Element{}}
+	return &statements{db: db, max: max, byQuery: map[string]*list.Element{}, preparing: map[string]bool{}}
 }
 
 // acquire returns the kept statement of query, preparing it on first use.
@@ -95,6 +100,40 @@ func (s *statements) acquire(ctx context.Context, query string) *kept {
 	return k
 }
 
+// kept returns the kept statement of query without preparing it, or nil.
+// The caller must release a statement it got.
+func (s *statements) kept(query string) *kept {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el, ok := s.byQuery[query]
+	if !ok {
+		return nil
+	}
+	s.lru.MoveToFront(el)
+	k := el.Value.(*kept)
+	k.users++
+	return k
+}
+
+// prepareLater prepares query on the pool in the background, once, for
+// the transactions that will run it next.
+func (s *statements) prepareLater(query string) {
+	s.mu.Lock()
+	_, ok := s.byQuery[query]
+	if ok || s.preparing[query] {
+		s.mu.Unlock()
+		return
+	}
+	s.preparing[query] = true
+	s.mu.Unlock()
+	s.background.Go(func() {
+		s.release(s.acquire(context.Background(), query))
+		s.mu.Lock()
+		delete(s.preparing, query)
+		s.mu.Unlock()
+	})
+}
+
 func (s *statements) release(k *kept) {
 	s.mu.Lock()
 	k.users--
@@ -114,6 +153,7 @@ func (s *statements) len() int {
 
 // close closes every kept statement, when the DB closes.
 func (s *statements) close() {
+	s.background.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for el := s.lru.Front(); el != nil; el = el.Next() {
@@ -159,8 +199,18 @@ func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *s
 // nil when the query runs unprepared. The copy belongs to the transaction
 // and closes with it; the statement prepared on the transaction's
 // connection stays with the kept one for the next use.
+//
+// A statement not kept yet is not prepared here: preparing takes a
+// connection from the pool, which a transaction holding one must never wait
+// for, since every connection may be held by transactions doing the same.
+// The query then runs unprepared in the transaction, and is prepared on
+// the pool in the background for the next one.
 func (tx *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
-	k := tx.db.stmts.acquire(ctx, query)
+	k := tx.db.stmts.kept(query)
+	if k == nil {
+		tx.db.stmts.prepareLater(query)
+		return nil
+	}
 	defer tx.db.stmts.release(k)
 	if k.stmt == nil {
 		return nil

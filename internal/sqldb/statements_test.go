@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 )
 
 // dialects opens a fresh database of each dialect: SQLite always,
@@ -93,7 +95,9 @@ func TestStatementsReused(t *testing.T) {
 			if !slices.Equal(vs, []string{"v2", "v3", "v4"}) {
 				t.Errorf("values %v", vs)
 			}
-			// CREATE TABLE, the insert, the count and the select.
+			// CREATE TABLE, the insert, the count (first run in the
+			// transaction, so prepared in the background) and the select.
+			db.stmts.background.Wait()
 			if n := db.stmts.len(); n != 4 {
 				t.Errorf("%d statements kept, want 4", n)
 			}
@@ -203,5 +207,46 @@ func TestChanged(t *testing.T) {
 	})
 	if len(heard) != 0 {
 		t.Errorf("after a rollback: heard %v", heard)
+	}
+}
+
+// Transactions holding every connection of the pool run queries never
+// seen before without waiting for another connection: preparing one on
+// the pool from inside them would wait for ever.
+func TestTransactionsFillingThePool(t *testing.T) {
+	for name, open := range dialects(t) {
+		t.Run(name, func(t *testing.T) {
+			if name == "sqlite" {
+				t.Skip("SQLite transactions take the write lock at BEGIN, one at a time")
+			}
+			db := open(t)
+			kv(t, db)
+			n := db.Stats().MaxOpenConnections
+			// Bounds the test should it hang, not its speed.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var began, wg sync.WaitGroup
+			began.Add(n)
+			errs := make(chan error, n)
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs <- db.Tx(ctx, func(tx *Tx) error {
+						began.Done()
+						began.Wait()
+						var v int
+						return tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT COUNT(*) + %d FROM kv`, i)).Scan(&v)
+					})
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
 	}
 }
