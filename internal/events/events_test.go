@@ -2,13 +2,11 @@ package events_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/sqldb/sqldbtest"
 )
 
 func tenant(t *testing.T) *platform.Tenant {
@@ -155,29 +154,7 @@ func pgTenant(t *testing.T) *platform.Tenant {
 		}
 		t.Skip("LMS_TEST_PG_URL is not set; skipping the PostgreSQL claim test")
 	}
-	ctx := context.Background()
-	name := "lmstest_events_" + strings.ToLower(rand.Text()[:10])
-	if err := sqldb.CreateDatabase(ctx, serverURL, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := sqldb.DropDatabase(context.Background(), serverURL, name); err != nil {
-			t.Log(err)
-		}
-	})
-	loc, err := sqldb.WithDatabase(serverURL, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqldb.OpenPostgres(ctx, loc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := sqldb.Migrate(ctx, db, sqldb.TenantSet); err != nil {
-		t.Fatal(err)
-	}
-	return &platform.Tenant{DB: db}
+	return &platform.Tenant{DB: sqldbtest.Postgres(t, serverURL, "lmstest_events", sqldb.TenantSet)}
 }
 
 // deliveries counts the deliveries of each event over several dispatchers;

@@ -2,8 +2,6 @@ package settings
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"reflect"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/sqldb/sqldbtest"
 )
 
 // backends opens a fresh migrated tenant database per call: SQLite always,
@@ -44,32 +43,7 @@ func openSQLite(t *testing.T) *platform.Tenant {
 }
 
 func openPostgres(t *testing.T, serverURL string) *platform.Tenant {
-	t.Helper()
-	ctx := context.Background()
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "settings_test_" + hex.EncodeToString(b)
-	if err := sqldb.CreateDatabase(ctx, serverURL, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := sqldb.DropDatabase(context.Background(), serverURL, name); err != nil {
-			t.Error(err)
-		}
-	})
-	location, err := sqldb.WithDatabase(serverURL, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqldb.OpenPostgres(ctx, location)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() }) // runs before the drop
-	if err := sqldb.Migrate(ctx, db, sqldb.TenantSet); err != nil {
-		t.Fatal(err)
-	}
-	return &platform.Tenant{DB: db}
+	return &platform.Tenant{DB: sqldbtest.Postgres(t, serverURL, "settings_test", sqldb.TenantSet)}
 }
 
 var epoch = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
