@@ -67,14 +67,17 @@ func main() {
 	binary := flag.String("binary", "bin/lms", "lms binary for the start-up and memory runs (empty: skip them)")
 	tenants := flag.Int("tenants", 1000, "tenants of the tenants scenario")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the load runs (server and load generator) to this file")
+	hold := flag.Bool("hold", false, "instead of loading a scenario, print a wrk command for it and serve until standard input closes (to measure from outside)")
 	flag.Parse()
-	if err := run(strings.Split(*scenario, ","), *conns, *dur, *database, *binary, *tenants, *cpuProfile); err != nil {
+	ld := &loader{conns: *conns, dur: *dur, hold: *hold,
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns}}}
+	if err := run(strings.Split(*scenario, ","), ld, *database, *binary, *tenants, *cpuProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "lmsbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(names []string, conns int, dur time.Duration, database, binary string, tenants int, cpuProfile string) error {
+func run(names []string, ld *loader, database, binary string, tenants int, cpuProfile string) error {
 	for _, name := range names {
 		if scenarios[name] == nil && name != "tenants" {
 			return fmt.Errorf("unknown scenario %q (profile, program, catalogue, ping, tenants)", name)
@@ -89,8 +92,6 @@ func run(names []string, conns int, dur time.Duration, database, binary string, 
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	ld := &loader{conns: conns, dur: dur,
-		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}}
 	for _, name := range names {
 		var err error
 		switch {
@@ -102,8 +103,10 @@ func run(names []string, conns int, dur time.Duration, database, binary string, 
 			// The hello-world is measured again right before each scenario,
 			// so that the load of a shared machine weighs on both alike.
 			ld.hello = 0
-			if ld.hello, err = helloRun(ld); err != nil {
-				return err
+			if !ld.hold {
+				if ld.hello, err = helloRun(ld); err != nil {
+					return err
+				}
 			}
 			ld.goal = goals[name]
 			err = withBench(database, ld, scenarios[name])
@@ -127,6 +130,8 @@ type loader struct {
 	// goal the share of it the scenario under way should reach.
 	hello float64
 	goal  float64
+	// hold hands the prepared scenario to an outside load generator.
+	hold bool
 }
 
 // helloRun measures a plain net/http server answering a fixed body: the
@@ -217,6 +222,9 @@ func scratchDatabase(ctx context.Context, url string) (string, func(), error) {
 // i-th request of connection c. It prints the rate, its ratio to the
 // hello-world rate and the latency percentiles, and returns the rate.
 func (ld *loader) load(title, backend string, next func(c, i int) *http.Request) (float64, error) {
+	if ld.hold {
+		return 0, holdFor(title, next(0, 0))
+	}
 	var mu sync.Mutex
 	var all []time.Duration
 	var failures atomic.Int64
@@ -282,6 +290,23 @@ func (ld *loader) load(title, backend string, next func(c, i int) *http.Request)
 		return rate, fmt.Errorf("%d requests failed; first: %v", n, firstFailure.Load())
 	}
 	return rate, nil
+}
+
+// holdFor prints a wrk command sending req (GET only: the scenarios that
+// write vary their requests) and waits for standard input to close.
+func holdFor(title string, req *http.Request) error {
+	if req.Method != http.MethodGet {
+		return fmt.Errorf("%s: -hold serves GET scenarios only", title)
+	}
+	cmd := "wrk"
+	for _, name := range []string{"Authorization"} {
+		if v := req.Header.Get(name); v != "" {
+			cmd += fmt.Sprintf(" -H '%s: %s'", name, v)
+		}
+	}
+	fmt.Printf("%s: serving; load it with\n%s -H 'Host: %s' %s\n", title, cmd, req.Host, req.URL)
+	io.Copy(io.Discard, os.Stdin)
+	return nil
 }
 
 func (b *bench) request(method, path, token string, body any) *http.Request {

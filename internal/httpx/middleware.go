@@ -26,31 +26,6 @@ func Chain(h http.Handler, mws ...Middleware) http.Handler {
 	return h
 }
 
-// recorder remembers the status and size of a response.
-type recorder struct {
-	http.ResponseWriter
-	status int
-	size   int
-}
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-	r.ResponseWriter.WriteHeader(status)
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	n, err := r.ResponseWriter.Write(b)
-	r.size += n
-	return n, err
-}
-
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // Observe gives each request an id, recovers panics as 500 envelopes and
@@ -72,14 +47,16 @@ func Observe(log *slog.Logger, trustProxy bool) Middleware {
 			r = r.WithContext(contextWithInfo(r.Context(), info))
 			w.Header().Set("X-Request-Id", id)
 			w.Header().Set("X-Content-Type-Options", "nosniff")
-			rec := &recorder{ResponseWriter: w}
+			rec := newRecorder(w)
 			defer func() {
 				if p := recover(); p != nil {
 					log.Error("panic", "request_id", id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-					if rec.status == 0 {
+					if !rec.sent {
+						rec.reset()
 						WriteError(rec, r, fmt.Errorf("panic: %v", p))
 					}
 				}
+				rec.finish(r)
 				route := info.route
 				if route == "" {
 					route = r.Pattern
