@@ -105,6 +105,18 @@ func ByID(ctx context.Context, q sqldb.Querier, id int64) (User, error) {
 	return userWhere(ctx, q, `u.id = $1`, id)
 }
 
+// Exists reports whether the user exists (deleted users do not).
+func Exists(ctx context.Context, q sqldb.Querier, id int64) (bool, error) {
+	_, err := account(ctx, q, id)
+	if err == nil {
+		return true, nil
+	}
+	if apperr.Is(err, apperr.NotFound) {
+		return false, nil
+	}
+	return false, err
+}
+
 // ByEmail loads a user by address (case-insensitive); NotFound when absent.
 func ByEmail(ctx context.Context, q sqldb.Querier, email string) (User, error) {
 	return userWhere(ctx, q, `u.email = $1`, strings.ToLower(strings.TrimSpace(email)))

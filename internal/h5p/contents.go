@@ -769,12 +769,12 @@ func (s *Service) deleteOrphans(ctx context.Context, _ *struct{}) (*httpx.Respon
 	ids := []string{}
 	deleted := 0
 	for _, id := range order {
-		var n int
-		if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM h5p_contents WHERE id = $1`, id).Scan(&n); err != nil {
-			return nil, err
-		}
-		if n > 0 {
+		_, err := s.Store.Content(ctx, t, id)
+		if err == nil {
 			continue
+		}
+		if !apperr.Is(err, apperr.NotFound) {
+			return nil, err
 		}
 		if err := t.Blob.DeletePrefix(ctx, prefix+strconv.FormatInt(id, 10)+"/"); err != nil {
 			return nil, err

@@ -35,6 +35,9 @@ type Notification struct {
 type Notifications struct {
 	Clock   clock.Clock
 	Exclude []string
+	// UserExists is accounts' answer to whether a user still exists:
+	// accounts mails through this package, so it is handed in, not imported.
+	UserExists func(ctx context.Context, q sqldb.Querier, id int64) (bool, error)
 }
 
 // Filter selects one page of notifications. A zero UserID means every
@@ -89,7 +92,7 @@ func (n *Notifications) Listener(ctx context.Context, t *platform.Tenant, ev eve
 	if ev.UserID == 0 || !n.Stored(ev.Name) {
 		return nil
 	}
-	exists, err := userExists(ctx, t.DB, ev.UserID)
+	exists, err := n.UserExists(ctx, t.DB, ev.UserID)
 	if err != nil || !exists {
 		return err
 	}
@@ -107,22 +110,12 @@ func (n *Notifications) Listener(ctx context.Context, t *platform.Tenant, ev eve
 	if err != nil {
 		// The user may have been deleted since the check above; then there
 		// is nobody left to notify.
-		if exists, cerr := userExists(ctx, t.DB, ev.UserID); cerr == nil && !exists {
+		if exists, cerr := n.UserExists(ctx, t.DB, ev.UserID); cerr == nil && !exists {
 			return nil
 		}
 		return fmt.Errorf("notify: store event %d for user %d: %w", ev.ID, ev.UserID, err)
 	}
 	return nil
-}
-
-// userExists asks the users table directly: accounts depends on this
-// package for mail, so this package cannot ask accounts.
-func userExists(ctx context.Context, q sqldb.Querier, id int64) (bool, error) {
-	var n int
-	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE id = $1`, id).Scan(&n); err != nil {
-		return false, fmt.Errorf("notify: look up user %d: %w", id, err)
-	}
-	return n > 0, nil
 }
 
 // List returns one page of the notifications f selects, newest first, and
@@ -172,7 +165,7 @@ func (n *Notifications) List(ctx context.Context, t *platform.Tenant, f Filter) 
 // ListFor is List restricted to one existing user; an unknown user is
 // NotFound.
 func (n *Notifications) ListFor(ctx context.Context, t *platform.Tenant, f Filter) ([]Notification, int64, error) {
-	exists, err := userExists(ctx, t.DB, f.UserID)
+	exists, err := n.UserExists(ctx, t.DB, f.UserID)
 	if err != nil {
 		return nil, 0, err
 	}

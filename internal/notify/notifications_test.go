@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/events"
@@ -240,7 +241,7 @@ func TestListener(t *testing.T) {
 		tenant, release := env.OpenTenant(env.Tenant)
 		defer release()
 		ctx := context.Background()
-		n := &notify.Notifications{Clock: env.Clock}
+		n := &notify.Notifications{Clock: env.Clock, UserExists: accounts.Exists}
 		ev := events.Stored{ID: 1_000_001, Name: events.CourseStarted, UserID: student.ID,
 			Payload: map[string]any{"course_id": 7, "title": "Go"}, CreatedAt: env.Clock.Now()}
 		for range 2 {

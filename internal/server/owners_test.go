@@ -102,10 +102,6 @@ var foreign = map[string]string{
 	"auth roles":      "principal loading",
 	"auth user_roles": "principal loading",
 	"accounts roles":  "the profile and principal queries join role names",
-	// notify cannot import accounts (accounts mails through notify).
-	"notify users": "a listener skips events of deleted users",
-	// The H5P service answers one question from its store's table.
-	"h5p h5p_contents": "content listing of the H5P service",
 }
 
 var (

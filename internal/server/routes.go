@@ -12,7 +12,7 @@ import (
 // and the event listeners behind them.
 func (s *Server) routes() {
 	authService := &auth.Service{Clock: s.Clock, Passwords: s.Passwords, Settings: s.Settings, Mailer: s.Mailer}
-	notifications := &notify.Notifications{Clock: s.Clock, Exclude: s.Config.NotifyExclude}
+	notifications := &notify.Notifications{Clock: s.Clock, Exclude: s.Config.NotifyExclude, UserExists: accounts.Exists}
 	s.generalRoutes()
 	auth.Routes(s.API, authService)
 	accounts.Routes(s.API, &accounts.Service{Clock: s.Clock, Passwords: s.Passwords, Mailer: s.Mailer,
