@@ -107,6 +107,10 @@ func TestAdminUserCreateReadUpdate(t *testing.T) {
 			t.Fatalf("defaults: %s", generated.Body)
 		}
 		path := "/api/admin/users/" + id(uid)
+		read := env.Call(t, 200, "GET", path, admin.Token, nil)
+		if at, _ := read.Get("data.groups.0.created_at").(string); !strings.HasPrefix(at, "20") {
+			t.Fatalf("group of a user without its creation time: %s", read.Body)
+		}
 		apitest.Run(t, env, []apitest.Scenario{
 			{Name: "read", As: "admin", Method: "GET", Path: path, Status: 200,
 				JSON: map[string]any{"data.id": uid, "data.groups.0.name": "Class A", "data.categories.0.name": "science"}},

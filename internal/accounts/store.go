@@ -325,47 +325,49 @@ func rolesOf(ctx context.Context, q sqldb.Querier, ids []int64) (map[int64][]str
 	return out, rows.Err()
 }
 
-// categoriesAndInterests loads the user's categories and interests in one
-// query, each sorted by name.
-func categoriesAndInterests(ctx context.Context, q sqldb.Querier, userID int64) (cats, interests []Category, err error) {
-	rows, err := q.QueryContext(ctx, `SELECT x.interest, c.id, c.name, c.slug, c.parent_id FROM (
-		SELECT FALSE AS interest, category_id FROM user_categories WHERE user_id = $1
-		UNION ALL SELECT TRUE, category_id FROM user_interests WHERE user_id = $1) x
-		JOIN categories c ON c.id = x.category_id ORDER BY c.name, c.id`, userID)
+// detailOf loads the categories, interests and groups of a loaded user in
+// one query. The groups come first so that SQLite reports the declared
+// types of their time columns.
+func detailOf(ctx context.Context, q sqldb.Querier, u User) (Detail, error) {
+	rows, err := q.QueryContext(ctx, `SELECT 0 AS kind, g.id, g.name, '' AS slug, g.parent_id, g.registerable,
+			g.created_at, g.updated_at
+		FROM user_groups g JOIN user_group_members m ON m.group_id = g.id WHERE m.user_id = $1
+		UNION ALL SELECT x.kind, c.id, c.name, c.slug, c.parent_id, FALSE, NULL, NULL FROM (
+			SELECT 1 AS kind, category_id FROM user_categories WHERE user_id = $1
+			UNION ALL SELECT 2, category_id FROM user_interests WHERE user_id = $1) x
+		JOIN categories c ON c.id = x.category_id
+		ORDER BY 1, 3, 2`, u.ID)
 	if err != nil {
-		return nil, nil, fmt.Errorf("accounts: load categories and interests: %w", err)
+		return Detail{}, fmt.Errorf("accounts: load user %d details: %w", u.ID, err)
 	}
 	defer rows.Close()
-	cats, interests = []Category{}, []Category{}
+	d := Detail{Summary: SummaryOf(u), Categories: []Category{}, Interests: []Category{}, Groups: []Group{}}
 	for rows.Next() {
-		var interest bool
-		var c Category
+		var kind int
+		var id int64
+		var name, slug string
 		var parent sql.NullInt64
-		if err := rows.Scan(&interest, &c.ID, &c.Name, &c.Slug, &parent); err != nil {
-			return nil, nil, err
+		var registerable bool
+		var created, updated sql.NullTime
+		if err := rows.Scan(&kind, &id, &name, &slug, &parent, &registerable, &created, &updated); err != nil {
+			return Detail{}, fmt.Errorf("accounts: load user %d details: %w", u.ID, err)
 		}
+		var parentID *int64
 		if parent.Valid {
-			c.ParentID = &parent.Int64
+			parentID = &parent.Int64
 		}
-		if interest {
-			interests = append(interests, c)
-		} else {
-			cats = append(cats, c)
+		switch kind {
+		case 0:
+			d.Groups = append(d.Groups, Group{ID: id, Name: name, ParentID: parentID, Registerable: registerable,
+				CreatedAt: created.Time, UpdatedAt: updated.Time})
+		case 1:
+			d.Categories = append(d.Categories, Category{ID: id, Name: name, Slug: slug, ParentID: parentID})
+		default:
+			d.Interests = append(d.Interests, Category{ID: id, Name: name, Slug: slug, ParentID: parentID})
 		}
 	}
-	return cats, interests, rows.Err()
-}
-
-// detailOf loads the categories, interests and groups of a loaded user:
-// two queries.
-func detailOf(ctx context.Context, q sqldb.Querier, u User) (Detail, error) {
-	d := Detail{Summary: SummaryOf(u)}
-	var err error
-	if d.Categories, d.Interests, err = categoriesAndInterests(ctx, q, u.ID); err != nil {
-		return Detail{}, err
-	}
-	if d.Groups, err = groupsOf(ctx, q, u.ID); err != nil {
-		return Detail{}, err
+	if err := rows.Err(); err != nil {
+		return Detail{}, fmt.Errorf("accounts: load user %d details: %w", u.ID, err)
 	}
 	return d, nil
 }
