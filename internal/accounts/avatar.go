@@ -3,14 +3,12 @@ package accounts
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/http"
 	"strconv"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -18,15 +16,6 @@ import (
 
 // MaxAvatarSize is the largest avatar image accepted, in bytes.
 const MaxAvatarSize = 2 << 20
-
-// avatarTypes are the image types an avatar may have, by the content type
-// http.DetectContentType sniffs, with the file extension stored.
-var avatarTypes = map[string]string{
-	"image/png":  "png",
-	"image/jpeg": "jpg",
-	"image/gif":  "gif",
-	"image/webp": "webp",
-}
 
 var errAvatarTooLarge = apperr.New(apperr.TooLarge, "The avatar may not be greater than 2 MiB.")
 
@@ -42,22 +31,16 @@ func (s *Service) SetAvatar(ctx context.Context, t *platform.Tenant, p *access.P
 	if _, err := ByID(ctx, t.DB, userID); err != nil {
 		return Detail{}, err
 	}
-	if len(image) > MaxAvatarSize {
-		return Detail{}, errAvatarTooLarge
-	}
-	ctype := http.DetectContentType(image)
-	ext, ok := avatarTypes[ctype]
-	if !ok || len(image) == 0 {
-		return Detail{}, apperr.Field("avatar", "The avatar must be a PNG, JPEG, GIF or WebP image.")
+	img, err := files.CheckImage(image, MaxAvatarSize, errAvatarTooLarge, "avatar")
+	if err != nil {
+		return Detail{}, err
 	}
 	if err := scan.Check(ctx, s.Scanner, bytes.NewReader(image), "avatar"); err != nil {
 		return Detail{}, err
 	}
-	name := make([]byte, 16)
-	rand.Read(name)
-	key := avatarPrefix(userID) + hex.EncodeToString(name) + "." + ext
-	if err := t.Blob.Put(ctx, key, bytes.NewReader(image), int64(len(image)), ctype); err != nil {
-		return Detail{}, fmt.Errorf("accounts: store avatar: %w", err)
+	key, err := files.StoreImage(ctx, t, avatarPrefix(userID), img)
+	if err != nil {
+		return Detail{}, fmt.Errorf("accounts: avatar: %w", err)
 	}
 	old, err := s.swapAvatar(ctx, t, userID, &key)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/events"
+	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -284,9 +285,9 @@ func (s *Service) UpdateCourse(ctx context.Context, t *platform.Tenant, p *acces
 		if err := allow(CanEdit(p, old)); err != nil {
 			return err
 		}
-		var image *upload
+		var image *files.Image
 		if in.Image != nil {
-			img, err := checkImage(in.Image)
+			img, err := files.CheckImage(in.Image, MaxImageSize, ErrImageTooLarge, "image")
 			if err == nil {
 				err = scan.Check(ctx, s.Scanner, bytes.NewReader(in.Image), "image")
 			}
@@ -309,9 +310,9 @@ func (s *Service) UpdateCourse(ctx context.Context, t *platform.Tenant, p *acces
 			return err
 		}
 		if image != nil {
-			key, err := storeImage(ctx, t, c.ID, *image)
+			key, err := files.StoreImage(ctx, t, imagePrefix(c.ID), *image)
 			if err != nil {
-				return err
+				return fmt.Errorf("courses: %w", err)
 			}
 			newImage, oldImage = &key, old.ImagePath
 			c.ImagePath = &key
