@@ -3,11 +3,11 @@ package courses
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/versioned"
 )
 
 // The public catalogue is read by every visitor and changes rarely, and
@@ -26,16 +26,9 @@ const (
 	catalogueEntries = 256
 )
 
-type catalogueCache struct {
-	mu      sync.Mutex
-	entries map[CourseFilter]*cataloguePage
-}
-
 // cataloguePage is one page of the catalogue as the courses tables hold
 // it.
 type cataloguePage struct {
-	version int64
-	expires time.Time
 	courses []Course
 	total   int64
 	rel     relations
@@ -43,31 +36,10 @@ type cataloguePage struct {
 
 type catalogueCacheKey struct{}
 
-func catalogueCacheOf(t *platform.Tenant) *catalogueCache {
+func catalogueCacheOf(t *platform.Tenant) *versioned.Cache[CourseFilter, *cataloguePage] {
 	return t.Local(catalogueCacheKey{}, func() any {
-		return &catalogueCache{entries: map[CourseFilter]*cataloguePage{}}
-	}).(*catalogueCache)
-}
-
-func (c *catalogueCache) get(f CourseFilter, version int64, now time.Time) *cataloguePage {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[f]
-	if e == nil || e.version != version || !now.Before(e.expires) {
-		return nil
-	}
-	return e
-}
-
-func (c *catalogueCache) put(f CourseFilter, e *cataloguePage) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= catalogueEntries {
-		// Searches by title can ask for any number of pages: start over
-		// rather than grow.
-		clear(c.entries)
-	}
-	c.entries[f] = e
+		return versioned.New[CourseFilter, *cataloguePage](catalogueEntries)
+	}).(*versioned.Cache[CourseFilter, *cataloguePage])
 }
 
 // catalogueVersion reads the tenant's catalogue counter. It is read before
@@ -87,16 +59,17 @@ func (s *Service) cataloguePageOf(ctx context.Context, t *platform.Tenant, f Cou
 	now := s.now()
 	cacheable := f.NotEndedAt == nil
 	cache := catalogueCacheOf(t)
-	e := &cataloguePage{expires: now.Add(catalogueTTL)}
+	var version int64
 	if cacheable {
 		var err error
-		if e.version, err = catalogueVersion(ctx, t.DB); err != nil {
+		if version, err = catalogueVersion(ctx, t.DB); err != nil {
 			return nil, err
 		}
-		if cached := cache.get(f, e.version, now); cached != nil {
+		if cached, ok := cache.Get(f, version, now); ok {
 			return cached, nil
 		}
 	}
+	e := &cataloguePage{}
 	var err error
 	if e.courses, e.total, err = listCourses(ctx, t.DB, f); err != nil {
 		return nil, err
@@ -105,7 +78,7 @@ func (s *Service) cataloguePageOf(ctx context.Context, t *platform.Tenant, f Cou
 		return nil, err
 	}
 	if cacheable {
-		cache.put(f, e)
+		cache.Put(f, version, now.Add(catalogueTTL), now, e)
 	}
 	return e, nil
 }

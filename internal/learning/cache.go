@@ -3,12 +3,12 @@ package learning
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/versioned"
 )
 
 // Programs are read far more often than courses change, and reading every
@@ -24,15 +24,8 @@ const (
 	programEntries = 512
 )
 
-type programCache struct {
-	mu      sync.Mutex
-	entries map[int64]*staticProgram
-}
-
 // staticProgram is the part of a program that is the same for everyone.
 type staticProgram struct {
-	version int64
-	expires time.Time
 	course  courses.Course
 	tree    *tree
 	lessons []LearnerLesson
@@ -44,33 +37,10 @@ type staticProgram struct {
 
 type programCacheKey struct{}
 
-func cacheOf(t *platform.Tenant) *programCache {
+func cacheOf(t *platform.Tenant) *versioned.Cache[int64, *staticProgram] {
 	return t.Local(programCacheKey{}, func() any {
-		return &programCache{entries: map[int64]*staticProgram{}}
-	}).(*programCache)
-}
-
-func (c *programCache) get(courseID, version int64, now time.Time) *staticProgram {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[courseID]
-	if e == nil || e.version != version || !now.Before(e.expires) {
-		return nil
-	}
-	return e
-}
-
-func (c *programCache) put(courseID int64, e *staticProgram, now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= programEntries {
-		for id, old := range c.entries {
-			if !now.Before(old.expires) || len(c.entries) >= programEntries {
-				delete(c.entries, id)
-			}
-		}
-	}
-	c.entries[courseID] = e
+		return versioned.New[int64, *staticProgram](programEntries)
+	}).(*versioned.Cache[int64, *staticProgram])
 }
 
 // programVersion reads the course's change counter. It is read before the
@@ -102,7 +72,7 @@ func (s *Service) static(ctx context.Context, t *platform.Tenant, q sqldb.Querie
 func (s *Service) staticAt(ctx context.Context, t *platform.Tenant, q sqldb.Querier, courseID, version int64,
 	now time.Time) (*staticProgram, error) {
 	cache := cacheOf(t)
-	if e := cache.get(courseID, version, now); e != nil {
+	if e, ok := cache.Get(courseID, version, now); ok {
 		return e, nil
 	}
 	c, err := courses.ByID(ctx, q, courseID)
@@ -113,7 +83,7 @@ func (s *Service) staticAt(ctx context.Context, t *platform.Tenant, q sqldb.Quer
 	if err != nil {
 		return nil, err
 	}
-	e := &staticProgram{version: version, expires: now.Add(programTTL), course: c, tree: tr}
+	e := &staticProgram{course: c, tree: tr}
 	if e.lessons, err = s.renderLessons(t, now, tr.roots); err != nil {
 		return nil, err
 	}
@@ -121,14 +91,15 @@ func (s *Service) staticAt(ctx context.Context, t *platform.Tenant, q sqldb.Quer
 		return nil, err
 	}
 	e.anonymous = appendLessons(nil, e.encoded, nil)
+	expires := now.Add(programTTL)
 	tr.walk(func(n *lessonNode) {
 		for _, edge := range []*time.Time{n.ActiveFrom, n.ActiveTo} {
-			if edge != nil && edge.After(now) && edge.Before(e.expires) {
-				e.expires = *edge
+			if edge != nil && edge.After(now) && edge.Before(expires) {
+				expires = *edge
 			}
 		}
 	})
-	cache.put(courseID, e, now)
+	cache.Put(courseID, version, expires, now, e)
 	return e, nil
 }
 
