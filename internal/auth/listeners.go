@@ -39,8 +39,7 @@ func (s *Service) onForgotPassword(ctx context.Context, t *platform.Tenant, ev e
 	}
 	token := randomToken()
 	now := s.Clock.Now()
-	if _, err := t.DB.ExecContext(ctx, `UPDATE users SET password_reset_token = $1, password_reset_at = $2 WHERE id = $3`,
-		hashToken(token), now, u.ID); err != nil {
+	if err := accounts.SetResetToken(ctx, t.DB, u.ID, hashToken(token), now); err != nil {
 		return err
 	}
 	returnURL, _ := ev.Payload["return_url"].(string)

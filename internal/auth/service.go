@@ -235,7 +235,7 @@ func (s *Service) VerifyEmail(ctx context.Context, t *platform.Tenant, id int64,
 	}
 	return t.Tx(ctx, func(tx *sqldb.Tx) error {
 		now := s.Clock.Now()
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET email_verified_at = $1, updated_at = $1 WHERE id = $2`, now, id); err != nil {
+		if err := accounts.MarkVerified(ctx, tx, now, id); err != nil {
 			return err
 		}
 		return events.Emit(ctx, tx, now, events.Event{Name: events.AccountConfirmed, UserID: id})
@@ -287,10 +287,8 @@ func (s *Service) ResetPassword(ctx context.Context, t *platform.Tenant, email, 
 	if err != nil {
 		return apperr.Field("token", "This password reset token is invalid.")
 	}
-	var stored *string
-	var at *time.Time
-	if err := t.DB.QueryRowContext(ctx, `SELECT password_reset_token, password_reset_at FROM users WHERE id = $1`, u.ID).
-		Scan(&stored, &at); err != nil {
+	stored, at, err := accounts.ResetToken(ctx, t.DB, u.ID)
+	if err != nil {
 		return err
 	}
 	now := s.Clock.Now()
@@ -305,8 +303,7 @@ func (s *Service) ResetPassword(ctx context.Context, t *platform.Tenant, email, 
 		return err
 	}
 	return t.Tx(ctx, func(tx *sqldb.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1, password_reset_token = NULL,
-			password_reset_at = NULL, updated_at = $2 WHERE id = $3`, hash, now, u.ID); err != nil {
+		if err := accounts.SetPassword(ctx, tx, now, u.ID, hash); err != nil {
 			return err
 		}
 		if err := RevokeAll(ctx, tx, now, u.ID); err != nil {

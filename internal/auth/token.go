@@ -15,6 +15,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -145,51 +146,48 @@ func LoadPrincipal(ctx context.Context, t *platform.Tenant, now time.Time, c *Cl
 }
 
 func loadPrincipal(ctx context.Context, t *platform.Tenant, now time.Time, c *Claims) (*access.Principal, error) {
-	rows, err := t.DB.QueryContext(ctx, `SELECT u.id, u.email, u.is_active, t.revoked_at, t.expires_at,
-		t.impersonator_id, r.name
-		FROM access_tokens t JOIN users u ON u.id = t.user_id
-		LEFT JOIN user_roles ur ON ur.user_id = u.id LEFT JOIN roles r ON r.id = ur.role_id
-		WHERE t.id = $1 ORDER BY r.name`, c.ID)
+	var userID int64
+	var revoked sql.NullTime
+	var expires time.Time
+	var impersonator sql.NullInt64
+	err := t.DB.QueryRowContext(ctx, `SELECT user_id, revoked_at, expires_at, impersonator_id FROM access_tokens
+		WHERE id = $1`, c.ID).Scan(&userID, &revoked, &expires, &impersonator)
+	if sqldb.NotFound(err) {
+		return nil, apperr.New(apperr.Unauthorized, "Invalid token.")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("auth: load principal: %w", err)
 	}
-	defer rows.Close()
-	var p *access.Principal
-	for rows.Next() {
-		var (
-			userID    int64
-			email     string
-			active    bool
-			revoked   sql.NullTime
-			expires   time.Time
-			impersona sql.NullInt64
-			role      sql.NullString
-		)
-		if err := rows.Scan(&userID, &email, &active, &revoked, &expires, &impersona, &role); err != nil {
-			return nil, err
-		}
-		if p == nil {
-			if revoked.Valid || strconv.FormatInt(userID, 10) != c.Subject || !now.Before(expires) {
-				return nil, apperr.New(apperr.Unauthorized, "Token revoked.")
-			}
-			if !active {
-				return nil, apperr.New(apperr.Unauthorized, "Your account is blocked.")
-			}
-			p = &access.Principal{UserID: userID, Email: email, TokenID: c.ID, ImpersonatorID: impersona.Int64,
-				Roles: []string{}, Permissions: map[access.Permission]bool{}}
-		}
-		if role.Valid {
-			p.Roles = append(p.Roles, role.String)
-			for _, perm := range t.RolePermissions[role.String] {
-				p.Permissions[perm] = true
-			}
-		}
+	if revoked.Valid || strconv.FormatInt(userID, 10) != c.Subject || !now.Before(expires) {
+		return nil, apperr.New(apperr.Unauthorized, "Token revoked.")
 	}
-	if err := rows.Err(); err != nil {
+	u, err := accounts.ByID(ctx, t.DB, userID)
+	if apperr.Is(err, apperr.NotFound) {
+		return nil, apperr.New(apperr.Unauthorized, "Invalid token.")
+	}
+	if err != nil {
 		return nil, err
 	}
-	if p == nil {
-		return nil, apperr.New(apperr.Unauthorized, "Invalid token.")
+	p, err := userPrincipal(t, u)
+	if err != nil {
+		return nil, err
+	}
+	p.TokenID, p.ImpersonatorID = c.ID, impersonator.Int64
+	return p, nil
+}
+
+// userPrincipal is an active user as a principal with the permissions of
+// its roles; a blocked user is refused.
+func userPrincipal(t *platform.Tenant, u accounts.User) (*access.Principal, error) {
+	if !u.IsActive {
+		return nil, apperr.New(apperr.Unauthorized, "Your account is blocked.")
+	}
+	p := &access.Principal{UserID: u.ID, Email: u.Email, Roles: []string{}, Permissions: map[access.Permission]bool{}}
+	for _, role := range u.Roles {
+		p.Roles = append(p.Roles, role)
+		for _, perm := range t.RolePermissions[role] {
+			p.Permissions[perm] = true
+		}
 	}
 	return p, nil
 }

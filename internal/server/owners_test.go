@@ -98,9 +98,6 @@ var foreign = map[string]string{
 	"apitest events":               "test harness",
 	"h5p/embedtest topic_progress": "test harness",
 	// Principal and profile loading, left to the work on the hot reads.
-	"auth users":      "auth's login, tokens and principal loading still read users",
-	"auth roles":      "principal loading",
-	"auth user_roles": "principal loading",
 	"accounts roles":  "the profile and principal queries join role names",
 }
 
