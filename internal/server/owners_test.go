@@ -98,7 +98,7 @@ var foreign = map[string]string{
 	"apitest events":               "test harness",
 	"h5p/embedtest topic_progress": "test harness",
 	// Principal and profile loading, left to the work on the hot reads.
-	"accounts roles":  "the profile and principal queries join role names",
+	"accounts roles": "the profile and principal queries join role names",
 }
 
 var (
