@@ -97,8 +97,9 @@ var foreign = map[string]string{
 	// Test harnesses read stored state directly to check it.
 	"apitest events":               "test harness",
 	"h5p/embedtest topic_progress": "test harness",
-	// Principal and profile loading, left to the work on the hot reads.
-	"accounts roles": "the profile and principal queries join role names",
+	// The roles are a fixed catalogue seeded from code (access.Roles); the
+	// user queries of accounts join it to read and filter by role name.
+	"accounts roles": "user queries join role names",
 }
 
 var (
