@@ -42,6 +42,7 @@ import (
 	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/settings"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/tokens"
 	"github.com/lms-platform/lms/internal/topics"
 )
 
@@ -92,6 +93,9 @@ type Server struct {
 	H5P *h5p.Service
 	// Demo is demo mode: demo login, seed and reset (docs/demo.md).
 	Demo *demo.Service
+	// Tokens issues and revokes scoped personal tokens (the device login
+	// issues through it too).
+	Tokens *tokens.Service
 	// Handler serves the API with every middleware, and the H5P service.
 	Handler http.Handler
 }
@@ -258,6 +262,7 @@ func (s *Server) buildAPI() {
 	s.API.UseMiddleware(httpx.Guard(s.API, s.Limiter))
 	s.Kinds = s.contentKinds()
 	s.Files = &files.Signer{Clock: s.Clock, TTL: time.Hour}
+	s.Tokens = &tokens.Service{Clock: s.Clock, Settings: s.Settings}
 	s.routes()
 	api := httpx.Chain(httpx.Unmatched(mux, nil),
 		httpx.Tenancy(s.Tenants, s.Config.TrustProxy, s.Config.InternalKey),

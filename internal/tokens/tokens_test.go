@@ -1,0 +1,147 @@
+package tokens_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/tokens"
+)
+
+// create makes a scoped token through the API as the caller of bearer and
+// returns its id and secret.
+func create(t *testing.T, env *apitest.Env, bearer string, body map[string]any) (string, string) {
+	t.Helper()
+	res := env.Call(t, 201, "POST", "/api/auth/tokens", bearer, body)
+	id, secret := res.String("data.id"), res.String("data.token")
+	if id == "" || !strings.HasPrefix(secret, tokens.Prefix) {
+		t.Fatalf("create: %s", res.Body)
+	}
+	return id, secret
+}
+
+func TestTokenLifecycle(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		tutor := env.NewUser("tutor")
+		id, secret := create(t, env, tutor.Token, map[string]any{"name": "CLI", "scopes": []string{"courses:read", "profile:read"},
+			"rate_limit_per_minute": 100})
+		if n := env.Count(t, `SELECT COUNT(*) FROM personal_tokens WHERE secret_hash = $1`, tokens.HashSecret(secret)); n != 1 {
+			t.Fatalf("stored hash rows = %d", n)
+		}
+		if n := env.Count(t, `SELECT COUNT(*) FROM personal_tokens WHERE secret_hash = $1`, secret); n != 0 {
+			t.Fatal("the secret itself is stored")
+		}
+		cur := env.Call(t, 200, "GET", "/api/auth/tokens/current", secret, nil)
+		if cur.String("data.id") != id || cur.String("data.name") != "CLI" || cur.Number("data.rate_limit_per_minute") != 100 ||
+			cur.Get("data.token") != nil || cur.Get("data.secret_hash") != nil {
+			t.Fatalf("current: %s", cur.Body)
+		}
+		me := env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
+		if me.Number("data.id") != float64(tutor.ID) {
+			t.Fatalf("profile with the token: %s", me.Body)
+		}
+		list := env.Call(t, 200, "GET", "/api/auth/tokens", tutor.Token, nil)
+		if list.String("data.0.id") != id || list.Get("data.1") != nil || list.Get("data.0.token") != nil {
+			t.Fatalf("list: %s", list.Body)
+		}
+		// A signed token has no current scoped token.
+		env.Call(t, 404, "GET", "/api/auth/tokens/current", tutor.Token, nil)
+		// Another user cannot revoke it; its owner can, twice.
+		env.Call(t, 404, "DELETE", "/api/auth/tokens/"+id, env.NewUser("tutor").Token, nil)
+		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+id, tutor.Token, nil)
+		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+id, tutor.Token, nil)
+		res := env.Call(t, 401, "GET", "/api/auth/tokens/current", secret, nil)
+		if res.String("message") != "Token revoked." {
+			t.Fatalf("revoked: %s", res.Body)
+		}
+		if list := env.Call(t, 200, "GET", "/api/auth/tokens", tutor.Token, nil); list.Get("data.0") != nil {
+			t.Fatalf("revoked token still listed: %s", list.Body)
+		}
+	})
+}
+
+func TestCreateRefusals(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		student := env.As("student")
+		past := env.Clock.Now().Add(-time.Minute).Format(time.RFC3339)
+		ok := map[string]any{"name": "x", "scopes": []string{"progress:read"}}
+		with := func(k string, v any) map[string]any {
+			b := map[string]any{}
+			for key, val := range ok {
+				b[key] = val
+			}
+			b[k] = v
+			return b
+		}
+		apitest.Run(t, env, []apitest.Scenario{
+			{Name: "anonymous", Method: "POST", Path: "/api/auth/tokens", Body: ok, Status: 401},
+			{Name: "unknown scope", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("scopes", []string{"root"}),
+				Status: 422, JSON: map[string]any{"errors.scopes.0": `The scope "root" does not exist.`}},
+			{Name: "no scope", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("scopes", []string{}), Status: 422},
+			{Name: "empty name", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("name", ""), Status: 422},
+			{Name: "rate limit 0", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("rate_limit_per_minute", 0),
+				Status: 422, JSON: map[string]any{"errors.rate_limit_per_minute": apitest.Present}},
+			{Name: "rate limit 6001", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("rate_limit_per_minute", 6001),
+				Status: 422},
+			{Name: "rate limit 6000", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("rate_limit_per_minute", 6000),
+				Status: 201, JSON: map[string]any{"data.rate_limit_per_minute": 6000}},
+			{Name: "expiry in the past", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("expires_at", past),
+				Status: 422, JSON: map[string]any{"errors.expires_at": apitest.Present}},
+		})
+		// A token cannot create a wider one, only one within its scopes.
+		_, secret := create(t, env, student.Token, map[string]any{"name": "agent", "scopes": []string{"tokens:write", "progress:write"}})
+		env.Call(t, 403, "POST", "/api/auth/tokens", secret, map[string]any{"name": "wider", "scopes": []string{"courses:read"}})
+		create(t, env, secret, map[string]any{"name": "narrower", "scopes": []string{"progress:read"}})
+	})
+}
+
+func TestMaxLiveTokens(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		env.Call(t, 200, "POST", "/api/admin/config", admin.Token,
+			map[string]any{"config": []map[string]any{{"key": tokens.MaxPerUserKey, "value": 2}}})
+		u := env.NewUser("student")
+		body := map[string]any{"name": "n", "scopes": []string{"profile:read"}}
+		first, _ := create(t, env, u.Token, body)
+		create(t, env, u.Token, body)
+		res := env.Call(t, 422, "POST", "/api/auth/tokens", u.Token, body)
+		if res.Get("errors.tokens") == nil {
+			t.Fatalf("over the maximum: %s", res.Body)
+		}
+		// A revoked token no longer counts.
+		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+first, u.Token, nil)
+		create(t, env, u.Token, body)
+	})
+}
+
+func TestBadSecrets(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		u := env.NewUser("student")
+		_, secret := create(t, env, u.Token, map[string]any{"name": "n", "scopes": []string{"profile:read"}})
+		env.As("other-admin")
+		flipped := []byte(secret)
+		flipped[20] ^= 1
+		cases := map[string]string{
+			"truncated":  secret[:len(secret)-1],
+			"mistyped":   string(flipped),
+			"bare":       tokens.Prefix,
+			"lengthened": secret + "0",
+		}
+		before := env.Count(t, `SELECT COUNT(*) FROM personal_tokens WHERE last_used_at IS NOT NULL`)
+		for name, raw := range cases {
+			res := env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: raw})
+			if res.Status != 401 || res.String("message") != "Invalid token." {
+				t.Errorf("%s: %d %s", name, res.Status, res.Body)
+			}
+		}
+		// Another tenant does not know the token: well formed, it costs that
+		// tenant one read and answers 401.
+		if res := env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: secret, Host: "other.test"}); res.Status != 401 {
+			t.Errorf("other tenant: %d %s", res.Status, res.Body)
+		}
+		if after := env.Count(t, `SELECT COUNT(*) FROM personal_tokens WHERE last_used_at IS NOT NULL`); after != before {
+			t.Error("a refused token was written")
+		}
+	})
+}
