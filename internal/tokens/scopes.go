@@ -146,9 +146,14 @@ func Within(requested, granted []string) bool {
 	return true
 }
 
-// Narrow keeps of a user's permissions those the scopes grant.
+// Narrow keeps of a user's permissions those the scopes grant, and the
+// reading of the user's own account, which every token needs to learn
+// whose it is (GET /api/profile/me, and the H5P service asking it).
 func Narrow(perms map[access.Permission]bool, held []string) map[access.Permission]bool {
 	out := make(map[access.Permission]bool)
+	if perms[access.UserReadSelf] {
+		out[access.UserReadSelf] = true
+	}
 	for _, s := range Scopes {
 		if !Has(held, s.Name) {
 			continue

@@ -337,5 +337,5 @@ func (r Record) Usable(now time.Time) error {
 	return nil
 }
 
-// Refused is the 401 of a secret refused without a database read.
+// Refused is the 401 of a malformed or unknown secret.
 func Refused() error { return apperr.New(apperr.Unauthorized, invalidMessage) }
