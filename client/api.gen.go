@@ -3287,6 +3287,7 @@ type Profile struct {
 	Permissions     []string   `json:"permissions"`
 	Phone           *string    `json:"phone"`
 	Roles           []string   `json:"roles"`
+	Scopes          []string   `json:"scopes,omitzero"`
 	UpdatedAt       time.Time  `json:"updated_at"`
 }
 

@@ -50,7 +50,7 @@ func (s *Service) Profile(ctx context.Context, t *platform.Tenant, p *access.Pri
 	if err != nil {
 		return Profile{}, err
 	}
-	return Profile{Detail: d, Permissions: p.PermissionNames()}, nil
+	return Profile{Detail: d, Permissions: p.PermissionNames(), Scopes: p.Scopes}, nil
 }
 
 // personalColumns validates the personal fields that the profile and the

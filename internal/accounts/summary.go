@@ -55,6 +55,10 @@ type Detail struct {
 type Profile struct {
 	Detail
 	Permissions []string `json:"permissions"`
+	// Scopes are the scopes of the scoped token the request carries
+	// (absent for a signed access token); Permissions are then narrowed
+	// to them.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // Member is a user with the groups it belongs to, as the group member list

@@ -1,0 +1,42 @@
+package tokens_test
+
+import (
+	"testing"
+
+	"github.com/lms-platform/lms/internal/apitest"
+)
+
+// TestScopedTokensOnH5P: the H5P service asks the API about a scoped
+// token, needs h5p:read for reads, and drops it at once when it is
+// revoked.
+func TestScopedTokensOnH5P(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		tutor := env.NewUser("tutor")
+		id, reader := create(t, env, tutor.Token, map[string]any{"name": "h5p", "scopes": []string{"h5p:read"}})
+		_, courses := create(t, env, tutor.Token, map[string]any{"name": "courses", "scopes": []string{"courses:read"}})
+		list := func(token string) int {
+			return env.Do(apitest.Request{Method: "GET", Path: "/h5p/contents", Token: token}).Status
+		}
+		if got := list(tutor.Token); got != 200 {
+			t.Fatalf("tutor's signed token: %d", got)
+		}
+		if got := list(reader); got != 200 {
+			t.Fatalf("h5p:read token: %d", got)
+		}
+		if got := list(courses); got == 200 {
+			t.Fatal("a token without an h5p scope lists H5P contents")
+		}
+		if got := list(reader[:len(reader)-1]); got == 200 {
+			t.Fatal("a truncated token lists H5P contents")
+		}
+		// Reading does not allow writing.
+		res := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents", Token: reader, Body: map[string]any{}})
+		if res.Status >= 200 && res.Status < 300 {
+			t.Fatalf("h5p:read token wrote: %d %s", res.Status, res.Body)
+		}
+		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+id, tutor.Token, nil)
+		if got := list(reader); got == 200 {
+			t.Fatal("a revoked token still lists H5P contents")
+		}
+	})
+}
