@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -88,9 +89,21 @@ const (
 )
 
 // Describe writes each operation's rule into the API description: the
-// x-lms-scope extension, a line of its description and the 403 answer.
+// x-lms-scope extension, a line of its description and the 403 answer;
+// and the scopes, the order of checks and the error codes into the
+// document's description and its bearer scheme.
 func Describe(api huma.API, p Policy) {
-	for _, item := range api.OpenAPI().Paths {
+	doc := api.OpenAPI()
+	if doc.Info != nil {
+		doc.Info.Description += "\n\n" + overview()
+	}
+	if doc.Components != nil {
+		if b := doc.Components.SecuritySchemes["bearer"]; b != nil {
+			b.Description = "A signed access token (RS256 JWT from a login), or a scoped personal token " +
+				"(lms_pat_..., POST /api/auth/tokens) limited to its scopes."
+		}
+	}
+	for _, item := range doc.Paths {
 		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
 			if op == nil {
 				continue
@@ -205,3 +218,20 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// overview is the scoped-token part of the API description.
+func overview() string {
+	var b strings.Builder
+	b.WriteString("Scoped personal tokens (lms_pat_...) are sent as Authorization: Bearer like access tokens. " +
+		"A scoped token acts as its user with the user's permissions narrowed to its scopes; each operation names " +
+		"what it needs in x-lms-scope (a scope, \"any\" for every scoped token, \"none\" when scoped tokens are refused). " +
+		"Checks run in this order: authentication (401 for a malformed, unknown, revoked or expired token), " +
+		"the scope (403, which does not count against the token's limit), then the token's rate_limit_per_minute " +
+		"(429 {success:false, message:'This token exceeded its rate limit.', error:'rate_limited'} with Retry-After). " +
+		"A \":write\" scope includes the \":read\" scope of the same name. Scopes:")
+	for _, sc := range Scopes {
+		b.WriteString("\n- " + sc.Name + ": " + sc.Description)
+	}
+	b.WriteString("\n\nError codes (field error of a failed answer): rate_limited (429, a scoped token over its limit).")
+	return b.String()
+}
