@@ -42,5 +42,7 @@ func (s *Service) scopedCaller(r *http.Request, t *platform.Tenant, raw string) 
 	if !tokens.Has(entry.Profile.Scopes, need) {
 		return Anonymous()
 	}
-	return userOf(subject, entry)
+	u := userOf(subject, entry)
+	u.tokenID, u.scopes = id, entry.Profile.Scopes
+	return u
 }

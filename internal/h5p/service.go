@@ -16,6 +16,7 @@ import (
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/scan"
@@ -59,6 +60,9 @@ type Options struct {
 	// EmbedOrigins are the origins allowed to frame the embed pages and
 	// exchange messages with them; "*" allows any.
 	EmbedOrigins []string
+	// Audit, when set, wraps every route after the caller is known: the
+	// agent audit of requests made with scoped tokens.
+	Audit httpx.Middleware
 }
 
 // Service is the H5P service.
@@ -67,6 +71,7 @@ type Service struct {
 	cache       cache.Cache
 	clock       clock.Clock
 	log         *slog.Logger
+	audit       httpx.Middleware
 	internalKey string
 	trustProxy  bool
 	redis       atomic.Pointer[redis.Client]
@@ -87,6 +92,7 @@ func New(opts Options) *Service {
 		cache:       opts.Cache,
 		clock:       opts.Clock,
 		log:         opts.Log,
+		audit:       opts.Audit,
 		internalKey: opts.InternalKey,
 		trustProxy:  opts.TrustProxy,
 		scanner:     opts.Scanner,

@@ -92,7 +92,8 @@ func waitAudit(t *testing.T, env *apitest.Env, query string, n int) *apitest.Res
 		if time.Now().After(deadline) {
 			t.Fatalf("agent audit %q: %s", query, res.Body)
 		}
-		time.Sleep(20 * time.Millisecond)
+		// The audit routes allow 60 calls a minute per user.
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

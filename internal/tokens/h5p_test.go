@@ -34,6 +34,11 @@ func TestScopedTokensOnH5P(t *testing.T) {
 		if res.Status >= 200 && res.Status < 300 {
 			t.Fatalf("h5p:read token wrote: %d %s", res.Status, res.Body)
 		}
+		// Its calls are in the agent audit with the H5P route pattern.
+		audit := waitAudit(t, env, "token_id="+id+"&route="+urlQuery("GET /h5p/contents")+"&status=200", 1)
+		if audit.Number("data.0.user_id") != float64(tutor.ID) {
+			t.Fatalf("audit of an H5P call: %s", audit.Body)
+		}
 		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+id, tutor.Token, nil)
 		if got := list(reader); got == 200 {
 			t.Fatal("a revoked token still lists H5P contents")

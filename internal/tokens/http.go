@@ -47,7 +47,7 @@ type auditInput struct {
 }
 
 var (
-	tags  = []string{"tokens"}
+	tags       = []string{"tokens"}
 	routeLimit = &httpx.RateLimit{Limit: 60, Per: httpx.PerUserOrIP, Name: "tokens"}
 )
 

@@ -189,7 +189,19 @@ func checkTokenLimit(ctx context.Context, lim limit.Limiter, tokenID string, per
 // middleware fills in the route pattern the request matched.
 type auditKey struct{}
 
-type auditNote struct{ route string }
+type auditNote struct {
+	route  string
+	status int
+}
+
+// AnsweredWith tells the agent audit the status of a request whose
+// handler wrote to a writer other than the one the audit gave it (the H5P
+// service's huma routes go on writing to huma's own).
+func AnsweredWith(ctx context.Context, status int) {
+	if a := auditOf(ctx); a != nil {
+		a.status = status
+	}
+}
 
 func auditOf(ctx context.Context) *auditNote {
 	a, _ := ctx.Value(auditKey{}).(*auditNote)

@@ -79,15 +79,24 @@ func (r *Recorder) Middleware() httpx.Middleware {
 				return
 			}
 			start := time.Now()
+			// Inside a mux (the H5P service's routes) the pattern is known
+			// already; the API's Enforce names it once huma matched it.
 			note := &auditNote{route: "unmatched"}
+			if req.Pattern != "" {
+				note.route = req.Pattern
+			}
 			sw := &statusWriter{ResponseWriter: w}
 			next.ServeHTTP(sw, req.WithContext(context.WithValue(req.Context(), auditKey{}, note)))
+			status := sw.status
+			if note.status != 0 {
+				status = note.status
+			}
 			ua := req.UserAgent()
 			if len(ua) > maxUserAgent {
 				ua = strings.ToValidUTF8(ua[:maxUserAgent], "")
 			}
 			r.add(t.Record, AuditEntry{At: r.clock.Now(), TokenID: p.TokenID, UserID: p.UserID, Method: req.Method,
-				Route: note.route, Status: sw.status, DurationUS: time.Since(start).Microseconds(),
+				Route: note.route, Status: status, DurationUS: time.Since(start).Microseconds(),
 				IP: httpx.ClientIP(req.Context()), UserAgent: ua})
 		})
 	}

@@ -145,3 +145,27 @@ func TestBadSecrets(t *testing.T) {
 		}
 	})
 }
+
+// TestTokenRoutesAreLimited: the token and audit routes share 60 calls a
+// minute per user.
+func TestTokenRoutesAreLimited(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		u := env.NewUser("student")
+		for i := range 60 {
+			path := "/api/auth/tokens"
+			if i%2 == 1 {
+				path = "/api/admin/tokens" // counted too, though refused
+			}
+			if res := env.Do(apitest.Request{Method: "GET", Path: path, Token: u.Token}); res.Status == 429 {
+				t.Fatalf("call %d refused", i+1)
+			}
+		}
+		res := env.Call(t, 429, "GET", "/api/auth/tokens", u.Token, nil)
+		if res.Header.Get("Retry-After") == "" {
+			t.Fatal("no Retry-After")
+		}
+		env.Call(t, 200, "GET", "/api/auth/tokens", env.NewUser("student").Token, nil)
+		env.Clock.Advance(time.Minute)
+		env.Call(t, 200, "GET", "/api/auth/tokens", u.Token, nil)
+	})
+}
