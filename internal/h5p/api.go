@@ -8,7 +8,6 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/lms-platform/lms/internal/httpx"
-	"github.com/lms-platform/lms/internal/tokens"
 )
 
 // The H5P service's REST routes are huma operations, described in the
@@ -31,7 +30,6 @@ func restAPI(doc huma.API, mux *http.ServeMux, wrap httpx.Middleware) huma.API {
 		r, w := humago.Unwrap(ctx)
 		wrap(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			next(huma.WithContext(ctx, r.Context()))
-			tokens.AnsweredWith(r.Context(), ctx.Status())
 		})).ServeHTTP(w, r.WithContext(ctx.Context()))
 	})
 	return api

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/http"
 	"strings"
 	"time"
 
@@ -189,47 +188,12 @@ func checkTokenLimit(ctx context.Context, lim limit.Limiter, tokenID string, per
 // middleware fills in the route pattern the request matched.
 type auditKey struct{}
 
-type auditNote struct {
-	route  string
-	status int
-}
-
-// AnsweredWith tells the agent audit the status of a request whose
-// handler wrote to a writer other than the one the audit gave it (the H5P
-// service's huma routes go on writing to huma's own).
-func AnsweredWith(ctx context.Context, status int) {
-	if a := auditOf(ctx); a != nil {
-		a.status = status
-	}
-}
+type auditNote struct{ route string }
 
 func auditOf(ctx context.Context) *auditNote {
 	a, _ := ctx.Value(auditKey{}).(*auditNote)
 	return a
 }
-
-// statusWriter remembers the status a handler answered.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection's writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // overview is the scoped-token part of the API description.
 func overview() string {

@@ -85,18 +85,13 @@ func (r *Recorder) Middleware() httpx.Middleware {
 			if req.Pattern != "" {
 				note.route = req.Pattern
 			}
-			sw := &statusWriter{ResponseWriter: w}
-			next.ServeHTTP(sw, req.WithContext(context.WithValue(req.Context(), auditKey{}, note)))
-			status := sw.status
-			if note.status != 0 {
-				status = note.status
-			}
+			next.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), auditKey{}, note)))
 			ua := req.UserAgent()
 			if len(ua) > maxUserAgent {
 				ua = strings.ToValidUTF8(ua[:maxUserAgent], "")
 			}
 			r.add(t.Record, AuditEntry{At: r.clock.Now(), TokenID: p.TokenID, UserID: p.UserID, Method: req.Method,
-				Route: note.route, Status: status, DurationUS: time.Since(start).Microseconds(),
+				Route: note.route, Status: httpx.StatusOf(w), DurationUS: time.Since(start).Microseconds(),
 				IP: httpx.ClientIP(req.Context()), UserAgent: ua})
 		})
 	}
