@@ -224,10 +224,6 @@ func RevokeSessions(ctx context.Context, q sqldb.Querier, now time.Time, userID 
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	keys := make([]string, len(ids))
-	for i, id := range ids {
-		keys[i] = access.TokenKey(id)
-	}
-	sqldb.Changed(q, keys...)
+	sqldb.Changed(q, access.TokenKeys(ids)...)
 	return nil
 }

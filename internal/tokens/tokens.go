@@ -282,11 +282,7 @@ func RevokeUser(ctx context.Context, q sqldb.Querier, now time.Time, userID int6
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	keys := make([]string, len(ids))
-	for i, id := range ids {
-		keys[i] = access.TokenKey(id)
-	}
-	sqldb.Changed(q, keys...)
+	sqldb.Changed(q, access.TokenKeys(ids)...)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package tokens_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -139,6 +140,19 @@ func TestBadSecrets(t *testing.T) {
 		// tenant one read and answers 401.
 		if res := env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: secret, Host: "other.test"}); res.Status != 401 {
 			t.Errorf("other tenant: %d %s", res.Status, res.Body)
+		}
+		// Revoked and expired tokens are refused without a write too: once
+		// the audit's buffer is written, neither has a row or a last use.
+		revokedID, revoked := create(t, env, u.Token, map[string]any{"name": "r", "scopes": []string{"profile:read"}})
+		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+revokedID, u.Token, nil)
+		expiredID, expired := create(t, env, u.Token, map[string]any{"name": "e", "scopes": []string{"profile:read"},
+			"expires_at": env.Clock.Now().Add(time.Minute).UTC().Format(time.RFC3339)})
+		env.Clock.Advance(time.Minute)
+		env.Call(t, 401, "GET", "/api/profile/me", revoked, nil)
+		env.Call(t, 401, "GET", "/api/profile/me", expired, nil)
+		env.Server.Audit.Flush(context.Background())
+		if n := env.Count(t, `SELECT COUNT(*) FROM agent_audit WHERE token_id IN ($1, $2)`, revokedID, expiredID); n != 0 {
+			t.Errorf("%d audit rows of refused tokens", n)
 		}
 		if after := env.Count(t, `SELECT COUNT(*) FROM personal_tokens WHERE last_used_at IS NOT NULL`); after != before {
 			t.Error("a refused token was written")
