@@ -3287,7 +3287,7 @@ type Profile struct {
 	Permissions     []string   `json:"permissions"`
 	Phone           *string    `json:"phone"`
 	Roles           []string   `json:"roles"`
-	Scopes          []string   `json:"scopes,omitzero"`
+	Token           *TokenInfo `json:"token,omitzero"`
 	UpdatedAt       time.Time  `json:"updated_at"`
 }
 
@@ -3621,6 +3621,13 @@ type Token struct {
 	RevokedAt          *time.Time `json:"revoked_at"`
 	Scopes             []string   `json:"scopes"`
 	UserID             int64      `json:"user_id"`
+}
+
+// TokenInfo is a schema of the API.
+type TokenInfo struct {
+	ID                 string   `json:"id"`
+	RateLimitPerMinute *int64   `json:"rate_limit_per_minute,omitzero"`
+	Scopes             []string `json:"scopes"`
 }
 
 // TopicPing is a schema of the API.

@@ -32,10 +32,11 @@ type User struct {
 	System bool `json:"system"`
 	// Anonymous callers may play content; nothing is saved for them.
 	Anonymous bool `json:"anonymous"`
-	// tokenID and scopes describe a scoped token's caller, for the agent
-	// audit.
-	tokenID string
-	scopes  []string
+	// tokenID, scopes and rateLimit describe a scoped token's caller, for
+	// its rate limit and the agent audit.
+	tokenID   string
+	scopes    []string
+	rateLimit int
 }
 
 // Can reports whether the user holds the permission.
@@ -79,7 +80,8 @@ func withUser(ctx context.Context, u *User) context.Context {
 	// The request log line carries the user id; the principal holds
 	// nothing else and grants nothing.
 	if id, err := strconv.ParseInt(u.ID, 10, 64); err == nil {
-		ctx = httpx.WithPrincipal(ctx, &access.Principal{UserID: id, TokenID: u.tokenID, Scopes: u.scopes})
+		ctx = httpx.WithPrincipal(ctx, &access.Principal{UserID: id, TokenID: u.tokenID, Scopes: u.scopes,
+			RateLimit: u.rateLimit})
 	}
 	return ctx
 }

@@ -28,8 +28,11 @@ type Profile struct {
 	Email       string   `json:"email"`
 	Roles       []string `json:"roles"`
 	Permissions []string `json:"permissions"`
-	// Scopes are a scoped token's scopes; nil for a signed token.
-	Scopes []string `json:"scopes,omitempty"`
+	// Token describes a scoped token; nil for a signed token.
+	Token *struct {
+		Scopes             []string `json:"scopes"`
+		RateLimitPerMinute int      `json:"rate_limit_per_minute,omitempty"`
+	} `json:"token,omitempty"`
 }
 
 // errDenied is the API refusing the token (401 or 403).

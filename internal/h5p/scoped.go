@@ -14,7 +14,8 @@ import (
 // and revocation notices as for signed tokens; a malformed secret is
 // anonymous without asking. On /h5p reads need h5p:read and writes
 // h5p:write (the API's scope policy for these routes); a token without the
-// scope is anonymous, and its permissions are those its scopes keep.
+// scope is anonymous, and its permissions are those its scopes keep. Its
+// rate limit and the agent audit apply through Options.Scoped.
 func (s *Service) scopedCaller(r *http.Request, t *platform.Tenant, raw string) *User {
 	id, ok := tokens.ParseSecret(raw)
 	if !ok {
@@ -29,20 +30,21 @@ func (s *Service) scopedCaller(r *http.Request, t *platform.Tenant, raw string) 
 	// what is cached; noted again with the user once the profile names it.
 	news.saw(id, "", key)
 	entry := s.cachedProfile(r.Context(), t, raw, "token "+id, s.clock.Now().Add(ProfileTTL))
-	if entry.Profile == nil {
+	if entry.Profile == nil || entry.Profile.Token == nil {
 		// Refused by the API, or the API unreachable: no user to act as.
 		return Anonymous()
 	}
+	tok := entry.Profile.Token
 	subject := strconv.FormatInt(entry.Profile.ID, 10)
 	news.saw(id, subject, key)
 	need := tokens.H5PWrite
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		need = tokens.H5PRead
 	}
-	if !tokens.Has(entry.Profile.Scopes, need) {
+	if !tokens.Has(tok.Scopes, need) {
 		return Anonymous()
 	}
 	u := userOf(subject, entry)
-	u.tokenID, u.scopes = id, entry.Profile.Scopes
+	u.tokenID, u.scopes, u.rateLimit = id, tok.Scopes, tok.RateLimitPerMinute
 	return u
 }

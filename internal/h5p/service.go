@@ -60,9 +60,10 @@ type Options struct {
 	// EmbedOrigins are the origins allowed to frame the embed pages and
 	// exchange messages with them; "*" allows any.
 	EmbedOrigins []string
-	// Audit, when set, wraps every route after the caller is known: the
-	// agent audit of requests made with scoped tokens.
-	Audit httpx.Middleware
+	// Scoped, when set, wraps every route once the caller is known: what
+	// the platform applies to requests made with scoped tokens (their rate
+	// limit, the agent audit).
+	Scoped httpx.Middleware
 }
 
 // Service is the H5P service.
@@ -71,7 +72,7 @@ type Service struct {
 	cache       cache.Cache
 	clock       clock.Clock
 	log         *slog.Logger
-	audit       httpx.Middleware
+	scoped      httpx.Middleware
 	internalKey string
 	trustProxy  bool
 	redis       atomic.Pointer[redis.Client]
@@ -92,7 +93,7 @@ func New(opts Options) *Service {
 		cache:       opts.Cache,
 		clock:       opts.Clock,
 		log:         opts.Log,
-		audit:       opts.Audit,
+		scoped:      opts.Scoped,
 		internalKey: opts.InternalKey,
 		trustProxy:  opts.TrustProxy,
 		scanner:     opts.Scanner,

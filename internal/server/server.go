@@ -281,7 +281,7 @@ func (s *Server) buildAPI() {
 		InternalKey: s.Config.InternalKey, TrustProxy: s.Config.TrustProxy, APIURL: s.apiURL(),
 		Store:   &h5pstore.Store{Clock: s.Clock, Locker: s.Locker, Cache: s.Cache},
 		CoreDir: s.Config.H5PCoreDir, EditorDir: s.Config.H5PEditorDir, EmbedOrigins: s.Config.H5PEmbedOrigins,
-		API: s.API, Audit: s.Audit.Middleware()})
+		API: s.API, Scoped: func(h http.Handler) http.Handler { return s.Audit.Middleware()(tokens.Limit(s.Limiter)(h)) }})
 	if s.Config.H5PHubURL != "" {
 		s.H5P.Store.SetSettings(h5pstore.Settings{HubURL: s.Config.H5PHubURL})
 	}

@@ -1,6 +1,7 @@
 package tokens_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
@@ -40,6 +41,17 @@ func TestScopedTokensOnH5P(t *testing.T) {
 			t.Fatalf("audit of an H5P call: %s", audit.Body)
 		}
 		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+id, tutor.Token, nil)
+		// The token's own limit holds on /h5p too; the service's profile
+		// lookup (at most once a minute) is one of its calls.
+		_, limited := create(t, env, tutor.Token, map[string]any{"name": "l", "scopes": []string{"h5p:read"}, "rate_limit_per_minute": 3})
+		if list(limited) != 200 || list(limited) != 200 {
+			t.Fatal("limited token refused early")
+		}
+		res = env.Do(apitest.Request{Method: "GET", Path: "/h5p/contents", Token: limited})
+		want := map[string]any{"success": false, "message": "This token exceeded its rate limit.", "error": "rate_limited"}
+		if res.Status != 429 || !reflect.DeepEqual(res.JSON, want) || res.Header.Get("Retry-After") == "" {
+			t.Fatalf("over the limit on /h5p: %d %s", res.Status, res.Body)
+		}
 		if got := list(reader); got == 200 {
 			t.Fatal("a revoked token still lists H5P contents")
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 	"time"
 
@@ -156,6 +157,23 @@ func Enforce(api huma.API, lim limit.Limiter, p Policy) func(huma.Context, func(
 			}
 		}
 		next(hc)
+	}
+}
+
+// Limit is Enforce's per-token limit for handlers outside the API's
+// routes (the H5P service), whose scope is checked where the caller is
+// identified.
+func Limit(lim limit.Limiter) httpx.Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if p := httpx.PrincipalFrom(r.Context()); p.Scoped() && p.RateLimit > 0 {
+				if err := checkTokenLimit(r.Context(), lim, p.TokenID, p.RateLimit); err != nil {
+					httpx.WriteError(w, r, err)
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
 	}
 }
 
