@@ -18,7 +18,7 @@ import (
 // TestOrderOfChecks: authentication, then the scope (403, not counted),
 // then the token's own limit (429 with the exact body and Retry-After).
 func TestOrderOfChecks(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		_, secret := create(t, env, admin.Token, map[string]any{"name": "agent", "scopes": []string{"courses:read"},
 			"rate_limit_per_minute": 2})
@@ -57,7 +57,7 @@ func TestOrderOfChecks(t *testing.T) {
 // TestScopesNarrowPermissions: a token acts as its user with only the
 // permissions its scopes keep, and never beyond the user's.
 func TestScopesNarrowPermissions(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		_, secret := create(t, env, admin.Token, map[string]any{"name": "reader", "scopes": []string{"courses:read"}})
 		me := env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
@@ -98,7 +98,7 @@ func waitAudit(t *testing.T, env *apitest.Env, query string, n int) *apitest.Res
 }
 
 func TestAgentAudit(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		tutor := env.NewUser("tutor")
 		id, secret := create(t, env, tutor.Token, map[string]any{"name": "agent", "scopes": []string{"courses:read"}})
 		course := env.Call(t, 201, "POST", "/api/admin/courses", tutor.Token, map[string]any{"title": "Audited"})
@@ -160,7 +160,7 @@ func urlQuery(s string) string {
 }
 
 func TestAuditPruning(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		id, secret := create(t, env, admin.Token, map[string]any{"name": "agent", "scopes": []string{"profile:read"}})
 		env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
@@ -191,7 +191,7 @@ func TestAuditPruning(t *testing.T) {
 }
 
 func TestRevocation(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		body := map[string]any{"name": "n", "scopes": []string{"profile:read"}}
 
@@ -255,7 +255,7 @@ func TestRevocation(t *testing.T) {
 }
 
 func TestAdminTokenRoutes(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		a, b := env.NewUser("student"), env.NewUser("tutor")
 		idA, _ := create(t, env, a.Token, map[string]any{"name": "a", "scopes": []string{"profile:read"}})

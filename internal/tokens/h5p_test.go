@@ -11,7 +11,7 @@ import (
 // token, needs h5p:read for reads, and drops it at once when it is
 // revoked.
 func TestScopedTokensOnH5P(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		tutor := env.NewUser("tutor")
 		id, reader := create(t, env, tutor.Token, map[string]any{"name": "h5p", "scopes": []string{"h5p:read"}})
 		_, courses := create(t, env, tutor.Token, map[string]any{"name": "courses", "scopes": []string{"courses:read"}})
