@@ -117,10 +117,17 @@ func Describe(api huma.API, p Policy) {
 				op.Description += "\n\n"
 			}
 			op.Description += rule.describe()
+			notFound, ok := op.Responses["404"]
+			if !ok {
+				continue
+			}
 			if _, ok := op.Responses["403"]; !ok {
-				if notFound, ok := op.Responses["404"]; ok {
-					op.Responses["403"] = &huma.Response{Description: "Forbidden", Content: notFound.Content}
-				}
+				op.Responses["403"] = &huma.Response{Description: "Forbidden", Content: notFound.Content}
+			}
+			// A token with rate_limit_per_minute may be refused on any
+			// route it may call.
+			if _, ok := op.Responses["429"]; !ok && !rule.refuse {
+				op.Responses["429"] = &huma.Response{Description: "Too Many Requests", Content: notFound.Content}
 			}
 		}
 	}
