@@ -11,14 +11,17 @@ import (
 // scopedCaller turns a scoped token (lms_pat_...) into the caller. The
 // service cannot verify one itself, so it asks the API (GET
 // /api/profile/me, which every scoped token may call) with the same cache
-// and revocation notices as for signed tokens; a malformed secret is
-// anonymous without asking. On /h5p reads need h5p:read and writes
-// h5p:write (the API's scope policy for these routes); a token without the
-// scope is anonymous, and its permissions are those its scopes keep. Its
-// rate limit and the agent audit apply through Options.Scoped.
+// and revocation notices as for signed tokens. A malformed secret is
+// anonymous without asking, and so is one sent in the query string. On
+// /h5p reads need h5p:read and writes h5p:write (the API's scope policy
+// for these routes); a token without the scope is anonymous, and its
+// permissions are those its scopes keep. Its rate limit and the agent
+// audit apply through Options.Scoped.
 func (s *Service) scopedCaller(r *http.Request, t *platform.Tenant, raw string) *User {
 	id, ok := tokens.ParseSecret(raw)
-	if !ok {
+	// Only from the Authorization header: a secret in a URL (the _token
+	// parameter the H5P library adds) would reach logs and histories.
+	if !ok || r.Header.Get("Authorization") == "" {
 		return Anonymous()
 	}
 	news := s.newsOf(t)

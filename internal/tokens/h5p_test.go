@@ -24,6 +24,9 @@ func TestScopedTokensOnH5P(t *testing.T) {
 		if got := list(reader); got != 200 {
 			t.Fatalf("h5p:read token: %d", got)
 		}
+		if res := env.Do(apitest.Request{Method: "GET", Path: "/h5p/contents?_token=" + reader}); res.Status == 200 {
+			t.Fatal("a scoped token in the URL is accepted")
+		}
 		if got := list(courses); got == 200 {
 			t.Fatal("a token without an h5p scope lists H5P contents")
 		}
