@@ -10,6 +10,22 @@ import (
 	"time"
 )
 
+// GetAdminAgentAudit is GET /api/admin/agent-audit: Every call made with a scoped token, newest
+// first, with filters (permission token_manage)
+func (c *Client) GetAdminAgentAudit(ctx context.Context, params GetAdminAgentAuditParams) (*Page[AuditEntry], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/agent-audit"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "user_id", params.UserID)
+	addQuery(r.query, "token_id", params.TokenID)
+	addQuery(r.query, "route", params.Route)
+	addQuery(r.query, "status", params.Status)
+	addQuery(r.query, "from", params.From)
+	addQuery(r.query, "to", params.To)
+	return callPage[AuditEntry](ctx, c, r)
+}
+
 // PostAdminAuthImpersonate is POST /api/admin/auth/impersonate: Issue the admin a token acting as
 // another user (permission user_impersonate)
 func (c *Client) PostAdminAuthImpersonate(ctx context.Context, body ImpersonateInputBody) (*Issued, error) {
@@ -414,6 +430,35 @@ func (c *Client) GetAdminNotificationsID(ctx context.Context, user int64, params
 	addQuery(r.query, "event", params.Event)
 	addQuery(r.query, "unread", params.Unread)
 	return callPage[Notification](ctx, c, r)
+}
+
+// GetAdminTokens is GET /api/admin/tokens: List every scoped token of the tenant, newest first,
+// optionally one user's (permission token_manage)
+func (c *Client) GetAdminTokens(ctx context.Context, params GetAdminTokensParams) (*Page[Token], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/tokens"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "user_id", params.UserID)
+	addQuery(r.query, "include_revoked", params.IncludeRevoked)
+	return callPage[Token](ctx, c, r)
+}
+
+// DeleteAdminTokensID is DELETE /api/admin/tokens/{id}: Revoke any scoped token of the tenant
+// (idempotent; permission token_manage)
+func (c *Client) DeleteAdminTokensID(ctx context.Context, id string) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/tokens/" + pathParam(id)}
+	return c.call(ctx, r, nil)
+}
+
+// GetAdminTokensIDAudit is GET /api/admin/tokens/{id}/audit: The agent audit of one scoped token,
+// newest first (permission token_manage)
+func (c *Client) GetAdminTokensIDAudit(ctx context.Context, id string, params GetAdminTokensIDAuditParams) (*Page[AuditEntry], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/tokens/" + pathParam(id) + "/audit"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	return callPage[AuditEntry](ctx, c, r)
 }
 
 // GetAdminTopics is GET /api/admin/topics: List topics: all for admins, those of authored courses
@@ -1032,6 +1077,45 @@ func (c *Client) GetAuthRegisterableGroups(ctx context.Context) ([]Group, error)
 	var out []Group
 	err := c.call(ctx, r, &out)
 	return out, err
+}
+
+// GetAuthTokens is GET /api/auth/tokens: List the caller's live scoped tokens (never their
+// secrets), with last use time and address
+func (c *Client) GetAuthTokens(ctx context.Context) ([]Token, error) {
+	r := request{method: http.MethodGet, path: "/api/auth/tokens"}
+	var out []Token
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PostAuthTokens is POST /api/auth/tokens: Create a scoped token for the caller; the secret is in
+// this answer only
+func (c *Client) PostAuthTokens(ctx context.Context, body CreateInputBody) (*Created, error) {
+	r := request{method: http.MethodPost, path: "/api/auth/tokens"}
+	r.body = jsonBody(body)
+	var out Created
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAuthTokensCurrent is GET /api/auth/tokens/current: The scoped token this request carries; 404
+// for a signed access token
+func (c *Client) GetAuthTokensCurrent(ctx context.Context) (*Token, error) {
+	r := request{method: http.MethodGet, path: "/api/auth/tokens/current"}
+	var out Token
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAuthTokensID is DELETE /api/auth/tokens/{id}: Revoke one of the caller's scoped tokens
+// (idempotent; another user's token is not found)
+func (c *Client) DeleteAuthTokensID(ctx context.Context, id string) error {
+	r := request{method: http.MethodDelete, path: "/api/auth/tokens/" + pathParam(id)}
+	return c.call(ctx, r, nil)
 }
 
 // GetConfig is GET /api/config: Public settings; admins also get private ones
@@ -1687,6 +1771,23 @@ type Assignments struct {
 	Users  []AssignedUser  `json:"users"`
 }
 
+// AuditEntry is a schema of the API.
+type AuditEntry struct {
+	At time.Time `json:"at"`
+	// Time to answer, in microseconds.
+	DurationUs int64  `json:"duration_us"`
+	ID         int64  `json:"id"`
+	IP         string `json:"ip"`
+	Method     string `json:"method"`
+	// The route pattern, such as "GET /api/admin/courses/{id}"; "unmatched" for a path no route
+	// serves.
+	Route     string `json:"route"`
+	Status    int64  `json:"status"`
+	TokenID   string `json:"token_id"`
+	UserAgent string `json:"user_agent"`
+	UserID    int64  `json:"user_id"`
+}
+
 // Category is a schema of the API.
 type Category struct {
 	ID       int64  `json:"id"`
@@ -1884,6 +1985,18 @@ type CreateGroupInputBody struct {
 	Registerable *bool `json:"registerable,omitzero"`
 }
 
+// CreateInputBody is a schema of the API.
+type CreateInputBody struct {
+	// When the token stops working; omitted: never.
+	ExpiresAt *time.Time `json:"expires_at,omitzero"`
+	// What the token is for, shown in lists.
+	Name string `json:"name"`
+	// Requests per minute this token may make; omitted: no per-token limit.
+	RateLimitPerMinute *int64 `json:"rate_limit_per_minute,omitzero"`
+	// Scope names (see the API description); a scoped token may only name scopes it holds itself.
+	Scopes []string `json:"scopes"`
+}
+
 // CreateLessonInputBody is a schema of the API.
 type CreateLessonInputBody struct {
 	// Inactive lessons are hidden from learners (default true).
@@ -1917,6 +2030,22 @@ type CreateUserInputBody struct {
 	Phone    *string `json:"phone,omitzero"`
 	// Default: student.
 	Roles []string `json:"roles,omitzero"`
+}
+
+// Created is a schema of the API.
+type Created struct {
+	CreatedAt          time.Time  `json:"created_at"`
+	ExpiresAt          *time.Time `json:"expires_at"`
+	ID                 string     `json:"id"`
+	LastUsedAt         *time.Time `json:"last_used_at"`
+	LastUsedIP         *string    `json:"last_used_ip"`
+	Name               string     `json:"name"`
+	RateLimitPerMinute *int64     `json:"rate_limit_per_minute"`
+	RevokedAt          *time.Time `json:"revoked_at"`
+	Scopes             []string   `json:"scopes"`
+	// The secret (lms_pat_...), shown in this answer only.
+	Token  string `json:"token"`
+	UserID int64  `json:"user_id"`
 }
 
 // CredentialsInputBody is a schema of the API.
@@ -1999,6 +2128,27 @@ type FormView struct {
 	Defaults FormDefaults `json:"defaults"`
 	Topic    *View        `json:"topic,omitzero"`
 	Types    []TypeView   `json:"types"`
+}
+
+// GetAdminAgentAuditParams are the parameters of GET /api/admin/agent-audit; nil fields are not
+// sent.
+type GetAdminAgentAuditParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only calls of this user's tokens.
+	UserID *int64
+	// Only calls of this token.
+	TokenID *string
+	// Only calls of this route pattern, such as "GET /api/admin/courses/{id}".
+	Route *string
+	// Only calls answered with this status.
+	Status *int64
+	// Only calls at or after this time (RFC 3339).
+	From *time.Time
+	// Only calls before this time (RFC 3339).
+	To *time.Time
 }
 
 // GetAdminCoursesParams are the parameters of GET /api/admin/courses; nil fields are not sent.
@@ -2099,6 +2249,27 @@ type GetAdminNotificationsParams struct {
 	Event *string
 	// true keeps only unread notifications.
 	Unread *bool
+}
+
+// GetAdminTokensIDAuditParams are the parameters of GET /api/admin/tokens/{id}/audit; nil fields
+// are not sent.
+type GetAdminTokensIDAuditParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+}
+
+// GetAdminTokensParams are the parameters of GET /api/admin/tokens; nil fields are not sent.
+type GetAdminTokensParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only this user's tokens.
+	UserID *int64
+	// Also list revoked tokens.
+	IncludeRevoked *bool
 }
 
 // GetAdminTopicsIDProjectSubmissionsParams are the parameters of GET
@@ -3116,6 +3287,7 @@ type Profile struct {
 	Permissions     []string   `json:"permissions"`
 	Phone           *string    `json:"phone"`
 	Roles           []string   `json:"roles"`
+	Token           *TokenInfo `json:"token,omitzero"`
 	UpdatedAt       time.Time  `json:"updated_at"`
 }
 
@@ -3435,6 +3607,27 @@ type Summary struct {
 type TagCount struct {
 	Count int64  `json:"count"`
 	Tag   string `json:"tag"`
+}
+
+// Token is a schema of the API.
+type Token struct {
+	CreatedAt          time.Time  `json:"created_at"`
+	ExpiresAt          *time.Time `json:"expires_at"`
+	ID                 string     `json:"id"`
+	LastUsedAt         *time.Time `json:"last_used_at"`
+	LastUsedIP         *string    `json:"last_used_ip"`
+	Name               string     `json:"name"`
+	RateLimitPerMinute *int64     `json:"rate_limit_per_minute"`
+	RevokedAt          *time.Time `json:"revoked_at"`
+	Scopes             []string   `json:"scopes"`
+	UserID             int64      `json:"user_id"`
+}
+
+// TokenInfo is a schema of the API.
+type TokenInfo struct {
+	ID                 string   `json:"id"`
+	RateLimitPerMinute *int64   `json:"rate_limit_per_minute,omitzero"`
+	Scopes             []string `json:"scopes"`
 }
 
 // TopicPing is a schema of the API.

@@ -163,7 +163,15 @@ type Principal struct {
 	TokenID string
 	// ImpersonatorID is the admin who impersonates the user, or 0.
 	ImpersonatorID int64
+	// Scopes are the scopes of a scoped personal token (TokenID is then
+	// its id); nil for a signed access token, which is not scope-limited.
+	Scopes []string
+	// RateLimit is a scoped token's requests per minute, 0 for none.
+	RateLimit int
 }
+
+// Scoped reports whether the caller authenticated with a scoped token.
+func (p *Principal) Scoped() bool { return p != nil && p.Scopes != nil }
 
 // Has reports whether the principal holds the permission.
 func (p *Principal) Has(perm Permission) bool {

@@ -16,6 +16,15 @@ func UserKey(id int64) string { return "user:" + strconv.FormatInt(id, 10) }
 // TokenKey names an access token that was revoked.
 func TokenKey(id string) string { return tokenPrefix + id }
 
+// TokenKeys names the revoked tokens of ids, for one announcement.
+func TokenKeys(ids []string) []string {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = TokenKey(id)
+	}
+	return keys
+}
+
 const tokenPrefix = "token:"
 
 // RevokedToken returns the token id a TokenKey names, and false for the

@@ -50,7 +50,11 @@ func (s *Service) Profile(ctx context.Context, t *platform.Tenant, p *access.Pri
 	if err != nil {
 		return Profile{}, err
 	}
-	return Profile{Detail: d, Permissions: p.PermissionNames()}, nil
+	out := Profile{Detail: d, Permissions: p.PermissionNames()}
+	if p.Scoped() {
+		out.Token = &TokenInfo{ID: p.TokenID, Scopes: p.Scopes, RateLimitPerMinute: p.RateLimit}
+	}
+	return out, nil
 }
 
 // personalColumns validates the personal fields that the profile and the

@@ -55,6 +55,17 @@ type Detail struct {
 type Profile struct {
 	Detail
 	Permissions []string `json:"permissions"`
+	// Token describes the scoped token the request carries (absent for a
+	// signed access token); Permissions are then narrowed to its scopes.
+	Token *TokenInfo `json:"token,omitempty"`
+}
+
+// TokenInfo is what the profile tells of the caller's scoped token, so
+// that the H5P service applies its scopes and limit.
+type TokenInfo struct {
+	ID                 string   `json:"id"`
+	Scopes             []string `json:"scopes"`
+	RateLimitPerMinute int      `json:"rate_limit_per_minute,omitempty"`
 }
 
 // Member is a user with the groups it belongs to, as the group member list

@@ -5,14 +5,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/httpx"
+	"github.com/lms-platform/lms/internal/tokens"
 )
 
-// ScopedTokenPrefix marks personal scoped tokens, checked by their own
-// verifier (a later capability) instead of as signed access tokens.
-const ScopedTokenPrefix = "lms_pat_"
+// ScopedTokenPrefix marks personal scoped tokens, checked by
+// ScopedPrincipal instead of as signed access tokens.
+const ScopedTokenPrefix = tokens.Prefix
 
 // Authenticate reads the bearer token, if any, and stores the caller in the
 // request context. A refused token leaves the caller anonymous with the
@@ -27,20 +29,22 @@ func Authenticate(clk clock.Clock) httpx.Middleware {
 				return
 			}
 			ctx := r.Context()
-			if strings.HasPrefix(raw, ScopedTokenPrefix) {
-				ctx = httpx.WithAuthError(ctx, apperr.New(apperr.Unauthorized, "Scoped tokens are not enabled on this server."))
-				next.ServeHTTP(w, r.WithContext(ctx))
-				return
-			}
 			now := clk.Now()
-			claims, err := Parse(t, now, raw, 0)
-			if err == nil {
-				p, perr := LoadPrincipal(ctx, t, now, claims)
-				if perr == nil {
-					next.ServeHTTP(w, r.WithContext(httpx.WithPrincipal(ctx, p)))
-					return
+			var (
+				p   *access.Principal
+				err error
+			)
+			if strings.HasPrefix(raw, ScopedTokenPrefix) {
+				p, err = ScopedPrincipal(ctx, t, now, raw)
+			} else {
+				var claims *Claims
+				if claims, err = Parse(t, now, raw, 0); err == nil {
+					p, err = LoadPrincipal(ctx, t, now, claims)
 				}
-				err = perr
+			}
+			if err == nil {
+				next.ServeHTTP(w, r.WithContext(httpx.WithPrincipal(ctx, p)))
+				return
 			}
 			if !apperr.Is(err, apperr.Unauthorized) {
 				httpx.WriteError(w, r, err)

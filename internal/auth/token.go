@@ -19,6 +19,7 @@ import (
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/tokens"
 )
 
 // RememberLifetime is the lifetime of a remember-me token.
@@ -208,16 +209,19 @@ func RevokeAll(ctx context.Context, q sqldb.Querier, now time.Time, userID int64
 }
 
 // RevokeSessions revokes every token of a user but keep (empty: none).
+// Ending every session (blocking, a password reset or set by an admin)
+// also revokes the user's scoped tokens.
 func RevokeSessions(ctx context.Context, q sqldb.Querier, now time.Time, userID int64, keep string) error {
+	if keep == "" {
+		if err := tokens.RevokeUser(ctx, q, now, userID); err != nil {
+			return err
+		}
+	}
 	ids, err := sqldb.Column[string](q.QueryContext(ctx, `UPDATE access_tokens SET revoked_at = $1
 		WHERE user_id = $2 AND revoked_at IS NULL AND id <> $3 RETURNING id`, now, userID, keep))
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	keys := make([]string, len(ids))
-	for i, id := range ids {
-		keys[i] = access.TokenKey(id)
-	}
-	sqldb.Changed(q, keys...)
+	sqldb.Changed(q, access.TokenKeys(ids)...)
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/lms-platform/lms/internal/cache"
 	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/tokens"
 )
 
 // Leeway is the clock tolerance for a token's exp and nbf.
@@ -31,6 +32,11 @@ type User struct {
 	System bool `json:"system"`
 	// Anonymous callers may play content; nothing is saved for them.
 	Anonymous bool `json:"anonymous"`
+	// tokenID, scopes and rateLimit describe a scoped token's caller, for
+	// its rate limit and the agent audit.
+	tokenID   string
+	scopes    []string
+	rateLimit int
 }
 
 // Can reports whether the user holds the permission.
@@ -74,7 +80,8 @@ func withUser(ctx context.Context, u *User) context.Context {
 	// The request log line carries the user id; the principal holds
 	// nothing else and grants nothing.
 	if id, err := strconv.ParseInt(u.ID, 10, 64); err == nil {
-		ctx = httpx.WithPrincipal(ctx, &access.Principal{UserID: id})
+		ctx = httpx.WithPrincipal(ctx, &access.Principal{UserID: id, TokenID: u.tokenID, Scopes: u.scopes,
+			RateLimit: u.rateLimit})
 	}
 	return ctx
 }
@@ -109,6 +116,9 @@ func (s *Service) identify(r *http.Request, t *platform.Tenant) *User {
 	if raw == "" || t == nil {
 		return Anonymous()
 	}
+	if strings.HasPrefix(raw, tokens.Prefix) {
+		return s.scopedCaller(r, t, raw)
+	}
 	claims, err := auth.Parse(t, s.clock.Now(), raw, Leeway)
 	if err != nil || claims.Subject == "" {
 		return Anonymous()
@@ -117,7 +127,7 @@ func (s *Service) identify(r *http.Request, t *platform.Tenant) *User {
 	if news.revoked(claims.ID) {
 		return Anonymous()
 	}
-	news.saw(claims, profileKey(t, raw))
+	news.saw(claims.ID, claims.Subject, profileKey(t, raw))
 	return s.profile(r.Context(), t, raw, claims)
 }
 
@@ -166,9 +176,10 @@ func (n *news) revoked(tokenID string) bool {
 	return ok && n.now().Before(until)
 }
 
-// saw notes that the token's profile may be cached under key from now on.
-func (n *news) saw(c *auth.Claims, key string) {
-	id, _ := strconv.ParseInt(c.Subject, 10, 64)
+// saw notes that the profile of the token (its jti, or a scoped token's
+// id) of the user subject may be cached under key from now on.
+func (n *news) saw(tokenID, subject, key string) {
+	id, _ := strconv.ParseInt(subject, 10, 64)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	now := n.now()
@@ -176,7 +187,7 @@ func (n *news) saw(c *auth.Claims, key string) {
 		n.forget(now)
 		n.sweepAt = max(minSweep, 2*len(n.seen))
 	}
-	n.seen[c.ID] = seenToken{key: key, user: access.UserKey(id), until: now.Add(ProfileTTL)}
+	n.seen[tokenID] = seenToken{key: key, user: access.UserKey(id), until: now.Add(ProfileTTL)}
 }
 
 // minSweep is the size of seen below which saw never sweeps.

@@ -105,6 +105,9 @@ func (s *Service) routes(doc huma.API) http.Handler {
 // user is the chain of every route but the health check: tenant, then
 // caller.
 func (s *Service) user(h http.Handler) http.Handler {
+	if s.scoped != nil {
+		h = s.scoped(h)
+	}
 	return s.tenancy(false, s.authenticate(h))
 }
 

@@ -23,10 +23,16 @@ const ProfileTTL = 60 * time.Second
 
 // Profile is what the API tells about the caller of a token.
 type Profile struct {
+	ID          int64    `json:"id"`
 	Name        string   `json:"name"`
 	Email       string   `json:"email"`
 	Roles       []string `json:"roles"`
 	Permissions []string `json:"permissions"`
+	// Token describes a scoped token; nil for a signed token.
+	Token *struct {
+		Scopes             []string `json:"scopes"`
+		RateLimitPerMinute int      `json:"rate_limit_per_minute,omitempty"`
+	} `json:"token,omitempty"`
 }
 
 // errDenied is the API refusing the token (401 or 403).
@@ -119,36 +125,49 @@ func profileKey(t *platform.Tenant, token string) string {
 // cache or the API. The API refusing the token makes the caller
 // anonymous; the API unreachable leaves the id without permissions.
 func (s *Service) profile(ctx context.Context, t *platform.Tenant, token string, claims *auth.Claims) *User {
+	return userOf(claims.Subject, s.cachedProfile(ctx, t, token, claims.Subject, claims.ExpiresAt.Time))
+}
+
+// cachedProfile is the token's profile from the cache or the API, cached
+// for ProfileTTL and never past expires. subject only names the caller in
+// the log.
+func (s *Service) cachedProfile(ctx context.Context, t *platform.Tenant, token, subject string, expires time.Time) cachedProfile {
 	key := profileKey(t, token)
 	var entry cachedProfile
 	if b, ok, err := s.cache.Get(ctx, key); err == nil && ok && json.Unmarshal(b, &entry) == nil &&
 		(entry.Denied || entry.Profile != nil) {
-		return userOf(claims.Subject, entry)
+		return entry
 	}
 	p, err := s.API.Profile(ctx, t.PrimaryHost(), token)
 	switch {
 	case errors.Is(err, errDenied):
 		entry = cachedProfile{Denied: true}
 	case err != nil:
-		s.log.Warn("h5p: profile unavailable", "tenant", t.ID, "user", claims.Subject, "error", err)
-		return &User{ID: claims.Subject, Roles: []string{}, Permissions: []string{}}
+		s.log.Warn("h5p: profile unavailable", "tenant", t.ID, "user", subject, "error", err)
+		return cachedProfile{}
 	default:
 		entry = cachedProfile{Profile: &p}
 	}
 	// Never cache past the token's expiry.
-	ttl := min(ProfileTTL, claims.ExpiresAt.Sub(s.clock.Now()))
+	ttl := min(ProfileTTL, expires.Sub(s.clock.Now()))
 	if ttl > 0 {
 		if b, err := json.Marshal(entry); err == nil {
 			// The cache only saves calls: a failed write is harmless.
 			_ = s.cache.Set(ctx, key, b, ttl)
 		}
 	}
-	return userOf(claims.Subject, entry)
+	return entry
 }
 
+// userOf is the caller a profile entry describes: anonymous when the API
+// refused the token, the id without permissions when it could not be
+// asked (an empty entry).
 func userOf(id string, e cachedProfile) *User {
-	if e.Denied || e.Profile == nil {
+	if e.Denied {
 		return Anonymous()
+	}
+	if e.Profile == nil {
+		return &User{ID: id, Roles: []string{}, Permissions: []string{}}
 	}
 	u := &User{ID: id, Name: e.Profile.Name, Email: e.Profile.Email, Roles: e.Profile.Roles,
 		Permissions: e.Profile.Permissions}

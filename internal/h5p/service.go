@@ -16,6 +16,7 @@ import (
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/scan"
@@ -59,6 +60,10 @@ type Options struct {
 	// EmbedOrigins are the origins allowed to frame the embed pages and
 	// exchange messages with them; "*" allows any.
 	EmbedOrigins []string
+	// Scoped, when set, wraps every route once the caller is known: what
+	// the platform applies to requests made with scoped tokens (their rate
+	// limit, the agent audit).
+	Scoped httpx.Middleware
 }
 
 // Service is the H5P service.
@@ -67,6 +72,7 @@ type Service struct {
 	cache       cache.Cache
 	clock       clock.Clock
 	log         *slog.Logger
+	scoped      httpx.Middleware
 	internalKey string
 	trustProxy  bool
 	redis       atomic.Pointer[redis.Client]
@@ -87,6 +93,7 @@ func New(opts Options) *Service {
 		cache:       opts.Cache,
 		clock:       opts.Clock,
 		log:         opts.Log,
+		scoped:      opts.Scoped,
 		internalKey: opts.InternalKey,
 		trustProxy:  opts.TrustProxy,
 		scanner:     opts.Scanner,

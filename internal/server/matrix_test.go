@@ -23,23 +23,33 @@ const (
 )
 
 var matrix = map[string]string{
-	"GET /api/health":                                      anyone,
-	"GET /api/healthcheck":                                 anyone,
-	"GET /api/name":                                        anyone,
-	"GET /api/events":                                      anyone,
-	"GET /api/meta":                                        anyone,
-	"GET /api/config":                                      anyone,
-	"POST /api/admin/config":                               admins,
-	"POST /api/auth/login":                                 anyone,
-	"GET /api/auth/refresh":                                users,
-	"POST /api/auth/logout":                                users,
-	"POST /api/auth/register":                              anyone,
-	"GET /api/auth/registerable-groups":                    anyone,
-	"POST /api/auth/password/forgot":                       anyone,
-	"POST /api/auth/password/reset":                        anyone,
-	"GET /api/auth/email/verify/{id}/{hash}":               "",
-	"POST /api/auth/email/resend":                          users,
-	"POST /api/admin/auth/impersonate":                     admins,
+	"GET /api/health":                        anyone,
+	"GET /api/healthcheck":                   anyone,
+	"GET /api/name":                          anyone,
+	"GET /api/events":                        anyone,
+	"GET /api/meta":                          anyone,
+	"GET /api/config":                        anyone,
+	"POST /api/admin/config":                 admins,
+	"POST /api/auth/login":                   anyone,
+	"GET /api/auth/refresh":                  users,
+	"POST /api/auth/logout":                  users,
+	"POST /api/auth/register":                anyone,
+	"GET /api/auth/registerable-groups":      anyone,
+	"POST /api/auth/password/forgot":         anyone,
+	"POST /api/auth/password/reset":          anyone,
+	"GET /api/auth/email/verify/{id}/{hash}": "",
+	"POST /api/auth/email/resend":            users,
+	"POST /api/admin/auth/impersonate":       admins,
+	"GET /api/auth/tokens":                   users,
+	"POST /api/auth/tokens":                  users,
+	// A signed access token has no current scoped token (404); the ids
+	// the matrix sends name no token.
+	"GET /api/auth/tokens/current":                         "",
+	"DELETE /api/auth/tokens/{id}":                         "",
+	"GET /api/admin/tokens":                                admins,
+	"DELETE /api/admin/tokens/{id}":                        "",
+	"GET /api/admin/tokens/{id}/audit":                     "",
+	"GET /api/admin/agent-audit":                           admins,
 	"GET /api/profile/me":                                  users,
 	"PUT /api/profile/me":                                  users,
 	"PUT /api/profile/me-auth":                             users,
@@ -194,50 +204,9 @@ func TestRoleMatrix(t *testing.T) {
 				t.Errorf("matrix names %s, which is not registered", route)
 			}
 		}
-		target := env.NewUser("student")
-		admin := env.As("admin")
-		group := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/user-groups", Token: admin.Token,
-			Body: map[string]any{"name": "Matrix"}})
-		groupID := strconv.Itoa(int(group.Number("data.id")))
-		notification := waitNotification(t, env, target.Token)
-		categoryID := insertCategory(t, env)
-		course := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/courses", Token: admin.Token,
-			Body: map[string]any{"title": "Matrix"}})
-		courseID := strconv.Itoa(int(course.Number("data.id")))
-		lesson := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/lessons", Token: admin.Token,
-			Body: map[string]any{"title": "Matrix", "course_id": course.Number("data.id")}})
-		lessonID := strconv.Itoa(int(lesson.Number("data.id")))
-		if course.Status != 201 || lesson.Status != 201 {
-			t.Fatalf("matrix course: %s %s", course.Body, lesson.Body)
-		}
-		topicObjs := matrixTopics(t, env, admin, lesson.Number("data.id"))
-		params := map[string]string{
-			"{user}": strconv.FormatInt(target.ID, 10), "{userId}": strconv.FormatInt(target.ID, 10),
-			"{user_id}": strconv.FormatInt(target.ID, 10), "{notification}": notification,
-			"{interest_id}": categoryID, "{token}": "x", "{hash}": "x",
-			"{course}": courseID, "{course_id}": courseID, "{category_id}": categoryID,
-		}
-		for k, v := range topicObjs.params() {
-			params[k] = v
-		}
+		w := newMatrixWorld(t, env)
 		callers := []string{"anon", "student", "tutor", "admin", "other-admin"}
 		for _, route := range routes {
-			method, path, _ := strings.Cut(route, " ")
-			id := strconv.FormatInt(target.ID, 10)
-			switch {
-			case strings.HasPrefix(path, "/api/admin/topics/"):
-				id = topicObjs.id(path)
-			case strings.HasPrefix(path, "/api/admin/user-groups/"):
-				id = groupID
-			case strings.HasPrefix(path, "/api/admin/courses/"):
-				id = courseID
-			case strings.HasPrefix(path, "/api/admin/lessons/"):
-				id = lessonID
-			}
-			path = strings.ReplaceAll(path, "{id}", id)
-			for k, v := range params {
-				path = strings.ReplaceAll(path, k, v)
-			}
 			allowed := strings.Fields(matrix[route])
 			for _, caller := range callers {
 				who := caller
@@ -247,10 +216,7 @@ func TestRoleMatrix(t *testing.T) {
 				if contains(allowed, who) {
 					continue
 				}
-				req := apitest.Request{Method: method, Path: path, Body: plausibleBody(method, route, target.ID, categoryID)}
-				if body, ctype, ok := topicObjs.body(t, method, route); ok {
-					req.Body, req.Type = body, ctype
-				}
+				req := w.request(t, route)
 				if caller != "anon" {
 					req.Token = env.As(caller).Token
 				}
@@ -265,6 +231,78 @@ func TestRoleMatrix(t *testing.T) {
 			}
 		}
 	})
+}
+
+// matrixWorld holds real objects of every kind (a user, a group, a
+// notification, a category, a course, a lesson, topics) so that the
+// matrices send each route a plausible request about them.
+type matrixWorld struct {
+	env       *apitest.Env
+	target    *apitest.User
+	groupID   string
+	courseID  string
+	lessonID  string
+	category  string
+	topicObjs topicObjects
+	params    map[string]string
+}
+
+func newMatrixWorld(t *testing.T, env *apitest.Env) *matrixWorld {
+	t.Helper()
+	target := env.NewUser("student")
+	admin := env.As("admin")
+	group := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/user-groups", Token: admin.Token,
+		Body: map[string]any{"name": "Matrix"}})
+	groupID := strconv.Itoa(int(group.Number("data.id")))
+	notification := waitNotification(t, env, target.Token)
+	categoryID := insertCategory(t, env)
+	course := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/courses", Token: admin.Token,
+		Body: map[string]any{"title": "Matrix"}})
+	courseID := strconv.Itoa(int(course.Number("data.id")))
+	lesson := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/lessons", Token: admin.Token,
+		Body: map[string]any{"title": "Matrix", "course_id": course.Number("data.id")}})
+	lessonID := strconv.Itoa(int(lesson.Number("data.id")))
+	if course.Status != 201 || lesson.Status != 201 {
+		t.Fatalf("matrix course: %s %s", course.Body, lesson.Body)
+	}
+	topicObjs := matrixTopics(t, env, admin, lesson.Number("data.id"))
+	params := map[string]string{
+		"{user}": strconv.FormatInt(target.ID, 10), "{userId}": strconv.FormatInt(target.ID, 10),
+		"{user_id}": strconv.FormatInt(target.ID, 10), "{notification}": notification,
+		"{interest_id}": categoryID, "{token}": "x", "{hash}": "x",
+		"{course}": courseID, "{course_id}": courseID, "{category_id}": categoryID,
+	}
+	for k, v := range topicObjs.params() {
+		params[k] = v
+	}
+	return &matrixWorld{env: env, target: target, groupID: groupID, courseID: courseID, lessonID: lessonID,
+		category: categoryID, topicObjs: topicObjs, params: params}
+}
+
+// request is a plausible request of the route about the world's objects,
+// without a token.
+func (w *matrixWorld) request(t *testing.T, route string) apitest.Request {
+	method, path, _ := strings.Cut(route, " ")
+	id := strconv.FormatInt(w.target.ID, 10)
+	switch {
+	case strings.HasPrefix(path, "/api/admin/topics/"):
+		id = w.topicObjs.id(path)
+	case strings.HasPrefix(path, "/api/admin/user-groups/"):
+		id = w.groupID
+	case strings.HasPrefix(path, "/api/admin/courses/"):
+		id = w.courseID
+	case strings.HasPrefix(path, "/api/admin/lessons/"):
+		id = w.lessonID
+	}
+	path = strings.ReplaceAll(path, "{id}", id)
+	for k, v := range w.params {
+		path = strings.ReplaceAll(path, k, v)
+	}
+	req := apitest.Request{Method: method, Path: path, Body: plausibleBody(method, route, w.target.ID, w.category)}
+	if body, ctype, ok := w.topicObjs.body(t, method, route); ok {
+		req.Body, req.Type = body, ctype
+	}
+	return req
 }
 
 // plausibleBody is a body that would succeed for an allowed caller, so a

@@ -32,6 +32,8 @@ var owners = map[string]string{
 	"notifications":    "notify",
 	"mail_log":         "notify",
 	"access_tokens":    "auth",
+	"personal_tokens":  "tokens",
+	"agent_audit":      "tokens",
 	"roles":            "access",
 	"permissions":      "access",
 	"role_permissions": "access",

@@ -6,6 +6,7 @@ import (
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/settings"
+	"github.com/lms-platform/lms/internal/tokens"
 )
 
 // routes registers every capability, in the order of the spec's tables,
@@ -15,6 +16,7 @@ func (s *Server) routes() {
 	notifications := &notify.Notifications{Clock: s.Clock, Exclude: s.Config.NotifyExclude, UserExists: accounts.Exists}
 	s.generalRoutes()
 	auth.Routes(s.API, authService)
+	tokens.Routes(s.API, s.Tokens)
 	accounts.Routes(s.API, &accounts.Service{Clock: s.Clock, Passwords: s.Passwords, Mailer: s.Mailer,
 		RevokeSessions: auth.RevokeSessions, FileURL: s.Files.URL, Scanner: s.Scanner})
 	notify.Routes(s.API, notifications)

@@ -42,6 +42,7 @@ import (
 	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/settings"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/tokens"
 	"github.com/lms-platform/lms/internal/topics"
 )
 
@@ -92,6 +93,12 @@ type Server struct {
 	H5P *h5p.Service
 	// Demo is demo mode: demo login, seed and reset (docs/demo.md).
 	Demo *demo.Service
+	// Tokens issues and revokes scoped personal tokens (the device login
+	// issues through it too).
+	Tokens *tokens.Service
+	// Audit writes the agent audit of scoped-token requests in the
+	// background.
+	Audit *tokens.Recorder
 	// Handler serves the API with every middleware, and the H5P service.
 	Handler http.Handler
 }
@@ -255,25 +262,33 @@ func logLevel(name string) slog.Level {
 func (s *Server) buildAPI() {
 	mux := http.NewServeMux()
 	s.API = httpx.NewAPI(mux, httpx.Info{Title: Name + " API", Version: Version})
+	// Scoped tokens are checked before the route's own rules and limits:
+	// a missing scope is a 403 that counts against no limit.
+	s.API.UseMiddleware(tokens.Enforce(s.API, s.Limiter, scopePolicy))
 	s.API.UseMiddleware(httpx.Guard(s.API, s.Limiter))
 	s.Kinds = s.contentKinds()
 	s.Files = &files.Signer{Clock: s.Clock, TTL: time.Hour}
+	s.Tokens = &tokens.Service{Clock: s.Clock, Settings: s.Settings}
+	s.Audit = tokens.NewRecorder(s.Tenants, s.Clock, s.Log)
 	s.routes()
 	api := httpx.Chain(httpx.Unmatched(mux, nil),
 		httpx.Tenancy(s.Tenants, s.Config.TrustProxy, s.Config.InternalKey),
 		auth.Authenticate(s.Clock),
+		s.Audit.Middleware(),
 		httpx.Idempotency(s.Clock),
 	)
 	s.H5P = h5p.New(h5p.Options{Tenants: s.Tenants, Cache: s.Cache, Redis: s.Redis, Clock: s.Clock, Log: s.Log, Scanner: s.Scanner,
 		InternalKey: s.Config.InternalKey, TrustProxy: s.Config.TrustProxy, APIURL: s.apiURL(),
 		Store:   &h5pstore.Store{Clock: s.Clock, Locker: s.Locker, Cache: s.Cache},
 		CoreDir: s.Config.H5PCoreDir, EditorDir: s.Config.H5PEditorDir, EmbedOrigins: s.Config.H5PEmbedOrigins,
-		API: s.API})
+		API: s.API, Scoped: func(h http.Handler) http.Handler { return s.Audit.Middleware()(tokens.Limit(s.Limiter)(h)) }})
 	if s.Config.H5PHubURL != "" {
 		s.H5P.Store.SetSettings(h5pstore.Settings{HubURL: s.Config.H5PHubURL})
 	}
+	tokens.Describe(s.API, scopePolicy)
 	if s.Jobs != nil {
 		s.Jobs.Add(s.H5P.Jobs()...)
+		s.Jobs.Add(s.Tokens.Jobs()...)
 	}
 	h5pHandler := s.H5P.Handler()
 	// The H5P service resolves its tenant and callers itself (sub-hosts,
@@ -324,6 +339,9 @@ func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
 
 // Close releases every handle.
 func (s *Server) Close() {
+	if s.Audit != nil {
+		s.Audit.Close()
+	}
 	if s.Tenants != nil {
 		s.Tenants.CloseAll()
 	}

@@ -120,6 +120,10 @@ func keyTable() []Key {
 		{Name: "lms_auth.return_url", Rule: link(), Public: true, Default: "http://localhost:3000"},
 		{Name: "lms_auth.socialite_remember_me", Rule: boolean(), Public: true, Default: false},
 		{Name: "lms_auth.token_expiration_minutes", Rule: integer(), Default: 5.0},
+		// Scoped personal tokens (internal/tokens): live tokens per user,
+		// and how long the agent audit keeps its rows.
+		{Name: "lms_tokens.max_per_user", Rule: integer(1), Default: 50.0},
+		{Name: "lms_tokens.audit_retention_days", Rule: integer(1), Default: 90.0},
 	}
 	for _, provider := range []string{"google", "facebook"} {
 		p := "lms_auth.socialite." + provider + "."
