@@ -73,24 +73,13 @@ func scopedUser(ctx context.Context, t *platform.Tenant, rec tokens.Record) (*ac
 	if err != nil {
 		return nil, err
 	}
-	if !u.IsActive {
-		return nil, apperr.New(apperr.Unauthorized, "Your account is blocked.")
-	}
-	roles, err := accounts.Roles(ctx, t.DB, u.ID)
+	p, err := userPrincipal(t, u)
 	if err != nil {
 		return nil, err
 	}
-	perms := map[access.Permission]bool{}
-	for _, role := range roles {
-		for _, perm := range t.RolePermissions[role] {
-			perms[perm] = true
-		}
-	}
-	if roles == nil {
-		roles = []string{}
-	}
-	return &access.Principal{UserID: u.ID, Email: u.Email, Roles: roles, TokenID: rec.ID,
-		Permissions: tokens.Narrow(perms, rec.Scopes), Scopes: rec.Scopes, RateLimit: rec.RateLimit}, nil
+	p.TokenID, p.Scopes, p.RateLimit = rec.ID, rec.Scopes, rec.RateLimit
+	p.Permissions = tokens.Narrow(p.Permissions, rec.Scopes)
+	return p, nil
 }
 
 // hashCache maps token ids to their secrets' hashes. It is bounded: when
