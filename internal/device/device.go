@@ -44,7 +44,7 @@ const (
 	maxNameLen  = 100
 )
 
-// DeviceRequest states.
+// Request states.
 const (
 	Pending   = "pending"
 	Approved  = "approved"
