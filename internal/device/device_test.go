@@ -3,6 +3,8 @@ package device_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -46,6 +48,19 @@ func poll(t *testing.T, env *apitest.Env, deviceCode string, wantCode string) *a
 	return res
 }
 
+// each runs fn on every backend with a tenant of its own: the PostgreSQL
+// suite shares one Redis, whose limit counters are keyed by tenant host,
+// and every test calls from 127.0.0.1 as users numbered alike.
+func each(t *testing.T, fn func(t *testing.T, env *apitest.Env)) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		b := make([]byte, 6)
+		rand.Read(b)
+		env.Host = "device-" + hex.EncodeToString(b) + ".test"
+		env.Tenant = env.AddTenant(env.Host)
+		fn(t, env)
+	})
+}
+
 func requestPath(code, action string) string {
 	p := "/api/auth/device/requests/" + url.PathEscape(code)
 	if action != "" {
@@ -55,15 +70,15 @@ func requestPath(code, action string) string {
 }
 
 func TestDeviceLoginApproved(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		res := env.Call(t, 200, "POST", "/api/auth/device/code", "", map[string]any{"client_name": "lmsctl on laptop",
 			"scopes": []string{"courses:read", "profile:read"}})
 		dc, uc := res.String("data.device_code"), res.String("data.user_code")
 		if !userCode.MatchString(uc) || !strings.HasPrefix(dc, "lms_dc_") {
 			t.Fatalf("codes: %s", res.Body)
 		}
-		if res.String("data.verification_uri") != "http://school.test:3000/device" ||
-			res.String("data.verification_uri_complete") != "http://school.test:3000/device?code="+uc ||
+		if res.String("data.verification_uri") != "http://"+env.Host+":3000/device" ||
+			res.String("data.verification_uri_complete") != "http://"+env.Host+":3000/device?code="+uc ||
 			res.Number("data.expires_in") != 600 || res.Number("data.interval") != 5 {
 			t.Fatalf("grant: %s", res.Body)
 		}
@@ -128,7 +143,7 @@ func TestDeviceLoginApproved(t *testing.T) {
 }
 
 func TestDeviceLoginDeniedAndExpired(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		dc, uc := start(t, env, "users:read")
 		env.Call(t, 200, "POST", requestPath(uc, "deny"), admin.Token, nil)
@@ -156,7 +171,7 @@ func TestDeviceLoginDeniedAndExpired(t *testing.T) {
 }
 
 func TestDeviceCollectedExactlyOnce(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		dc, uc := start(t, env, "progress:read")
 		env.Call(t, 200, "POST", requestPath(uc, "approve"), env.NewUser("student").Token, nil)
 		env.Clock.Advance(device.Interval)
@@ -190,7 +205,7 @@ func TestDeviceCollectedExactlyOnce(t *testing.T) {
 }
 
 func TestDeviceRoutesPerCaller(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		_, uc := start(t, env, "courses:read")
 		tutor := env.NewUser("tutor")
 		_, onlyTokens := createToken(t, env, tutor.Token, "tokens:write")
@@ -237,7 +252,7 @@ func createToken(t *testing.T, env *apitest.Env, bearer string, scopes ...string
 }
 
 func TestDeviceTenantIsolation(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		dc, uc := start(t, env, "courses:read")
 		other := env.As("other-admin")
 		res := env.Do(apitest.Request{Method: "GET", Path: requestPath(uc, ""), Host: "other.test", Token: other.Token})
@@ -253,7 +268,7 @@ func TestDeviceTenantIsolation(t *testing.T) {
 }
 
 func TestDeviceLimits(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		for i := range 11 {
 			want := 200
 			if i == 10 {
@@ -289,7 +304,7 @@ func TestDeviceLimits(t *testing.T) {
 }
 
 func TestDevicePruneJob(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+	each(t, func(t *testing.T, env *apitest.Env) {
 		learner := env.NewUser("student")
 		// One approved and collected, one approved and never collected.
 		dcDone, ucDone := start(t, env, "progress:read")

@@ -30,7 +30,7 @@ type userCodeInput struct {
 type deviceApproveInput struct {
 	UserCode string `path:"user_code" maxLength:"16" doc:"The code the user typed, XXXX-XXXX (case and dash do not matter)."`
 	Body     *struct {
-		Scopes []string `json:"scopes,omitempty" maxItems:"64" doc:"DeviceGrant only these of the scopes asked for; omitted: all of them."`
+		Scopes []string `json:"scopes,omitempty" maxItems:"64" doc:"Grant only these of the scopes asked for; omitted: all of them."`
 	} `required:"false"`
 }
 
