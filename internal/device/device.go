@@ -275,16 +275,46 @@ func (r row) decidable(now time.Time) error {
 	return nil
 }
 
+// pending loads a request that still waits for a decision.
+func (s *Service) pending(ctx context.Context, t *platform.Tenant, userCode string) (row, time.Time, error) {
+	r, err := byUserCode(ctx, t.DB, userCode)
+	if err != nil {
+		return r, time.Time{}, err
+	}
+	now := s.Clock.Now()
+	return r, now, r.decidable(now)
+}
+
+// decide records the user's decision, with the approved token when there
+// is one. Of two decisions at once, the one whose update still finds the
+// request pending wins; the other is a 409.
+func decide(ctx context.Context, t *platform.Tenant, r *row, userID int64, now time.Time, approved *tokens.Created, sealed string) error {
+	status := Denied
+	var scopes, tokenID, sealedToken any
+	if approved != nil {
+		status, scopes, tokenID, sealedToken = Approved, strings.Join(approved.Scopes, " "), approved.ID, sealed
+		r.ApprovedScopes, r.TokenID = approved.Scopes, approved.ID
+	}
+	res, err := t.DB.ExecContext(ctx, `UPDATE device_requests SET status = $1, user_id = $2, decided_at = $3,
+		approved_scopes = $4, token_id = $5, sealed_token = $6 WHERE id = $7 AND status = $8`,
+		status, userID, now, scopes, tokenID, sealedToken, r.id, Pending)
+	if err != nil {
+		return fmt.Errorf("device: record decision: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return apperr.New(apperr.Conflict, "This request was already decided.")
+	}
+	r.Status = status
+	r.userID = sql.NullInt64{Int64: userID, Valid: true}
+	return nil
+}
+
 // Approve issues the device's token to the approving user (p) with the
 // scopes asked for, or with fewer when scopes names a subset; never more.
 // A scoped-token caller also approves only within its own scopes.
 func (s *Service) Approve(ctx context.Context, t *platform.Tenant, p *access.Principal, userCode string, scopes []string) (DeviceRequest, error) {
-	r, err := byUserCode(ctx, t.DB, userCode)
+	r, now, err := s.pending(ctx, t, userCode)
 	if err != nil {
-		return DeviceRequest{}, err
-	}
-	now := s.Clock.Now()
-	if err := r.decidable(now); err != nil {
 		return DeviceRequest{}, err
 	}
 	granted := r.Scopes
@@ -301,50 +331,28 @@ func (s *Service) Approve(ctx context.Context, t *platform.Tenant, p *access.Pri
 		return DeviceRequest{}, err
 	}
 	sealed, err := seal(r.sealKey, created.Secret)
-	if err != nil {
-		return DeviceRequest{}, fmt.Errorf("device: seal token: %w", err)
-	}
-	res, err := t.DB.ExecContext(ctx, `UPDATE device_requests SET status = $1, user_id = $2, decided_at = $3,
-		approved_scopes = $4, token_id = $5, sealed_token = $6 WHERE id = $7 AND status = $8`,
-		Approved, p.UserID, now, strings.Join(created.Scopes, " "), created.ID, sealed, r.id, Pending)
 	if err == nil {
-		if n, _ := res.RowsAffected(); n == 0 {
-			// Another decision won the race: the token just issued must
-			// not outlive it.
-			err = apperr.New(apperr.Conflict, "This request was already decided.")
-		}
+		err = decide(ctx, t, &r, p.UserID, now, &created, sealed)
 	}
 	if err != nil {
+		// The token just issued must not outlive a failed approval.
 		if rerr := s.Tokens.RevokeAny(ctx, t, created.ID); rerr != nil {
 			return DeviceRequest{}, errors.Join(err, rerr)
 		}
 		return DeviceRequest{}, err
 	}
-	r.Status, r.ApprovedScopes, r.TokenID = Approved, created.Scopes, created.ID
-	r.userID = sql.NullInt64{Int64: p.UserID, Valid: true}
 	return r.visible(now, p.UserID), nil
 }
 
 // Deny refuses the request; the device's next poll answers access_denied.
 func (s *Service) Deny(ctx context.Context, t *platform.Tenant, userID int64, userCode string) (DeviceRequest, error) {
-	r, err := byUserCode(ctx, t.DB, userCode)
+	r, now, err := s.pending(ctx, t, userCode)
+	if err == nil {
+		err = decide(ctx, t, &r, userID, now, nil, "")
+	}
 	if err != nil {
 		return DeviceRequest{}, err
 	}
-	now := s.Clock.Now()
-	if err := r.decidable(now); err != nil {
-		return DeviceRequest{}, err
-	}
-	res, err := t.DB.ExecContext(ctx, `UPDATE device_requests SET status = $1, user_id = $2, decided_at = $3
-		WHERE id = $4 AND status = $5`, Denied, userID, now, r.id, Pending)
-	if err != nil {
-		return DeviceRequest{}, fmt.Errorf("device: deny: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return DeviceRequest{}, apperr.New(apperr.Conflict, "This request was already decided.")
-	}
-	r.Status = Denied
-	r.userID = sql.NullInt64{Int64: userID, Valid: true}
 	return r.visible(now, userID), nil
 }
 
