@@ -91,7 +91,14 @@ func TestDeviceLoginApproved(t *testing.T) {
 		if slow.String("error") != device.CodeSlowDown {
 			t.Fatalf("fast poll: %s", slow.Body)
 		}
+		// The interval is now 10 s: after 5 s it is still too fast, and
+		// grows again.
 		env.Clock.Advance(device.Interval)
+		slow = env.Call(t, 400, "POST", "/api/auth/device/token", "", map[string]any{"device_code": dc})
+		if slow.String("error") != device.CodeSlowDown || !strings.Contains(slow.String("message"), "15 seconds") {
+			t.Fatalf("still too fast: %s", slow.Body)
+		}
+		env.Clock.Advance(10 * time.Second)
 		poll(t, env, dc, device.CodePending)
 
 		learner := env.NewUser("student")
