@@ -187,6 +187,13 @@ var matrix = map[string]string{
 	"DELETE /h5p/libraries/{uber}":    admins,
 	// Only the platform's internal token deletes orphaned files.
 	"POST /h5p/contents/orphans/delete": "",
+	// The device login: anyone may start one; the matrix's device code
+	// and user code name no request.
+	"POST /api/auth/device/code":                         anyone,
+	"POST /api/auth/device/token":                        "",
+	"GET /api/auth/device/requests/{user_code}":          "",
+	"POST /api/auth/device/requests/{user_code}/approve": "",
+	"POST /api/auth/device/requests/{user_code}/deny":    "",
 }
 
 // TestRoleMatrix sends every route, as every caller who must not have it, a
