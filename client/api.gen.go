@@ -998,6 +998,64 @@ func (c *Client) PatchAdminUsersIDSettings(ctx context.Context, id int64, body m
 	return out, err
 }
 
+// PostAuthDeviceCode is POST /api/auth/device/code: Start a device login: a device code to poll
+// with and a user code to approve on the frontend's /device page
+func (c *Client) PostAuthDeviceCode(ctx context.Context, body DeviceCodeInputBody) (*DeviceGrant, error) {
+	r := request{method: http.MethodPost, path: "/api/auth/device/code"}
+	r.body = jsonBody(body)
+	var out DeviceGrant
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAuthDeviceRequestsID is GET /api/auth/device/requests/{user_code}: What a device request with
+// this user code asks for: client, scopes, time, address and status
+func (c *Client) GetAuthDeviceRequestsID(ctx context.Context, userCode string) (*DeviceRequest, error) {
+	r := request{method: http.MethodGet, path: "/api/auth/device/requests/" + pathParam(userCode)}
+	var out DeviceRequest
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAuthDeviceRequestsIDApprove is POST /api/auth/device/requests/{user_code}/approve: Approve a
+// device request: the device receives a scoped token of the caller's account
+func (c *Client) PostAuthDeviceRequestsIDApprove(ctx context.Context, userCode string, body DeviceApproveInputBody) (*DeviceRequest, error) {
+	r := request{method: http.MethodPost, path: "/api/auth/device/requests/" + pathParam(userCode) + "/approve"}
+	r.body = jsonBody(body)
+	var out DeviceRequest
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAuthDeviceRequestsIDDeny is POST /api/auth/device/requests/{user_code}/deny: Deny a device
+// request: its next poll answers access_denied
+func (c *Client) PostAuthDeviceRequestsIDDeny(ctx context.Context, userCode string) (*DeviceRequest, error) {
+	r := request{method: http.MethodPost, path: "/api/auth/device/requests/" + pathParam(userCode) + "/deny"}
+	var out DeviceRequest
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAuthDeviceToken is POST /api/auth/device/token: Poll a device login; answers the approved
+// scoped token once
+func (c *Client) PostAuthDeviceToken(ctx context.Context, body DeviceTokenInputBody) (*Created, error) {
+	r := request{method: http.MethodPost, path: "/api/auth/device/token"}
+	r.body = jsonBody(body)
+	var out Created
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // PostAuthEmailResend is POST /api/auth/email/resend: Mail the verification link again
 func (c *Client) PostAuthEmailResend(ctx context.Context) error {
 	r := request{method: http.MethodPost, path: "/api/auth/email/resend"}
@@ -2102,6 +2160,58 @@ type Detail struct {
 	Phone           *string    `json:"phone"`
 	Roles           []string   `json:"roles"`
 	UpdatedAt       time.Time  `json:"updated_at"`
+}
+
+// DeviceApproveInputBody is a schema of the API.
+type DeviceApproveInputBody struct {
+	// DeviceGrant only these of the scopes asked for; omitted: all of them.
+	Scopes []string `json:"scopes,omitzero"`
+}
+
+// DeviceCodeInputBody is a schema of the API.
+type DeviceCodeInputBody struct {
+	// What is asking, as the approving user will see it (for example "lmsctl on build-server"); it
+	// also names the token.
+	ClientName string `json:"client_name"`
+	// The scopes the device asks for; the approving user may grant these or fewer.
+	Scopes []string `json:"scopes"`
+}
+
+// DeviceGrant is a schema of the API.
+type DeviceGrant struct {
+	// Secret the client polls with; never show it.
+	DeviceCode string `json:"device_code"`
+	// Seconds until the codes expire.
+	ExpiresIn int64 `json:"expires_in"`
+	// Seconds to wait between polls.
+	Interval int64 `json:"interval"`
+	// Code the user types on the verification page, XXXX-XXXX.
+	UserCode string `json:"user_code"`
+	// The frontend page where the user enters the code.
+	VerificationURI string `json:"verification_uri"`
+	// The same page with the user code filled in.
+	VerificationURIComplete string `json:"verification_uri_complete"`
+}
+
+// DeviceRequest is a schema of the API.
+type DeviceRequest struct {
+	ApprovedScopes []string  `json:"approved_scopes,omitzero"`
+	ClientName     string    `json:"client_name"`
+	CreatedAt      time.Time `json:"created_at"`
+	ExpiresAt      time.Time `json:"expires_at"`
+	// The address the request came from.
+	IP string `json:"ip"`
+	// The scopes the device asks for.
+	Scopes   []string `json:"scopes"`
+	Status   string   `json:"status"`
+	TokenID  *string  `json:"token_id,omitzero"`
+	UserCode string   `json:"user_code"`
+}
+
+// DeviceTokenInputBody is a schema of the API.
+type DeviceTokenInputBody struct {
+	// The device_code of POST /api/auth/device/code.
+	DeviceCode string `json:"device_code"`
 }
 
 // EmailInputBody is a schema of the API.

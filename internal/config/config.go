@@ -5,6 +5,8 @@ package config
 import (
 	"flag"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -15,8 +17,11 @@ import (
 type Config struct {
 	APIAddr string
 	// APIURL is where the other parts (the H5P service) reach the API.
-	APIURL       string
-	WebAddr      string // empty: no web frontend
+	APIURL  string
+	WebAddr string // empty: no web frontend
+	// WebURL is the frontend's public URL, {host} standing for a tenant's
+	// host (empty: http://TENANT-HOST:WEB-PORT); see FrontURL.
+	WebURL       string
 	DataDir      string
 	DatabaseURL  string // empty: SQLite files under DataDir
 	BlobURL      string // empty: files under DataDir
@@ -96,6 +101,7 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 		{"LMS_API_ADDR", "127.0.0.1:8080", &c.APIAddr, "API listen address"},
 		{"LMS_API_URL", "", &c.APIURL, "base URL the H5P service calls the API at (empty: http:// + the API address)"},
 		{"LMS_WEB_ADDR", "127.0.0.1:3000", &c.WebAddr, "web frontend listen address (empty: no frontend)"},
+		{"LMS_WEB_URL", "", &c.WebURL, "public URL of the web frontend, {host} standing for the tenant's host, e.g. https://{host} (empty: http://TENANT-HOST:WEB-PORT)"},
 		{"LMS_WEB_CACHE_FRESH", "45s", &webFresh, "how long the frontend keeps public API data fresh (minimum 5s)"},
 		{"LMS_DATA_DIR", "./var", &c.DataDir, "data directory (SQLite files, local blobs, master key)"},
 		{"LMS_DATABASE_URL", "", &c.DatabaseURL, "postgres://... (empty: SQLite under the data dir)"},
@@ -160,6 +166,23 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 	c.NotifyExclude = splitList(exclude)
 	c.H5PEmbedOrigins = splitList(embedOrigins)
 	return c, fs.Args(), nil
+}
+
+// FrontURL is the web frontend's URL for a tenant host: the template
+// (LMS_WEB_URL) with {host} replaced, or the host at the port the frontend
+// listens on (webAddr), over plain HTTP as on a developer's machine.
+func FrontURL(template, webAddr, host string) string {
+	if template != "" {
+		return strings.TrimSuffix(strings.ReplaceAll(template, "{host}", host), "/")
+	}
+	port := "3000"
+	if _, p, err := net.SplitHostPort(webAddr); err == nil && p != "" && p != "0" {
+		port = p
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	return (&url.URL{Scheme: "http", Host: net.JoinHostPort(host, port)}).String()
 }
 
 // FromEnv is Load with no flags, for tests and tools.

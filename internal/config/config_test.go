@@ -41,3 +41,17 @@ func TestWebAddr(t *testing.T) {
 		})
 	}
 }
+
+func TestFrontURL(t *testing.T) {
+	for _, tc := range []struct{ template, webAddr, host, want string }{
+		{"", "127.0.0.1:3000", "school.example", "http://school.example:3000"},
+		{"", ":8081", "school.example", "http://school.example:8081"},
+		{"", "127.0.0.1:0", "", "http://localhost:3000"},
+		{"https://{host}/", "127.0.0.1:3000", "school.example", "https://school.example"},
+		{"https://learn.example/{host}", "", "school.example", "https://learn.example/school.example"},
+	} {
+		if got := FrontURL(tc.template, tc.webAddr, tc.host); got != tc.want {
+			t.Errorf("FrontURL(%q, %q, %q) = %q, want %q", tc.template, tc.webAddr, tc.host, got, tc.want)
+		}
+	}
+}

@@ -12,9 +12,7 @@ package demo
 import (
 	"context"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/url"
 	"slices"
 
 	"github.com/lms-platform/lms/internal/access"
@@ -94,16 +92,11 @@ func (s *Service) FrontURL(rec platform.Record) string {
 	if s.Config.FrontURL != "" {
 		return s.Config.FrontURL
 	}
-	port := "3000"
-	if _, p, err := net.SplitHostPort(s.WebAddr); err == nil && p != "" && p != "0" {
-		port = p
-	}
-	host := "localhost"
+	host := ""
 	if len(rec.Hosts) > 0 {
 		host = rec.Hosts[0]
 	}
-	u := url.URL{Scheme: "http", Host: net.JoinHostPort(host, port)}
-	return u.String()
+	return config.FrontURL("", s.WebAddr, host)
 }
 
 // SettingsValues are the lms_demo settings of a tenant in demo mode, for

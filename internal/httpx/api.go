@@ -76,8 +76,10 @@ type Route struct {
 	Method  string
 	Path    string
 	Summary string
-	Tags    []string
-	Who     Who
+	// Description is the operation's longer text in the API description.
+	Description string
+	Tags        []string
+	Who         Who
 	// Status is the success status (default 200).
 	Status int
 	Limit  *RateLimit
@@ -86,6 +88,9 @@ type Route struct {
 	// Hidden keeps the route out of the OpenAPI document; only for routes
 	// that are not part of the public interface.
 	Hidden bool
+	// Errors are the statuses the handler itself may answer beyond the
+	// ones every route of its kind has (404, 401/403, 429).
+	Errors []int
 	// Credentials marks routes whose request or answer carries a password
 	// or a token: the idempotency store never keeps their answers.
 	Credentials bool
@@ -117,6 +122,7 @@ func Handle[I, O any](api huma.API, r Route, h func(context.Context, *I) (*O, er
 		Method:        r.Method,
 		Path:          r.Path,
 		Summary:       r.Summary,
+		Description:   r.Description,
 		Tags:          r.Tags,
 		DefaultStatus: r.Status,
 		MaxBodyBytes:  r.MaxBody,
@@ -139,6 +145,7 @@ func Handle[I, O any](api huma.API, r Route, h func(context.Context, *I) (*O, er
 	if r.Limit != nil {
 		op.Errors = append(op.Errors, 429)
 	}
+	op.Errors = append(op.Errors, r.Errors...)
 	status := r.Status
 	if status == 0 {
 		status = http.StatusOK

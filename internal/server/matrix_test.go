@@ -44,12 +44,19 @@ var matrix = map[string]string{
 	"POST /api/auth/tokens":                  users,
 	// A signed access token has no current scoped token (404); the ids
 	// the matrix sends name no token.
-	"GET /api/auth/tokens/current":                         "",
-	"DELETE /api/auth/tokens/{id}":                         "",
-	"GET /api/admin/tokens":                                admins,
-	"DELETE /api/admin/tokens/{id}":                        "",
-	"GET /api/admin/tokens/{id}/audit":                     "",
-	"GET /api/admin/agent-audit":                           admins,
+	"GET /api/auth/tokens/current":     "",
+	"DELETE /api/auth/tokens/{id}":     "",
+	"GET /api/admin/tokens":            admins,
+	"DELETE /api/admin/tokens/{id}":    "",
+	"GET /api/admin/tokens/{id}/audit": "",
+	"GET /api/admin/agent-audit":       admins,
+	// The device login: anyone may start one; the matrix's device code
+	// and user code name no request.
+	"POST /api/auth/device/code":                           anyone,
+	"POST /api/auth/device/token":                          "",
+	"GET /api/auth/device/requests/{user_code}":            "",
+	"POST /api/auth/device/requests/{user_code}/approve":   "",
+	"POST /api/auth/device/requests/{user_code}/deny":      "",
 	"GET /api/profile/me":                                  users,
 	"PUT /api/profile/me":                                  users,
 	"PUT /api/profile/me-auth":                             users,

@@ -34,6 +34,7 @@ var owners = map[string]string{
 	"access_tokens":    "auth",
 	"personal_tokens":  "tokens",
 	"agent_audit":      "tokens",
+	"device_requests":  "device",
 	"roles":            "access",
 	"permissions":      "access",
 	"role_permissions": "access",

@@ -3,8 +3,11 @@ package server
 import (
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/auth"
+	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/device"
 	"github.com/lms-platform/lms/internal/notify"
+	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/settings"
 	"github.com/lms-platform/lms/internal/tokens"
 )
@@ -17,6 +20,7 @@ func (s *Server) routes() {
 	s.generalRoutes()
 	auth.Routes(s.API, authService)
 	tokens.Routes(s.API, s.Tokens)
+	s.deviceRoutes()
 	accounts.Routes(s.API, &accounts.Service{Clock: s.Clock, Passwords: s.Passwords, Mailer: s.Mailer,
 		RevokeSessions: auth.RevokeSessions, FileURL: s.Files.URL, Scanner: s.Scanner})
 	notify.Routes(s.API, notifications)
@@ -37,5 +41,21 @@ func (s *Server) routes() {
 		s.Dispatcher.Listen(s.Courses.Listener)
 		s.Dispatcher.Listen(s.Learning.Listener)
 		s.Dispatcher.Listen(s.topics.Listener)
+	}
+}
+
+// deviceRoutes is the device login; its links name the tenant's host on
+// the web frontend.
+func (s *Server) deviceRoutes() {
+	d := &device.Service{Clock: s.Clock, Tokens: s.Tokens, FrontURL: func(rec platform.Record) string {
+		host := ""
+		if len(rec.Hosts) > 0 {
+			host = rec.Hosts[0]
+		}
+		return config.FrontURL(s.Config.WebURL, s.Config.WebAddr, host)
+	}}
+	device.Routes(s.API, d)
+	if s.Jobs != nil {
+		s.Jobs.Add(d.Jobs()...)
 	}
 }

@@ -65,6 +65,15 @@ var scopePolicy = func() tokens.Policy {
 		"GET /api/admin/tokens/{id}/audit": tokens.Needs(tokens.TokensManage),
 		"GET /api/admin/agent-audit":       tokens.Needs(tokens.TokensManage),
 
+		// Device login: starting and polling are a sign-in, never made
+		// with a token; approving creates a token of the caller, so it
+		// needs what creating one needs (and stays within its scopes).
+		"POST /api/auth/device/code":                         tokens.NoTokens,
+		"POST /api/auth/device/token":                        tokens.NoTokens,
+		"GET /api/auth/device/requests/{user_code}":          read(tok),
+		"POST /api/auth/device/requests/{user_code}/approve": write(tok),
+		"POST /api/auth/device/requests/{user_code}/deny":    write(tok),
+
 		// The caller's own profile: "who am I" for any token, so that the
 		// H5P service can ask it about every token; its permissions are
 		// the ones the token keeps.

@@ -146,7 +146,7 @@ func TestBFF(t *testing.T) {
 // only /bff/.
 func TestCrossSitePages(t *testing.T) {
 	s := newStack(t, "sqlite", frontOptions{})
-	for _, p := range []string{"/login", "/logout", "/login/demo", "/profile", "/h5p/contents"} {
+	for _, p := range []string{"/login", "/logout", "/login/demo", "/profile", "/device/approve", "/device/deny", "/h5p/contents"} {
 		s.must(req{method: "POST", path: p, form: url.Values{"email": {"x"}},
 			headers: map[string]string{"Sec-Fetch-Site": "cross-site"}}, http.StatusForbidden)
 		s.must(req{method: "POST", path: p, form: url.Values{"email": {"x"}},
