@@ -1,0 +1,333 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lms-platform/lms/internal/apitest"
+)
+
+// binary is lmsctl built once for the tests, run as a user runs it.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "lmsctl-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "lmsctl")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building lmsctl: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cli runs lmsctl with its own configuration directory.
+type cli struct {
+	t   *testing.T
+	dir string
+}
+
+type result struct {
+	code           int
+	stdout, stderr []byte
+}
+
+func newCLI(t *testing.T) *cli { return &cli{t: t, dir: t.TempDir()} }
+
+func (c *cli) cmd(stdin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "LMSCTL_CONFIG_DIR="+c.dir)
+	cmd.Stdin = strings.NewReader(stdin)
+	return cmd
+}
+
+func (c *cli) run(stdin string, args ...string) result {
+	c.t.Helper()
+	cmd := c.cmd(stdin, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		c.t.Fatalf("lmsctl %v: %v", args, err)
+	}
+	return result{code: code, stdout: out.Bytes(), stderr: errOut.Bytes()}
+}
+
+// ok runs lmsctl, expects exit 0 and returns its JSON output.
+func (c *cli) ok(stdin string, args ...string) any {
+	c.t.Helper()
+	r := c.run(stdin, args...)
+	if r.code != 0 {
+		c.t.Fatalf("lmsctl %v: exit %d\nstdout: %s\nstderr: %s", args, r.code, r.stdout, r.stderr)
+	}
+	var v any
+	if err := json.Unmarshal(r.stdout, &v); err != nil {
+		c.t.Fatalf("lmsctl %v: output is not JSON: %v\n%s", args, err, r.stdout)
+	}
+	return v
+}
+
+// fails runs lmsctl, expects the exit code and error code, and returns
+// the error's details.
+func (c *cli) fails(code int, errCode string, stdin string, args ...string) map[string]any {
+	c.t.Helper()
+	r := c.run(stdin, args...)
+	var e struct {
+		Error struct {
+			Code    string         `json:"code"`
+			Message string         `json:"message"`
+			Details map[string]any `json:"details"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(r.stderr, &e); err != nil || r.code != code || e.Error.Code != errCode || e.Error.Message == "" {
+		c.t.Fatalf("lmsctl %v: exit %d (want %d), stderr %s (want code %s), stdout %s", args, r.code, code, r.stderr, errCode, r.stdout)
+	}
+	if len(r.stdout) != 0 {
+		c.t.Fatalf("lmsctl %v failed but printed %s", args, r.stdout)
+	}
+	return e.Error.Details
+}
+
+// get reads a dotted path (data.0.id) of decoded JSON.
+func get(v any, path string) any {
+	for _, k := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[k]
+		case []any:
+			var i int
+			if _, err := fmt.Sscan(k, &i); err != nil || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+func id(v any, path string) string {
+	n, ok := get(v, path).(float64)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprint(int64(n))
+}
+
+// scopedToken creates an lms_pat_ token for the user over the API.
+func scopedToken(t *testing.T, env *apitest.Env, session string, body map[string]any) string {
+	t.Helper()
+	res := env.Call(t, 201, "POST", "/api/auth/tokens", session, body)
+	tok := res.String("data.token")
+	if !strings.HasPrefix(tok, "lms_pat_") {
+		t.Fatalf("token: %s", res.Body)
+	}
+	return tok
+}
+
+func TestCourseScript(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		token := scopedToken(t, env, admin.Token, map[string]any{"name": "script",
+			"scopes": []string{"courses:write", "users:read", "progress:read"}})
+		c := newCLI(t)
+
+		// Bad input fails before any request: with no profile yet, a
+		// request would have failed with NOT_LOGGED_IN (exit 4) instead.
+		c.fails(3, "USAGE", "", "get-admin-courses", "--bogus")
+		c.fails(3, "USAGE", "", "post-admin-lessons", "--title", "No course")
+		c.fails(3, "USAGE", "", "get-admin-courses-id", "--id", "abc")
+		c.fails(3, "USAGE", "", "post-admin-courses", "--body", "@"+filepath.Join(t.TempDir(), "missing.json"))
+		c.fails(3, "USAGE", "", "no-such-operation")
+		c.fails(3, "USAGE", "", "create-topic", "richtext", "--lesson", "1", "--title", "x")
+		c.fails(4, "NOT_LOGGED_IN", "", "whoami")
+		c.fails(3, "USAGE", "not-a-token\n", "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+
+		login := c.ok(token+"\n", "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+		if get(login, "profile") != env.Host || get(login, "token.name") != "script" || get(login, "token.scopes.0") != "courses:write" {
+			t.Fatalf("login: %v", login)
+		}
+		st, err := os.Stat(filepath.Join(c.dir, "profiles.json"))
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("profiles file: %v, %v", st, err)
+		}
+		who := c.ok("", "whoami")
+		if get(who, "user.email") != admin.Email || get(who, "token.name") != "script" || get(who, "profile") != env.Host {
+			t.Fatalf("whoami: %v", who)
+		}
+
+		list := c.ok("", "ops", "--json").([]any)
+		kinds := map[string]any{}
+		for _, o := range list {
+			if get(o, "stability") != "stable" || get(o, "scope") == "" || get(o, "input.type") != "object" {
+				t.Fatalf("ops entry: %v", o)
+			}
+			kinds[get(o, "name").(string)] = get(o, "kind")
+		}
+		if kinds["get-admin-courses"] != "read" || kinds["post-admin-courses"] != "write" || kinds["delete-admin-courses-id"] != "destructive" {
+			t.Fatalf("kinds: %v", kinds)
+		}
+
+		course := c.ok("", "post-admin-courses", "--title", "Scripted course", "--summary", "Made by lmsctl")
+		courseID := id(course, "id")
+		if courseID == "" || get(course, "title") != "Scripted course" {
+			t.Fatalf("course: %v", course)
+		}
+		bodyFile := filepath.Join(t.TempDir(), "lesson.json")
+		os.WriteFile(bodyFile, []byte(`{"title":"From a file","course_id":0}`), 0o600)
+		// Field flags win over the --body file.
+		lesson := c.ok("", "post-admin-lessons", "--body", "@"+bodyFile, "--course-id", courseID, "--title", "First lesson")
+		lessonID := id(lesson, "id")
+		if lessonID == "" || get(lesson, "title") != "First lesson" {
+			t.Fatalf("lesson: %v", lesson)
+		}
+		md := filepath.Join(t.TempDir(), "text.md")
+		os.WriteFile(md, []byte("# Welcome\n\nRead **this** first.\n"), 0o600)
+		topic := c.ok("", "create-topic", "richtext", "--lesson", lessonID, "--title", "Welcome", "--markdown", "@"+md)
+		topicID := id(topic, "id")
+		if topicID == "" || get(topic, "title") != "Welcome" {
+			t.Fatalf("topic: %v", topic)
+		}
+		shown := c.ok("", "get-admin-topics-id", "--id", topicID)
+		// The client converted the Markdown; the server stored that HTML.
+		if html, _ := get(shown, "topicable.html").(string); get(shown, "kind") != "richtext" ||
+			!strings.Contains(html, "<h1") || !strings.Contains(html, "<strong>this</strong>") {
+			t.Fatalf("topic: %v", shown)
+		}
+
+		learner := env.NewUser("student")
+		access := c.ok("", "post-admin-courses-id-access", "--id", courseID, "--users", fmt.Sprintf(`[{"id":%d}]`, learner.ID))
+		raw, _ := json.Marshal(access)
+		if !strings.Contains(string(raw), fmt.Sprint(learner.ID)) {
+			t.Fatalf("access: %s", raw)
+		}
+		program := c.ok("", "get-admin-courses-course-program", "--course", courseID)
+		praw, _ := json.Marshal(program)
+		if !strings.Contains(string(praw), `"First lesson"`) || !strings.Contains(string(praw), `"Welcome"`) {
+			t.Fatalf("program: %s", praw)
+		}
+		page := c.ok("", "get-admin-courses", "--title", "Scripted")
+		if get(page, "data.0.id") == nil || get(page, "meta.total") != float64(1) {
+			t.Fatalf("course list: %v", page)
+		}
+
+		// Server refusals keep their codes: a scope the token lacks, a
+		// validation failure, something gone.
+		c.fails(4, "FORBIDDEN", "", "get-admin-user-groups")
+		details := c.fails(6, "INVALID", "", "post-admin-courses", "--title", "Bad", "--level", strings.Repeat("x", 40))
+		if get(details, "status") != float64(422) {
+			t.Fatalf("validation details: %v", details)
+		}
+		if out := c.ok("", "delete-admin-courses-id", "--id", courseID); out != nil {
+			t.Fatalf("delete answered %v", out)
+		}
+		gone := c.fails(5, "NOT_FOUND", "", "get-admin-courses-id", "--id", courseID)
+		if get(gone, "status") != float64(404) {
+			t.Fatalf("not found details: %v", gone)
+		}
+
+		// The token never shows in what lmsctl prints.
+		for _, args := range [][]string{{"whoami"}, {"ops"}, {"get-admin-courses"}} {
+			r := c.run("", args...)
+			if bytes.Contains(r.stdout, []byte(token)) || bytes.Contains(r.stderr, []byte(token)) {
+				t.Fatalf("lmsctl %v printed the token", args)
+			}
+		}
+	})
+}
+
+func TestRateLimited(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		token := scopedToken(t, env, env.As("admin").Token, map[string]any{"name": "slow",
+			"scopes": []string{"courses:read"}, "rate_limit_per_minute": 1})
+		c := newCLI(t)
+		c.ok(token, "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+		details := c.fails(7, "RATE_LIMITED", "", "get-admin-courses")
+		if n, _ := get(details, "retryAfter").(float64); n < 1 || n > 60 || get(details, "status") != float64(429) {
+			t.Fatalf("details: %v", details)
+		}
+	})
+}
+
+var userCodeLine = regexp.MustCompile(`enter the code ([A-Z]{4}-[A-Z]{4})`)
+
+// deviceLogin starts `lmsctl login` and returns it running, with the
+// user code it printed.
+func deviceLogin(t *testing.T, c *cli, env *apitest.Env, args ...string) (*exec.Cmd, *bytes.Buffer, string) {
+	t.Helper()
+	cmd := c.cmd("", append([]string{"login", "--server", env.HTTP.URL, "--host", env.Host, "--no-browser"}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		if m := userCodeLine.FindStringSubmatch(lines.Text()); m != nil {
+			go io.Copy(io.Discard, stderr)
+			return cmd, &out, m[1]
+		}
+	}
+	cmd.Wait()
+	t.Fatal("lmsctl login printed no user code")
+	return nil, nil, ""
+}
+
+func TestDeviceLogin(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		c := newCLI(t)
+		cmd, out, code := deviceLogin(t, c, env, "--scopes", "courses:read,courses:write", "--name", "lmsctl in a test")
+		shown := env.Call(t, 200, "GET", "/api/auth/device/requests/"+code, admin.Token, nil)
+		if shown.String("data.client_name") != "lmsctl in a test" || shown.Get("data.scopes.1") != "courses:write" {
+			t.Fatalf("request: %s", shown.Body)
+		}
+		env.Call(t, 200, "POST", "/api/auth/device/requests/"+code+"/approve", admin.Token, map[string]any{"scopes": []string{"courses:read"}})
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("lmsctl login: %v (output %s)", err, out)
+		}
+		var login any
+		if err := json.Unmarshal(out.Bytes(), &login); err != nil || get(login, "token.scopes.0") != "courses:read" ||
+			get(login, "token.scopes.1") != nil || get(login, "token.name") != "lmsctl in a test" {
+			t.Fatalf("login output: %s", out)
+		}
+		if who := c.ok("", "whoami"); get(who, "user.email") != admin.Email {
+			t.Fatalf("whoami: %v", who)
+		}
+		c.fails(4, "FORBIDDEN", "", "post-admin-courses", "--title", "Not allowed")
+
+		// A denied request ends the login with the auth exit code.
+		cmd, _, code = deviceLogin(t, newCLI(t), env)
+		env.Call(t, 200, "POST", "/api/auth/device/requests/"+code+"/deny", admin.Token, nil)
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 4 {
+			t.Fatalf("denied login: %v", err)
+		}
+	})
+}

@@ -1,0 +1,3 @@
+package lmsctl
+
+func (a *app) mcp(args []string) error { return usagef("mcp: not built yet") }

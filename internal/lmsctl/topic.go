@@ -1,0 +1,242 @@
+package lmsctl
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer/html"
+)
+
+// topicType is one type of `lmsctl create-topic`: its content class, the
+// flags it adds to the common ones, and how it turns them into the body
+// of POST /api/admin/topics: prepare checks and converts the flags before
+// any request, upload (when the type has one) sends files first. Each new
+// type the API supports is one more entry of topicTypes.
+type topicType struct {
+	class   string
+	summary string
+	flags   []topicFlag
+	prepare func(v topicValues, body map[string]any) error
+	upload  func(ctx context.Context, c *Caller, v topicValues, body map[string]any) error
+}
+
+type topicFlag struct {
+	name, usage string
+}
+
+// topicValues are the type's flags as given ("" when not).
+type topicValues map[string]string
+
+var topicTypes = map[string]topicType{
+	"richtext": {
+		class:   `Lms\TopicTypes\Models\TopicContent\RichText`,
+		summary: "rich text from Markdown (converted to HTML here) or HTML",
+		flags: []topicFlag{
+			{"markdown", "Markdown text, or @file.md"},
+			{"html", "HTML text, or @file.html"},
+		},
+		prepare: prepareRichText,
+	},
+	"h5p": {
+		class:   `Lms\TopicTypes\Models\TopicContent\H5P`,
+		summary: "an H5P package (.h5p), uploaded to the H5P service first",
+		flags:   []topicFlag{{"package", "the .h5p file"}},
+		prepare: checkH5P,
+		upload:  uploadH5P,
+	},
+}
+
+// markdown renders like the server's rich-text kind (GitHub-flavoured);
+// the server still sanitises the HTML it receives.
+var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(html.WithUnsafe()))
+
+func prepareRichText(v topicValues, body map[string]any) error {
+	md, ht := v["markdown"], v["html"]
+	if (md == "") == (ht == "") {
+		return usagef("create-topic richtext: give exactly one of --markdown and --html")
+	}
+	if ht != "" {
+		text, err := textArg("html", ht)
+		body["html"] = text
+		return err
+	}
+	text, err := textArg("markdown", md)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := markdown.Convert([]byte(text), &out); err != nil {
+		return usagef("--markdown: %v", err)
+	}
+	body["html"] = out.String()
+	return nil
+}
+
+// textArg reads a text argument: @path names a file holding it.
+func textArg(flag, s string) (string, error) {
+	if !strings.HasPrefix(s, "@") {
+		return s, nil
+	}
+	raw, err := os.ReadFile(s[1:])
+	if err != nil {
+		return "", usagef("--%s: %v", flag, err)
+	}
+	return string(raw), nil
+}
+
+func checkH5P(v topicValues, _ map[string]any) error {
+	path := v["package"]
+	if path == "" {
+		return usagef("create-topic h5p: --package is required")
+	}
+	if !strings.EqualFold(filepath.Ext(path), ".h5p") {
+		return usagef("--package: %s is not an .h5p file", path)
+	}
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return usagef("--package: %s is not a readable file", path)
+	}
+	return nil
+}
+
+// uploadH5P uploads the package; if creating the topic then fails, the
+// error says which content exists and how to use or remove it.
+func uploadH5P(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
+	path := v["package"]
+	f, err := os.Open(path)
+	if err != nil {
+		return usagef("--package: %v", err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	part, err := mw.CreateFormFile("h5p_file", filepath.Base(path))
+	if err == nil {
+		_, err = io.Copy(part, f)
+	}
+	if err == nil {
+		err = mw.Close()
+	}
+	if err != nil {
+		return usagef("--package: %v", err)
+	}
+	res, err := c.send(ctx, "POST", "/h5p/contents/upload", buf.Bytes(), mw.FormDataContentType())
+	if err != nil {
+		return err
+	}
+	var up struct {
+		ContentID string `json:"contentId"`
+	}
+	if err := json.Unmarshal(res.Data, &up); err != nil || up.ContentID == "" {
+		return fmt.Errorf("the H5P service answered no content id")
+	}
+	body["content_id"] = up.ContentID
+	return nil
+}
+
+func (a *app) createTopic(args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		names := make([]string, 0, len(topicTypes))
+		for n, t := range topicTypes {
+			names = append(names, "  "+n+": "+t.summary)
+		}
+		sort.Strings(names)
+		msg := "lmsctl create-topic TYPE --lesson ID --title TITLE [flags]; types:\n" + strings.Join(names, "\n") + "\n"
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			_, err := fmt.Fprint(a.Stdout, msg)
+			return err
+		}
+		fmt.Fprint(a.Stderr, msg)
+		return usagef("create-topic: name a type")
+	}
+	name := args[0]
+	tt, ok := topicTypes[name]
+	if !ok {
+		return usagef("create-topic: unknown type %q", name)
+	}
+	fs := a.flags("create-topic " + name)
+	lesson := fs.Int64("lesson", 0, "id of the lesson (required)")
+	title := fs.String("title", "", "topic title (required)")
+	summary := fs.String("summary", "", "short summary")
+	duration := fs.String("duration", "", "estimated duration, such as 10 min")
+	order := &optValue{}
+	fs.Var(order, "order", "position in the lesson (default: last)")
+	var flags []*optValue
+	for _, f := range []string{"preview", "active", "can-skip"} {
+		v := &optValue{boolean: true}
+		fs.Var(v, f, f+" (true or false)")
+		flags = append(flags, v)
+	}
+	values := map[string]*string{}
+	for _, f := range tt.flags {
+		values[f.name] = fs.String(f.name, "", f.usage)
+	}
+	if err := a.parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if *lesson <= 0 || strings.TrimSpace(*title) == "" {
+		return usagef("create-topic %s: --lesson and --title are required", name)
+	}
+	body := map[string]any{"lesson": *lesson, "title": *title, "topicable": tt.class}
+	if *summary != "" {
+		body["summary"] = *summary
+	}
+	if *duration != "" {
+		body["duration"] = *duration
+	}
+	if order.set {
+		n, err := strconv.ParseInt(order.value, 10, 64)
+		if err != nil {
+			return usagef("--order: %q is not an integer", order.value)
+		}
+		body["order"] = n
+	}
+	for i, key := range []string{"preview", "active", "can_skip"} {
+		if flags[i].set {
+			b, err := strconv.ParseBool(flags[i].value)
+			if err != nil {
+				return usagef("--%s: %q is not true or false", flagName(key), flags[i].value)
+			}
+			body[key] = b
+		}
+	}
+	v := topicValues{}
+	for k, p := range values {
+		v[k] = *p
+	}
+	if err := tt.prepare(v, body); err != nil {
+		return err
+	}
+	c, _, _, err := a.caller()
+	if err != nil {
+		return err
+	}
+	if tt.upload != nil {
+		if err := tt.upload(a.ctx, c, v, body); err != nil {
+			return err
+		}
+	}
+	res, err := c.Call(a.ctx, mustOp("post-admin-topics"), Input{Body: body})
+	if err != nil {
+		f := failureOf(err)
+		if id, ok := body["content_id"]; ok {
+			// The upload is done: say what exists and how to finish or remove it.
+			f.Details["created"] = map[string]any{"h5pContentId": id}
+			f.Message += fmt.Sprintf(" The H5P content %v was uploaded but no topic was created: retry with "+
+				"`lmsctl post-admin-topics --body '{\"lesson\":%d,\"title\":...,\"topicable\":...,\"content_id\":\"%v\"}'`, "+
+				"or remove it with `lmsctl delete-h5p-contents-id --id %v`.", id, *lesson, id, id)
+		}
+		return f
+	}
+	return a.out().print(res.Data)
+}
