@@ -3,6 +3,7 @@ package main_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lms-platform/lms/internal/apitest"
 )
@@ -330,4 +333,42 @@ func TestDeviceLogin(t *testing.T) {
 			t.Fatalf("denied login: %v", err)
 		}
 	})
+}
+
+// TestMCPOverStdio runs `lmsctl mcp` as an agent's MCP client starts it.
+func TestMCPOverStdio(t *testing.T) {
+	env := apitest.New(t, "sqlite", apitest.Options{})
+	admin := env.As("admin")
+	c := newCLI(t)
+	c.ok(scopedToken(t, env, admin.Token, map[string]any{"name": "agent", "scopes": []string{"courses:read"}}),
+		"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+	c.fails(3, "USAGE", "", "mcp", "--allow", "delete-admin-courses-id")
+	env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Seen by the agent"})
+
+	ctx := context.Background()
+	server := c.cmd("", "mcp", "--allow", "post-admin-courses")
+	server.Stdin = nil // the transport speaks on it
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent"}, nil).Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	names := map[string]bool{}
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[tool.Name] = true
+	}
+	if !names["get-admin-courses"] || !names["post-admin-courses"] || names["post-admin-lessons"] || names["delete-admin-courses-id"] {
+		t.Fatalf("tools: %v", names)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-admin-courses", Arguments: map[string]any{"title": "Seen"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if v := any(nil); json.Unmarshal(raw, &v) != nil || get(v, "data.0.title") != "Seen by the agent" {
+		t.Fatalf("result: %s", raw)
+	}
 }
