@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -262,13 +263,48 @@ func TestCourseScript(t *testing.T) {
 
 func TestRateLimited(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		token := scopedToken(t, env, env.As("admin").Token, map[string]any{"name": "slow",
+		admin := env.As("admin")
+		// One second before the limiter's minute ends, so Retry-After is short.
+		env.Clock.Set(env.Clock.Now().Truncate(time.Minute).Add(time.Minute - time.Second))
+		res := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "slow",
 			"scopes": []string{"courses:read"}, "rate_limit_per_minute": 1})
 		c := newCLI(t)
-		c.ok(token, "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+		c.ok(res.String("data.token"), "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
 		details := c.fails(7, "RATE_LIMITED", "", "get-admin-courses")
 		if n, _ := get(details, "retryAfter").(float64); n < 1 || n > 60 || get(details, "status") != float64(429) {
 			t.Fatalf("details: %v", details)
+		}
+
+		// --wait waits out Retry-After and tries again: once the server has
+		// refused it (the token's audit shows a 429), the minute ends.
+		audit := "/api/admin/agent-audit?status=429&token_id=" + res.String("data.id")
+		refusals := func(atLeast float64) float64 {
+			t.Helper()
+			for {
+				if n := env.Call(t, 200, "GET", audit, admin.Token, nil).Get("meta.total").(float64); n >= atLeast {
+					return n
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		// Only the refusal above so far (the filter works).
+		if n := refusals(1); n != 1 {
+			t.Fatalf("%v refusals before --wait", n)
+		}
+		cmd := c.cmd("", "get-admin-courses", "--wait")
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		refusals(2)
+		env.Clock.Advance(time.Minute)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("lmsctl --wait: %v", err)
+		}
+		var page any
+		if err := json.Unmarshal(out.Bytes(), &page); err != nil || get(page, "meta") == nil {
+			t.Fatalf("output: %s", out.Bytes())
 		}
 	})
 }
