@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/fixtures"
 )
 
 // binary is lmsctl built once for the tests, run as a user runs it.
@@ -407,4 +408,39 @@ func TestMCPOverStdio(t *testing.T) {
 	if v := any(nil); json.Unmarshal(raw, &v) != nil || get(v, "data.0.title") != "Seen by the agent" {
 		t.Fatalf("result: %s", raw)
 	}
+}
+
+// TestH5PTopic: the package goes to the H5P service first, then the topic
+// is created for the new content; when the second step fails, the error
+// says what exists and how to remove it.
+func TestH5PTopic(t *testing.T) {
+	pkg := fixtures.Path(t, "h5p/hub/H5P.TrueFalse.h5p")
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		c := newCLI(t)
+		c.ok(scopedToken(t, env, admin.Token, map[string]any{"name": "h5p", "scopes": []string{"courses:write", "h5p:write"}}),
+			"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+		course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "H5P course"}).Number("data.id")
+		lesson := fmt.Sprint(env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token,
+			map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id"))
+
+		c.fails(3, "USAGE", "", "create-topic", "h5p", "--lesson", lesson, "--title", "Quiz", "--package", filepath.Join(t.TempDir(), "none.h5p"))
+		c.fails(3, "USAGE", "", "create-topic", "h5p", "--lesson", lesson, "--title", "Quiz", "--package", "main.go")
+
+		topic := c.ok("", "create-topic", "h5p", "--lesson", lesson, "--title", "Quiz", "--package", pkg)
+		contentID, _ := get(topic, "topicable.content_id").(string)
+		if get(topic, "kind") != "h5p" || contentID == "" {
+			t.Fatalf("topic: %v", topic)
+		}
+		env.Call(t, 200, "GET", "/h5p/contents/"+contentID, admin.Token, nil)
+
+		details := c.fails(5, "NOT_FOUND", "", "create-topic", "h5p", "--lesson", "999999", "--title", "Lost", "--package", pkg)
+		orphan, _ := get(details, "created.h5pContentId").(string)
+		if orphan == "" || orphan == contentID {
+			t.Fatalf("details of the half-done creation: %v", details)
+		}
+		env.Call(t, 200, "GET", "/h5p/contents/"+orphan, admin.Token, nil)
+		c.ok("", "delete-h5p-contents-id", "--id", orphan)
+		env.Call(t, 404, "GET", "/h5p/contents/"+orphan, admin.Token, nil)
+	})
 }
