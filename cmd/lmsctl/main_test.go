@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -443,4 +444,18 @@ func TestH5PTopic(t *testing.T) {
 		c.ok("", "delete-h5p-contents-id", "--id", orphan)
 		env.Call(t, 404, "GET", "/h5p/contents/"+orphan, admin.Token, nil)
 	})
+}
+
+func TestServerUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	c := newCLI(t)
+	c.fails(8, "UNAVAILABLE", "lms_pat_unused\n", "login", "--token", "--server", "http://"+addr)
+	if _, err := os.Stat(filepath.Join(c.dir, "profiles.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a failed login saved a profile: %v", err)
+	}
 }

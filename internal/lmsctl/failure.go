@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 
 	"github.com/lms-platform/lms/client"
@@ -47,7 +48,11 @@ func failureOf(err error) *Failure {
 	}
 	var apiErr *client.Error
 	if !errors.As(err, &apiErr) {
-		return &Failure{Code: "UNAVAILABLE", Message: err.Error(), Exit: ExitServer}
+		var netErr net.Error
+		if errors.As(err, &netErr) {
+			return &Failure{Code: "UNAVAILABLE", Message: err.Error(), Exit: ExitServer}
+		}
+		return &Failure{Code: "FAILED", Message: err.Error(), Exit: ExitFailure}
 	}
 	out := &Failure{Message: apiErr.Message, Details: map[string]any{"status": apiErr.Status}}
 	if apiErr.RequestID != "" {
