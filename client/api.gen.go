@@ -2164,7 +2164,7 @@ type Detail struct {
 
 // DeviceApproveInputBody is a schema of the API.
 type DeviceApproveInputBody struct {
-	// DeviceGrant only these of the scopes asked for; omitted: all of them.
+	// Grant only these of the scopes asked for; omitted: all of them.
 	Scopes []string `json:"scopes,omitzero"`
 }
 
