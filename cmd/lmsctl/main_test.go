@@ -459,3 +459,66 @@ func TestServerUnreachable(t *testing.T) {
 		t.Fatalf("a failed login saved a profile: %v", err)
 	}
 }
+
+// TestTopicTypes creates one topic of each type that takes a local file
+// or plain fields, and checks the refusals that happen before a request.
+func TestTopicTypes(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		c := newCLI(t)
+		c.ok(scopedToken(t, env, admin.Token, map[string]any{"name": "types", "scopes": []string{"courses:write"}}),
+			"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+		course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Every type"}).Number("data.id")
+		lesson := fmt.Sprint(env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token,
+			map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id"))
+		dir := t.TempDir()
+		write := func(name string, content []byte) string {
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, content, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		files := map[string]string{
+			"pdf":   write("notes.pdf", []byte("%PDF-1.4\n%%EOF\n")),
+			"image": write("map.png", apitest.PNG(t)),
+			"audio": write("talk.mp3", append([]byte("ID3\x04\x00\x00\x00\x00\x00\x00"), make([]byte, 64)...)),
+			"video": write("clip.mp4", append([]byte("\x00\x00\x00\x18ftypisom\x00\x00\x02\x00"), make([]byte, 64)...)),
+		}
+		for kind, path := range files {
+			topic := c.ok("", "create-topic", kind, "--lesson", lesson, "--title", "A "+kind, "--file", path, "--summary", "s")
+			if get(topic, "kind") != kind || get(topic, "title") != "A "+kind || get(topic, "summary") != "s" {
+				t.Fatalf("%s topic: %v", kind, topic)
+			}
+		}
+		c.fails(3, "USAGE", "", "create-topic", "pdf", "--lesson", lesson, "--title", "x", "--file", files["image"])
+		c.fails(3, "USAGE", "", "create-topic", "audio", "--lesson", lesson, "--title", "x")
+		c.fails(3, "USAGE", "", "create-topic", "video", "--lesson", lesson, "--title", "x", "--file", files["video"],
+			"--video-site-url", "https://example.com/v")
+		// The server checks the content, not only the name.
+		c.fails(6, "INVALID", "", "create-topic", "pdf", "--lesson", lesson, "--title", "x", "--file", write("fake.pdf", []byte("plain text")))
+
+		md := write("brief.md", []byte("Write **500** words."))
+		project := c.ok("", "create-topic", "project", "--lesson", lesson, "--title", "Essay", "--instructions", "@"+md,
+			"--accept", "pdf,txt", "--max-size", "1024")
+		if get(project, "kind") != "project" {
+			t.Fatalf("project: %v", project)
+		}
+		c.fails(3, "USAGE", "", "create-topic", "project", "--lesson", lesson, "--title", "x", "--max-size", "big")
+		c.fails(3, "USAGE", "", "create-topic", "oembed", "--lesson", lesson, "--title", "x")
+		// The URL reaches the server, which finds no provider for it.
+		embed := c.fails(6, "INVALID", "", "create-topic", "oembed", "--lesson", lesson, "--title", "x", "--url", "http://127.0.0.1/watch")
+		if get(embed, "errors.url") == nil {
+			t.Fatalf("oembed refusal: %v", embed)
+		}
+		c.fails(3, "USAGE", "", "create-topic", "quiz", "--lesson", lesson, "--title", "x")
+
+		program := c.ok("", "get-admin-courses-course-program", "--course", fmt.Sprint(course))
+		raw, _ := json.Marshal(program)
+		for _, title := range []string{"A pdf", "A image", "A audio", "A video", "Essay"} {
+			if !strings.Contains(string(raw), `"`+title+`"`) {
+				t.Fatalf("program lacks %s: %s", title, raw)
+			}
+		}
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ type topicType struct {
 	flags   []topicFlag
 	prepare func(v topicValues, body map[string]any) error
 	upload  func(ctx context.Context, c *Caller, v topicValues, body map[string]any) error
+	// extensions, when set, make --file a local file of one of them, sent
+	// with the topic as multipart form data.
+	extensions []string
 }
 
 type topicFlag struct {
@@ -47,6 +51,50 @@ var topicTypes = map[string]topicType{
 			{"html", "HTML text, or @file.html"},
 		},
 		prepare: prepareRichText,
+	},
+	"pdf":   fileTopic("PDF", "a PDF document", ".pdf"),
+	"image": fileTopic("Image", "an image", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"),
+	"audio": fileTopic("Audio", "an audio file", ".mp3", ".ogg"),
+	"video": {
+		class:   `Lms\TopicTypes\Models\TopicContent\Video`,
+		summary: "a video file (processed by the server afterwards) or a video site URL",
+		flags: []topicFlag{
+			{"file", "the video file (.mp4 .ogg .webm .mov)"},
+			{"video-site-url", "URL of the video on a video site, instead of a file"},
+		},
+		prepare: func(v topicValues, body map[string]any) error {
+			if (v["file"] == "") == (v["video-site-url"] == "") {
+				return usagef("create-topic video: give exactly one of --file and --video-site-url")
+			}
+			if u := v["video-site-url"]; u != "" {
+				body["videoSiteUrl"] = u
+				return nil
+			}
+			return checkFile(v["file"], ".mp4", ".ogg", ".webm", ".mov")
+		},
+		extensions: []string{".mp4", ".ogg", ".webm", ".mov"},
+	},
+	"oembed": {
+		class:   `Lms\TopicTypes\Models\TopicContent\OEmbed`,
+		summary: "an embedded URL of an oEmbed provider",
+		flags:   []topicFlag{{"url", "page URL of the video or content"}},
+		prepare: func(v topicValues, body map[string]any) error {
+			if v["url"] == "" {
+				return usagef("create-topic oembed: --url is required")
+			}
+			body["url"] = v["url"]
+			return nil
+		},
+	},
+	"project": {
+		class:   `Lms\TopicTypeProject\Models\Project`,
+		summary: "a project learners submit files to",
+		flags: []topicFlag{
+			{"instructions", "instructions in Markdown, or @file.md"},
+			{"accept", "accepted extensions, separated by commas"},
+			{"max-size", "largest submission in bytes"},
+		},
+		prepare: prepareProject,
 	},
 	"h5p": {
 		class:   `Lms\TopicTypes\Models\TopicContent\H5P`,
@@ -81,6 +129,88 @@ func prepareRichText(v topicValues, body map[string]any) error {
 	}
 	body["html"] = out.String()
 	return nil
+}
+
+// fileTopic is a topic of one uploaded file whose extension says its type.
+func fileTopic(class, what string, exts ...string) topicType {
+	return topicType{
+		class:   `Lms\TopicTypes\Models\TopicContent\` + class,
+		summary: what + " (" + strings.Join(exts, " ") + ")",
+		flags:   []topicFlag{{"file", "the file (" + strings.Join(exts, " ") + ")"}},
+		prepare: func(v topicValues, _ map[string]any) error {
+			if v["file"] == "" {
+				return usagef("--file is required")
+			}
+			return checkFile(v["file"], exts...)
+		},
+		extensions: exts,
+	}
+}
+
+// checkFile refuses, before any request, a file that is missing or whose
+// extension the type does not take.
+func checkFile(path string, exts ...string) error {
+	if !slices.Contains(exts, strings.ToLower(filepath.Ext(path))) {
+		return usagef("--file: %s is not one of %s", path, strings.Join(exts, " "))
+	}
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return usagef("--file: %s is not a readable file", path)
+	}
+	return nil
+}
+
+func prepareProject(v topicValues, body map[string]any) error {
+	if v["instructions"] != "" {
+		text, err := textArg("instructions", v["instructions"])
+		if err != nil {
+			return err
+		}
+		body["instructions"] = text
+	}
+	if v["accept"] != "" {
+		body["accept"] = v["accept"]
+	}
+	if v["max-size"] != "" {
+		n, err := strconv.ParseInt(v["max-size"], 10, 64)
+		if err != nil || n <= 0 {
+			return usagef("--max-size: %q is not a positive integer", v["max-size"])
+		}
+		body["max_size"] = n
+	}
+	return nil
+}
+
+// sendWithFile creates the topic as multipart form data: the body's
+// fields and the file.
+func sendWithFile(ctx context.Context, c *Caller, body map[string]any, path string) (Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Result{}, usagef("--file: %v", err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	keys := make([]string, 0, len(body))
+	for k := range body {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := mw.WriteField(k, fmt.Sprint(body[k])); err != nil {
+			return Result{}, err
+		}
+	}
+	part, err := mw.CreateFormFile("file", filepath.Base(path))
+	if err == nil {
+		_, err = io.Copy(part, f)
+	}
+	if err == nil {
+		err = mw.Close()
+	}
+	if err != nil {
+		return Result{}, usagef("--file: %v", err)
+	}
+	return c.send(ctx, "POST", "/api/admin/topics", buf.Bytes(), mw.FormDataContentType())
 }
 
 // textArg reads a text argument: @path names a file holding it.
@@ -226,7 +356,12 @@ func (a *app) createTopic(args []string) error {
 			return err
 		}
 	}
-	res, err := c.Call(a.ctx, mustOp("post-admin-topics"), Input{Body: body})
+	var res Result
+	if file := v["file"]; file != "" && tt.extensions != nil {
+		res, err = sendWithFile(a.ctx, c, body, file)
+	} else {
+		res, err = c.Call(a.ctx, mustOp("post-admin-topics"), Input{Body: body})
+	}
 	if err != nil {
 		f := failureOf(err)
 		if id, ok := body["content_id"]; ok {
