@@ -522,3 +522,58 @@ func TestTopicTypes(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPInspector: a second, independent MCP client, the reference
+// Inspector (npm, package.json) in its CLI mode, lists the tools of
+// `lmsctl mcp` and calls a read tool.
+func TestMCPInspector(t *testing.T) {
+	inspector := filepath.Join(apitest.RepoRoot(), "node_modules", ".bin", "mcp-inspector")
+	if _, err := os.Stat(inspector); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but the MCP Inspector is not installed (npm ci): %v", err)
+		}
+		t.Skip("the MCP Inspector is not installed: run npm ci")
+	}
+	env := apitest.New(t, "sqlite", apitest.Options{})
+	admin := env.As("admin")
+	c := newCLI(t)
+	c.ok(scopedToken(t, env, admin.Token, map[string]any{"name": "inspected", "scopes": []string{"courses:read"}}),
+		"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+	env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Inspected course"})
+
+	inspect := func(args ...string) any {
+		t.Helper()
+		base := []string{"--cli", "-e", "LMSCTL_CONFIG_DIR=" + c.dir, binary, "mcp"}
+		cmd := exec.Command(inspector, append(base, args...)...)
+		// Its catalog of servers stays out of the user's home.
+		cmd.Env = append(os.Environ(), "MCP_CATALOG_PATH="+filepath.Join(t.TempDir(), "mcp.json"))
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("inspector %v: %v\n%s\n%s", args, err, out.Bytes(), errOut.Bytes())
+		}
+		var v any
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatalf("inspector %v: %v\n%s", args, err, out.Bytes())
+		}
+		return v
+	}
+	listed := inspect("--method", "tools/list")
+	tools, _ := get(listed, "tools").([]any)
+	found := false
+	for _, tool := range tools {
+		if get(tool, "name") == "get-admin-courses" {
+			found = get(tool, "annotations.readOnlyHint") == true
+		}
+		if get(tool, "annotations.readOnlyHint") != true {
+			t.Fatalf("a tool that is not read-only is offered by default: %v", tool)
+		}
+	}
+	if !found {
+		t.Fatalf("tools/list: %v", listed)
+	}
+	called := inspect("--method", "tools/call", "--tool-name", "get-admin-courses", "--tool-arg", "title=Inspected")
+	if get(called, "structuredContent.data.0.title") != "Inspected course" || get(called, "isError") == true {
+		t.Fatalf("tools/call: %v", called)
+	}
+}
