@@ -144,7 +144,7 @@ func (r resolver) operation(method, path string, op docOperation) (Operation, bo
 		if err := json.Unmarshal(p.Schema, &s); err != nil {
 			return Operation{}, false, err
 		}
-		schema, err := json.Marshal(r.inline(s, nil))
+		schema, err := json.Marshal(boundIntegers(r.inline(s, nil)))
 		if err != nil {
 			return Operation{}, false, err
 		}
@@ -158,7 +158,7 @@ func (r resolver) operation(method, path string, op docOperation) (Operation, bo
 			// that read local files, not the generic ones.
 			return Operation{}, false, nil
 		}
-		body, err := json.Marshal(r.inline(media.Schema, nil))
+		body, err := json.Marshal(boundIntegers(r.inline(media.Schema, nil)))
 		if err != nil {
 			return Operation{}, false, err
 		}
@@ -221,6 +221,34 @@ func schemaName(s map[string]any) string {
 }
 
 func refName(ref string) string { return ref[strings.LastIndex(ref, "/")+1:] }
+
+// maxSafeInteger bounds the integers of input schemas (spec: ids are
+// accepted from -(2^53-1) to 2^53-1), so an agent's JSON numbers stay exact.
+const maxSafeInteger = 1<<53 - 1
+
+// boundIntegers gives every integer of an inlined input schema that has
+// no bound of its own the safe-integer range.
+func boundIntegers(v any) any {
+	switch s := v.(type) {
+	case map[string]any:
+		for _, x := range s {
+			boundIntegers(x)
+		}
+		if schemaName(map[string]any{"type": s["type"]}) == "integer" {
+			if _, ok := s["minimum"]; !ok {
+				s["minimum"] = -maxSafeInteger
+			}
+			if _, ok := s["maximum"]; !ok {
+				s["maximum"] = maxSafeInteger
+			}
+		}
+	case []any:
+		for _, x := range s {
+			boundIntegers(x)
+		}
+	}
+	return v
+}
 
 type resolver struct {
 	schemas map[string]docSchema

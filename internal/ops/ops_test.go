@@ -75,7 +75,8 @@ func TestRegistryEntries(t *testing.T) {
 	}
 	get, _ := ops.Find("get-admin-courses-id")
 	in = get.InputSchema()
-	if id := in["properties"].(map[string]any)["id"].(map[string]any); id["type"] != "integer" || in["required"].([]string)[0] != "id" {
+	if id := in["properties"].(map[string]any)["id"].(map[string]any); id["type"] != "integer" || in["required"].([]string)[0] != "id" ||
+		id["maximum"] != float64(9007199254740991) || id["minimum"] != float64(-9007199254740991) {
 		t.Errorf("input schema of get-admin-courses-id: %v", in)
 	}
 	if get.Output != "CourseView" {
