@@ -254,8 +254,12 @@ func TestCourseScript(t *testing.T) {
 		}
 
 		// The token never shows in what lmsctl prints.
-		for _, args := range [][]string{{"whoami"}, {"ops"}, {"get-admin-courses"}} {
-			r := c.run("", args...)
+		for _, args := range [][]string{{"whoami"}, {"ops"}, {"get-admin-courses"},
+			{"login", "--token", "--server", env.HTTP.URL, "--host", env.Host}} {
+			r := c.run(token+"\n", args...)
+			if r.code != 0 {
+				t.Fatalf("lmsctl %v: exit %d: %s", args, r.code, r.stderr)
+			}
 			if bytes.Contains(r.stdout, []byte(token)) || bytes.Contains(r.stderr, []byte(token)) {
 				t.Fatalf("lmsctl %v printed the token", args)
 			}

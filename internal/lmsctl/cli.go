@@ -212,7 +212,11 @@ func (a *app) runOp(op ops.Operation, args []string) error {
 	params := map[string]*optValue{}
 	for _, p := range op.Params {
 		v := &optValue{boolean: p.Type() == "boolean"}
-		fs.Var(v, flagName(p.Name), strings.TrimSpace(p.In+" parameter, "+p.Type()+". "+p.Description))
+		name := flagName(p.Name)
+		if fs.Lookup(name) != nil {
+			name = "param-" + name
+		}
+		fs.Var(v, name, strings.TrimSpace(p.In+" parameter, "+p.Type()+". "+p.Description))
 		params[p.Name] = v
 	}
 	fields := map[string]*optValue{}
