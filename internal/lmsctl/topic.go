@@ -70,7 +70,7 @@ var topicTypes = map[string]topicType{
 				body["videoSiteUrl"] = u
 				return nil
 			}
-			return checkFile(v["file"], ".mp4", ".ogg", ".webm", ".mov")
+			return checkFile("file", v["file"], ".mp4", ".ogg", ".webm", ".mov")
 		},
 		extensions: []string{".mp4", ".ogg", ".webm", ".mov"},
 	},
@@ -141,7 +141,7 @@ func fileTopic(class, what string, exts ...string) topicType {
 			if v["file"] == "" {
 				return usagef("--file is required")
 			}
-			return checkFile(v["file"], exts...)
+			return checkFile("file", v["file"], exts...)
 		},
 		extensions: exts,
 	}
@@ -149,12 +149,12 @@ func fileTopic(class, what string, exts ...string) topicType {
 
 // checkFile refuses, before any request, a file that is missing or whose
 // extension the type does not take.
-func checkFile(path string, exts ...string) error {
+func checkFile(flag, path string, exts ...string) error {
 	if !slices.Contains(exts, strings.ToLower(filepath.Ext(path))) {
-		return usagef("--file: %s is not one of %s", path, strings.Join(exts, " "))
+		return usagef("--%s: %s is not one of %s", flag, path, strings.Join(exts, " "))
 	}
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return usagef("--file: %s is not a readable file", path)
+		return usagef("--%s: %s is not a readable file", flag, path)
 	}
 	return nil
 }
@@ -183,24 +183,34 @@ func prepareProject(v topicValues, body map[string]any) error {
 // sendWithFile creates the topic as multipart form data: the body's
 // fields and the file.
 func sendWithFile(ctx context.Context, c *Caller, body map[string]any, path string) (Result, error) {
+	form, ctype, err := multipartForm(body, "file", path)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.send(ctx, "POST", "/api/admin/topics", form, ctype)
+}
+
+// multipartForm is form data of the fields (sorted by name) and the file
+// at path in the part called field.
+func multipartForm(fields map[string]any, field, path string) ([]byte, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Result{}, usagef("--file: %v", err)
+		return nil, "", usagef("%v", err)
 	}
 	defer f.Close()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
-	keys := make([]string, 0, len(body))
-	for k := range body {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if err := mw.WriteField(k, fmt.Sprint(body[k])); err != nil {
-			return Result{}, err
+		if err := mw.WriteField(k, fmt.Sprint(fields[k])); err != nil {
+			return nil, "", err
 		}
 	}
-	part, err := mw.CreateFormFile("file", filepath.Base(path))
+	part, err := mw.CreateFormFile(field, filepath.Base(path))
 	if err == nil {
 		_, err = io.Copy(part, f)
 	}
@@ -208,9 +218,9 @@ func sendWithFile(ctx context.Context, c *Caller, body map[string]any, path stri
 		err = mw.Close()
 	}
 	if err != nil {
-		return Result{}, usagef("--file: %v", err)
+		return nil, "", usagef("%s: %v", path, err)
 	}
-	return c.send(ctx, "POST", "/api/admin/topics", buf.Bytes(), mw.FormDataContentType())
+	return buf.Bytes(), mw.FormDataContentType(), nil
 }
 
 // textArg reads a text argument: @path names a file holding it.
@@ -226,41 +236,20 @@ func textArg(flag, s string) (string, error) {
 }
 
 func checkH5P(v topicValues, _ map[string]any) error {
-	path := v["package"]
-	if path == "" {
+	if v["package"] == "" {
 		return usagef("create-topic h5p: --package is required")
 	}
-	if !strings.EqualFold(filepath.Ext(path), ".h5p") {
-		return usagef("--package: %s is not an .h5p file", path)
-	}
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return usagef("--package: %s is not a readable file", path)
-	}
-	return nil
+	return checkFile("package", v["package"], ".h5p")
 }
 
 // uploadH5P uploads the package; if creating the topic then fails, the
 // error says which content exists and how to use or remove it.
 func uploadH5P(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
-	path := v["package"]
-	f, err := os.Open(path)
+	form, ctype, err := multipartForm(nil, "h5p_file", v["package"])
 	if err != nil {
-		return usagef("--package: %v", err)
+		return err
 	}
-	defer f.Close()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	part, err := mw.CreateFormFile("h5p_file", filepath.Base(path))
-	if err == nil {
-		_, err = io.Copy(part, f)
-	}
-	if err == nil {
-		err = mw.Close()
-	}
-	if err != nil {
-		return usagef("--package: %v", err)
-	}
-	res, err := c.send(ctx, "POST", "/h5p/contents/upload", buf.Bytes(), mw.FormDataContentType())
+	res, err := c.send(ctx, "POST", "/h5p/contents/upload", form, ctype)
 	if err != nil {
 		return err
 	}
