@@ -495,6 +495,19 @@ func TestTopicTypes(t *testing.T) {
 				t.Fatalf("%s topic: %v", kind, topic)
 			}
 		}
+		// Uploads of registry operations take local files for their file fields.
+		pdfTopic := id(c.ok("", "get-admin-topics", "--lesson-id", lesson, "--title", "A pdf"), "data.0.id")
+		res := c.ok("", "post-admin-topics-topic-id-resources", "--topic-id", pdfTopic, "--resource", files["pdf"], "--name", "Slides")
+		if get(res, "name") != "Slides" {
+			t.Fatalf("resource: %v", res)
+		}
+		listed := c.ok("", "get-admin-topics-topic-id-resources", "--topic-id", pdfTopic)
+		if get(listed, "0.name") != "Slides" || get(listed, "1") != nil {
+			t.Fatalf("resources: %v", listed)
+		}
+		c.fails(3, "USAGE", "", "post-admin-topics-topic-id-resources", "--topic-id", pdfTopic)
+		c.fails(3, "USAGE", "", "post-admin-topics-topic-id-resources", "--topic-id", pdfTopic, "--resource", filepath.Join(dir, "none"))
+
 		c.fails(3, "USAGE", "", "create-topic", "pdf", "--lesson", lesson, "--title", "x", "--file", files["image"])
 		c.fails(3, "USAGE", "", "create-topic", "audio", "--lesson", lesson, "--title", "x")
 		c.fails(3, "USAGE", "", "create-topic", "video", "--lesson", lesson, "--title", "x", "--file", files["video"],

@@ -234,6 +234,20 @@ func (a *app) runOp(op ops.Operation, args []string) error {
 			fields[p.Name], types[p.Name] = v, p.Type
 		}
 	}
+	formFields := map[string]*optValue{}
+	for _, f := range op.FormFields() {
+		name := flagName(f.Name)
+		if fs.Lookup(name) != nil {
+			name = "form-" + name
+		}
+		usage := "form field. " + f.Description
+		if f.File {
+			usage = "form field, the path of a local file (@path works too). " + f.Description
+		}
+		v := &optValue{}
+		fs.Var(v, name, strings.TrimSpace(usage))
+		formFields[f.Name] = v
+	}
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -266,11 +280,45 @@ func (a *app) runOp(op ops.Operation, args []string) error {
 	if err := Check(op, in); err != nil {
 		return err
 	}
+	if op.Form != nil {
+		return a.runForm(op, in, formFields)
+	}
 	c, _, _, err := a.caller()
 	if err != nil {
 		return err
 	}
 	res, err := c.Call(a.ctx, op, in)
+	if err != nil {
+		return err
+	}
+	return a.out().print(res.shown())
+}
+
+// runForm sends an upload: its file fields name local files, checked
+// before any request.
+func (a *app) runForm(op ops.Operation, in Input, given map[string]*optValue) error {
+	fields, files := map[string]any{}, map[string]string{}
+	for _, f := range op.FormFields() {
+		v := given[f.Name]
+		switch {
+		case !v.set && f.Required:
+			return usagef("%s: --%s is required", op.Name, flagName(f.Name))
+		case !v.set:
+		case f.File:
+			path := strings.TrimPrefix(v.value, "@")
+			if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+				return usagef("--%s: %s is not a readable file", flagName(f.Name), path)
+			}
+			files[f.Name] = path
+		default:
+			fields[f.Name] = v.value
+		}
+	}
+	c, _, _, err := a.caller()
+	if err != nil {
+		return err
+	}
+	res, err := c.CallForm(a.ctx, op, in, fields, files)
 	if err != nil {
 		return err
 	}

@@ -112,6 +112,39 @@ func (c *Caller) Call(ctx context.Context, op ops.Operation, in Input) (Result, 
 	if err := Check(op, in); err != nil {
 		return Result{}, err
 	}
+	var body []byte
+	if in.Body != nil {
+		var err error
+		if body, err = json.Marshal(in.Body); err != nil {
+			return Result{}, usagef("%s: body: %v", op.Name, err)
+		}
+	}
+	return c.send(ctx, op.Method, target(op, in), body, "application/json")
+}
+
+// CallForm sends an operation that takes form data: the fields, and the
+// files at the paths given per field.
+func (c *Caller) CallForm(ctx context.Context, op ops.Operation, in Input, fields map[string]any, files map[string]string) (Result, error) {
+	if err := Check(op, in); err != nil {
+		return Result{}, err
+	}
+	for _, f := range op.FormFields() {
+		_, isField := fields[f.Name]
+		_, isFile := files[f.Name]
+		if f.Required && !isField && !isFile {
+			return Result{}, usagef("%s: form field %s is required", op.Name, f.Name)
+		}
+	}
+	form, ctype, err := multipartForm(fields, files)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.send(ctx, op.Method, target(op, in), form, ctype)
+}
+
+// target is the operation's path with its parameters filled in and its
+// query.
+func target(op ops.Operation, in Input) string {
 	target := op.Path
 	query := url.Values{}
 	for _, p := range op.Params {
@@ -128,14 +161,7 @@ func (c *Caller) Call(ctx context.Context, op ops.Operation, in Input) (Result, 
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
-	var body []byte
-	if in.Body != nil {
-		var err error
-		if body, err = json.Marshal(in.Body); err != nil {
-			return Result{}, usagef("%s: body: %v", op.Name, err)
-		}
-	}
-	return c.send(ctx, op.Method, target, body, "application/json")
+	return target
 }
 
 // send sends one request (a body of contentType, or none) with the

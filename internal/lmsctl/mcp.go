@@ -83,7 +83,9 @@ func NewMCPServer(c *Caller, policy ToolPolicy, now func() time.Time) *mcp.Serve
 	s := mcp.NewServer(&mcp.Implementation{Name: "lmsctl", Title: "LMS course authoring and administration"},
 		&mcp.ServerOptions{Instructions: "Tools of the LMS API, one per operation, named after the API's operation ids. " + untrusted})
 	for _, op := range ops.All() {
-		if policy.enabled(op) {
+		// Uploads read local files: a tool that did would let whatever
+		// drives the agent send this machine's files to the platform.
+		if op.Form == nil && policy.enabled(op) {
 			s.AddTool(tool(op), t.handler(op))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime/multipart"
 	"os"
 	"path/filepath"
@@ -183,44 +184,46 @@ func prepareProject(v topicValues, body map[string]any) error {
 // sendWithFile creates the topic as multipart form data: the body's
 // fields and the file.
 func sendWithFile(ctx context.Context, c *Caller, body map[string]any, path string) (Result, error) {
-	form, ctype, err := multipartForm(body, "file", path)
+	form, ctype, err := multipartForm(body, map[string]string{"file": path})
 	if err != nil {
 		return Result{}, err
 	}
 	return c.send(ctx, "POST", "/api/admin/topics", form, ctype)
 }
 
-// multipartForm is form data of the fields (sorted by name) and the file
-// at path in the part called field.
-func multipartForm(fields map[string]any, field, path string) ([]byte, string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, "", usagef("%v", err)
-	}
-	defer f.Close()
+// multipartForm is form data of the fields and of the files at the paths
+// given per field, each in name order.
+func multipartForm(fields map[string]any, files map[string]string) ([]byte, string, error) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if err := mw.WriteField(k, fmt.Sprint(fields[k])); err != nil {
 			return nil, "", err
 		}
 	}
-	part, err := mw.CreateFormFile(field, filepath.Base(path))
-	if err == nil {
-		_, err = io.Copy(part, f)
+	for _, k := range slices.Sorted(maps.Keys(files)) {
+		if err := addFile(mw, k, files[k]); err != nil {
+			return nil, "", usagef("%s: %v", files[k], err)
+		}
 	}
-	if err == nil {
-		err = mw.Close()
-	}
-	if err != nil {
-		return nil, "", usagef("%s: %v", path, err)
+	if err := mw.Close(); err != nil {
+		return nil, "", err
 	}
 	return buf.Bytes(), mw.FormDataContentType(), nil
+}
+
+func addFile(mw *multipart.Writer, field, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	part, err := mw.CreateFormFile(field, filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(part, f)
+	return err
 }
 
 // textArg reads a text argument: @path names a file holding it.
@@ -245,7 +248,7 @@ func checkH5P(v topicValues, _ map[string]any) error {
 // uploadH5P uploads the package; if creating the topic then fails, the
 // error says which content exists and how to use or remove it.
 func uploadH5P(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
-	form, ctype, err := multipartForm(nil, "h5p_file", v["package"])
+	form, ctype, err := multipartForm(nil, map[string]string{"h5p_file": v["package"]})
 	if err != nil {
 		return err
 	}

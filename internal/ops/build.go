@@ -48,7 +48,7 @@ var methodOrder = []string{"get", "put", "post", "delete", "patch"}
 
 // Build returns the registry of the OpenAPI document: every operation a
 // scoped token may call (x-lms-scope other than "none") that answers JSON
-// and takes no body or a JSON body, sorted by name.
+// and takes no body, a JSON body or form data, sorted by name.
 func Build(doc []byte) ([]Operation, error) {
 	var d struct {
 		Paths      map[string]map[string]json.RawMessage `json:"paths"`
@@ -154,9 +154,15 @@ func (r resolver) operation(method, path string, op docOperation) (Operation, bo
 	if op.RequestBody != nil {
 		media, ok := op.RequestBody.Content["application/json"]
 		if !ok {
-			// Multipart-only uploads are reached through the commands
-			// that read local files, not the generic ones.
-			return Operation{}, false, nil
+			if media, ok = op.RequestBody.Content["multipart/form-data"]; !ok {
+				return Operation{}, false, nil
+			}
+			form, err := json.Marshal(r.inline(media.Schema, nil))
+			if err != nil {
+				return Operation{}, false, err
+			}
+			o.Form = form
+			return o, true, nil
 		}
 		body, err := json.Marshal(boundIntegers(r.inline(media.Schema, nil)))
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -50,6 +51,9 @@ type Operation struct {
 	// nil when the operation takes none.
 	Body         json.RawMessage `json:"body,omitempty"`
 	BodyRequired bool            `json:"bodyRequired,omitempty"`
+	// Form is the schema of the multipart form data of an operation that
+	// takes no JSON body (an upload); its binary fields are files.
+	Form json.RawMessage `json:"form,omitempty"`
 	// Output names the schema of the answer's data ("CourseView",
 	// "[]TagCount", "Page[CourseView]"); empty when it has none.
 	Output string `json:"output,omitempty"`
@@ -141,6 +145,12 @@ func (o Operation) InputSchema() map[string]any {
 			required = append(required, "body")
 		}
 	}
+	if o.Form != nil {
+		var s map[string]any
+		_ = json.Unmarshal(o.Form, &s)
+		props["form"] = s
+		required = append(required, "form")
+	}
 	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
 		out["required"] = required
@@ -148,41 +158,41 @@ func (o Operation) InputSchema() map[string]any {
 	return out
 }
 
-// BodyProperty is a top-level property of a JSON body.
+// BodyProperty is a top-level property of a JSON body or a form.
 type BodyProperty struct {
 	Name        string
 	Type        string // integer, number, string, boolean, array, object or ""
 	Description string
 	Required    bool
+	// File: a form field that carries a file.
+	File bool
 }
 
 // BodyProperties lists the body's top-level properties, sorted by name.
-func (o Operation) BodyProperties() []BodyProperty {
-	if o.Body == nil {
+func (o Operation) BodyProperties() []BodyProperty { return properties(o.Body) }
+
+// FormFields lists the fields of the form, sorted by name.
+func (o Operation) FormFields() []BodyProperty { return properties(o.Form) }
+
+func properties(schema json.RawMessage) []BodyProperty {
+	if schema == nil {
 		return nil
 	}
 	var s struct {
 		Properties map[string]struct {
 			Type        json.RawMessage `json:"type"`
+			Format      string          `json:"format"`
 			Description string          `json:"description"`
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
-	_ = json.Unmarshal(o.Body, &s)
+	_ = json.Unmarshal(schema, &s)
 	out := make([]BodyProperty, 0, len(s.Properties))
 	for name, p := range s.Properties {
 		out = append(out, BodyProperty{Name: name, Type: firstType(p.Type), Description: p.Description,
-			Required: slices.Contains(s.Required, name)})
+			Required: slices.Contains(s.Required, name), File: p.Format == "binary"})
 	}
-	slices.SortFunc(out, func(a, b BodyProperty) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b BodyProperty) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

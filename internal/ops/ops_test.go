@@ -59,12 +59,20 @@ func TestRegistryEntries(t *testing.T) {
 		}
 	}
 	// Not offered: calls scoped tokens may not make, device approval
-	// (for a person in a browser), multipart-only uploads and downloads.
+	// (for a person in a browser) and downloads.
 	for _, name := range []string{"post-auth-login", "post-auth-device-requests-user-code-approve",
-		"post-profile-upload-avatar", "get-files-key", "get-admin-topics-topic-project-submissions-id-download"} {
+		"get-files-key", "get-admin-topics-topic-project-submissions-id-download"} {
 		if _, ok := ops.Find(name); ok {
 			t.Errorf("%s is in the registry", name)
 		}
+	}
+
+	// Uploads take form data, its binary fields files.
+	upload, _ := ops.Find("post-admin-topics-topic-id-resources")
+	fields := upload.FormFields()
+	if upload.Body != nil || len(fields) != 2 || fields[0].Name != "name" || fields[0].File ||
+		fields[1].Name != "resource" || !fields[1].File || !fields[1].Required {
+		t.Errorf("form of post-admin-topics-topic-id-resources: %+v", fields)
 	}
 
 	create, _ := ops.Find("post-admin-lessons")
