@@ -113,6 +113,10 @@ func TestMCPToolGates(t *testing.T) {
 	if tools["put-admin-lessons-id"] == nil || !tools["put-admin-lessons-id"].Annotations.IdempotentHint || tools["delete-admin-courses-id"] != nil {
 		t.Fatal("--allow-write tools")
 	}
+	// Uploads read local files: never a tool.
+	if tools["post-admin-topics-topic-id-resources"] != nil || tools["post-admin-users-id-avatar"] != nil {
+		t.Fatal("an upload is offered as a tool")
+	}
 	tools = listTools(t, connect(t, env, lmsctl.ToolPolicy{AllowDestructive: true}, nil))
 	del := tools["delete-admin-courses-id"]
 	if del == nil || !*del.Annotations.DestructiveHint || del.Annotations.ReadOnlyHint || !del.Annotations.IdempotentHint ||
