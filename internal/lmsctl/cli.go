@@ -171,8 +171,28 @@ func (a *app) callerFor(cl *client.Client) *Caller {
 	c := &Caller{Client: cl, Wait: a.wait, Sleep: a.Sleep}
 	if a.StderrTTY {
 		c.Notify = func(msg string) { fmt.Fprintln(a.Stderr, msg) }
+		c.Progress = progressBar(a.Stderr)
 	}
 	return c
+}
+
+// progressBar draws an upload's progress on one terminal line, redrawn
+// when the percentage changes.
+func progressBar(w io.Writer) func(sent, total int64) {
+	last := -1
+	return func(sent, total int64) {
+		pct := int(sent * 100 / max(total, 1))
+		if pct == last {
+			return
+		}
+		last = pct
+		const width = 30
+		bar := strings.Repeat("#", pct*width/100) + strings.Repeat(".", width-pct*width/100)
+		fmt.Fprintf(w, "\rupload [%s] %3d%% of %.1f MiB", bar, pct, float64(total)/(1<<20))
+		if sent >= total {
+			fmt.Fprintln(w)
+		}
+	}
 }
 
 func newClient(server, host string) (*client.Client, error) {

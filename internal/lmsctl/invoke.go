@@ -33,6 +33,8 @@ type Caller struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Notify tells a person what is happening (waiting for a limit); nil: quiet.
 	Notify func(msg string)
+	// Progress follows the upload of form data (bytes sent of all); nil: quiet.
+	Progress func(sent, total int64)
 }
 
 // Input is an operation's input: parameters by name and the JSON body.
@@ -175,6 +177,9 @@ func (c *Caller) send(ctx context.Context, method, target string, body []byte, c
 		var rd io.Reader
 		if body != nil {
 			rd = bytes.NewReader(body)
+			if c.Progress != nil && contentType != "application/json" {
+				rd = &progressReader{r: rd, total: int64(len(body)), report: c.Progress}
+			}
 		}
 		res, err := cl.Do(ctx, method, target, rd, contentType)
 		var apiErr *client.Error
@@ -234,4 +239,21 @@ func newKey() string {
 	b := make([]byte, 16)
 	rand.Read(b)
 	return "lmsctl-" + hex.EncodeToString(b)
+}
+
+// progressReader reports how much of a body has been read (sent).
+type progressReader struct {
+	r      io.Reader
+	sent   int64
+	total  int64
+	report func(sent, total int64)
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.sent += int64(n)
+		p.report(p.sent, p.total)
+	}
+	return n, err
 }

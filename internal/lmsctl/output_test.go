@@ -46,3 +46,17 @@ func TestTables(t *testing.T) {
 		t.Fatalf("JSON page: %s", out.String())
 	}
 }
+
+func TestProgressBar(t *testing.T) {
+	var out bytes.Buffer
+	bar := progressBar(&out)
+	for _, sent := range []int64{0, 1 << 19, 1 << 19, 1 << 20} {
+		bar(sent, 1<<20)
+	}
+	want := "\rupload [..............................]   0% of 1.0 MiB" +
+		"\rupload [###############...............]  50% of 1.0 MiB" +
+		"\rupload [##############################] 100% of 1.0 MiB\n"
+	if out.String() != want {
+		t.Fatalf("progress:\n%q\nwant\n%q", out.String(), want)
+	}
+}
