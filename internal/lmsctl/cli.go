@@ -83,8 +83,7 @@ Exit codes: 0 ok, 1 failure, 2 choice needed, 3 usage, 4 auth, 5 not found, 6 co
 
 func (a *app) run() error {
 	if len(a.Args) == 0 {
-		fmt.Fprint(a.Stderr, usageText)
-		return usagef("no command given")
+		return usagef("no command given: `lmsctl help` lists the commands")
 	}
 	cmd, rest := a.Args[0], a.Args[1:]
 	switch cmd {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -273,13 +274,16 @@ func (a *app) createTopic(args []string) error {
 			names = append(names, "  "+n+": "+t.summary)
 		}
 		sort.Strings(names)
-		msg := "lmsctl create-topic TYPE --lesson ID --title TITLE [flags]; types:\n" + strings.Join(names, "\n") + "\n"
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			_, err := fmt.Fprint(a.Stdout, msg)
+			_, err := fmt.Fprint(a.Stdout, "lmsctl create-topic TYPE --lesson ID --title TITLE [flags]; types:\n"+strings.Join(names, "\n")+"\n")
+			if err == nil {
+				err = flag.ErrHelp
+			}
 			return err
 		}
-		fmt.Fprint(a.Stderr, msg)
-		return usagef("create-topic: name a type")
+		f := usagef("create-topic: name a type (lmsctl create-topic --help lists them)")
+		f.Details = map[string]any{"types": slices.Sorted(maps.Keys(topicTypes))}
+		return f
 	}
 	name := args[0]
 	tt, ok := topicTypes[name]
