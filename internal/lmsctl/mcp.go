@@ -212,7 +212,13 @@ func toolInput(op ops.Operation, raw json.RawMessage) (Input, string, string, er
 func (t *tools) preview(ctx context.Context, op ops.Operation, in Input, canonical string) *mcp.CallToolResult {
 	target := map[string]any{"operation": op.Name, "method": op.Method, "path": op.Path, "arguments": json.RawMessage(canonical)}
 	if read, ok := readOf(op); ok {
-		res, err := t.caller.Call(ctx, read, Input{Params: in.Params})
+		params := map[string]string{}
+		for _, p := range read.Params {
+			if v, ok := in.Params[p.Name]; ok {
+				params[p.Name] = v
+			}
+		}
+		res, err := t.caller.Call(ctx, read, Input{Params: params})
 		if err != nil {
 			return failed(err)
 		}
@@ -228,20 +234,27 @@ func (t *tools) preview(ctx context.Context, op ops.Operation, in Input, canonic
 	}, false)
 }
 
-// readOf is the read operation of the same path as a destructive one, if
-// it takes exactly the same path parameters.
+// readOf is the read that shows what a destructive operation acts on:
+// the GET of its path, or else of the nearest parent path, that needs no
+// parameter the destructive call does not have.
 func readOf(op ops.Operation) (ops.Operation, bool) {
-	for _, o := range ops.All() {
-		if o.Method == "GET" && o.Path == op.Path {
-			for _, p := range o.Params {
-				if p.Required && p.In != "path" {
-					return ops.Operation{}, false
-				}
+	for path := op.Path; strings.Count(path, "/") > 2; path = path[:strings.LastIndex(path, "/")] {
+		for _, o := range ops.All() {
+			if o.Method == "GET" && o.Path == path && needsOnly(o, op) {
+				return o, true
 			}
-			return o, true
 		}
 	}
 	return ops.Operation{}, false
+}
+
+func needsOnly(read, op ops.Operation) bool {
+	for _, p := range read.Params {
+		if p.Required && !hasParam(op, p.Name) {
+			return false
+		}
+	}
+	return true
 }
 
 func (t *tools) sign(name, canonical string, expires time.Time) string {

@@ -3,6 +3,7 @@ package lmsctl_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -156,6 +157,16 @@ func TestMCPAuthoringAndConfirmation(t *testing.T) {
 			t.Fatalf("unknown argument: %v", bad)
 		}
 		call(t, cs, "post-admin-lessons", map[string]any{"body": map[string]any{"title": "No course"}}, true)
+
+		// A destructive call whose path has no read shows its parent's:
+		// taking a learner off the course shows the course's assignments.
+		learner := env.NewUser("student")
+		call(t, cs, "post-admin-courses-id-access", map[string]any{"id": courseID, "body": map[string]any{"users": []any{map[string]any{"id": learner.ID}}}}, false)
+		remove := call(t, cs, "post-admin-courses-id-access-remove", map[string]any{"id": courseID, "body": map[string]any{"users": []any{learner.ID}}}, false)
+		shown, _ := json.Marshal(remove["wouldDestroy"])
+		if remove["confirmationRequired"] != true || !strings.Contains(string(shown), fmt.Sprintf(`"id":%d`, learner.ID)) {
+			t.Fatalf("access-remove preview: %s", shown)
+		}
 
 		// First call: nothing happens; the answer shows the course and a token.
 		args := map[string]any{"id": courseID}
