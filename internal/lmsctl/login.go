@@ -52,7 +52,7 @@ func (a *app) login(args []string) error {
 	}
 	profile := a.profile
 	if old, ok := cfg.Profiles[profile]; ok && *server == "" {
-		*server, *host = old.Server, cmp(*host, old.Host)
+		*server, *host = old.Server, orElse(*host, old.Host)
 	}
 	if *server == "" {
 		return usagef("login: --server is required")
@@ -90,7 +90,7 @@ func (a *app) login(args []string) error {
 	return a.out().print(map[string]any{"profile": profile, "server": *server, "host": *host, "token": current.Data})
 }
 
-func cmp(a, b string) string {
+func orElse(a, b string) string {
 	if a != "" {
 		return a
 	}
@@ -127,7 +127,7 @@ func defaultScopes() []string {
 func (a *app) deviceLogin(cl *client.Client, name, scopes string, noBrowser bool) (string, error) {
 	if name == "" {
 		hn, _ := os.Hostname()
-		name = "lmsctl on " + cmp(hn, "this machine")
+		name = "lmsctl on " + orElse(hn, "this machine")
 	}
 	want := defaultScopes()
 	if scopes != "" {
