@@ -87,8 +87,11 @@ bench-h5p-lumi: build
 	LMS_BIN=$(BIN) bash bench/h5p-lumi/run.sh
 
 # The typed Go client (client/api.gen.go) from the routes' OpenAPI
-# document; commit the result (a test fails while it is stale).
+# document, and the operation registry lmsctl and its MCP tools share
+# (internal/ops/registry.json); commit the result (tests fail while they
+# are stale).
 client:
+	$(GO) generate ./internal/ops
 	$(GO) generate ./client
 
 vet:

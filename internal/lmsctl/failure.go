@@ -1,0 +1,90 @@
+package lmsctl
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+
+	"github.com/lms-platform/lms/client"
+)
+
+// Exit codes of lmsctl. They are part of its interface (README): scripts
+// branch on them, so a number never changes its meaning.
+const (
+	ExitOK       = 0
+	ExitFailure  = 1 // anything not listed below
+	ExitChoices  = 2 // a choice is needed (details.choices lists them)
+	ExitUsage    = 3 // bad command line or input; nothing was sent
+	ExitAuth     = 4 // not logged in, token refused, permission or scope missing
+	ExitNotFound = 5
+	ExitConflict = 6 // conflict or validation refused by the server
+	ExitLimited  = 7 // RATE_LIMITED: details.retryAfter says when to retry
+	ExitServer   = 8 // the server failed or could not be reached
+)
+
+// Failure is an error as lmsctl reports it: {error: {code, message,
+// details}} on standard error, and an exit code.
+type Failure struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+	Exit    int            `json:"-"`
+}
+
+func (f *Failure) Error() string { return f.Code + ": " + f.Message }
+
+func usagef(format string, args ...any) *Failure {
+	return &Failure{Code: "USAGE", Message: fmt.Sprintf(format, args...), Exit: ExitUsage}
+}
+
+// failureOf turns any error into a Failure: API answers by their status,
+// everything else as a failure to reach the server.
+func failureOf(err error) *Failure {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f
+	}
+	var apiErr *client.Error
+	if !errors.As(err, &apiErr) {
+		var netErr net.Error
+		if errors.As(err, &netErr) {
+			return &Failure{Code: "UNAVAILABLE", Message: err.Error(), Exit: ExitServer}
+		}
+		return &Failure{Code: "FAILED", Message: err.Error(), Exit: ExitFailure}
+	}
+	out := &Failure{Message: apiErr.Message, Details: map[string]any{"status": apiErr.Status}}
+	if apiErr.RequestID != "" {
+		out.Details["requestId"] = apiErr.RequestID
+	}
+	if len(apiErr.Errors) > 0 {
+		out.Details["errors"] = apiErr.Errors
+	}
+	if len(apiErr.Problems) > 0 {
+		out.Details["problems"] = apiErr.Problems
+	}
+	for k, v := range apiErr.Details {
+		out.Details[k] = v
+	}
+	switch s := apiErr.Status; {
+	case s == http.StatusTooManyRequests:
+		out.Code, out.Exit = "RATE_LIMITED", ExitLimited
+		out.Details["retryAfter"] = int(math.Ceil(apiErr.RetryAfter.Seconds()))
+	case s == http.StatusUnauthorized:
+		out.Code, out.Exit = "UNAUTHENTICATED", ExitAuth
+	case s == http.StatusForbidden:
+		out.Code, out.Exit = "FORBIDDEN", ExitAuth
+	case s == http.StatusNotFound:
+		out.Code, out.Exit = "NOT_FOUND", ExitNotFound
+	case s == http.StatusConflict:
+		out.Code, out.Exit = "CONFLICT", ExitConflict
+	case s == http.StatusBadRequest || s == http.StatusUnprocessableEntity || s == http.StatusRequestEntityTooLarge:
+		out.Code, out.Exit = "INVALID", ExitConflict
+	case s >= 500:
+		out.Code, out.Exit = "SERVER", ExitServer
+	default:
+		out.Code, out.Exit = "FAILED", ExitFailure
+	}
+	return out
+}

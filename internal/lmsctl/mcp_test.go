@@ -1,0 +1,213 @@
+package lmsctl_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/lmsctl"
+)
+
+// connect starts lmsctl's MCP server for a scoped token of the tenant's
+// admin and returns the SDK's in-memory client session to it.
+func connect(t *testing.T, env *apitest.Env, policy lmsctl.ToolPolicy, now func() time.Time) *mcp.ClientSession {
+	t.Helper()
+	admin := env.As("admin")
+	res := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "agent", "scopes": []string{"courses:write"}})
+	caller := &lmsctl.Caller{Client: env.Client(env.Host, res.String("data.token"))}
+	server := lmsctl.NewMCPServer(caller, policy, now)
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs
+}
+
+func listTools(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
+	t.Helper()
+	out := map[string]*mcp.Tool{}
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[tool.Name] = tool
+	}
+	return out
+}
+
+// call calls a tool and returns its structured result; isError says
+// what the result must say.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, isError bool) map[string]any {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("%s: structured content %s: %v", name, raw, err)
+	}
+	if res.IsError != isError {
+		t.Fatalf("%s: isError %v, want %v: %s", name, res.IsError, isError, raw)
+	}
+	var text map[string]any
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &text); err != nil || !reflect.DeepEqual(text, out) {
+		t.Fatalf("%s: text content %v differs from the structured %s", name, text, raw)
+	}
+	return out
+}
+
+func TestMCPToolGates(t *testing.T) {
+	env := apitest.New(t, "sqlite", apitest.Options{})
+
+	// Read tools only, by default.
+	cs := connect(t, env, lmsctl.ToolPolicy{}, nil)
+	tools := listTools(t, cs)
+	read := tools["get-admin-courses"]
+	if read == nil || !read.Annotations.ReadOnlyHint || *read.Annotations.DestructiveHint || !read.Annotations.IdempotentHint {
+		t.Fatalf("get-admin-courses: %+v", read)
+	}
+	if !strings.Contains(read.Description, "untrusted data") || !strings.Contains(read.Description, "courses:read") {
+		t.Fatalf("description: %s", read.Description)
+	}
+	for name, tool := range tools {
+		if !tool.Annotations.ReadOnlyHint {
+			t.Fatalf("%s is offered without --allow-write", name)
+		}
+	}
+	for _, name := range []string{"post-admin-courses", "delete-admin-courses-id"} {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"body": map[string]any{"title": "x"}}}); err == nil {
+			t.Fatalf("%s was called without being allowed", name)
+		}
+	}
+
+	// An allow-list turns on the write tools it names, nothing else.
+	tools = listTools(t, connect(t, env, lmsctl.ToolPolicy{Allow: []string{"post-admin-courses"}}, nil))
+	w := tools["post-admin-courses"]
+	if w == nil || w.Annotations.ReadOnlyHint || *w.Annotations.DestructiveHint || w.Annotations.IdempotentHint {
+		t.Fatalf("post-admin-courses: %+v", w)
+	}
+	if tools["post-admin-lessons"] != nil || tools["delete-admin-courses-id"] != nil {
+		t.Fatal("the allow-list turned on more than it names")
+	}
+
+	// --allow-write: every write tool, still no destructive one.
+	tools = listTools(t, connect(t, env, lmsctl.ToolPolicy{AllowWrite: true}, nil))
+	if tools["put-admin-lessons-id"] == nil || !tools["put-admin-lessons-id"].Annotations.IdempotentHint || tools["delete-admin-courses-id"] != nil {
+		t.Fatal("--allow-write tools")
+	}
+	// Uploads read local files: never a tool.
+	if tools["post-admin-topics-topic-id-resources"] != nil || tools["post-admin-users-id-avatar"] != nil {
+		t.Fatal("an upload is offered as a tool")
+	}
+	tools = listTools(t, connect(t, env, lmsctl.ToolPolicy{AllowDestructive: true}, nil))
+	del := tools["delete-admin-courses-id"]
+	if del == nil || !*del.Annotations.DestructiveHint || del.Annotations.ReadOnlyHint || !del.Annotations.IdempotentHint ||
+		!strings.Contains(del.Description, "confirmationToken") {
+		t.Fatalf("delete-admin-courses-id: %+v", del)
+	}
+	schema, _ := json.Marshal(del.InputSchema)
+	if !strings.Contains(string(schema), `"confirm"`) || !strings.Contains(string(schema), `"id"`) {
+		t.Fatalf("input schema: %s", schema)
+	}
+}
+
+func TestMCPAuthoringAndConfirmation(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+		cs := connect(t, env, lmsctl.ToolPolicy{AllowWrite: true, AllowDestructive: true}, func() time.Time { return now })
+
+		created := call(t, cs, "post-admin-courses", map[string]any{"body": map[string]any{"title": "Agent course"}}, false)
+		courseID := created["data"].(map[string]any)["id"].(float64)
+		lesson := call(t, cs, "post-admin-lessons", map[string]any{"body": map[string]any{"course_id": courseID, "title": "Agent lesson"}}, false)
+		lessonID := lesson["data"].(map[string]any)["id"].(float64)
+		call(t, cs, "post-admin-topics", map[string]any{"body": map[string]any{"lesson": lessonID, "title": "Agent topic",
+			"topicable": `Lms\TopicTypes\Models\TopicContent\RichText`, "html": "<p>Hello</p>"}}, false)
+		program := call(t, cs, "get-admin-courses-course-program", map[string]any{"course": courseID}, false)
+		raw, _ := json.Marshal(program)
+		if !strings.Contains(string(raw), "Agent lesson") || !strings.Contains(string(raw), "Agent topic") {
+			t.Fatalf("program: %s", raw)
+		}
+		page := call(t, cs, "get-admin-courses", map[string]any{"title": "Agent"}, false)
+		if page["meta"].(map[string]any)["total"] != float64(1) {
+			t.Fatalf("list: %v", page)
+		}
+
+		// Bad arguments fail before any request.
+		bad := call(t, cs, "get-admin-courses-id", map[string]any{"id": courseID, "extra": 1}, true)
+		if bad["error"].(map[string]any)["code"] != "USAGE" {
+			t.Fatalf("unknown argument: %v", bad)
+		}
+		call(t, cs, "post-admin-lessons", map[string]any{"body": map[string]any{"title": "No course"}}, true)
+
+		// A destructive call whose path has no read shows its parent's:
+		// taking a learner off the course shows the course's assignments.
+		learner := env.NewUser("student")
+		call(t, cs, "post-admin-courses-id-access", map[string]any{"id": courseID, "body": map[string]any{"users": []any{map[string]any{"id": learner.ID}}}}, false)
+		remove := call(t, cs, "post-admin-courses-id-access-remove", map[string]any{"id": courseID, "body": map[string]any{"users": []any{learner.ID}}}, false)
+		shown, _ := json.Marshal(remove["wouldDestroy"])
+		if remove["confirmationRequired"] != true || !strings.Contains(string(shown), fmt.Sprintf(`"id":%d`, learner.ID)) {
+			t.Fatalf("access-remove preview: %s", shown)
+		}
+
+		// First call: nothing happens; the answer shows the course and a token.
+		args := map[string]any{"id": courseID}
+		first := call(t, cs, "delete-admin-courses-id", args, false)
+		token, _ := first["confirmationToken"].(string)
+		target := first["wouldDestroy"].(map[string]any)
+		if first["confirmationRequired"] != true || token == "" || target["current"].(map[string]any)["title"] != "Agent course" ||
+			first["expiresAt"] != "2026-11-27T12:02:00Z" {
+			t.Fatalf("first call: %v", first)
+		}
+		call(t, cs, "get-admin-courses-id", args, false)
+
+		refused := func(args map[string]any) {
+			t.Helper()
+			out := call(t, cs, "delete-admin-courses-id", args, true)
+			if out["error"].(map[string]any)["code"] != "CONFIRMATION_INVALID" {
+				t.Fatalf("refusal: %v", out)
+			}
+			call(t, cs, "get-admin-courses-id", map[string]any{"id": courseID}, false)
+		}
+		// Bound to the arguments, the tool, and its two minutes.
+		refused(map[string]any{"id": courseID + 1000, "confirm": token})
+		refused(map[string]any{"id": courseID, "confirm": token + "0"})
+		now = now.Add(ConfirmWindow + time.Second)
+		refused(map[string]any{"id": courseID, "confirm": token})
+
+		token = call(t, cs, "delete-admin-courses-id", args, false)["confirmationToken"].(string)
+		done := call(t, cs, "delete-admin-courses-id", map[string]any{"id": courseID, "confirm": token}, false)
+		if _, ok := done["data"]; !ok {
+			t.Fatalf("confirmed call: %v", done)
+		}
+		gone := call(t, cs, "get-admin-courses-id", args, true)
+		if gone["error"].(map[string]any)["code"] != "NOT_FOUND" {
+			t.Fatalf("after delete: %v", gone)
+		}
+		// A token acts once.
+		out := call(t, cs, "delete-admin-courses-id", map[string]any{"id": courseID, "confirm": token}, true)
+		if out["error"].(map[string]any)["code"] != "CONFIRMATION_INVALID" {
+			t.Fatalf("reused token: %v", out)
+		}
+	})
+}
+
+const ConfirmWindow = lmsctl.ConfirmFor

@@ -1,0 +1,373 @@
+package lmsctl
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"mime/multipart"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer/html"
+)
+
+// topicType is one type of `lmsctl create-topic`: its content class, the
+// flags it adds to the common ones, and how it turns them into the body
+// of POST /api/admin/topics: prepare checks and converts the flags before
+// any request, upload (when the type has one) sends files first. Each new
+// type the API supports is one more entry of topicTypes.
+type topicType struct {
+	class   string
+	summary string
+	flags   []topicFlag
+	prepare func(v topicValues, body map[string]any) error
+	upload  func(ctx context.Context, c *Caller, v topicValues, body map[string]any) error
+	// extensions, when set, make --file a local file of one of them, sent
+	// with the topic as multipart form data.
+	extensions []string
+}
+
+type topicFlag struct {
+	name, usage string
+}
+
+// topicValues are the type's flags as given ("" when not).
+type topicValues map[string]string
+
+var topicTypes = map[string]topicType{
+	"richtext": {
+		class:   `Lms\TopicTypes\Models\TopicContent\RichText`,
+		summary: "rich text from Markdown (converted to HTML here) or HTML",
+		flags: []topicFlag{
+			{"markdown", "Markdown text, or @file.md"},
+			{"html", "HTML text, or @file.html"},
+		},
+		prepare: prepareRichText,
+	},
+	"pdf":   fileTopic("PDF", "a PDF document", ".pdf"),
+	"image": fileTopic("Image", "an image", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"),
+	"audio": fileTopic("Audio", "an audio file", ".mp3", ".ogg"),
+	"video": {
+		class:   `Lms\TopicTypes\Models\TopicContent\Video`,
+		summary: "a video file (processed by the server afterwards) or a video site URL",
+		flags: []topicFlag{
+			{"file", "the video file (.mp4 .ogg .webm .mov)"},
+			{"video-site-url", "URL of the video on a video site, instead of a file"},
+		},
+		prepare: func(v topicValues, body map[string]any) error {
+			if (v["file"] == "") == (v["video-site-url"] == "") {
+				return usagef("create-topic video: give exactly one of --file and --video-site-url")
+			}
+			if u := v["video-site-url"]; u != "" {
+				body["videoSiteUrl"] = u
+				return nil
+			}
+			return checkFile("file", v["file"], ".mp4", ".ogg", ".webm", ".mov")
+		},
+		extensions: []string{".mp4", ".ogg", ".webm", ".mov"},
+	},
+	"oembed": {
+		class:   `Lms\TopicTypes\Models\TopicContent\OEmbed`,
+		summary: "an embedded URL of an oEmbed provider",
+		flags:   []topicFlag{{"url", "page URL of the video or content"}},
+		prepare: func(v topicValues, body map[string]any) error {
+			if v["url"] == "" {
+				return usagef("create-topic oembed: --url is required")
+			}
+			body["url"] = v["url"]
+			return nil
+		},
+	},
+	"project": {
+		class:   `Lms\TopicTypeProject\Models\Project`,
+		summary: "a project learners submit files to",
+		flags: []topicFlag{
+			{"instructions", "instructions in Markdown, or @file.md"},
+			{"accept", "accepted extensions, separated by commas"},
+			{"max-size", "largest submission in bytes"},
+		},
+		prepare: prepareProject,
+	},
+	"h5p": {
+		class:   `Lms\TopicTypes\Models\TopicContent\H5P`,
+		summary: "an H5P package (.h5p), uploaded to the H5P service first",
+		flags:   []topicFlag{{"package", "the .h5p file"}},
+		prepare: checkH5P,
+		upload:  uploadH5P,
+	},
+}
+
+// markdown renders like the server's rich-text kind (GitHub-flavoured);
+// the server still sanitises the HTML it receives.
+var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(html.WithUnsafe()))
+
+func prepareRichText(v topicValues, body map[string]any) error {
+	md, ht := v["markdown"], v["html"]
+	if (md == "") == (ht == "") {
+		return usagef("create-topic richtext: give exactly one of --markdown and --html")
+	}
+	if ht != "" {
+		text, err := textArg("html", ht)
+		body["html"] = text
+		return err
+	}
+	text, err := textArg("markdown", md)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := markdown.Convert([]byte(text), &out); err != nil {
+		return usagef("--markdown: %v", err)
+	}
+	body["html"] = out.String()
+	return nil
+}
+
+// fileTopic is a topic of one uploaded file whose extension says its type.
+func fileTopic(class, what string, exts ...string) topicType {
+	return topicType{
+		class:   `Lms\TopicTypes\Models\TopicContent\` + class,
+		summary: what + " (" + strings.Join(exts, " ") + ")",
+		flags:   []topicFlag{{"file", "the file (" + strings.Join(exts, " ") + ")"}},
+		prepare: func(v topicValues, _ map[string]any) error {
+			if v["file"] == "" {
+				return usagef("--file is required")
+			}
+			return checkFile("file", v["file"], exts...)
+		},
+		extensions: exts,
+	}
+}
+
+// checkFile refuses, before any request, a file that is missing or whose
+// extension the type does not take.
+func checkFile(flag, path string, exts ...string) error {
+	if !slices.Contains(exts, strings.ToLower(filepath.Ext(path))) {
+		return usagef("--%s: %s is not one of %s", flag, path, strings.Join(exts, " "))
+	}
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return usagef("--%s: %s is not a readable file", flag, path)
+	}
+	return nil
+}
+
+func prepareProject(v topicValues, body map[string]any) error {
+	if v["instructions"] != "" {
+		text, err := textArg("instructions", v["instructions"])
+		if err != nil {
+			return err
+		}
+		body["instructions"] = text
+	}
+	if v["accept"] != "" {
+		body["accept"] = v["accept"]
+	}
+	if v["max-size"] != "" {
+		n, err := strconv.ParseInt(v["max-size"], 10, 64)
+		if err != nil || n <= 0 {
+			return usagef("--max-size: %q is not a positive integer", v["max-size"])
+		}
+		body["max_size"] = n
+	}
+	return nil
+}
+
+// sendWithFile creates the topic as multipart form data: the body's
+// fields and the file.
+func sendWithFile(ctx context.Context, c *Caller, body map[string]any, path string) (Result, error) {
+	form, ctype, err := multipartForm(body, map[string]string{"file": path})
+	if err != nil {
+		return Result{}, err
+	}
+	return c.send(ctx, "POST", "/api/admin/topics", form, ctype)
+}
+
+// multipartForm is form data of the fields and of the files at the paths
+// given per field, each in name order.
+func multipartForm(fields map[string]any, files map[string]string) ([]byte, string, error) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if err := mw.WriteField(k, fmt.Sprint(fields[k])); err != nil {
+			return nil, "", err
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(files)) {
+		if err := addFile(mw, k, files[k]); err != nil {
+			return nil, "", usagef("%s: %v", files[k], err)
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), mw.FormDataContentType(), nil
+}
+
+func addFile(mw *multipart.Writer, field, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	part, err := mw.CreateFormFile(field, filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(part, f)
+	return err
+}
+
+// textArg reads a text argument: @path names a file holding it.
+func textArg(flag, s string) (string, error) {
+	if !strings.HasPrefix(s, "@") {
+		return s, nil
+	}
+	raw, err := os.ReadFile(s[1:])
+	if err != nil {
+		return "", usagef("--%s: %v", flag, err)
+	}
+	return string(raw), nil
+}
+
+func checkH5P(v topicValues, _ map[string]any) error {
+	if v["package"] == "" {
+		return usagef("create-topic h5p: --package is required")
+	}
+	return checkFile("package", v["package"], ".h5p")
+}
+
+// uploadH5P uploads the package; if creating the topic then fails, the
+// error says which content exists and how to use or remove it.
+func uploadH5P(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
+	form, ctype, err := multipartForm(nil, map[string]string{"h5p_file": v["package"]})
+	if err != nil {
+		return err
+	}
+	res, err := c.send(ctx, "POST", "/h5p/contents/upload", form, ctype)
+	if err != nil {
+		return err
+	}
+	var up struct {
+		ContentID string `json:"contentId"`
+	}
+	if err := json.Unmarshal(res.Data, &up); err != nil || up.ContentID == "" {
+		return fmt.Errorf("the H5P service answered no content id")
+	}
+	body["content_id"] = up.ContentID
+	return nil
+}
+
+func (a *app) createTopic(args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		names := make([]string, 0, len(topicTypes))
+		for n, t := range topicTypes {
+			names = append(names, "  "+n+": "+t.summary)
+		}
+		sort.Strings(names)
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			_, err := fmt.Fprint(a.Stdout, "lmsctl create-topic TYPE --lesson ID --title TITLE [flags]; types:\n"+strings.Join(names, "\n")+"\n")
+			if err == nil {
+				err = flag.ErrHelp
+			}
+			return err
+		}
+		f := usagef("create-topic: name a type (lmsctl create-topic --help lists them)")
+		f.Details = map[string]any{"types": slices.Sorted(maps.Keys(topicTypes))}
+		return f
+	}
+	name := args[0]
+	tt, ok := topicTypes[name]
+	if !ok {
+		return usagef("create-topic: unknown type %q", name)
+	}
+	fs := a.flags("create-topic " + name)
+	lesson := fs.Int64("lesson", 0, "id of the lesson (required)")
+	title := fs.String("title", "", "topic title (required)")
+	summary := fs.String("summary", "", "short summary")
+	duration := fs.String("duration", "", "estimated duration, such as 10 min")
+	order := &optValue{}
+	fs.Var(order, "order", "position in the lesson (default: last)")
+	var flags []*optValue
+	for _, f := range []string{"preview", "active", "can-skip"} {
+		v := &optValue{boolean: true}
+		fs.Var(v, f, f+" (true or false)")
+		flags = append(flags, v)
+	}
+	values := map[string]*string{}
+	for _, f := range tt.flags {
+		values[f.name] = fs.String(f.name, "", f.usage)
+	}
+	if err := a.parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if *lesson <= 0 || strings.TrimSpace(*title) == "" {
+		return usagef("create-topic %s: --lesson and --title are required", name)
+	}
+	body := map[string]any{"lesson": *lesson, "title": *title, "topicable": tt.class}
+	if *summary != "" {
+		body["summary"] = *summary
+	}
+	if *duration != "" {
+		body["duration"] = *duration
+	}
+	if order.set {
+		n, err := strconv.ParseInt(order.value, 10, 64)
+		if err != nil {
+			return usagef("--order: %q is not an integer", order.value)
+		}
+		body["order"] = n
+	}
+	for i, key := range []string{"preview", "active", "can_skip"} {
+		if flags[i].set {
+			b, err := strconv.ParseBool(flags[i].value)
+			if err != nil {
+				return usagef("--%s: %q is not true or false", flagName(key), flags[i].value)
+			}
+			body[key] = b
+		}
+	}
+	v := topicValues{}
+	for k, p := range values {
+		v[k] = *p
+	}
+	if err := tt.prepare(v, body); err != nil {
+		return err
+	}
+	c, _, _, err := a.caller()
+	if err != nil {
+		return err
+	}
+	if tt.upload != nil {
+		if err := tt.upload(a.ctx, c, v, body); err != nil {
+			return err
+		}
+	}
+	var res Result
+	if file := v["file"]; file != "" && tt.extensions != nil {
+		res, err = sendWithFile(a.ctx, c, body, file)
+	} else {
+		res, err = c.Call(a.ctx, mustOp("post-admin-topics"), Input{Body: body})
+	}
+	if err != nil {
+		f := failureOf(err)
+		if id, ok := body["content_id"]; ok {
+			// The upload is done: say what exists and how to finish or remove it.
+			f.Details["created"] = map[string]any{"h5pContentId": id}
+			f.Message += fmt.Sprintf(" The H5P content %v was uploaded but no topic was created: retry with "+
+				"`lmsctl post-admin-topics --body '{\"lesson\":%d,\"title\":...,\"topicable\":...,\"content_id\":\"%v\"}'`, "+
+				"or remove it with `lmsctl delete-h5p-contents-id --id %v`.", id, *lesson, id, id)
+		}
+		return f
+	}
+	return a.out().print(res.Data)
+}
