@@ -17,8 +17,9 @@ import (
 const ScopedTokenPrefix = tokens.Prefix
 
 // Authenticate reads the bearer token, if any, and stores the caller in the
-// request context. A refused token leaves the caller anonymous with the
-// reason recorded, so routes that need a user answer 401 with it.
+// request context. A refused signed token leaves the caller anonymous with
+// the reason recorded, so routes that need a user answer 401 with it; a
+// refused scoped token answers 401 at once.
 func Authenticate(clk clock.Clock) httpx.Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -46,7 +47,11 @@ func Authenticate(clk clock.Clock) httpx.Middleware {
 				next.ServeHTTP(w, r.WithContext(httpx.WithPrincipal(ctx, p)))
 				return
 			}
-			if !apperr.Is(err, apperr.Unauthorized) {
+			// A client that sends a scoped token (a script, an agent) means to
+			// use it: a refused one is a 401 on every route rather than a
+			// quiet anonymous answer on public ones. A browser's stale
+			// session token still falls back to anonymous there.
+			if !apperr.Is(err, apperr.Unauthorized) || strings.HasPrefix(raw, ScopedTokenPrefix) {
 				httpx.WriteError(w, r, err)
 				return
 			}

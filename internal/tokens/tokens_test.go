@@ -163,6 +163,13 @@ func TestBadSecrets(t *testing.T) {
 		env.Clock.Advance(time.Minute)
 		env.Call(t, 401, "GET", "/api/profile/me", revoked, nil)
 		env.Call(t, 401, "GET", "/api/profile/me", expired, nil)
+		// A client that sends a scoped token means to use it: a refused one
+		// is a 401 on public routes too, never a quiet anonymous answer.
+		for _, raw := range []string{revoked, expired, cases["truncated"]} {
+			if res := env.Do(apitest.Request{Method: "GET", Path: "/api/courses", Token: raw}); res.Status != 401 {
+				t.Errorf("refused token on a public route: %d %s", res.Status, res.Body)
+			}
+		}
 		env.Server.Audit.Flush(context.Background())
 		if n := env.Count(t, `SELECT COUNT(*) FROM agent_audit WHERE token_id IN ($1, $2)`, revokedID, expiredID); n != 0 {
 			t.Errorf("%d audit rows of refused tokens", n)
