@@ -41,6 +41,13 @@ type Kind interface {
 	View(env Env, value json.RawMessage) (any, error)
 }
 
+// LearnerViewer is a kind whose learners see less than its authors: View
+// is for authors, LearnerView for the learner's program (a layout's
+// practice without its answers).
+type LearnerViewer interface {
+	LearnerView(env Env, value json.RawMessage) (any, error)
+}
+
 // Env is what a kind may use for one topic.
 type Env struct {
 	Tenant  *platform.Tenant
