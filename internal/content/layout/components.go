@@ -113,7 +113,7 @@ type PracticeQuestion struct {
 // PracticeOption is one option of a choice question.
 type PracticeOption struct {
 	Text    string `json:"text" minLength:"1" maxLength:"1000"`
-	Correct bool   `json:"correct"`
+	Correct bool   `json:"correct,omitempty"`
 }
 
 // Component is one approved component.
