@@ -12,6 +12,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/lms-platform/lms/internal/platform"
 )
 
@@ -46,6 +48,12 @@ type Kind interface {
 // practice without its answers).
 type LearnerViewer interface {
 	LearnerView(env Env, value json.RawMessage) (any, error)
+}
+
+// Described is a kind that documents its own fields of a topic create or
+// update in the API description.
+type Described interface {
+	Fields() map[string]*huma.Schema
 }
 
 // Env is what a kind may use for one topic.

@@ -166,3 +166,28 @@ func Publish(r huma.Registry) {
 		r.Schema(c.props, true, "")
 	}
 }
+
+// Fields documents document and fallback in the topic create and update
+// bodies, each node's props referring to its component's schema.
+func (*Kind) Fields() map[string]*huma.Schema {
+	names := make([]any, len(Components))
+	props := make([]*huma.Schema, len(Components))
+	for i, c := range Components {
+		names[i] = c.Name
+		props[i] = &huma.Schema{Ref: "#/components/schemas/" + c.SchemaName()}
+	}
+	node := &huma.Schema{Type: huma.TypeObject, Required: []string{"component", "props"}, AdditionalProperties: false,
+		Properties: map[string]*huma.Schema{
+			"component": {Type: huma.TypeString, Enum: names},
+			"id":        {Type: huma.TypeString, Pattern: nodeID.String(), Description: "Unique in the document."},
+			"props":     {AnyOf: props, Description: "The props schema of the component (CalloutProps for Callout, ...)."},
+		}}
+	return map[string]*huma.Schema{
+		"document": {Type: huma.TypeArray, MinItems: ptr(1), MaxItems: ptr(MaxNodes), Items: node,
+			Description: "Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the rules beyond the schemas."},
+		"fallback": {Type: huma.TypeString, MinLength: ptr(1), MaxLength: ptr(MaxFallback),
+			Description: "Layout: Markdown shown when the document is not rendered; it must leave out hints and worked solutions."},
+	}
+}
+
+func ptr(n int) *int { return &n }

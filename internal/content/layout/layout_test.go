@@ -39,7 +39,9 @@ func node(component string, props map[string]any) map[string]any {
 	return map[string]any{"component": component, "props": props}
 }
 
-func callout() map[string]any { return node("Callout", map[string]any{"tone": "info", "body": "Read this first."}) }
+func callout() map[string]any {
+	return node("Callout", map[string]any{"tone": "info", "body": "Read this first."})
+}
 
 func practice() map[string]any {
 	n := node("PracticeActivity", map[string]any{"title": "Check yourself", "questions": []any{
