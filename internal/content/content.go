@@ -23,7 +23,8 @@ type Kind interface {
 	// GET /api/admin/topics/types lists.
 	Class() string
 	// Name is the kind derived from the class: richtext, video, audio,
-	// image, pdf, oembed, h5p, scorm, liascript, lti, cmi5, quiz, project.
+	// image, pdf, oembed, h5p, scorm, liascript, lti, cmi5, quiz, project,
+	// layout.
 	Name() string
 	// Build validates the input of a create (old is nil) or an update and
 	// returns the value to store. Uploaded files are written to the

@@ -22,12 +22,12 @@ type CalloutProps struct {
 
 // StepsProps is an ordered procedure.
 type StepsProps struct {
-	Title string `json:"title,omitempty" maxLength:"200"`
-	Steps []Step `json:"steps" minItems:"1" maxItems:"50"`
+	Title string      `json:"title,omitempty" maxLength:"200"`
+	Steps []StepsItem `json:"steps" minItems:"1" maxItems:"50"`
 }
 
-// Step is one step of Steps.
-type Step struct {
+// StepsItem is one step of Steps.
+type StepsItem struct {
 	Title string `json:"title" minLength:"1" maxLength:"200"`
 	Body  string `json:"body,omitempty" maxLength:"5000"`
 }
