@@ -264,6 +264,17 @@ func (c *Client) GetAdminCoursesIDEdit(ctx context.Context, id int64) (*CourseEd
 	return &out, nil
 }
 
+// GetAdminLayoutComponents is GET /api/admin/layout/components: List the approved layout components
+// with their props schemas and the layout rules
+func (c *Client) GetAdminLayoutComponents(ctx context.Context) (*Catalogue, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/layout/components"}
+	var out Catalogue
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetAdminLessons is GET /api/admin/lessons: List lessons by course and position: course_id, title,
 // pages (course_list; tutors see the lessons of courses they author)
 func (c *Client) GetAdminLessons(ctx context.Context, params GetAdminLessonsParams) (*Page[LessonView], error) {
@@ -1561,6 +1572,18 @@ func (c *Client) GetTagsUniqueTags(ctx context.Context) ([]string, error) {
 	return out, err
 }
 
+// PostTopicsIDPracticeCheck is POST /api/topics/{topic}/practice/check: Check an answer to a
+// question of a layout topic's PracticeActivity
+func (c *Client) PostTopicsIDPracticeCheck(ctx context.Context, topic int64, body CheckInput) (*CheckResult, error) {
+	r := request{method: http.MethodPost, path: "/api/topics/" + pathParam(topic) + "/practice/check"}
+	r.body = jsonBody(body)
+	var out CheckResult
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // PostTopicsIDProject is POST /api/topics/{topic}/project: Submit work to a project topic:
 // multipart field file, of a type and size the topic accepts
 func (c *Client) PostTopicsIDProject(ctx context.Context, topic int64, form PostTopicsIDProjectForm) (*SubmissionView, error) {
@@ -1846,6 +1869,14 @@ type AuditEntry struct {
 	UserID    int64  `json:"user_id"`
 }
 
+// Catalogue is a schema of the API.
+type Catalogue struct {
+	Components []ComponentView `json:"components"`
+	Rules      []string        `json:"rules"`
+	// JSON schemas by name, as in the OpenAPI description's components.schemas.
+	Schemas any `json:"schemas"`
+}
+
 // Category is a schema of the API.
 type Category struct {
 	ID       int64  `json:"id"`
@@ -1860,10 +1891,40 @@ type CategoryRef struct {
 	Name string `json:"name"`
 }
 
+// CheckInput is a schema of the API.
+type CheckInput struct {
+	// Index of the PracticeActivity node in the document.
+	Node int64 `json:"node"`
+	// Index of the question in the activity.
+	Question int64 `json:"question"`
+	// Indexes of the options chosen.
+	Selected []int64 `json:"selected"`
+}
+
+// CheckResult is a schema of the API.
+type CheckResult struct {
+	Correct        bool    `json:"correct"`
+	CorrectOptions []int64 `json:"correct_options"`
+	// The question's hints, after a wrong answer.
+	Hints []string `json:"hints"`
+	// The question's score (1 by default) when correct, else 0.
+	Score    float64 `json:"score"`
+	Solution *string `json:"solution,omitzero"`
+}
+
 // CloneInputBody is a schema of the API.
 type CloneInputBody struct {
 	// Lesson to clone into, of a course the caller may edit; default: the topic's own lesson.
 	LessonID *int64 `json:"lesson_id,omitzero"`
+}
+
+// ComponentView is a schema of the API.
+type ComponentView struct {
+	Description string `json:"description"`
+	Name        string `json:"name"`
+	// Reference of the props schema, e.g. #/components/schemas/CalloutProps; the same schema is in the
+	// OpenAPI description.
+	Props string `json:"props"`
 }
 
 // ContentBody is a schema of the API.
@@ -2842,8 +2903,14 @@ type PatchAdminTopicsIDBody struct {
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
+	// rules beyond the schemas.
+	Document []PatchAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
+	// solutions.
+	Fallback *string `json:"fallback,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
@@ -2880,6 +2947,15 @@ func (v PatchAdminTopicsIDBody) MarshalJSON() ([]byte, error) {
 	return withExtra(listed(v), v.Extra)
 }
 
+// PatchAdminTopicsIDBodyDocumentItem is a schema of the API.
+type PatchAdminTopicsIDBodyDocumentItem struct {
+	Component string `json:"component"`
+	// Unique in the document.
+	ID *string `json:"id,omitzero"`
+	// The props schema of the component (CalloutProps for Callout, ...).
+	Props any `json:"props"`
+}
+
 // PatchAdminTopicsIDForm is a schema of the API. Fields left nil are not sent.
 type PatchAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -2888,8 +2964,14 @@ type PatchAdminTopicsIDForm struct {
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
+	// rules beyond the schemas.
+	Document []PatchAdminTopicsIDFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
+	// solutions.
+	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
@@ -2930,7 +3012,9 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"accept", f.Accept},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"document", f.Document},
 		{"duration", f.Duration},
+		{"fallback", f.Fallback},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
@@ -2948,6 +3032,15 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"file", f.File},
 		{"", f.ExtraFiles},
 	})
+}
+
+// PatchAdminTopicsIDFormDocumentItem is a schema of the API.
+type PatchAdminTopicsIDFormDocumentItem struct {
+	Component string `json:"component"`
+	// Unique in the document.
+	ID *string `json:"id,omitzero"`
+	// The props schema of the component (CalloutProps for Callout, ...).
+	Props any `json:"props"`
 }
 
 // PatchGroupInputBody is a schema of the API.
@@ -3063,8 +3156,14 @@ type PostAdminTopicsBody struct {
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
+	// rules beyond the schemas.
+	Document []PostAdminTopicsBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
+	// solutions.
+	Fallback *string `json:"fallback,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
@@ -3101,6 +3200,15 @@ func (v PostAdminTopicsBody) MarshalJSON() ([]byte, error) {
 	return withExtra(listed(v), v.Extra)
 }
 
+// PostAdminTopicsBodyDocumentItem is a schema of the API.
+type PostAdminTopicsBodyDocumentItem struct {
+	Component string `json:"component"`
+	// Unique in the document.
+	ID *string `json:"id,omitzero"`
+	// The props schema of the component (CalloutProps for Callout, ...).
+	Props any `json:"props"`
+}
+
 // PostAdminTopicsForm is a schema of the API. Fields left nil are not sent.
 type PostAdminTopicsForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -3109,8 +3217,14 @@ type PostAdminTopicsForm struct {
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
+	// rules beyond the schemas.
+	Document []PostAdminTopicsFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
+	// solutions.
+	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
@@ -3151,7 +3265,9 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"accept", f.Accept},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"document", f.Document},
 		{"duration", f.Duration},
+		{"fallback", f.Fallback},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
@@ -3171,6 +3287,15 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
+// PostAdminTopicsFormDocumentItem is a schema of the API.
+type PostAdminTopicsFormDocumentItem struct {
+	Component string `json:"component"`
+	// Unique in the document.
+	ID *string `json:"id,omitzero"`
+	// The props schema of the component (CalloutProps for Callout, ...).
+	Props any `json:"props"`
+}
+
 // PostAdminTopicsIDBody: Type-specific fields beyond those listed are passed to the content kind.
 type PostAdminTopicsIDBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -3179,8 +3304,14 @@ type PostAdminTopicsIDBody struct {
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
+	// rules beyond the schemas.
+	Document []PostAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
+	// solutions.
+	Fallback *string `json:"fallback,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
@@ -3217,6 +3348,15 @@ func (v PostAdminTopicsIDBody) MarshalJSON() ([]byte, error) {
 	return withExtra(listed(v), v.Extra)
 }
 
+// PostAdminTopicsIDBodyDocumentItem is a schema of the API.
+type PostAdminTopicsIDBodyDocumentItem struct {
+	Component string `json:"component"`
+	// Unique in the document.
+	ID *string `json:"id,omitzero"`
+	// The props schema of the component (CalloutProps for Callout, ...).
+	Props any `json:"props"`
+}
+
 // PostAdminTopicsIDForm is a schema of the API. Fields left nil are not sent.
 type PostAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -3225,8 +3365,14 @@ type PostAdminTopicsIDForm struct {
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
+	// rules beyond the schemas.
+	Document []PostAdminTopicsIDFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
+	// solutions.
+	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
@@ -3267,7 +3413,9 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"accept", f.Accept},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"document", f.Document},
 		{"duration", f.Duration},
+		{"fallback", f.Fallback},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
@@ -3285,6 +3433,15 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"file", f.File},
 		{"", f.ExtraFiles},
 	})
+}
+
+// PostAdminTopicsIDFormDocumentItem is a schema of the API.
+type PostAdminTopicsIDFormDocumentItem struct {
+	Component string `json:"component"`
+	// Unique in the document.
+	ID *string `json:"id,omitzero"`
+	// The props schema of the component (CalloutProps for Callout, ...).
+	Props any `json:"props"`
 }
 
 // PostAdminTopicsIDResourcesForm is a schema of the API. Fields left nil are not sent.
@@ -3471,8 +3628,14 @@ type PutAdminTopicsIDBody struct {
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
+	// rules beyond the schemas.
+	Document []PutAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
+	// solutions.
+	Fallback *string `json:"fallback,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
@@ -3509,6 +3672,15 @@ func (v PutAdminTopicsIDBody) MarshalJSON() ([]byte, error) {
 	return withExtra(listed(v), v.Extra)
 }
 
+// PutAdminTopicsIDBodyDocumentItem is a schema of the API.
+type PutAdminTopicsIDBodyDocumentItem struct {
+	Component string `json:"component"`
+	// Unique in the document.
+	ID *string `json:"id,omitzero"`
+	// The props schema of the component (CalloutProps for Callout, ...).
+	Props any `json:"props"`
+}
+
 // PutAdminTopicsIDForm is a schema of the API. Fields left nil are not sent.
 type PutAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -3517,8 +3689,14 @@ type PutAdminTopicsIDForm struct {
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
+	// rules beyond the schemas.
+	Document []PutAdminTopicsIDFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
+	// solutions.
+	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
@@ -3559,7 +3737,9 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"accept", f.Accept},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"document", f.Document},
 		{"duration", f.Duration},
+		{"fallback", f.Fallback},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
@@ -3577,6 +3757,15 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"file", f.File},
 		{"", f.ExtraFiles},
 	})
+}
+
+// PutAdminTopicsIDFormDocumentItem is a schema of the API.
+type PutAdminTopicsIDFormDocumentItem struct {
+	Component string `json:"component"`
+	// Unique in the document.
+	ID *string `json:"id,omitzero"`
+	// The props schema of the component (CalloutProps for Callout, ...).
+	Props any `json:"props"`
 }
 
 // PutGroupInputBody is a schema of the API.

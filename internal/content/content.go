@@ -12,6 +12,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/lms-platform/lms/internal/platform"
 )
 
@@ -21,7 +23,8 @@ type Kind interface {
 	// GET /api/admin/topics/types lists.
 	Class() string
 	// Name is the kind derived from the class: richtext, video, audio,
-	// image, pdf, oembed, h5p, scorm, liascript, lti, cmi5, quiz, project.
+	// image, pdf, oembed, h5p, scorm, liascript, lti, cmi5, quiz, project,
+	// layout.
 	Name() string
 	// Build validates the input of a create (old is nil) or an update and
 	// returns the value to store. Uploaded files are written to the
@@ -39,6 +42,19 @@ type Kind interface {
 	// View is what clients see of the value in topics and programs, with
 	// links to files signed through env.FileURL.
 	View(env Env, value json.RawMessage) (any, error)
+}
+
+// LearnerViewer is a kind whose learners see less than its authors: View
+// is for authors, LearnerView for the learner's program (a layout's
+// practice without its answers).
+type LearnerViewer interface {
+	LearnerView(env Env, value json.RawMessage) (any, error)
+}
+
+// Described is a kind that documents its own fields of a topic create or
+// update in the API description.
+type Described interface {
+	Fields() map[string]*huma.Schema
 }
 
 // Env is what a kind may use for one topic.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"html"
 
+	"github.com/lms-platform/lms/client"
+	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/demo/media"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
 )
@@ -43,6 +45,9 @@ const (
 	// kindH5P topics play a quiz of package quickcheck, generated when the
 	// seed runs.
 	kindH5P = "h5p"
+	// kindLayout topics are built from approved components (Layout); the
+	// Markdown is their fallback.
+	kindLayout = "layout"
 )
 
 type topic struct {
@@ -63,6 +68,8 @@ type topic struct {
 	Accept string
 	// Quiz is the content of an H5P topic; FileName names its package.
 	Quiz *quickcheck.Quiz
+	// Layout is the document of a layout topic.
+	Layout []client.PostAdminTopicsBodyDocumentItem
 }
 
 // openMovie is Big Buck Bunny, the Blender Foundation's short film under
@@ -160,12 +167,44 @@ func gettingStarted() course {
 							"Save it as a text, PDF or word-processor file and upload it below. Handing it in " +
 							"completes this topic, and your tutor can read it.",
 					},
+					{Kind: kindLayout, Title: "How topics complete", Duration: "3 min",
+						Summary: "A lesson built from learning components, with a question to check yourself.",
+						Markdown: "# How topics complete\n\nEach kind of topic counts as done in its own way: " +
+							"reading to the end, playing to the end, finishing an exercise or handing in your work.",
+						Layout: howTopicsComplete()},
 					{Kind: kindH5P, Title: "Quick check: what did you learn?", Duration: "3 min", FileName: "quick-check.h5p",
 						Summary: "Four questions on this course. Answer them all and check: finishing the quiz " +
 							"completes the topic.",
 						Quiz: gettingStartedQuiz()},
 				}},
 		},
+	}
+}
+
+// howTopicsComplete is the demo's layout lesson: one of several
+// components and a practice question, whose answer only the API knows.
+func howTopicsComplete() []client.PostAdminTopicsBodyDocumentItem {
+	node := func(component string, props any) client.PostAdminTopicsBodyDocumentItem {
+		return client.PostAdminTopicsBodyDocumentItem{Component: component, Props: props}
+	}
+	return []client.PostAdminTopicsBodyDocumentItem{
+		node("Callout", layout.CalloutProps{Tone: "tip", Title: "Why it matters",
+			Body: "Your progress page counts the topics you have finished, so it helps to know when a topic is done."}),
+		node("ComparisonTable", layout.ComparisonTableProps{Caption: "When each kind of topic is complete",
+			Columns: []string{"Complete when"},
+			Rows: []layout.ComparisonRow{{Label: "Reading", Cells: []string{"you have scrolled to its end"}},
+				{Label: "Video or recording", Cells: []string{"it has played to the end"}},
+				{Label: "Exercise", Cells: []string{"you have finished it"}},
+				{Label: "Project", Cells: []string{"you have handed in your work"}}}}),
+		node("FlipCards", layout.FlipCardsProps{Cards: []layout.FlipCard{
+			{Front: "Can you stop in the middle of a course?", Back: "Yes: the course opens where you left off."},
+			{Front: "Where do you see what you have finished?", Back: "On your progress page."}}}),
+		node("PracticeActivity", layout.PracticeActivityProps{Title: "Check yourself", Questions: []layout.PracticeQuestion{{
+			Prompt: "When is a project topic complete?",
+			Options: []layout.PracticeOption{{Text: "As soon as you open it"}, {Text: "When you have read its instructions"},
+				{Text: "When you hand in your work", Correct: true}},
+			Hints:    []string{"Think of what a tutor needs from you."},
+			Solution: "A project counts once your work is handed in, so that your tutor can read it."}}}),
 	}
 }
 

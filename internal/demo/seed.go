@@ -14,6 +14,7 @@ import (
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content/file"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/content/project"
 	"github.com/lms-platform/lms/internal/content/richtext"
 	"github.com/lms-platform/lms/internal/courses"
@@ -279,6 +280,8 @@ func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp top
 		body.Topicable, body.VideoSiteURL = file.Video().Class(), &tp.VideoURL
 	case kindProject:
 		body.Topicable, body.Instructions, body.Accept = project.Class, &tp.Markdown, &tp.Accept
+	case kindLayout:
+		body.Topicable, body.Document, body.Fallback = layout.Class, tp.Layout, &tp.Markdown
 	case kindImage:
 		class = file.Image().Class()
 	case kindPDF:

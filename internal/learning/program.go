@@ -196,7 +196,11 @@ func (s *Service) programTopic(t *platform.Tenant, now time.Time, topic *topics.
 	if !withContent {
 		return pt, nil
 	}
-	view, err := kind.View(s.contentEnv(t, now, topic.ID), topic.Content)
+	show := kind.View
+	if lv, ok := kind.(content.LearnerViewer); ok {
+		show = lv.LearnerView
+	}
+	view, err := show(s.contentEnv(t, now, topic.ID), topic.Content)
 	if err != nil {
 		return pt, fmt.Errorf("learning: show topic %d: %w", topic.ID, err)
 	}

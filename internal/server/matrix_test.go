@@ -147,6 +147,7 @@ var matrix = map[string]string{
 	"GET /api/admin/topics":                                           authors,
 	"GET /api/admin/topics/{id}":                                      admins,
 	"GET /api/admin/topics/types":                                     authors,
+	"GET /api/admin/layout/components":                                authors,
 	"GET /api/admin/topics/create":                                    authors,
 	"GET /api/admin/topics/{id}/edit":                                 admins,
 	"POST /api/admin/topics":                                          admins,
@@ -161,6 +162,7 @@ var matrix = map[string]string{
 	"PATCH /api/admin/topics/{topic_id}/resources/{resource_id}":      admins,
 	"DELETE /api/admin/topics/{topic_id}/resources/{resource_id}":     admins,
 	"POST /api/topics/{topic}/project":                                admins,
+	"POST /api/topics/{topic}/practice/check":                         admins,
 	"GET /api/admin/topics/{topic}/project/submissions":               admins,
 	"GET /api/admin/topics/{topic}/project/submissions/{id}/download": admins,
 	// Signed links need no token; without a valid signature nobody gets one.

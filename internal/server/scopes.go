@@ -130,6 +130,7 @@ var scopePolicy = func() tokens.Policy {
 		"PUT /api/courses/progress/{topic_id}/ping": write(progress),
 		"POST /api/courses/progress/{topic_id}/h5p": write(progress),
 		"POST /api/topics/{topic}/project":          write(progress),
+		"POST /api/topics/{topic}/practice/check":   write(progress),
 
 		// Courses, lessons, topics, uploads and programs: courses:read for
 		// reads, courses:write for writes (the interface's Topics section).
@@ -172,6 +173,7 @@ var scopePolicy = func() tokens.Policy {
 		"GET /api/admin/topics":                                           read(courses),
 		"GET /api/admin/topics/{id}":                                      read(courses),
 		"GET /api/admin/topics/types":                                     read(courses),
+		"GET /api/admin/layout/components":                                read(courses),
 		"GET /api/admin/topics/create":                                    read(courses),
 		"GET /api/admin/topics/{id}/edit":                                 read(courses),
 		"POST /api/admin/topics":                                          write(courses),

@@ -4,6 +4,7 @@ import (
 	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/content/file"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
 	"github.com/lms-platform/lms/internal/content/richtext"
@@ -15,6 +16,10 @@ import (
 // contentKinds registers the topic content kinds; a new kind is one more
 // line here.
 func (s *Server) contentKinds() *content.Registry {
+	// H5P topics upload packages to the H5P service over HTTP, as to a
+	// separate deployment; s.H5P is built after the kinds, so its
+	// address is read on each call.
+	h5p := h5pcontent.New(s.Config.InternalKey, func() string { return s.H5P.API.BaseURL() })
 	return content.NewRegistry(
 		richtext.Kind{},
 		file.PDF(),
@@ -23,10 +28,10 @@ func (s *Server) contentKinds() *content.Registry {
 		file.Video(),
 		oembed.New(fetch.New(fetch.Options{AllowPrivate: s.Config.FetchAllowPrivate}), s.Cache, s.Clock.Now),
 		project.Kind{},
-		// H5P topics upload packages to the H5P service over HTTP, as to a
-		// separate deployment; s.H5P is built after the kinds, so its
-		// address is read on each call.
-		h5pcontent.New(s.Config.InternalKey, func() string { return s.H5P.API.BaseURL() }),
+		h5p,
+		// A layout's H5PFrame is checked with the H5P service through the
+		// H5P kind's client.
+		&layout.Kind{H5P: h5p},
 	)
 }
 
@@ -38,4 +43,5 @@ func (s *Server) topicRoutes() {
 	s.topics = &topics.Service{Clock: s.Clock, Kinds: s.Kinds, Files: s.Files, Progress: s.Learning,
 		Scanner: s.Scanner}
 	topics.Routes(s.API, s.topics)
+	layout.Routes(s.API, &layout.Practice{Topics: s.topics, Progress: s.Learning})
 }

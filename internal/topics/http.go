@@ -2,11 +2,13 @@ package topics
 
 import (
 	"context"
+	"maps"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/httpx"
 )
@@ -133,7 +135,7 @@ func Routes(api huma.API, s *Service) {
 		}
 		return httpx.Created(v, "Topic created.")
 	})
-	describeTopicForm(api, http.MethodPost, create.Path, true)
+	describeTopicForm(api, s.Kinds, http.MethodPost, create.Path, true)
 	update := func(ctx context.Context, id int64, body rawBody) (*httpx.Response[View], error) {
 		v, err := s.Update(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), id, body)
 		if err != nil {
@@ -146,13 +148,13 @@ func Routes(api huma.API, s *Service) {
 			func(ctx context.Context, in *updateInput) (*httpx.Response[View], error) {
 				return update(ctx, in.ID, in.Upload)
 			})
-		describeTopicForm(api, method, "/api/admin/topics/{id}", false)
+		describeTopicForm(api, s.Kinds, method, "/api/admin/topics/{id}", false)
 	}
 	httpx.Handle(api, route(http.MethodPost, "/api/admin/topics/{id}", "Update a topic with form data (multipart, for new files)"),
 		func(ctx context.Context, in *formUpdateInput) (*httpx.Response[View], error) {
 			return update(ctx, in.Topic, in.Upload)
 		})
-	describeTopicForm(api, http.MethodPost, "/api/admin/topics/{id}", false)
+	describeTopicForm(api, s.Kinds, http.MethodPost, "/api/admin/topics/{id}", false)
 	httpx.Handle(api, route(http.MethodDelete, "/api/admin/topics/{id}", "Delete a topic with its files (idempotent)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.Delete(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID); err != nil {
@@ -256,7 +258,7 @@ func answer[T any](v T, err error) (*httpx.Response[T], error) {
 
 // describeTopicForm documents the body of a create or update, which the
 // handler reads itself: JSON, or multipart form data with the file.
-func describeTopicForm(api huma.API, method, path string, create bool) {
+func describeTopicForm(api huma.API, kinds *content.Registry, method, path string, create bool) {
 	op := operation(api, method, path)
 	if op == nil {
 		return
@@ -283,6 +285,11 @@ func describeTopicForm(api huma.API, method, path string, create bool) {
 			"instructions": str("Project: instructions, Markdown."),
 			"accept":       str("Project: accepted extensions, a JSON array or separated by commas."),
 			"max_size":     integer("Project: largest submission in bytes."),
+		}
+		for _, k := range kinds.Kinds() {
+			if d, ok := k.(content.Described); ok {
+				maps.Copy(p, d.Fields())
+			}
 		}
 		if file {
 			p["file"] = &huma.Schema{Type: huma.TypeString, Format: "binary",

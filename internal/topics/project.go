@@ -28,35 +28,48 @@ type submissionRules interface {
 
 func submissionsPrefix(topicID int64) string { return fmt.Sprintf("topics/%d/submissions/", topicID) }
 
+// Learnable is a topic the caller may work on as a learner: they have
+// access to the course, which is active, and the topic is active; editors
+// of the course may always, to try the topic out.
+func (s *Service) Learnable(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (Topic, error) {
+	topic, err := ByID(ctx, t.DB, topicID)
+	if err != nil {
+		return Topic{}, err
+	}
+	course, err := courses.ByID(ctx, t.DB, topic.CourseID)
+	if err != nil {
+		return Topic{}, err
+	}
+	if courses.CanEdit(p, course) {
+		return topic, nil
+	}
+	now := s.now()
+	ok, err := courses.CanLearn(ctx, t.DB, now, p, course)
+	if err != nil {
+		return Topic{}, err
+	}
+	if !ok {
+		return Topic{}, apperr.New(apperr.Forbidden, "You do not have access to this course.")
+	}
+	if !topic.Active {
+		return Topic{}, errTopicMissing
+	}
+	if !course.Active(now) {
+		return Topic{}, apperr.New(apperr.Forbidden, "This course is not active.")
+	}
+	return topic, nil
+}
+
 // Submit stores a learner's work for a project topic (form field file, or
 // value) and then completes the topic through Progress. The caller must have access to
 // the course, which must be active, and the topic must be active; editors
 // of the course may always submit, to try the topic out.
 func (s *Service) Submit(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, body rawBody) (SubmissionView, error) {
-	topic, err := ByID(ctx, t.DB, topicID)
-	if err != nil {
-		return SubmissionView{}, err
-	}
-	course, err := courses.ByID(ctx, t.DB, topic.CourseID)
+	topic, err := s.Learnable(ctx, t, p, topicID)
 	if err != nil {
 		return SubmissionView{}, err
 	}
 	now := s.now()
-	if !courses.CanEdit(p, course) {
-		ok, err := courses.CanLearn(ctx, t.DB, now, p, course)
-		if err != nil {
-			return SubmissionView{}, err
-		}
-		if !ok {
-			return SubmissionView{}, apperr.New(apperr.Forbidden, "You do not have access to this course.")
-		}
-		if !topic.Active {
-			return SubmissionView{}, errTopicMissing
-		}
-		if !course.Active(now) {
-			return SubmissionView{}, apperr.New(apperr.Forbidden, "This course is not active.")
-		}
-	}
 	kind, _ := s.Kinds.ByClass(topic.TopicableType)
 	rules, ok := kind.(submissionRules)
 	if !ok {

@@ -61,6 +61,10 @@ func canAuthor(p *access.Principal) bool {
 	return p.Has(access.CourseUpdate) || p.Has(access.CourseUpdateAuthored)
 }
 
+// CanReadKinds reports whether p may read what content kinds there are
+// and what they take: those who browse or author topics.
+func CanReadKinds(p *access.Principal) bool { return canBrowse(p) || canAuthor(p) }
+
 // canBrowse reports whether p may read topics in the admin API.
 func canBrowse(p *access.Principal) bool {
 	return courses.CanList(p) || p.Has(access.CourseRead) || p.Has(access.CourseReadAuthored)
@@ -524,7 +528,7 @@ func (s *Service) List(ctx context.Context, t *platform.Tenant, p *access.Princi
 
 // Types lists the registered content classes.
 func (s *Service) Types(p *access.Principal) ([]TypeView, error) {
-	if !canBrowse(p) && !canAuthor(p) {
+	if !CanReadKinds(p) {
 		return nil, errUnauthorized
 	}
 	out := []TypeView{}

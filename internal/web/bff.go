@@ -20,7 +20,7 @@ func rule(method, path string) bffRule {
 
 // bffAllow is everything the pages' scripts may ask of the API: the
 // caller's profile, course progress reads and writes, time pings, H5P
-// statements, and quiz attempts and answers. Anything else answers 404,
+// statements, quiz attempts and answers, and practice checks. Anything else answers 404,
 // so a script (or an injected one) cannot reach admin routes with the
 // learner's cookie.
 var bffAllow = []bffRule{
@@ -40,6 +40,9 @@ var bffAllow = []bffRule{
 	rule(http.MethodGet, "/api/quiz-attempts/{id}"),
 	rule(http.MethodPost, "/api/quiz-attempts/{id}/answer"),
 	rule(http.MethodPost, "/api/quiz-attempts/{id}/end"),
+	// Checks of a layout topic's practice questions, whose answers are
+	// not in the page.
+	rule(http.MethodPost, "/api/topics/{id}/practice/check"),
 }
 
 // bffAllowed matches the escaped path: an escaped character never

@@ -96,8 +96,8 @@ type topicData struct {
 	SignedIn bool
 	// Mode is how the topic completes: read (rich text read to its end),
 	// open (shown), ended (media played to the end), xapi (an H5P
-	// completed or passed statement), upload (a project submitted) or
-	// manual.
+	// completed or passed statement), upload (a project submitted),
+	// practice (a layout's first checked answer) or manual.
 	Mode string
 	// Manual offers a "mark as complete" button (and the no-script way).
 	Manual     bool
@@ -108,6 +108,7 @@ type topicData struct {
 	OEmbed     *oembedContent
 	Project    *projectContent
 	H5P        *h5pContent
+	Layout     *layoutContent
 	EmbedSrc   string
 	// VideoEmbed is the player address of a video site URL the page
 	// knows how to frame (YouTube, Vimeo); empty: a link is shown.
@@ -206,6 +207,20 @@ func (h *Handler) fillContent(d *topicData) {
 		d.HTML = template.HTML(d.Project.Instructions)
 		d.Accept = strings.Join(d.Project.Accept, ", ")
 		d.Mode = "upload"
+	case "layout":
+		d.Layout = decodeLayout(raw, t.ID)
+		if d.Layout == nil {
+			// The document cannot be rendered: the fallback stands in.
+			var v struct {
+				FallbackHTML string `json:"fallback_html"`
+			}
+			json.Unmarshal(raw, &v)
+			d.HTML = template.HTML(v.FallbackHTML)
+		}
+		d.Mode, d.Manual = "open", true
+		if d.Layout != nil && d.Layout.Practice {
+			d.Mode, d.Manual = "practice", false
+		}
 	case "h5p":
 		d.H5P = &h5pContent{}
 		json.Unmarshal(raw, d.H5P)

@@ -64,7 +64,7 @@ var pageFuncs = template.FuncMap{
 }
 
 func loadPages() (*pages, error) {
-	layout, err := template.New("layout.html").Funcs(pageFuncs).ParseFS(templateFS, "templates/layout.html")
+	layout, err := template.New("layout.html").Funcs(pageFuncs).Funcs(layoutFuncs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: layout: %w", err)
 	}
@@ -221,6 +221,8 @@ func kindLabel(kind string) string {
 		return "Project"
 	case "quiz":
 		return "Quiz"
+	case "layout":
+		return "Lesson"
 	}
 	return "Activity"
 }

@@ -193,6 +193,16 @@ func (k *Kind) fetch(ctx context.Context, t *platform.Tenant, id string) (Value,
 	return Value{ContentID: c.ID, Title: c.Title, Library: library}, nil
 }
 
+// ContentExists tells whether the tenant has H5P content id; the service
+// knows only the content of the tenant whose host the call carries.
+func (k *Kind) ContentExists(ctx context.Context, t *platform.Tenant, id string) (bool, error) {
+	_, err := k.fetch(ctx, t, id)
+	if err == errContentID {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // api is the typed client of the service for the tenant and the acting
 // user.
 func (k *Kind) api(ctx context.Context, t *platform.Tenant) (*client.Client, error) {

@@ -118,12 +118,80 @@
     });
   }
 
-  // The H5P embed, served on this origin through the /h5p/ proxy. The
-  // token is never in this page: the parent answers lms-h5p:token with
-  // null and the proxy adds the session's Authorization header to the
-  // embed's own calls, so the player runs as the signed-in learner.
-  var frame = document.getElementById('h5p-frame');
-  if (!frame) { return; }
+  // Practice questions of a layout topic: the answers are not in the
+  // page; the API checks each one, and the first check completes the
+  // topic.
+  function showCheck(form, data) {
+    var result = form.querySelector('.practice-result');
+    var correct = {};
+    (data.correct_options || []).forEach(function (i) { correct[i] = true; });
+    Array.prototype.forEach.call(form.querySelectorAll('.practice-option'), function (label) {
+      var input = label.querySelector('input');
+      label.classList.toggle('is-correct', !!correct[input.value]);
+      var mark = label.querySelector('.practice-mark');
+      if (!mark) {
+        mark = document.createElement('span');
+        mark.className = 'practice-mark';
+        label.appendChild(mark);
+      }
+      mark.textContent = correct[input.value] ? ' (correct answer)' : '';
+    });
+    result.textContent = '';
+    var verdict = document.createElement('p');
+    verdict.className = data.correct ? 'practice-verdict ok' : 'practice-verdict wrong';
+    verdict.textContent = data.correct ? 'Correct.' : 'Not quite.';
+    result.appendChild(verdict);
+    (data.hints || []).forEach(function (hint) {
+      var p = document.createElement('p');
+      p.className = 'practice-hint';
+      p.textContent = 'Hint: ' + hint;
+      result.appendChild(p);
+    });
+    if (data.solution) {
+      var sol = document.createElement('p');
+      sol.className = 'practice-solution';
+      sol.textContent = 'Solution: ' + data.solution;
+      result.appendChild(sol);
+    }
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll('form.practice-question'), function (qf) {
+    qf.addEventListener('submit', function (e) {
+      e.preventDefault();
+      var result = qf.querySelector('.practice-result');
+      if (!signedIn) {
+        result.textContent = 'Sign in to check your answers.';
+        return;
+      }
+      var selected = [];
+      Array.prototype.forEach.call(qf.querySelectorAll('input:checked'), function (input) {
+        selected.push(Number(input.value));
+      });
+      var body = { node: Number(qf.dataset.node), question: Number(qf.dataset.question), selected: selected };
+      whenStarted(function () {
+        bff('POST', '/api/topics/' + topicId + '/practice/check', body)
+          .then(function (res) { return res.json().then(function (b) { return { ok: res.ok, body: b }; }); })
+          .then(function (r) {
+            if (!r.ok || !r.body || !r.body.data) {
+              result.textContent = (r.body && r.body.message) || 'Your answer could not be checked.';
+              return;
+            }
+            showCheck(qf, r.body.data);
+            setStatus(1);
+          })
+          .catch(function () { result.textContent = 'Your answer could not be checked. Please try again.'; });
+      });
+    });
+  });
+
+  // The H5P embeds, served on this origin through the /h5p/ proxy: the
+  // frame of an H5P topic, or the H5PFrames of a layout. The token is
+  // never in this page: the parent answers lms-h5p:token with null and
+  // the proxy adds the session's Authorization header to the embed's own
+  // calls, so the player runs as the signed-in learner. Only an H5P
+  // topic's statements count for its completion.
+  var frames = Array.prototype.slice.call(document.querySelectorAll('#h5p-frame, iframe[data-h5p]'));
+  if (frames.length === 0) { return; }
   var origin = window.location.origin;
   var forwarded = { completed: true, passed: true, failed: true, answered: true, scored: true, mastered: true };
   var tokenSent = false;
@@ -144,7 +212,9 @@
   }
 
   window.addEventListener('message', function (e) {
-    if (e.source !== frame.contentWindow || e.origin !== origin) { return; }
+    var frame = null;
+    frames.forEach(function (f) { if (f.contentWindow === e.source) { frame = f; } });
+    if (!frame || e.origin !== origin) { return; }
     var msg = e.data;
     if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string') { return; }
     var data = msg.payload && typeof msg.payload === 'object' ? msg.payload : msg;
@@ -162,12 +232,12 @@
         if (Number(data.height) > 0) { frame.style.height = Math.ceil(Number(data.height)) + 'px'; }
         break;
       case 'lms-h5p:xapi':
-        sendStatement(data.statement);
+        if (frame.id === 'h5p-frame') { sendStatement(data.statement); }
         break;
       case 'lms-h5p:error':
         frame.dataset.error = String(data.message || 'error');
         break;
     }
   });
-  frame.dataset.bridge = tokenSent ? 'answered' : 'listening';
+  frames.forEach(function (f) { f.dataset.bridge = tokenSent ? 'answered' : 'listening'; });
 })();

@@ -1,0 +1,400 @@
+// Package layout is the layout content kind: a structured lesson built
+// only from approved components (see Components), with a Markdown
+// fallback for clients that do not render layouts. Documents are
+// validated against the components' declared prop schemas; every problem
+// is answered at once, keyed by node and prop path.
+package layout
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/content/richtext"
+	"github.com/lms-platform/lms/internal/platform"
+)
+
+// Class is the topicable class of layout topics.
+const Class = `Lms\TopicTypes\Models\TopicContent\Layout`
+
+// The bounds of a layout topic's input.
+const (
+	MaxNodes    = 200
+	MaxDocument = 1 << 20
+	MaxFallback = 256 << 10
+	// minLeakText is the shortest hint or solution looked for in the
+	// fallback: shorter ones ("Yes", "42") are ordinary words of any
+	// lesson and would refuse innocent fallbacks.
+	minLeakText = 8
+)
+
+var nodeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// H5PContents tells whether H5P content exists for a tenant; the H5P
+// service answers, so the check never reads its tables.
+type H5PContents interface {
+	ContentExists(ctx context.Context, t *platform.Tenant, id string) (bool, error)
+}
+
+// Node is one component of a document.
+type Node struct {
+	Component string          `json:"component"`
+	Props     json.RawMessage `json:"props"`
+	ID        string          `json:"id,omitempty"`
+}
+
+// Value is what a layout topic stores and what authors see.
+type Value struct {
+	Document []Node `json:"document"`
+	Fallback string `json:"fallback"`
+	// FallbackHTML is the fallback rendered and sanitised, for clients
+	// that show it as it is.
+	FallbackHTML string `json:"fallback_html"`
+}
+
+// Kind is the layout kind.
+type Kind struct {
+	H5P H5PContents
+}
+
+func (*Kind) Class() string { return Class }
+func (*Kind) Name() string  { return "layout" }
+
+// Build takes document (a JSON array of nodes) and fallback (Markdown). An
+// update sending neither keeps the old value; one sent alone is checked
+// with the other kept.
+func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, in content.Input) (json.RawMessage, error) {
+	docText, hasDoc := in.Text("document")
+	fallback, hasFallback := in.Text("fallback")
+	if !hasDoc && !hasFallback && old != nil {
+		return old, nil
+	}
+	var prev Value
+	if old != nil {
+		var err error
+		if prev, err = parse(old); err != nil {
+			return nil, err
+		}
+	}
+	p := &problems{fields: map[string][]string{}}
+	var nodes []Node
+	if hasDoc {
+		nodes = p.document(docText)
+	} else if old != nil {
+		nodes = prev.Document
+	} else {
+		p.add("document", "The document is required: a list of at least one node.")
+	}
+	if !hasFallback {
+		if old != nil {
+			fallback = prev.Fallback
+		} else {
+			p.add("fallback", "The fallback is required: Markdown for clients that do not render layouts.")
+		}
+	}
+	var practice []PracticeActivityProps
+	var frames []frameRef
+	for i, n := range nodes {
+		practice, frames = p.node(i, n, practice, frames)
+	}
+	// A kept fallback is checked too: new hints may be in it.
+	if hasFallback || old != nil {
+		p.fallback(fallback, practice)
+	}
+	if err := k.checkFrames(ctx, env.Tenant, p, frames); err != nil {
+		return nil, err
+	}
+	if len(p.fields) > 0 {
+		return nil, apperr.Validation(p.fields)
+	}
+	html, err := richtext.Render(fallback)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(Value{Document: nodes, Fallback: fallback, FallbackHTML: html})
+}
+
+// problems collects every problem of an input, keyed by its path.
+type problems struct {
+	fields map[string][]string
+}
+
+func (p *problems) add(key, msg string) { p.fields[key] = append(p.fields[key], msg) }
+
+// nodeKey is the path of a node ("document[2]").
+func nodeKey(i int) string { return fmt.Sprintf("document[%d]", i) }
+
+// nodeName names a node in messages by its index and id, so that authors
+// (and agents) find it in either way.
+func nodeName(i int, n Node) string {
+	if n.ID != "" {
+		return fmt.Sprintf("Node %d (id %q)", i, n.ID)
+	}
+	return fmt.Sprintf("Node %d", i)
+}
+
+// document reads the list of nodes, checking its shape, bounds and ids.
+func (p *problems) document(text string) []Node {
+	if len(text) > MaxDocument {
+		p.add("document", fmt.Sprintf("The document may not be greater than %d bytes.", MaxDocument))
+		return nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
+		p.add("document", "The document must be a JSON array of nodes {component, props, id?}.")
+		return nil
+	}
+	if len(raw) == 0 {
+		p.add("document", "The document must have at least one node.")
+		return nil
+	}
+	if len(raw) > MaxNodes {
+		p.add("document", fmt.Sprintf("The document may not have more than %d nodes.", MaxNodes))
+		return nil
+	}
+	nodes := make([]Node, 0, len(raw))
+	ids := map[string]int{}
+	for i, r := range raw {
+		var members map[string]json.RawMessage
+		if json.Unmarshal(r, &members) != nil || members == nil {
+			p.add(nodeKey(i), nodeName(i, Node{})+": a node must be an object {component, props, id?}.")
+			nodes = append(nodes, Node{})
+			continue
+		}
+		var n Node
+		for name, v := range members {
+			switch name {
+			case "component":
+				if json.Unmarshal(v, &n.Component) != nil {
+					p.add(nodeKey(i)+".component", nodeName(i, n)+": the component must be a string.")
+				}
+			case "id":
+				if json.Unmarshal(v, &n.ID) != nil {
+					p.add(nodeKey(i)+".id", nodeName(i, n)+": the id must be a string.")
+				}
+			case "props":
+				n.Props = v
+			default:
+				p.add(nodeKey(i)+"."+name, fmt.Sprintf("%s: unexpected member %q; a node has component, props and id.", nodeName(i, n), name))
+			}
+		}
+		if n.ID != "" {
+			if !nodeID.MatchString(n.ID) {
+				p.add(nodeKey(i)+".id", nodeName(i, Node{})+": the id must be 1 to 64 letters, digits, _ or -.")
+			} else if first, dup := ids[n.ID]; dup {
+				p.add(nodeKey(i)+".id", fmt.Sprintf("%s: the id is already used by node %d.", nodeName(i, n), first))
+			} else {
+				ids[n.ID] = i
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	return nodes
+}
+
+// frameRef is an H5PFrame's content, to be checked with the H5P service.
+type frameRef struct {
+	key, name, id string
+}
+
+// node checks one node against its component's schema and rules; it
+// gathers the node's practice props and H5P references.
+func (p *problems) node(i int, n Node, practice []PracticeActivityProps, frames []frameRef) ([]PracticeActivityProps, []frameRef) {
+	key, name := nodeKey(i), nodeName(i, n)
+	if n.Component == "" {
+		if _, seen := p.fields[key]; !seen {
+			p.add(key+".component", name+": the component is required.")
+		}
+		return practice, frames
+	}
+	c, ok := componentNamed(n.Component)
+	if !ok {
+		p.add(key+".component", fmt.Sprintf("%s: %q is not an approved component; use one of %s.", name, n.Component, approvedList()))
+		return practice, frames
+	}
+	name += " " + c.Name
+	var props any
+	if len(n.Props) == 0 || json.Unmarshal(n.Props, &props) != nil {
+		p.add(key+".props", name+": the props are required: an object.")
+		return practice, frames
+	}
+	reg := schemas()
+	res := &huma.ValidateResult{}
+	huma.Validate(reg, reg.Schema(c.props, true, ""), huma.NewPathBuffer([]byte(key+".props"), len(key)+6), huma.ModeWriteToServer, props, res)
+	for _, e := range res.Errors {
+		if d, ok := e.(*huma.ErrorDetail); ok {
+			p.add(d.Location, name+": "+d.Message+".")
+		} else {
+			p.add(key+".props", name+": "+e.Error()+".")
+		}
+	}
+	if len(res.Errors) > 0 {
+		return practice, frames
+	}
+	switch c.Name {
+	case "ComparisonTable":
+		var t ComparisonTableProps
+		json.Unmarshal(n.Props, &t)
+		p.table(key, name, t)
+	case "H5PFrame":
+		var f H5PFrameProps
+		json.Unmarshal(n.Props, &f)
+		frames = append(frames, frameRef{key: key + ".props.content_id", name: name, id: f.ContentID})
+	case "LiaScriptLesson":
+		p.add(key+".props.topic_id", name+": LiaScript topics do not exist on this platform yet, so a LiaScriptLesson cannot name one; link the material from a Callout instead.")
+	case "PracticeActivity":
+		var a PracticeActivityProps
+		json.Unmarshal(n.Props, &a)
+		p.practice(key, name, a)
+		practice = append(practice, a)
+	}
+	return practice, frames
+}
+
+func approvedList() string {
+	names := make([]string, len(Components))
+	for i, c := range Components {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func (p *problems) table(key, name string, t ComparisonTableProps) {
+	for j, col := range t.Columns {
+		if strings.TrimSpace(col) == "" || len(col) > 200 {
+			p.add(fmt.Sprintf("%s.props.columns[%d]", key, j), name+": a column heading must have 1 to 200 characters.")
+		}
+	}
+	for r, row := range t.Rows {
+		if len(row.Cells) != len(t.Columns) {
+			p.add(fmt.Sprintf("%s.props.rows[%d].cells", key, r), fmt.Sprintf("%s: the row has %d cells for %d columns.", name, len(row.Cells), len(t.Columns)))
+		}
+		for j, cell := range row.Cells {
+			if len(cell) > 1000 {
+				p.add(fmt.Sprintf("%s.props.rows[%d].cells[%d]", key, r, j), name+": a cell may not be greater than 1000 characters.")
+			}
+		}
+	}
+}
+
+func (p *problems) practice(key, name string, a PracticeActivityProps) {
+	for q, question := range a.Questions {
+		qk := fmt.Sprintf("%s.props.questions[%d]", key, q)
+		switch {
+		case question.GIFT != "":
+			if question.Prompt != "" || len(question.Options) > 0 {
+				p.add(qk, name+": a question is either {prompt, options} or {gift}, not both.")
+			} else {
+				p.add(qk+".gift", name+": GIFT questions in a PracticeActivity wait for the quiz package's GIFT support; write the question as {prompt, options} for now.")
+			}
+		case strings.TrimSpace(question.Prompt) == "":
+			p.add(qk+".prompt", name+": the question needs a prompt with options, or gift.")
+		case len(question.Options) < 2:
+			p.add(qk+".options", name+": a choice question needs at least 2 options.")
+		default:
+			correct := 0
+			for _, o := range question.Options {
+				if o.Correct {
+					correct++
+				}
+			}
+			if correct == 0 {
+				p.add(qk+".options", name+": at least one option must be correct.")
+			}
+		}
+		for h, hint := range question.Hints {
+			if strings.TrimSpace(hint) == "" || len(hint) > 1000 {
+				p.add(fmt.Sprintf("%s.hints[%d]", qk, h), name+": a hint must have 1 to 1000 characters.")
+			}
+		}
+	}
+}
+
+// fallback checks the fallback and that it does not give away the
+// practice's hints and solutions, compared without case and spacing.
+func (p *problems) fallback(text string, practice []PracticeActivityProps) {
+	if strings.TrimSpace(text) == "" {
+		p.add("fallback", "The fallback must not be empty.")
+		return
+	}
+	if len(text) > MaxFallback {
+		p.add("fallback", fmt.Sprintf("The fallback may not be greater than %d bytes.", MaxFallback))
+		return
+	}
+	plain := normalize(text)
+	for _, a := range practice {
+		for _, q := range a.Questions {
+			for _, hint := range q.Hints {
+				if leaks(plain, hint) {
+					p.add("fallback", fmt.Sprintf("The fallback must leave out hints; it contains the hint %q.", short(hint)))
+				}
+			}
+			if leaks(plain, q.Solution) {
+				p.add("fallback", fmt.Sprintf("The fallback must leave out worked solutions; it contains the solution %q.", short(q.Solution)))
+			}
+		}
+	}
+}
+
+func leaks(plainFallback, secret string) bool {
+	s := normalize(secret)
+	return len(s) >= minLeakText && strings.Contains(plainFallback, s)
+}
+
+func normalize(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+func short(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return s
+}
+
+// checkFrames asks the H5P service for each content id once; content of
+// another tenant is unknown to it, as is content that does not exist.
+func (k *Kind) checkFrames(ctx context.Context, t *platform.Tenant, p *problems, frames []frameRef) error {
+	known := map[string]bool{}
+	for _, f := range frames {
+		ok, seen := known[f.id]
+		if !seen {
+			var err error
+			if ok, err = k.H5P.ContentExists(ctx, t, f.id); err != nil {
+				return err
+			}
+			known[f.id] = ok
+		}
+		if !ok {
+			p.add(f.key, fmt.Sprintf("%s: no H5P content %s exists on this platform.", f.name, f.id))
+		}
+	}
+	return nil
+}
+
+// Copy returns the value: the document names H5P content, shared as H5P
+// topics share it, and holds no files.
+func (*Kind) Copy(_ context.Context, _ content.Env, value json.RawMessage) (json.RawMessage, error) {
+	return value, nil
+}
+
+// Remove has nothing to delete.
+func (*Kind) Remove(context.Context, content.Env, json.RawMessage) error { return nil }
+
+// View is the whole value, for authors, who edit it.
+func (*Kind) View(_ content.Env, value json.RawMessage) (any, error) {
+	return parse(value)
+}
+
+func parse(value json.RawMessage) (Value, error) {
+	var v Value
+	if err := json.Unmarshal(value, &v); err != nil {
+		return v, fmt.Errorf("layout: parse value: %w", err)
+	}
+	return v, nil
+}

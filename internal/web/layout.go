@@ -1,0 +1,122 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"strconv"
+)
+
+// layoutContent is a layout topic as the page renders it: the learner's
+// view of the document, which holds no answers (they come from the
+// practice check through /bff/).
+type layoutContent struct {
+	Nodes    []layoutNode
+	Practice bool
+	TopicID  int64
+}
+
+// layoutNode is one component. Props stay generic for the templates,
+// except the practice questions, which the page numbers.
+type layoutNode struct {
+	Index     int
+	Component string
+	ID        string
+	Props     map[string]any
+	// H5PSrc is an H5PFrame's embed address; its state is kept per topic
+	// and node.
+	H5PSrc    string
+	Questions []practiceQuestion
+}
+
+type practiceQuestion struct {
+	Index    int
+	Prompt   string
+	Multiple bool
+	Options  []string
+}
+
+// renderable are the components this page knows how to show; a document
+// with any other is shown as its fallback.
+var renderable = map[string]bool{"Callout": true, "Steps": true, "ComparisonTable": true, "H5PFrame": true,
+	"Timeline": true, "FlipCards": true, "CodeBlock": true, "PracticeActivity": true}
+
+// decodeLayout reads the learner's view of a layout; nil when any part
+// cannot be rendered, so that the page shows the fallback instead of half
+// a lesson.
+func decodeLayout(raw json.RawMessage, topicID int64) *layoutContent {
+	var v struct {
+		Document []struct {
+			Component string          `json:"component"`
+			ID        string          `json:"id"`
+			Props     json.RawMessage `json:"props"`
+		} `json:"document"`
+		Practice bool `json:"practice"`
+	}
+	if json.Unmarshal(raw, &v) != nil || len(v.Document) == 0 {
+		return nil
+	}
+	out := &layoutContent{Practice: v.Practice, TopicID: topicID}
+	for i, n := range v.Document {
+		if !renderable[n.Component] {
+			return nil
+		}
+		node := layoutNode{Index: i, Component: n.Component, ID: n.ID}
+		if json.Unmarshal(n.Props, &node.Props) != nil || node.Props == nil {
+			return nil
+		}
+		switch n.Component {
+		case "H5PFrame":
+			cid, _ := node.Props["content_id"].(string)
+			if !isID(cid) {
+				return nil
+			}
+			node.H5PSrc = fmt.Sprintf("/h5p/embed/play/%s?contextId=topic-%d-node-%d", cid, topicID, i)
+		case "PracticeActivity":
+			var p struct {
+				Questions []struct {
+					Prompt   string `json:"prompt"`
+					Multiple bool   `json:"multiple"`
+					Options  []struct {
+						Text string `json:"text"`
+					} `json:"options"`
+				} `json:"questions"`
+			}
+			if json.Unmarshal(n.Props, &p) != nil || len(p.Questions) == 0 {
+				return nil
+			}
+			for q, question := range p.Questions {
+				pq := practiceQuestion{Index: q, Prompt: question.Prompt, Multiple: question.Multiple}
+				for _, o := range question.Options {
+					pq.Options = append(pq.Options, o.Text)
+				}
+				node.Questions = append(node.Questions, pq)
+			}
+		}
+		out.Nodes = append(out.Nodes, node)
+	}
+	return out
+}
+
+// layoutFuncs help the layout templates: labels of callout tones (the
+// colour is never the only sign), and ids unique in the page.
+var layoutFuncs = template.FuncMap{
+	"toneLabel": func(tone any) string {
+		switch tone {
+		case "tip":
+			return "Tip"
+		case "warning":
+			return "Warning"
+		case "success":
+			return "Well done"
+		}
+		return "Note"
+	},
+	"nodeDOMID": func(i int, parts ...int) string {
+		id := "node-" + strconv.Itoa(i)
+		for _, p := range parts {
+			id += "-" + strconv.Itoa(p)
+		}
+		return id
+	},
+}
