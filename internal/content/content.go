@@ -51,6 +51,14 @@ type LearnerViewer interface {
 	LearnerView(env Env, value json.RawMessage) (any, error)
 }
 
+// SelfCompleting is a kind whose topics can complete through their own
+// activity only (a checked practice, a passed quiz): a learner's progress
+// write may not mark such a topic complete, or the activity could be
+// skipped.
+type SelfCompleting interface {
+	CompletesItself(value json.RawMessage) bool
+}
+
 // Described is a kind that documents its own fields of a topic create or
 // update in the API description.
 type Described interface {

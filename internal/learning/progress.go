@@ -7,6 +7,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/platform"
@@ -131,6 +132,9 @@ func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Prin
 			fields[key] = append(fields[key], "The topic is not part of this course.")
 		} else if !tr.open(topic) {
 			fields[key] = append(fields[key], msgClosed)
+		} else if w.Status == Complete && s.completesItself(topic) {
+			fields["progress."+strconv.Itoa(i)+".status"] = append(fields["progress."+strconv.Itoa(i)+".status"],
+				"This topic completes through its own activity, not a progress write.")
 		}
 	}
 	if len(fields) > 0 {
@@ -146,6 +150,20 @@ func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Prin
 		return err
 	})
 	return out, err
+}
+
+// completesItself tells whether the topic's kind keeps its completion to
+// its own activity (see content.SelfCompleting).
+func (s *Service) completesItself(topic *topics.Topic) bool {
+	if s.Kinds == nil {
+		return false
+	}
+	kind, ok := s.Kinds.ByClass(topic.TopicableType)
+	if !ok {
+		return false
+	}
+	sc, ok := kind.(content.SelfCompleting)
+	return ok && sc.CompletesItself(topic.Content)
 }
 
 // CompleteTopic marks a topic complete for a learner with the events a

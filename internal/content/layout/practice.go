@@ -81,6 +81,21 @@ func (*Kind) LearnerView(_ content.Env, value json.RawMessage) (any, error) {
 	return out, nil
 }
 
+// CompletesItself: a layout with a PracticeActivity completes on its
+// first checked answer, never by a progress write.
+func (*Kind) CompletesItself(value json.RawMessage) bool {
+	v, err := parse(value)
+	if err != nil {
+		return false
+	}
+	for _, n := range v.Document {
+		if n.Component == "PracticeActivity" {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckInput is a learner's answer to one question.
 type CheckInput struct {
 	Node     int   `json:"node" minimum:"0" doc:"Index of the PracticeActivity node in the document."`
