@@ -530,9 +530,21 @@ func TestTopicTypes(t *testing.T) {
 		}
 		c.fails(3, "USAGE", "", "create-topic", "quiz", "--lesson", lesson, "--title", "x")
 
+		doc := write("doc.json", []byte(`[{"component":"Callout","props":{"tone":"info","title":"Note","body":"Read on."}}]`))
+		layout := c.ok("", "create-topic", "layout", "--lesson", lesson, "--title", "Structured", "--document", "@"+doc,
+			"--fallback", "Read on.")
+		if get(layout, "kind") != "layout" {
+			t.Fatalf("layout: %v", layout)
+		}
+		c.fails(3, "USAGE", "", "create-topic", "layout", "--lesson", lesson, "--title", "x", "--document", "{", "--fallback", "f")
+		c.fails(3, "USAGE", "", "create-topic", "layout", "--lesson", lesson, "--title", "x", "--document", "[]")
+		// The server checks the nodes.
+		c.fails(6, "INVALID", "", "create-topic", "layout", "--lesson", lesson, "--title", "x",
+			"--document", `[{"component":"Marquee","props":{}}]`, "--fallback", "f")
+
 		program := c.ok("", "get-admin-courses-course-program", "--course", fmt.Sprint(course))
 		raw, _ := json.Marshal(program)
-		for _, title := range []string{"A pdf", "A image", "A audio", "A video", "Essay"} {
+		for _, title := range []string{"A pdf", "A image", "A audio", "A video", "Essay", "Structured"} {
 			if !strings.Contains(string(raw), `"`+title+`"`) {
 				t.Fatalf("program lacks %s: %s", title, raw)
 			}

@@ -111,6 +111,11 @@ func tool(op ops.Operation) *mcp.Tool {
 	}
 	if op.Name == "post-admin-topics" {
 		desc.WriteString(" Rich text: topicable Lms\\TopicTypes\\Models\\TopicContent\\RichText with html (sanitised) or markdown.")
+		desc.WriteString(" Layout: topicable Lms\\TopicTypes\\Models\\TopicContent\\Layout with document, a list of nodes " +
+			"{component, props, id?} of the approved components only, and fallback, Markdown for clients that do not " +
+			"render layouts, which must leave out hints and worked solutions. Practice goes only in a PracticeActivity. " +
+			"Read the tool get-admin-layout-components first: it gives each component's props and the rules beyond " +
+			"them, and a refused document answers every problem at once, keyed by node and prop path.")
 	}
 	desc.WriteString("\n\n" + untrusted)
 	destructive := op.Kind == ops.Destructive

@@ -114,6 +114,11 @@ func TestMCPToolGates(t *testing.T) {
 	if tools["put-admin-lessons-id"] == nil || !tools["put-admin-lessons-id"].Annotations.IdempotentHint || tools["delete-admin-courses-id"] != nil {
 		t.Fatal("--allow-write tools")
 	}
+	// Authoring a layout right the first time: the rules are in the tool.
+	if d := tools["post-admin-topics"].Description; !strings.Contains(d, "PracticeActivity") ||
+		!strings.Contains(d, "get-admin-layout-components") || !strings.Contains(d, "hints") {
+		t.Fatalf("topic creation tool without the layout rules: %s", d)
+	}
 	// Uploads read local files: never a tool.
 	if tools["post-admin-topics-topic-id-resources"] != nil || tools["post-admin-users-id-avatar"] != nil {
 		t.Fatal("an upload is offered as a tool")

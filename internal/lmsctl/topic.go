@@ -98,6 +98,15 @@ var topicTypes = map[string]topicType{
 		},
 		prepare: prepareProject,
 	},
+	"layout": {
+		class:   `Lms\TopicTypes\Models\TopicContent\Layout`,
+		summary: "a structured lesson of approved components (GET /api/admin/layout/components) with a Markdown fallback",
+		flags: []topicFlag{
+			{"document", "the JSON list of nodes {component, props, id?}, or @file.json"},
+			{"fallback", "Markdown shown where layouts are not rendered, without hints or solutions, or @file.md"},
+		},
+		prepare: prepareLayout,
+	},
 	"h5p": {
 		class:   `Lms\TopicTypes\Models\TopicContent\H5P`,
 		summary: "an H5P package (.h5p), uploaded to the H5P service first",
@@ -130,6 +139,28 @@ func prepareRichText(v topicValues, body map[string]any) error {
 		return usagef("--markdown: %v", err)
 	}
 	body["html"] = out.String()
+	return nil
+}
+
+// prepareLayout sends the document as given (the server checks every node
+// and answers all problems at once) once it is a JSON list.
+func prepareLayout(v topicValues, body map[string]any) error {
+	if v["document"] == "" || v["fallback"] == "" {
+		return usagef("create-topic layout: --document and --fallback are required")
+	}
+	text, err := textArg("document", v["document"])
+	if err != nil {
+		return err
+	}
+	var doc []any
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		return usagef("--document: not a JSON list of nodes: %v", err)
+	}
+	fallback, err := textArg("fallback", v["fallback"])
+	if err != nil {
+		return err
+	}
+	body["document"], body["fallback"] = doc, fallback
 	return nil
 }
 
