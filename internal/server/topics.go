@@ -6,9 +6,11 @@ import (
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
+	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/content/richtext"
 	"github.com/lms-platform/lms/internal/fetch"
 	"github.com/lms-platform/lms/internal/files"
+	"github.com/lms-platform/lms/internal/quiz"
 	"github.com/lms-platform/lms/internal/topics"
 )
 
@@ -23,6 +25,7 @@ func (s *Server) contentKinds() *content.Registry {
 		file.Video(),
 		oembed.New(fetch.New(fetch.Options{AllowPrivate: s.Config.FetchAllowPrivate}), s.Cache, s.Clock.Now),
 		project.Kind{},
+		quizkind.Kind{},
 		// H5P topics upload packages to the H5P service over HTTP, as to a
 		// separate deployment; s.H5P is built after the kinds, so its
 		// address is read on each call.
@@ -30,12 +33,15 @@ func (s *Server) contentKinds() *content.Registry {
 	)
 }
 
-// topicRoutes registers signed file links and topic authoring. A project
-// topic completes when the learner submits, through learning, which is
-// built first for that.
+// topicRoutes registers signed file links, topic authoring and quiz
+// attempts. A project topic completes when the learner submits, a quiz
+// topic when an attempt passes, through learning, which is built first
+// for that.
 func (s *Server) topicRoutes() {
 	files.Routes(s.API, s.Files)
 	s.topics = &topics.Service{Clock: s.Clock, Kinds: s.Kinds, Files: s.Files, Progress: s.Learning,
 		Scanner: s.Scanner}
 	topics.Routes(s.API, s.topics)
+	// Quiz attempts complete their topic through learning too.
+	quiz.Routes(s.API, &quiz.Service{Clock: s.Clock, Settings: s.Settings, Topics: s.topics, Progress: s.Learning})
 }
