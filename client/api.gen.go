@@ -264,6 +264,17 @@ func (c *Client) GetAdminCoursesIDEdit(ctx context.Context, id int64) (*CourseEd
 	return &out, nil
 }
 
+// PostAdminGiftQuestions is POST /api/admin/gift-questions: Add a GIFT question to a quiz topic
+func (c *Client) PostAdminGiftQuestions(ctx context.Context, body AddQuestionInputBody) (*QuizQuestion, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/gift-questions"}
+	r.body = jsonBody(body)
+	var out QuizQuestion
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetAdminLessons is GET /api/admin/lessons: List lessons by course and position: course_id, title,
 // pages (course_list; tutors see the lessons of courses they author)
 func (c *Client) GetAdminLessons(ctx context.Context, params GetAdminLessonsParams) (*Page[LessonView], error) {
@@ -430,6 +441,29 @@ func (c *Client) GetAdminNotificationsID(ctx context.Context, user int64, params
 	addQuery(r.query, "event", params.Event)
 	addQuery(r.query, "unread", params.Unread)
 	return callPage[Notification](ctx, c, r)
+}
+
+// GetAdminQuizAttemptsID is GET /api/admin/quiz-attempts/{id}: Any attempt with its answers and
+// their scores
+func (c *Client) GetAdminQuizAttemptsID(ctx context.Context, id int64) (*AttemptView, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/quiz-attempts/" + pathParam(id)}
+	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminQuizAttemptsIDGrade is POST /api/admin/quiz-attempts/{id}/grade: Grade an essay answer
+// of an ended attempt
+func (c *Client) PostAdminQuizAttemptsIDGrade(ctx context.Context, id int64, body GradeInputBody) (*AttemptView, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/quiz-attempts/" + pathParam(id) + "/grade"}
+	r.body = jsonBody(body)
+	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // GetAdminTokens is GET /api/admin/tokens: List every scoped token of the tenant, newest first,
@@ -636,6 +670,54 @@ func (c *Client) GetAdminTopicsIDEdit(ctx context.Context, id int64) (*FormView,
 		return nil, err
 	}
 	return &out, nil
+}
+
+// GetAdminTopicsIDGiftQuestions is GET /api/admin/topics/{topic_id}/gift-questions: List a quiz
+// topic's questions in order
+func (c *Client) GetAdminTopicsIDGiftQuestions(ctx context.Context, topicID int64) ([]QuizQuestion, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions"}
+	var out []QuizQuestion
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PutAdminTopicsIDGiftQuestionsOrder is PUT /api/admin/topics/{topic_id}/gift-questions/order:
+// Reorder a quiz topic's questions
+func (c *Client) PutAdminTopicsIDGiftQuestionsOrder(ctx context.Context, topicID int64, body OrderInputBody) ([]QuizQuestion, error) {
+	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/order"}
+	r.body = jsonBody(body)
+	var out []QuizQuestion
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PutAdminTopicsIDGiftQuestionsID is PUT /api/admin/topics/{topic_id}/gift-questions/{id}: Change a
+// question's GIFT text or score
+func (c *Client) PutAdminTopicsIDGiftQuestionsID(ctx context.Context, topicID int64, id int64, body UpdateQuestionInputBody) (*QuizQuestion, error) {
+	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out QuizQuestion
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAdminTopicsIDGiftQuestionsID is DELETE /api/admin/topics/{topic_id}/gift-questions/{id}:
+// Delete a question (idempotent)
+func (c *Client) DeleteAdminTopicsIDGiftQuestionsID(ctx context.Context, topicID int64, id int64) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/" + pathParam(id)}
+	return c.call(ctx, r, nil)
+}
+
+// GetAdminTopicsIDQuizAttempts is GET /api/admin/topics/{topic_id}/quiz-attempts: List a quiz
+// topic's attempts, newest first
+func (c *Client) GetAdminTopicsIDQuizAttempts(ctx context.Context, topicID int64, params GetAdminTopicsIDQuizAttemptsParams) (*Page[AttemptView], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/quiz-attempts"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	return callPage[AttemptView](ctx, c, r)
 }
 
 // GetAdminTopicsIDResources is GET /api/admin/topics/{topic_id}/resources: List a topic's
@@ -1553,6 +1635,60 @@ func (c *Client) PostProfileUploadAvatar(ctx context.Context, form PostProfileUp
 	return &out, nil
 }
 
+// GetQuizAttempts is GET /api/quiz-attempts: List my quiz attempts, newest first
+func (c *Client) GetQuizAttempts(ctx context.Context, params GetQuizAttemptsParams) (*Page[AttemptView], error) {
+	r := request{method: http.MethodGet, path: "/api/quiz-attempts"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "topic_id", params.TopicID)
+	return callPage[AttemptView](ctx, c, r)
+}
+
+// PostQuizAttempts is POST /api/quiz-attempts: Start an attempt at a quiz topic
+func (c *Client) PostQuizAttempts(ctx context.Context, body StartInputBody) (*AttemptView, error) {
+	r := request{method: http.MethodPost, path: "/api/quiz-attempts"}
+	r.body = jsonBody(body)
+	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetQuizAttemptsID is GET /api/quiz-attempts/{id}: One of my attempts with its questions and saved
+// answers
+func (c *Client) GetQuizAttemptsID(ctx context.Context, id int64) (*AttemptView, error) {
+	r := request{method: http.MethodGet, path: "/api/quiz-attempts/" + pathParam(id)}
+	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostQuizAttemptsIDAnswer is POST /api/quiz-attempts/{id}/answer: Save an answer to one question
+// of my attempt
+func (c *Client) PostQuizAttemptsIDAnswer(ctx context.Context, id int64, body AnswerInputBody) (*SavedAnswer, error) {
+	r := request{method: http.MethodPost, path: "/api/quiz-attempts/" + pathParam(id) + "/answer"}
+	r.body = jsonBody(body)
+	var out SavedAnswer
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostQuizAttemptsIDEnd is POST /api/quiz-attempts/{id}/end: End my attempt
+func (c *Client) PostQuizAttemptsIDEnd(ctx context.Context, id int64) (*AttemptView, error) {
+	r := request{method: http.MethodPost, path: "/api/quiz-attempts/" + pathParam(id) + "/end"}
+	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetTagsUniqueTags is GET /api/tags/uniqueTags: Distinct tags of the catalogue's courses, sorted
 func (c *Client) GetTagsUniqueTags(ctx context.Context) ([]string, error) {
 	r := request{method: http.MethodGet, path: "/api/tags/uniqueTags"}
@@ -1742,6 +1878,16 @@ func (c *Client) PatchH5PLibrariesID(ctx context.Context, uber string, body Rest
 	return &out, nil
 }
 
+// AddQuestionInputBody is a schema of the API.
+type AddQuestionInputBody struct {
+	// Points for a fully right answer; default 1.
+	Score *float64 `json:"score,omitzero"`
+	// The quiz topic.
+	TopicID int64 `json:"topic_id"`
+	// One question in GIFT.
+	Value string `json:"value"`
+}
+
 // AdminLesson is a schema of the API.
 type AdminLesson struct {
 	Active         bool          `json:"active"`
@@ -1800,6 +1946,25 @@ type AdminTopic struct {
 	TopicableType string `json:"topicable_type"`
 }
 
+// Answer is a schema of the API.
+type Answer struct {
+	Feedback *Text    `json:"feedback,omitzero"`
+	Max      *float64 `json:"max,omitzero"`
+	Min      *float64 `json:"min,omitzero"`
+	Range    *bool    `json:"range,omitzero"`
+	Text     Text     `json:"text"`
+	Weight   float64  `json:"weight"`
+}
+
+// AnswerInputBody is a schema of the API.
+type AnswerInputBody struct {
+	// choices (multiple choice: option indexes), truth (true/false), text (short answer, numerical,
+	// essay) or matches (matching: one target per item, in order).
+	Answer Response `json:"answer"`
+	// A question of the attempt.
+	QuestionID int64 `json:"question_id"`
+}
+
 // AssignInputBody is a schema of the API.
 type AssignInputBody struct {
 	Groups []GrantBody `json:"groups,omitzero"`
@@ -1827,6 +1992,34 @@ type AssignedUser struct {
 type Assignments struct {
 	Groups []AssignedGroup `json:"groups"`
 	Users  []AssignedUser  `json:"users"`
+}
+
+// AttemptQuestion is a schema of the API.
+type AttemptQuestion struct {
+	Answer   Response        `json:"answer"`
+	ID       int64           `json:"id"`
+	Question Shown           `json:"question"`
+	Review   *QuestionReview `json:"review,omitzero"`
+	Score    float64         `json:"score"`
+}
+
+// AttemptView is a schema of the API.
+type AttemptView struct {
+	EndedAt        *time.Time        `json:"ended_at"`
+	EndsAt         time.Time         `json:"ends_at"`
+	ID             int64             `json:"id"`
+	MaxScore       float64           `json:"max_score"`
+	MinPassScore   *float64          `json:"min_pass_score"`
+	Number         int64             `json:"number"`
+	Passed         *bool             `json:"passed"`
+	PendingGrading bool              `json:"pending_grading"`
+	Questions      []AttemptQuestion `json:"questions,omitzero"`
+	Score          *float64          `json:"score"`
+	SecondsLeft    int64             `json:"seconds_left"`
+	StartedAt      time.Time         `json:"started_at"`
+	Status         string            `json:"status"`
+	TopicID        int64             `json:"topic_id"`
+	UserID         int64             `json:"user_id"`
 }
 
 // AuditEntry is a schema of the API.
@@ -2164,7 +2357,7 @@ type Detail struct {
 
 // DeviceApproveInputBody is a schema of the API.
 type DeviceApproveInputBody struct {
-	// DeviceGrant only these of the scopes asked for; omitted: all of them.
+	// Grant only these of the scopes asked for; omitted: all of them.
 	Scopes []string `json:"scopes,omitzero"`
 }
 
@@ -2391,6 +2584,15 @@ type GetAdminTopicsIDProjectSubmissionsParams struct {
 	PerPage *int64
 }
 
+// GetAdminTopicsIDQuizAttemptsParams are the parameters of GET
+// /api/admin/topics/{topic_id}/quiz-attempts; nil fields are not sent.
+type GetAdminTopicsIDQuizAttemptsParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+}
+
 // GetAdminTopicsParams are the parameters of GET /api/admin/topics; nil fields are not sent.
 type GetAdminTopicsParams struct {
 	// Page number, from 1.
@@ -2537,6 +2739,16 @@ type GetNotificationsParams struct {
 	Unread *bool
 }
 
+// GetQuizAttemptsParams are the parameters of GET /api/quiz-attempts; nil fields are not sent.
+type GetQuizAttemptsParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only attempts at this quiz topic.
+	TopicID *int64
+}
+
 // GetTutorsParams are the parameters of GET /api/tutors; nil fields are not sent.
 type GetTutorsParams struct {
 	// Page number, from 1.
@@ -2545,6 +2757,14 @@ type GetTutorsParams struct {
 	PerPage *int64
 	// Part of the name.
 	Search *string
+}
+
+// GradeInputBody is a schema of the API.
+type GradeInputBody struct {
+	// An essay question of the attempt.
+	QuestionID int64 `json:"question_id"`
+	// Points, from 0 to the question's score.
+	Score float64 `json:"score"`
 }
 
 // GrantBody is a schema of the API.
@@ -2825,6 +3045,18 @@ type Notification struct {
 	ID        int64          `json:"id"`
 	ReadAt    *time.Time     `json:"read_at"`
 	UserID    int64          `json:"user_id"`
+}
+
+// OrderInputBody is a schema of the API.
+type OrderInputBody struct {
+	// Every question id of the quiz, in the new order.
+	IDs []int64 `json:"ids"`
+}
+
+// Pair is a schema of the API.
+type Pair struct {
+	Answer   string `json:"answer"`
+	Question Text   `json:"question"`
 }
 
 // PasswordInputBody is a schema of the API.
@@ -3619,6 +3851,42 @@ type PutUserInputBody struct {
 	Roles         []string `json:"roles,omitzero"`
 }
 
+// Question is a schema of the API.
+type Question struct {
+	After           *string  `json:"after,omitzero"`
+	Answers         []Answer `json:"answers,omitzero"`
+	Category        *string  `json:"category,omitzero"`
+	GeneralFeedback *Text    `json:"generalFeedback,omitzero"`
+	ID              *string  `json:"id,omitzero"`
+	Pairs           []Pair   `json:"pairs,omitzero"`
+	RightFeedback   *Text    `json:"rightFeedback,omitzero"`
+	Single          *bool    `json:"single,omitzero"`
+	Stem            Text     `json:"stem"`
+	Tags            []string `json:"tags,omitzero"`
+	Title           *string  `json:"title,omitzero"`
+	Truth           *bool    `json:"truth,omitzero"`
+	Type            string   `json:"type"`
+	WrongFeedback   *Text    `json:"wrongFeedback,omitzero"`
+}
+
+// QuestionReview is a schema of the API.
+type QuestionReview struct {
+	Earned *float64 `json:"earned"`
+	Gift   Question `json:"gift"`
+}
+
+// QuizQuestion is a schema of the API.
+type QuizQuestion struct {
+	Gift    Question `json:"gift"`
+	ID      int64    `json:"id"`
+	Order   int64    `json:"order"`
+	Score   float64  `json:"score"`
+	TopicID int64    `json:"topic_id"`
+	Type    string   `json:"type"`
+	// The question in GIFT.
+	Value string `json:"value"`
+}
+
 // RegisterInputBody is a schema of the API.
 type RegisterInputBody struct {
 	Email     string `json:"email"`
@@ -3656,10 +3924,25 @@ type ResourceView struct {
 	URL string `json:"url"`
 }
 
+// Response is a schema of the API.
+type Response struct {
+	Choices []int64  `json:"choices,omitzero"`
+	Matches []string `json:"matches,omitzero"`
+	Text    *string  `json:"text,omitzero"`
+	Truth   *bool    `json:"truth,omitzero"`
+}
+
 // RestrictedBody is a schema of the API.
 type RestrictedBody struct {
 	// Whether the library is restricted (authors without h5p_library_update may not use it).
 	Restricted *bool `json:"restricted"`
+}
+
+// SavedAnswer is a schema of the API.
+type SavedAnswer struct {
+	Answer     Response  `json:"answer"`
+	QuestionID int64     `json:"question_id"`
+	SavedAt    time.Time `json:"saved_at"`
 }
 
 // SavedContent is a schema of the API.
@@ -3669,10 +3952,27 @@ type SavedContent struct {
 	Metadata any `json:"metadata"`
 }
 
+// Shown is a schema of the API.
+type Shown struct {
+	Items   []Text   `json:"items,omitzero"`
+	Options []Text   `json:"options,omitzero"`
+	Prompt  Text     `json:"prompt"`
+	Single  *bool    `json:"single,omitzero"`
+	Targets []string `json:"targets,omitzero"`
+	Title   *string  `json:"title,omitzero"`
+	Type    string   `json:"type"`
+}
+
 // SortInputBody is a schema of the API.
 type SortInputBody struct {
 	// Course ids in their new order; positions become 1, 2, 3, ...
 	Courses []int64 `json:"courses"`
+}
+
+// StartInputBody is a schema of the API.
+type StartInputBody struct {
+	// The quiz topic.
+	TopicID int64 `json:"topic_id"`
 }
 
 // SubmissionView is a schema of the API.
@@ -3717,6 +4017,12 @@ type Summary struct {
 type TagCount struct {
 	Count int64  `json:"count"`
 	Tag   string `json:"tag"`
+}
+
+// Text is a schema of the API.
+type Text struct {
+	Format string `json:"format"`
+	Text   string `json:"text"`
 }
 
 // Token is a schema of the API.
@@ -3811,6 +4117,14 @@ type UnassignInputBody struct {
 type UpdateInputBody struct {
 	// Settings to change, all or none.
 	Config []Item `json:"config"`
+}
+
+// UpdateQuestionInputBody is a schema of the API.
+type UpdateQuestionInputBody struct {
+	// Points for a fully right answer.
+	Score *float64 `json:"score,omitzero"`
+	// One question in GIFT.
+	Value *string `json:"value,omitzero"`
 }
 
 // UploadedContent is a schema of the API.
