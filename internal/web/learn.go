@@ -80,6 +80,15 @@ type (
 		Accept       []string `json:"accept"`
 		MaxSize      int64    `json:"max_size"`
 	}
+	quizContent struct {
+		Intro         string   `json:"intro"`
+		MaxAttempts   int      `json:"max_attempts"`
+		MinPassScore  *float64 `json:"min_pass_score"`
+		QuestionCount int      `json:"question_count"`
+		MaxScore      float64  `json:"max_score"`
+		// PassScore is MinPassScore as shown; empty without one.
+		PassScore string `json:"-"`
+	}
 	h5pContent struct {
 		ContentID string `json:"content_id"`
 		Title     string `json:"title"`
@@ -96,8 +105,8 @@ type topicData struct {
 	SignedIn bool
 	// Mode is how the topic completes: read (rich text read to its end),
 	// open (shown), ended (media played to the end), xapi (an H5P
-	// completed or passed statement), upload (a project submitted) or
-	// manual.
+	// completed or passed statement), upload (a project submitted), quiz
+	// (an attempt passed, or ended without a pass score) or manual.
 	Mode string
 	// Manual offers a "mark as complete" button (and the no-script way).
 	Manual     bool
@@ -107,6 +116,7 @@ type topicData struct {
 	File       *fileContent
 	OEmbed     *oembedContent
 	Project    *projectContent
+	Quiz       *quizContent
 	H5P        *h5pContent
 	EmbedSrc   string
 	// VideoEmbed is the player address of a video site URL the page
@@ -206,6 +216,15 @@ func (h *Handler) fillContent(d *topicData) {
 		d.HTML = template.HTML(d.Project.Instructions)
 		d.Accept = strings.Join(d.Project.Accept, ", ")
 		d.Mode = "upload"
+	case "quiz":
+		d.Quiz = &quizContent{}
+		json.Unmarshal(raw, d.Quiz)
+		// The API renders the intro's Markdown to sanitised HTML.
+		d.HTML = template.HTML(d.Quiz.Intro)
+		if d.Quiz.MinPassScore != nil {
+			d.Quiz.PassScore = strconv.FormatFloat(*d.Quiz.MinPassScore, 'f', -1, 64)
+		}
+		d.Mode = "quiz"
 	case "h5p":
 		d.H5P = &h5pContent{}
 		json.Unmarshal(raw, d.H5P)
