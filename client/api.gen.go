@@ -3084,12 +3084,19 @@ type PatchAdminTopicsIDBody struct {
 	Lesson *int64 `json:"lesson,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64 `json:"maxAttempts,omitzero"`
 	// Project: largest submission in bytes.
 	MaxSize *int64 `json:"max_size,omitzero"`
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PatchAdminTopicsIDBodyQuestionsItem `json:"questions,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3110,6 +3117,27 @@ type PatchAdminTopicsIDBody struct {
 func (v PatchAdminTopicsIDBody) MarshalJSON() ([]byte, error) {
 	type listed PatchAdminTopicsIDBody
 	return withExtra(listed(v), v.Extra)
+}
+
+// PatchAdminTopicsIDBodyQuestionsItem is a schema of the API.
+type PatchAdminTopicsIDBodyQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                           `json:"id,omitzero"`
+	Options []PatchAdminTopicsIDBodyQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PatchAdminTopicsIDBodyQuestionsItemOptionsItem is a schema of the API.
+type PatchAdminTopicsIDBodyQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PatchAdminTopicsIDForm is a schema of the API. Fields left nil are not sent.
@@ -3133,12 +3161,19 @@ type PatchAdminTopicsIDForm struct {
 	Lesson *int64
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64
 	// Project: largest submission in bytes.
 	MaxSize *int64
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
 	// Visible without access to the course.
 	Preview *bool
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PatchAdminTopicsIDFormQuestionsItem
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3167,9 +3202,12 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
 		{"markdown", f.Markdown},
+		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
+		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"preview", f.Preview},
+		{"questions", f.Questions},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3180,6 +3218,27 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"file", f.File},
 		{"", f.ExtraFiles},
 	})
+}
+
+// PatchAdminTopicsIDFormQuestionsItem is a schema of the API.
+type PatchAdminTopicsIDFormQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                           `json:"id,omitzero"`
+	Options []PatchAdminTopicsIDFormQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PatchAdminTopicsIDFormQuestionsItemOptionsItem is a schema of the API.
+type PatchAdminTopicsIDFormQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PatchGroupInputBody is a schema of the API.
@@ -3305,12 +3364,19 @@ type PostAdminTopicsBody struct {
 	Lesson int64 `json:"lesson"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64 `json:"maxAttempts,omitzero"`
 	// Project: largest submission in bytes.
 	MaxSize *int64 `json:"max_size,omitzero"`
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PostAdminTopicsBodyQuestionsItem `json:"questions,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3331,6 +3397,27 @@ type PostAdminTopicsBody struct {
 func (v PostAdminTopicsBody) MarshalJSON() ([]byte, error) {
 	type listed PostAdminTopicsBody
 	return withExtra(listed(v), v.Extra)
+}
+
+// PostAdminTopicsBodyQuestionsItem is a schema of the API.
+type PostAdminTopicsBodyQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                        `json:"id,omitzero"`
+	Options []PostAdminTopicsBodyQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PostAdminTopicsBodyQuestionsItemOptionsItem is a schema of the API.
+type PostAdminTopicsBodyQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PostAdminTopicsForm is a schema of the API. Fields left nil are not sent.
@@ -3354,12 +3441,19 @@ type PostAdminTopicsForm struct {
 	Lesson int64
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64
 	// Project: largest submission in bytes.
 	MaxSize *int64
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
 	// Visible without access to the course.
 	Preview *bool
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PostAdminTopicsFormQuestionsItem
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3388,9 +3482,12 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
 		{"markdown", f.Markdown},
+		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
+		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"preview", f.Preview},
+		{"questions", f.Questions},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3401,6 +3498,27 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"file", f.File},
 		{"", f.ExtraFiles},
 	})
+}
+
+// PostAdminTopicsFormQuestionsItem is a schema of the API.
+type PostAdminTopicsFormQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                        `json:"id,omitzero"`
+	Options []PostAdminTopicsFormQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PostAdminTopicsFormQuestionsItemOptionsItem is a schema of the API.
+type PostAdminTopicsFormQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PostAdminTopicsIDBody: Type-specific fields beyond those listed are passed to the content kind.
@@ -3421,12 +3539,19 @@ type PostAdminTopicsIDBody struct {
 	Lesson *int64 `json:"lesson,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64 `json:"maxAttempts,omitzero"`
 	// Project: largest submission in bytes.
 	MaxSize *int64 `json:"max_size,omitzero"`
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PostAdminTopicsIDBodyQuestionsItem `json:"questions,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3447,6 +3572,27 @@ type PostAdminTopicsIDBody struct {
 func (v PostAdminTopicsIDBody) MarshalJSON() ([]byte, error) {
 	type listed PostAdminTopicsIDBody
 	return withExtra(listed(v), v.Extra)
+}
+
+// PostAdminTopicsIDBodyQuestionsItem is a schema of the API.
+type PostAdminTopicsIDBodyQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                          `json:"id,omitzero"`
+	Options []PostAdminTopicsIDBodyQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PostAdminTopicsIDBodyQuestionsItemOptionsItem is a schema of the API.
+type PostAdminTopicsIDBodyQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PostAdminTopicsIDForm is a schema of the API. Fields left nil are not sent.
@@ -3470,12 +3616,19 @@ type PostAdminTopicsIDForm struct {
 	Lesson *int64
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64
 	// Project: largest submission in bytes.
 	MaxSize *int64
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
 	// Visible without access to the course.
 	Preview *bool
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PostAdminTopicsIDFormQuestionsItem
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3504,9 +3657,12 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
 		{"markdown", f.Markdown},
+		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
+		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"preview", f.Preview},
+		{"questions", f.Questions},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3517,6 +3673,27 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"file", f.File},
 		{"", f.ExtraFiles},
 	})
+}
+
+// PostAdminTopicsIDFormQuestionsItem is a schema of the API.
+type PostAdminTopicsIDFormQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                          `json:"id,omitzero"`
+	Options []PostAdminTopicsIDFormQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PostAdminTopicsIDFormQuestionsItemOptionsItem is a schema of the API.
+type PostAdminTopicsIDFormQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PostAdminTopicsIDResourcesForm is a schema of the API. Fields left nil are not sent.
@@ -3713,12 +3890,19 @@ type PutAdminTopicsIDBody struct {
 	Lesson *int64 `json:"lesson,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64 `json:"maxAttempts,omitzero"`
 	// Project: largest submission in bytes.
 	MaxSize *int64 `json:"max_size,omitzero"`
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PutAdminTopicsIDBodyQuestionsItem `json:"questions,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3739,6 +3923,27 @@ type PutAdminTopicsIDBody struct {
 func (v PutAdminTopicsIDBody) MarshalJSON() ([]byte, error) {
 	type listed PutAdminTopicsIDBody
 	return withExtra(listed(v), v.Extra)
+}
+
+// PutAdminTopicsIDBodyQuestionsItem is a schema of the API.
+type PutAdminTopicsIDBodyQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                         `json:"id,omitzero"`
+	Options []PutAdminTopicsIDBodyQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PutAdminTopicsIDBodyQuestionsItemOptionsItem is a schema of the API.
+type PutAdminTopicsIDBodyQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PutAdminTopicsIDForm is a schema of the API. Fields left nil are not sent.
@@ -3762,12 +3967,19 @@ type PutAdminTopicsIDForm struct {
 	Lesson *int64
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64
 	// Project: largest submission in bytes.
 	MaxSize *int64
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
 	// Visible without access to the course.
 	Preview *bool
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PutAdminTopicsIDFormQuestionsItem
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3796,9 +4008,12 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
 		{"markdown", f.Markdown},
+		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
+		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"preview", f.Preview},
+		{"questions", f.Questions},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3809,6 +4024,27 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"file", f.File},
 		{"", f.ExtraFiles},
 	})
+}
+
+// PutAdminTopicsIDFormQuestionsItem is a schema of the API.
+type PutAdminTopicsIDFormQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                         `json:"id,omitzero"`
+	Options []PutAdminTopicsIDFormQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PutAdminTopicsIDFormQuestionsItemOptionsItem is a schema of the API.
+type PutAdminTopicsIDFormQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PutGroupInputBody is a schema of the API.

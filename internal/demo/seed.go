@@ -15,6 +15,7 @@ import (
 	"github.com/lms-platform/lms/internal/content/file"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	"github.com/lms-platform/lms/internal/content/project"
+	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/content/richtext"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
@@ -279,6 +280,12 @@ func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp top
 		body.Topicable, body.VideoSiteURL = file.Video().Class(), &tp.VideoURL
 	case kindProject:
 		body.Topicable, body.Instructions, body.Accept = project.Class, &tp.Markdown, &tp.Accept
+	case kindQuiz:
+		body.Topicable, body.Value = quizkind.Class, tp.Markdown
+		body.MinPassScore = &tp.PassScore
+		for _, g := range tp.GIFT {
+			body.Questions = append(body.Questions, client.PostAdminTopicsBodyQuestionsItem{Gift: client.Ptr(g)})
+		}
 	case kindImage:
 		class = file.Image().Class()
 	case kindPDF:
