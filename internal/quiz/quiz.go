@@ -99,7 +99,7 @@ func (s *Service) Start(ctx context.Context, t *platform.Tenant, p *access.Princ
 	if len(v.Questions) == 0 {
 		return AttemptView{}, false, apperr.New(apperr.Invalid, "This quiz has no questions yet.")
 	}
-	open, err := s.settle(ctx, t, topicID, p.UserID, now)
+	open, used, err := s.settle(ctx, t, topicID, p.UserID, now)
 	if err != nil {
 		return AttemptView{}, false, err
 	}
@@ -108,10 +108,6 @@ func (s *Service) Start(ctx context.Context, t *platform.Tenant, p *access.Princ
 		return view, false, err
 	}
 	minutes, err := s.Settings.Int(ctx, t, TimeSetting)
-	if err != nil {
-		return AttemptView{}, false, err
-	}
-	used, err := countAttempts(ctx, t.DB, topicID, p.UserID)
 	if err != nil {
 		return AttemptView{}, false, err
 	}
@@ -127,28 +123,30 @@ func (s *Service) Start(ctx context.Context, t *platform.Tenant, p *access.Princ
 		}
 		return AttemptView{}, false, fmt.Errorf("quiz: start attempt: %w", err)
 	}
-	view, err := s.view(ctx, t, a, now, false)
-	return view, true, err
+	// A new attempt has no answers to load.
+	return viewOf(a, nil, now, false), true, nil
 }
 
 // settle ends the learner's attempts at the topic whose time is over and
-// returns the one still under way, if any.
-func (s *Service) settle(ctx context.Context, t *platform.Tenant, topicID, userID int64, now time.Time) (*Attempt, error) {
-	open, err := openAttempts(ctx, t.DB, topicID, userID)
+// returns the one still under way, if any, and the number of attempts.
+func (s *Service) settle(ctx context.Context, t *platform.Tenant, topicID, userID int64, now time.Time) (*Attempt, int, error) {
+	all, err := attemptsOf(ctx, t.DB, topicID, userID)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var current *Attempt
-	for _, a := range open {
-		if !now.Before(a.EndsAt) {
+	for _, a := range all {
+		switch {
+		case a.EndedAt != nil:
+		case !now.Before(a.EndsAt):
 			if _, err := s.finish(ctx, t, a, now); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
-			continue
+		default:
+			current = &a
 		}
-		current = &a
 	}
-	return current, nil
+	return current, len(all), nil
 }
 
 // own loads an attempt of p's, ending it first when its time is over.
@@ -182,7 +180,7 @@ func (s *Service) Get(ctx context.Context, t *platform.Tenant, p *access.Princip
 func (s *Service) Mine(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, offset, limit int) ([]AttemptView, int64, error) {
 	now := s.now()
 	if topicID != 0 {
-		if _, err := s.settle(ctx, t, topicID, p.UserID, now); err != nil {
+		if _, _, err := s.settle(ctx, t, topicID, p.UserID, now); err != nil {
 			return nil, 0, err
 		}
 	}

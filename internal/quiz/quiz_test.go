@@ -22,7 +22,7 @@ type world struct {
 	course, lesson               int64
 }
 
-func newWorld(t *testing.T, env *apitest.Env) *world {
+func newWorld(t testing.TB, env *apitest.Env) *world {
 	t.Helper()
 	w := &world{env: env, admin: env.As("admin"), tutor: env.As("tutor"), other: env.NewUser("tutor"),
 		learner: env.NewUser("student"), outsider: env.NewUser("student")}
@@ -47,7 +47,7 @@ func newWorld(t *testing.T, env *apitest.Env) *world {
 	return w
 }
 
-func exec(t *testing.T, env *apitest.Env, fn func(*platform.Tenant) error) {
+func exec(t testing.TB, env *apitest.Env, fn func(*platform.Tenant) error) {
 	t.Helper()
 	tn, release := env.OpenTenant(env.Tenant)
 	defer release()
@@ -56,7 +56,7 @@ func exec(t *testing.T, env *apitest.Env, fn func(*platform.Tenant) error) {
 	}
 }
 
-func call(t *testing.T, env *apitest.Env, want int, method, path string, u *apitest.User, body any) *apitest.Response {
+func call(t testing.TB, env *apitest.Env, want int, method, path string, u *apitest.User, body any) *apitest.Response {
 	t.Helper()
 	token := ""
 	if u != nil {
@@ -80,7 +80,7 @@ var questions = []map[string]any{
 	{"gift": "This is a description."},
 }
 
-func createQuiz(t *testing.T, w *world, extra map[string]any) float64 {
+func createQuiz(t testing.TB, w *world, extra map[string]any) float64 {
 	t.Helper()
 	body := map[string]any{"lesson": w.lesson, "title": "Quiz", "topicable": quizClass, "value": "Read **this** first.",
 		"questions": questions}

@@ -113,12 +113,12 @@ func listAttempts(ctx context.Context, q sqldb.Querier, topicID, userID int64, o
 	return out, total, rows.Err()
 }
 
-// openAttempts lists a learner's attempts at a topic that have not ended.
-func openAttempts(ctx context.Context, q sqldb.Querier, topicID, userID int64) ([]Attempt, error) {
+// attemptsOf lists a learner's attempts at a topic, oldest first.
+func attemptsOf(ctx context.Context, q sqldb.Querier, topicID, userID int64) ([]Attempt, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+attemptColumns+` FROM quiz_attempts
-		WHERE topic_id = $1 AND user_id = $2 AND ended_at IS NULL ORDER BY id`, topicID, userID)
+		WHERE topic_id = $1 AND user_id = $2 ORDER BY number`, topicID, userID)
 	if err != nil {
-		return nil, fmt.Errorf("quiz: open attempts: %w", err)
+		return nil, fmt.Errorf("quiz: attempts of a learner: %w", err)
 	}
 	defer rows.Close()
 	var out []Attempt
@@ -130,16 +130,6 @@ func openAttempts(ctx context.Context, q sqldb.Querier, topicID, userID int64) (
 		out = append(out, a)
 	}
 	return out, rows.Err()
-}
-
-func countAttempts(ctx context.Context, q sqldb.Querier, topicID, userID int64) (int, error) {
-	var n int
-	err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(number), 0) FROM quiz_attempts WHERE topic_id = $1 AND user_id = $2`,
-		topicID, userID).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("quiz: count attempts: %w", err)
-	}
-	return n, nil
 }
 
 func insertAttempt(ctx context.Context, q sqldb.Querier, a *Attempt) error {

@@ -81,6 +81,11 @@ func (s *Service) view(ctx context.Context, t *platform.Tenant, a Attempt, now t
 	if err != nil {
 		return AttemptView{}, err
 	}
+	return viewOf(a, answers, now, review), nil
+}
+
+// viewOf is view with the attempt's answers at hand.
+func viewOf(a Attempt, answers map[int64]Answer, now time.Time, review bool) AttemptView {
 	v := summary(a, now)
 	for _, q := range a.Questions {
 		qv := AttemptQuestion{ID: q.ID, Score: q.Score, Shown: q.Q.Show()}
@@ -91,13 +96,11 @@ func (s *Service) view(ctx context.Context, t *platform.Tenant, a Attempt, now t
 		}
 		if a.EndedAt != nil || review {
 			rv := &QuestionReview{Question: q.Q}
-			if !q.Q.Scored() {
+			switch {
+			case !q.Q.Scored() || !answered:
 				zero := 0.0
 				rv.Earned = &zero
-			} else if !answered {
-				zero := 0.0
-				rv.Earned = &zero
-			} else if ans.Fraction != nil {
+			case ans.Fraction != nil:
 				earned := *ans.Fraction * q.Score
 				rv.Earned = &earned
 			}
@@ -105,5 +108,5 @@ func (s *Service) view(ctx context.Context, t *platform.Tenant, a Attempt, now t
 		}
 		v.Questions = append(v.Questions, qv)
 	}
-	return v, nil
+	return v
 }
