@@ -14,15 +14,14 @@ import (
 
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/tokens"
 )
 
 // rushLearners is the classic stress point of quiz servers: a class
 // starting the same quiz at the same second.
 const rushLearners = 2000
 
-// learners makes n enrolled learners of the world's course with
-// progress tokens, issued through the service rather than n logins.
+// learners makes n enrolled learners of the world's course, each signed
+// in (a session, as a browser has).
 func learners(b *testing.B, w *world, n int) []string {
 	b.Helper()
 	ctx := context.Background()
@@ -42,11 +41,7 @@ func learners(b *testing.B, w *world, n int) []string {
 			w.course, u.ID, w.env.Clock.Now()); err != nil {
 			b.Fatal(err)
 		}
-		tok, err := w.env.Server.Tokens.Issue(ctx, tn, u.ID, tokens.NewToken{Name: "rush", Scopes: []string{tokens.ProgressWrite}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		out[i] = tok.Secret
+		out[i], _ = w.env.Login(w.env.Host, email, "secret-password")
 	}
 	return out
 }
