@@ -172,4 +172,3 @@ func BenchmarkQuizAnswers(b *testing.B) {
 		b.Fatalf("%d saves failed", failed.Load())
 	}
 }
-
