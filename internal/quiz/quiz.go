@@ -34,9 +34,10 @@ type Service struct {
 	Settings *settings.Service
 	// Topics rewrites a quiz's questions for the admin question routes.
 	Topics *topics.Service
-	// Progress completes the topic when an attempt passes (package
-	// learning).
+	// Progress completes the topic when an attempt passes, and Gate says
+	// whether a learner may take it now (both package learning).
 	Progress topics.Completer
+	Gate     Gate
 
 	// writers holds a write queue per SQLite tenant database, by file:
 	// a tenant handle opened again after eviction keeps its queue.
@@ -83,25 +84,19 @@ func quizTopic(ctx context.Context, t *platform.Tenant, topicID int64) (topics.T
 	return topic, course, v, err
 }
 
-// learnable checks that p may take the topic's quiz: a learner of the
-// active course, the topic active; the course's editors may always try it.
-func learnable(ctx context.Context, t *platform.Tenant, now time.Time, p *access.Principal, topic topics.Topic, course courses.Course) error {
+// Gate says whether a learner may record progress in a topic now: access
+// to its course, the topic shown to learners, its lesson open.
+type Gate interface {
+	CanRecord(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) error
+}
+
+// learnable checks that p may take the topic's quiz: where a learner may
+// record progress; the course's editors may always try it.
+func (s *Service) learnable(ctx context.Context, t *platform.Tenant, p *access.Principal, topic topics.Topic, course courses.Course) error {
 	if courses.CanEdit(p, course) {
 		return nil
 	}
-	ok, err := courses.CanLearn(ctx, t.DB, now, p, course)
-	if err != nil {
-		return err
-	}
-	switch {
-	case !ok:
-		return apperr.New(apperr.Forbidden, "You do not have access to this course.")
-	case !topic.Active:
-		return apperr.New(apperr.NotFound, "Topic not found.")
-	case !course.Active(now):
-		return apperr.New(apperr.Forbidden, "This course is not active.")
-	}
-	return nil
+	return s.Gate.CanRecord(ctx, t, p, topic.ID)
 }
 
 // Start begins an attempt, or returns the learner's attempt still under
@@ -112,7 +107,7 @@ func (s *Service) Start(ctx context.Context, t *platform.Tenant, p *access.Princ
 	if err != nil {
 		return AttemptView{}, false, err
 	}
-	if err := learnable(ctx, t, now, p, topic, course); err != nil {
+	if err := s.learnable(ctx, t, p, topic, course); err != nil {
 		return AttemptView{}, false, err
 	}
 	if len(v.Questions) == 0 {

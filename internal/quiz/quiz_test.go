@@ -281,6 +281,36 @@ func TestTimeLimitOnTheClock(t *testing.T) {
 	})
 }
 
+// TestStartWhereProgressCounts: learners take a quiz only where its
+// completion would count; the course's editors may always try it.
+func TestStartWhereProgressCounts(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		var later int64
+		exec(t, env, func(tn *platform.Tenant) error {
+			return tn.DB.QueryRowContext(context.Background(), `INSERT INTO lessons (course_id, title, position, active_from,
+				created_at, updated_at) VALUES ($1, 'Later', 2, $2, $3, $3) RETURNING id`, w.course,
+				env.Clock.Now().Add(48*time.Hour), env.Clock.Now()).Scan(&later)
+		})
+		res := call(t, env, 201, "POST", "/api/admin/topics", w.tutor, map[string]any{"lesson": later, "title": "Later quiz",
+			"topicable": quizClass, "questions": questions[:2]})
+		topic := res.Number("data.id")
+		if msg := start(t, w, 403, w.learner, topic).String("message"); msg == "" {
+			t.Error("no message for a closed lesson")
+		}
+		start(t, w, 201, w.tutor, topic)
+		// An inactive quiz is not there for learners.
+		open := createQuiz(t, w, nil)
+		call(t, env, 200, "PATCH", "/api/admin/topics/"+id(open), w.tutor, map[string]any{"active": false})
+		start(t, w, 404, w.learner, open)
+		// A topic of another kind is no quiz.
+		rich := call(t, env, 201, "POST", "/api/admin/topics", w.tutor, map[string]any{"lesson": w.lesson, "title": "Text",
+			"topicable": `Lms\TopicTypes\Models\TopicContent\RichText`, "markdown": "Hello"})
+		start(t, w, 422, w.learner, rich.Number("data.id"))
+		call(t, env, 422, "POST", "/api/admin/gift-questions", w.tutor, map[string]any{"topic_id": rich.Number("data.id"), "value": "Q {T}"})
+	})
+}
+
 func TestQuestionAuthoring(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)

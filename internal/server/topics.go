@@ -43,5 +43,6 @@ func (s *Server) topicRoutes() {
 		Scanner: s.Scanner}
 	topics.Routes(s.API, s.topics)
 	// Quiz attempts complete their topic through learning too.
-	quiz.Routes(s.API, &quiz.Service{Clock: s.Clock, Settings: s.Settings, Topics: s.topics, Progress: s.Learning})
+	quiz.Routes(s.API, &quiz.Service{Clock: s.Clock, Settings: s.Settings, Topics: s.topics, Progress: s.Learning,
+		Gate: s.Learning})
 }
