@@ -264,6 +264,17 @@ func (c *Client) GetAdminCoursesIDEdit(ctx context.Context, id int64) (*CourseEd
 	return &out, nil
 }
 
+// PostAdminGiftQuestions is POST /api/admin/gift-questions: Add a GIFT question to a quiz topic
+func (c *Client) PostAdminGiftQuestions(ctx context.Context, body AddQuestionInputBody) (*QuizQuestion, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/gift-questions"}
+	r.body = jsonBody(body)
+	var out QuizQuestion
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetAdminLayoutComponents is GET /api/admin/layout/components: List the approved layout components
 // with their props schemas and the layout rules
 func (c *Client) GetAdminLayoutComponents(ctx context.Context) (*Catalogue, error) {
@@ -441,6 +452,29 @@ func (c *Client) GetAdminNotificationsID(ctx context.Context, user int64, params
 	addQuery(r.query, "event", params.Event)
 	addQuery(r.query, "unread", params.Unread)
 	return callPage[Notification](ctx, c, r)
+}
+
+// GetAdminQuizAttemptsID is GET /api/admin/quiz-attempts/{id}: Any attempt with its answers and
+// their scores
+func (c *Client) GetAdminQuizAttemptsID(ctx context.Context, id int64) (*AttemptView, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/quiz-attempts/" + pathParam(id)}
+	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminQuizAttemptsIDGrade is POST /api/admin/quiz-attempts/{id}/grade: Grade an essay answer
+// of an ended attempt
+func (c *Client) PostAdminQuizAttemptsIDGrade(ctx context.Context, id int64, body GradeInputBody) (*AttemptView, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/quiz-attempts/" + pathParam(id) + "/grade"}
+	r.body = jsonBody(body)
+	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // GetAdminTokens is GET /api/admin/tokens: List every scoped token of the tenant, newest first,
@@ -647,6 +681,54 @@ func (c *Client) GetAdminTopicsIDEdit(ctx context.Context, id int64) (*FormView,
 		return nil, err
 	}
 	return &out, nil
+}
+
+// GetAdminTopicsIDGiftQuestions is GET /api/admin/topics/{topic_id}/gift-questions: List a quiz
+// topic's questions in order
+func (c *Client) GetAdminTopicsIDGiftQuestions(ctx context.Context, topicID int64) ([]QuizQuestion, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions"}
+	var out []QuizQuestion
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PutAdminTopicsIDGiftQuestionsOrder is PUT /api/admin/topics/{topic_id}/gift-questions/order:
+// Reorder a quiz topic's questions
+func (c *Client) PutAdminTopicsIDGiftQuestionsOrder(ctx context.Context, topicID int64, body OrderInputBody) ([]QuizQuestion, error) {
+	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/order"}
+	r.body = jsonBody(body)
+	var out []QuizQuestion
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PutAdminTopicsIDGiftQuestionsID is PUT /api/admin/topics/{topic_id}/gift-questions/{id}: Change a
+// question's GIFT text or score
+func (c *Client) PutAdminTopicsIDGiftQuestionsID(ctx context.Context, topicID int64, id int64, body UpdateQuestionInputBody) (*QuizQuestion, error) {
+	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out QuizQuestion
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAdminTopicsIDGiftQuestionsID is DELETE /api/admin/topics/{topic_id}/gift-questions/{id}:
+// Delete a question (idempotent)
+func (c *Client) DeleteAdminTopicsIDGiftQuestionsID(ctx context.Context, topicID int64, id int64) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/" + pathParam(id)}
+	return c.call(ctx, r, nil)
+}
+
+// GetAdminTopicsIDQuizAttempts is GET /api/admin/topics/{topic_id}/quiz-attempts: List a quiz
+// topic's attempts, newest first
+func (c *Client) GetAdminTopicsIDQuizAttempts(ctx context.Context, topicID int64, params GetAdminTopicsIDQuizAttemptsParams) (*Page[AttemptView], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/quiz-attempts"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	return callPage[AttemptView](ctx, c, r)
 }
 
 // GetAdminTopicsIDResources is GET /api/admin/topics/{topic_id}/resources: List a topic's
@@ -1564,6 +1646,60 @@ func (c *Client) PostProfileUploadAvatar(ctx context.Context, form PostProfileUp
 	return &out, nil
 }
 
+// GetQuizAttempts is GET /api/quiz-attempts: List my quiz attempts, newest first
+func (c *Client) GetQuizAttempts(ctx context.Context, params GetQuizAttemptsParams) (*Page[AttemptView], error) {
+	r := request{method: http.MethodGet, path: "/api/quiz-attempts"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "topic_id", params.TopicID)
+	return callPage[AttemptView](ctx, c, r)
+}
+
+// PostQuizAttempts is POST /api/quiz-attempts: Start an attempt at a quiz topic
+func (c *Client) PostQuizAttempts(ctx context.Context, body StartInputBody) (*AttemptView, error) {
+	r := request{method: http.MethodPost, path: "/api/quiz-attempts"}
+	r.body = jsonBody(body)
+	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetQuizAttemptsID is GET /api/quiz-attempts/{id}: One of my attempts with its questions and saved
+// answers
+func (c *Client) GetQuizAttemptsID(ctx context.Context, id int64) (*AttemptView, error) {
+	r := request{method: http.MethodGet, path: "/api/quiz-attempts/" + pathParam(id)}
+	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostQuizAttemptsIDAnswer is POST /api/quiz-attempts/{id}/answer: Save an answer to one question
+// of my attempt
+func (c *Client) PostQuizAttemptsIDAnswer(ctx context.Context, id int64, body AnswerInputBody) (*SavedAnswer, error) {
+	r := request{method: http.MethodPost, path: "/api/quiz-attempts/" + pathParam(id) + "/answer"}
+	r.body = jsonBody(body)
+	var out SavedAnswer
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostQuizAttemptsIDEnd is POST /api/quiz-attempts/{id}/end: End my attempt
+func (c *Client) PostQuizAttemptsIDEnd(ctx context.Context, id int64) (*AttemptView, error) {
+	r := request{method: http.MethodPost, path: "/api/quiz-attempts/" + pathParam(id) + "/end"}
+	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetTagsUniqueTags is GET /api/tags/uniqueTags: Distinct tags of the catalogue's courses, sorted
 func (c *Client) GetTagsUniqueTags(ctx context.Context) ([]string, error) {
 	r := request{method: http.MethodGet, path: "/api/tags/uniqueTags"}
@@ -1765,6 +1901,16 @@ func (c *Client) PatchH5PLibrariesID(ctx context.Context, uber string, body Rest
 	return &out, nil
 }
 
+// AddQuestionInputBody is a schema of the API.
+type AddQuestionInputBody struct {
+	// Points for a fully right answer; default 1.
+	Score *float64 `json:"score,omitzero"`
+	// The quiz topic.
+	TopicID int64 `json:"topic_id"`
+	// One question in GIFT.
+	Value string `json:"value"`
+}
+
 // AdminLesson is a schema of the API.
 type AdminLesson struct {
 	Active         bool          `json:"active"`
@@ -1823,6 +1969,25 @@ type AdminTopic struct {
 	TopicableType string `json:"topicable_type"`
 }
 
+// Answer is a schema of the API.
+type Answer struct {
+	Feedback *Text    `json:"feedback,omitzero"`
+	Max      *float64 `json:"max,omitzero"`
+	Min      *float64 `json:"min,omitzero"`
+	Range    *bool    `json:"range,omitzero"`
+	Text     Text     `json:"text"`
+	Weight   float64  `json:"weight"`
+}
+
+// AnswerInputBody is a schema of the API.
+type AnswerInputBody struct {
+	// choices (multiple choice: option indexes), truth (true/false), text (short answer, numerical,
+	// essay) or matches (matching: one target per item, in order).
+	Answer Response `json:"answer"`
+	// A question of the attempt.
+	QuestionID int64 `json:"question_id"`
+}
+
 // AssignInputBody is a schema of the API.
 type AssignInputBody struct {
 	Groups []GrantBody `json:"groups,omitzero"`
@@ -1850,6 +2015,34 @@ type AssignedUser struct {
 type Assignments struct {
 	Groups []AssignedGroup `json:"groups"`
 	Users  []AssignedUser  `json:"users"`
+}
+
+// AttemptQuestion is a schema of the API.
+type AttemptQuestion struct {
+	Answer   Response        `json:"answer"`
+	ID       int64           `json:"id"`
+	Question Shown           `json:"question"`
+	Review   *QuestionReview `json:"review,omitzero"`
+	Score    float64         `json:"score"`
+}
+
+// AttemptView is a schema of the API.
+type AttemptView struct {
+	EndedAt        *time.Time        `json:"ended_at"`
+	EndsAt         time.Time         `json:"ends_at"`
+	ID             int64             `json:"id"`
+	MaxScore       float64           `json:"max_score"`
+	MinPassScore   *float64          `json:"min_pass_score"`
+	Number         int64             `json:"number"`
+	Passed         *bool             `json:"passed"`
+	PendingGrading bool              `json:"pending_grading"`
+	Questions      []AttemptQuestion `json:"questions,omitzero"`
+	Score          *float64          `json:"score"`
+	SecondsLeft    int64             `json:"seconds_left"`
+	StartedAt      time.Time         `json:"started_at"`
+	Status         string            `json:"status"`
+	TopicID        int64             `json:"topic_id"`
+	UserID         int64             `json:"user_id"`
 }
 
 // AuditEntry is a schema of the API.
@@ -2452,6 +2645,15 @@ type GetAdminTopicsIDProjectSubmissionsParams struct {
 	PerPage *int64
 }
 
+// GetAdminTopicsIDQuizAttemptsParams are the parameters of GET
+// /api/admin/topics/{topic_id}/quiz-attempts; nil fields are not sent.
+type GetAdminTopicsIDQuizAttemptsParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+}
+
 // GetAdminTopicsParams are the parameters of GET /api/admin/topics; nil fields are not sent.
 type GetAdminTopicsParams struct {
 	// Page number, from 1.
@@ -2598,6 +2800,16 @@ type GetNotificationsParams struct {
 	Unread *bool
 }
 
+// GetQuizAttemptsParams are the parameters of GET /api/quiz-attempts; nil fields are not sent.
+type GetQuizAttemptsParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only attempts at this quiz topic.
+	TopicID *int64
+}
+
 // GetTutorsParams are the parameters of GET /api/tutors; nil fields are not sent.
 type GetTutorsParams struct {
 	// Page number, from 1.
@@ -2606,6 +2818,14 @@ type GetTutorsParams struct {
 	PerPage *int64
 	// Part of the name.
 	Search *string
+}
+
+// GradeInputBody is a schema of the API.
+type GradeInputBody struct {
+	// An essay question of the attempt.
+	QuestionID int64 `json:"question_id"`
+	// Points, from 0 to the question's score.
+	Score float64 `json:"score"`
 }
 
 // GrantBody is a schema of the API.
@@ -2888,6 +3108,18 @@ type Notification struct {
 	UserID    int64          `json:"user_id"`
 }
 
+// OrderInputBody is a schema of the API.
+type OrderInputBody struct {
+	// Every question id of the quiz, in the new order.
+	IDs []int64 `json:"ids"`
+}
+
+// Pair is a schema of the API.
+type Pair struct {
+	Answer   string `json:"answer"`
+	Question Text   `json:"question"`
+}
+
 // PasswordInputBody is a schema of the API.
 type PasswordInputBody struct {
 	CurrentPassword         string `json:"current_password"`
@@ -2919,12 +3151,19 @@ type PatchAdminTopicsIDBody struct {
 	Lesson *int64 `json:"lesson,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64 `json:"maxAttempts,omitzero"`
 	// Project: largest submission in bytes.
 	MaxSize *int64 `json:"max_size,omitzero"`
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PatchAdminTopicsIDBodyQuestionsItem `json:"questions,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -2956,6 +3195,27 @@ type PatchAdminTopicsIDBodyDocumentItem struct {
 	Props any `json:"props"`
 }
 
+// PatchAdminTopicsIDBodyQuestionsItem is a schema of the API.
+type PatchAdminTopicsIDBodyQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                           `json:"id,omitzero"`
+	Options []PatchAdminTopicsIDBodyQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PatchAdminTopicsIDBodyQuestionsItemOptionsItem is a schema of the API.
+type PatchAdminTopicsIDBodyQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
+}
+
 // PatchAdminTopicsIDForm is a schema of the API. Fields left nil are not sent.
 type PatchAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -2983,12 +3243,19 @@ type PatchAdminTopicsIDForm struct {
 	Lesson *int64
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64
 	// Project: largest submission in bytes.
 	MaxSize *int64
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
 	// Visible without access to the course.
 	Preview *bool
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PatchAdminTopicsIDFormQuestionsItem
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3019,9 +3286,12 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
 		{"markdown", f.Markdown},
+		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
+		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"preview", f.Preview},
+		{"questions", f.Questions},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3041,6 +3311,27 @@ type PatchAdminTopicsIDFormDocumentItem struct {
 	ID *string `json:"id,omitzero"`
 	// The props schema of the component (CalloutProps for Callout, ...).
 	Props any `json:"props"`
+}
+
+// PatchAdminTopicsIDFormQuestionsItem is a schema of the API.
+type PatchAdminTopicsIDFormQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                           `json:"id,omitzero"`
+	Options []PatchAdminTopicsIDFormQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PatchAdminTopicsIDFormQuestionsItemOptionsItem is a schema of the API.
+type PatchAdminTopicsIDFormQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PatchGroupInputBody is a schema of the API.
@@ -3172,12 +3463,19 @@ type PostAdminTopicsBody struct {
 	Lesson int64 `json:"lesson"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64 `json:"maxAttempts,omitzero"`
 	// Project: largest submission in bytes.
 	MaxSize *int64 `json:"max_size,omitzero"`
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PostAdminTopicsBodyQuestionsItem `json:"questions,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3209,6 +3507,27 @@ type PostAdminTopicsBodyDocumentItem struct {
 	Props any `json:"props"`
 }
 
+// PostAdminTopicsBodyQuestionsItem is a schema of the API.
+type PostAdminTopicsBodyQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                        `json:"id,omitzero"`
+	Options []PostAdminTopicsBodyQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PostAdminTopicsBodyQuestionsItemOptionsItem is a schema of the API.
+type PostAdminTopicsBodyQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
+}
+
 // PostAdminTopicsForm is a schema of the API. Fields left nil are not sent.
 type PostAdminTopicsForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -3236,12 +3555,19 @@ type PostAdminTopicsForm struct {
 	Lesson int64
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64
 	// Project: largest submission in bytes.
 	MaxSize *int64
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
 	// Visible without access to the course.
 	Preview *bool
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PostAdminTopicsFormQuestionsItem
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3272,9 +3598,12 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
 		{"markdown", f.Markdown},
+		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
+		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"preview", f.Preview},
+		{"questions", f.Questions},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3294,6 +3623,27 @@ type PostAdminTopicsFormDocumentItem struct {
 	ID *string `json:"id,omitzero"`
 	// The props schema of the component (CalloutProps for Callout, ...).
 	Props any `json:"props"`
+}
+
+// PostAdminTopicsFormQuestionsItem is a schema of the API.
+type PostAdminTopicsFormQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                        `json:"id,omitzero"`
+	Options []PostAdminTopicsFormQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PostAdminTopicsFormQuestionsItemOptionsItem is a schema of the API.
+type PostAdminTopicsFormQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PostAdminTopicsIDBody: Type-specific fields beyond those listed are passed to the content kind.
@@ -3320,12 +3670,19 @@ type PostAdminTopicsIDBody struct {
 	Lesson *int64 `json:"lesson,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64 `json:"maxAttempts,omitzero"`
 	// Project: largest submission in bytes.
 	MaxSize *int64 `json:"max_size,omitzero"`
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PostAdminTopicsIDBodyQuestionsItem `json:"questions,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3357,6 +3714,27 @@ type PostAdminTopicsIDBodyDocumentItem struct {
 	Props any `json:"props"`
 }
 
+// PostAdminTopicsIDBodyQuestionsItem is a schema of the API.
+type PostAdminTopicsIDBodyQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                          `json:"id,omitzero"`
+	Options []PostAdminTopicsIDBodyQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PostAdminTopicsIDBodyQuestionsItemOptionsItem is a schema of the API.
+type PostAdminTopicsIDBodyQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
+}
+
 // PostAdminTopicsIDForm is a schema of the API. Fields left nil are not sent.
 type PostAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -3384,12 +3762,19 @@ type PostAdminTopicsIDForm struct {
 	Lesson *int64
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64
 	// Project: largest submission in bytes.
 	MaxSize *int64
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
 	// Visible without access to the course.
 	Preview *bool
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PostAdminTopicsIDFormQuestionsItem
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3420,9 +3805,12 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
 		{"markdown", f.Markdown},
+		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
+		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"preview", f.Preview},
+		{"questions", f.Questions},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3442,6 +3830,27 @@ type PostAdminTopicsIDFormDocumentItem struct {
 	ID *string `json:"id,omitzero"`
 	// The props schema of the component (CalloutProps for Callout, ...).
 	Props any `json:"props"`
+}
+
+// PostAdminTopicsIDFormQuestionsItem is a schema of the API.
+type PostAdminTopicsIDFormQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                          `json:"id,omitzero"`
+	Options []PostAdminTopicsIDFormQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PostAdminTopicsIDFormQuestionsItemOptionsItem is a schema of the API.
+type PostAdminTopicsIDFormQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PostAdminTopicsIDResourcesForm is a schema of the API. Fields left nil are not sent.
@@ -3644,12 +4053,19 @@ type PutAdminTopicsIDBody struct {
 	Lesson *int64 `json:"lesson,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64 `json:"maxAttempts,omitzero"`
 	// Project: largest submission in bytes.
 	MaxSize *int64 `json:"max_size,omitzero"`
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PutAdminTopicsIDBodyQuestionsItem `json:"questions,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3681,6 +4097,27 @@ type PutAdminTopicsIDBodyDocumentItem struct {
 	Props any `json:"props"`
 }
 
+// PutAdminTopicsIDBodyQuestionsItem is a schema of the API.
+type PutAdminTopicsIDBodyQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                         `json:"id,omitzero"`
+	Options []PutAdminTopicsIDBodyQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PutAdminTopicsIDBodyQuestionsItemOptionsItem is a schema of the API.
+type PutAdminTopicsIDBodyQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
+}
+
 // PutAdminTopicsIDForm is a schema of the API. Fields left nil are not sent.
 type PutAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -3708,12 +4145,19 @@ type PutAdminTopicsIDForm struct {
 	Lesson *int64
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
+	// Quiz: attempts per learner, 0 for no limit.
+	MaxAttempts *int64
 	// Project: largest submission in bytes.
 	MaxSize *int64
+	// Quiz: points an attempt needs to pass; without it any ended attempt completes the topic.
+	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
 	// Visible without access to the course.
 	Preview *bool
+	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
+	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
+	Questions []PutAdminTopicsIDFormQuestionsItem
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3744,9 +4188,12 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
 		{"markdown", f.Markdown},
+		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
+		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"preview", f.Preview},
+		{"questions", f.Questions},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3766,6 +4213,27 @@ type PutAdminTopicsIDFormDocumentItem struct {
 	ID *string `json:"id,omitzero"`
 	// The props schema of the component (CalloutProps for Callout, ...).
 	Props any `json:"props"`
+}
+
+// PutAdminTopicsIDFormQuestionsItem is a schema of the API.
+type PutAdminTopicsIDFormQuestionsItem struct {
+	// One question in Moodle's GIFT format.
+	Gift *string `json:"gift,omitzero"`
+	// Keeps an existing question's id on update.
+	ID      *int64                                         `json:"id,omitzero"`
+	Options []PutAdminTopicsIDFormQuestionsItemOptionsItem `json:"options,omitzero"`
+	// Multiple-choice question text.
+	Prompt *string `json:"prompt,omitzero"`
+	// Points for a fully right answer (0 to 1000); default 1.
+	Score *float64 `json:"score,omitzero"`
+}
+
+// PutAdminTopicsIDFormQuestionsItemOptionsItem is a schema of the API.
+type PutAdminTopicsIDFormQuestionsItemOptionsItem struct {
+	// A right option.
+	Correct *bool `json:"correct,omitzero"`
+	// Option text.
+	Text *string `json:"text,omitzero"`
 }
 
 // PutGroupInputBody is a schema of the API.
@@ -3808,6 +4276,42 @@ type PutUserInputBody struct {
 	Roles         []string `json:"roles,omitzero"`
 }
 
+// Question is a schema of the API.
+type Question struct {
+	After           *string  `json:"after,omitzero"`
+	Answers         []Answer `json:"answers,omitzero"`
+	Category        *string  `json:"category,omitzero"`
+	GeneralFeedback *Text    `json:"generalFeedback,omitzero"`
+	ID              *string  `json:"id,omitzero"`
+	Pairs           []Pair   `json:"pairs,omitzero"`
+	RightFeedback   *Text    `json:"rightFeedback,omitzero"`
+	Single          *bool    `json:"single,omitzero"`
+	Stem            Text     `json:"stem"`
+	Tags            []string `json:"tags,omitzero"`
+	Title           *string  `json:"title,omitzero"`
+	Truth           *bool    `json:"truth,omitzero"`
+	Type            string   `json:"type"`
+	WrongFeedback   *Text    `json:"wrongFeedback,omitzero"`
+}
+
+// QuestionReview is a schema of the API.
+type QuestionReview struct {
+	Earned *float64 `json:"earned"`
+	Gift   Question `json:"gift"`
+}
+
+// QuizQuestion is a schema of the API.
+type QuizQuestion struct {
+	Gift    Question `json:"gift"`
+	ID      int64    `json:"id"`
+	Order   int64    `json:"order"`
+	Score   float64  `json:"score"`
+	TopicID int64    `json:"topic_id"`
+	Type    string   `json:"type"`
+	// The question in GIFT.
+	Value string `json:"value"`
+}
+
 // RegisterInputBody is a schema of the API.
 type RegisterInputBody struct {
 	Email     string `json:"email"`
@@ -3845,10 +4349,25 @@ type ResourceView struct {
 	URL string `json:"url"`
 }
 
+// Response is a schema of the API.
+type Response struct {
+	Choices []int64  `json:"choices,omitzero"`
+	Matches []string `json:"matches,omitzero"`
+	Text    *string  `json:"text,omitzero"`
+	Truth   *bool    `json:"truth,omitzero"`
+}
+
 // RestrictedBody is a schema of the API.
 type RestrictedBody struct {
 	// Whether the library is restricted (authors without h5p_library_update may not use it).
 	Restricted *bool `json:"restricted"`
+}
+
+// SavedAnswer is a schema of the API.
+type SavedAnswer struct {
+	Answer     Response  `json:"answer"`
+	QuestionID int64     `json:"question_id"`
+	SavedAt    time.Time `json:"saved_at"`
 }
 
 // SavedContent is a schema of the API.
@@ -3858,10 +4377,27 @@ type SavedContent struct {
 	Metadata any `json:"metadata"`
 }
 
+// Shown is a schema of the API.
+type Shown struct {
+	Items   []Text   `json:"items,omitzero"`
+	Options []Text   `json:"options,omitzero"`
+	Prompt  Text     `json:"prompt"`
+	Single  *bool    `json:"single,omitzero"`
+	Targets []string `json:"targets,omitzero"`
+	Title   *string  `json:"title,omitzero"`
+	Type    string   `json:"type"`
+}
+
 // SortInputBody is a schema of the API.
 type SortInputBody struct {
 	// Course ids in their new order; positions become 1, 2, 3, ...
 	Courses []int64 `json:"courses"`
+}
+
+// StartInputBody is a schema of the API.
+type StartInputBody struct {
+	// The quiz topic.
+	TopicID int64 `json:"topic_id"`
 }
 
 // SubmissionView is a schema of the API.
@@ -3906,6 +4442,12 @@ type Summary struct {
 type TagCount struct {
 	Count int64  `json:"count"`
 	Tag   string `json:"tag"`
+}
+
+// Text is a schema of the API.
+type Text struct {
+	Format string `json:"format"`
+	Text   string `json:"text"`
 }
 
 // Token is a schema of the API.
@@ -4000,6 +4542,14 @@ type UnassignInputBody struct {
 type UpdateInputBody struct {
 	// Settings to change, all or none.
 	Config []Item `json:"config"`
+}
+
+// UpdateQuestionInputBody is a schema of the API.
+type UpdateQuestionInputBody struct {
+	// Points for a fully right answer.
+	Score *float64 `json:"score,omitzero"`
+	// One question in GIFT.
+	Value *string `json:"value,omitzero"`
 }
 
 // UploadedContent is a schema of the API.

@@ -42,6 +42,7 @@ const (
 	kindAudio   = "audio"
 	kindVideo   = "video"
 	kindProject = "project"
+	kindQuiz    = "quiz"
 	// kindH5P topics play a quiz of package quickcheck, generated when the
 	// seed runs.
 	kindH5P = "h5p"
@@ -70,6 +71,11 @@ type topic struct {
 	Quiz *quickcheck.Quiz
 	// Layout is the document of a layout topic.
 	Layout []client.PostAdminTopicsBodyDocumentItem
+	// GIFT are the questions of a quiz topic, one each; the quiz is timed
+	// by the tenant's lms_gift_quiz.max_quiz_time and passes with
+	// PassScore points.
+	GIFT      []string
+	PassScore float64
 }
 
 // openMovie is Big Buck Bunny, the Blender Foundation's short film under
@@ -176,6 +182,17 @@ func gettingStarted() course {
 						Summary: "Four questions on this course. Answer them all and check: finishing the quiz " +
 							"completes the topic.",
 						Quiz: gettingStartedQuiz()},
+					{Kind: kindQuiz, Title: "Timed quiz: the platform", Duration: "5 min", PassScore: 3,
+						Summary: "Four questions of different kinds against the clock. Your answers are saved as you " +
+							"give them; score 3 points of 4 to pass and complete the topic.",
+						Markdown: "Answer the four questions, then **hand in**. You can come back to an attempt under " +
+							"way until its time runs out.",
+						GIFT: []string{
+							"::Lessons:: A course is split into lessons, and each lesson holds topics. {T}",
+							"::Projects:: When is a project topic complete? {\n=When you hand in your work\n~As soon as you open it\n~When you have read its instructions}",
+							"::Where:: Which page lists the courses you have started? {=My learning =%50%my courses}",
+							"::Count:: How many questions does this quiz have? {#4}",
+						}},
 				}},
 		},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/content/project"
+	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/content/richtext"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
@@ -282,6 +283,12 @@ func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp top
 		body.Topicable, body.Instructions, body.Accept = project.Class, &tp.Markdown, &tp.Accept
 	case kindLayout:
 		body.Topicable, body.Document, body.Fallback = layout.Class, tp.Layout, &tp.Markdown
+	case kindQuiz:
+		body.Topicable, body.Value = quizkind.Class, tp.Markdown
+		body.MinPassScore = &tp.PassScore
+		for _, g := range tp.GIFT {
+			body.Questions = append(body.Questions, client.PostAdminTopicsBodyQuestionsItem{Gift: client.Ptr(g)})
+		}
 	case kindImage:
 		class = file.Image().Class()
 	case kindPDF:

@@ -322,6 +322,15 @@ func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Princi
 	return out, err
 }
 
+// CanRecord checks that p may record progress in a topic now: access to
+// its course within the learner's dates, the topic shown to learners and
+// its lesson open. Package quiz asks it before an attempt starts, so that
+// an attempt is taken only where its completion would count.
+func (s *Service) CanRecord(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) error {
+	_, err := s.learnerTopic(ctx, t, t.DB, s.now(), p, topicID)
+	return err
+}
+
 // learnerTopic returns the course of a topic that learners see (an active
 // topic in an active lesson), read through the program cache, after
 // checking that p may record progress in it and that its lesson is open.

@@ -165,6 +165,21 @@ var matrix = map[string]string{
 	"POST /api/topics/{topic}/practice/check":                         admins,
 	"GET /api/admin/topics/{topic}/project/submissions":               admins,
 	"GET /api/admin/topics/{topic}/project/submissions/{id}/download": admins,
+	// Quizzes: the matrix's quiz is in the admin's course and its attempt
+	// is the admin's; every learner lists their own attempts.
+	"POST /api/quiz-attempts":                                 admins,
+	"GET /api/quiz-attempts":                                  users,
+	"GET /api/quiz-attempts/{id}":                             admins,
+	"POST /api/quiz-attempts/{id}/answer":                     admins,
+	"POST /api/quiz-attempts/{id}/end":                        admins,
+	"GET /api/admin/topics/{topic_id}/quiz-attempts":          admins,
+	"GET /api/admin/quiz-attempts/{id}":                       admins,
+	"POST /api/admin/quiz-attempts/{id}/grade":                admins,
+	"POST /api/admin/gift-questions":                          admins,
+	"GET /api/admin/topics/{topic_id}/gift-questions":         admins,
+	"PUT /api/admin/topics/{topic_id}/gift-questions/order":   admins,
+	"PUT /api/admin/topics/{topic_id}/gift-questions/{id}":    admins,
+	"DELETE /api/admin/topics/{topic_id}/gift-questions/{id}": admins,
 	// Signed links need no token; without a valid signature nobody gets one.
 	"GET /api/files/{key}": "",
 	// Demo mode is off in the matrix's server, and its tenant is no demo
@@ -294,7 +309,7 @@ func (w *matrixWorld) request(t *testing.T, route string) apitest.Request {
 	method, path, _ := strings.Cut(route, " ")
 	id := strconv.FormatInt(w.target.ID, 10)
 	switch {
-	case strings.HasPrefix(path, "/api/admin/topics/"):
+	case strings.HasPrefix(path, "/api/admin/topics/") || isQuiz(route):
 		id = w.topicObjs.id(path)
 	case strings.HasPrefix(path, "/api/admin/user-groups/"):
 		id = w.groupID
@@ -304,6 +319,9 @@ func (w *matrixWorld) request(t *testing.T, route string) apitest.Request {
 		id = w.lessonID
 	}
 	path = strings.ReplaceAll(path, "{id}", id)
+	if isQuiz(route) {
+		path = strings.ReplaceAll(path, "{topic_id}", w.topicObjs.quiz)
+	}
 	for k, v := range w.params {
 		path = strings.ReplaceAll(path, k, v)
 	}

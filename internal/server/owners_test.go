@@ -61,6 +61,9 @@ var owners = map[string]string{
 	"topics":              "topics",
 	"topic_resources":     "topics",
 	"project_submissions": "topics",
+	// quiz: attempts and their answers
+	"quiz_attempts": "quiz",
+	"quiz_answers":  "quiz",
 	// learning: progress, and the program cache's version counters
 	"course_progress":      "learning",
 	"topic_progress":       "learning",

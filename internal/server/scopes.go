@@ -131,6 +131,12 @@ var scopePolicy = func() tokens.Policy {
 		"POST /api/courses/progress/{topic_id}/h5p": write(progress),
 		"POST /api/topics/{topic}/project":          write(progress),
 		"POST /api/topics/{topic}/practice/check":   write(progress),
+		// Quiz attempts are the learner's progress.
+		"POST /api/quiz-attempts":             write(progress),
+		"GET /api/quiz-attempts":              read(progress),
+		"GET /api/quiz-attempts/{id}":         read(progress),
+		"POST /api/quiz-attempts/{id}/answer": write(progress),
+		"POST /api/quiz-attempts/{id}/end":    write(progress),
 
 		// Courses, lessons, topics, uploads and programs: courses:read for
 		// reads, courses:write for writes (the interface's Topics section).
@@ -189,6 +195,14 @@ var scopePolicy = func() tokens.Policy {
 		del + " /api/admin/topics/{topic_id}/resources/{resource_id}":     write(courses),
 		"GET /api/admin/topics/{topic}/project/submissions":               read(courses),
 		"GET /api/admin/topics/{topic}/project/submissions/{id}/download": read(courses),
+		"GET /api/admin/topics/{topic_id}/quiz-attempts":                  read(courses),
+		"GET /api/admin/quiz-attempts/{id}":                               read(courses),
+		"POST /api/admin/quiz-attempts/{id}/grade":                        write(courses),
+		"POST /api/admin/gift-questions":                                  write(courses),
+		"GET /api/admin/topics/{topic_id}/gift-questions":                 read(courses),
+		"PUT /api/admin/topics/{topic_id}/gift-questions/order":           write(courses),
+		"PUT /api/admin/topics/{topic_id}/gift-questions/{id}":            write(courses),
+		del + " /api/admin/topics/{topic_id}/gift-questions/{id}":         write(courses),
 
 		// The H5P service: the token's user with the H5P permissions its
 		// scopes keep (h5p:read lists and reads, h5p:write changes).

@@ -7,9 +7,11 @@ import (
 	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
+	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/content/richtext"
 	"github.com/lms-platform/lms/internal/fetch"
 	"github.com/lms-platform/lms/internal/files"
+	"github.com/lms-platform/lms/internal/quiz"
 	"github.com/lms-platform/lms/internal/topics"
 )
 
@@ -32,16 +34,21 @@ func (s *Server) contentKinds() *content.Registry {
 		// A layout's H5PFrame is checked with the H5P service through the
 		// H5P kind's client.
 		&layout.Kind{H5P: h5p},
+		quizkind.Kind{},
 	)
 }
 
-// topicRoutes registers signed file links and topic authoring. A project
-// topic completes when the learner submits, through learning, which is
-// built first for that.
+// topicRoutes registers signed file links, topic authoring and quiz
+// attempts. A project topic completes when the learner submits, a quiz
+// topic when an attempt passes, through learning, which is built first
+// for that.
 func (s *Server) topicRoutes() {
 	files.Routes(s.API, s.Files)
 	s.topics = &topics.Service{Clock: s.Clock, Kinds: s.Kinds, Files: s.Files, Progress: s.Learning,
 		Scanner: s.Scanner}
 	topics.Routes(s.API, s.topics)
 	layout.Routes(s.API, &layout.Practice{Topics: s.topics, Progress: s.Learning})
+	// Quiz attempts complete their topic through learning too.
+	quiz.Routes(s.API, &quiz.Service{Clock: s.Clock, Settings: s.Settings, Topics: s.topics, Progress: s.Learning,
+		Gate: s.Learning})
 }

@@ -285,6 +285,18 @@ func describeTopicForm(api huma.API, kinds *content.Registry, method, path strin
 			"instructions": str("Project: instructions, Markdown."),
 			"accept":       str("Project: accepted extensions, a JSON array or separated by commas."),
 			"max_size":     integer("Project: largest submission in bytes."),
+			"questions": {Type: huma.TypeArray, Description: "Quiz: the questions, each {prompt, options: [{text, correct}], score?} " +
+				"(converted to GIFT) or {gift, score?} (one question in GIFT, passed through); score is points, default 1.",
+				Items: &huma.Schema{Type: huma.TypeObject, Properties: map[string]*huma.Schema{
+					"prompt": str("Multiple-choice question text."),
+					"options": {Type: huma.TypeArray, Items: &huma.Schema{Type: huma.TypeObject, Properties: map[string]*huma.Schema{
+						"text": str("Option text."), "correct": boolean("A right option.")}}},
+					"gift":  str("One question in Moodle's GIFT format."),
+					"score": {Type: huma.TypeNumber, Description: "Points for a fully right answer (0 to 1000); default 1."},
+					"id":    integer("Keeps an existing question's id on update."),
+				}}},
+			"maxAttempts":  integer("Quiz: attempts per learner, 0 for no limit."),
+			"minPassScore": {Type: huma.TypeNumber, Description: "Quiz: points an attempt needs to pass; without it any ended attempt completes the topic."},
 		}
 		for _, k := range kinds.Kinds() {
 			if d, ok := k.(content.Described); ok {

@@ -80,6 +80,15 @@ type (
 		Accept       []string `json:"accept"`
 		MaxSize      int64    `json:"max_size"`
 	}
+	quizContent struct {
+		Intro         string   `json:"intro"`
+		MaxAttempts   int      `json:"max_attempts"`
+		MinPassScore  *float64 `json:"min_pass_score"`
+		QuestionCount int      `json:"question_count"`
+		MaxScore      float64  `json:"max_score"`
+		// PassScore is MinPassScore as shown; empty without one.
+		PassScore string `json:"-"`
+	}
 	h5pContent struct {
 		ContentID string `json:"content_id"`
 		Title     string `json:"title"`
@@ -97,7 +106,8 @@ type topicData struct {
 	// Mode is how the topic completes: read (rich text read to its end),
 	// open (shown), ended (media played to the end), xapi (an H5P
 	// completed or passed statement), upload (a project submitted),
-	// practice (a layout's first checked answer) or manual.
+	// practice (a layout's first checked answer), quiz (an attempt passed,
+	// or ended without a pass score) or manual.
 	Mode string
 	// Manual offers a "mark as complete" button (and the no-script way).
 	Manual     bool
@@ -107,6 +117,7 @@ type topicData struct {
 	File       *fileContent
 	OEmbed     *oembedContent
 	Project    *projectContent
+	Quiz       *quizContent
 	H5P        *h5pContent
 	Layout     *layoutContent
 	EmbedSrc   string
@@ -221,6 +232,15 @@ func (h *Handler) fillContent(d *topicData) {
 		if d.Layout != nil && d.Layout.Practice {
 			d.Mode, d.Manual = "practice", false
 		}
+	case "quiz":
+		d.Quiz = &quizContent{}
+		json.Unmarshal(raw, d.Quiz)
+		// The API renders the intro's Markdown to sanitised HTML.
+		d.HTML = template.HTML(d.Quiz.Intro)
+		if d.Quiz.MinPassScore != nil {
+			d.Quiz.PassScore = strconv.FormatFloat(*d.Quiz.MinPassScore, 'f', -1, 64)
+		}
+		d.Mode = "quiz"
 	case "h5p":
 		d.H5P = &h5pContent{}
 		json.Unmarshal(raw, d.H5P)

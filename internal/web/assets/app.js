@@ -184,6 +184,220 @@
     });
   });
 
+  // The quiz player. Questions come from the attempt, without anything
+  // that tells the right answers; every change is saved at once (text
+  // after a short pause), so a reload or a closed tab loses nothing. The
+  // server keeps the time: the countdown only shows it, and the attempt
+  // ends itself when it runs out.
+  var quiz = document.getElementById('quiz');
+  if (quiz && signedIn) {
+    var quizTopic = Number(quiz.dataset.topic);
+    var qForm = document.getElementById('quiz-form');
+    var qStart = document.getElementById('quiz-start');
+    var qEnd = document.getElementById('quiz-end');
+    var qTimer = document.getElementById('quiz-timer');
+    var qMessage = document.getElementById('quiz-message');
+    var attempt = null;
+    var deadline = 0;
+    var ticking = null;
+    var pending = {};
+    var saving = 0;
+
+    var el = function (tag, attrs, text) {
+      var node = document.createElement(tag);
+      Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+      if (text !== undefined) { node.textContent = text; }
+      return node;
+    };
+    var say = function (text) { qMessage.textContent = text; };
+    var json = function (res) {
+      return res.json().then(function (body) {
+        if (!res.ok) { throw new Error(body && body.message ? body.message : 'The quiz could not be reached.'); }
+        return body;
+      });
+    };
+    var points = function (n) { return (Math.round(n * 100) / 100) + (n === 1 ? ' point' : ' points'); };
+
+    var save = function (qid, answer) {
+      saving++;
+      quiz.dataset.saving = String(saving);
+      return bff('POST', '/api/quiz-attempts/' + attempt.id + '/answer', { question_id: qid, answer: answer })
+        .then(json)
+        .then(function () {
+          var mark = document.getElementById('saved-' + qid);
+          if (mark) { mark.textContent = 'Saved'; }
+        })
+        .catch(function (err) { say(err.message); load(attempt.id); })
+        .then(function () { saving--; quiz.dataset.saving = String(saving); });
+    };
+    var saveSoon = function (qid, answer) {
+      clearTimeout(pending[qid]);
+      var mark = document.getElementById('saved-' + qid);
+      if (mark) { mark.textContent = ''; }
+      pending[qid] = setTimeout(function () { delete pending[qid]; save(qid, answer()); }, 500);
+    };
+
+    var answerOf = function (q, fs) {
+      var type = q.question.type;
+      if (type === 'multichoice') {
+        var picked = [];
+        Array.prototype.forEach.call(fs.querySelectorAll('input'), function (i) { if (i.checked) { picked.push(Number(i.value)); } });
+        return { choices: picked };
+      }
+      if (type === 'truefalse') {
+        var t = fs.querySelector('input:checked');
+        return t ? { truth: t.value === 'true' } : {};
+      }
+      if (type === 'matching') {
+        return { matches: Array.prototype.map.call(fs.querySelectorAll('select'), function (s) { return s.value; }) };
+      }
+      var field = fs.querySelector('input, textarea');
+      return { text: field ? field.value : '' };
+    };
+
+    var renderQuestion = function (q, n, ended) {
+      var fs = el('fieldset', { 'class': 'quiz-question', id: 'question-' + q.id, 'data-type': q.question.type });
+      fs.appendChild(el('legend', {}, (n + 1) + '. ' + (q.question.title ? q.question.title + ': ' : '') + q.question.prompt.text));
+      var a = q.answer || {};
+      var type = q.question.type;
+      var name = 'q' + q.id;
+      var choice = function (kind, value, label, checked) {
+        var id = name + '-' + value;
+        var wrap = el('div', { 'class': 'quiz-option' });
+        var input = el('input', { type: kind, name: name, id: id, value: String(value) });
+        input.checked = !!checked;
+        input.disabled = ended;
+        wrap.appendChild(input);
+        wrap.appendChild(el('label', { 'for': id }, label));
+        return wrap;
+      };
+      if (type === 'multichoice') {
+        (q.question.options || []).forEach(function (o, i) {
+          fs.appendChild(choice(q.question.single ? 'radio' : 'checkbox', i, o.text, (a.choices || []).indexOf(i) >= 0));
+        });
+      } else if (type === 'truefalse') {
+        fs.appendChild(choice('radio', 'true', 'True', a.truth === true));
+        fs.appendChild(choice('radio', 'false', 'False', a.truth === false));
+      } else if (type === 'matching') {
+        (q.question.items || []).forEach(function (item, i) {
+          var id = name + '-' + i;
+          var wrap = el('div', { 'class': 'quiz-option' });
+          wrap.appendChild(el('label', { 'for': id }, item.text));
+          var sel = el('select', { id: id });
+          sel.appendChild(el('option', { value: '' }, 'Choose…'));
+          (q.question.targets || []).forEach(function (target) {
+            var opt = el('option', { value: target }, target);
+            if ((a.matches || [])[i] === target) { opt.selected = true; }
+            sel.appendChild(opt);
+          });
+          sel.disabled = ended;
+          wrap.appendChild(sel);
+          fs.appendChild(wrap);
+        });
+      } else if (type === 'essay') {
+        var area = el('textarea', { id: name, rows: '6', 'aria-label': 'Your answer' });
+        area.value = a.text || '';
+        area.disabled = ended;
+        fs.appendChild(area);
+      } else if (type === 'shortanswer' || type === 'numerical') {
+        var input = el('input', { id: name, type: 'text', 'aria-label': 'Your answer', inputmode: type === 'numerical' ? 'decimal' : 'text' });
+        input.value = a.text || '';
+        input.disabled = ended;
+        fs.appendChild(input);
+      }
+      if (type !== 'description') {
+        fs.appendChild(el('p', { 'class': 'quiz-saved muted', id: 'saved-' + q.id, 'aria-live': 'polite' }, q.answer ? 'Saved' : ''));
+      }
+      if (ended && q.review && type !== 'description') {
+        fs.appendChild(el('p', { 'class': 'quiz-earned' }, q.review.earned === null ? 'Waiting for a grade' :
+          'You earned ' + points(q.review.earned) + ' of ' + points(q.score) + '.'));
+      }
+      if (!ended && type !== 'description') {
+        var typed = type === 'essay' || type === 'shortanswer' || type === 'numerical';
+        fs.addEventListener(typed ? 'input' : 'change', function () {
+          var get = function () { return answerOf(q, fs); };
+          if (typed) { saveSoon(q.id, get); } else { save(q.id, get()); }
+        });
+      }
+      return fs;
+    };
+
+    var tick = function () {
+      var left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+      qTimer.textContent = 'Time left: ' + Math.floor(left / 60) + ':' + ('0' + (left % 60)).slice(-2);
+      if (left === 0) {
+        clearInterval(ticking);
+        // The server ended the attempt at its limit; show the result.
+        load(attempt.id);
+      }
+    };
+
+    var render = function (a) {
+      attempt = a;
+      clearInterval(ticking);
+      var ended = a.status === 'ended';
+      quiz.dataset.attempt = String(a.id);
+      quiz.dataset.state = a.status;
+      qForm.textContent = '';
+      a.questions.forEach(function (q, n) { qForm.appendChild(renderQuestion(q, n, ended)); });
+      qForm.hidden = false;
+      qEnd.hidden = ended;
+      if (!ended) {
+        qStart.hidden = true;
+        deadline = Date.now() + a.seconds_left * 1000;
+        qTimer.hidden = false;
+        tick();
+        ticking = setInterval(tick, 1000);
+        say('Attempt ' + a.number + ' is under way. Your answers are saved as you go.');
+        return;
+      }
+      qTimer.hidden = true;
+      var result = 'Attempt ' + a.number + ' ended: ' + points(a.score) + ' of ' + points(a.max_score) + '.';
+      if (a.pending_grading) { result += ' An essay waits for a grade.'; }
+      if (a.passed === true) { result += ' You passed.'; }
+      if (a.passed === false) { result += ' You did not pass this time.'; }
+      say(result);
+      quiz.dataset.passed = String(a.passed);
+      if (a.passed === true || (a.min_pass_score === null && !a.pending_grading)) { setStatus(1); }
+      qStart.textContent = 'Try again';
+      qStart.hidden = false;
+    };
+
+    var load = function (id) {
+      return bff('GET', '/api/quiz-attempts/' + id).then(json).then(function (body) { render(body.data); })
+        .catch(function (err) { say(err.message); });
+    };
+
+    qStart.addEventListener('click', function () {
+      bff('POST', '/api/quiz-attempts', { topic_id: quizTopic }).then(json)
+        .then(function (body) { render(body.data); })
+        .catch(function (err) { say(err.message); });
+    });
+    qEnd.addEventListener('click', function () {
+      // Answers still waiting for their pause are saved first.
+      var waits = Object.keys(pending).map(function (qid) {
+        clearTimeout(pending[qid]);
+        delete pending[qid];
+        return save(Number(qid), answerOf(attempt.questions.filter(function (q) { return q.id === Number(qid); })[0],
+          document.getElementById('question-' + qid)));
+      });
+      Promise.all(waits)
+        .then(function () { return bff('POST', '/api/quiz-attempts/' + attempt.id + '/end'); })
+        .then(json)
+        .then(function (body) { render(body.data); })
+        .catch(function (err) { say(err.message); });
+    });
+
+    // Resume the attempt under way, or show the last result.
+    bff('GET', '/api/quiz-attempts?topic_id=' + quizTopic + '&per_page=1').then(json)
+      .then(function (body) {
+        var last = body.data && body.data[0];
+        if (last) { return load(last.id); }
+        qStart.hidden = false;
+      })
+      .catch(function (err) { say(err.message); qStart.hidden = false; });
+  }
+
   // The H5P embeds, served on this origin through the /h5p/ proxy: the
   // frame of an H5P topic, or the H5PFrames of a layout. The token is
   // never in this page: the parent answers lms-h5p:token with null and
