@@ -308,6 +308,13 @@ func TestStartWhereProgressCounts(t *testing.T) {
 			"topicable": `Lms\TopicTypes\Models\TopicContent\RichText`, "markdown": "Hello"})
 		start(t, w, 422, w.learner, rich.Number("data.id"))
 		call(t, env, 422, "POST", "/api/admin/gift-questions", w.tutor, map[string]any{"topic_id": rich.Number("data.id"), "value": "Q {T}"})
+		// A quiz is not skipped with a progress write.
+		active := createQuiz(t, w, nil)
+		skip := call(t, env, 422, "PATCH", "/api/courses/progress/"+fmt.Sprint(w.course), w.learner,
+			map[string]any{"progress": []any{map[string]any{"topic_id": active, "status": 1}}})
+		if !strings.Contains(string(skip.Body), "its own activity") {
+			t.Errorf("progress write completing a quiz: %s", skip.Body)
+		}
 	})
 }
 

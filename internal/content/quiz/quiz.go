@@ -293,6 +293,10 @@ func (Kind) Copy(_ context.Context, _ content.Env, value json.RawMessage) (json.
 // Remove has nothing to delete; attempts belong to package quiz.
 func (Kind) Remove(context.Context, content.Env, json.RawMessage) error { return nil }
 
+// CompletesItself: a quiz completes only through an attempt (passed, or
+// ended when it has no pass score), never by a progress write.
+func (Kind) CompletesItself(json.RawMessage) bool { return true }
+
 // View is what topics and programs show: the intro and the rules, never
 // the questions, whose answers learners must not read; learners see the
 // questions through an attempt, authors through the question routes.
