@@ -529,6 +529,15 @@ func TestTopicTypes(t *testing.T) {
 			t.Fatalf("oembed refusal: %v", embed)
 		}
 		c.fails(3, "USAGE", "", "create-topic", "quiz", "--lesson", lesson, "--title", "x")
+		c.fails(3, "USAGE", "", "create-topic", "quiz", "--lesson", lesson, "--title", "x", "--questions", "[]")
+		quiz := c.ok("", "create-topic", "quiz", "--lesson", lesson, "--title", "Check", "--max-attempts", "2",
+			"--questions", `[{"prompt":"2 + 2?","options":[{"text":"3","correct":false},{"text":"4","correct":true}]}]`)
+		if get(quiz, "kind") != "quiz" {
+			t.Fatalf("quiz: %v", quiz)
+		}
+		gift := write("check.gift", []byte("// arithmetic\n$CATEGORY: maths\n\n::Sum:: 1 + 1 = {=2 ~3}\n\nThe sky is blue. {T}\n"))
+		c.ok("", "create-topic", "quiz", "--lesson", lesson, "--title", "Check 2", "--gift", "@"+gift)
+		c.fails(6, "INVALID", "", "create-topic", "quiz", "--lesson", lesson, "--title", "x", "--gift", "What? {=a ~b")
 
 		doc := write("doc.json", []byte(`[{"component":"Callout","props":{"tone":"info","title":"Note","body":"Read on."}}]`))
 		layout := c.ok("", "create-topic", "layout", "--lesson", lesson, "--title", "Structured", "--document", "@"+doc,
@@ -544,7 +553,7 @@ func TestTopicTypes(t *testing.T) {
 
 		program := c.ok("", "get-admin-courses-course-program", "--course", fmt.Sprint(course))
 		raw, _ := json.Marshal(program)
-		for _, title := range []string{"A pdf", "A image", "A audio", "A video", "Essay", "Structured"} {
+		for _, title := range []string{"A pdf", "A image", "A audio", "A video", "Essay", "Structured", "Check", "Check 2"} {
 			if !strings.Contains(string(raw), `"`+title+`"`) {
 				t.Fatalf("program lacks %s: %s", title, raw)
 			}

@@ -11,6 +11,7 @@ import (
 	"mime/multipart"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -107,6 +108,18 @@ var topicTypes = map[string]topicType{
 		},
 		prepare: prepareLayout,
 	},
+	"quiz": {
+		class:   `Lms\TopicTypeGift\Models\GiftQuiz`,
+		summary: "a quiz: questions {prompt, options:[{text, correct}], score?} (made GIFT by the server) or {gift, score?}",
+		flags: []topicFlag{
+			{"questions", "the JSON list of questions, or @file.json"},
+			{"gift", "questions in GIFT, blank-line separated, or @file.gift (instead of --questions)"},
+			{"max-attempts", "attempts a learner has (0: no limit)"},
+			{"min-pass-score", "points needed to pass"},
+			{"intro", "the quiz's introduction in Markdown, or @file.md"},
+		},
+		prepare: prepareQuiz,
+	},
 	"h5p": {
 		class:   `Lms\TopicTypes\Models\TopicContent\H5P`,
 		summary: "an H5P package (.h5p), uploaded to the H5P service first",
@@ -162,6 +175,74 @@ func prepareLayout(v topicValues, body map[string]any) error {
 	}
 	body["document"], body["fallback"] = doc, fallback
 	return nil
+}
+
+// prepareQuiz sends the questions as given, or each GIFT question of a
+// file as {gift}; the server parses and checks them.
+func prepareQuiz(v topicValues, body map[string]any) error {
+	if (v["questions"] == "") == (v["gift"] == "") {
+		return usagef("create-topic quiz: give exactly one of --questions and --gift")
+	}
+	var questions []any
+	if v["questions"] != "" {
+		text, err := textArg("questions", v["questions"])
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal([]byte(text), &questions); err != nil || len(questions) == 0 {
+			return usagef("--questions: not a non-empty JSON list of questions")
+		}
+	} else {
+		text, err := textArg("gift", v["gift"])
+		if err != nil {
+			return err
+		}
+		for _, q := range giftQuestions(text) {
+			questions = append(questions, map[string]any{"gift": q})
+		}
+		if len(questions) == 0 {
+			return usagef("--gift: no question in the text")
+		}
+	}
+	body["questions"] = questions
+	for flag, field := range map[string]string{"max-attempts": "maxAttempts", "min-pass-score": "minPassScore"} {
+		if v[flag] == "" {
+			continue
+		}
+		n, err := strconv.ParseFloat(v[flag], 64)
+		if err != nil || n < 0 {
+			return usagef("--%s: not a number of 0 or more", flag)
+		}
+		body[field] = n
+	}
+	if v["intro"] != "" {
+		text, err := textArg("intro", v["intro"])
+		if err != nil {
+			return err
+		}
+		body["value"] = text
+	}
+	return nil
+}
+
+// giftQuestions splits a GIFT text into its questions: GIFT separates
+// questions by blank lines. Blocks of comments and category lines only
+// are no questions.
+func giftQuestions(text string) []string {
+	var out []string
+	for _, block := range regexp.MustCompile(`\r?\n[ \t]*\r?\n`).Split(strings.TrimSpace(text), -1) {
+		question := false
+		for _, line := range strings.Split(block, "\n") {
+			line = strings.TrimSpace(line)
+			if line != "" && !strings.HasPrefix(line, "//") && !strings.HasPrefix(line, "$CATEGORY:") {
+				question = true
+			}
+		}
+		if question {
+			out = append(out, strings.TrimSpace(block))
+		}
+	}
+	return out
 }
 
 // fileTopic is a topic of one uploaded file whose extension says its type.
