@@ -116,6 +116,9 @@ func tool(op ops.Operation) *mcp.Tool {
 			"render layouts, which must leave out hints and worked solutions. Practice goes only in a PracticeActivity. " +
 			"Read the tool get-admin-layout-components first: it gives each component's props and the rules beyond " +
 			"them, and a refused document answers every problem at once, keyed by node and prop path.")
+		desc.WriteString(" Quiz: topicable Lms\\TopicTypeGift\\Models\\GiftQuiz with questions, each {prompt, options:[{text, " +
+			"correct}], score?} or {gift, score?} (one question in Moodle's GIFT format), and optional maxAttempts, " +
+			"minPassScore (points) and value (intro in Markdown).")
 	}
 	desc.WriteString("\n\n" + untrusted)
 	destructive := op.Kind == ops.Destructive

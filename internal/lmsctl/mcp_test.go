@@ -116,7 +116,7 @@ func TestMCPToolGates(t *testing.T) {
 	}
 	// Authoring a layout right the first time: the rules are in the tool.
 	if d := tools["post-admin-topics"].Description; !strings.Contains(d, "PracticeActivity") ||
-		!strings.Contains(d, "get-admin-layout-components") || !strings.Contains(d, "hints") {
+		!strings.Contains(d, "get-admin-layout-components") || !strings.Contains(d, "hints") || !strings.Contains(d, "GiftQuiz") {
 		t.Fatalf("topic creation tool without the layout rules: %s", d)
 	}
 	// Uploads read local files: never a tool.
