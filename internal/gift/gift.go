@@ -415,22 +415,35 @@ func parseChoice(q *Question, s string, line int) error {
 }
 
 func parseShort(q *Question, s string, line int) error {
+	answers, err := rightAnswers(q, s, line)
+	if err != nil {
+		return err
+	}
+	q.Answers = append(q.Answers, answers...)
+	if len(q.Answers) == 0 {
+		return &Error{Line: line, Msg: "expected an answer (=text) in the answer block"}
+	}
+	return nil
+}
+
+// rightAnswers reads the = parts of a short-answer or numerical block:
+// each an accepted answer with its weight (100% unless given) and
+// feedback.
+func rightAnswers(q *Question, s string, line int) ([]Answer, error) {
+	var out []Answer
 	for _, part := range splitOn(s, "=") {
 		part = strings.TrimSpace(strings.TrimPrefix(part, "="))
 		w, rest, has, err := weight(part, line)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !has {
 			w = 100
 		}
 		t, fb := splitFeedback(rest, q.Stem.Format)
-		q.Answers = append(q.Answers, Answer{Text: t, Weight: w, Feedback: fb})
+		out = append(out, Answer{Text: t, Weight: w, Feedback: fb})
 	}
-	if len(q.Answers) == 0 {
-		return &Error{Line: line, Msg: "expected an answer (=text) in the answer block"}
-	}
-	return nil
+	return out, nil
 }
 
 func parseMatching(q *Question, s string, line int) error {
@@ -478,17 +491,11 @@ func parseNumerical(q *Question, s string, line int) error {
 		q.WrongFeedback = fb
 		s = s[:i]
 	}
-	for _, part := range splitOn(s, "=") {
-		part = strings.TrimSpace(strings.TrimPrefix(part, "="))
-		w, rest, has, err := weight(part, line)
-		if err != nil {
-			return err
-		}
-		if !has {
-			w = 100
-		}
-		t, fb := splitFeedback(rest, q.Stem.Format)
-		a := Answer{Text: t, Weight: w, Feedback: fb}
+	answers, err := rightAnswers(q, s, line)
+	if err != nil {
+		return err
+	}
+	for _, a := range answers {
 		if err := readNumber(&a, line); err != nil {
 			return err
 		}
