@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/changes"
@@ -61,16 +62,42 @@ func (ts *Tenants) Recreate(ctx context.Context, rec Record) error {
 	return nil
 }
 
-// emptyPostgres drops the public schema with everything in it.
+// emptyPostgres drops the public schema with everything in it. The drop
+// locks the tables one by one. A transaction of this process or another
+// replica can hold one of them while its own work waits, on another
+// pooled connection, for a table the drop already holds (an event
+// delivery's listener reading through the pool): PostgreSQL sees no cycle
+// across connections, so both would wait for ever. The drop therefore
+// gives up a lock wait after dropLockWait, releasing what it took so the
+// other side can finish, and tries again.
 func emptyPostgres(ctx context.Context, db *sqldb.DB) error {
-	return db.Tx(ctx, func(tx *sqldb.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DROP SCHEMA IF EXISTS public CASCADE`); err != nil {
+	for attempt := 1; ; attempt++ {
+		err := db.Tx(ctx, func(tx *sqldb.Tx) error {
+			if _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = '`+dropLockWait+`'`); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DROP SCHEMA IF EXISTS public CASCADE`); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `CREATE SCHEMA public`)
+			return err
+		})
+		// 55P03: lock_not_available, the lock wait ran out.
+		if err == nil || !strings.Contains(err.Error(), "SQLSTATE 55P03") || attempt == dropAttempts {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `CREATE SCHEMA public`)
-		return err
-	})
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+		}
+	}
 }
+
+const (
+	dropLockWait = "2s"
+	dropAttempts = 10
+)
 
 // emptySQLite drops every schema object in one transaction, with foreign
 // keys off on its connection so that the order of the drops is free.
