@@ -2037,6 +2037,7 @@ type AttemptView struct {
 	Passed         *bool             `json:"passed"`
 	PendingGrading bool              `json:"pending_grading"`
 	Questions      []AttemptQuestion `json:"questions,omitzero"`
+	Review         string            `json:"review"`
 	Score          *float64          `json:"score"`
 	SecondsLeft    int64             `json:"seconds_left"`
 	StartedAt      time.Time         `json:"started_at"`
@@ -3164,6 +3165,11 @@ type PatchAdminTopicsIDBody struct {
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
 	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
 	Questions []PatchAdminTopicsIDBodyQuestionsItem `json:"questions,omitzero"`
+	// Quiz: when learners see the review (right answers, feedback, points) of a question: after_end
+	// (default) once the attempt ended; after_answer as soon as an answer is saved, which makes that
+	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
+	// started with.
+	Review *string `json:"review,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3256,6 +3262,11 @@ type PatchAdminTopicsIDForm struct {
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
 	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
 	Questions []PatchAdminTopicsIDFormQuestionsItem
+	// Quiz: when learners see the review (right answers, feedback, points) of a question: after_end
+	// (default) once the attempt ended; after_answer as soon as an answer is saved, which makes that
+	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
+	// started with.
+	Review *string
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3292,6 +3303,7 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"order", f.Order},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
+		{"review", f.Review},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3476,6 +3488,11 @@ type PostAdminTopicsBody struct {
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
 	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
 	Questions []PostAdminTopicsBodyQuestionsItem `json:"questions,omitzero"`
+	// Quiz: when learners see the review (right answers, feedback, points) of a question: after_end
+	// (default) once the attempt ended; after_answer as soon as an answer is saved, which makes that
+	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
+	// started with.
+	Review *string `json:"review,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3568,6 +3585,11 @@ type PostAdminTopicsForm struct {
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
 	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
 	Questions []PostAdminTopicsFormQuestionsItem
+	// Quiz: when learners see the review (right answers, feedback, points) of a question: after_end
+	// (default) once the attempt ended; after_answer as soon as an answer is saved, which makes that
+	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
+	// started with.
+	Review *string
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3604,6 +3626,7 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"order", f.Order},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
+		{"review", f.Review},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3683,6 +3706,11 @@ type PostAdminTopicsIDBody struct {
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
 	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
 	Questions []PostAdminTopicsIDBodyQuestionsItem `json:"questions,omitzero"`
+	// Quiz: when learners see the review (right answers, feedback, points) of a question: after_end
+	// (default) once the attempt ended; after_answer as soon as an answer is saved, which makes that
+	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
+	// started with.
+	Review *string `json:"review,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3775,6 +3803,11 @@ type PostAdminTopicsIDForm struct {
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
 	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
 	Questions []PostAdminTopicsIDFormQuestionsItem
+	// Quiz: when learners see the review (right answers, feedback, points) of a question: after_end
+	// (default) once the attempt ended; after_answer as soon as an answer is saved, which makes that
+	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
+	// started with.
+	Review *string
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3811,6 +3844,7 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"order", f.Order},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
+		{"review", f.Review},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -4066,6 +4100,11 @@ type PutAdminTopicsIDBody struct {
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
 	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
 	Questions []PutAdminTopicsIDBodyQuestionsItem `json:"questions,omitzero"`
+	// Quiz: when learners see the review (right answers, feedback, points) of a question: after_end
+	// (default) once the attempt ended; after_answer as soon as an answer is saved, which makes that
+	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
+	// started with.
+	Review *string `json:"review,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -4158,6 +4197,11 @@ type PutAdminTopicsIDForm struct {
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
 	// {gift, score?} (one question in GIFT, passed through); score is points, default 1.
 	Questions []PutAdminTopicsIDFormQuestionsItem
+	// Quiz: when learners see the review (right answers, feedback, points) of a question: after_end
+	// (default) once the attempt ended; after_answer as soon as an answer is saved, which makes that
+	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
+	// started with.
+	Review *string
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -4194,6 +4238,7 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"order", f.Order},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
+		{"review", f.Review},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -4365,9 +4410,10 @@ type RestrictedBody struct {
 
 // SavedAnswer is a schema of the API.
 type SavedAnswer struct {
-	Answer     Response  `json:"answer"`
-	QuestionID int64     `json:"question_id"`
-	SavedAt    time.Time `json:"saved_at"`
+	Answer     Response        `json:"answer"`
+	QuestionID int64           `json:"question_id"`
+	Review     *QuestionReview `json:"review,omitzero"`
+	SavedAt    time.Time       `json:"saved_at"`
 }
 
 // SavedContent is a schema of the API.

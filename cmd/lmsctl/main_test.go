@@ -530,14 +530,15 @@ func TestTopicTypes(t *testing.T) {
 		}
 		c.fails(3, "USAGE", "", "create-topic", "quiz", "--lesson", lesson, "--title", "x")
 		c.fails(3, "USAGE", "", "create-topic", "quiz", "--lesson", lesson, "--title", "x", "--questions", "[]")
-		quiz := c.ok("", "create-topic", "quiz", "--lesson", lesson, "--title", "Check", "--max-attempts", "2",
+		quiz := c.ok("", "create-topic", "quiz", "--lesson", lesson, "--title", "Check", "--max-attempts", "2", "--review", "after_answer",
 			"--questions", `[{"prompt":"2 + 2?","options":[{"text":"3","correct":false},{"text":"4","correct":true}]}]`)
-		if get(quiz, "kind") != "quiz" {
+		if get(quiz, "kind") != "quiz" || get(quiz, "topicable.review") != "after_answer" {
 			t.Fatalf("quiz: %v", quiz)
 		}
 		gift := write("check.gift", []byte("// arithmetic\n$CATEGORY: maths\n\n::Sum:: 1 + 1 = {=2 ~3}\n\nThe sky is blue. {T}\n"))
 		c.ok("", "create-topic", "quiz", "--lesson", lesson, "--title", "Check 2", "--gift", "@"+gift)
 		c.fails(6, "INVALID", "", "create-topic", "quiz", "--lesson", lesson, "--title", "x", "--gift", "What? {=a ~b")
+		c.fails(6, "INVALID", "", "create-topic", "quiz", "--lesson", lesson, "--title", "x", "--gift", "What? {T}", "--review", "sometimes")
 
 		doc := write("doc.json", []byte(`[{"component":"Callout","props":{"tone":"info","title":"Note","body":"Read on."}}]`))
 		layout := c.ok("", "create-topic", "layout", "--lesson", lesson, "--title", "Structured", "--document", "@"+doc,

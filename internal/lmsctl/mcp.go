@@ -118,7 +118,8 @@ func tool(op ops.Operation) *mcp.Tool {
 			"them, and a refused document answers every problem at once, keyed by node and prop path.")
 		desc.WriteString(" Quiz: topicable Lms\\TopicTypeGift\\Models\\GiftQuiz with questions, each {prompt, options:[{text, " +
 			"correct}], score?} or {gift, score?} (one question in Moodle's GIFT format), and optional maxAttempts, " +
-			"minPassScore (points) and value (intro in Markdown).")
+			"minPassScore (points), review (when learners see the right answers and feedback: after_end, the default; " +
+			"after_answer, each answer then final; never) and value (intro in Markdown).")
 	}
 	desc.WriteString("\n\n" + untrusted)
 	destructive := op.Kind == ops.Destructive

@@ -116,6 +116,7 @@ var topicTypes = map[string]topicType{
 			{"gift", "questions in GIFT, blank-line separated, or @file.gift (instead of --questions)"},
 			{"max-attempts", "attempts a learner has (0: no limit)"},
 			{"min-pass-score", "points needed to pass"},
+			{"review", "when learners see the right answers: after_end (default), after_answer (each answer is then final) or never"},
 			{"intro", "the quiz's introduction in Markdown, or @file.md"},
 		},
 		prepare: prepareQuiz,
@@ -214,6 +215,10 @@ func prepareQuiz(v topicValues, body map[string]any) error {
 			return usagef("--%s: not a number of 0 or more", flag)
 		}
 		body[field] = n
+	}
+	if v["review"] != "" {
+		// The server checks the value and names the allowed ones.
+		body["review"] = v["review"]
 	}
 	if v["intro"] != "" {
 		text, err := textArg("intro", v["intro"])

@@ -124,12 +124,14 @@ func Routes(api huma.API, s *Service) {
 			return paged(list, in.PageQuery, total, err)
 		})
 	httpx.Handle(api, route(http.MethodGet, "/api/quiz-attempts/{id}", "One of my attempts with its questions and saved answers",
-		"While under way the questions show nothing of the right answers; once ended, the score and a review of each question."),
+		"While under way the questions show nothing of the right answers; once ended, the score and the pass. The review of each question "+
+			"(right answers, feedback, points) follows the attempt's review setting: after the end (after_end), as soon as the question is answered (after_answer), or never."),
 		func(ctx context.Context, in *idInput) (*httpx.Response[AttemptView], error) {
 			return answer(s.Get(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
 	httpx.Handle(api, route(http.MethodPost, "/api/quiz-attempts/{id}/answer", "Save an answer to one question of my attempt",
-		"Saved as given, replacing an earlier answer to the question; 409 once the attempt has ended or its time is over.",
+		"Saved as given, replacing an earlier answer to the question; 409 once the attempt has ended or its time is over. "+
+			"Under the review setting after_answer the reply holds the answer's review and the answer is final: a second answer to the question is refused (409).",
 		http.StatusConflict, http.StatusUnprocessableEntity),
 		func(ctx context.Context, in *answerInput) (*httpx.Response[SavedAnswer], error) {
 			return answer(s.SaveAnswer(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Body.QuestionID, in.Body.Answer))

@@ -49,6 +49,7 @@ var (
 	errNotQuiz      = apperr.New(apperr.Invalid, "This topic is not a quiz.")
 	errEnded        = apperr.New(apperr.Conflict, "This attempt has ended.")
 	errTimeOver     = apperr.New(apperr.Conflict, "The time of this attempt is over; it has ended.")
+	errAnswered     = apperr.New(apperr.Conflict, "This question is answered and reviewed; its answer cannot be changed.")
 )
 
 // writeLock queues this process's quiz writes to an SQLite tenant in Go:
@@ -129,7 +130,8 @@ func (s *Service) Start(ctx context.Context, t *platform.Tenant, p *access.Princ
 		return AttemptView{}, false, apperr.New(apperr.Forbidden, fmt.Sprintf("You have used all %d attempts at this quiz.", v.MaxAttempts))
 	}
 	a := Attempt{TopicID: topicID, UserID: p.UserID, Number: used + 1, Questions: v.Questions, StartedAt: now,
-		EndsAt: now.Add(time.Duration(minutes) * time.Minute), MaxScore: v.MaxTotal(), MinPassScore: v.MinPassScore}
+		EndsAt: now.Add(time.Duration(minutes) * time.Minute), MaxScore: v.MaxTotal(), MinPassScore: v.MinPassScore,
+		Review: v.ReviewMode()}
 	unlock := s.writeLock(t)
 	err = insertAttempt(ctx, t.DB, &a)
 	unlock()
@@ -213,8 +215,9 @@ func (s *Service) Mine(ctx context.Context, t *platform.Tenant, p *access.Princi
 }
 
 // SaveAnswer saves p's answer to one question of an open attempt. The
-// answer is saved as given; nothing in the reply tells whether it is
-// right.
+// answer is saved as given; unless the attempt's review setting is
+// after_answer (the answer is then final and the reply holds its review),
+// nothing in the reply tells whether it is right.
 func (s *Service) SaveAnswer(ctx context.Context, t *platform.Tenant, p *access.Principal, id, questionID int64, r gift.Response) (SavedAnswer, error) {
 	now := s.now()
 	a, err := s.own(ctx, t, p, id, now)
@@ -238,17 +241,31 @@ func (s *Service) SaveAnswer(ctx context.Context, t *platform.Tenant, p *access.
 	if f, manual := gift.Grade(q.Q, r); !manual {
 		ans.Fraction = &f
 	}
+	final := a.Review == quizkind.ReviewAfterAnswer
 	unlock := s.writeLock(t)
-	saved, err := saveAnswer(ctx, t.DB, a.ID, ans, now)
+	saved, err := saveAnswer(ctx, t.DB, a.ID, ans, now, final)
 	unlock()
 	if err != nil {
 		return SavedAnswer{}, err
 	}
 	if !saved {
+		if final {
+			answers, err := answersOf(ctx, t.DB, a.ID)
+			if err != nil {
+				return SavedAnswer{}, err
+			}
+			if _, answered := answers[questionID]; answered {
+				return SavedAnswer{}, errAnswered
+			}
+		}
 		// The attempt ended between the read and the write.
 		return SavedAnswer{}, errEnded
 	}
-	return SavedAnswer{QuestionID: questionID, Answer: r, SavedAt: now}, nil
+	out := SavedAnswer{QuestionID: questionID, Answer: r, SavedAt: now}
+	if final {
+		out.Review = reviewOf(q, ans, true)
+	}
+	return out, nil
 }
 
 func question(a Attempt, id int64) (quizkind.Question, bool) {

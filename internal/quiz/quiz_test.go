@@ -141,12 +141,12 @@ func TestAttemptScoringAndEssayGrading(t *testing.T) {
 		}
 
 		// Nothing in the questions tells the right answers.
-		for _, leak := range []string{"weight", "correct", "feedback", "Right.", "Paname", "3.14", "meow\",\"woof", "review"} {
+		for _, leak := range []string{"weight", "correct", "feedback", "Right.", "Paname", "3.14", "meow\",\"woof", `"review":{`} {
 			if strings.Contains(string(res.Body), leak) {
 				t.Errorf("the attempt shows %q: %s", leak, res.Body)
 			}
 		}
-		if res.Get("data.score") != nil || res.Number("data.seconds_left") != 3600 {
+		if res.Get("data.score") != nil || res.Number("data.seconds_left") != 3600 || res.String("data.review") != "after_end" {
 			t.Errorf("open attempt: %s", res.Body)
 		}
 		q := questionIDs(t, res)
@@ -237,6 +237,99 @@ func TestAttemptScoringAndEssayGrading(t *testing.T) {
 		}
 		call(t, env, 200, "POST", "/api/quiz-attempts/"+id(second.Number("data.id"))+"/end", w.learner, nil)
 		start(t, w, 403, w.learner, topic)
+	})
+}
+
+// TestReviewSettings: after_answer shows each answer's review when it is
+// saved and makes the answer final; never shows learners only the score
+// and the pass, while graders see everything; an attempt keeps the
+// setting it started with.
+func TestReviewSettings(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		res := call(t, env, 422, "POST", "/api/admin/topics", w.tutor, map[string]any{"lesson": w.lesson, "title": "Quiz",
+			"topicable": quizClass, "questions": questions[:3], "review": "sometimes"})
+		if errs, _ := res.Get("errors").(map[string]any); errs["review"] == nil {
+			t.Fatalf("bad review setting: %s", res.Body)
+		}
+		three := func(review string) float64 {
+			return call(t, env, 201, "POST", "/api/admin/topics", w.tutor, map[string]any{"lesson": w.lesson, "title": "Quiz",
+				"topicable": quizClass, "questions": questions[:3], "minPassScore": 2, "review": review}).Number("data.id")
+		}
+		hidden := func(what string, res *apitest.Response) {
+			t.Helper()
+			for _, leak := range []string{`"review":{`, "Right.", "Paname", "weight"} {
+				if strings.Contains(string(res.Body), leak) {
+					t.Errorf("%s shows %q: %s", what, leak, res.Body)
+				}
+			}
+		}
+
+		// after_answer.
+		topic := three("after_answer")
+		if res = call(t, env, 200, "GET", "/api/admin/topics/"+id(topic), w.tutor, nil); res.String("data.topicable.review") != "after_answer" {
+			t.Fatalf("quiz topic: %s", res.Body)
+		}
+		res = start(t, w, 201, w.learner, topic)
+		attempt, q := res.Number("data.id"), questionIDs(t, res)
+		if res.String("data.review") != "after_answer" {
+			t.Fatalf("attempt: %s", res.Body)
+		}
+		hidden("a new after_answer attempt", res)
+		saved := answer(t, w, 200, w.learner, attempt, q[1], map[string]any{"truth": true})
+		if saved.Number("data.review.earned") != 1 || saved.String("data.review.gift.rightFeedback.text") != "Right." {
+			t.Fatalf("saved answer without its review: %s", saved.Body)
+		}
+		// The author's later change does not reach the attempt under way.
+		call(t, env, 200, "PATCH", "/api/admin/topics/"+id(topic), w.tutor, map[string]any{"review": "never"})
+		res = call(t, env, 200, "GET", "/api/quiz-attempts/"+id(attempt), w.learner, nil)
+		if res.Number("data.questions.1.review.earned") != 1 || res.Get("data.questions.0.review") != nil ||
+			res.Get("data.questions.2.review") != nil || strings.Contains(string(res.Body), "Paname") || res.Get("data.score") != nil {
+			t.Fatalf("after_answer attempt with one answer: %s", res.Body)
+		}
+		// A reviewed answer is final.
+		res = answer(t, w, 409, w.learner, attempt, q[1], map[string]any{"truth": false})
+		if !strings.Contains(res.String("message"), "cannot be changed") {
+			t.Errorf("changed answer: %s", res.Body)
+		}
+		answer(t, w, 200, w.learner, attempt, q[2], map[string]any{"text": "Paname"})
+		res = call(t, env, 200, "POST", "/api/quiz-attempts/"+id(attempt)+"/end", w.learner, nil)
+		if res.Number("data.score") != 1.5 || res.Get("data.passed") != false || res.Number("data.questions.0.review.earned") != 0 ||
+			res.Number("data.questions.2.review.earned") != 0.5 {
+			t.Fatalf("ended after_answer attempt: %s", res.Body)
+		}
+		// The next attempt follows the quiz's setting now: never.
+		res = start(t, w, 201, w.learner, topic)
+		if res.String("data.review") != "never" {
+			t.Fatalf("next attempt: %s", res.Body)
+		}
+
+		// never.
+		topic = three("never")
+		res = start(t, w, 201, w.learner, topic)
+		attempt, q = res.Number("data.id"), questionIDs(t, res)
+		saved = answer(t, w, 200, w.learner, attempt, q[1], map[string]any{"truth": true})
+		hidden("a saved answer under never", saved)
+		answer(t, w, 200, w.learner, attempt, q[1], map[string]any{"truth": false})
+		answer(t, w, 200, w.learner, attempt, q[0], map[string]any{"choices": []int{1}})
+		answer(t, w, 200, w.learner, attempt, q[2], map[string]any{"text": "Paris"})
+		hidden("an answered attempt under never", call(t, env, 200, "GET", "/api/quiz-attempts/"+id(attempt), w.learner, nil))
+		res = call(t, env, 200, "POST", "/api/quiz-attempts/"+id(attempt)+"/end", w.learner, nil)
+		if res.Number("data.score") != 2 || res.Get("data.passed") != true {
+			t.Fatalf("ended never attempt: %s", res.Body)
+		}
+		hidden("an ended attempt under never", res)
+		hidden("an ended attempt under never, listed", call(t, env, 200, "GET", "/api/quiz-attempts?topic_id="+id(topic), w.learner, nil))
+		hidden("an ended attempt under never, shown again", call(t, env, 200, "GET", "/api/quiz-attempts/"+id(attempt), w.learner, nil))
+		// The course's tutor and admins see everything.
+		for _, u := range []*apitest.User{w.tutor, w.admin} {
+			res = call(t, env, 200, "GET", "/api/admin/quiz-attempts/"+id(attempt), u, nil)
+			if res.Number("data.questions.1.review.earned") != 0 || res.String("data.questions.1.review.gift.rightFeedback.text") != "Right." ||
+				res.Number("data.questions.2.review.earned") != 1 {
+				t.Fatalf("grader's view under never: %s", res.Body)
+			}
+		}
+		call(t, env, 403, "GET", "/api/admin/quiz-attempts/"+id(attempt), w.other, nil)
 	})
 }
 

@@ -28,6 +28,8 @@ type Attempt struct {
 	// Pending is true while an essay answer waits for a grade.
 	Pending bool
 	Passed  *bool
+	// Review is the quiz's review setting when the attempt started.
+	Review string
 }
 
 // Answer is a saved answer to one question of an attempt.
@@ -44,7 +46,7 @@ type Answer struct {
 var errAttemptMissing = apperr.New(apperr.NotFound, "Attempt not found.")
 
 const attemptColumns = `id, topic_id, user_id, number, questions, started_at, ends_at, ended_at, score, max_score,
-	min_pass_score, pending, passed`
+	min_pass_score, pending, passed, review`
 
 func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
 	var a Attempt
@@ -53,7 +55,7 @@ func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
 	var min sql.NullFloat64
 	var passed sql.NullBool
 	err := row.Scan(&a.ID, &a.TopicID, &a.UserID, &a.Number, &questions, &a.StartedAt, &a.EndsAt, &ended, &a.Score,
-		&a.MaxScore, &min, &a.Pending, &passed)
+		&a.MaxScore, &min, &a.Pending, &passed, &a.Review)
 	if err != nil {
 		return a, err
 	}
@@ -138,8 +140,8 @@ func insertAttempt(ctx context.Context, q sqldb.Querier, a *Attempt) error {
 		return err
 	}
 	return q.QueryRowContext(ctx, `INSERT INTO quiz_attempts (topic_id, user_id, number, questions, started_at, ends_at,
-		max_score, min_pass_score) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-		a.TopicID, a.UserID, a.Number, string(questions), a.StartedAt, a.EndsAt, a.MaxScore, a.MinPassScore).Scan(&a.ID)
+		max_score, min_pass_score, review) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+		a.TopicID, a.UserID, a.Number, string(questions), a.StartedAt, a.EndsAt, a.MaxScore, a.MinPassScore, a.Review).Scan(&a.ID)
 }
 
 func answersOf(ctx context.Context, q sqldb.Querier, attemptID int64) (map[int64]Answer, error) {
@@ -173,18 +175,23 @@ func answersOf(ctx context.Context, q sqldb.Querier, attemptID int64) (map[int64
 }
 
 // saveAnswer writes an answer while its attempt is open at now; it
-// reports false when the attempt has ended or its time is over.
-func saveAnswer(ctx context.Context, q sqldb.Querier, attemptID int64, a Answer, now time.Time) (bool, error) {
+// reports false when the attempt has ended or its time is over, or, when
+// final, the question already has an answer.
+func saveAnswer(ctx context.Context, q sqldb.Querier, attemptID int64, a Answer, now time.Time, final bool) (bool, error) {
 	resp, err := json.Marshal(a.Response)
 	if err != nil {
 		return false, err
 	}
-	// The condition on the attempt is part of the write, so an answer
-	// racing the end of its attempt is either saved before or refused.
+	onConflict := `DO UPDATE SET response = excluded.response, fraction = excluded.fraction,
+			graded_by = NULL, updated_at = excluded.updated_at`
+	if final {
+		onConflict = `DO NOTHING`
+	}
+	// The conditions are part of the write, so an answer racing the end of
+	// its attempt, or another answer, is either saved or refused.
 	res, err := q.ExecContext(ctx, `INSERT INTO quiz_answers (attempt_id, question_id, response, fraction, updated_at)
 		SELECT id, $2, $3, $4, $5 FROM quiz_attempts WHERE id = $1 AND ended_at IS NULL AND ends_at > $5
-		ON CONFLICT (attempt_id, question_id) DO UPDATE SET response = excluded.response, fraction = excluded.fraction,
-			graded_by = NULL, updated_at = excluded.updated_at`, attemptID, a.QuestionID, string(resp), a.Fraction, now)
+		ON CONFLICT (attempt_id, question_id) `+onConflict, attemptID, a.QuestionID, string(resp), a.Fraction, now)
 	if err != nil {
 		return false, fmt.Errorf("quiz: save answer: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/gift"
 	"github.com/lms-platform/lms/internal/platform"
 )
@@ -11,7 +12,9 @@ import (
 // AttemptView is an attempt as the API shows it. While the attempt is under way
 // it shows the questions as gift.Shown (nothing that tells the right
 // answers) with the learner's saved answers, and no score; once ended it
-// adds the score, the pass and a review of each question.
+// adds the score and the pass. The review of a question is shown to the
+// learner as the attempt's review setting says: after the end, once the
+// question is answered, or never; graders always see it.
 type AttemptView struct {
 	ID          int64      `json:"id"`
 	TopicID     int64      `json:"topic_id"`
@@ -28,6 +31,7 @@ type AttemptView struct {
 	MinPassScore   *float64          `json:"min_pass_score"`
 	Passed         *bool             `json:"passed"`
 	PendingGrading bool              `json:"pending_grading"`
+	Review         string            `json:"review" enum:"after_end,after_answer,never"`
 	Questions      []AttemptQuestion `json:"questions,omitempty"`
 }
 
@@ -37,7 +41,7 @@ type AttemptQuestion struct {
 	Score  float64        `json:"score"`
 	Shown  gift.Shown     `json:"question"`
 	Answer *gift.Response `json:"answer"`
-	// QuestionReview is shown once the attempt ended.
+	// QuestionReview is shown as the attempt's review setting says.
 	QuestionReview *QuestionReview `json:"review,omitempty"`
 }
 
@@ -54,12 +58,14 @@ type SavedAnswer struct {
 	QuestionID int64         `json:"question_id"`
 	Answer     gift.Response `json:"answer"`
 	SavedAt    time.Time     `json:"saved_at"`
+	// Review is the answer's review, under the review setting after_answer.
+	Review *QuestionReview `json:"review,omitempty"`
 }
 
 // summary is an attempt without its questions.
 func summary(a Attempt, now time.Time) AttemptView {
 	v := AttemptView{ID: a.ID, TopicID: a.TopicID, UserID: a.UserID, Number: a.Number, Status: "open", StartedAt: a.StartedAt,
-		EndsAt: a.EndsAt, EndedAt: a.EndedAt, MaxScore: a.MaxScore, MinPassScore: a.MinPassScore}
+		EndsAt: a.EndsAt, EndedAt: a.EndedAt, MaxScore: a.MaxScore, MinPassScore: a.MinPassScore, Review: a.Review}
 	// An attempt whose time is over shows as ended even before a request
 	// ends it in the database.
 	if a.EndedAt != nil || !now.Before(a.EndsAt) {
@@ -94,19 +100,33 @@ func viewOf(a Attempt, answers map[int64]Answer, now time.Time, review bool) Att
 			r := ans.Response
 			qv.Answer = &r
 		}
-		if a.EndedAt != nil || review {
-			rv := &QuestionReview{Question: q.Q}
-			switch {
-			case !q.Q.Scored() || !answered:
-				zero := 0.0
-				rv.Earned = &zero
-			case ans.Fraction != nil:
-				earned := *ans.Fraction * q.Score
-				rv.Earned = &earned
-			}
-			qv.QuestionReview = rv
+		var shown bool
+		switch a.Review {
+		case quizkind.ReviewNever:
+			shown = review
+		case quizkind.ReviewAfterAnswer:
+			shown = review || a.EndedAt != nil || answered
+		default:
+			shown = review || a.EndedAt != nil
+		}
+		if shown {
+			qv.QuestionReview = reviewOf(q, ans, answered)
 		}
 		v.Questions = append(v.Questions, qv)
 	}
 	return v
+}
+
+// reviewOf is the review of one question and its answer, if answered.
+func reviewOf(q quizkind.Question, ans Answer, answered bool) *QuestionReview {
+	rv := &QuestionReview{Question: q.Q}
+	switch {
+	case !q.Q.Scored() || !answered:
+		zero := 0.0
+		rv.Earned = &zero
+	case ans.Fraction != nil:
+		earned := *ans.Fraction * q.Score
+		rv.Earned = &earned
+	}
+	return rv
 }

@@ -297,6 +297,9 @@ func describeTopicForm(api huma.API, kinds *content.Registry, method, path strin
 				}}},
 			"maxAttempts":  integer("Quiz: attempts per learner, 0 for no limit."),
 			"minPassScore": {Type: huma.TypeNumber, Description: "Quiz: points an attempt needs to pass; without it any ended attempt completes the topic."},
+			"review": {Type: huma.TypeString, Enum: []any{"after_end", "after_answer", "never"}, Description: "Quiz: when learners see the review " +
+				"(right answers, feedback, points) of a question: after_end (default) once the attempt ended; after_answer as soon as an answer " +
+				"is saved, which makes that answer final; never (learners see only the score and the pass). An attempt keeps the setting it started with."},
 		}
 		for _, k := range kinds.Kinds() {
 			if d, ok := k.(content.Described); ok {

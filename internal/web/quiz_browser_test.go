@@ -79,4 +79,28 @@ func TestQuizInBrowser(t *testing.T) {
 		t.Fatalf("result: %s %q", passed, message)
 	}
 	browsertest.Screenshot(t, ctx, "web-quiz-result")
+
+	// Under the review setting after_answer a checked answer shows its
+	// review at once and takes no more changes; the other questions stay
+	// open, without a review.
+	res = env.Call(t, 201, "POST", "/api/admin/topics", admin.Token, map[string]any{"lesson": c.lesson, "title": "Check as you go",
+		"topicable": `Lms\TopicTypeGift\Models\GiftQuiz`, "review": "after_answer",
+		"questions": []map[string]any{
+			{"prompt": "Which is a prime?", "options": []map[string]any{{"text": "4", "correct": false}, {"text": "7", "correct": true}}},
+			{"gift": "The sun is a star. {T#No, it is.#Right.}"},
+		}})
+	run("after_answer: start", chromedp.Navigate(origin+"/learn/"+id(c.course)+"/"+id(int64(res.Number("data.id")))),
+		chromedp.WaitVisible(`#quiz-start`, chromedp.ByID), chromedp.Click(`#quiz-start`, chromedp.ByID),
+		browsertest.Until(`document.getElementById('quiz').dataset.state === 'open'`, nil))
+	run("after_answer: check", chromedp.Click(`label[for="q1-1"]`, chromedp.ByQuery), chromedp.Click(`#check-1`, chromedp.ByID),
+		browsertest.Until(`document.querySelector('#question-1 .quiz-earned') !== null && `+settled, nil))
+	var review string
+	run("after_answer: review", chromedp.Evaluate(`[document.querySelector('#question-1').innerText,
+		document.getElementById('q1-1').disabled, document.getElementById('check-1') === null,
+		document.querySelector('#question-2 .quiz-earned') === null, document.getElementById('q2-true').disabled].join('|')`, &review))
+	if !strings.Contains(review, "You earned 1 point of 1 point.") || !strings.Contains(review, "Right answer: 7") ||
+		!strings.HasSuffix(review, "|true|true|true|false") {
+		t.Fatalf("after_answer review: %q", review)
+	}
+	browsertest.Screenshot(t, ctx, "web-quiz-after-answer")
 }

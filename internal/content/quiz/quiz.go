@@ -52,9 +52,30 @@ type Value struct {
 	MaxAttempts int `json:"max_attempts,omitempty"`
 	// MinPassScore is the score (in points, as the questions' scores) an
 	// attempt needs to pass; nil: any ended attempt completes the topic.
-	MinPassScore *float64   `json:"min_pass_score,omitempty"`
-	Questions    []Question `json:"questions"`
-	NextID       int64      `json:"next_id"`
+	MinPassScore *float64 `json:"min_pass_score,omitempty"`
+	// Review is when a learner sees the review of a question (right
+	// answers, feedback, points); empty means ReviewAfterEnd.
+	Review    string     `json:"review,omitempty"`
+	Questions []Question `json:"questions"`
+	NextID    int64      `json:"next_id"`
+}
+
+// The review settings of a quiz.
+const (
+	ReviewAfterEnd = "after_end"
+	// ReviewAfterAnswer shows each answer's review once it is saved, and
+	// the answer is then final, so the review cannot be used to fix it.
+	ReviewAfterAnswer = "after_answer"
+	// ReviewNever shows learners only their score and pass.
+	ReviewNever = "never"
+)
+
+// ReviewMode is the quiz's review setting, never empty.
+func (v Value) ReviewMode() string {
+	if v.Review == "" {
+		return ReviewAfterEnd
+	}
+	return v.Review
 }
 
 // MaxTotal is the score of a fully right attempt.
@@ -93,7 +114,7 @@ func (Kind) Class() string { return Class }
 func (Kind) Name() string  { return "quiz" }
 
 // Build takes questions (a JSON array of Input, required on create),
-// maxAttempts, minPassScore and the intro as value (or intro). On update,
+// maxAttempts, minPassScore, review and the intro as value (or intro). On update,
 // fields not sent keep their old values.
 func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in content.Input) (json.RawMessage, error) {
 	v := Value{NextID: 1}
@@ -131,6 +152,14 @@ func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in cont
 			fail("minPassScore", "The minPassScore must be a number of points, at least 0.")
 		} else {
 			v.MinPassScore = &f
+		}
+	}
+	if raw, ok := in.Text("review"); ok {
+		switch r := strings.TrimSpace(raw); r {
+		case ReviewAfterEnd, ReviewAfterAnswer, ReviewNever:
+			v.Review = r
+		default:
+			fail("review", "The review must be after_end, after_answer or never.")
 		}
 	}
 	raw, ok := in.Text("questions")
@@ -304,6 +333,7 @@ type View struct {
 	Intro         string   `json:"intro,omitempty"`
 	MaxAttempts   int      `json:"max_attempts"`
 	MinPassScore  *float64 `json:"min_pass_score"`
+	Review        string   `json:"review"`
 	QuestionCount int      `json:"question_count"`
 	MaxScore      float64  `json:"max_score"`
 }
@@ -315,7 +345,7 @@ func (Kind) View(_ content.Env, value json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return View{Intro: v.IntroHTML, MaxAttempts: v.MaxAttempts, MinPassScore: v.MinPassScore,
-		QuestionCount: len(v.Questions), MaxScore: v.MaxTotal()}, nil
+		Review: v.ReviewMode(), QuestionCount: len(v.Questions), MaxScore: v.MaxTotal()}, nil
 }
 
 // Parse reads a stored value with its questions parsed.

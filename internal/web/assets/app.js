@@ -223,9 +223,12 @@
       quiz.dataset.saving = String(saving);
       return bff('POST', '/api/quiz-attempts/' + attempt.id + '/answer', { question_id: qid, answer: answer })
         .then(json)
-        .then(function () {
+        .then(function (body) {
           var mark = document.getElementById('saved-' + qid);
           if (mark) { mark.textContent = 'Saved'; }
+          // Under the review setting after_answer the answer comes back
+          // reviewed and final: show it so.
+          if (body.data && body.data.review) { return load(attempt.id); }
         })
         .catch(function (err) { say(err.message); load(attempt.id); })
         .then(function () { saving--; quiz.dataset.saving = String(saving); });
@@ -255,7 +258,32 @@
       return { text: field ? field.value : '' };
     };
 
+    // rightOf names the right answers of the question types that have a
+    // short list of them.
+    var rightOf = function (g) {
+      if (g.type === 'truefalse') { return g.truth ? 'True' : 'False'; }
+      if (g.type !== 'multichoice' && g.type !== 'shortanswer') { return ''; }
+      return (g.answers || []).filter(function (x) { return x.weight > 0; }).map(function (x) { return x.text.text; }).join(', ');
+    };
+    var feedbackOf = function (q) {
+      var g = q.review.gift;
+      var a = q.answer || {};
+      var out = [];
+      if (g.type === 'truefalse' && q.answer) {
+        var fb = a.truth === g.truth ? g.rightFeedback : g.wrongFeedback;
+        if (fb) { out.push(fb.text); }
+      }
+      if (g.type === 'multichoice') {
+        (a.choices || []).forEach(function (i) { var x = (g.answers || [])[i]; if (x && x.feedback) { out.push(x.feedback.text); } });
+      }
+      if (g.generalFeedback) { out.push(g.generalFeedback.text); }
+      return out;
+    };
+
     var renderQuestion = function (q, n, ended) {
+      // A reviewed question (after the end, or after its answer under
+      // the review setting after_answer) takes no more answers.
+      var locked = ended || !!q.review;
       var fs = el('fieldset', { 'class': 'quiz-question', id: 'question-' + q.id, 'data-type': q.question.type });
       fs.appendChild(el('legend', {}, (n + 1) + '. ' + (q.question.title ? q.question.title + ': ' : '') + q.question.prompt.text));
       var a = q.answer || {};
@@ -266,7 +294,7 @@
         var wrap = el('div', { 'class': 'quiz-option' });
         var input = el('input', { type: kind, name: name, id: id, value: String(value) });
         input.checked = !!checked;
-        input.disabled = ended;
+        input.disabled = locked;
         wrap.appendChild(input);
         wrap.appendChild(el('label', { 'for': id }, label));
         return wrap;
@@ -290,34 +318,45 @@
             if ((a.matches || [])[i] === target) { opt.selected = true; }
             sel.appendChild(opt);
           });
-          sel.disabled = ended;
+          sel.disabled = locked;
           wrap.appendChild(sel);
           fs.appendChild(wrap);
         });
       } else if (type === 'essay') {
         var area = el('textarea', { id: name, rows: '6', 'aria-label': 'Your answer' });
         area.value = a.text || '';
-        area.disabled = ended;
+        area.disabled = locked;
         fs.appendChild(area);
       } else if (type === 'shortanswer' || type === 'numerical') {
         var input = el('input', { id: name, type: 'text', 'aria-label': 'Your answer', inputmode: type === 'numerical' ? 'decimal' : 'text' });
         input.value = a.text || '';
-        input.disabled = ended;
+        input.disabled = locked;
         fs.appendChild(input);
       }
       if (type !== 'description') {
         fs.appendChild(el('p', { 'class': 'quiz-saved muted', id: 'saved-' + q.id, 'aria-live': 'polite' }, q.answer ? 'Saved' : ''));
       }
-      if (ended && q.review && type !== 'description') {
+      if (q.review && type !== 'description') {
         fs.appendChild(el('p', { 'class': 'quiz-earned' }, q.review.earned === null ? 'Waiting for a grade' :
           'You earned ' + points(q.review.earned) + ' of ' + points(q.score) + '.'));
+        var right = rightOf(q.review.gift);
+        if (right) { fs.appendChild(el('p', { 'class': 'quiz-right' }, 'Right answer: ' + right)); }
+        feedbackOf(q).forEach(function (text) { fs.appendChild(el('p', { 'class': 'quiz-feedback' }, text)); });
       }
-      if (!ended && type !== 'description') {
-        var typed = type === 'essay' || type === 'shortanswer' || type === 'numerical';
-        fs.addEventListener(typed ? 'input' : 'change', function () {
-          var get = function () { return answerOf(q, fs); };
-          if (typed) { saveSoon(q.id, get); } else { save(q.id, get()); }
-        });
+      if (!locked && type !== 'description') {
+        if (attempt.review === 'after_answer') {
+          // Each saved answer is final here: the learner saves it once,
+          // on purpose, rather than as they go.
+          var check = el('button', { type: 'button', 'class': 'button button-quiet button-small quiz-check', id: 'check-' + q.id }, 'Save and check this answer');
+          check.addEventListener('click', function () { check.disabled = true; save(q.id, answerOf(q, fs)); });
+          fs.appendChild(check);
+        } else {
+          var typed = type === 'essay' || type === 'shortanswer' || type === 'numerical';
+          fs.addEventListener(typed ? 'input' : 'change', function () {
+            var get = function () { return answerOf(q, fs); };
+            if (typed) { saveSoon(q.id, get); } else { save(q.id, get()); }
+          });
+        }
       }
       return fs;
     };
@@ -348,7 +387,8 @@
         qTimer.hidden = false;
         tick();
         ticking = setInterval(tick, 1000);
-        say('Attempt ' + a.number + ' is under way. Your answers are saved as you go.');
+        say('Attempt ' + a.number + ' is under way. ' + (a.review === 'after_answer' ?
+          'Each answer is final once you save it, and you see its review right away.' : 'Your answers are saved as you go.'));
         return;
       }
       qTimer.hidden = true;

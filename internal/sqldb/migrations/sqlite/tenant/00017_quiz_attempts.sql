@@ -3,7 +3,8 @@
 -- were when it started (questions: JSON of id, GIFT and score), so an
 -- author's edit never changes the scoring of an attempt under way.
 -- score and max_score are points; passed is NULL while an essay waits for
--- grading or when the quiz has no pass score.
+-- grading or when the quiz has no pass score. review is the quiz's review
+-- setting when the attempt started (after_end, after_answer or never).
 CREATE TABLE quiz_attempts (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     topic_id INTEGER NOT NULL REFERENCES topics(id) ON DELETE CASCADE,
@@ -18,6 +19,7 @@ CREATE TABLE quiz_attempts (
     min_pass_score REAL,
     pending BOOLEAN NOT NULL DEFAULT FALSE,
     passed BOOLEAN,
+    review TEXT NOT NULL DEFAULT 'after_end',
     UNIQUE (topic_id, user_id, number)
 );
 CREATE INDEX quiz_attempts_user ON quiz_attempts(user_id, topic_id);
