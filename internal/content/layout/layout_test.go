@@ -121,8 +121,19 @@ func TestValidationErrors(t *testing.T) {
 			{"no prompt", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{
 				"options": []any{map[string]any{"text": "a", "correct": true}, map[string]any{"text": "b"}}}}})},
 				"Fallback", "document[0].props.questions[0].prompt", "prompt"},
-			{"gift", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{"gift": "2+2? {=4 ~3}"}}})},
-				"Fallback", "document[0].props.questions[0].gift", "quiz package"},
+			{"gift does not parse", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{"gift": "2+2? {=4 ~3"}}})},
+				"Fallback", "document[0].props.questions[0].gift", "Node 0 PracticeActivity, question 0: line 1: "},
+			{"two gift questions", []any{node("PracticeActivity", map[string]any{"questions": []any{
+				map[string]any{"prompt": "P", "options": []any{map[string]any{"text": "a", "correct": true}, map[string]any{"text": "b"}}},
+				map[string]any{"gift": "A? {T}\n\nB? {F}"}}})},
+				"Fallback", "document[0].props.questions[1].gift", "question 1: expected one question, found 2"},
+			{"gift essay", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{"gift": "Tell a story. {}"}}})},
+				"Fallback", "document[0].props.questions[0].gift", "essay questions cannot be checked"},
+			{"gift description", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{"gift": "Just read this."}}})},
+				"Fallback", "document[0].props.questions[0].gift", "description questions cannot be checked"},
+			{"fallback with gift feedback", []any{node("PracticeActivity", map[string]any{"questions": []any{
+				map[string]any{"gift": "2+2? {=4 #Four is twice two. ~3 #Three is one short.####Adding is counting on.}"}}})},
+				"Answers: four is TWICE two; three is one short.", "fallback", "feedback of practice questions"},
 			{"gift and prompt", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{"gift": "Q {=a}", "prompt": "P"}}})},
 				"Fallback", "document[0].props.questions[0]", "not both"},
 			{"empty hint", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{"prompt": "P", "hints": []any{" "},

@@ -108,18 +108,6 @@ func TestPracticeCheck(t *testing.T) {
 	})
 }
 
-func TestCheckChoice(t *testing.T) {
-	opts := []layout.PracticeOption{{Text: "a", Correct: true}, {Text: "b"}, {Text: "c", Correct: true}}
-	for _, c := range []struct {
-		selected []int
-		want     bool
-	}{{[]int{0, 2}, true}, {[]int{2, 0}, true}, {[]int{0, 2, 2}, true}, {[]int{0}, false}, {[]int{0, 1, 2}, false}, {nil, false}} {
-		if got := layout.CheckChoice(opts, c.selected); got != c.want {
-			t.Errorf("CheckChoice(%v) = %v, want %v", c.selected, got, c.want)
-		}
-	}
-}
-
 // TestComponentCatalogue: authors read the components with their props
 // schemas, which the OpenAPI description carries too.
 func TestComponentCatalogue(t *testing.T) {
