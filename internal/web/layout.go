@@ -97,8 +97,8 @@ func decodeLayout(raw json.RawMessage, topicID int64) *layoutContent {
 		case "PracticeActivity":
 			var p struct {
 				Questions []struct {
-					Prompt   string `json:"prompt"`
-					Multiple bool   `json:"multiple"`
+					Prompt   string     `json:"prompt"`
+					Multiple bool       `json:"multiple"`
 					Options  []giftText `json:"options"`
 					GIFT     *struct {
 						Type    string     `json:"type"`
