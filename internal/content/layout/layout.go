@@ -306,6 +306,11 @@ func (p *problems) practice(key, name string, a PracticeActivityProps) {
 			}
 			if correct == 0 {
 				p.add(qk+".options", name+": at least one option must be correct.")
+			} else if _, err := question.asGIFT(); err != nil {
+				// What the checks above let through but the quiz's
+				// conversion refuses (a blank option), refused here
+				// rather than when a learner checks.
+				p.add(qk+".options", fmt.Sprintf("%s, question %d: %s.", name, q, err))
 			}
 		}
 		for h, hint := range question.Hints {

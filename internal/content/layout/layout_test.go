@@ -118,6 +118,9 @@ func TestValidationErrors(t *testing.T) {
 			{"none correct", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{"prompt": "P",
 				"options": []any{map[string]any{"text": "a", "correct": false}, map[string]any{"text": "b", "correct": false}}}}})},
 				"Fallback", "document[0].props.questions[0].options", "at least one option must be correct"},
+			{"blank option", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{"prompt": "P",
+				"options": []any{map[string]any{"text": "a", "correct": true}, map[string]any{"text": " "}}}}})},
+				"Fallback", "document[0].props.questions[0].options", "every option needs a text"},
 			{"no prompt", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{
 				"options": []any{map[string]any{"text": "a", "correct": true}, map[string]any{"text": "b"}}}}})},
 				"Fallback", "document[0].props.questions[0].prompt", "prompt"},
