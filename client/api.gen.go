@@ -2087,21 +2087,30 @@ type CategoryRef struct {
 
 // CheckInput is a schema of the API.
 type CheckInput struct {
+	// GIFT questions: choices (multiple choice: option indexes), truth (true/false), text (short
+	// answer, numerical) or matches (matching: one target per item, in order).
+	Answer *Response `json:"answer,omitzero"`
 	// Index of the PracticeActivity node in the document.
 	Node int64 `json:"node"`
 	// Index of the question in the activity.
 	Question int64 `json:"question"`
-	// Indexes of the options chosen.
-	Selected []int64 `json:"selected"`
+	// Choice questions {prompt, options}: indexes of the options chosen.
+	Selected []int64 `json:"selected,omitzero"`
 }
 
 // CheckResult is a schema of the API.
 type CheckResult struct {
+	// True when the answer earns the full score.
 	Correct        bool    `json:"correct"`
 	CorrectOptions []int64 `json:"correct_options"`
+	// GIFT questions: the feedback of the answer given, then the general feedback.
+	Feedback []string `json:"feedback"`
 	// The question's hints, after a wrong answer.
 	Hints []string `json:"hints"`
-	// The question's score (1 by default) when correct, else 0.
+	// GIFT questions: a response that earns the full score, in the shape of answer.
+	RightAnswer *Response `json:"right_answer,omitzero"`
+	// The share of the question's score (1 by default) the answer earns, by the GIFT weights; choice
+	// questions earn it only when right.
 	Score    float64 `json:"score"`
 	Solution *string `json:"solution,omitzero"`
 }

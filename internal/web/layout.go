@@ -34,6 +34,28 @@ type practiceQuestion struct {
 	Prompt   string
 	Multiple bool
 	Options  []string
+	// Kind is the GIFT type of a GIFT question ("" for a choice question
+	// {prompt, options}): it picks the controls and the answer's shape.
+	Kind string
+	// Items and Targets are a matching question's: each item is matched
+	// with one target from a list.
+	Items   []string
+	Targets []string
+}
+
+// giftControls are the GIFT types the page has controls for.
+var giftControls = map[string]bool{"multichoice": true, "truefalse": true, "shortanswer": true, "numerical": true, "matching": true}
+
+type giftText struct {
+	Text string `json:"text"`
+}
+
+func texts(list []giftText) []string {
+	out := make([]string, len(list))
+	for i, t := range list {
+		out[i] = t.Text
+	}
+	return out
 }
 
 // renderable are the components this page knows how to show; a document
@@ -75,20 +97,27 @@ func decodeLayout(raw json.RawMessage, topicID int64) *layoutContent {
 		case "PracticeActivity":
 			var p struct {
 				Questions []struct {
-					Prompt   string `json:"prompt"`
-					Multiple bool   `json:"multiple"`
-					Options  []struct {
-						Text string `json:"text"`
-					} `json:"options"`
+					Prompt   string     `json:"prompt"`
+					Multiple bool       `json:"multiple"`
+					Options  []giftText `json:"options"`
+					GIFT     *struct {
+						Type    string     `json:"type"`
+						Options []giftText `json:"options"`
+						Items   []giftText `json:"items"`
+						Targets []string   `json:"targets"`
+					} `json:"gift"`
 				} `json:"questions"`
 			}
 			if json.Unmarshal(n.Props, &p) != nil || len(p.Questions) == 0 {
 				return nil
 			}
 			for q, question := range p.Questions {
-				pq := practiceQuestion{Index: q, Prompt: question.Prompt, Multiple: question.Multiple}
-				for _, o := range question.Options {
-					pq.Options = append(pq.Options, o.Text)
+				pq := practiceQuestion{Index: q, Prompt: question.Prompt, Multiple: question.Multiple, Options: texts(question.Options)}
+				if g := question.GIFT; g != nil {
+					if !giftControls[g.Type] {
+						return nil
+					}
+					pq.Kind, pq.Options, pq.Items, pq.Targets = g.Type, texts(g.Options), texts(g.Items), g.Targets
 				}
 				node.Questions = append(node.Questions, pq)
 			}

@@ -25,6 +25,7 @@ func layoutDocument(h5pID string) []any {
 		map[string]any{"prompt": "Which planet is the largest?", "options": []any{
 			map[string]any{"text": "Mars"}, map[string]any{"text": "Jupiter", "correct": true}, map[string]any{"text": "Venus"}},
 			"hints": []any{"It is a gas giant."}, "solution": "Jupiter is more than twice as massive as all other planets combined."},
+		map[string]any{"gift": "Which star is closest to the Earth? {=the Sun #Yes, our own star. =Sun}"},
 	}})
 	practice["id"] = "check"
 	return []any{
@@ -93,7 +94,7 @@ func TestLayoutLessonInBrowser(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	for _, secret := range []string{"gas giant", "twice as massive", "correct"} {
+	for _, secret := range []string{"gas giant", "twice as massive", "correct", "our own star"} {
 		if strings.Contains(html, secret) {
 			t.Errorf("the page holds %q before a check", secret)
 		}
@@ -126,6 +127,13 @@ func TestLayoutLessonInBrowser(t *testing.T) {
 		chromedp.Text(`.practice-result`, &result, chromedp.ByQuery))
 	if !strings.Contains(result, "Correct.") || !strings.Contains(result, "twice as massive") {
 		t.Errorf("result of the right answer: %q", result)
+	}
+	var feedback string
+	run("GIFT short answer", chromedp.SendKeys(`#node-7-1-0`, "the sun\r", chromedp.ByID),
+		chromedp.WaitVisible(`form[data-kind="shortanswer"] .practice-verdict.ok`, chromedp.ByQuery),
+		chromedp.Text(`form[data-kind="shortanswer"] .practice-result`, &feedback, chromedp.ByQuery))
+	if !strings.Contains(feedback, "Yes, our own star.") {
+		t.Errorf("result of the GIFT answer: %q", feedback)
 	}
 	browsertest.Screenshot(t, ctx, "web-layout-checked")
 	run("complete after reload", chromedp.Navigate(page), chromedp.WaitVisible(`#topic-status.status-1`, chromedp.ByQuery))

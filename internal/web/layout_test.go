@@ -2,8 +2,11 @@ package web
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/lms-platform/lms/internal/content/layout"
 )
 
 // TestLayoutFallback: a document the page cannot render, wholly or in
@@ -31,4 +34,51 @@ func TestLayoutFallback(t *testing.T) {
 			t.Errorf("%s: a layout without practice completes when viewed: mode %q manual %v", name, d.Mode, d.Manual)
 		}
 	}
+}
+
+// TestGIFTPracticePage: the topic page renders GIFT practice questions
+// with labelled controls of their type and nothing of their answers, and
+// the check the page posts goes through /bff.
+func TestGIFTPracticePage(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		admin := s.env.As("admin").Token
+		c := seedCourse(t, s.env, s.env.Host, admin, "GIFT practice")
+		questions := []any{
+			map[string]any{"gift": "Capital of France? {=Paris #Right, the Seine city. ~Lyon ####Paris since Clovis.}"},
+			map[string]any{"gift": "Primes? {~%50%Two ~%50%Three ~%-100%Four}"},
+			map[string]any{"gift": "The sun is a star. {T#Look again at the sky.#Yes, a yellow dwarf.}"},
+			map[string]any{"gift": "Largest planet? {=Jupiter =%50%Saturn}"},
+			map[string]any{"gift": "Pi to two decimals? {#3.14:0.005}"},
+			map[string]any{"gift": "Match the sounds. {=cat -> meow =dog -> woof}"},
+		}
+		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Facts",
+			"topicable": layout.Class, "fallback": "Practise some facts.",
+			"document": []any{map[string]any{"component": "PracticeActivity", "props": map[string]any{"questions": questions}}}}).Number("data.id")
+		u := s.env.NewUser("student")
+		path := "/learn/" + id(c.course) + "/" + id(int64(topic))
+		page := s.must(req{path: path, token: u.Token}, http.StatusOK).text()
+		for _, want := range []string{
+			`data-kind="multichoice"`, `type="radio" id="node-0-0-1" name="node-0-0" value="1"> <span>Lyon</span>`,
+			`<legend>Primes? <span class="muted">(choose all that apply)</span></legend>`, `type="checkbox" id="node-0-1-2"`,
+			`data-kind="truefalse"`, `value="true"> <span>True</span>`,
+			`data-kind="shortanswer"`, `<label for="node-0-3-0">Your answer</label>`,
+			`data-kind="numerical"`, `inputmode="decimal"`,
+			`data-kind="matching"`, `<label for="node-0-5-0">cat</label>`, `<option>meow</option><option>woof</option>`,
+		} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the page lacks %q", want)
+			}
+		}
+		for _, secret := range []string{"Seine", "Clovis", "yellow dwarf", "Look again", "%50%", "3.14", "Jupiter", "Saturn"} {
+			if strings.Contains(page, secret) {
+				t.Errorf("the page holds %q", secret)
+			}
+		}
+		check := s.must(req{method: "POST", path: "/bff/api/topics/" + id(int64(topic)) + "/practice/check", token: u.Token,
+			json: map[string]any{"node": 0, "question": 5, "answer": map[string]any{"matches": []string{"meow", "woof"}}}}, http.StatusOK)
+		if check.get("data.correct") != true || check.get("data.right_answer.matches.1") != "woof" {
+			t.Errorf("check through /bff: %s", check.body)
+		}
+	})
 }

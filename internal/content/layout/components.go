@@ -99,8 +99,8 @@ type PracticeActivityProps struct {
 }
 
 // PracticeQuestion is a question in the quiz input model: a choice
-// question {prompt, options}, or {gift}. GIFT questions wait for the quiz
-// package and are refused for now.
+// question {prompt, options}, or one GIFT question {gift} of a type the
+// browser can check (not essay, not description).
 type PracticeQuestion struct {
 	Prompt   string           `json:"prompt,omitempty" maxLength:"2000"`
 	Options  []PracticeOption `json:"options,omitempty" maxItems:"10"`

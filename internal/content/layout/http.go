@@ -31,8 +31,8 @@ type Catalogue struct {
 // Rules are the rules beyond the schemas, for authors and agents.
 var Rules = []string{
 	"document is a list of 1 to 200 nodes {component, props, id?}; component is one of the approved components; props follow its schema; id, when given, is 1 to 64 letters, digits, _ or - and unique in the document.",
-	"fallback is required Markdown shown by clients that do not render layouts and when the document cannot be rendered; it must leave out the hints and worked solutions of every PracticeActivity (texts of 8 characters or more are looked for, ignoring case and spacing).",
-	"Practice must use PracticeActivity: choice questions {prompt, options:[{text, correct}], score?, hints?, solution?} with 2 to 10 options, at least one correct. GIFT questions ({gift}) are refused until GIFT is supported.",
+	"fallback is required Markdown shown by clients that do not render layouts and when the document cannot be rendered; it must leave out the hints, worked solutions and GIFT feedback of every PracticeActivity (texts of 8 characters or more are looked for, ignoring case and spacing).",
+	"Practice must use PracticeActivity: choice questions {prompt, options:[{text, correct}], score?, hints?, solution?} with 2 to 10 options, at least one correct; or GIFT questions {gift, score?, hints?, solution?}, exactly one question per entry, of a type the browser checks (multiple choice, true/false, short answer, numerical, matching; not essay or description). Learners see GIFT questions as the quiz shows them (no weights, no feedback); a check answers {node, question, answer} with answer shaped as a quiz answer (choices, truth, text or matches).",
 	"Every row of a ComparisonTable has one cell per column.",
 	"An H5PFrame names H5P content of this tenant by content_id.",
 	"A LiaScriptLesson is refused: LiaScript topics do not exist yet.",
@@ -79,7 +79,7 @@ func Routes(api huma.API, pr *Practice) {
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/topics/{topic}/practice/check", Tags: []string{"topics"}, Who: httpx.User,
 		MaxBody: 4 << 10, Errors: []int{http.StatusUnprocessableEntity},
 		Summary:     "Check an answer to a question of a layout topic's PracticeActivity",
-		Description: "Answers whether the selected options are right, with the correct options, the solution and (after a wrong answer) the hints, which the learner's page does not hold. The first check completes the topic for the caller."},
+		Description: "Answers whether the answer is right (selected for choice questions, answer for GIFT questions, graded with the GIFT weights), with the score earned, the correct options or right answer, the feedback, the solution and (after a wrong answer) the hints, which the learner's page does not hold. The first check completes the topic for the caller."},
 		func(ctx context.Context, in *checkInput) (*httpx.Response[CheckResult], error) {
 			res, err := pr.Check(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Topic, in.Body)
 			if err != nil {

@@ -290,8 +290,8 @@ func (p *problems) practice(key, name string, a PracticeActivityProps) {
 		case question.GIFT != "":
 			if question.Prompt != "" || len(question.Options) > 0 {
 				p.add(qk, name+": a question is either {prompt, options} or {gift}, not both.")
-			} else {
-				p.add(qk+".gift", name+": GIFT questions in a PracticeActivity wait for the quiz package's GIFT support; write the question as {prompt, options} for now.")
+			} else if _, err := question.asGIFT(); err != nil {
+				p.add(qk+".gift", fmt.Sprintf("%s, question %d: %s.", name, q, err))
 			}
 		case strings.TrimSpace(question.Prompt) == "":
 			p.add(qk+".prompt", name+": the question needs a prompt with options, or gift.")
@@ -306,6 +306,11 @@ func (p *problems) practice(key, name string, a PracticeActivityProps) {
 			}
 			if correct == 0 {
 				p.add(qk+".options", name+": at least one option must be correct.")
+			} else if _, err := question.asGIFT(); err != nil {
+				// What the checks above let through but the quiz's
+				// conversion refuses (a blank option), refused here
+				// rather than when a learner checks.
+				p.add(qk+".options", fmt.Sprintf("%s, question %d: %s.", name, q, err))
 			}
 		}
 		for h, hint := range question.Hints {
@@ -337,6 +342,18 @@ func (p *problems) fallback(text string, practice []PracticeActivityProps) {
 			}
 			if leaks(plain, q.Solution) {
 				p.add("fallback", fmt.Sprintf("The fallback must leave out worked solutions; it contains the solution %q.", short(q.Solution)))
+			}
+			if q.GIFT == "" {
+				continue
+			}
+			g, err := q.asGIFT()
+			if err != nil {
+				continue
+			}
+			for _, f := range feedbackTexts(g) {
+				if leaks(plain, f) {
+					p.add("fallback", fmt.Sprintf("The fallback must leave out the feedback of practice questions; it contains the feedback %q.", short(f)))
+				}
 			}
 		}
 	}

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content"
+	quizkind "github.com/lms-platform/lms/internal/content/quiz"
+	"github.com/lms-platform/lms/internal/gift"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/topics"
 )
@@ -44,6 +48,9 @@ type learnerQuestion struct {
 	// has more than one correct option), as checkboxes do.
 	Multiple bool     `json:"multiple"`
 	Score    *float64 `json:"score,omitempty"`
+	// GIFT is a GIFT question as the quiz shows it (no weights, no
+	// feedback); its prompt is in Prompt too.
+	GIFT *gift.Shown `json:"gift,omitempty"`
 }
 
 type learnerOption struct {
@@ -68,11 +75,19 @@ func (*Kind) LearnerView(_ content.Env, value json.RawMessage) (any, error) {
 		}
 		lp := learnerPractice{Title: a.Title, Instructions: a.Instructions, Questions: make([]learnerQuestion, len(a.Questions))}
 		for q, question := range a.Questions {
+			g, err := question.asGIFT()
+			if err != nil {
+				return nil, fmt.Errorf("layout: practice question: %w", err)
+			}
 			lq := learnerQuestion{Prompt: question.Prompt, Score: question.Score, Options: make([]learnerOption, len(question.Options))}
 			for o, opt := range question.Options {
 				lq.Options[o] = learnerOption{Text: opt.Text}
 			}
-			lq.Multiple = len(correctOptions(question.Options)) > 1
+			lq.Multiple = !g.Single
+			if question.GIFT != "" {
+				shown := g.Show()
+				lq.Prompt, lq.Multiple, lq.GIFT = shown.Prompt.Text, g.Type == gift.MultipleChoice && !g.Single, &shown
+			}
 			lp.Questions[q] = lq
 		}
 		out.Document[i].Props = lp
@@ -100,17 +115,24 @@ func (*Kind) CompletesItself(value json.RawMessage) bool {
 type CheckInput struct {
 	Node     int   `json:"node" minimum:"0" doc:"Index of the PracticeActivity node in the document."`
 	Question int   `json:"question" minimum:"0" doc:"Index of the question in the activity."`
-	Selected []int `json:"selected" maxItems:"10" doc:"Indexes of the options chosen."`
+	Selected []int `json:"selected,omitempty" maxItems:"10" doc:"Choice questions {prompt, options}: indexes of the options chosen."`
+	// Answer has the shape of a quiz answer, so that one frontend control
+	// serves both.
+	Answer *gift.Response `json:"answer,omitempty" doc:"GIFT questions: choices (multiple choice: option indexes), truth (true/false), text (short answer, numerical) or matches (matching: one target per item, in order)."`
 }
 
 // CheckResult tells the learner how the answer went, with what the page
 // held back until now.
 type CheckResult struct {
-	Correct        bool     `json:"correct"`
-	Score          float64  `json:"score" doc:"The question's score (1 by default) when correct, else 0."`
-	CorrectOptions []int    `json:"correct_options"`
-	Hints          []string `json:"hints" doc:"The question's hints, after a wrong answer."`
-	Solution       string   `json:"solution,omitempty"`
+	Correct bool    `json:"correct" doc:"True when the answer earns the full score."`
+	Score   float64 `json:"score" doc:"The share of the question's score (1 by default) the answer earns, by the GIFT weights; choice questions earn it only when right."`
+	// CorrectOptions are the right options of a choice or multiple-choice
+	// question, empty for other types.
+	CorrectOptions []int          `json:"correct_options"`
+	RightAnswer    *gift.Response `json:"right_answer,omitempty" doc:"GIFT questions: a response that earns the full score, in the shape of answer."`
+	Feedback       []string       `json:"feedback" doc:"GIFT questions: the feedback of the answer given, then the general feedback."`
+	Hints          []string       `json:"hints" doc:"The question's hints, after a wrong answer."`
+	Solution       string         `json:"solution,omitempty"`
 }
 
 // Practice checks answers to the PracticeActivity questions of layout
@@ -144,19 +166,49 @@ func (pr *Practice) Check(ctx context.Context, t *platform.Tenant, p *access.Pri
 		return CheckResult{}, apperr.Field("question", "The question must be the index of a question of the activity.")
 	}
 	q := a.Questions[in.Question]
-	for _, s := range in.Selected {
-		if s < 0 || s >= len(q.Options) {
-			return CheckResult{}, apperr.Field("selected", "Each selected option must be the index of an option of the question.")
-		}
+	g, err := q.asGIFT()
+	if err != nil {
+		return CheckResult{}, fmt.Errorf("layout: practice question: %w", err)
 	}
-	res := CheckResult{Correct: CheckChoice(q.Options, in.Selected), CorrectOptions: correctOptions(q.Options),
-		Solution: q.Solution, Hints: []string{}}
-	if res.Correct {
-		res.Score = 1
-		if q.Score != nil {
-			res.Score = *q.Score
+	var r gift.Response
+	if q.GIFT == "" {
+		for _, s := range in.Selected {
+			if s < 0 || s >= len(q.Options) {
+				return CheckResult{}, apperr.Field("selected", "Each selected option must be the index of an option of the question.")
+			}
 		}
-	} else if q.Hints != nil {
+		// A choice chosen twice counts once, as it always has.
+		r.Choices = slices.Compact(slices.Sorted(slices.Values(in.Selected)))
+	} else {
+		if in.Answer == nil {
+			return CheckResult{}, apperr.Field("answer", "A GIFT question takes its answer in answer.")
+		}
+		if err := g.Check(*in.Answer); err != nil {
+			return CheckResult{}, apperr.Field("answer", "The answer does not fit the question: "+err.Error()+".")
+		}
+		r = *in.Answer
+	}
+	fraction, _ := gift.Grade(g, r)
+	res := CheckResult{Correct: fraction >= 1-1e-9, Solution: q.Solution, Hints: []string{}, Feedback: []string{}}
+	right := rightAnswer(g)
+	res.CorrectOptions = right.Choices
+	if res.CorrectOptions == nil {
+		res.CorrectOptions = []int{}
+	}
+	score := 1.0
+	if q.Score != nil {
+		score = *q.Score
+	}
+	switch {
+	case res.Correct:
+		res.Score = score
+	case q.GIFT != "":
+		res.Score = fraction * score
+	}
+	if q.GIFT != "" {
+		res.RightAnswer, res.Feedback = &right, answerFeedback(g, r, res.Correct)
+	}
+	if !res.Correct && q.Hints != nil {
 		res.Hints = q.Hints
 	}
 	if pr.Progress != nil {
@@ -167,20 +219,132 @@ func (pr *Practice) Check(ctx context.Context, t *platform.Tenant, p *access.Pri
 	return res, nil
 }
 
-// CheckChoice tells whether the selected options are exactly the correct
-// ones. It is the one grading rule of practice questions, kept apart so
-// that it can give way to the quiz package's grading of choice questions.
-func CheckChoice(options []PracticeOption, selected []int) bool {
-	chosen := slices.Clone(selected)
-	slices.Sort(chosen)
-	return slices.Equal(slices.Compact(chosen), correctOptions(options))
+// asGIFT is the question in the quiz's model: a choice question becomes
+// the multiple-choice question the quiz kind makes of it, so that one
+// grading serves both. Essays and descriptions are refused: nothing
+// checks them in the browser.
+func (q PracticeQuestion) asGIFT() (gift.Question, error) {
+	src := q.GIFT
+	if src == "" {
+		opts := make([]quizkind.Option, len(q.Options))
+		for i, o := range q.Options {
+			opts[i] = quizkind.Option{Text: o.Text, Correct: o.Correct}
+		}
+		var err error
+		if src, err = quizkind.FromOptions(q.Prompt, opts); err != nil {
+			return gift.Question{}, err
+		}
+	}
+	g, err := quizkind.ParseOne(src)
+	if err != nil {
+		return g, err
+	}
+	if g.Type == gift.Essay || g.Type == gift.Description {
+		return g, fmt.Errorf("%s questions cannot be checked in practice; use multiple choice, true/false, short answer, numerical or matching", g.Type)
+	}
+	return g, nil
 }
 
-func correctOptions(options []PracticeOption) []int {
-	out := []int{}
-	for i, o := range options {
-		if o.Correct {
-			out = append(out, i)
+// rightAnswer is a response that earns the full score of g.
+func rightAnswer(g gift.Question) gift.Response {
+	var r gift.Response
+	switch g.Type {
+	case gift.MultipleChoice:
+		best := -1
+		for i, a := range g.Answers {
+			if g.Single {
+				if a.Weight > 0 && (best < 0 || a.Weight > g.Answers[best].Weight) {
+					best = i
+				}
+			} else if a.Weight > 0 {
+				r.Choices = append(r.Choices, i)
+			}
+		}
+		if best >= 0 {
+			r.Choices = []int{best}
+		}
+	case gift.TrueFalse:
+		truth := g.Truth
+		r.Truth = &truth
+	case gift.ShortAnswer, gift.Numerical:
+		if a, ok := bestAnswer(g.Answers); ok && g.Type == gift.ShortAnswer {
+			r.Text = a.Text.Text
+		} else if ok {
+			r.Text = strconv.FormatFloat((a.Min+a.Max)/2, 'f', -1, 64)
+		}
+	case gift.Matching:
+		for _, p := range g.Pairs {
+			if p.Question.Text != "" {
+				r.Matches = append(r.Matches, p.Answer)
+			}
+		}
+	}
+	return r
+}
+
+func bestAnswer(answers []gift.Answer) (gift.Answer, bool) {
+	var best gift.Answer
+	found := false
+	for _, a := range answers {
+		if !found || a.Weight > best.Weight {
+			best, found = a, true
+		}
+	}
+	return best, found
+}
+
+// answerFeedback is the feedback the author wrote for the response r,
+// then the general feedback. The answer of a short answer or numerical
+// question that r matches is found with gift's own grading, asked of that
+// answer alone.
+func answerFeedback(g gift.Question, r gift.Response, correct bool) []string {
+	out := []string{}
+	add := func(t *gift.Text) {
+		if t != nil && strings.TrimSpace(t.Text) != "" {
+			out = append(out, t.Text)
+		}
+	}
+	switch g.Type {
+	case gift.MultipleChoice:
+		for _, c := range r.Choices {
+			add(g.Answers[c].Feedback)
+		}
+	case gift.TrueFalse:
+		if correct {
+			add(g.RightFeedback)
+		} else {
+			add(g.WrongFeedback)
+		}
+	case gift.ShortAnswer, gift.Numerical:
+		matched := -1
+		for i, a := range g.Answers {
+			alone := g
+			a.Weight = 100
+			alone.Answers = []gift.Answer{a}
+			if f, _ := gift.Grade(alone, r); f > 0 && (matched < 0 || g.Answers[i].Weight > g.Answers[matched].Weight) {
+				matched = i
+			}
+		}
+		if matched >= 0 {
+			add(g.Answers[matched].Feedback)
+		}
+	}
+	add(g.GeneralFeedback)
+	return out
+}
+
+// feedbackTexts are all the feedback texts of g, which the fallback must
+// leave out as it leaves out hints.
+func feedbackTexts(g gift.Question) []string {
+	var out []string
+	for _, t := range []*gift.Text{g.RightFeedback, g.WrongFeedback, g.GeneralFeedback} {
+		if t != nil {
+			out = append(out, t.Text)
+		}
+	}
+	for _, a := range g.Answers {
+		if a.Feedback != nil {
+			out = append(out, a.Feedback.Text)
 		}
 	}
 	return out

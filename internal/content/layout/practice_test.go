@@ -108,18 +108,6 @@ func TestPracticeCheck(t *testing.T) {
 	})
 }
 
-func TestCheckChoice(t *testing.T) {
-	opts := []layout.PracticeOption{{Text: "a", Correct: true}, {Text: "b"}, {Text: "c", Correct: true}}
-	for _, c := range []struct {
-		selected []int
-		want     bool
-	}{{[]int{0, 2}, true}, {[]int{2, 0}, true}, {[]int{0, 2, 2}, true}, {[]int{0}, false}, {[]int{0, 1, 2}, false}, {nil, false}} {
-		if got := layout.CheckChoice(opts, c.selected); got != c.want {
-			t.Errorf("CheckChoice(%v) = %v, want %v", c.selected, got, c.want)
-		}
-	}
-}
-
 // TestComponentCatalogue: authors read the components with their props
 // schemas, which the OpenAPI description carries too.
 func TestComponentCatalogue(t *testing.T) {
@@ -138,6 +126,104 @@ func TestComponentCatalogue(t *testing.T) {
 		for _, c := range layout.Components {
 			if spec.Get("components.schemas."+c.SchemaName()+".properties") == nil {
 				t.Errorf("the OpenAPI description lacks %s", c.SchemaName())
+			}
+		}
+	})
+}
+
+// TestGIFTPractice: GIFT questions reach the learner as the quiz shows
+// them, without weights or feedback, and a check grades each type with
+// the GIFT weights and answers the right answer and the feedback.
+func TestGIFTPractice(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		tutor := env.As("tutor")
+		questions := []any{
+			map[string]any{"gift": "Capital of France? {=Paris #Right, the Seine city. ~Lyon #Lyon is second. ####Paris since Clovis.}", "score": 2},
+			map[string]any{"gift": "Primes? {~%50%Two ~%50%Three ~%-100%Four}"},
+			map[string]any{"gift": "The sun is a star. {T#Look again at the sky.#Yes, a yellow dwarf.}"},
+			map[string]any{"gift": "Largest planet? {=Jupiter =%50%Saturn #Second largest.}"},
+			map[string]any{"gift": "Pi to two decimals? {#3.14:0.005}"},
+			map[string]any{"gift": "Match. {=cat -> meow =dog -> woof}"},
+		}
+		doc := []any{callout(), node("PracticeActivity", map[string]any{"title": "GIFT", "questions": questions})}
+		topic := env.Call(t, 201, "POST", "/api/admin/topics", tutor.Token, w.body(doc, "Practise facts.")).Number("data.id")
+
+		program := env.Call(t, 200, "GET", "/api/courses/"+num(w.course)+"/program", w.learner.Token, nil)
+		page := string(program.Body)
+		for _, secret := range []string{"Seine", "Clovis", "%50%", "weight", "feedback", "yellow dwarf", "3.14", "Second largest", "=Paris", "meow ="} {
+			if strings.Contains(page, secret) {
+				t.Errorf("the learner's program holds %q: %s", secret, page)
+			}
+		}
+		qs := "data.lessons.0.topics.0.topicable.document.1.props.questions."
+		if program.String(qs+"0.gift.type") != "multichoice" || program.String(qs+"0.gift.options.1.text") != "Lyon" ||
+			program.String(qs+"0.prompt") != "Capital of France?" || program.Get(qs+"0.multiple") != false ||
+			program.Get(qs+"1.multiple") != true || program.String(qs+"2.gift.type") != "truefalse" ||
+			program.String(qs+"5.gift.items.0.text") != "cat" || program.String(qs+"5.gift.targets.1") != "woof" ||
+			program.Get("data.lessons.0.topics.0.topicable.practice") != true {
+			t.Errorf("learner view: %s", page)
+		}
+
+		check := "/api/topics/" + num(topic) + "/practice/check"
+		answer := func(q int, a map[string]any) *apitest.Response {
+			return env.Call(t, 200, "POST", check, w.learner.Token, map[string]any{"node": 1, "question": q, "answer": a})
+		}
+		yes, no := true, false
+		if r := answer(0, map[string]any{"choices": []int{1}}); r.Get("data.correct") != false || r.Number("data.score") != 0 ||
+			r.Number("data.correct_options.0") != 0 || r.Number("data.right_answer.choices.0") != 0 ||
+			r.String("data.feedback.0") != "Lyon is second." || r.String("data.feedback.1") != "Paris since Clovis." {
+			t.Errorf("multiple choice, wrong: %s", r.Body)
+		}
+		if r := answer(0, map[string]any{"choices": []int{0}}); r.Get("data.correct") != true || r.Number("data.score") != 2 ||
+			r.String("data.feedback.0") != "Right, the Seine city." {
+			t.Errorf("multiple choice, right: %s", r.Body)
+		}
+		if r := answer(1, map[string]any{"choices": []int{0}}); r.Get("data.correct") != false || r.Number("data.score") != 0.5 ||
+			r.Number("data.right_answer.choices.1") != 1 {
+			t.Errorf("several answers, half: %s", r.Body)
+		}
+		if r := answer(1, map[string]any{"choices": []int{0, 1}}); r.Get("data.correct") != true || r.Number("data.score") != 1 {
+			t.Errorf("several answers, all: %s", r.Body)
+		}
+		if r := answer(2, map[string]any{"truth": no}); r.Get("data.correct") != false || r.Get("data.right_answer.truth") != true ||
+			r.String("data.feedback.0") != "Look again at the sky." {
+			t.Errorf("true/false, wrong: %s", r.Body)
+		}
+		if r := answer(2, map[string]any{"truth": yes}); r.Get("data.correct") != true || r.String("data.feedback.0") != "Yes, a yellow dwarf." {
+			t.Errorf("true/false, right: %s", r.Body)
+		}
+		if r := answer(3, map[string]any{"text": " saturn "}); r.Get("data.correct") != false || r.Number("data.score") != 0.5 ||
+			r.String("data.feedback.0") != "Second largest." || r.String("data.right_answer.text") != "Jupiter" {
+			t.Errorf("short answer, partial: %s", r.Body)
+		}
+		if r := answer(3, map[string]any{"text": "JUPITER"}); r.Get("data.correct") != true {
+			t.Errorf("short answer, right: %s", r.Body)
+		}
+		if r := answer(4, map[string]any{"text": "3,142"}); r.Get("data.correct") != true || r.String("data.right_answer.text") != "3.14" {
+			t.Errorf("numerical, within tolerance: %s", r.Body)
+		}
+		if r := answer(4, map[string]any{"text": "3.2"}); r.Get("data.correct") != false || r.Number("data.score") != 0 {
+			t.Errorf("numerical, outside: %s", r.Body)
+		}
+		if r := answer(5, map[string]any{"matches": []string{"meow", "meow"}}); r.Get("data.correct") != false || r.Number("data.score") != 0.5 ||
+			r.String("data.right_answer.matches.1") != "woof" {
+			t.Errorf("matching, half: %s", r.Body)
+		}
+		if s := topicStatus(t, env, w.learner, w.course, topic); s != 1 {
+			t.Errorf("status after a check: %v, want 1 (complete)", s)
+		}
+		for _, c := range []struct {
+			name string
+			body map[string]any
+		}{
+			{"no answer", map[string]any{"node": 1, "question": 0, "selected": []int{0}}},
+			{"choice out of range", map[string]any{"node": 1, "question": 0, "answer": map[string]any{"choices": []int{7}}}},
+			{"two choices to a one-answer question", map[string]any{"node": 1, "question": 0, "answer": map[string]any{"choices": []int{0, 1}}}},
+			{"too many matches", map[string]any{"node": 1, "question": 5, "answer": map[string]any{"matches": []string{"a", "b", "c"}}}},
+		} {
+			if res := env.Do(apitest.Request{Method: "POST", Path: check, Token: w.learner.Token, Body: c.body}); res.Status != 422 {
+				t.Errorf("%s: %d, want 422: %s", c.name, res.Status, res.Body)
 			}
 		}
 	})

@@ -147,12 +147,59 @@
       p.textContent = 'Hint: ' + hint;
       result.appendChild(p);
     });
+    (data.feedback || []).forEach(function (text) {
+      var p = document.createElement('p');
+      p.className = 'practice-feedback';
+      p.textContent = text;
+      result.appendChild(p);
+    });
+    var right = rightAnswerText(form, data.right_answer);
+    if (right) {
+      var ra = document.createElement('p');
+      ra.className = 'practice-right';
+      ra.textContent = 'Right answer: ' + right;
+      result.appendChild(ra);
+    }
     if (data.solution) {
       var sol = document.createElement('p');
       sol.className = 'practice-solution';
       sol.textContent = 'Solution: ' + data.solution;
       result.appendChild(sol);
     }
+  }
+
+  // rightAnswerText words a GIFT question's right answer; choices are
+  // marked on the options instead.
+  function rightAnswerText(form, right) {
+    if (!right) { return ''; }
+    if (right.truth !== undefined) { return right.truth ? 'True' : 'False'; }
+    if (right.text) { return right.text; }
+    if (right.matches) {
+      return Array.prototype.map.call(form.querySelectorAll('.practice-match'), function (p, i) {
+        return p.querySelector('label').textContent + ': ' + (right.matches[i] || '');
+      }).join('; ');
+    }
+    return '';
+  }
+
+  // practiceBody is the check's body: selected for a choice question, or
+  // answer in the quiz answer's shape for a GIFT question.
+  function practiceBody(qf) {
+    var body = { node: Number(qf.dataset.node), question: Number(qf.dataset.question) };
+    var kind = qf.dataset.kind;
+    var checked = Array.prototype.map.call(qf.querySelectorAll('input:checked'), function (input) { return input.value; });
+    if (!kind) {
+      body.selected = checked.map(Number);
+    } else if (kind === 'multichoice') {
+      body.answer = { choices: checked.map(Number) };
+    } else if (kind === 'truefalse') {
+      body.answer = checked.length ? { truth: checked[0] === 'true' } : {};
+    } else if (kind === 'matching') {
+      body.answer = { matches: Array.prototype.map.call(qf.querySelectorAll('select'), function (sel) { return sel.value; }) };
+    } else {
+      body.answer = { text: qf.querySelector('.practice-text').value };
+    }
+    return body;
   }
 
   Array.prototype.forEach.call(document.querySelectorAll('form.practice-question'), function (qf) {
@@ -163,11 +210,7 @@
         result.textContent = 'Sign in to check your answers.';
         return;
       }
-      var selected = [];
-      Array.prototype.forEach.call(qf.querySelectorAll('input:checked'), function (input) {
-        selected.push(Number(input.value));
-      });
-      var body = { node: Number(qf.dataset.node), question: Number(qf.dataset.question), selected: selected };
+      var body = practiceBody(qf);
       whenStarted(function () {
         bff('POST', '/api/topics/' + topicId + '/practice/check', body)
           .then(function (res) { return res.json().then(function (b) { return { ok: res.ok, body: b }; }); })
