@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
@@ -64,10 +66,20 @@ func (s *Service) Questions(ctx context.Context, t *platform.Tenant, p *access.P
 	return adminQuestions(topicID, v), nil
 }
 
+// questionsLockTTL bounds how long a crashed editor can hold a quiz's
+// question list.
+const questionsLockTTL = 30 * time.Second
+
 // rewrite applies edit to the quiz's question list and stores it through
 // the topic update, which rebuilds and checks the value.
 func (s *Service) rewrite(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64,
 	edit func([]quizkind.Input) ([]quizkind.Input, error)) (quizkind.Value, error) {
+	unlock, err := s.Locker.Acquire(ctx, "quiz-questions:"+strconv.FormatInt(t.ID, 10)+":"+strconv.FormatInt(topicID, 10),
+		questionsLockTTL)
+	if err != nil {
+		return quizkind.Value{}, err
+	}
+	defer unlock(context.WithoutCancel(ctx))
 	v, err := quizFor(ctx, t, p, topicID, true)
 	if err != nil {
 		return v, err

@@ -19,6 +19,7 @@ import (
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/gift"
+	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/settings"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -38,6 +39,9 @@ type Service struct {
 	// whether a learner may take it now (both package learning).
 	Progress topics.Completer
 	Gate     Gate
+	// Locker orders the question edits of one quiz across replicas: each
+	// rewrites the whole list, so two at once would lose one.
+	Locker lock.Locker
 
 	// writers holds a write queue per SQLite tenant database, by file:
 	// a tenant handle opened again after eviction keeps its queue.

@@ -3,7 +3,9 @@ package quiz_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -455,6 +457,28 @@ func TestQuestionAuthoring(t *testing.T) {
 		res = call(t, env, 422, "POST", "/api/admin/gift-questions", w.tutor, map[string]any{"topic_id": topic, "value": "Bad {~only}"})
 		if !strings.Contains(string(res.Body), "expected at least two answers") {
 			t.Errorf("bad GIFT: %s", res.Body)
+		}
+
+		// Editors adding at the same moment lose nothing: each edit rewrites
+		// the whole list, one at a time.
+		var wg sync.WaitGroup
+		statuses := make([]int, 6)
+		for i := range statuses {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				statuses[i] = env.Do(apitest.Request{Method: "POST", Path: "/api/admin/gift-questions", Token: w.tutor.Token,
+					Body: map[string]any{"topic_id": topic, "value": fmt.Sprintf("%d + 1 = {#%d}", i, i+1)}}).Status
+			}()
+		}
+		wg.Wait()
+		res = call(t, env, 200, "GET", path, w.tutor, nil)
+		if n := len(res.Get("data").([]any)); n != 9+len(statuses) || slices.ContainsFunc(statuses, func(s int) bool { return s != 201 }) {
+			t.Fatalf("concurrent adds: statuses %v, %d questions", statuses, n)
+		}
+		for range statuses {
+			call(t, env, 200, "DELETE", path+"/"+id(res.Number("data.9.id")), w.tutor, nil)
+			res = call(t, env, 200, "GET", path, w.tutor, nil)
 		}
 
 		// Update, reorder, delete.

@@ -50,5 +50,5 @@ func (s *Server) topicRoutes() {
 	layout.Routes(s.API, &layout.Practice{Topics: s.topics, Progress: s.Learning})
 	// Quiz attempts complete their topic through learning too.
 	quiz.Routes(s.API, &quiz.Service{Clock: s.Clock, Settings: s.Settings, Topics: s.topics, Progress: s.Learning,
-		Gate: s.Learning})
+		Gate: s.Learning, Locker: s.Locker})
 }
