@@ -19,6 +19,7 @@ import (
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/gift"
+	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/settings"
@@ -315,6 +316,40 @@ func result(a *Attempt, answers map[int64]Answer) {
 		passed := a.Score >= *a.MinPassScore
 		a.Passed = &passed
 	}
+}
+
+// CloseJob ends the attempts whose time ran out and that nobody has looked
+// at since (a learner who closed the browser): each ends at its limit with
+// its saved answers, and completes its topic when it passed. A read of an
+// attempt ends it the same way earlier.
+const CloseJob = "quiz.close-expired"
+
+// closeBatch bounds one pass of the job; it goes on until none is left.
+const closeBatch = 500
+
+// CloseExpired is CloseJob's run for one tenant.
+func (s *Service) CloseExpired(ctx context.Context, t *platform.Tenant, now time.Time) error {
+	now = now.UTC().Truncate(time.Microsecond)
+	for {
+		expired, err := expiredAttempts(ctx, t.DB, now, closeBatch)
+		if err != nil {
+			return err
+		}
+		for _, a := range expired {
+			if _, err := s.finish(ctx, t, a, now); err != nil {
+				return err
+			}
+		}
+		if len(expired) < closeBatch {
+			return nil
+		}
+	}
+}
+
+// Jobs are the quiz's scheduled jobs. Hourly, with the other hourly jobs,
+// so it opens no tenant that they do not open anyway.
+func (s *Service) Jobs() []jobs.Job {
+	return []jobs.Job{{Name: CloseJob, Schedule: jobs.MustCron("@hourly"), Run: s.CloseExpired}}
 }
 
 // finish ends an attempt at now, or at its time limit when that came

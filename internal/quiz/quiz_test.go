@@ -373,6 +373,25 @@ func TestTimeLimitOnTheClock(t *testing.T) {
 		if res.String("data.0.status") != "ended" || res.Get("data.0.score") == nil {
 			t.Fatalf("abandoned attempt: %s", res.Body)
 		}
+
+		// A passing attempt nobody looks at again is ended by the hourly
+		// job, at its limit, and completes its topic.
+		w.tutor.Token, _ = env.Login(env.Host, w.tutor.Email, w.tutor.Password)
+		passing := createQuiz(t, w, map[string]any{"minPassScore": 1})
+		res = start(t, w, 201, w.learner, passing)
+		left, lq := res.Number("data.id"), questionIDs(t, res)
+		answer(t, w, 200, w.learner, left, lq[1], map[string]any{"truth": true})
+		env.Clock.Advance(time.Hour)
+		if err := env.Server.Jobs.Tick(context.Background(), env.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if topicStatus(t, w, w.learner.ID, passing) != 1 {
+			t.Fatal("the job did not end a passing attempt left alone")
+		}
+		n := env.Count(t, `SELECT COUNT(*) FROM quiz_attempts WHERE id = $1 AND ended_at = ends_at AND score = 1`, int64(left))
+		if n != 1 {
+			t.Fatal("the job did not end the attempt at its limit with its saved answer")
+		}
 	})
 }
 

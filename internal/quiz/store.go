@@ -115,6 +115,17 @@ func listAttempts(ctx context.Context, q sqldb.Querier, topicID, userID int64, o
 	return out, total, rows.Err()
 }
 
+// expiredAttempts lists the attempts still open whose time ran out
+// before now, at most limit of them.
+func expiredAttempts(ctx context.Context, q sqldb.Querier, now time.Time, limit int) ([]Attempt, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+attemptColumns+` FROM quiz_attempts
+		WHERE ended_at IS NULL AND ends_at <= $1 ORDER BY id LIMIT $2`, now, limit)
+	if err != nil {
+		return nil, fmt.Errorf("quiz: expired attempts: %w", err)
+	}
+	return scanAttempts(rows)
+}
+
 // attemptsOf lists a learner's attempts at a topic, oldest first.
 func attemptsOf(ctx context.Context, q sqldb.Querier, topicID, userID int64) ([]Attempt, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+attemptColumns+` FROM quiz_attempts
@@ -122,6 +133,10 @@ func attemptsOf(ctx context.Context, q sqldb.Querier, topicID, userID int64) ([]
 	if err != nil {
 		return nil, fmt.Errorf("quiz: attempts of a learner: %w", err)
 	}
+	return scanAttempts(rows)
+}
+
+func scanAttempts(rows *sql.Rows) ([]Attempt, error) {
 	defer rows.Close()
 	var out []Attempt
 	for rows.Next() {

@@ -49,6 +49,10 @@ func (s *Server) topicRoutes() {
 	topics.Routes(s.API, s.topics)
 	layout.Routes(s.API, &layout.Practice{Topics: s.topics, Progress: s.Learning})
 	// Quiz attempts complete their topic through learning too.
-	quiz.Routes(s.API, &quiz.Service{Clock: s.Clock, Settings: s.Settings, Topics: s.topics, Progress: s.Learning,
-		Gate: s.Learning, Locker: s.Locker})
+	q := &quiz.Service{Clock: s.Clock, Settings: s.Settings, Topics: s.topics, Progress: s.Learning,
+		Gate: s.Learning, Locker: s.Locker}
+	quiz.Routes(s.API, q)
+	if s.Jobs != nil {
+		s.Jobs.Add(q.Jobs()...)
+	}
 }
