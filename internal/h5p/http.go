@@ -43,6 +43,16 @@ func writeDataRaw(w http.ResponseWriter, r *http.Request, status int, v any, raw
 	w.WriteHeader(status)
 	io.WriteString(w, `{"success":true,"message":"","data":`)
 	w.Write(head[:len(head)-1])
+	// Large raw fields (content parameters of up to 4 MB) stream: sent
+	// now, what is written so far is not held back by the request log's
+	// writer, which would otherwise keep a copy of their first part.
+	size := 0
+	for _, f := range raw {
+		size += len(f.value)
+	}
+	if size > streamRawOver {
+		http.NewResponseController(w).Flush()
+	}
 	comma := len(head) > 2
 	for _, f := range raw {
 		if comma {
@@ -60,6 +70,9 @@ func writeDataRaw(w http.ResponseWriter, r *http.Request, status int, v any, raw
 	}
 	io.WriteString(w, "}}\n")
 }
+
+// streamRawOver is the size of raw fields above which an answer streams.
+const streamRawOver = 64 << 10
 
 // writeChunked writes s through a small buffer: the response writers of
 // the middleware have no WriteString, and io.WriteString would copy all of

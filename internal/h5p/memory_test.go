@@ -147,9 +147,10 @@ func TestParamsMemoryBounded(t *testing.T) {
 	grown := peak - min(peak, base)
 	// Each reader holds the parameters once while it runs (the database
 	// driver's copy), the upload a few times, and the collector lets
-	// garbage wait: twice the parameters per reader (measured: about 1.2).
-	// Copying and encoding them again, as before, took over five.
-	bound := uint64(2 * readers * limit)
+	// garbage wait: three times the parameters per reader (measured 1.2
+	// once, 1.8 to 2.2 on a loaded CI machine, where the collector runs
+	// later). Copying and encoding them again, as before, took over five.
+	bound := uint64(3 * readers * limit)
 	t.Logf("heap grew by %d MB at most (bound %d MB) for %d readers of %d MB of parameters",
 		grown>>20, bound>>20, readers, limit>>20)
 	if grown > bound {
