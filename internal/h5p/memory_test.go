@@ -145,11 +145,12 @@ func TestParamsMemoryBounded(t *testing.T) {
 		t.Error(err)
 	}
 	grown := peak - min(peak, base)
-	// Each reader holds the parameters once while it runs (the database
-	// driver's copy), the upload a few times, and the collector lets
-	// garbage wait: three times the parameters per reader (measured 1.2
-	// once, 1.8 to 2.2 on a loaded CI machine, where the collector runs
-	// later). Copying and encoding them again, as before, took over five.
+	// Each reader holds the parameters once while it runs (the SQLite
+	// driver's one copy of the column, as a memory profile shows), and the
+	// collector lets as much garbage wait again before it runs (GOGC=100):
+	// up to two times the parameters per reader, measured 1.2 to 2.2, so
+	// the bound is three. Copying and encoding them again, as before, took
+	// over five.
 	bound := uint64(3 * readers * limit)
 	t.Logf("heap grew by %d MB at most (bound %d MB) for %d readers of %d MB of parameters",
 		grown>>20, bound>>20, readers, limit>>20)
