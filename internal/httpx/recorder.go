@@ -62,6 +62,9 @@ func (r *recorder) Write(b []byte) (int, error) {
 
 // send writes the status and what is held, and lets the rest through.
 func (r *recorder) send() error {
+	if r.sent {
+		return nil
+	}
 	r.sent = true
 	if r.status != 0 {
 		r.ResponseWriter.WriteHeader(r.status)
@@ -70,6 +73,7 @@ func (r *recorder) send() error {
 		return nil
 	}
 	_, err := r.ResponseWriter.Write(*r.body)
+	*r.body = (*r.body)[:0]
 	return err
 }
 

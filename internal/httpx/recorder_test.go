@@ -1,7 +1,6 @@
 package httpx
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -35,6 +34,9 @@ func TestAnswersAreSentWhole(t *testing.T) {
 		w.Write([]byte("first\n"))
 		http.NewResponseController(w).Flush()
 		w.Write([]byte("second\n"))
+		// A second flush sends nothing again.
+		http.NewResponseController(w).Flush()
+		w.Write([]byte("third\n"))
 	})
 	mux.HandleFunc("/panic", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/csv")
@@ -83,8 +85,8 @@ func TestAnswersAreSentWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	line, err := bufio.NewReader(res.Body).ReadString('\n')
-	if err != nil || line != "first\n" || res.ContentLength != -1 {
-		t.Fatalf("streamed answer: %q %v, length %d", line, err, res.ContentLength)
+	streamed, err := io.ReadAll(res.Body)
+	if err != nil || string(streamed) != "first\nsecond\nthird\n" || res.ContentLength != -1 {
+		t.Fatalf("streamed answer: %q %v, length %d", streamed, err, res.ContentLength)
 	}
 }
