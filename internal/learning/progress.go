@@ -133,8 +133,8 @@ func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Prin
 		} else if !tr.open(topic) {
 			fields[key] = append(fields[key], msgClosed)
 		} else if w.Status == Complete && s.completesItself(topic) {
-			fields["progress."+strconv.Itoa(i)+".status"] = append(fields["progress."+strconv.Itoa(i)+".status"],
-				"This topic completes through its own activity, not a progress write.")
+			status := "progress." + strconv.Itoa(i) + ".status"
+			fields[status] = append(fields[status], "This topic completes through its own activity, not a progress write.")
 		}
 	}
 	if len(fields) > 0 {

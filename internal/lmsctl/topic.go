@@ -230,12 +230,14 @@ func prepareQuiz(v topicValues, body map[string]any) error {
 	return nil
 }
 
+var blankLine = regexp.MustCompile(`\r?\n[ \t]*\r?\n`)
+
 // giftQuestions splits a GIFT text into its questions: GIFT separates
 // questions by blank lines. Blocks of comments and category lines only
 // are no questions.
 func giftQuestions(text string) []string {
 	var out []string
-	for _, block := range regexp.MustCompile(`\r?\n[ \t]*\r?\n`).Split(strings.TrimSpace(text), -1) {
+	for _, block := range blankLine.Split(strings.TrimSpace(text), -1) {
 		question := false
 		for _, line := range strings.Split(block, "\n") {
 			line = strings.TrimSpace(line)
