@@ -114,14 +114,15 @@ func (c *Caller) Call(ctx context.Context, op ops.Operation, in Input) (Result, 
 	if err := Check(op, in); err != nil {
 		return Result{}, err
 	}
-	var body []byte
+	var b body
 	if in.Body != nil {
-		var err error
-		if body, err = json.Marshal(in.Body); err != nil {
+		raw, err := json.Marshal(in.Body)
+		if err != nil {
 			return Result{}, usagef("%s: body: %v", op.Name, err)
 		}
+		b = jsonBody(raw)
 	}
-	return c.send(ctx, op.Method, target(op, in), body, "application/json")
+	return c.send(ctx, op.Method, target(op, in), b, "application/json")
 }
 
 // CallForm sends an operation that takes form data: the fields, and the
@@ -168,17 +169,22 @@ func target(op ops.Operation, in Input) string {
 
 // send sends one request (a body of contentType, or none) with the
 // retries --wait allows, and reads the envelope.
-func (c *Caller) send(ctx context.Context, method, target string, body []byte, contentType string) (Result, error) {
+func (c *Caller) send(ctx context.Context, method, target string, b body, contentType string) (Result, error) {
 	cl := c.Client
 	if method != http.MethodGet {
 		cl = cl.WithHeader("Idempotency-Key", newKey())
 	}
 	for attempt := 0; ; attempt++ {
 		var rd io.Reader
-		if body != nil {
-			rd = bytes.NewReader(body)
+		if b != nil {
+			rc, size, err := b.open()
+			if err != nil {
+				return Result{}, err
+			}
+			defer rc.Close()
+			rd = rc
 			if c.Progress != nil && contentType != "application/json" {
-				rd = &progressReader{r: rd, total: int64(len(body)), report: c.Progress}
+				rd = &progressReader{r: rd, total: size, report: c.Progress}
 			}
 		}
 		res, err := cl.Do(ctx, method, target, rd, contentType)

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"maps"
-	"mime/multipart"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -309,41 +307,6 @@ func sendWithFile(ctx context.Context, c *Caller, body map[string]any, path stri
 		return Result{}, err
 	}
 	return c.send(ctx, "POST", "/api/admin/topics", form, ctype)
-}
-
-// multipartForm is form data of the fields and of the files at the paths
-// given per field, each in name order.
-func multipartForm(fields map[string]any, files map[string]string) ([]byte, string, error) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if err := mw.WriteField(k, fmt.Sprint(fields[k])); err != nil {
-			return nil, "", err
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(files)) {
-		if err := addFile(mw, k, files[k]); err != nil {
-			return nil, "", usagef("%s: %v", files[k], err)
-		}
-	}
-	if err := mw.Close(); err != nil {
-		return nil, "", err
-	}
-	return buf.Bytes(), mw.FormDataContentType(), nil
-}
-
-func addFile(mw *multipart.Writer, field, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	part, err := mw.CreateFormFile(field, filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(part, f)
-	return err
 }
 
 // textArg reads a text argument: @path names a file holding it.
