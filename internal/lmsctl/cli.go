@@ -71,6 +71,7 @@ const usageText = `lmsctl: the command-line client of the LMS API.
   lmsctl login --server URL [--host HOST] [--profile NAME] [--scopes a,b]   log in through the browser (device flow)
   lmsctl login --token --server URL [--host HOST] < token-file              log in with an lms_pat_ token
   lmsctl whoami                  the user and token of the current profile
+  lmsctl logout [--keep-token]   revoke the profile's token and forget the profile
   lmsctl ops [--json]            every operation with its kind, stability and scope
   lmsctl OPERATION [flags]       call one operation (lmsctl OPERATION --help lists its flags)
   lmsctl create-topic TYPE ...   create a topic of a type (richtext, pdf, image, audio, video, oembed, project, layout, quiz, h5p)
@@ -94,6 +95,8 @@ func (a *app) run() error {
 		return a.login(rest)
 	case "whoami":
 		return a.whoami(rest)
+	case "logout":
+		return a.logout(rest)
 	case "ops":
 		return a.listOps(rest)
 	case "create-topic":

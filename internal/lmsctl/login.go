@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"slices"
@@ -209,4 +210,60 @@ func (a *app) whoami(args []string) error {
 		shown[k] = user[k]
 	}
 	return a.out().print(map[string]any{"profile": name, "server": p.Server, "host": p.Host, "user": shown, "token": tok.Data})
+}
+
+// logout revokes the profile's token and forgets the profile. A token
+// without the tokens:write scope cannot revoke itself: the profile is
+// forgotten all the same, and the answer says the token still works
+// until it expires or its owner revokes it.
+func (a *app) logout(args []string) error {
+	fs := a.flags("logout")
+	keep := fs.Bool("keep-token", false, "forget the profile but leave its token valid on the server")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	c, name, _, err := a.caller()
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"profile": name, "revoked": false}
+	if !*keep {
+		var tok struct {
+			ID string `json:"id"`
+		}
+		res, err := c.Call(a.ctx, mustOp("get-auth-tokens-current"), Input{})
+		if err == nil {
+			err = json.Unmarshal(res.Data, &tok)
+		}
+		if err == nil {
+			_, err = c.Call(a.ctx, mustOp("delete-auth-tokens-id"), Input{Params: map[string]string{"id": tok.ID}})
+		}
+		var apiErr *client.Error
+		switch {
+		case err == nil:
+			out["revoked"] = true
+		case errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized:
+			out["revoked"] = true // already revoked or expired
+		case errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden:
+			out["note"] = "the token lacks the tokens:write scope to revoke itself: revoke it in the account page (token " + tok.ID + ")"
+		default:
+			return err
+		}
+	}
+	path, err := configPath(a.Getenv)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return err
+	}
+	delete(cfg.Profiles, name)
+	if cfg.Current == name {
+		cfg.Current = ""
+	}
+	if err := cfg.save(path); err != nil {
+		return err
+	}
+	return a.out().print(out)
 }

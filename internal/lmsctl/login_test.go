@@ -86,3 +86,47 @@ func TestDevicePollingFollowsTheServer(t *testing.T) {
 		t.Fatalf("expired login: exit %d: %s", code, errOut)
 	}
 }
+
+// TestLogout: logging out revokes the token when its scopes allow, and
+// forgets the profile either way.
+func TestLogout(t *testing.T) {
+	env := apitest.New(t, "sqlite", apitest.Options{})
+	admin := env.As("admin")
+	for _, tc := range []struct {
+		scopes  []string
+		revoked bool
+	}{{[]string{"courses:read", "tokens:write"}, true}, {[]string{"courses:read"}, false}} {
+		token := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "cli", "scopes": tc.scopes}).String("data.token")
+		dir := t.TempDir()
+		run := func(stdin string, args ...string) (int, string, string) {
+			var out, errOut bytes.Buffer
+			code := lmsctl.Main(context.Background(), lmsctl.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut,
+				Getenv: func(k string) string {
+					if k == lmsctl.ConfigDirEnv {
+						return dir
+					}
+					return ""
+				}})
+			return code, out.String(), errOut.String()
+		}
+		if code, _, errOut := run(token, "login", "--token", "--server", env.HTTP.URL, "--host", env.Host); code != 0 {
+			t.Fatalf("login: %d %s", code, errOut)
+		}
+		code, out, errOut := run("", "logout")
+		var res struct {
+			Revoked bool   `json:"revoked"`
+			Note    string `json:"note"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Revoked != tc.revoked || (res.Note == "") == !tc.revoked {
+			t.Fatalf("logout with %v: %d %s %s", tc.scopes, code, out, errOut)
+		}
+		if code, _, _ := run("", "whoami"); code != lmsctl.ExitAuth {
+			t.Fatalf("whoami after logout: exit %d", code)
+		}
+		want := 200
+		if tc.revoked {
+			want = 401
+		}
+		env.Call(t, want, "GET", "/api/auth/tokens/current", token, nil)
+	}
+}
