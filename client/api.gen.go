@@ -4,6 +4,7 @@ package client
 
 import (
 	"context"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -471,6 +472,17 @@ func (c *Client) PostAdminQuizAttemptsIDGrade(ctx context.Context, id int64, bod
 	r := request{method: http.MethodPost, path: "/api/admin/quiz-attempts/" + pathParam(id) + "/grade"}
 	r.body = jsonBody(body)
 	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminScormUpload is POST /api/admin/scorm/upload: Upload a SCORM package
+func (c *Client) PostAdminScormUpload(ctx context.Context, form PostAdminScormUploadForm) (*Package, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/scorm/upload"}
+	r.body = formBody(form)
+	var out Package
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -1412,6 +1424,16 @@ func (c *Client) GetCoursesIDProgram(ctx context.Context, course int64) (*Learne
 	return &out, nil
 }
 
+// GetCoursesIDScorm is GET /api/courses/{course}/scorm: List my SCORM tracks in a course
+func (c *Client) GetCoursesIDScorm(ctx context.Context, course int64, params GetCoursesIDScormParams) ([]Track, error) {
+	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course) + "/scorm"}
+	r.query = url.Values{}
+	addQuery(r.query, "user_id", params.UserID)
+	var out []Track
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
 // GetDemo is GET /api/demo: Demo mode: the demo accounts (role and e-mail, never a password), front
 // and admin URLs and the reset schedule; 404 outside demo mode
 func (c *Client) GetDemo(ctx context.Context) (*Info, error) {
@@ -1694,6 +1716,80 @@ func (c *Client) PostQuizAttemptsIDAnswer(ctx context.Context, id int64, body An
 func (c *Client) PostQuizAttemptsIDEnd(ctx context.Context, id int64) (*AttemptView, error) {
 	r := request{method: http.MethodPost, path: "/api/quiz-attempts/" + pathParam(id) + "/end"}
 	var out AttemptView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetScormContentIDIDIDID is GET /api/scorm/content/{package}/{expires}/{signature}/{path}: Serve a
+// file of a SCORM package through a signed link
+func (c *Client) GetScormContentIDIDIDID(ctx context.Context, packageParam int64, expires int64, signature string, path string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/scorm/content/" + pathParam(packageParam) + "/" + pathParam(expires) + "/" + pathParam(signature) + "/" + pathParam(path)}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostScormLaunchID is POST /api/scorm/launch/{sco}: Launch a SCO of a SCORM topic
+func (c *Client) PostScormLaunchID(ctx context.Context, sco int64, body LaunchInputBody) (*Launch, error) {
+	r := request{method: http.MethodPost, path: "/api/scorm/launch/" + pathParam(sco)}
+	r.body = jsonBody(body)
+	var out Launch
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostScormPlayerID is POST /api/scorm/player/{sco}: The SCORM player page of a launched session
+func (c *Client) PostScormPlayerID(ctx context.Context, sco int64, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/scorm/player/" + pathParam(sco)}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetScormRuntimeID is GET /api/scorm/runtime/{file}: The SCORM runtime scripts of the player page
+func (c *Client) GetScormRuntimeID(ctx context.Context, file string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/scorm/runtime/" + pathParam(file)}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetScormTracksID is GET /api/scorm/tracks/{sco}: Read back the stored track of a SCO session
+func (c *Client) GetScormTracksID(ctx context.Context, sco int64, params GetScormTracksIDParams) (*Stored, error) {
+	r := request{method: http.MethodGet, path: "/api/scorm/tracks/" + pathParam(sco)}
+	r.header = http.Header{}
+	setHeader(r.header, "X-Lms-Tracking-Token", params.XLmsTrackingToken)
+	var out Stored
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostScormTracksIDCommit is POST /api/scorm/tracks/{sco}/commit: Commit the CMI data model of a
+// SCO session
+func (c *Client) PostScormTracksIDCommit(ctx context.Context, sco int64, params PostScormTracksIDCommitParams, body CommitInput) (*CommitResult, error) {
+	r := request{method: http.MethodPost, path: "/api/scorm/tracks/" + pathParam(sco) + "/commit"}
+	r.header = http.Header{}
+	setHeader(r.header, "X-Lms-Tracking-Token", params.XLmsTrackingToken)
+	r.body = jsonBody(body)
+	var out CommitResult
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostScormTracksIDNavigate is POST /api/scorm/tracks/{sco}/navigate: Go to another SCO of the
+// package
+func (c *Client) PostScormTracksIDNavigate(ctx context.Context, sco int64, params PostScormTracksIDNavigateParams, body NavigateInputBody) (*Launch, error) {
+	r := request{method: http.MethodPost, path: "/api/scorm/tracks/" + pathParam(sco) + "/navigate"}
+	r.header = http.Header{}
+	setHeader(r.header, "X-Lms-Tracking-Token", params.XLmsTrackingToken)
+	r.body = jsonBody(body)
+	var out Launch
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -2119,6 +2215,29 @@ type CheckResult struct {
 type CloneInputBody struct {
 	// Lesson to clone into, of a course the caller may edit; default: the topic's own lesson.
 	LessonID *int64 `json:"lesson_id,omitzero"`
+}
+
+// CommitInput is a schema of the API.
+type CommitInput struct {
+	// The whole CMI data model, flattened: {"cmi.core.lesson_status": "incomplete",
+	// "cmi.suspend_data": "..."}.
+	Cmi map[string]any `json:"cmi"`
+	// The commit's number in its session, from 1 up; a commit whose number is not above the stored one
+	// changes nothing (late or repeated).
+	Seq int64 `json:"seq"`
+	// The session's last commit (LMSFinish / Terminate).
+	Terminate *bool `json:"terminate,omitzero"`
+}
+
+// CommitResult is a schema of the API.
+type CommitResult struct {
+	// false for a late or repeated commit, which changed nothing.
+	Applied bool `json:"applied"`
+	// true: the commit is stored or was already superseded.
+	Result bool `json:"result"`
+	// The highest commit number stored for the session.
+	Seq    int64  `json:"seq"`
+	Status string `json:"status"`
 }
 
 // ComponentView is a schema of the API.
@@ -2738,6 +2857,13 @@ type GetCoursesAuthoredParams struct {
 	Order   *string
 }
 
+// GetCoursesIDScormParams are the parameters of GET /api/courses/{course}/scorm; nil fields are not
+// sent.
+type GetCoursesIDScormParams struct {
+	// Another learner's tracks: for admins and the course's tutors.
+	UserID *int64
+}
+
 // GetCoursesParams are the parameters of GET /api/courses; nil fields are not sent.
 type GetCoursesParams struct {
 	// Page number, from 1.
@@ -2818,6 +2944,13 @@ type GetQuizAttemptsParams struct {
 	PerPage *int64
 	// Only attempts at this quiz topic.
 	TopicID *int64
+}
+
+// GetScormTracksIDParams are the parameters of GET /api/scorm/tracks/{sco}; nil fields are not
+// sent.
+type GetScormTracksIDParams struct {
+	// Header X-Lms-Tracking-Token. The tracking token of POST /api/scorm/launch/{sco}.
+	XLmsTrackingToken string
 }
 
 // GetTutorsParams are the parameters of GET /api/tutors; nil fields are not sent.
@@ -2939,6 +3072,31 @@ type Item struct {
 	Key string `json:"key"`
 	// New value: any JSON value, null included, that the key's rule accepts.
 	Value any `json:"value"`
+}
+
+// Launch is a schema of the API.
+type Launch struct {
+	Attempt int64 `json:"attempt"`
+	// resume when the SCO gets its stored data back (after exit=suspend, or an attempt left without a
+	// normal exit).
+	Entry     string    `json:"entry"`
+	ExpiresAt time.Time `json:"expires_at"`
+	// The player page: POST it the token as form field token (an HTML form whose target is an iframe),
+	// so the token never appears in a URL.
+	PlayerURL string `json:"player_url"`
+	Sco       SCO    `json:"sco"`
+	// Tracking token, bound to tenant, user, topic and SCO; sent as X-Lms-Tracking-Token on the SCO's
+	// tracking routes, refused everywhere else.
+	Token string `json:"token"`
+	// The header the tracking routes read the token from.
+	TokenHeader string `json:"token_header"`
+	TopicID     int64  `json:"topic_id"`
+}
+
+// LaunchInputBody is a schema of the API.
+type LaunchInputBody struct {
+	// The SCORM topic the SCO is played in; its progress records the SCO.
+	TopicID int64 `json:"topic_id"`
 }
 
 // LearnerLesson is a schema of the API.
@@ -3108,6 +3266,14 @@ type ModuleInfo struct {
 	Version     string `json:"version"`
 }
 
+// NavigateInputBody is a schema of the API.
+type NavigateInputBody struct {
+	// Flow to the next or previous SCO, or a choice from the table of contents.
+	Action string `json:"action"`
+	// The identifier of the chosen item (choice).
+	Target *string `json:"target,omitzero"`
+}
+
 // Notification is a schema of the API.
 type Notification struct {
 	CreatedAt time.Time      `json:"created_at"`
@@ -3122,6 +3288,15 @@ type Notification struct {
 type OrderInputBody struct {
 	// Every question id of the quiz, in the new order.
 	IDs []int64 `json:"ids"`
+}
+
+// Package is a schema of the API.
+type Package struct {
+	ID       int64    `json:"id"`
+	Scos     []SCO    `json:"scos"`
+	Title    string   `json:"title"`
+	Version  string   `json:"version"`
+	Warnings []string `json:"warnings,omitzero"`
 }
 
 // Pair is a schema of the API.
@@ -3169,6 +3344,8 @@ type PatchAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3179,6 +3356,9 @@ type PatchAdminTopicsIDBody struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string `json:"review,omitzero"`
+	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
+	// has several; without it the answer is 422 with details.choices listing them.
+	Sco any `json:"sco,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3266,6 +3446,8 @@ type PatchAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	Package any
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3276,6 +3458,9 @@ type PatchAdminTopicsIDForm struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string
+	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
+	// has several; without it the answer is 422 with details.choices listing them.
+	Sco any
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3310,9 +3495,11 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
+		{"sco", f.Sco},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3460,6 +3647,18 @@ func (f PostAdminCoursesIDForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
+// PostAdminScormUploadForm is a schema of the API. Fields left nil are not sent.
+type PostAdminScormUploadForm struct {
+	// The SCORM package, a .zip file.
+	Package *File
+}
+
+func (f PostAdminScormUploadForm) writeForm(w *multipart.Writer) error {
+	return writeFields(w, []formField{
+		{"package", f.Package},
+	})
+}
+
 // PostAdminTopicsBody: Type-specific fields beyond those listed are passed to the content kind.
 type PostAdminTopicsBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -3492,6 +3691,8 @@ type PostAdminTopicsBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3502,6 +3703,9 @@ type PostAdminTopicsBody struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string `json:"review,omitzero"`
+	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
+	// has several; without it the answer is 422 with details.choices listing them.
+	Sco any `json:"sco,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3589,6 +3793,8 @@ type PostAdminTopicsForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	Package any
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3599,6 +3805,9 @@ type PostAdminTopicsForm struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string
+	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
+	// has several; without it the answer is 422 with details.choices listing them.
+	Sco any
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3633,9 +3842,11 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
+		{"sco", f.Sco},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3710,6 +3921,8 @@ type PostAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3720,6 +3933,9 @@ type PostAdminTopicsIDBody struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string `json:"review,omitzero"`
+	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
+	// has several; without it the answer is 422 with details.choices listing them.
+	Sco any `json:"sco,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -3807,6 +4023,8 @@ type PostAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	Package any
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3817,6 +4035,9 @@ type PostAdminTopicsIDForm struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string
+	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
+	// has several; without it the answer is 422 with details.choices listing them.
+	Sco any
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -3851,9 +4072,11 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
+		{"sco", f.Sco},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -3972,6 +4195,20 @@ func (f PostProfileUploadAvatarForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"avatar", f.Avatar},
 	})
+}
+
+// PostScormTracksIDCommitParams are the parameters of POST /api/scorm/tracks/{sco}/commit; nil
+// fields are not sent.
+type PostScormTracksIDCommitParams struct {
+	// Header X-Lms-Tracking-Token. The tracking token of POST /api/scorm/launch/{sco}.
+	XLmsTrackingToken string
+}
+
+// PostScormTracksIDNavigateParams are the parameters of POST /api/scorm/tracks/{sco}/navigate; nil
+// fields are not sent.
+type PostScormTracksIDNavigateParams struct {
+	// Header X-Lms-Tracking-Token. The tracking token of POST /api/scorm/launch/{sco}.
+	XLmsTrackingToken string
 }
 
 // PostTopicsIDProjectForm is a schema of the API. Fields left nil are not sent.
@@ -4104,6 +4341,8 @@ type PutAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4114,6 +4353,9 @@ type PutAdminTopicsIDBody struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string `json:"review,omitzero"`
+	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
+	// has several; without it the answer is 422 with details.choices listing them.
+	Sco any `json:"sco,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
@@ -4201,6 +4443,8 @@ type PutAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	Package any
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4211,6 +4455,9 @@ type PutAdminTopicsIDForm struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string
+	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
+	// has several; without it the answer is 422 with details.choices listing them.
+	Sco any
 	// Short summary.
 	Summary *string
 	// Topic title.
@@ -4245,9 +4492,11 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
+		{"sco", f.Sco},
 		{"summary", f.Summary},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
@@ -4417,6 +4666,15 @@ type RestrictedBody struct {
 	Restricted *bool `json:"restricted"`
 }
 
+// SCO is a schema of the API.
+type SCO struct {
+	ID         int64  `json:"id"`
+	Identifier string `json:"identifier"`
+	Launch     string `json:"launch"`
+	ScormType  string `json:"scorm_type"`
+	Title      string `json:"title"`
+}
+
 // SavedAnswer is a schema of the API.
 type SavedAnswer struct {
 	Answer     Response        `json:"answer"`
@@ -4430,6 +4688,14 @@ type SavedContent struct {
 	ContentID string `json:"contentId"`
 	// The package descriptor (h5p.json).
 	Metadata any `json:"metadata"`
+}
+
+// Score is a schema of the API.
+type Score struct {
+	Max    *float64 `json:"max"`
+	Min    *float64 `json:"min"`
+	Raw    *float64 `json:"raw"`
+	Scaled *float64 `json:"scaled"`
 }
 
 // Shown is a schema of the API.
@@ -4453,6 +4719,17 @@ type SortInputBody struct {
 type StartInputBody struct {
 	// The quiz topic.
 	TopicID int64 `json:"topic_id"`
+}
+
+// Stored is a schema of the API.
+type Stored struct {
+	Attempt          int64          `json:"attempt"`
+	Cmi              map[string]any `json:"cmi"`
+	CompletionStatus string         `json:"completion_status"`
+	Seconds          int64          `json:"seconds"`
+	Seq              int64          `json:"seq"`
+	Session          int64          `json:"session"`
+	SuccessStatus    string         `json:"success_status"`
 }
 
 // SubmissionView is a schema of the API.
@@ -4552,6 +4829,25 @@ type TopicState struct {
 	Seconds int64 `json:"seconds"`
 	// 0 incomplete, 1 complete, 2 in progress.
 	Status int64 `json:"status"`
+}
+
+// Track is a schema of the API.
+type Track struct {
+	Attempt          int64      `json:"attempt"`
+	CompletedAt      *time.Time `json:"completed_at"`
+	CompletionStatus string     `json:"completion_status"`
+	Identifier       string     `json:"identifier"`
+	LastAccess       time.Time  `json:"last_access"`
+	ScoID            int64      `json:"sco_id"`
+	Score            Score      `json:"score"`
+	// Total time in the SCO, every session.
+	Seconds int64 `json:"seconds"`
+	// passed, failed, completed, incomplete, browsed or not attempted (1.2 lesson_status; 2004
+	// success_status when known, else completion_status).
+	Status        string `json:"status"`
+	SuccessStatus string `json:"success_status"`
+	Title         string `json:"title"`
+	TopicID       int64  `json:"topic_id"`
 }
 
 // Tutor is a schema of the API.

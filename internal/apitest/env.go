@@ -92,14 +92,15 @@ func New(t testing.TB, backend string, opts Options) *Env {
 	env := &Env{T: t, Backend: backend, Clock: clock.NewFake(time.Now()), SMTP: smtptest.Start(t),
 		Host: "school.test", users: map[string]*User{}}
 	cfg := &config.Config{
-		DataDir:      t.TempDir(),
-		PlatformHost: "platform.test",
-		AdminEmail:   "root@platform.test",
-		AdminPass:    "platform-password",
-		PasswordCost: "test",
-		SMTPURL:      env.SMTP.URL(),
-		LogLevel:     "error",
-		H5PCoreDir:   filepath.Join(RepoRoot(), "node_modules", "h5p-standalone", "dist"),
+		DataDir:        t.TempDir(),
+		PlatformHost:   "platform.test",
+		AdminEmail:     "root@platform.test",
+		AdminPass:      "platform-password",
+		PasswordCost:   "test",
+		SMTPURL:        env.SMTP.URL(),
+		LogLevel:       "error",
+		H5PCoreDir:     filepath.Join(RepoRoot(), "node_modules", "h5p-standalone", "dist"),
+		ScormPlayerDir: filepath.Join(RepoRoot(), "node_modules", "scorm-again", "dist"),
 	}
 	if backend == "postgres" {
 		// The at-scale shape: PostgreSQL, with Redis and S3 when configured.

@@ -9,6 +9,7 @@ import (
 	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/demo/media"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
+	"github.com/lms-platform/lms/internal/demo/scormdemo"
 )
 
 // The demo courses: short, real lessons a newcomer can learn something
@@ -49,6 +50,9 @@ const (
 	// kindLayout topics are built from approved components (Layout); the
 	// Markdown is their fallback.
 	kindLayout = "layout"
+	// kindScorm topics play the SCORM 1.2 package of package scormdemo,
+	// generated when the seed runs.
+	kindScorm = "scorm"
 )
 
 type topic struct {
@@ -91,7 +95,7 @@ func figure(png []byte, alt, caption string) string {
 }
 
 func demoCourses() []course {
-	return []course{gettingStarted(), dataPrivacy(), photography()}
+	return []course{gettingStarted(), dataPrivacy(), photography(), studyHabits()}
 }
 
 func gettingStarted() course {
@@ -423,6 +427,26 @@ func privacyChecklist() []byte {
 		"We can answer a request to see or delete someone's data within a month.",
 	)
 	return d.PDF()
+}
+
+// studyHabits is a small course of one packaged SCORM 1.2 activity, as
+// authoring tools export them.
+func studyHabits() course {
+	return course{
+		Title:   "Packaged course: study habits (SCORM)",
+		Summary: "A short packaged activity on two study habits, with a question at the end. It remembers where you stopped.",
+		Description: "Schools and companies often bring courses as SCORM packages made with an authoring tool. This " +
+			"one plays such a package: leave it half-way and it takes you back to the same page next time.",
+		Level: "beginner", Tags: []string{"scorm", "study skills"}, Public: true,
+		Cover: func() []byte { return media.Cover("Study habits", "#065f46", "#34d399", media.Cards) },
+		Lessons: []lesson{
+			{Title: "Study habits", Summary: "Spacing and self-testing, in three pages.", Duration: "4 min",
+				Topics: []topic{
+					{Kind: kindScorm, Title: scormdemo.Title, Duration: "4 min", FileName: "study-habits.zip",
+						Summary: "A SCORM 1.2 activity: read two pages, then answer one question."},
+				}},
+		},
+	}
 }
 
 func photography() course {

@@ -198,7 +198,8 @@ func TestDemoLoginIsLimited(t *testing.T) {
 }
 
 // seededTitles are the demo courses without H5P packages.
-var seededTitles = []string{"Basics of photography", "Getting started with the platform", "Introduction to data privacy"}
+var seededTitles = []string{"Basics of photography", "Getting started with the platform", "Introduction to data privacy",
+	"Packaged course: study habits (SCORM)"}
 
 func catalogueTitles(t *testing.T, env *apitest.Env) []string {
 	t.Helper()

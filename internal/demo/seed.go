@@ -18,8 +18,10 @@ import (
 	"github.com/lms-platform/lms/internal/content/project"
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/content/richtext"
+	scormkind "github.com/lms-platform/lms/internal/content/scorm"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
+	"github.com/lms-platform/lms/internal/demo/scormdemo"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -303,6 +305,15 @@ func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp top
 			return err
 		}
 		form.Topicable = h5pcontent.Class
+		form.ExtraFiles = map[string]client.File{"package": {Name: tp.FileName, Content: bytes.NewReader(pkg)}}
+		_, err = api.PostAdminTopicsMultipart(ctx, form)
+		return err
+	case kindScorm:
+		pkg, err := scormdemo.Package()
+		if err != nil {
+			return err
+		}
+		form.Topicable = scormkind.Class
 		form.ExtraFiles = map[string]client.File{"package": {Name: tp.FileName, Content: bytes.NewReader(pkg)}}
 		_, err = api.PostAdminTopicsMultipart(ctx, form)
 		return err

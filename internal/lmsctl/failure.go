@@ -79,6 +79,10 @@ func failureOf(err error) *Failure {
 		out.Code, out.Exit = "NOT_FOUND", ExitNotFound
 	case s == http.StatusConflict:
 		out.Code, out.Exit = "CONFLICT", ExitConflict
+	case s == http.StatusUnprocessableEntity && apiErr.Details["choices"] != nil:
+		// The server needs a choice (a SCORM package's SCO): details.choices
+		// lists them.
+		out.Code, out.Exit = "CHOICE_REQUIRED", ExitChoices
 	case s == http.StatusBadRequest || s == http.StatusUnprocessableEntity || s == http.StatusRequestEntityTooLarge:
 		out.Code, out.Exit = "INVALID", ExitConflict
 	case s >= 500:

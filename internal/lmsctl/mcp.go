@@ -120,6 +120,10 @@ func tool(op ops.Operation) *mcp.Tool {
 			"correct}], score?} or {gift, score?} (one question in Moodle's GIFT format), and optional maxAttempts, " +
 			"minPassScore (points), review (when learners see the right answers and feedback: after_end, the default; " +
 			"after_answer, each answer then final; never) and value (intro in Markdown).")
+		desc.WriteString(" SCORM: topicable Lms\\TopicTypes\\Models\\TopicContent\\ScormSco with package, the id of a SCORM 1.2 or 2004 " +
+			"package uploaded with post-admin-scorm-upload (which answers its scos), and sco, the id of the SCO to play. A package " +
+			"with several SCOs and no sco is refused with error CHOICE_REQUIRED and details.choices listing them (id, identifier, " +
+			"title): call again with one of them as sco.")
 	}
 	desc.WriteString("\n\n" + untrusted)
 	destructive := op.Kind == ops.Destructive

@@ -126,6 +126,17 @@ var topicTypes = map[string]topicType{
 		prepare: checkH5P,
 		upload:  uploadH5P,
 	},
+	"scorm": {
+		class: `Lms\TopicTypes\Models\TopicContent\ScormSco`,
+		summary: "a SCO of a SCORM 1.2 or 2004 package (.zip), uploaded first; a package with several SCOs needs --sco " +
+			"(without it lmsctl exits with code 2 and details.choices lists them)",
+		flags: []topicFlag{
+			{"package", "the SCORM package (.zip), or the id of an uploaded package"},
+			{"sco", "id of the SCO to play (from details.choices or the upload's scos)"},
+		},
+		prepare: prepareScorm,
+		upload:  uploadScorm,
+	},
 }
 
 // markdown renders like the server's rich-text kind (GitHub-flavoured);
@@ -346,6 +357,50 @@ func uploadH5P(ctx context.Context, c *Caller, v topicValues, body map[string]an
 		return fmt.Errorf("the H5P service answered no content id")
 	}
 	body["content_id"] = up.ContentID
+	return nil
+}
+
+// prepareScorm checks the package (a .zip, or an uploaded package's id)
+// and the SCO.
+func prepareScorm(v topicValues, body map[string]any) error {
+	if v["package"] == "" {
+		return usagef("create-topic scorm: --package is required")
+	}
+	if s := v["sco"]; s != "" {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id < 1 {
+			return usagef("--sco: %q is not a SCO id", s)
+		}
+		body["sco"] = id
+	}
+	if id, err := strconv.ParseInt(v["package"], 10, 64); err == nil && id > 0 {
+		body["package"] = id
+		return nil
+	}
+	return checkFile("package", v["package"], ".zip")
+}
+
+// uploadScorm uploads a package file; the topic then names it by id, so
+// a retry with --sco after exit code 2 can reuse it (details.package).
+func uploadScorm(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
+	if _, ok := body["package"]; ok {
+		return nil
+	}
+	form, ctype, err := multipartForm(nil, map[string]string{"package": v["package"]})
+	if err != nil {
+		return err
+	}
+	res, err := c.send(ctx, "POST", "/api/admin/scorm/upload", form, ctype)
+	if err != nil {
+		return err
+	}
+	var up struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(res.Data, &up); err != nil || up.ID == 0 {
+		return fmt.Errorf("the server answered no SCORM package id")
+	}
+	body["package"] = up.ID
 	return nil
 }
 

@@ -180,6 +180,19 @@ var matrix = map[string]string{
 	"PUT /api/admin/topics/{topic_id}/gift-questions/order":   admins,
 	"PUT /api/admin/topics/{topic_id}/gift-questions/{id}":    admins,
 	"DELETE /api/admin/topics/{topic_id}/gift-questions/{id}": admins,
+	// SCORM: authors upload packages; every user lists their own tracks.
+	// The matrix has no SCO, so nobody launches one here; the tracking
+	// routes, the player and package files need a tracking token or a
+	// signed link (internal/scorm tests them per role and token).
+	"POST /api/admin/scorm/upload":                                  authors,
+	"GET /api/courses/{course}/scorm":                               users,
+	"POST /api/scorm/launch/{sco}":                                  "",
+	"GET /api/scorm/tracks/{sco}":                                   "",
+	"POST /api/scorm/tracks/{sco}/commit":                           "",
+	"POST /api/scorm/tracks/{sco}/navigate":                         "",
+	"POST /api/scorm/player/{sco}":                                  "",
+	"GET /api/scorm/content/{package}/{expires}/{signature}/{path}": "",
+	"GET /api/scorm/runtime/{file}":                                 anyone,
 	// Signed links need no token; without a valid signature nobody gets one.
 	"GET /api/files/{key}": "",
 	// Demo mode is off in the matrix's server, and its tenant is no demo

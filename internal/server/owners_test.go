@@ -62,8 +62,11 @@ var owners = map[string]string{
 	"topic_resources":     "topics",
 	"project_submissions": "topics",
 	// quiz: attempts and their answers
-	"quiz_attempts": "quiz",
-	"quiz_answers":  "quiz",
+	"quiz_attempts":  "quiz",
+	"quiz_answers":   "quiz",
+	"scorm_packages": "scorm",
+	"scorm_scos":     "scorm",
+	"scorm_tracks":   "scorm",
 	// learning: progress, and the program cache's version counters
 	"course_progress":      "learning",
 	"topic_progress":       "learning",

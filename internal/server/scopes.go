@@ -137,6 +137,19 @@ var scopePolicy = func() tokens.Policy {
 		"GET /api/quiz-attempts/{id}":         read(progress),
 		"POST /api/quiz-attempts/{id}/answer": write(progress),
 		"POST /api/quiz-attempts/{id}/end":    write(progress),
+		// SCORM: uploads author courses; launches and track lists are the
+		// learner's progress; the tracking routes, the player page and
+		// the package files carry their own authority (tracking token,
+		// signed links), like signed file links.
+		"POST /api/admin/scorm/upload":                                  write(courses),
+		"GET /api/courses/{course}/scorm":                               read(progress),
+		"POST /api/scorm/launch/{sco}":                                  write(progress),
+		"GET /api/scorm/tracks/{sco}":                                   tokens.AnyToken,
+		"POST /api/scorm/tracks/{sco}/commit":                           tokens.AnyToken,
+		"POST /api/scorm/tracks/{sco}/navigate":                         tokens.AnyToken,
+		"POST /api/scorm/player/{sco}":                                  tokens.AnyToken,
+		"GET /api/scorm/content/{package}/{expires}/{signature}/{path}": tokens.AnyToken,
+		"GET /api/scorm/runtime/{file}":                                 tokens.AnyToken,
 
 		// Courses, lessons, topics, uploads and programs: courses:read for
 		// reads, courses:write for writes (the interface's Topics section).

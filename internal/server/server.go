@@ -40,6 +40,7 @@ import (
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/redisconn"
 	"github.com/lms-platform/lms/internal/scan"
+	"github.com/lms-platform/lms/internal/scorm"
 	"github.com/lms-platform/lms/internal/settings"
 	"github.com/lms-platform/lms/internal/sqldb"
 	"github.com/lms-platform/lms/internal/tokens"
@@ -76,6 +77,7 @@ type Server struct {
 	// Jobs runs the scheduled jobs of every tenant (started by Run).
 	Jobs   *jobs.Scheduler
 	topics *topics.Service
+	scorm  *scorm.Service
 	// Courses owns courses, lessons, access and course status; its jobs
 	// expire access and activate courses.
 	Courses *courses.Service

@@ -9,9 +9,11 @@ import (
 	"github.com/lms-platform/lms/internal/content/project"
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/content/richtext"
+	scormkind "github.com/lms-platform/lms/internal/content/scorm"
 	"github.com/lms-platform/lms/internal/fetch"
 	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/quiz"
+	"github.com/lms-platform/lms/internal/scorm"
 	"github.com/lms-platform/lms/internal/topics"
 )
 
@@ -35,6 +37,9 @@ func (s *Server) contentKinds() *content.Registry {
 		// H5P kind's client.
 		&layout.Kind{H5P: h5p},
 		quizkind.Kind{},
+		// SCORM topics store their packages through the SCORM service,
+		// whose progress is wired in topicRoutes.
+		scormkind.Kind{Packages: s.scormService()},
 	)
 }
 
@@ -55,4 +60,16 @@ func (s *Server) topicRoutes() {
 	if s.Jobs != nil {
 		s.Jobs.Add(q.Jobs()...)
 	}
+	// SCORM tracks complete their topic and add its time through learning.
+	sc := s.scormService()
+	sc.Progress = s.Learning
+	scorm.Routes(s.API, sc)
+}
+
+// scormService is the one SCORM service of the server, made on first use.
+func (s *Server) scormService() *scorm.Service {
+	if s.scorm == nil {
+		s.scorm = &scorm.Service{Clock: s.Clock, Scanner: s.Scanner, PlayerDir: s.Config.ScormPlayerDir}
+	}
+	return s.scorm
 }

@@ -119,6 +119,7 @@ type topicData struct {
 	Project    *projectContent
 	Quiz       *quizContent
 	H5P        *h5pContent
+	Scorm      *scormContent
 	Layout     *layoutContent
 	EmbedSrc   string
 	// VideoEmbed is the player address of a video site URL the page
@@ -172,6 +173,7 @@ func (h *Handler) showTopic(w http.ResponseWriter, r *http.Request, status int, 
 		d.Notice = "Marked as complete."
 	}
 	h.fillContent(&d)
+	h.launchScorm(w, r, &d)
 	h.render(w, r, status, "topic", view{Title: d.Topic.Title, Nav: "my", SignedIn: d.SignedIn, Data: d})
 }
 
@@ -250,6 +252,11 @@ func (h *Handler) fillContent(d *topicData) {
 			d.EmbedSrc = "/h5p/embed/play/" + d.H5P.ContentID + "?contextId=topic-" + strconv.FormatInt(t.ID, 10)
 		}
 		d.Mode, d.Manual = "xapi", t.CanSkip
+	case "scorm":
+		// The SCO completes the topic through its tracking (package scorm).
+		d.Scorm = &scormContent{}
+		json.Unmarshal(raw, d.Scorm)
+		d.Mode = "scorm"
 	default:
 		d.Mode, d.Manual = "manual", true
 	}

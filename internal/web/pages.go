@@ -223,6 +223,8 @@ func kindLabel(kind string) string {
 		return "Quiz"
 	case "layout":
 		return "Lesson"
+	case "scorm":
+		return "SCORM activity"
 	}
 	return "Activity"
 }

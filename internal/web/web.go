@@ -87,6 +87,8 @@ func (h *Handler) routes() http.Handler {
 	// fetched by <img>, <audio>, <video> and the PDF viewer: passed
 	// through without any token.
 	mux.HandleFunc("GET /api/files/", h.files)
+	// The SCORM player, runtime, package files and tracking routes.
+	mux.HandleFunc("/api/scorm/", h.scormProxy)
 	mux.HandleFunc("GET /assets/", h.assets)
 
 	mux.HandleFunc("GET /{$}", h.home)

@@ -49,6 +49,9 @@ type Limits struct {
 	MaxTotalSize int64
 	// MaxContentSize is the largest size of content/content.json.
 	MaxContentSize int64
+	// KeepHidden keeps the entries H5P skips (a path segment starting
+	// with "." or "_"): other package formats (SCORM) serve them.
+	KeepHidden bool
 }
 
 func (l Limits) withDefaults() Limits {
@@ -210,7 +213,7 @@ func Open(r io.ReaderAt, size int64, limits Limits) (*Package, error) {
 					Message: fmt.Sprintf("The package unpacks to more than %d bytes.", limits.MaxTotalSize)})
 			}
 		}
-		if ignored(name) {
+		if !limits.KeepHidden && ignored(name) {
 			continue
 		}
 		p.files[name] = f

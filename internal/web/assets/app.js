@@ -46,7 +46,39 @@
       if (text) { text.textContent = '(' + words[s] + ')'; }
     });
     if (s === 1) {
-      var form = document.getElementById('complete-form');
+      // A SCORM topic: its player opens in the frame with the tracking token
+  // posted (never in a URL); the SCO completes the topic itself, so the
+  // page only asks for the status again now and then.
+  var scormLaunch = document.getElementById('scorm-launch');
+  if (scormLaunch) {
+    scormLaunch.submit();
+    var box = document.getElementById('scorm-box');
+    var full = document.getElementById('scorm-full');
+    full.hidden = false;
+    full.addEventListener('click', function () {
+      var on = !box.classList.contains('scorm-full');
+      box.classList.toggle('scorm-full', on);
+      full.setAttribute('aria-pressed', String(on));
+      full.textContent = on ? 'Leave full window' : 'Full window';
+    });
+    document.addEventListener('keydown', function (e) {
+      if (e.key === 'Escape' && box.classList.contains('scorm-full')) { full.click(); }
+    });
+    if (signedIn) {
+      setInterval(function () {
+        if (status === 1) { return; }
+        bff('GET', '/api/courses/progress/' + courseId)
+          .then(function (res) { return res.ok ? res.json() : null; })
+          .then(function (body) {
+            var t = body && body.data && (body.data.topics || []).filter(function (x) { return String(x.topic_id) === topicId; })[0];
+            if (t && t.status === 1) { setStatus(1); }
+          })
+          .catch(function () {});
+      }, 10000);
+    }
+  }
+
+  var form = document.getElementById('complete-form');
       if (form) { form.hidden = true; }
     }
   }

@@ -1,0 +1,35 @@
+package learning
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/topics"
+)
+
+// AddTopicTime adds time a content kind measured itself (a SCORM SCO's
+// session time) to the learner's time on a topic, and marks the topic in
+// progress unless it is complete. The caller has checked that the learner
+// may record progress there.
+func (s *Service) AddTopicTime(ctx context.Context, t *platform.Tenant, userID, topicID, seconds int64) error {
+	if seconds <= 0 {
+		return nil
+	}
+	courseID, err := topics.CourseOf(ctx, t.DB, topicID)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	_, err = t.DB.ExecContext(ctx, `INSERT INTO topic_progress (user_id, topic_id, course_id, status, seconds, started_at, updated_at)
+		VALUES ($1, $2, $3, 2, $4, $5, $5)
+		ON CONFLICT (user_id, topic_id) DO UPDATE SET
+			seconds = topic_progress.seconds + $4,
+			status = CASE WHEN topic_progress.status = 1 THEN 1 ELSE 2 END,
+			started_at = COALESCE(topic_progress.started_at, $5),
+			updated_at = $5`, userID, topicID, courseID, seconds, now)
+	if err != nil {
+		return fmt.Errorf("learning: add time to topic %d: %w", topicID, err)
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+package scorm
+
+import "sync"
+
+type prefixCacheKey struct{}
+
+// prefixCache maps package ids to blob prefixes for one tenant handle.
+type prefixCache struct {
+	mu sync.RWMutex
+	m  map[int64]string
+}
+
+func (c *prefixCache) get(id int64) (string, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	p, ok := c.m[id]
+	return p, ok
+}
+
+func (c *prefixCache) put(id int64, p string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[id] = p
+}
