@@ -4,6 +4,7 @@ package client
 
 import (
 	"context"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -32,6 +33,17 @@ func (c *Client) PostAdminAuthImpersonate(ctx context.Context, body ImpersonateI
 	r := request{method: http.MethodPost, path: "/api/admin/auth/impersonate"}
 	r.body = jsonBody(body)
 	var out Issued
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminCmi5 is POST /api/admin/cmi5: Upload a cmi5 course package
+func (c *Client) PostAdminCmi5(ctx context.Context, form PostAdminCmi5Form) (*Package, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/cmi5"}
+	r.body = formBody(form)
+	var out Package
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -1269,6 +1281,34 @@ func (c *Client) DeleteAuthTokensID(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// GetCmi5ContentIDIDID is GET /api/cmi5/content/{package}/{token}/{path}: A file of a cmi5 package,
+// for the AU a launch plays
+func (c *Client) GetCmi5ContentIDIDID(ctx context.Context, packageParam int64, token string, path string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/cmi5/content/" + pathParam(packageParam) + "/" + pathParam(token) + "/" + pathParam(path)}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostCmi5Fetch is POST /api/cmi5/fetch: The one-time fetch URL of a launch
+func (c *Client) PostCmi5Fetch(ctx context.Context, params PostCmi5FetchParams) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/cmi5/fetch"}
+	r.query = url.Values{}
+	addQuery(r.query, "code", params.Code)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostCmi5LaunchID is POST /api/cmi5/launch/{topic}: Launch the AU of a cmi5 topic
+func (c *Client) PostCmi5LaunchID(ctx context.Context, topic int64, body LaunchInput) (*Launch, error) {
+	r := request{method: http.MethodPost, path: "/api/cmi5/launch/" + pathParam(topic)}
+	r.body = jsonBody(body)
+	var out Launch
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetConfig is GET /api/config: Public settings; admins also get private ones
 func (c *Client) GetConfig(ctx context.Context) (map[string]any, error) {
 	r := request{method: http.MethodGet, path: "/api/config"}
@@ -1754,6 +1794,162 @@ func (c *Client) GetTutorsID(ctx context.Context, id int64) (*TutorDetail, error
 	return &out, nil
 }
 
+// GetXapiAbout is GET /api/xapi/about: xAPI versions and extensions of the LRS
+func (c *Client) GetXapiAbout(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/about"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiActivities is GET /api/xapi/activities: The definition of an activity
+func (c *Client) GetXapiActivities(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/activities"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiActivitiesProfile is GET /api/xapi/activities/profile: Get an activity profile document
+// (activityId, profileId) or list their ids
+func (c *Client) GetXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/activities/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PutXapiActivitiesProfile is PUT /api/xapi/activities/profile: Store an activity profile document
+// (activityId, profileId)
+func (c *Client) PutXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPut, path: "/api/xapi/activities/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostXapiActivitiesProfile is POST /api/xapi/activities/profile: Merge into an activity profile
+// document (activityId, profileId)
+func (c *Client) PostXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/xapi/activities/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// DeleteXapiActivitiesProfile is DELETE /api/xapi/activities/profile: Delete an activity profile
+// document (activityId, profileId)
+func (c *Client) DeleteXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodDelete, path: "/api/xapi/activities/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiActivitiesState is GET /api/xapi/activities/state: Get a state document (activityId,
+// agent, registration, stateId) or list their ids
+func (c *Client) GetXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/activities/state"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PutXapiActivitiesState is PUT /api/xapi/activities/state: Store a state document (activityId,
+// agent, registration, stateId)
+func (c *Client) PutXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPut, path: "/api/xapi/activities/state"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostXapiActivitiesState is POST /api/xapi/activities/state: Merge into a state document
+// (activityId, agent, registration, stateId)
+func (c *Client) PostXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/xapi/activities/state"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// DeleteXapiActivitiesState is DELETE /api/xapi/activities/state: Delete a state document
+// (activityId, agent, registration, stateId)
+func (c *Client) DeleteXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodDelete, path: "/api/xapi/activities/state"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiAgents is GET /api/xapi/agents: The person object of an agent
+func (c *Client) GetXapiAgents(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/agents"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiAgentsProfile is GET /api/xapi/agents/profile: Get an agent profile document (agent,
+// profileId) or list their ids
+func (c *Client) GetXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/agents/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PutXapiAgentsProfile is PUT /api/xapi/agents/profile: Store an agent profile document (agent,
+// profileId)
+func (c *Client) PutXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPut, path: "/api/xapi/agents/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostXapiAgentsProfile is POST /api/xapi/agents/profile: Merge into an agent profile document
+// (agent, profileId)
+func (c *Client) PostXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/xapi/agents/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// DeleteXapiAgentsProfile is DELETE /api/xapi/agents/profile: Delete an agent profile document
+// (agent, profileId)
+func (c *Client) DeleteXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodDelete, path: "/api/xapi/agents/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiStatements is GET /api/xapi/statements: Get a statement or query statements
+func (c *Client) GetXapiStatements(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/statements"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PutXapiStatements is PUT /api/xapi/statements: Store a statement under statementId
+func (c *Client) PutXapiStatements(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPut, path: "/api/xapi/statements"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostXapiStatements is POST /api/xapi/statements: Store statements
+func (c *Client) PostXapiStatements(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/xapi/statements"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
 // GetH5PContents is GET /h5p/contents: List contents (all with h5p_list, own with h5p_author_list)
 func (c *Client) GetH5PContents(ctx context.Context, params GetH5PContentsParams) (*Page[ContentSummary], error) {
 	r := request{method: http.MethodGet, path: "/h5p/contents"}
@@ -1899,6 +2095,36 @@ func (c *Client) PatchH5PLibrariesID(ctx context.Context, uber string, body Rest
 		return nil, err
 	}
 	return &out, nil
+}
+
+// AU is a schema of the API.
+type AU struct {
+	ActivityType     *string      `json:"activityType,omitzero"`
+	Description      []LangString `json:"description"`
+	EntitlementKey   *string      `json:"entitlementKey,omitzero"`
+	Extensions       []string     `json:"extensions,omitzero"`
+	ID               string       `json:"id"`
+	LaunchMethod     string       `json:"launchMethod"`
+	LaunchParameters *string      `json:"launchParameters,omitzero"`
+	MasteryScore     *float64     `json:"masteryScore,omitzero"`
+	MoveOn           string       `json:"moveOn"`
+	Objectives       []string     `json:"objectives,omitzero"`
+	Title            []LangString `json:"title"`
+	URL              string       `json:"url"`
+}
+
+// AUInfo is a schema of the API.
+type AUInfo struct {
+	Blocks           []string `json:"blocks"`
+	EntitlementKey   *string  `json:"entitlement_key,omitzero"`
+	ID               int64    `json:"id"`
+	Iri              string   `json:"iri"`
+	LaunchMethod     string   `json:"launch_method"`
+	LaunchParameters *string  `json:"launch_parameters,omitzero"`
+	MasteryScore     *float64 `json:"mastery_score,omitzero"`
+	MoveOn           string   `json:"move_on"`
+	Title            string   `json:"title"`
+	URL              string   `json:"url"`
 }
 
 // AddQuestionInputBody is a schema of the API.
@@ -2063,6 +2289,16 @@ type AuditEntry struct {
 	UserID    int64  `json:"user_id"`
 }
 
+// Block is a schema of the API.
+type Block struct {
+	Children    []Node       `json:"children"`
+	Description []LangString `json:"description"`
+	Extensions  []string     `json:"extensions,omitzero"`
+	ID          string       `json:"id"`
+	Objectives  []string     `json:"objectives,omitzero"`
+	Title       []LangString `json:"title"`
+}
+
 // Catalogue is a schema of the API.
 type Catalogue struct {
 	Components []ComponentView `json:"components"`
@@ -2169,6 +2405,16 @@ type ContentSummary struct {
 	Title          string    `json:"title"`
 	UpdatedAt      time.Time `json:"updatedAt"`
 	UserID         string    `json:"userId"`
+}
+
+// Course is a schema of the API.
+type Course struct {
+	Children    []Node       `json:"children"`
+	Description []LangString `json:"description"`
+	Extensions  []string     `json:"extensions,omitzero"`
+	ID          string       `json:"id"`
+	Objectives  []Objective  `json:"objectives,omitzero"`
+	Title       []LangString `json:"title"`
 }
 
 // CourseBody is a schema of the API.
@@ -2941,6 +3187,32 @@ type Item struct {
 	Value any `json:"value"`
 }
 
+// LangString is a schema of the API.
+type LangString struct {
+	Lang *string `json:"lang,omitzero"`
+	Text string  `json:"text"`
+}
+
+// Launch is a schema of the API.
+type Launch struct {
+	AuTitle string `json:"au_title"`
+	// AnyWindow (play in a frame) or OwnWindow (open a window).
+	LaunchMethod string `json:"launch_method"`
+	LaunchMode   string `json:"launch_mode"`
+	Registration string `json:"registration"`
+	SessionID    string `json:"session_id"`
+	// The AU's launch URL with endpoint, fetch, actor, registration and activityId.
+	URL string `json:"url"`
+}
+
+// LaunchInput is a schema of the API.
+type LaunchInput struct {
+	// Default Normal.
+	LaunchMode *string `json:"launch_mode,omitzero"`
+	// Where the AU sends the learner when it exits (LMS.LaunchData returnURL).
+	ReturnURL *string `json:"return_url,omitzero"`
+}
+
 // LearnerLesson is a schema of the API.
 type LearnerLesson struct {
 	ActiveFrom *time.Time      `json:"active_from"`
@@ -3108,6 +3380,12 @@ type ModuleInfo struct {
 	Version     string `json:"version"`
 }
 
+// Node is a schema of the API.
+type Node struct {
+	Au    *AU    `json:"au,omitzero"`
+	Block *Block `json:"block,omitzero"`
+}
+
 // Notification is a schema of the API.
 type Notification struct {
 	CreatedAt time.Time      `json:"created_at"`
@@ -3118,10 +3396,27 @@ type Notification struct {
 	UserID    int64          `json:"user_id"`
 }
 
+// Objective is a schema of the API.
+type Objective struct {
+	Description []LangString `json:"description"`
+	ID          string       `json:"id"`
+	Title       []LangString `json:"title"`
+}
+
 // OrderInputBody is a schema of the API.
 type OrderInputBody struct {
 	// Every question id of the quiz, in the new order.
 	IDs []int64 `json:"ids"`
+}
+
+// Package is a schema of the API.
+type Package struct {
+	Aus       []AUInfo  `json:"aus"`
+	CourseIri string    `json:"course_iri"`
+	CreatedAt time.Time `json:"created_at"`
+	ID        int64     `json:"id"`
+	Structure Course    `json:"structure"`
+	Title     string    `json:"title"`
 }
 
 // Pair is a schema of the API.
@@ -3143,6 +3438,9 @@ type PatchAdminTopicsIDBody struct {
 	Accept *string `json:"accept,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3169,6 +3467,9 @@ type PatchAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
+	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3237,6 +3538,9 @@ type PatchAdminTopicsIDForm struct {
 	Accept *string
 	// Visible to learners; default true.
 	Active *bool
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3266,6 +3570,9 @@ type PatchAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
+	Package any
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3298,6 +3605,7 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
 		{"active", f.Active},
+		{"au", f.Au},
 		{"can_skip", f.CanSkip},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -3310,6 +3618,7 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
@@ -3384,6 +3693,18 @@ type PatchLessonInputBody struct {
 type Person struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`
+}
+
+// PostAdminCmi5Form is a schema of the API. Fields left nil are not sent.
+type PostAdminCmi5Form struct {
+	// The cmi5 package (.zip) or cmi5.xml.
+	Package *File
+}
+
+func (f PostAdminCmi5Form) writeForm(w *multipart.Writer) error {
+	return writeFields(w, []formField{
+		{"package", f.Package},
+	})
 }
 
 // PostAdminCoursesIDBody is a schema of the API.
@@ -3466,6 +3787,9 @@ type PostAdminTopicsBody struct {
 	Accept *string `json:"accept,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3492,6 +3816,9 @@ type PostAdminTopicsBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
+	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3560,6 +3887,9 @@ type PostAdminTopicsForm struct {
 	Accept *string
 	// Visible to learners; default true.
 	Active *bool
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3589,6 +3919,9 @@ type PostAdminTopicsForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
+	Package any
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3621,6 +3954,7 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
 		{"active", f.Active},
+		{"au", f.Au},
 		{"can_skip", f.CanSkip},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -3633,6 +3967,7 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
@@ -3684,6 +4019,9 @@ type PostAdminTopicsIDBody struct {
 	Accept *string `json:"accept,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3710,6 +4048,9 @@ type PostAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
+	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3778,6 +4119,9 @@ type PostAdminTopicsIDForm struct {
 	Accept *string
 	// Visible to learners; default true.
 	Active *bool
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3807,6 +4151,9 @@ type PostAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
+	Package any
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3839,6 +4186,7 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
 		{"active", f.Active},
+		{"au", f.Au},
 		{"can_skip", f.CanSkip},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -3851,6 +4199,7 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
@@ -3936,6 +4285,12 @@ func (f PostAdminUsersIDAvatarForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"avatar", f.Avatar},
 	})
+}
+
+// PostCmi5FetchParams are the parameters of POST /api/cmi5/fetch; nil fields are not sent.
+type PostCmi5FetchParams struct {
+	// The one-time code of the launch's fetch URL.
+	Code *string
 }
 
 // PostH5PContentsUploadForm is a schema of the API. Fields left nil are not sent.
@@ -4078,6 +4433,9 @@ type PutAdminTopicsIDBody struct {
 	Accept *string `json:"accept,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4104,6 +4462,9 @@ type PutAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
+	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4172,6 +4533,9 @@ type PutAdminTopicsIDForm struct {
 	Accept *string
 	// Visible to learners; default true.
 	Active *bool
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4201,6 +4565,9 @@ type PutAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
+	Package any
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4233,6 +4600,7 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
 		{"active", f.Active},
+		{"au", f.Au},
 		{"can_skip", f.CanSkip},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -4245,6 +4613,7 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},

@@ -62,7 +62,10 @@ type Error struct {
 	// Code is a stable machine-readable code where the interface names one
 	// (for example "rate_limited"); empty otherwise.
 	Code string
-	Err  error
+	// Details are machine-readable facts about the failure, shown as the
+	// envelope's details (choices a caller must pick from).
+	Details map[string]any
+	Err     error
 }
 
 func (e *Error) Error() string {

@@ -23,6 +23,7 @@ type ErrorBody struct {
 	Message    string              `json:"message"`
 	Errors     map[string][]string `json:"errors,omitempty"`
 	Code       string              `json:"error,omitempty"`
+	Details    map[string]any      `json:"details,omitempty"`
 }
 
 func (e *ErrorBody) Error() string  { return e.Message }
@@ -79,7 +80,8 @@ func ErrorFor(ctx context.Context, err error) *ErrorBody {
 	if e.Err != nil {
 		logger(ctx).Debug("request failed", "request_id", RequestID(ctx), "error", err)
 	}
-	return &ErrorBody{status: statusOf(e.Kind), retryAfter: e.RetryAfter, Message: e.Message, Errors: e.Fields, Code: e.Code}
+	return &ErrorBody{status: statusOf(e.Kind), retryAfter: e.RetryAfter, Message: e.Message, Errors: e.Fields, Code: e.Code,
+		Details: e.Details}
 }
 
 // WriteError writes err as an envelope, for code outside huma handlers.

@@ -7,6 +7,7 @@ import (
 	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
+	cmi5kind "github.com/lms-platform/lms/internal/content/cmi5"
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/content/richtext"
 	"github.com/lms-platform/lms/internal/fetch"
@@ -35,6 +36,7 @@ func (s *Server) contentKinds() *content.Registry {
 		// H5P kind's client.
 		&layout.Kind{H5P: h5p},
 		quizkind.Kind{},
+		&cmi5kind.Kind{Packages: s.cmi5},
 	)
 }
 
@@ -55,4 +57,5 @@ func (s *Server) topicRoutes() {
 	if s.Jobs != nil {
 		s.Jobs.Add(q.Jobs()...)
 	}
+	s.cmi5Routes()
 }
