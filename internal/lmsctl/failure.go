@@ -79,6 +79,8 @@ func failureOf(err error) *Failure {
 		out.Code, out.Exit = "NOT_FOUND", ExitNotFound
 	case s == http.StatusConflict:
 		out.Code, out.Exit = "CONFLICT", ExitConflict
+	case s == http.StatusUnprocessableEntity && apiErr.Details["choices"] != nil:
+		out.Code, out.Exit = "CHOICE_NEEDED", ExitChoices
 	case s == http.StatusBadRequest || s == http.StatusUnprocessableEntity || s == http.StatusRequestEntityTooLarge:
 		out.Code, out.Exit = "INVALID", ExitConflict
 	case s >= 500:

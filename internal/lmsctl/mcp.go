@@ -120,6 +120,9 @@ func tool(op ops.Operation) *mcp.Tool {
 			"correct}], score?} or {gift, score?} (one question in Moodle's GIFT format), and optional maxAttempts, " +
 			"minPassScore (points), review (when learners see the right answers and feedback: after_end, the default; " +
 			"after_answer, each answer then final; never) and value (intro in Markdown).")
+		desc.WriteString(" cmi5: upload the package with the tool post-admin-cmi5 first, then topicable " +
+			"Lms\\TopicTypes\\Models\\TopicContent\\Cmi5Au with package (the uploaded package's id) and au (an id from its " +
+			"aus); without au a package of several AUs answers 422 with details.choices listing them.")
 	}
 	desc.WriteString("\n\n" + untrusted)
 	destructive := op.Kind == ops.Destructive

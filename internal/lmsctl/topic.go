@@ -128,6 +128,16 @@ var topicTypes = map[string]topicType{
 		prepare: checkH5P,
 		upload:  uploadH5P,
 	},
+	"cmi5": {
+		class:   `Lms\TopicTypes\Models\TopicContent\Cmi5Au`,
+		summary: "one AU of a cmi5 course package (.zip, or cmi5.xml with absolute AU URLs), uploaded to POST /api/admin/cmi5 first",
+		flags: []topicFlag{
+			{"package", "the package file (.zip or .xml), or the id of an uploaded package"},
+			{"au", "the AU id; needed when the package has several (exit 2 lists them in details.choices)"},
+		},
+		prepare: checkCmi5,
+		upload:  uploadCmi5,
+	},
 }
 
 // markdown renders like the server's rich-text kind (GitHub-flavoured);
@@ -386,6 +396,50 @@ func uploadH5P(ctx context.Context, c *Caller, v topicValues, body map[string]an
 	return nil
 }
 
+func checkCmi5(v topicValues, body map[string]any) error {
+	pkg := v["package"]
+	if pkg == "" {
+		return usagef("create-topic cmi5: --package is required")
+	}
+	if au := v["au"]; au != "" {
+		n, err := strconv.ParseInt(au, 10, 64)
+		if err != nil || n < 1 {
+			return usagef("--au: %q is not an AU id", au)
+		}
+		body["au"] = n
+	}
+	if n, err := strconv.ParseInt(pkg, 10, 64); err == nil && n > 0 {
+		body["package"] = n
+		return nil
+	}
+	return checkFile("package", pkg, ".zip", ".xml")
+}
+
+// uploadCmi5 uploads a package file; an id given to --package is used as
+// it is. The package stays when the topic then fails (a missing --au):
+// the failure's details name it, so the retry reuses it.
+func uploadCmi5(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
+	if _, ok := body["package"]; ok {
+		return nil
+	}
+	form, ctype, err := multipartForm(nil, map[string]string{"package": v["package"]})
+	if err != nil {
+		return err
+	}
+	res, err := c.send(ctx, "POST", "/api/admin/cmi5", form, ctype)
+	if err != nil {
+		return err
+	}
+	var up struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(res.Data, &up); err != nil || up.ID == 0 {
+		return fmt.Errorf("the server answered no cmi5 package id")
+	}
+	body["package"] = up.ID
+	return nil
+}
+
 func (a *app) createTopic(args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		names := make([]string, 0, len(topicTypes))
@@ -485,6 +539,10 @@ func (a *app) createTopic(args []string) error {
 			f.Message += fmt.Sprintf(" The H5P content %v was uploaded but no topic was created: retry with "+
 				"`lmsctl post-admin-topics --body '{\"lesson\":%d,\"title\":...,\"topicable\":...,\"content_id\":\"%v\"}'`, "+
 				"or remove it with `lmsctl delete-h5p-contents-id --id %v`.", id, *lesson, id, id)
+		}
+		if id, ok := body["package"]; ok && tt.class == topicTypes["cmi5"].class {
+			f.Details["package"] = id
+			f.Message += fmt.Sprintf(" Retry with --package %v to reuse the uploaded package.", id)
 		}
 		return f
 	}
