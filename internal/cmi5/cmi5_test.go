@@ -24,7 +24,7 @@ type world struct {
 	course, lesson int64
 }
 
-func newWorld(t *testing.T, env *apitest.Env) *world {
+func newWorld(t testing.TB, env *apitest.Env) *world {
 	t.Helper()
 	w := &world{env: env, admin: env.As("admin"), learner: env.NewUser("student")}
 	tn, release := env.OpenTenant(env.Tenant)
@@ -46,7 +46,7 @@ func newWorld(t *testing.T, env *apitest.Env) *world {
 	return w
 }
 
-func upload(t *testing.T, env *apitest.Env, token, name string, data []byte) *apitest.Response {
+func upload(t testing.TB, env *apitest.Env, token, name string, data []byte) *apitest.Response {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -114,7 +114,7 @@ type session struct {
 	activityID string
 }
 
-func launch(t *testing.T, w *world, topic float64, mode string) *session {
+func launch(t testing.TB, w *world, topic float64, mode string) *session {
 	t.Helper()
 	body := map[string]any{}
 	if mode != "" {
@@ -172,7 +172,7 @@ func (s *session) statement(verb string, result map[string]any, moveOn bool) map
 	return st
 }
 
-func (s *session) send(t *testing.T, want int, st map[string]any) {
+func (s *session) send(t testing.TB, want int, st map[string]any) {
 	t.Helper()
 	res := s.xapi("POST", "statements", st)
 	if res.Status != want {

@@ -133,37 +133,44 @@ func (s *Service) Check(ctx context.Context, t *platform.Tenant, scope lrs.Scope
 	return err
 }
 
-// Stored records what a batch the rules accepted changed: the session,
-// the AU's status and score, satisfaction of the AU, its blocks and the
-// course, and the topic's completion.
-func (s *Service) Stored(ctx context.Context, t *platform.Tenant, scope lrs.Scope, list []*lrs.Statement) error {
-	sess, err := sessionBy(ctx, t.DB, "id", scope.Session)
+// Record records, in the transaction storing a batch the rules accepted,
+// what it changed: the session and the AU's status and score. When the AU
+// turns satisfied, the returned function completes the topic and
+// satisfies the AU's blocks and course, after the commit.
+func (s *Service) Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope lrs.Scope, list []*lrs.Statement) (func(context.Context) error, error) {
+	sess, err := sessionBy(ctx, tx, "id", scope.Session)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	au, err := auByID(ctx, t.DB, sess.AUID)
+	au, err := auByID(ctx, tx, sess.AUID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	st, err := statusOf(ctx, t.DB, sess.Registration, au.ID)
+	st, err := statusOf(ctx, tx, sess.Registration, au.ID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	wasSatisfied := st.Satisfied
+	before := st
 	last, err := apply(&sess, &st, au, list)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	st.Satisfied = st.Satisfied || moveOnMet(au.MoveOn, st)
-	_, err = t.DB.ExecContext(ctx, `UPDATE cmi5_sessions SET initialized_at = $1, completed = $2, passed = $3, failed = $4, terminated_at = $5,
+	_, err = tx.ExecContext(ctx, `UPDATE cmi5_sessions SET initialized_at = $1, completed = $2, passed = $3, failed = $4, terminated_at = $5,
 seconds = $6, last_at = $7 WHERE id = $8`, sess.Initialized, sess.Completed, sess.Passed, sess.Failed, sess.Terminated, sess.Seconds, last, sess.ID)
 	if err != nil {
-		return fmt.Errorf("cmi5: update session: %w", err)
+		return nil, fmt.Errorf("cmi5: update session: %w", err)
 	}
-	if err := saveStatus(ctx, t.DB, sess.Registration, au.ID, st); err != nil {
-		return err
+	if st == before {
+		return nil, nil
 	}
-	if st.Satisfied && !wasSatisfied {
+	if err := saveStatus(ctx, tx, sess.Registration, au.ID, st); err != nil {
+		return nil, err
+	}
+	if !st.Satisfied || before.Satisfied {
+		return nil, nil
+	}
+	return func(ctx context.Context) error {
 		if err := s.Progress.CompleteTopic(ctx, t, sess.UserID, sess.TopicID); err != nil && !apperr.Is(err, apperr.Forbidden) &&
 			!apperr.Is(err, apperr.NotFound) {
 			return err
@@ -173,8 +180,7 @@ seconds = $6, last_at = $7 WHERE id = $8`, sess.Initialized, sess.Completed, ses
 			return err
 		}
 		return s.satisfyContainers(ctx, t, pkg, sess.Registration, sess.UserID, sess.ID)
-	}
-	return nil
+	}, nil
 }
 
 // moveOnMet tells whether an AU's status meets its moveOn.

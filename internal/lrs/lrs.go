@@ -38,11 +38,13 @@ type Launches interface {
 
 // Rules are a profile's rules over the statements a launch writes (cmi5's
 // session rules). Check runs before the statements are stored, one batch
-// of one session at a time; a refusal refuses the batch. Stored runs after
-// they are stored.
+// of one session at a time; a refusal refuses the batch. Record runs in
+// the transaction that stores them, so the profile's state changes with
+// them or not at all; the function it returns (nil for none) runs after
+// the commit, for reactions that store statements of their own.
 type Rules interface {
 	Check(ctx context.Context, t *platform.Tenant, scope Scope, statements []*Statement) error
-	Stored(ctx context.Context, t *platform.Tenant, scope Scope, statements []*Statement) error
+	Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope Scope, statements []*Statement) (func(context.Context) error, error)
 }
 
 // Service is the store.
@@ -155,18 +157,21 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 		}
 	}
 	unlock := s.writeLock(t)
-	var fresh []*Statement
+	var after func(context.Context) error
 	err := t.Tx(ctx, func(tx *sqldb.Tx) error {
-		var err error
-		fresh, err = insertStatements(ctx, tx, list, attachments, now)
+		fresh, err := insertStatements(ctx, tx, list, attachments, now)
+		if err != nil || s.Rules == nil || scope.Admin || len(fresh) == 0 {
+			return err
+		}
+		after, err = s.Rules.Record(ctx, tx, t, scope, fresh)
 		return err
 	})
 	unlock()
 	if err != nil {
 		return nil, err
 	}
-	if s.Rules != nil && !scope.Admin && len(fresh) > 0 {
-		if err := s.Rules.Stored(ctx, t, scope, fresh); err != nil {
+	if after != nil {
+		if err := after(ctx); err != nil {
 			return nil, err
 		}
 	}
