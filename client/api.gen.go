@@ -39,6 +39,17 @@ func (c *Client) PostAdminAuthImpersonate(ctx context.Context, body ImpersonateI
 	return &out, nil
 }
 
+// PostAdminCmi5 is POST /api/admin/cmi5: Upload a cmi5 course package
+func (c *Client) PostAdminCmi5(ctx context.Context, form PostAdminCmi5Form) (*Cmi5Package, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/cmi5"}
+	r.body = formBody(form)
+	var out Cmi5Package
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // PostAdminConfig is POST /api/admin/config: Change settings (admin)
 func (c *Client) PostAdminConfig(ctx context.Context, body UpdateInputBody) (map[string]any, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/config"}
@@ -479,10 +490,10 @@ func (c *Client) PostAdminQuizAttemptsIDGrade(ctx context.Context, id int64, bod
 }
 
 // PostAdminScormUpload is POST /api/admin/scorm/upload: Upload a SCORM package
-func (c *Client) PostAdminScormUpload(ctx context.Context, form PostAdminScormUploadForm) (*Package, error) {
+func (c *Client) PostAdminScormUpload(ctx context.Context, form PostAdminScormUploadForm) (*ScormPackage, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/scorm/upload"}
 	r.body = formBody(form)
-	var out Package
+	var out ScormPackage
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -1281,6 +1292,34 @@ func (c *Client) DeleteAuthTokensID(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// GetCmi5ContentIDIDID is GET /api/cmi5/content/{package}/{token}/{path}: A file of a cmi5 package,
+// for the AU a launch plays
+func (c *Client) GetCmi5ContentIDIDID(ctx context.Context, packageParam int64, token string, path string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/cmi5/content/" + pathParam(packageParam) + "/" + pathParam(token) + "/" + pathParam(path)}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostCmi5Fetch is POST /api/cmi5/fetch: The one-time fetch URL of a launch
+func (c *Client) PostCmi5Fetch(ctx context.Context, params PostCmi5FetchParams) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/cmi5/fetch"}
+	r.query = url.Values{}
+	addQuery(r.query, "code", params.Code)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostCmi5LaunchID is POST /api/cmi5/launch/{topic}: Launch the AU of a cmi5 topic
+func (c *Client) PostCmi5LaunchID(ctx context.Context, topic int64, body LaunchInput) (*AuLaunch, error) {
+	r := request{method: http.MethodPost, path: "/api/cmi5/launch/" + pathParam(topic)}
+	r.body = jsonBody(body)
+	var out AuLaunch
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetConfig is GET /api/config: Public settings; admins also get private ones
 func (c *Client) GetConfig(ctx context.Context) (map[string]any, error) {
 	r := request{method: http.MethodGet, path: "/api/config"}
@@ -1731,10 +1770,10 @@ func (c *Client) GetScormContentIDIDIDID(ctx context.Context, packageParam int64
 }
 
 // PostScormLaunchID is POST /api/scorm/launch/{sco}: Launch a SCO of a SCORM topic
-func (c *Client) PostScormLaunchID(ctx context.Context, sco int64, body LaunchInputBody) (*Launch, error) {
+func (c *Client) PostScormLaunchID(ctx context.Context, sco int64, body LaunchInputBody) (*ScoLaunch, error) {
 	r := request{method: http.MethodPost, path: "/api/scorm/launch/" + pathParam(sco)}
 	r.body = jsonBody(body)
-	var out Launch
+	var out ScoLaunch
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -1784,12 +1823,12 @@ func (c *Client) PostScormTracksIDCommit(ctx context.Context, sco int64, params 
 
 // PostScormTracksIDNavigate is POST /api/scorm/tracks/{sco}/navigate: Go to another SCO of the
 // package
-func (c *Client) PostScormTracksIDNavigate(ctx context.Context, sco int64, params PostScormTracksIDNavigateParams, body NavigateInputBody) (*Launch, error) {
+func (c *Client) PostScormTracksIDNavigate(ctx context.Context, sco int64, params PostScormTracksIDNavigateParams, body NavigateInputBody) (*ScoLaunch, error) {
 	r := request{method: http.MethodPost, path: "/api/scorm/tracks/" + pathParam(sco) + "/navigate"}
 	r.header = http.Header{}
 	setHeader(r.header, "X-Lms-Tracking-Token", params.XLmsTrackingToken)
 	r.body = jsonBody(body)
-	var out Launch
+	var out ScoLaunch
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -1848,6 +1887,162 @@ func (c *Client) GetTutorsID(ctx context.Context, id int64) (*TutorDetail, error
 		return nil, err
 	}
 	return &out, nil
+}
+
+// GetXapiAbout is GET /api/xapi/about: xAPI versions and extensions of the LRS
+func (c *Client) GetXapiAbout(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/about"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiActivities is GET /api/xapi/activities: The definition of an activity
+func (c *Client) GetXapiActivities(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/activities"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiActivitiesProfile is GET /api/xapi/activities/profile: Get an activity profile document
+// (activityId, profileId) or list their ids
+func (c *Client) GetXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/activities/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PutXapiActivitiesProfile is PUT /api/xapi/activities/profile: Store an activity profile document
+// (activityId, profileId)
+func (c *Client) PutXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPut, path: "/api/xapi/activities/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostXapiActivitiesProfile is POST /api/xapi/activities/profile: Merge into an activity profile
+// document (activityId, profileId)
+func (c *Client) PostXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/xapi/activities/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// DeleteXapiActivitiesProfile is DELETE /api/xapi/activities/profile: Delete an activity profile
+// document (activityId, profileId)
+func (c *Client) DeleteXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodDelete, path: "/api/xapi/activities/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiActivitiesState is GET /api/xapi/activities/state: Get a state document (activityId,
+// agent, registration, stateId) or list their ids
+func (c *Client) GetXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/activities/state"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PutXapiActivitiesState is PUT /api/xapi/activities/state: Store a state document (activityId,
+// agent, registration, stateId)
+func (c *Client) PutXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPut, path: "/api/xapi/activities/state"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostXapiActivitiesState is POST /api/xapi/activities/state: Merge into a state document
+// (activityId, agent, registration, stateId)
+func (c *Client) PostXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/xapi/activities/state"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// DeleteXapiActivitiesState is DELETE /api/xapi/activities/state: Delete a state document
+// (activityId, agent, registration, stateId)
+func (c *Client) DeleteXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodDelete, path: "/api/xapi/activities/state"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiAgents is GET /api/xapi/agents: The person object of an agent
+func (c *Client) GetXapiAgents(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/agents"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiAgentsProfile is GET /api/xapi/agents/profile: Get an agent profile document (agent,
+// profileId) or list their ids
+func (c *Client) GetXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/agents/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PutXapiAgentsProfile is PUT /api/xapi/agents/profile: Store an agent profile document (agent,
+// profileId)
+func (c *Client) PutXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPut, path: "/api/xapi/agents/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostXapiAgentsProfile is POST /api/xapi/agents/profile: Merge into an agent profile document
+// (agent, profileId)
+func (c *Client) PostXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/xapi/agents/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// DeleteXapiAgentsProfile is DELETE /api/xapi/agents/profile: Delete an agent profile document
+// (agent, profileId)
+func (c *Client) DeleteXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodDelete, path: "/api/xapi/agents/profile"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetXapiStatements is GET /api/xapi/statements: Get a statement or query statements
+func (c *Client) GetXapiStatements(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/xapi/statements"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PutXapiStatements is PUT /api/xapi/statements: Store a statement under statementId
+func (c *Client) PutXapiStatements(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPut, path: "/api/xapi/statements"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostXapiStatements is POST /api/xapi/statements: Store statements
+func (c *Client) PostXapiStatements(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/xapi/statements"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
 }
 
 // GetH5PContents is GET /h5p/contents: List contents (all with h5p_list, own with h5p_author_list)
@@ -1997,6 +2192,36 @@ func (c *Client) PatchH5PLibrariesID(ctx context.Context, uber string, body Rest
 	return &out, nil
 }
 
+// AU is a schema of the API.
+type AU struct {
+	ActivityType     *string      `json:"activityType,omitzero"`
+	Description      []LangString `json:"description"`
+	EntitlementKey   *string      `json:"entitlementKey,omitzero"`
+	Extensions       []string     `json:"extensions,omitzero"`
+	ID               string       `json:"id"`
+	LaunchMethod     string       `json:"launchMethod"`
+	LaunchParameters *string      `json:"launchParameters,omitzero"`
+	MasteryScore     *float64     `json:"masteryScore,omitzero"`
+	MoveOn           string       `json:"moveOn"`
+	Objectives       []string     `json:"objectives,omitzero"`
+	Title            []LangString `json:"title"`
+	URL              string       `json:"url"`
+}
+
+// AUInfo is a schema of the API.
+type AUInfo struct {
+	Blocks           []string `json:"blocks"`
+	EntitlementKey   *string  `json:"entitlement_key,omitzero"`
+	ID               int64    `json:"id"`
+	Iri              string   `json:"iri"`
+	LaunchMethod     string   `json:"launch_method"`
+	LaunchParameters *string  `json:"launch_parameters,omitzero"`
+	MasteryScore     *float64 `json:"mastery_score,omitzero"`
+	MoveOn           string   `json:"move_on"`
+	Title            string   `json:"title"`
+	URL              string   `json:"url"`
+}
+
 // AddQuestionInputBody is a schema of the API.
 type AddQuestionInputBody struct {
 	// Points for a fully right answer; default 1.
@@ -2142,6 +2367,18 @@ type AttemptView struct {
 	UserID         int64             `json:"user_id"`
 }
 
+// AuLaunch is a schema of the API.
+type AuLaunch struct {
+	AuTitle string `json:"au_title"`
+	// AnyWindow (play in a frame) or OwnWindow (open a window).
+	LaunchMethod string `json:"launch_method"`
+	LaunchMode   string `json:"launch_mode"`
+	Registration string `json:"registration"`
+	SessionID    string `json:"session_id"`
+	// The AU's launch URL with endpoint, fetch, actor, registration and activityId.
+	URL string `json:"url"`
+}
+
 // AuditEntry is a schema of the API.
 type AuditEntry struct {
 	At time.Time `json:"at"`
@@ -2157,6 +2394,16 @@ type AuditEntry struct {
 	TokenID   string `json:"token_id"`
 	UserAgent string `json:"user_agent"`
 	UserID    int64  `json:"user_id"`
+}
+
+// Block is a schema of the API.
+type Block struct {
+	Children    []Node       `json:"children"`
+	Description []LangString `json:"description"`
+	Extensions  []string     `json:"extensions,omitzero"`
+	ID          string       `json:"id"`
+	Objectives  []string     `json:"objectives,omitzero"`
+	Title       []LangString `json:"title"`
 }
 
 // Catalogue is a schema of the API.
@@ -2215,6 +2462,16 @@ type CheckResult struct {
 type CloneInputBody struct {
 	// Lesson to clone into, of a course the caller may edit; default: the topic's own lesson.
 	LessonID *int64 `json:"lesson_id,omitzero"`
+}
+
+// Cmi5Package is a schema of the API.
+type Cmi5Package struct {
+	Aus       []AUInfo  `json:"aus"`
+	CourseIri string    `json:"course_iri"`
+	CreatedAt time.Time `json:"created_at"`
+	ID        int64     `json:"id"`
+	Structure Course    `json:"structure"`
+	Title     string    `json:"title"`
 }
 
 // CommitInput is a schema of the API.
@@ -2288,6 +2545,16 @@ type ContentSummary struct {
 	Title          string    `json:"title"`
 	UpdatedAt      time.Time `json:"updatedAt"`
 	UserID         string    `json:"userId"`
+}
+
+// Course is a schema of the API.
+type Course struct {
+	Children    []Node       `json:"children"`
+	Description []LangString `json:"description"`
+	Extensions  []string     `json:"extensions,omitzero"`
+	ID          string       `json:"id"`
+	Objectives  []Objective  `json:"objectives,omitzero"`
+	Title       []LangString `json:"title"`
 }
 
 // CourseBody is a schema of the API.
@@ -3074,23 +3341,18 @@ type Item struct {
 	Value any `json:"value"`
 }
 
-// Launch is a schema of the API.
-type Launch struct {
-	Attempt int64 `json:"attempt"`
-	// resume when the SCO gets its stored data back (after exit=suspend, or an attempt left without a
-	// normal exit).
-	Entry     string    `json:"entry"`
-	ExpiresAt time.Time `json:"expires_at"`
-	// The player page: POST it the token as form field token (an HTML form whose target is an iframe),
-	// so the token never appears in a URL.
-	PlayerURL string `json:"player_url"`
-	Sco       SCO    `json:"sco"`
-	// Tracking token, bound to tenant, user, topic and SCO; sent as X-Lms-Tracking-Token on the SCO's
-	// tracking routes, refused everywhere else.
-	Token string `json:"token"`
-	// The header the tracking routes read the token from.
-	TokenHeader string `json:"token_header"`
-	TopicID     int64  `json:"topic_id"`
+// LangString is a schema of the API.
+type LangString struct {
+	Lang *string `json:"lang,omitzero"`
+	Text string  `json:"text"`
+}
+
+// LaunchInput is a schema of the API.
+type LaunchInput struct {
+	// Default Normal.
+	LaunchMode *string `json:"launch_mode,omitzero"`
+	// Where the AU sends the learner when it exits (LMS.LaunchData returnURL).
+	ReturnURL *string `json:"return_url,omitzero"`
 }
 
 // LaunchInputBody is a schema of the API.
@@ -3274,6 +3536,12 @@ type NavigateInputBody struct {
 	Target *string `json:"target,omitzero"`
 }
 
+// Node is a schema of the API.
+type Node struct {
+	Au    *AU    `json:"au,omitzero"`
+	Block *Block `json:"block,omitzero"`
+}
+
 // Notification is a schema of the API.
 type Notification struct {
 	CreatedAt time.Time      `json:"created_at"`
@@ -3284,19 +3552,17 @@ type Notification struct {
 	UserID    int64          `json:"user_id"`
 }
 
+// Objective is a schema of the API.
+type Objective struct {
+	Description []LangString `json:"description"`
+	ID          string       `json:"id"`
+	Title       []LangString `json:"title"`
+}
+
 // OrderInputBody is a schema of the API.
 type OrderInputBody struct {
 	// Every question id of the quiz, in the new order.
 	IDs []int64 `json:"ids"`
-}
-
-// Package is a schema of the API.
-type Package struct {
-	ID       int64    `json:"id"`
-	Scos     []SCO    `json:"scos"`
-	Title    string   `json:"title"`
-	Version  string   `json:"version"`
-	Warnings []string `json:"warnings,omitzero"`
 }
 
 // Pair is a schema of the API.
@@ -3318,6 +3584,9 @@ type PatchAdminTopicsIDBody struct {
 	Accept *string `json:"accept,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3344,7 +3613,8 @@ type PatchAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
 	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
@@ -3417,6 +3687,9 @@ type PatchAdminTopicsIDForm struct {
 	Accept *string
 	// Visible to learners; default true.
 	Active *bool
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3446,7 +3719,8 @@ type PatchAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
 	Package any
 	// Visible without access to the course.
 	Preview *bool
@@ -3483,6 +3757,7 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
 		{"active", f.Active},
+		{"au", f.Au},
 		{"can_skip", f.CanSkip},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -3571,6 +3846,18 @@ type PatchLessonInputBody struct {
 type Person struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`
+}
+
+// PostAdminCmi5Form is a schema of the API. Fields left nil are not sent.
+type PostAdminCmi5Form struct {
+	// The cmi5 package (.zip) or cmi5.xml.
+	Package *File
+}
+
+func (f PostAdminCmi5Form) writeForm(w *multipart.Writer) error {
+	return writeFields(w, []formField{
+		{"package", f.Package},
+	})
 }
 
 // PostAdminCoursesIDBody is a schema of the API.
@@ -3665,6 +3952,9 @@ type PostAdminTopicsBody struct {
 	Accept *string `json:"accept,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3691,7 +3981,8 @@ type PostAdminTopicsBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
 	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
@@ -3764,6 +4055,9 @@ type PostAdminTopicsForm struct {
 	Accept *string
 	// Visible to learners; default true.
 	Active *bool
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3793,7 +4087,8 @@ type PostAdminTopicsForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
 	Package any
 	// Visible without access to the course.
 	Preview *bool
@@ -3830,6 +4125,7 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
 		{"active", f.Active},
+		{"au", f.Au},
 		{"can_skip", f.CanSkip},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -3895,6 +4191,9 @@ type PostAdminTopicsIDBody struct {
 	Accept *string `json:"accept,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3921,7 +4220,8 @@ type PostAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
 	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
@@ -3994,6 +4294,9 @@ type PostAdminTopicsIDForm struct {
 	Accept *string
 	// Visible to learners; default true.
 	Active *bool
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4023,7 +4326,8 @@ type PostAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
 	Package any
 	// Visible without access to the course.
 	Preview *bool
@@ -4060,6 +4364,7 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
 		{"active", f.Active},
+		{"au", f.Au},
 		{"can_skip", f.CanSkip},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -4159,6 +4464,12 @@ func (f PostAdminUsersIDAvatarForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"avatar", f.Avatar},
 	})
+}
+
+// PostCmi5FetchParams are the parameters of POST /api/cmi5/fetch; nil fields are not sent.
+type PostCmi5FetchParams struct {
+	// The one-time code of the launch's fetch URL.
+	Code *string
 }
 
 // PostH5PContentsUploadForm is a schema of the API. Fields left nil are not sent.
@@ -4315,6 +4626,9 @@ type PutAdminTopicsIDBody struct {
 	Accept *string `json:"accept,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4341,7 +4655,8 @@ type PutAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
 	Package any `json:"package,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
@@ -4414,6 +4729,9 @@ type PutAdminTopicsIDForm struct {
 	Accept *string
 	// Visible to learners; default true.
 	Active *bool
+	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
+	// it the create answers 422 with details.choices listing them.
+	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4443,7 +4761,8 @@ type PutAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload.
+	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
+	// in a multipart form.
 	Package any
 	// Visible without access to the course.
 	Preview *bool
@@ -4480,6 +4799,7 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
 		{"active", f.Active},
+		{"au", f.Au},
 		{"can_skip", f.CanSkip},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -4690,12 +5010,40 @@ type SavedContent struct {
 	Metadata any `json:"metadata"`
 }
 
+// ScoLaunch is a schema of the API.
+type ScoLaunch struct {
+	Attempt int64 `json:"attempt"`
+	// resume when the SCO gets its stored data back (after exit=suspend, or an attempt left without a
+	// normal exit).
+	Entry     string    `json:"entry"`
+	ExpiresAt time.Time `json:"expires_at"`
+	// The player page: POST it the token as form field token (an HTML form whose target is an iframe),
+	// so the token never appears in a URL.
+	PlayerURL string `json:"player_url"`
+	Sco       SCO    `json:"sco"`
+	// Tracking token, bound to tenant, user, topic and SCO; sent as X-Lms-Tracking-Token on the SCO's
+	// tracking routes, refused everywhere else.
+	Token string `json:"token"`
+	// The header the tracking routes read the token from.
+	TokenHeader string `json:"token_header"`
+	TopicID     int64  `json:"topic_id"`
+}
+
 // Score is a schema of the API.
 type Score struct {
 	Max    *float64 `json:"max"`
 	Min    *float64 `json:"min"`
 	Raw    *float64 `json:"raw"`
 	Scaled *float64 `json:"scaled"`
+}
+
+// ScormPackage is a schema of the API.
+type ScormPackage struct {
+	ID       int64    `json:"id"`
+	Scos     []SCO    `json:"scos"`
+	Title    string   `json:"title"`
+	Version  string   `json:"version"`
+	Warnings []string `json:"warnings,omitzero"`
 }
 
 // Shown is a schema of the API.

@@ -62,8 +62,8 @@ type Error struct {
 	// Code is a stable machine-readable code where the interface names one
 	// (for example "rate_limited"); empty otherwise.
 	Code string
-	// Details are machine-readable facts about the failure, sent as the
-	// envelope's details (a SCORM package's choices of SCO).
+	// Details are machine-readable facts about the failure, shown as the
+	// envelope's details (the choices a caller must pick from: a package's SCOs or AUs).
 	Details map[string]any
 	Err     error
 }

@@ -80,7 +80,7 @@ func failureOf(err error) *Failure {
 	case s == http.StatusConflict:
 		out.Code, out.Exit = "CONFLICT", ExitConflict
 	case s == http.StatusUnprocessableEntity && apiErr.Details["choices"] != nil:
-		// The server needs a choice (a SCORM package's SCO): details.choices
+		// The server needs a choice (a SCORM package's SCO, a cmi5 AU): details.choices
 		// lists them.
 		out.Code, out.Exit = "CHOICE_REQUIRED", ExitChoices
 	case s == http.StatusBadRequest || s == http.StatusUnprocessableEntity || s == http.StatusRequestEntityTooLarge:

@@ -122,8 +122,11 @@ func tool(op ops.Operation) *mcp.Tool {
 			"after_answer, each answer then final; never) and value (intro in Markdown).")
 		desc.WriteString(" SCORM: topicable Lms\\TopicTypes\\Models\\TopicContent\\ScormSco with package, the id of a SCORM 1.2 or 2004 " +
 			"package uploaded with post-admin-scorm-upload (which answers its scos), and sco, the id of the SCO to play. A package " +
-			"with several SCOs and no sco is refused with error CHOICE_REQUIRED and details.choices listing them (id, identifier, " +
+			"with several SCOs and no sco is refused with error CHOICE_REQUIRED (422) and details.choices listing them (id, identifier, " +
 			"title): call again with one of them as sco.")
+		desc.WriteString(" cmi5: upload the package with the tool post-admin-cmi5 first, then topicable " +
+			"Lms\\TopicTypes\\Models\\TopicContent\\Cmi5Au with package (the uploaded package's id) and au (an id from its " +
+			"aus); without au a package of several AUs answers 422 with details.choices listing them.")
 	}
 	desc.WriteString("\n\n" + untrusted)
 	destructive := op.Kind == ops.Destructive

@@ -134,8 +134,18 @@ var topicTypes = map[string]topicType{
 			{"package", "the SCORM package (.zip), or the id of an uploaded package"},
 			{"sco", "id of the SCO to play (from details.choices or the upload's scos)"},
 		},
-		prepare: prepareScorm,
-		upload:  uploadScorm,
+		prepare: preparePackage("sco", ".zip"),
+		upload:  uploadPackage("/api/admin/scorm/upload"),
+	},
+	"cmi5": {
+		class:   `Lms\TopicTypes\Models\TopicContent\Cmi5Au`,
+		summary: "one AU of a cmi5 course package (.zip, or cmi5.xml with absolute AU URLs), uploaded first; a package with several AUs needs --au (without it lmsctl exits with code 2 and details.choices lists them)",
+		flags: []topicFlag{
+			{"package", "the package file (.zip or .xml), or the id of an uploaded package"},
+			{"au", "the AU id (from details.choices or the upload's aus)"},
+		},
+		prepare: preparePackage("au", ".zip", ".xml"),
+		upload:  uploadPackage("/api/admin/cmi5"),
 	},
 }
 
@@ -360,48 +370,54 @@ func uploadH5P(ctx context.Context, c *Caller, v topicValues, body map[string]an
 	return nil
 }
 
-// prepareScorm checks the package (a .zip, or an uploaded package's id)
-// and the SCO.
-func prepareScorm(v topicValues, body map[string]any) error {
-	if v["package"] == "" {
-		return usagef("create-topic scorm: --package is required")
-	}
-	if s := v["sco"]; s != "" {
-		id, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || id < 1 {
-			return usagef("--sco: %q is not a SCO id", s)
+// preparePackage checks --package (a file of one of exts, or an
+// uploaded package's id) and the part to play, named by the flag choice
+// and sent as the same field (a SCORM package's sco, a cmi5 AU).
+func preparePackage(choice string, exts ...string) func(v topicValues, body map[string]any) error {
+	return func(v topicValues, body map[string]any) error {
+		if v["package"] == "" {
+			return usagef("--package is required")
 		}
-		body["sco"] = id
+		if s := v[choice]; s != "" {
+			id, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || id < 1 {
+				return usagef("--%s: %q is not an id", choice, s)
+			}
+			body[choice] = id
+		}
+		if id, err := strconv.ParseInt(v["package"], 10, 64); err == nil && id > 0 {
+			body["package"] = id
+			return nil
+		}
+		return checkFile("package", v["package"], exts...)
 	}
-	if id, err := strconv.ParseInt(v["package"], 10, 64); err == nil && id > 0 {
-		body["package"] = id
-		return nil
-	}
-	return checkFile("package", v["package"], ".zip")
 }
 
-// uploadScorm uploads a package file; the topic then names it by id, so
-// a retry with --sco after exit code 2 can reuse it (details.package).
-func uploadScorm(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
-	if _, ok := body["package"]; ok {
+// uploadPackage uploads a package file to path (an id given to --package
+// is used as it is); the topic then names it by id, so when creating the
+// topic fails (exit code 2 without a choice) the retry can reuse it.
+func uploadPackage(path string) func(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
+	return func(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
+		if _, ok := body["package"]; ok {
+			return nil
+		}
+		form, ctype, err := multipartForm(nil, map[string]string{"package": v["package"]})
+		if err != nil {
+			return err
+		}
+		res, err := c.send(ctx, "POST", path, form, ctype)
+		if err != nil {
+			return err
+		}
+		var up struct {
+			ID int64 `json:"id"`
+		}
+		if err := json.Unmarshal(res.Data, &up); err != nil || up.ID == 0 {
+			return fmt.Errorf("%s answered no package id", path)
+		}
+		body["package"] = up.ID
 		return nil
 	}
-	form, ctype, err := multipartForm(nil, map[string]string{"package": v["package"]})
-	if err != nil {
-		return err
-	}
-	res, err := c.send(ctx, "POST", "/api/admin/scorm/upload", form, ctype)
-	if err != nil {
-		return err
-	}
-	var up struct {
-		ID int64 `json:"id"`
-	}
-	if err := json.Unmarshal(res.Data, &up); err != nil || up.ID == 0 {
-		return fmt.Errorf("the server answered no SCORM package id")
-	}
-	body["package"] = up.ID
-	return nil
 }
 
 func (a *app) createTopic(args []string) error {
@@ -503,6 +519,10 @@ func (a *app) createTopic(args []string) error {
 			f.Message += fmt.Sprintf(" The H5P content %v was uploaded but no topic was created: retry with "+
 				"`lmsctl post-admin-topics --body '{\"lesson\":%d,\"title\":...,\"topicable\":...,\"content_id\":\"%v\"}'`, "+
 				"or remove it with `lmsctl delete-h5p-contents-id --id %v`.", id, *lesson, id, id)
+		}
+		if id, ok := body["package"]; ok && tt.upload != nil {
+			f.Details["package"] = id
+			f.Message += fmt.Sprintf(" Retry with --package %v to reuse the uploaded package.", id)
 		}
 		return f
 	}

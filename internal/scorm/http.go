@@ -108,7 +108,7 @@ func Routes(api huma.API, s *Service) {
 			"package (this id) and sco. For admins and tutors.", httpx.User, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge)
 	up.Status = http.StatusCreated
 	up.MaxBody = MaxUpload + 1<<20
-	httpx.Handle(api, up, func(ctx context.Context, in *uploadInput) (*httpx.Response[scormkind.Package], error) {
+	httpx.Handle(api, up, func(ctx context.Context, in *uploadInput) (*httpx.Response[scormkind.ScormPackage], error) {
 		p := httpx.PrincipalFrom(ctx)
 		if !CanUpload(p) {
 			return nil, errUnauthorized
@@ -140,7 +140,7 @@ func Routes(api huma.API, s *Service) {
 			"2004 sequencing rules the player implements are checked (403 names what is missing). Learners launch where they may record "+
 			"progress; the course's editors may always try a topic (their sessions record nothing in progress).",
 		httpx.User, http.StatusUnprocessableEntity),
-		func(ctx context.Context, in *launchInput) (*httpx.Response[Launch], error) {
+		func(ctx context.Context, in *launchInput) (*httpx.Response[ScoLaunch], error) {
 			return answer(s.Launch(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.SCO, in.Body.TopicID))
 		})
 
@@ -175,7 +175,7 @@ func Routes(api huma.API, s *Service) {
 		"Tracking route (X-Lms-Tracking-Token): continue, previous or a choice from the table of contents, as the package's navigation "+
 			"allows (1.2 prerequisites; 2004 control modes, pre-condition rules and attempt limits). Answers the launch of the SCO it "+
 			"reaches, with its own tracking token.", httpx.Anyone, http.StatusUnprocessableEntity),
-		func(ctx context.Context, in *navigateInput) (*httpx.Response[Launch], error) {
+		func(ctx context.Context, in *navigateInput) (*httpx.Response[ScoLaunch], error) {
 			t := httpx.TenantFrom(ctx)
 			k, err := readTicket(t, in.Token, in.SCO, s.Clock.Now())
 			if err != nil {

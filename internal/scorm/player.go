@@ -120,22 +120,22 @@ func (s *Service) contentURL(t *platform.Tenant, pkg storedPackage, launch strin
 
 // Navigate starts the session of another SCO of the topic's package: the
 // next or previous one (flow), or one chosen from the table of contents.
-func (s *Service) Navigate(ctx context.Context, t *platform.Tenant, k ticket, action, target string) (Launch, error) {
+func (s *Service) Navigate(ctx context.Context, t *platform.Tenant, k ticket, action, target string) (ScoLaunch, error) {
 	_, value, err := scormTopic(ctx, t, k.TopicID)
 	if err != nil {
-		return Launch{}, err
+		return ScoLaunch{}, err
 	}
 	pkg, err := packageByID(ctx, t.DB, value.PackageID)
 	if err != nil {
-		return Launch{}, err
+		return ScoLaunch{}, err
 	}
 	cur, ok := pkg.sco(k.SCOID)
 	if !ok {
-		return Launch{}, errSCOMissing
+		return ScoLaunch{}, errSCOMissing
 	}
 	tracks, err := tracksOfTopic(ctx, t.DB, k.TopicID, k.UserID)
 	if err != nil {
-		return Launch{}, err
+		return ScoLaunch{}, err
 	}
 	tree := newTree(pkg, tracks)
 	var next *node
@@ -154,7 +154,7 @@ func (s *Service) Navigate(ctx context.Context, t *platform.Tenant, k ticket, ac
 		err = apperr.New(apperr.Invalid, "The action must be continue, previous or choice.")
 	}
 	if err != nil {
-		return Launch{}, err
+		return ScoLaunch{}, err
 	}
 	return s.open(ctx, t, k.UserID, k.TopicID, value, next.sco.ID, k.Preview)
 }

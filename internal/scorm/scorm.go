@@ -72,55 +72,55 @@ func CanUpload(p *access.Principal) bool {
 }
 
 // Upload stores a package a caller uploaded through the admin route.
-func (s *Service) Upload(ctx context.Context, t *platform.Tenant, p *access.Principal, f content.File) (scormkind.Package, error) {
+func (s *Service) Upload(ctx context.Context, t *platform.Tenant, p *access.Principal, f content.File) (scormkind.ScormPackage, error) {
 	if !CanUpload(p) {
-		return scormkind.Package{}, errUnauthorized
+		return scormkind.ScormPackage{}, errUnauthorized
 	}
 	return s.importFile(ctx, t, &p.UserID, f)
 }
 
 // Import stores a package uploaded with a topic (content/scorm.Packages).
-func (s *Service) Import(ctx context.Context, t *platform.Tenant, f content.File) (scormkind.Package, error) {
+func (s *Service) Import(ctx context.Context, t *platform.Tenant, f content.File) (scormkind.ScormPackage, error) {
 	return s.importFile(ctx, t, nil, f)
 }
 
-func (s *Service) importFile(ctx context.Context, t *platform.Tenant, by *int64, f content.File) (scormkind.Package, error) {
+func (s *Service) importFile(ctx context.Context, t *platform.Tenant, by *int64, f content.File) (scormkind.ScormPackage, error) {
 	if ext := strings.ToLower(path.Ext(f.Name)); ext != ".zip" && ext != "" {
-		return scormkind.Package{}, invalid("The package must be a .zip file.")
+		return scormkind.ScormPackage{}, invalid("The package must be a .zip file.")
 	}
 	rc, err := f.Open()
 	if err != nil {
-		return scormkind.Package{}, fmt.Errorf("scorm: open upload: %w", err)
+		return scormkind.ScormPackage{}, fmt.Errorf("scorm: open upload: %w", err)
 	}
 	defer rc.Close()
 	ra, size, done, err := readerAt(rc, f.Size)
 	if err != nil {
-		return scormkind.Package{}, err
+		return scormkind.ScormPackage{}, err
 	}
 	defer done()
 	if s.Scanner != nil {
 		if err := scan.Check(ctx, s.Scanner, io.NewSectionReader(ra, 0, size), "package"); err != nil {
-			return scormkind.Package{}, err
+			return scormkind.ScormPackage{}, err
 		}
 	}
 	pkg, err := h5ppackage.Open(ra, size, h5ppackage.Limits{MaxEntries: maxEntries, MaxFileSize: maxFileSize,
 		MaxTotalSize: maxTotalSize, MaxContentSize: maxFileSize, KeepHidden: true})
 	if err != nil {
-		return scormkind.Package{}, archiveError(err)
+		return scormkind.ScormPackage{}, archiveError(err)
 	}
 	names := map[string]bool{}
 	for _, n := range pkg.Files() {
 		names[n] = true
 	}
 	if !names[manifestName] {
-		return scormkind.Package{}, invalid("The package has no imsmanifest.xml at its root.")
+		return scormkind.ScormPackage{}, invalid("The package has no imsmanifest.xml at its root.")
 	}
 	if n, _ := pkg.Size(manifestName); n > maxManifest {
-		return scormkind.Package{}, invalid(fmt.Sprintf("imsmanifest.xml is larger than %d MiB.", maxManifest>>20))
+		return scormkind.ScormPackage{}, invalid(fmt.Sprintf("imsmanifest.xml is larger than %d MiB.", maxManifest>>20))
 	}
 	data, err := readAll(pkg, manifestName)
 	if err != nil {
-		return scormkind.Package{}, archiveError(err)
+		return scormkind.ScormPackage{}, archiveError(err)
 	}
 	m, err := manifest.Parse(data, func(n string) bool { return names[n] })
 	var me *manifest.Error
@@ -130,20 +130,20 @@ func (s *Service) importFile(ctx context.Context, t *platform.Tenant, by *int64,
 			e.Message = strings.Join(me.Problems, " ")
 		}
 		e.Fields = map[string][]string{"package": me.Problems}
-		return scormkind.Package{}, e
+		return scormkind.ScormPackage{}, e
 	}
 	if err != nil {
-		return scormkind.Package{}, err
+		return scormkind.ScormPackage{}, err
 	}
 	prefix := content.NewPrefix("scorm")
 	if err := s.extract(ctx, t, pkg, prefix); err != nil {
 		_ = t.Blob.DeletePrefix(context.WithoutCancel(ctx), prefix)
-		return scormkind.Package{}, err
+		return scormkind.ScormPackage{}, err
 	}
 	out, err := insertPackage(ctx, t, m, prefix, size, by, s.Clock.Now().UTC())
 	if err != nil {
 		_ = t.Blob.DeletePrefix(context.WithoutCancel(ctx), prefix)
-		return scormkind.Package{}, err
+		return scormkind.ScormPackage{}, err
 	}
 	return out, nil
 }
@@ -234,10 +234,10 @@ func (s *Service) extract(ctx context.Context, t *platform.Tenant, pkg *h5ppacka
 }
 
 // Package returns a stored package with its SCOs.
-func (s *Service) Package(ctx context.Context, t *platform.Tenant, id int64) (scormkind.Package, error) {
+func (s *Service) Package(ctx context.Context, t *platform.Tenant, id int64) (scormkind.ScormPackage, error) {
 	p, err := packageByID(ctx, t.DB, id)
 	if err != nil {
-		return scormkind.Package{}, err
+		return scormkind.ScormPackage{}, err
 	}
 	return p.summary(), nil
 }

@@ -32,8 +32,8 @@ type storedSCO struct {
 	Item      manifest.Item
 }
 
-func (p storedPackage) summary() scormkind.Package {
-	out := scormkind.Package{ID: p.ID, Title: p.Title, Version: p.Version, SCOs: []scormkind.SCO{}, Warnings: p.Manifest.Warnings}
+func (p storedPackage) summary() scormkind.ScormPackage {
+	out := scormkind.ScormPackage{ID: p.ID, Title: p.Title, Version: p.Version, SCOs: []scormkind.SCO{}, Warnings: p.Manifest.Warnings}
 	for _, s := range p.SCOs {
 		out.SCOs = append(out.SCOs, s.view())
 	}
@@ -54,10 +54,10 @@ func (p storedPackage) sco(id int64) (storedSCO, bool) {
 }
 
 func insertPackage(ctx context.Context, t *platform.Tenant, m *manifest.Manifest, prefix string, size int64, by *int64,
-	now time.Time) (scormkind.Package, error) {
+	now time.Time) (scormkind.ScormPackage, error) {
 	doc, err := json.Marshal(m)
 	if err != nil {
-		return scormkind.Package{}, err
+		return scormkind.ScormPackage{}, err
 	}
 	p := storedPackage{Title: m.Title, Version: m.Version, Manifest: m, BlobPrefix: prefix}
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
@@ -79,7 +79,7 @@ func insertPackage(ctx context.Context, t *platform.Tenant, m *manifest.Manifest
 		return nil
 	})
 	if err != nil {
-		return scormkind.Package{}, err
+		return scormkind.ScormPackage{}, err
 	}
 	return p.summary(), nil
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/lms-platform/lms/internal/topics"
 )
 
-// Launch is what POST /api/scorm/launch/{sco} answers.
-type Launch struct {
+// ScoLaunch is what POST /api/scorm/launch/{sco} answers.
+type ScoLaunch struct {
 	PlayerURL   string        `json:"player_url" doc:"The player page: POST it the token as form field token (an HTML form whose target is an iframe), so the token never appears in a URL."`
 	Token       string        `json:"token" doc:"Tracking token, bound to tenant, user, topic and SCO; sent as X-Lms-Tracking-Token on the SCO's tracking routes, refused everywhere else."`
 	TokenHeader string        `json:"token_header" doc:"The header the tracking routes read the token from."`
@@ -62,16 +62,16 @@ func (t Track) status() string {
 // Launch opens a session of a SCO of a SCORM topic for p: learners where
 // they may record progress; the course's editors may always try it (their
 // launch is a preview that records nothing in progress).
-func (s *Service) Launch(ctx context.Context, t *platform.Tenant, p *access.Principal, scoID, topicID int64) (Launch, error) {
+func (s *Service) Launch(ctx context.Context, t *platform.Tenant, p *access.Principal, scoID, topicID int64) (ScoLaunch, error) {
 	topic, value, err := scormTopic(ctx, t, topicID)
 	if err != nil {
-		return Launch{}, err
+		return ScoLaunch{}, err
 	}
 	preview := false
 	if err := s.Progress.CanRecord(ctx, t, p, topicID); err != nil {
 		course, cerr := courses.ByID(ctx, t.DB, topic.CourseID)
 		if cerr != nil || !courses.CanEdit(p, course) {
-			return Launch{}, err
+			return ScoLaunch{}, err
 		}
 		preview = true
 	}
@@ -94,22 +94,22 @@ func scormTopic(ctx context.Context, t *platform.Tenant, topicID int64) (topics.
 // topic's package and that its 1.2 prerequisites and 2004 sequencing let
 // the learner in, then resumes the attempt or starts a new one.
 func (s *Service) open(ctx context.Context, t *platform.Tenant, userID, topicID int64, value scormkind.Value, scoID int64,
-	preview bool) (Launch, error) {
+	preview bool) (ScoLaunch, error) {
 	pkg, err := packageByID(ctx, t.DB, value.PackageID)
 	if err != nil {
-		return Launch{}, err
+		return ScoLaunch{}, err
 	}
 	sco, ok := pkg.sco(scoID)
 	if !ok {
-		return Launch{}, errSCOMissing
+		return ScoLaunch{}, errSCOMissing
 	}
 	tracks, err := tracksOfTopic(ctx, t.DB, topicID, userID)
 	if err != nil {
-		return Launch{}, err
+		return ScoLaunch{}, err
 	}
 	if !preview {
 		if err := newTree(pkg, tracks).enter(sco.Item.Identifier); err != nil {
-			return Launch{}, err
+			return ScoLaunch{}, err
 		}
 	}
 	now := s.Clock.Now().UTC()
@@ -126,13 +126,13 @@ func (s *Service) open(ctx context.Context, t *platform.Tenant, userID, topicID 
 		resume = false
 	}
 	if err := startSession(ctx, t.DB, &tr, now, newAttempt); err != nil {
-		return Launch{}, err
+		return ScoLaunch{}, err
 	}
 	if sco.Item.ScormType == "asset" && !done(tr.Completion, tr.Success) {
 		// Assets cannot talk to the runtime: launching one completes it,
 		// as the commercial engines do.
 		if err := s.completeAsset(ctx, t, &tr, now, !preview && scoID == value.SCOID); err != nil {
-			return Launch{}, err
+			return ScoLaunch{}, err
 		}
 	}
 	k := ticket{UserID: userID, TopicID: topicID, SCOID: scoID, Session: tr.Session, Expires: now.Add(trackTokenTTL).Unix(),
@@ -141,7 +141,7 @@ func (s *Service) open(ctx context.Context, t *platform.Tenant, userID, topicID 
 	if resume {
 		entry = "resume"
 	}
-	return Launch{PlayerURL: "/api/scorm/player/" + strconv.FormatInt(scoID, 10), Token: k.sign(t), TokenHeader: TokenHeader,
+	return ScoLaunch{PlayerURL: "/api/scorm/player/" + strconv.FormatInt(scoID, 10), Token: k.sign(t), TokenHeader: TokenHeader,
 		ExpiresAt: time.Unix(k.Expires, 0).UTC(), TopicID: topicID, SCO: sco.view(), Attempt: tr.Attempt, Entry: entry}, nil
 }
 

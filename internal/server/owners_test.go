@@ -81,6 +81,18 @@ var owners = map[string]string{
 	"h5p_content_user_data":    "h5p/h5pstore",
 	"h5p_results":              "h5p/h5pstore",
 	"h5p_temp_files":           "h5p/h5pstore",
+	// cmi5: packages, registrations, sessions and what they achieved
+	"cmi5_packages":      "cmi5",
+	"cmi5_aus":           "cmi5",
+	"cmi5_registrations": "cmi5",
+	"cmi5_sessions":      "cmi5",
+	"cmi5_au_status":     "cmi5",
+	"cmi5_satisfied":     "cmi5",
+	// the xAPI store
+	"lrs_statements":        "lrs",
+	"lrs_statement_related": "lrs",
+	"lrs_attachments":       "lrs",
+	"lrs_documents":         "lrs",
 }
 
 // triggers are the database triggers of the migrations, by the table they

@@ -233,5 +233,33 @@ var scopePolicy = func() tokens.Policy {
 		"PATCH /h5p/libraries/{uber}":       write(h5p),
 		del + " /h5p/libraries/{uber}":      write(h5p),
 		"POST /h5p/contents/orphans/delete": tokens.NoTokens,
+
+		// cmi5: the package upload is authoring, a launch is the learner's
+		// progress; the fetch URL and the package files carry their own
+		// authority.
+		"POST /api/admin/cmi5":                           write(courses),
+		"POST /api/cmi5/launch/{topic}":                  write(progress),
+		"POST /api/cmi5/fetch":                           tokens.AnyToken,
+		"GET /api/cmi5/content/{package}/{token}/{path}": tokens.AnyToken,
+		// The LRS has its own credentials (a launch's auth token, an
+		// admin's session); a scoped token never reaches it.
+		"GET /api/xapi/about":                 tokens.AnyToken,
+		"GET /api/xapi/statements":            tokens.NoTokens,
+		"PUT /api/xapi/statements":            tokens.NoTokens,
+		"POST /api/xapi/statements":           tokens.NoTokens,
+		"GET /api/xapi/activities/state":      tokens.NoTokens,
+		"PUT /api/xapi/activities/state":      tokens.NoTokens,
+		"POST /api/xapi/activities/state":     tokens.NoTokens,
+		del + " /api/xapi/activities/state":   tokens.NoTokens,
+		"GET /api/xapi/activities/profile":    tokens.NoTokens,
+		"PUT /api/xapi/activities/profile":    tokens.NoTokens,
+		"POST /api/xapi/activities/profile":   tokens.NoTokens,
+		del + " /api/xapi/activities/profile": tokens.NoTokens,
+		"GET /api/xapi/agents/profile":        tokens.NoTokens,
+		"PUT /api/xapi/agents/profile":        tokens.NoTokens,
+		"POST /api/xapi/agents/profile":       tokens.NoTokens,
+		del + " /api/xapi/agents/profile":     tokens.NoTokens,
+		"GET /api/xapi/activities":            tokens.NoTokens,
+		"GET /api/xapi/agents":                tokens.NoTokens,
 	}
 }()

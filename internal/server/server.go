@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lms-platform/lms/internal/cmi5"
+	"github.com/lms-platform/lms/internal/lrs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -78,6 +80,9 @@ type Server struct {
 	Jobs   *jobs.Scheduler
 	topics *topics.Service
 	scorm  *scorm.Service
+	// cmi5 and lrs are the cmi5 packages and the xAPI store (server/cmi5.go).
+	cmi5 *cmi5.Service
+	lrs  *lrs.Service
 	// Courses owns courses, lessons, access and course status; its jobs
 	// expire access and activate courses.
 	Courses *courses.Service
@@ -268,6 +273,7 @@ func (s *Server) buildAPI() {
 	// a missing scope is a 403 that counts against no limit.
 	s.API.UseMiddleware(tokens.Enforce(s.API, s.Limiter, scopePolicy))
 	s.API.UseMiddleware(httpx.Guard(s.API, s.Limiter))
+	s.newCmi5()
 	s.Kinds = s.contentKinds()
 	s.Files = &files.Signer{Clock: s.Clock, TTL: time.Hour}
 	s.Tokens = &tokens.Service{Clock: s.Clock, Settings: s.Settings}

@@ -7,6 +7,7 @@ import (
 	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
+	cmi5kind "github.com/lms-platform/lms/internal/content/cmi5"
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/content/richtext"
 	scormkind "github.com/lms-platform/lms/internal/content/scorm"
@@ -40,6 +41,7 @@ func (s *Server) contentKinds() *content.Registry {
 		// SCORM topics store their packages through the SCORM service,
 		// whose progress is wired in topicRoutes.
 		scormkind.Kind{Packages: s.scormService()},
+		&cmi5kind.Kind{Packages: s.cmi5},
 	)
 }
 
@@ -64,6 +66,7 @@ func (s *Server) topicRoutes() {
 	sc := s.scormService()
 	sc.Progress = s.Learning
 	scorm.Routes(s.API, sc)
+	s.cmi5Routes()
 }
 
 // scormService is the one SCORM service of the server, made on first use.

@@ -27,7 +27,7 @@ func (h *Handler) launchScorm(w http.ResponseWriter, r *http.Request, d *topicDa
 	if s == nil || d.Scorm == nil || d.Closed {
 		return
 	}
-	var l *client.Launch
+	var l *client.ScoLaunch
 	err := h.userCall(w, r, s, func(api *client.Client) error {
 		var err error
 		l, err = api.PostScormLaunchID(r.Context(), d.Scorm.SCOID, client.LaunchInputBody{TopicID: d.Topic.ID})

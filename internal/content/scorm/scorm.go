@@ -21,8 +21,8 @@ import (
 // Class is the topicable class of SCORM topics.
 const Class = `Lms\TopicTypes\Models\TopicContent\ScormSco`
 
-// Package is an uploaded package as topics see it.
-type Package struct {
+// ScormPackage is an uploaded package as topics see it.
+type ScormPackage struct {
 	ID       int64    `json:"id"`
 	Title    string   `json:"title"`
 	Version  string   `json:"version"`
@@ -41,8 +41,8 @@ type SCO struct {
 
 // Packages stores and finds packages (package internal/scorm).
 type Packages interface {
-	Import(ctx context.Context, t *platform.Tenant, f content.File) (Package, error)
-	Package(ctx context.Context, t *platform.Tenant, id int64) (Package, error)
+	Import(ctx context.Context, t *platform.Tenant, f content.File) (ScormPackage, error)
+	Package(ctx context.Context, t *platform.Tenant, id int64) (ScormPackage, error)
 }
 
 // Value is what a SCORM topic stores.
@@ -80,7 +80,7 @@ func (k Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, i
 			return nil, fmt.Errorf("scorm: stored value: %w", err)
 		}
 	}
-	var pkg Package
+	var pkg ScormPackage
 	var err error
 	f, upload := in.Files["package"]
 	idText, byID := in.Text("package", "package_id")
@@ -115,7 +115,7 @@ func (k Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, i
 }
 
 // chooseSCO picks the SCO the input names, or the only one.
-func chooseSCO(pkg Package, text string, given bool) (SCO, error) {
+func chooseSCO(pkg ScormPackage, text string, given bool) (SCO, error) {
 	if given {
 		id, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
 		for _, s := range pkg.SCOs {
@@ -136,7 +136,7 @@ func chooseSCO(pkg Package, text string, given bool) (SCO, error) {
 // ChoicesError is the 422 of a package with several SCOs and none
 // chosen: details.choices lists them and details.package names the
 // package, so that the caller can retry with package and sco.
-func ChoicesError(pkg Package) *apperr.Error {
+func ChoicesError(pkg ScormPackage) *apperr.Error {
 	choices := make([]map[string]any, len(pkg.SCOs))
 	for i, s := range pkg.SCOs {
 		choices[i] = map[string]any{"id": s.ID, "identifier": s.Identifier, "title": s.Title}

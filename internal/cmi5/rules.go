@@ -1,0 +1,431 @@
+package cmi5
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/lrs"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+func insertSession(ctx context.Context, db *sqldb.DB, s session, fetchHash string) error {
+	_, err := db.ExecContext(ctx, `INSERT INTO cmi5_sessions (id, registration, au_id, topic_id, user_id, launch_mode, fetch_hash, launched_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, s.ID, s.Registration, s.AUID, s.TopicID, s.UserID, s.LaunchMode, fetchHash, s.LaunchedAt)
+	if err != nil {
+		return fmt.Errorf("cmi5: insert session: %w", err)
+	}
+	return nil
+}
+
+// claimFetch gives the session of a fetch code its token, once.
+func claimFetch(ctx context.Context, db *sqldb.DB, fetchHash, tokenHash string) (used, found bool, err error) {
+	res, err := db.ExecContext(ctx, `UPDATE cmi5_sessions SET token_hash = $1 WHERE fetch_hash = $2 AND token_hash IS NULL
+AND terminated_at IS NULL AND abandoned_at IS NULL`, tokenHash, fetchHash)
+	if err != nil {
+		return false, false, fmt.Errorf("cmi5: claim fetch: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return false, true, nil
+	}
+	var id string
+	err = db.QueryRowContext(ctx, `SELECT id FROM cmi5_sessions WHERE fetch_hash = $1`, fetchHash).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, fmt.Errorf("cmi5: look up fetch: %w", err)
+	}
+	return true, true, nil
+}
+
+// registered evaluates moveOn at a new registration: NotApplicable AUs
+// are satisfied.
+func (s *Service) registered(ctx context.Context, t *platform.Tenant, pkg Cmi5Package, reg string, userID, topicID int64) error {
+	changed := false
+	for _, au := range pkg.AUs {
+		if au.MoveOn == NotApplicable {
+			if err := saveStatus(ctx, t.DB, reg, au.ID, auStatus{Satisfied: true}); err != nil {
+				return err
+			}
+			changed = true
+		}
+	}
+	if changed {
+		return s.satisfyContainers(ctx, t, pkg, reg, userID, uuid.NewString())
+	}
+	return nil
+}
+
+// abandonOpen records abandoned for the registration's sessions that
+// neither terminated nor were abandoned: a new launch ends them (cmi5
+// section 9.3.6). Their duration runs from launched to their last
+// statement.
+func (s *Service) abandonOpen(ctx context.Context, t *platform.Tenant, pkg Cmi5Package, reg string, now time.Time) error {
+	for _, au := range pkg.AUs {
+		open, err := openSessions(ctx, t.DB, reg, au.ID)
+		if err != nil {
+			return err
+		}
+		for _, sess := range open {
+			if err := s.abandon(ctx, t, sess, au, now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Service) abandon(ctx context.Context, t *platform.Tenant, sess session, au AUInfo, now time.Time) error {
+	res, err := t.DB.ExecContext(ctx, `UPDATE cmi5_sessions SET abandoned_at = $1 WHERE id = $2 AND abandoned_at IS NULL AND terminated_at IS NULL`,
+		now, sess.ID)
+	if err != nil {
+		return fmt.Errorf("cmi5: abandon session: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	last := sess.LaunchedAt
+	var lastAt sql.NullTime
+	t.DB.QueryRowContext(ctx, `SELECT last_at FROM cmi5_sessions WHERE id = $1`, sess.ID).Scan(&lastAt)
+	if lastAt.Valid {
+		last = lastAt.Time
+	}
+	stmt := map[string]any{"actor": Actor(t, sess.UserID), "verb": verb(VerbAbandoned, "abandoned"), "object": activity(au.IRI),
+		"timestamp": now.Format(time.RFC3339Nano),
+		"result":    map[string]any{"duration": isoDuration(last.Sub(sess.LaunchedAt))},
+		"context": map[string]any{"registration": sess.Registration, "extensions": map[string]any{ExtSessionID: sess.ID},
+			"contextActivities": map[string]any{"category": []any{activity(CategoryCmi5)}, "grouping": []any{activity(au.IRI)}}}}
+	return s.issue(ctx, t, stmt)
+}
+
+func isoDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	return fmt.Sprintf("PT%.2fS", d.Seconds())
+}
+
+// Check applies cmi5's session rules to a batch a launch writes, before it
+// is stored (cmi5 section 9.3 and 9.5).
+func (s *Service) Check(ctx context.Context, t *platform.Tenant, scope lrs.Scope, list []*lrs.Statement) error {
+	sess, err := sessionBy(ctx, t.DB, "id", scope.Session)
+	if err != nil {
+		return err
+	}
+	au, err := auByID(ctx, t.DB, sess.AUID)
+	if err != nil {
+		return err
+	}
+	st, err := statusOf(ctx, t.DB, sess.Registration, au.ID)
+	if err != nil {
+		return err
+	}
+	_, err = apply(&sess, &st, au, list)
+	return err
+}
+
+// Record records, in the transaction storing a batch the rules accepted,
+// what it changed: the session and the AU's status and score. When the AU
+// turns satisfied, the returned function completes the topic and
+// satisfies the AU's blocks and course, after the commit.
+func (s *Service) Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope lrs.Scope, list []*lrs.Statement) (func(context.Context) error, error) {
+	sess, err := sessionBy(ctx, tx, "id", scope.Session)
+	if err != nil {
+		return nil, err
+	}
+	au, err := auByID(ctx, tx, sess.AUID)
+	if err != nil {
+		return nil, err
+	}
+	st, err := statusOf(ctx, tx, sess.Registration, au.ID)
+	if err != nil {
+		return nil, err
+	}
+	before := st
+	last, err := apply(&sess, &st, au, list)
+	if err != nil {
+		return nil, err
+	}
+	st.Satisfied = st.Satisfied || moveOnMet(au.MoveOn, st)
+	_, err = tx.ExecContext(ctx, `UPDATE cmi5_sessions SET initialized_at = $1, completed = $2, passed = $3, failed = $4, terminated_at = $5,
+seconds = $6, last_at = $7 WHERE id = $8`, sess.Initialized, sess.Completed, sess.Passed, sess.Failed, sess.Terminated, sess.Seconds, last, sess.ID)
+	if err != nil {
+		return nil, fmt.Errorf("cmi5: update session: %w", err)
+	}
+	if st == before {
+		return nil, nil
+	}
+	if err := saveStatus(ctx, tx, sess.Registration, au.ID, st); err != nil {
+		return nil, err
+	}
+	if !st.Satisfied || before.Satisfied {
+		return nil, nil
+	}
+	return func(ctx context.Context) error {
+		if err := s.Progress.CompleteTopic(ctx, t, sess.UserID, sess.TopicID); err != nil && !apperr.Is(err, apperr.Forbidden) &&
+			!apperr.Is(err, apperr.NotFound) {
+			return err
+		}
+		pkg, err := packageByID(ctx, t.DB, au.packageID)
+		if err != nil {
+			return err
+		}
+		return s.satisfyContainers(ctx, t, pkg, sess.Registration, sess.UserID, sess.ID)
+	}, nil
+}
+
+// moveOnMet tells whether an AU's status meets its moveOn.
+func moveOnMet(moveOn string, st auStatus) bool {
+	switch moveOn {
+	case Completed:
+		return st.Completed
+	case Passed:
+		return st.Passed
+	case CompletedAndPassed:
+		return st.Completed && st.Passed
+	case CompletedOrPassed:
+		return st.Completed || st.Passed
+	}
+	return true
+}
+
+// satisfyContainers issues satisfied for each block whose AUs are all
+// satisfied, and for the course, once per registration.
+func (s *Service) satisfyContainers(ctx context.Context, t *platform.Tenant, pkg Cmi5Package, reg string, userID int64, sessionID string) error {
+	done, err := satisfiedAUs(ctx, t.DB, reg)
+	if err != nil {
+		return err
+	}
+	blocks := map[string][]int64{}
+	var order []string
+	all := true
+	for _, au := range pkg.AUs {
+		all = all && done[au.ID]
+		for _, b := range au.Blocks {
+			if _, seen := blocks[b]; !seen {
+				order = append(order, b)
+			}
+			blocks[b] = append(blocks[b], au.ID)
+		}
+	}
+	// Inner blocks first, so a block is satisfied before the one holding
+	// it and the course last.
+	slices.Reverse(order)
+	for _, b := range order {
+		ok := true
+		for _, id := range blocks[b] {
+			ok = ok && done[id]
+		}
+		if ok {
+			if err := s.satisfy(ctx, t, pkg.ID, reg, userID, sessionID, "block", b); err != nil {
+				return err
+			}
+		}
+	}
+	if all {
+		return s.satisfy(ctx, t, pkg.ID, reg, userID, sessionID, "course", pkg.CourseIRI)
+	}
+	return nil
+}
+
+func (s *Service) satisfy(ctx context.Context, t *platform.Tenant, packageID int64, reg string, userID int64, sessionID, kind, iri string) error {
+	fresh, err := markSatisfied(ctx, t.DB, reg, iri)
+	if err != nil || !fresh {
+		return err
+	}
+	object := map[string]any{"objectType": "Activity", "id": lmsActivityID(t, packageID, kind, iri),
+		"definition": map[string]any{"type": "https://w3id.org/xapi/cmi5/activitytype/" + kind}}
+	stmt := map[string]any{"actor": Actor(t, userID), "verb": verb(VerbSatisfied, "satisfied"), "object": object,
+		"timestamp": s.now().Format(time.RFC3339Nano),
+		"context": map[string]any{"registration": reg, "extensions": map[string]any{ExtSessionID: sessionID},
+			"contextActivities": map[string]any{"category": []any{activity(CategoryCmi5)}, "grouping": []any{activity(iri)}}}}
+	return s.issue(ctx, t, stmt)
+}
+
+var lmsVerbs = map[string]bool{VerbLaunched: true, VerbAbandoned: true, VerbWaived: true, VerbSatisfied: true}
+
+var cmi5Verbs = map[string]bool{VerbInitialized: true, VerbCompleted: true, VerbPassed: true, VerbFailed: true, VerbTerminated: true}
+
+func rejected(format string, args ...any) error {
+	return apperr.New(apperr.Forbidden, "Statement rejected by the cmi5 rules: "+fmt.Sprintf(format, args...))
+}
+
+// apply walks a batch through the session's state, changing sess and st
+// as the statements would, or refuses the first statement breaking a
+// rule. It returns the time of the last statement.
+func apply(sess *session, st *auStatus, au AUInfo, list []*lrs.Statement) (time.Time, error) {
+	var last time.Time
+	if sess.Abandoned != nil {
+		return last, rejected("the session was abandoned.")
+	}
+	for _, stmt := range list {
+		obj := stmt.Object
+		ctxObj, _ := obj["context"].(map[string]any)
+		if err := matchesTemplate(ctxObj, au, sess.ID); err != nil {
+			return last, err
+		}
+		if sess.Terminated != nil {
+			return last, rejected("the session has terminated.")
+		}
+		if lmsVerbs[stmt.Verb] {
+			return last, rejected("only the LMS issues %s.", stmt.Verb)
+		}
+		if sess.Initialized == nil && stmt.Verb != VerbInitialized {
+			return last, rejected("the first statement of a session must be initialized.")
+		}
+		ts := statementTime(obj)
+		last = ts
+		defined := cmi5Verbs[stmt.Verb] && hasActivity(ctxObj, "category", CategoryCmi5)
+		if !defined {
+			if stmt.Verb == VerbInitialized && sess.Initialized == nil {
+				return last, rejected("initialized must be a cmi5 defined statement (with the cmi5 category).")
+			}
+			continue
+		}
+		if stmt.ObjectType != "Activity" || stmt.ObjectID != au.IRI {
+			return last, rejected("the object of a cmi5 defined statement must be the AU %s.", au.IRI)
+		}
+		result, _ := obj["result"].(map[string]any)
+		if err := checkResult(stmt.Verb, result, ctxObj); err != nil {
+			return last, err
+		}
+		switch stmt.Verb {
+		case VerbInitialized:
+			if sess.Initialized != nil {
+				return last, rejected("initialized was already sent in this session.")
+			}
+			sess.Initialized = &ts
+		case VerbCompleted:
+			if sess.LaunchMode != Normal {
+				return last, rejected("completed is not allowed in %s mode.", sess.LaunchMode)
+			}
+			if sess.Completed || st.Completed {
+				return last, rejected("completed was already sent in this registration.")
+			}
+			sess.Completed, st.Completed = true, true
+		case VerbPassed, VerbFailed:
+			if sess.LaunchMode != Normal {
+				return last, rejected("passed and failed are not allowed in %s mode.", sess.LaunchMode)
+			}
+			if sess.Passed || sess.Failed {
+				return last, rejected("passed or failed was already sent in this session.")
+			}
+			if st.Passed {
+				return last, rejected("the AU was already passed in this registration.")
+			}
+			scaled, hasScaled := scaledScore(result)
+			if stmt.Verb == VerbPassed {
+				if hasScaled && au.MasteryScore != nil && scaled < *au.MasteryScore {
+					return last, rejected("passed with the scaled score %v below the mastery score %v.", scaled, *au.MasteryScore)
+				}
+				sess.Passed, st.Passed = true, true
+			} else {
+				if hasScaled && au.MasteryScore != nil && scaled >= *au.MasteryScore {
+					return last, rejected("failed with the scaled score %v at or above the mastery score %v.", scaled, *au.MasteryScore)
+				}
+				sess.Failed = true
+			}
+			if hasScaled && (st.Score == nil || scaled > *st.Score) {
+				st.Score = &scaled
+			}
+		case VerbTerminated:
+			sess.Terminated = &ts
+			if d, ok := result["duration"].(string); ok {
+				if dur, err := lrs.ParseDuration(d); err == nil {
+					sess.Seconds = int64(math.Round(dur.Seconds()))
+				}
+			}
+		}
+	}
+	return last, nil
+}
+
+// matchesTemplate checks that a statement carries the session's context
+// template: the session id and the AU's publisher id in grouping.
+func matchesTemplate(ctxObj map[string]any, au AUInfo, sessionID string) error {
+	ext, _ := ctxObj["extensions"].(map[string]any)
+	if id, _ := ext[ExtSessionID].(string); id != sessionID {
+		return rejected("the context does not carry the session id of LMS.LaunchData's contextTemplate.")
+	}
+	if !hasActivity(ctxObj, "grouping", au.IRI) {
+		return rejected("the context's grouping does not hold the AU's publisher id of LMS.LaunchData's contextTemplate.")
+	}
+	return nil
+}
+
+func hasActivity(ctxObj map[string]any, list, id string) bool {
+	ca, _ := ctxObj["contextActivities"].(map[string]any)
+	items, _ := ca[list].([]any)
+	for _, a := range items {
+		if m, ok := a.(map[string]any); ok && m["id"] == id {
+			return true
+		}
+	}
+	return false
+}
+
+// checkResult applies cmi5 section 9.5 to a cmi5 defined statement.
+func checkResult(verbID string, result, ctxObj map[string]any) error {
+	_, hasSuccess := result["success"]
+	_, hasCompletion := result["completion"]
+	_, hasScore := result["score"]
+	_, hasDuration := result["duration"]
+	switch verbID {
+	case VerbPassed, VerbFailed:
+		if result["success"] != (verbID == VerbPassed) {
+			return rejected("%s needs result.success %v.", verbID, verbID == VerbPassed)
+		}
+		if hasCompletion {
+			return rejected("%s may not have result.completion.", verbID)
+		}
+	case VerbCompleted:
+		if result["completion"] != true {
+			return rejected("completed needs result.completion true.")
+		}
+		if hasSuccess {
+			return rejected("completed may not have result.success.")
+		}
+	default:
+		if hasSuccess || hasCompletion {
+			return rejected("%s may not have result.success or result.completion.", verbID)
+		}
+	}
+	if hasScore && verbID != VerbPassed && verbID != VerbFailed {
+		return rejected("only passed and failed may have a score.")
+	}
+	if !hasDuration && (verbID == VerbTerminated || verbID == VerbCompleted || verbID == VerbPassed || verbID == VerbFailed) {
+		return rejected("%s needs result.duration.", verbID)
+	}
+	moveOn := hasActivity(ctxObj, "category", CategoryMoveOn)
+	if (hasSuccess || hasCompletion) != moveOn {
+		return rejected("the moveon category belongs exactly to statements with result.success or result.completion.")
+	}
+	return nil
+}
+
+func scaledScore(result map[string]any) (float64, bool) {
+	score, _ := result["score"].(map[string]any)
+	n, ok := score["scaled"].(interface{ Float64() (float64, error) })
+	if !ok {
+		return 0, false
+	}
+	f, err := n.Float64()
+	return f, err == nil
+}
+
+func statementTime(obj map[string]any) time.Time {
+	ts, _ := obj["timestamp"].(string)
+	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		return t.UTC()
+	}
+	return time.Now().UTC()
+}

@@ -1,0 +1,742 @@
+package lrs
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/httpx"
+	"github.com/lms-platform/lms/internal/platform"
+)
+
+// Base is the path of the LRS endpoint; xAPI resources hang below it.
+const Base = "/api/xapi/"
+
+// LaunchUser is the user name of the Basic credentials a launch's auth
+// token holds.
+const LaunchUser = "cmi5"
+
+// request is any LRS call: the body as sent, the query and the headers.
+type request struct {
+	RawBody []byte
+	query   url.Values
+	header  http.Header
+}
+
+// Resolve keeps the query and headers, which xAPI uses more freely than
+// a typed input could say.
+func (r *request) Resolve(ctx huma.Context) []error {
+	u := ctx.URL()
+	r.query = u.Query()
+	r.header = http.Header{}
+	ctx.EachHeader(func(name, value string) { r.header.Add(name, value) })
+	return nil
+}
+
+// response is written as xAPI wants it: no envelope.
+type response struct {
+	Body func(huma.Context)
+}
+
+func reply(status int, contentType string, body []byte, headers map[string]string) *response {
+	return &response{Body: func(ctx huma.Context) {
+		ctx.SetHeader("X-Experience-API-Version", Version)
+		for k, v := range headers {
+			ctx.SetHeader(k, v)
+		}
+		if contentType != "" {
+			ctx.SetHeader("Content-Type", contentType)
+		}
+		ctx.SetStatus(status)
+		if len(body) > 0 {
+			ctx.BodyWriter().Write(body)
+		}
+	}}
+}
+
+func jsonReply(status int, v any, headers map[string]string) (*response, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return reply(status, "application/json", b, headers), nil
+}
+
+// MaxRequest caps an LRS request body (statements with attachments).
+const MaxRequest = 32 << 20
+
+const authDoc = " Credentials: a tenant admin's access token as Bearer, or as the password of Basic credentials (any user name); " +
+	"or the auth token a cmi5 launch's fetch URL answered, sent as `Authorization: Basic <token>`, which reaches only that launch's " +
+	"registration and learner. Every request but GET about carries X-Experience-API-Version 1.0.x (400 otherwise); answers carry " +
+	"X-Experience-API-Version 1.0.3 and are xAPI bodies, not envelopes."
+
+// Routes registers the LRS resources (xAPI 1.0.3 Communication, section 2).
+func Routes(api huma.API, s *Service) {
+	route := func(method, path, summary, description string) httpx.Route {
+		return httpx.Route{Method: method, Path: "/api/xapi/" + path, Summary: summary, Description: description + authDoc,
+			Tags: []string{"xapi"}, MaxBody: MaxRequest, Credentials: true,
+			Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusPreconditionFailed, http.StatusRequestEntityTooLarge}}
+	}
+	handle := func(r httpx.Route, h func(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error)) {
+		httpx.Handle(api, r, func(ctx context.Context, in *request) (*response, error) {
+			t := httpx.TenantFrom(ctx)
+			scope, err := s.scope(ctx, t, in.header)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkVersion(in.header); err != nil {
+				return nil, err
+			}
+			out, err := h(ctx, t, scope, in)
+			if errors.Is(err, PreconditionFailed) {
+				return nil, &preconditionError{}
+			}
+			return out, err
+		})
+	}
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/xapi/about", Summary: "xAPI versions and extensions of the LRS",
+		Description: "No credentials needed.", Tags: []string{"xapi"}},
+		func(ctx context.Context, in *request) (*response, error) {
+			return jsonReply(http.StatusOK, map[string]any{"version": []string{Version}, "extensions": map[string]any{}}, nil)
+		})
+	handle(route(http.MethodGet, "statements", "Get a statement or query statements",
+		"statementId or voidedStatementId gets one; otherwise the filters agent, verb, activity, registration, related_activities, "+
+			"related_agents, since, until, limit (at most 500), format (exact, ids, canonical), attachments and ascending select a page, "+
+			"newest stored first, with a more link to the next one. Voided statements appear only by voidedStatementId."), s.getStatements)
+	handle(route(http.MethodPut, "statements", "Store a statement under statementId",
+		"204 when stored, or when the id holds the same statement already; 409 when it holds another. Attachments in multipart/mixed."),
+		s.putStatement)
+	handle(route(http.MethodPost, "statements", "Store statements",
+		"One statement or an array; answers the ids in order. Attachments in multipart/mixed. A launch's statements pass cmi5's session rules."),
+		s.postStatements)
+	for _, d := range []struct{ path, kind, what string }{
+		{"activities/state", StateDoc, "a state document (activityId, agent, registration, stateId)"},
+		{"activities/profile", ActivityDoc, "an activity profile document (activityId, profileId)"},
+		{"agents/profile", AgentDoc, "an agent profile document (agent, profileId)"},
+	} {
+		kind := d.kind
+		handle(route(http.MethodGet, d.path, "Get "+d.what+" or list their ids",
+			"Without the document id: the ids, filtered by since. With it: the document and its ETag."),
+			func(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error) {
+				return s.getDocument(ctx, t, scope, in, kind)
+			})
+		handle(route(http.MethodPut, d.path, "Store "+d.what,
+			"Replaces the document. If-Match / If-None-Match are checked (412); a profile document that exists needs one of them (409)."),
+			func(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error) {
+				return s.putDocument(ctx, t, scope, in, kind, false)
+			})
+		handle(route(http.MethodPost, d.path, "Merge into "+d.what,
+			"JSON objects merge into a stored JSON object (top-level properties); other bodies are stored when none is there, else 400."),
+			func(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error) {
+				return s.putDocument(ctx, t, scope, in, kind, true)
+			})
+		handle(route(http.MethodDelete, d.path, "Delete "+d.what,
+			"Without stateId, every state document of the activity, agent and registration."),
+			func(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error) {
+				return s.deleteDocument(ctx, t, scope, in, kind)
+			})
+	}
+	handle(route(http.MethodGet, "activities", "The definition of an activity", "From the latest statement naming it (activityId)."),
+		s.getActivity)
+	handle(route(http.MethodGet, "agents", "The person object of an agent", "Its identifiers as known (agent)."), s.getPerson)
+	// Bodies are optional: an empty document is a document, and GET and
+	// DELETE take none.
+	for path, item := range api.OpenAPI().Paths {
+		if !strings.HasPrefix(path, "/api/xapi/") {
+			continue
+		}
+		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete} {
+			if op != nil && op.RequestBody != nil {
+				op.RequestBody.Required = false
+			}
+		}
+	}
+}
+
+type preconditionError struct{}
+
+func (*preconditionError) Error() string  { return "Precondition failed." }
+func (*preconditionError) GetStatus() int { return http.StatusPreconditionFailed }
+
+func checkVersion(h http.Header) error {
+	v := h.Get("X-Experience-API-Version")
+	if v == "" {
+		return bad("The X-Experience-API-Version header is required.")
+	}
+	if !versionRe.MatchString(v) {
+		return bad("The X-Experience-API-Version %q is not supported; this LRS speaks %s.", v, Version)
+	}
+	return nil
+}
+
+// scope authenticates the caller: an admin's bearer token (read by the
+// API's middleware), Basic credentials holding a launch's token, or Basic
+// credentials whose password is an admin's access token.
+func (s *Service) scope(ctx context.Context, t *platform.Tenant, h http.Header) (Scope, error) {
+	if p := httpx.PrincipalFrom(ctx); p != nil {
+		return adminScope(p)
+	}
+	auth := h.Get("Authorization")
+	if len(auth) > 6 && strings.EqualFold(auth[:6], "basic ") {
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(auth[6:]))
+		if err != nil {
+			return Scope{}, apperr.New(apperr.Unauthorized, "The Basic credentials are not valid base64.")
+		}
+		user, pass, _ := strings.Cut(string(raw), ":")
+		if user == LaunchUser && s.Launches != nil {
+			return s.Launches.LaunchScope(ctx, t, pass)
+		}
+		if s.Principal != nil && pass != "" {
+			p, err := s.Principal(ctx, t, pass)
+			if err != nil {
+				return Scope{}, err
+			}
+			return adminScope(p)
+		}
+	}
+	if err := httpx.AuthError(ctx); err != nil {
+		return Scope{}, err
+	}
+	return Scope{}, apperr.New(apperr.Unauthorized, "Unauthenticated.")
+}
+
+func adminScope(p *access.Principal) (Scope, error) {
+	if !p.HasRole(access.Admin) {
+		return Scope{}, errForbidden
+	}
+	return Scope{Admin: true, UserID: p.UserID}, nil
+}
+
+// statementsBody reads the statements of a PUT or POST: JSON, or
+// multipart/mixed with the statements first and attachments after.
+func statementsBody(in *request) (json.RawMessage, map[string]Attachment, error) {
+	ct := in.header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "multipart/mixed" {
+		return in.RawBody, nil, nil
+	}
+	mr := multipart.NewReader(bytes.NewReader(in.RawBody), params["boundary"])
+	first, err := mr.NextPart()
+	if err != nil {
+		return nil, nil, bad("The multipart body has no statement part.")
+	}
+	if pt, _, _ := mime.ParseMediaType(first.Header.Get("Content-Type")); pt != "application/json" {
+		return nil, nil, bad("The first part of a multipart body must be the statements as application/json.")
+	}
+	stmts, err := io.ReadAll(first)
+	if err != nil {
+		return nil, nil, bad("The multipart body cannot be read.")
+	}
+	atts := map[string]Attachment{}
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, bad("The multipart body cannot be read.")
+		}
+		sha := strings.ToLower(p.Header.Get("X-Experience-API-Hash"))
+		if sha == "" {
+			return nil, nil, bad("Each attachment part needs an X-Experience-API-Hash header.")
+		}
+		if enc := p.Header.Get("Content-Transfer-Encoding"); enc != "" && !strings.EqualFold(enc, "binary") {
+			return nil, nil, bad("Attachment parts must use Content-Transfer-Encoding binary.")
+		}
+		body, err := io.ReadAll(p)
+		if err != nil {
+			return nil, nil, bad("The multipart body cannot be read.")
+		}
+		if len(sha) == 64 {
+			sum := sha256.Sum256(body)
+			if hex.EncodeToString(sum[:]) != sha {
+				return nil, nil, bad("The attachment's content does not match its hash %s.", sha)
+			}
+		}
+		atts[sha] = Attachment{ContentType: p.Header.Get("Content-Type"), Body: body}
+	}
+	return stmts, atts, nil
+}
+
+func (s *Service) putStatement(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error) {
+	id := in.query.Get("statementId")
+	if !IsUUID(id) {
+		return nil, bad("PUT needs a statementId query parameter holding a UUID.")
+	}
+	body, atts, err := statementsBody(in)
+	if err != nil {
+		return nil, err
+	}
+	st, err := ParseStatement(body)
+	if err != nil {
+		return nil, err
+	}
+	if st.ID != "" && st.ID != strings.ToLower(id) {
+		return nil, bad("The statement's id differs from statementId.")
+	}
+	st.ID = strings.ToLower(id)
+	if _, err := s.Store(ctx, t, scope, []*Statement{st}, atts); err != nil {
+		return nil, err
+	}
+	return reply(http.StatusNoContent, "", nil, nil), nil
+}
+
+func (s *Service) postStatements(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error) {
+	body, atts, err := statementsBody(in)
+	if err != nil {
+		return nil, err
+	}
+	var list []json.RawMessage
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if err := json.Unmarshal(trimmed, &list); err != nil {
+			return nil, bad("The body must be a statement or an array of statements.")
+		}
+	} else {
+		list = []json.RawMessage{trimmed}
+	}
+	if len(list) == 0 {
+		return nil, bad("The array holds no statements.")
+	}
+	stmts := make([]*Statement, len(list))
+	for i, raw := range list {
+		if stmts[i], err = ParseStatement(raw); err != nil {
+			return nil, err
+		}
+	}
+	ids, err := s.Store(ctx, t, scope, stmts, atts)
+	if err != nil {
+		return nil, err
+	}
+	return jsonReply(http.StatusOK, ids, nil)
+}
+
+var singleParams = map[string]bool{"statementId": true, "voidedStatementId": true, "attachments": true, "format": true}
+
+func (s *Service) getStatements(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error) {
+	q := in.query
+	format := q.Get("format")
+	if format != "" && format != "exact" && format != "ids" && format != "canonical" {
+		return nil, bad("The format must be exact, ids or canonical.")
+	}
+	withAttachments, err := boolParam(q, "attachments")
+	if err != nil {
+		return nil, err
+	}
+	consistent := map[string]string{"X-Experience-API-Consistent-Through": s.now().Format(time.RFC3339Nano)}
+	id, voided := q.Get("statementId"), false
+	if v := q.Get("voidedStatementId"); v != "" {
+		if id != "" {
+			return nil, bad("Send statementId or voidedStatementId, not both.")
+		}
+		id, voided = v, true
+	}
+	if id != "" {
+		for k := range q {
+			if !singleParams[k] {
+				return nil, bad("The parameter %s cannot be combined with a statement id.", k)
+			}
+		}
+		st, err := s.Get(ctx, t, scope, id, voided)
+		if err != nil {
+			return nil, err
+		}
+		body := formatted(st.Body, format)
+		consistent["Last-Modified"] = st.Stored.UTC().Format(http.TimeFormat)
+		if withAttachments {
+			return s.withAttachments(ctx, t, body, []json.RawMessage{body}, consistent)
+		}
+		return reply(http.StatusOK, "application/json", body, consistent), nil
+	}
+	f, err := filterOf(q)
+	if err != nil {
+		return nil, err
+	}
+	list, more, err := s.Query(ctx, t, scope, f)
+	if err != nil {
+		return nil, err
+	}
+	res := Result{Statements: make([]json.RawMessage, len(list))}
+	for i, st := range list {
+		res.Statements[i] = formatted(st.Body, format)
+	}
+	if more {
+		next := url.Values{}
+		for k, v := range q {
+			next[k] = v
+		}
+		next.Set("cursor", strconv.FormatInt(list[len(list)-1].Seq, 10))
+		res.More = Base + "statements?" + next.Encode()
+	}
+	body, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	if withAttachments {
+		return s.withAttachments(ctx, t, body, res.Statements, consistent)
+	}
+	return reply(http.StatusOK, "application/json", body, consistent), nil
+}
+
+// withAttachments answers multipart/mixed: the statements, then the
+// content of every attachment they declare that the store holds.
+func (s *Service) withAttachments(ctx context.Context, t *platform.Tenant, body []byte, stmts []json.RawMessage, headers map[string]string) (*response, error) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	part, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Type": {"application/json"}})
+	part.Write(body)
+	done := map[string]bool{}
+	for _, raw := range stmts {
+		var st struct {
+			Attachments []struct {
+				SHA2 string `json:"sha2"`
+			} `json:"attachments"`
+		}
+		json.Unmarshal(raw, &st)
+		for _, a := range st.Attachments {
+			sha := strings.ToLower(a.SHA2)
+			if done[sha] {
+				continue
+			}
+			done[sha] = true
+			at, ok, err := attachment(ctx, t.DB, sha)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			p, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Type": {at.ContentType}, "Content-Transfer-Encoding": {"binary"},
+				"X-Experience-API-Hash": {sha}})
+			p.Write(at.Body)
+		}
+	}
+	mw.Close()
+	return reply(http.StatusOK, "multipart/mixed; boundary="+mw.Boundary(), buf.Bytes(), headers), nil
+}
+
+func boolParam(q url.Values, name string) (bool, error) {
+	v := q.Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, bad("The %s parameter must be true or false.", name)
+	}
+	return b, nil
+}
+
+var queryParams = map[string]bool{"agent": true, "verb": true, "activity": true, "registration": true, "related_activities": true,
+	"related_agents": true, "since": true, "until": true, "limit": true, "format": true, "attachments": true, "ascending": true, "cursor": true}
+
+func filterOf(q url.Values) (Filter, error) {
+	var f Filter
+	for k := range q {
+		if !queryParams[k] {
+			return f, bad("The parameter %s is not a statement query parameter.", k)
+		}
+	}
+	var err error
+	if a := q.Get("agent"); a != "" {
+		if f.AgentKey, _, err = AgentKey(a); err != nil {
+			return f, err
+		}
+	}
+	if v := q.Get("verb"); v != "" {
+		if !isIRI(v) {
+			return f, bad("The verb parameter must be an IRI.")
+		}
+		f.Verb = v
+	}
+	if v := q.Get("activity"); v != "" {
+		if !isIRI(v) {
+			return f, bad("The activity parameter must be an IRI.")
+		}
+		f.Activity = v
+	}
+	if v := q.Get("registration"); v != "" {
+		if !IsUUID(v) {
+			return f, bad("The registration parameter must be a UUID.")
+		}
+		f.Registration = strings.ToLower(v)
+	}
+	if f.RelatedActivities, err = boolParam(q, "related_activities"); err != nil {
+		return f, err
+	}
+	if f.RelatedAgents, err = boolParam(q, "related_agents"); err != nil {
+		return f, err
+	}
+	if f.Ascending, err = boolParam(q, "ascending"); err != nil {
+		return f, err
+	}
+	for _, p := range []struct {
+		name string
+		dst  **time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		if v := q.Get(p.name); v != "" {
+			ts, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return f, bad("The %s parameter must be an ISO 8601 time with its zone.", p.name)
+			}
+			ts = ts.UTC()
+			*p.dst = &ts
+		}
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return f, bad("The limit must be a whole number, 0 for the most.")
+		}
+		f.Limit = n
+	}
+	if v := q.Get("cursor"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return f, bad("The cursor is not valid.")
+		}
+		f.After = n
+	}
+	return f, nil
+}
+
+// formatted applies format=ids: agents and groups reduced to their
+// identifier, activities to their id. exact and canonical return the
+// statement as stored (canonical keeps every language).
+func formatted(body json.RawMessage, format string) json.RawMessage {
+	if format != "ids" {
+		return body
+	}
+	var m map[string]any
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	idsOnly(m)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+func idsOnly(st map[string]any) {
+	for _, k := range []string{"actor", "authority"} {
+		if a, ok := st[k].(map[string]any); ok {
+			st[k] = agentIDs(a)
+		}
+	}
+	if o, ok := st["object"].(map[string]any); ok {
+		switch o["objectType"] {
+		case "Agent", "Group":
+			st["object"] = agentIDs(o)
+		case "SubStatement":
+			idsOnly(o)
+		case "StatementRef":
+		default:
+			st["object"] = map[string]any{"objectType": "Activity", "id": o["id"]}
+		}
+	}
+	if c, ok := st["context"].(map[string]any); ok {
+		for _, k := range []string{"instructor", "team"} {
+			if a, ok := c[k].(map[string]any); ok {
+				c[k] = agentIDs(a)
+			}
+		}
+		if ca, ok := c["contextActivities"].(map[string]any); ok {
+			for k, list := range ca {
+				items, _ := list.([]any)
+				for i, a := range items {
+					if am, ok := a.(map[string]any); ok {
+						items[i] = map[string]any{"objectType": "Activity", "id": am["id"]}
+					}
+				}
+				ca[k] = items
+			}
+		}
+	}
+}
+
+func agentIDs(a map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, k := range []string{"objectType", "mbox", "mbox_sha1sum", "openid", "account"} {
+		if v, ok := a[k]; ok {
+			out[k] = v
+		}
+	}
+	if members, ok := a["member"].([]any); ok {
+		list := make([]any, len(members))
+		for i, m := range members {
+			if mm, ok := m.(map[string]any); ok {
+				list[i] = agentIDs(mm)
+			}
+		}
+		out["member"] = list
+	}
+	return out
+}
+
+// docKey reads a document's key from the query of its resource.
+func docKey(q url.Values, kind string) (DocKey, error) {
+	k := DocKey{Kind: kind}
+	allowed := map[string]bool{}
+	switch kind {
+	case StateDoc:
+		allowed = map[string]bool{"activityId": true, "agent": true, "registration": true, "stateId": true, "since": true}
+		k.ID = q.Get("stateId")
+	case ActivityDoc:
+		allowed = map[string]bool{"activityId": true, "profileId": true, "since": true}
+		k.ID = q.Get("profileId")
+	case AgentDoc:
+		allowed = map[string]bool{"agent": true, "profileId": true, "since": true}
+		k.ID = q.Get("profileId")
+	}
+	for name := range q {
+		if !allowed[name] {
+			return k, bad("The parameter %s is not allowed here.", name)
+		}
+	}
+	if kind != AgentDoc {
+		k.ActivityID = q.Get("activityId")
+		if !isIRI(k.ActivityID) {
+			return k, bad("The activityId parameter must be an IRI.")
+		}
+	}
+	if kind != ActivityDoc {
+		key, _, err := AgentKey(q.Get("agent"))
+		if err != nil {
+			return k, err
+		}
+		k.AgentKey = key
+	}
+	if r := q.Get("registration"); r != "" {
+		if !IsUUID(r) {
+			return k, bad("The registration parameter must be a UUID.")
+		}
+		k.Registration = strings.ToLower(r)
+	}
+	return k, nil
+}
+
+func preconditions(h http.Header) Preconditions {
+	return Preconditions{IfMatch: h.Get("If-Match"), IfNoneMatch: h.Get("If-None-Match")}
+}
+
+func (s *Service) getDocument(ctx context.Context, t *platform.Tenant, scope Scope, in *request, kind string) (*response, error) {
+	k, err := docKey(in.query, kind)
+	if err != nil {
+		return nil, err
+	}
+	if k.ID == "" {
+		var since *time.Time
+		if v := in.query.Get("since"); v != "" {
+			ts, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return nil, bad("The since parameter must be an ISO 8601 time with its zone.")
+			}
+			ts = ts.UTC()
+			since = &ts
+		}
+		ids, err := s.DocumentIDs(ctx, t, scope, k, since)
+		if err != nil {
+			return nil, err
+		}
+		return jsonReply(http.StatusOK, ids, nil)
+	}
+	if in.query.Has("since") {
+		return nil, bad("The since parameter lists documents; it cannot be combined with a document id.")
+	}
+	d, err := s.GetDocument(ctx, t, scope, k)
+	if err != nil {
+		return nil, err
+	}
+	return reply(http.StatusOK, d.ContentType, d.Body, map[string]string{"ETag": d.ETag,
+		"Last-Modified": d.Updated.UTC().Format(http.TimeFormat)}), nil
+}
+
+func (s *Service) putDocument(ctx context.Context, t *platform.Tenant, scope Scope, in *request, kind string, merge bool) (*response, error) {
+	k, err := docKey(in.query, kind)
+	if err != nil {
+		return nil, err
+	}
+	if k.ID == "" {
+		return nil, bad("The document id (stateId or profileId) is required.")
+	}
+	if in.query.Has("since") {
+		return nil, bad("The since parameter is for listing documents.")
+	}
+	ct := in.header.Get("Content-Type")
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	if isJSON(ct) && !json.Valid(in.RawBody) {
+		return nil, bad("The document is declared JSON but is not valid JSON.")
+	}
+	if err := s.PutDocument(ctx, t, scope, k, ct, in.RawBody, preconditions(in.header), merge); err != nil {
+		return nil, err
+	}
+	return reply(http.StatusNoContent, "", nil, nil), nil
+}
+
+func (s *Service) deleteDocument(ctx context.Context, t *platform.Tenant, scope Scope, in *request, kind string) (*response, error) {
+	k, err := docKey(in.query, kind)
+	if err != nil {
+		return nil, err
+	}
+	if k.ID == "" && kind != StateDoc {
+		return nil, bad("The profileId is required.")
+	}
+	if err := s.DeleteDocument(ctx, t, scope, k, preconditions(in.header)); err != nil {
+		return nil, err
+	}
+	return reply(http.StatusNoContent, "", nil, nil), nil
+}
+
+func (s *Service) getActivity(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error) {
+	id := in.query.Get("activityId")
+	if !isIRI(id) {
+		return nil, bad("The activityId parameter must be an IRI.")
+	}
+	def, err := activityDefinition(ctx, t.DB, id)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"objectType": "Activity", "id": id}
+	if def != nil {
+		out["definition"] = def
+	}
+	return jsonReply(http.StatusOK, out, nil)
+}
+
+func (s *Service) getPerson(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error) {
+	key, agent, err := AgentKey(in.query.Get("agent"))
+	if err != nil {
+		return nil, err
+	}
+	if !scope.Admin && key != scope.ActorKey {
+		return nil, errForbidden
+	}
+	person := map[string]any{"objectType": "Person"}
+	for _, k := range []string{"name", "mbox", "mbox_sha1sum", "openid", "account"} {
+		if v, ok := agent[k]; ok {
+			person[k] = []any{v}
+		}
+	}
+	return jsonReply(http.StatusOK, person, nil)
+}

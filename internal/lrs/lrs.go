@@ -1,0 +1,250 @@
+package lrs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// Scope is what a caller may do in the store: everything (a tenant
+// admin), or what one launched AU session may (its registration and its
+// learner).
+type Scope struct {
+	Admin bool
+	// UserID is the admin, or the learner of the session.
+	UserID int64
+	// Session, Registration and ActorKey bound a launch's calls.
+	Session      string
+	Registration string
+	ActorKey     string
+}
+
+// Launches finds the scope of a launch's auth token.
+type Launches interface {
+	LaunchScope(ctx context.Context, t *platform.Tenant, token string) (Scope, error)
+}
+
+// Rules are a profile's rules over the statements a launch writes (cmi5's
+// session rules). Check runs before the statements are stored, one batch
+// of one session at a time; a refusal refuses the batch. Record runs in
+// the transaction that stores them, so the profile's state changes with
+// them or not at all; the function it returns (nil for none) runs after
+// the commit, for reactions that store statements of their own.
+type Rules interface {
+	Check(ctx context.Context, t *platform.Tenant, scope Scope, statements []*Statement) error
+	Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope Scope, statements []*Statement) (func(context.Context) error, error)
+}
+
+// Service is the store.
+type Service struct {
+	Clock    clock.Clock
+	Launches Launches
+	Rules    Rules
+	// Principal reads an API access token sent as the password of Basic
+	// credentials, for clients that speak Basic only.
+	Principal func(ctx context.Context, t *platform.Tenant, token string) (*access.Principal, error)
+
+	// writers queues this process's statement writes per SQLite database
+	// (see quiz.Service.writeLock for why).
+	writers sync.Map
+	// sessions orders the batches of one launch session.
+	sessions sync.Map
+}
+
+var (
+	errForbidden = apperr.New(apperr.Forbidden, "This credential may not do that in the LRS.")
+	errNotFound  = apperr.New(apperr.NotFound, "No such statement.")
+)
+
+func (s *Service) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Millisecond) }
+
+func (s *Service) writeLock(t *platform.Tenant) func() {
+	if t.DB.Dialect != sqldb.SQLite {
+		return func() {}
+	}
+	v, _ := s.writers.LoadOrStore(t.DB.Location, &sync.Mutex{})
+	mu := v.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+func (s *Service) sessionLock(id string) func() {
+	if id == "" {
+		return func() {}
+	}
+	v, _ := s.sessions.LoadOrStore(id, &sync.Mutex{})
+	mu := v.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// authority is the agent the store names as the authority of what a
+// scope writes.
+func authority(t *platform.Tenant, scope Scope) map[string]any {
+	name := fmt.Sprintf("user-%d", scope.UserID)
+	if !scope.Admin {
+		name = "cmi5-session-" + scope.Session
+	}
+	return map[string]any{"objectType": "Agent", "account": map[string]any{"homePage": "https://" + t.PrimaryHost(), "name": name}}
+}
+
+// Attachment is the content of an attachment sent with statements.
+type Attachment struct {
+	ContentType string
+	Body        []byte
+}
+
+// Store stores statements (in order) and returns their ids. An id the
+// store has for the same statement is left as it is; for another one, the
+// batch is refused with 409. A launch scope may write only statements of
+// its learner and registration, and passes the Rules.
+func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, list []*Statement, attachments map[string]Attachment) ([]string, error) {
+	now := s.now()
+	seen := map[string]bool{}
+	for _, st := range list {
+		if st.ID == "" {
+			st.ID = uuid.NewString()
+		}
+		if seen[st.ID] {
+			return nil, bad("The statement id %s appears twice in the batch.", st.ID)
+		}
+		seen[st.ID] = true
+		if !scope.Admin && (st.ActorKey != scope.ActorKey || st.Registration != scope.Registration) {
+			return nil, apperr.New(apperr.Forbidden, "A launch may write only statements of its learner and registration.")
+		}
+		for _, a := range st.Attachments {
+			if _, ok := attachments[a.SHA2]; !ok && a.FileURL == "" {
+				return nil, bad("The attachment %s has neither a fileUrl nor its content in the request.", a.SHA2)
+			}
+		}
+		st.Object["id"] = st.ID
+		st.Object["stored"] = now.Format(time.RFC3339Nano)
+		st.Object["authority"] = authority(t, scope)
+		if _, ok := st.Object["timestamp"]; !ok {
+			st.Object["timestamp"] = st.Object["stored"]
+		}
+		if _, ok := st.Object["version"]; !ok {
+			st.Object["version"] = "1.0.0"
+		}
+	}
+	for sha := range attachments {
+		used := false
+		for _, st := range list {
+			for _, a := range st.Attachments {
+				used = used || a.SHA2 == sha
+			}
+		}
+		if !used {
+			return nil, bad("The request carries an attachment (%s) no statement declares.", sha)
+		}
+	}
+	defer s.sessionLock(scope.Session)()
+	if s.Rules != nil && !scope.Admin {
+		if err := s.Rules.Check(ctx, t, scope, list); err != nil {
+			return nil, err
+		}
+	}
+	unlock := s.writeLock(t)
+	var after func(context.Context) error
+	err := t.Tx(ctx, func(tx *sqldb.Tx) error {
+		fresh, err := insertStatements(ctx, tx, list, attachments, now)
+		if err != nil || s.Rules == nil || scope.Admin || len(fresh) == 0 {
+			return err
+		}
+		after, err = s.Rules.Record(ctx, tx, t, scope, fresh)
+		return err
+	})
+	unlock()
+	if err != nil {
+		return nil, err
+	}
+	if after != nil {
+		if err := after(ctx); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]string, len(list))
+	for i, st := range list {
+		ids[i] = st.ID
+	}
+	return ids, nil
+}
+
+// sameStatement tells whether two statements are the same apart from
+// what the store sets (stored, authority, version).
+func sameStatement(a, b map[string]any) bool {
+	strip := func(m map[string]any) map[string]any {
+		out := map[string]any{}
+		for k, v := range m {
+			if k != "stored" && k != "authority" && k != "version" && k != "timestamp" {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	ja, _ := json.Marshal(strip(a))
+	jb, _ := json.Marshal(strip(b))
+	var x, y any
+	json.Unmarshal(ja, &x)
+	json.Unmarshal(jb, &y)
+	return reflect.DeepEqual(x, y)
+}
+
+// Get returns one statement: by id (404 when voided), or a voided one by
+// voidedStatementId.
+func (s *Service) Get(ctx context.Context, t *platform.Tenant, scope Scope, id string, voided bool) (*StoredStatement, error) {
+	if !IsUUID(id) {
+		return nil, bad("The statement id must be a UUID.")
+	}
+	st, err := statementByID(ctx, t.DB, strings.ToLower(id))
+	if err != nil {
+		return nil, err
+	}
+	if st.Voided != voided {
+		return nil, errNotFound
+	}
+	if !scope.Admin && st.Registration != scope.Registration {
+		return nil, errNotFound
+	}
+	return st, nil
+}
+
+// StoredStatement is a statement as stored.
+type StoredStatement struct {
+	Seq          int64
+	ID           string
+	Registration string
+	Voided       bool
+	Stored       time.Time
+	Body         json.RawMessage
+}
+
+// Result is a page of a statement query.
+type Result struct {
+	Statements []json.RawMessage `json:"statements"`
+	More       string            `json:"more"`
+}
+
+// Query lists statements matching q, a page at a time; a launch sees its
+// registration only.
+func (s *Service) Query(ctx context.Context, t *platform.Tenant, scope Scope, q Filter) ([]StoredStatement, bool, error) {
+	if !scope.Admin {
+		if q.Registration != "" && q.Registration != scope.Registration {
+			return nil, false, nil
+		}
+		q.Registration = scope.Registration
+	}
+	return queryStatements(ctx, t.DB, q)
+}

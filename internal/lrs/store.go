@@ -1,0 +1,224 @@
+package lrs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// insertStatements stores the statements not stored yet and returns them;
+// an id stored for another statement is a conflict, and voiding marks its
+// target.
+func insertStatements(ctx context.Context, tx *sqldb.Tx, list []*Statement, attachments map[string]Attachment, now time.Time) ([]*Statement, error) {
+	var fresh []*Statement
+	for _, st := range list {
+		var body string
+		err := tx.QueryRowContext(ctx, `SELECT body FROM lrs_statements WHERE id = $1`, st.ID).Scan(&body)
+		if err == nil {
+			var old map[string]any
+			d := json.NewDecoder(strings.NewReader(body))
+			d.UseNumber()
+			d.Decode(&old)
+			if !sameStatement(old, st.Object) {
+				return nil, apperr.New(apperr.Conflict, "The statement id "+st.ID+" is already stored for another statement.")
+			}
+			continue
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("lrs: look up statement: %w", err)
+		}
+		if st.Verb == VerbVoided {
+			var verb string
+			err := tx.QueryRowContext(ctx, `SELECT verb FROM lrs_statements WHERE id = $1`, st.ObjectID).Scan(&verb)
+			if err == nil && verb == VerbVoided {
+				return nil, bad("A voiding statement cannot be voided.")
+			}
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return nil, fmt.Errorf("lrs: look up voided statement: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE lrs_statements SET voided = TRUE WHERE id = $1`, st.ObjectID); err != nil {
+				return nil, fmt.Errorf("lrs: void statement: %w", err)
+			}
+		}
+		data, err := json.Marshal(st.Object)
+		if err != nil {
+			return nil, fmt.Errorf("lrs: encode statement: %w", err)
+		}
+		var seq int64
+		err = tx.QueryRowContext(ctx, `INSERT INTO lrs_statements (id, stored, verb, actor_key, object_type, object_id, object_agent_key, registration, body)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq`, st.ID, now, st.Verb, st.ActorKey, st.ObjectType, st.ObjectID, st.ObjectAgent,
+			st.Registration, string(data)).Scan(&seq)
+		if err != nil {
+			return nil, fmt.Errorf("lrs: insert statement: %w", err)
+		}
+		for _, r := range st.Related {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO lrs_statement_related (seq, kind, value) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+				seq, r.Kind, r.Value); err != nil {
+				return nil, fmt.Errorf("lrs: insert related: %w", err)
+			}
+		}
+		for _, a := range st.Attachments {
+			at, ok := attachments[a.SHA2]
+			if !ok {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO lrs_attachments (sha2, content_type, body) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+				a.SHA2, at.ContentType, at.Body); err != nil {
+				return nil, fmt.Errorf("lrs: insert attachment: %w", err)
+			}
+		}
+		fresh = append(fresh, st)
+	}
+	return fresh, nil
+}
+
+func statementByID(ctx context.Context, q sqldb.Querier, id string) (*StoredStatement, error) {
+	st := &StoredStatement{}
+	var body string
+	err := q.QueryRowContext(ctx, `SELECT seq, id, registration, voided, stored, body FROM lrs_statements WHERE id = $1`, id).
+		Scan(&st.Seq, &st.ID, &st.Registration, &st.Voided, &st.Stored, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lrs: load statement: %w", err)
+	}
+	st.Body = json.RawMessage(body)
+	return st, nil
+}
+
+// Filter is a statement query (xAPI 1.0.3 Communication 2.1.3).
+type Filter struct {
+	AgentKey          string
+	Verb              string
+	Activity          string
+	Registration      string
+	RelatedActivities bool
+	RelatedAgents     bool
+	Since, Until      *time.Time
+	Limit             int
+	Ascending         bool
+	// After continues a query past the statement with this seq (the more
+	// link's cursor), in the query's order.
+	After int64
+}
+
+// MaxLimit caps a page of statements.
+const MaxLimit = 500
+
+func queryStatements(ctx context.Context, q sqldb.Querier, f Filter) ([]StoredStatement, bool, error) {
+	var args sqldb.Args
+	conds := []string{"s.voided = FALSE"}
+	if f.AgentKey != "" {
+		a := args.Add(f.AgentKey)
+		c := "(s.actor_key = " + a + " OR s.object_agent_key = " + a
+		if f.RelatedAgents {
+			c += " OR EXISTS (SELECT 1 FROM lrs_statement_related r WHERE r.seq = s.seq AND r.kind = 'agent' AND r.value = " + a + ")"
+		}
+		conds = append(conds, c+")")
+	}
+	if f.Verb != "" {
+		conds = append(conds, "s.verb = "+args.Add(f.Verb))
+	}
+	if f.Activity != "" {
+		a := args.Add(f.Activity)
+		c := "((s.object_type = 'Activity' AND s.object_id = " + a + ")"
+		if f.RelatedActivities {
+			c += " OR EXISTS (SELECT 1 FROM lrs_statement_related r WHERE r.seq = s.seq AND r.kind = 'activity' AND r.value = " + a + ")"
+		}
+		conds = append(conds, c+")")
+	}
+	if f.Registration != "" {
+		conds = append(conds, "s.registration = "+args.Add(f.Registration))
+	}
+	if f.Since != nil {
+		conds = append(conds, "s.stored > "+args.Add(*f.Since))
+	}
+	if f.Until != nil {
+		conds = append(conds, "s.stored <= "+args.Add(*f.Until))
+	}
+	order := "DESC"
+	if f.Ascending {
+		order = "ASC"
+	}
+	if f.After > 0 {
+		op := "<"
+		if f.Ascending {
+			op = ">"
+		}
+		conds = append(conds, "s.seq "+op+" "+args.Add(f.After))
+	}
+	limit := f.Limit
+	if limit <= 0 || limit > MaxLimit {
+		limit = MaxLimit
+	}
+	rows, err := q.QueryContext(ctx, `SELECT s.seq, s.id, s.registration, s.voided, s.stored, s.body FROM lrs_statements s WHERE `+
+		strings.Join(conds, " AND ")+` ORDER BY s.seq `+order+` LIMIT `+args.Add(limit+1), args...)
+	if err != nil {
+		return nil, false, fmt.Errorf("lrs: query statements: %w", err)
+	}
+	defer rows.Close()
+	var out []StoredStatement
+	for rows.Next() {
+		var st StoredStatement
+		var body string
+		if err := rows.Scan(&st.Seq, &st.ID, &st.Registration, &st.Voided, &st.Stored, &body); err != nil {
+			return nil, false, fmt.Errorf("lrs: read statement: %w", err)
+		}
+		st.Body = json.RawMessage(body)
+		out = append(out, st)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("lrs: read statements: %w", err)
+	}
+	more := len(out) > limit
+	if more {
+		out = out[:limit]
+	}
+	return out, more, nil
+}
+
+// attachment loads an attachment's content.
+func attachment(ctx context.Context, q sqldb.Querier, sha string) (Attachment, bool, error) {
+	var a Attachment
+	err := q.QueryRowContext(ctx, `SELECT content_type, body FROM lrs_attachments WHERE sha2 = $1`, sha).Scan(&a.ContentType, &a.Body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, false, nil
+	}
+	if err != nil {
+		return a, false, fmt.Errorf("lrs: load attachment: %w", err)
+	}
+	return a, true, nil
+}
+
+// activityDefinition is the definition of an activity in the latest
+// statement whose object is the activity and has one.
+func activityDefinition(ctx context.Context, q sqldb.Querier, id string) (map[string]any, error) {
+	rows, err := q.QueryContext(ctx, `SELECT body FROM lrs_statements WHERE object_type = 'Activity' AND object_id = $1 ORDER BY seq DESC LIMIT 20`, id)
+	if err != nil {
+		return nil, fmt.Errorf("lrs: load activity: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var body string
+		if err := rows.Scan(&body); err != nil {
+			return nil, err
+		}
+		var st struct {
+			Object struct {
+				Definition map[string]any `json:"definition"`
+			} `json:"object"`
+		}
+		if json.Unmarshal([]byte(body), &st) == nil && st.Object.Definition != nil {
+			return st.Object.Definition, nil
+		}
+	}
+	return nil, rows.Err()
+}
