@@ -2,12 +2,12 @@ package server
 
 import (
 	"github.com/lms-platform/lms/internal/content"
+	cmi5kind "github.com/lms-platform/lms/internal/content/cmi5"
 	"github.com/lms-platform/lms/internal/content/file"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
-	cmi5kind "github.com/lms-platform/lms/internal/content/cmi5"
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/content/richtext"
 	scormkind "github.com/lms-platform/lms/internal/content/scorm"
