@@ -22,3 +22,25 @@ func (c *prefixCache) put(id int64, p string) {
 	defer c.mu.Unlock()
 	c.m[id] = p
 }
+
+type packageCacheKey struct{}
+
+// packageCache keeps parsed packages for one tenant handle; a deleted
+// tenant database takes its handle, and so this cache, with it.
+type packageCache struct {
+	mu sync.RWMutex
+	m  map[int64]storedPackage
+}
+
+func (c *packageCache) get(id int64) (storedPackage, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	p, ok := c.m[id]
+	return p, ok
+}
+
+func (c *packageCache) put(id int64, p storedPackage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[id] = p
+}

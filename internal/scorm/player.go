@@ -59,7 +59,7 @@ func (s *Service) Player(ctx context.Context, t *platform.Tenant, k ticket) ([]b
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := packageByID(ctx, t.DB, value.PackageID)
+	pkg, err := loadPackage(ctx, t, value.PackageID)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (s *Service) Navigate(ctx context.Context, t *platform.Tenant, k ticket, ac
 	if err != nil {
 		return ScoLaunch{}, err
 	}
-	pkg, err := packageByID(ctx, t.DB, value.PackageID)
+	pkg, err := loadPackage(ctx, t, value.PackageID)
 	if err != nil {
 		return ScoLaunch{}, err
 	}

@@ -235,7 +235,7 @@ func (s *Service) extract(ctx context.Context, t *platform.Tenant, pkg *h5ppacka
 
 // Package returns a stored package with its SCOs.
 func (s *Service) Package(ctx context.Context, t *platform.Tenant, id int64) (scormkind.ScormPackage, error) {
-	p, err := packageByID(ctx, t.DB, id)
+	p, err := loadPackage(ctx, t, id)
 	if err != nil {
 		return scormkind.ScormPackage{}, err
 	}

@@ -84,6 +84,20 @@ func insertPackage(ctx context.Context, t *platform.Tenant, m *manifest.Manifest
 	return p.summary(), nil
 }
 
+// loadPackage returns a package through the tenant's cache: a stored
+// package never changes, and every commit and launch reads it.
+func loadPackage(ctx context.Context, t *platform.Tenant, id int64) (storedPackage, error) {
+	cache := t.Local(packageCacheKey{}, func() any { return &packageCache{m: map[int64]storedPackage{}} }).(*packageCache)
+	if p, ok := cache.get(id); ok {
+		return p, nil
+	}
+	p, err := packageByID(ctx, t.DB, id)
+	if err == nil {
+		cache.put(id, p)
+	}
+	return p, err
+}
+
 // packageByID loads a package; its manifest gives each SCO its item.
 func packageByID(ctx context.Context, q sqldb.Querier, id int64) (storedPackage, error) {
 	p := storedPackage{ID: id}

@@ -95,7 +95,7 @@ func scormTopic(ctx context.Context, t *platform.Tenant, topicID int64) (topics.
 // the learner in, then resumes the attempt or starts a new one.
 func (s *Service) open(ctx context.Context, t *platform.Tenant, userID, topicID int64, value scormkind.Value, scoID int64,
 	preview bool) (ScoLaunch, error) {
-	pkg, err := packageByID(ctx, t.DB, value.PackageID)
+	pkg, err := loadPackage(ctx, t, value.PackageID)
 	if err != nil {
 		return ScoLaunch{}, err
 	}
@@ -202,7 +202,7 @@ func (s *Service) Commit(ctx context.Context, t *platform.Tenant, k ticket, in C
 	if err != nil {
 		return CommitResult{}, err
 	}
-	pkg, err := packageByID(ctx, t.DB, pkgID)
+	pkg, err := loadPackage(ctx, t, pkgID)
 	if err != nil {
 		return CommitResult{}, err
 	}

@@ -51,7 +51,11 @@
   // page only asks for the status again now and then.
   var scormLaunch = document.getElementById('scorm-launch');
   if (scormLaunch) {
-    scormLaunch.submit();
+    // Posted after the page's load: a navigation of the frame started
+    // while the page still loads is replaced by the frame's own first one.
+    if (document.readyState === 'complete') { scormLaunch.submit(); } else {
+      window.addEventListener('load', function () { scormLaunch.submit(); });
+    }
     var box = document.getElementById('scorm-box');
     var full = document.getElementById('scorm-full');
     full.hidden = false;
