@@ -21,6 +21,10 @@ func (s *Server) newMedia() {
 
 // mediaRoutes registers the operations route of background processing.
 func (s *Server) mediaRoutes() {
+	if s.Videos == nil {
+		// A server built only for its routes (the OpenAPI description).
+		s.Videos = &media.Videos{}
+	}
 	s.Videos.Topics = s.topics
 	media.Routes(s.API, s.Videos)
 }
