@@ -466,6 +466,21 @@ func (c *Client) GetAdminNotificationsID(ctx context.Context, user int64, params
 	return callPage[Notification](ctx, c, r)
 }
 
+// GetAdminOperationsID is GET /api/admin/operations/{operation}: The state of a background
+// operation (video:<topic_id>): poll with ETag/If-None-Match, or long-poll with wait
+func (c *Client) GetAdminOperationsID(ctx context.Context, operation string, params GetAdminOperationsIDParams) (*Operation, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/operations/" + pathParam(operation)}
+	r.query = url.Values{}
+	addQuery(r.query, "wait", params.Wait)
+	r.header = http.Header{}
+	setHeader(r.header, "If-None-Match", params.IfNoneMatch)
+	var out Operation
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetAdminQuizAttemptsID is GET /api/admin/quiz-attempts/{id}: Any attempt with its answers and
 // their scores
 func (c *Client) GetAdminQuizAttemptsID(ctx context.Context, id int64) (*AttemptView, error) {
@@ -3011,6 +3026,16 @@ type GetAdminNotificationsParams struct {
 	Unread *bool
 }
 
+// GetAdminOperationsIDParams are the parameters of GET /api/admin/operations/{operation}; nil
+// fields are not sent.
+type GetAdminOperationsIDParams struct {
+	// Long-poll: wait up to this many seconds for the state to differ from If-None-Match (without it,
+	// for the operation to be done).
+	Wait *int64
+	// Header If-None-Match. The ETag of the state the client has.
+	IfNoneMatch *string
+}
+
 // GetAdminTokensIDAuditParams are the parameters of GET /api/admin/tokens/{id}/audit; nil fields
 // are not sent.
 type GetAdminTokensIDAuditParams struct {
@@ -3294,9 +3319,11 @@ type H5PStatement struct {
 // HealthData is a schema of the API.
 type HealthData struct {
 	Ok bool `json:"ok"`
-	// Each dependency with ok or down.
+	// Each dependency with ok or down; ffmpeg ok or missing.
 	Services map[string]string `json:"services"`
 	Tenant   int64             `json:"tenant"`
+	// What works only in part, such as video transcoding without ffmpeg.
+	Warnings []string `json:"warnings,omitzero"`
 }
 
 // ImpersonateInputBody is a schema of the API.
@@ -3557,6 +3584,25 @@ type Objective struct {
 	Description []LangString `json:"description"`
 	ID          string       `json:"id"`
 	Title       []LangString `json:"title"`
+}
+
+// Operation is a schema of the API.
+type Operation struct {
+	// True once ready or failed: the state no longer changes (until a new upload).
+	Done bool `json:"done"`
+	// Seconds, once ready.
+	Duration *float64 `json:"duration,omitzero"`
+	// Why the video failed, or why it waits.
+	Error *string `json:"error,omitzero"`
+	// The operation's name, video:<topic_id>.
+	Operation string `json:"operation"`
+	// Percent done, 0 to 100.
+	Progress int64 `json:"progress"`
+	// queued (waiting for a worker; error says why when it waits for ffmpeg), processing, ready or
+	// failed.
+	State string `json:"state"`
+	// The HLS variants made, as height@bitrate (360p@800k); none when transcoding is off.
+	Variants []string `json:"variants,omitzero"`
 }
 
 // OrderInputBody is a schema of the API.

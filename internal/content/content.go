@@ -15,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // Kind is one kind of topic content.
@@ -138,4 +139,12 @@ func (r *Registry) KindName(class string) string {
 		return k.Name()
 	}
 	return "unknown"
+}
+
+// Processed is a kind some of whose values get background work after they
+// are stored (a video's transcoding). Enqueue is called inside the
+// transaction that stores a value new to the topic (env.TopicID is set),
+// so the work is queued exactly when the value is stored.
+type Processed interface {
+	Enqueue(ctx context.Context, tx *sqldb.Tx, env Env, value json.RawMessage) error
 }

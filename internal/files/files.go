@@ -5,6 +5,7 @@
 package files
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -85,10 +86,14 @@ type fileOutput struct {
 	Body func(huma.Context)
 }
 
+type readSeekCloser struct{ *bytes.Reader }
+
+func (readSeekCloser) Close() error { return nil }
+
 // inline types are shown by the browser; anything else is downloaded.
 func inline(contentType string) bool {
 	return strings.HasPrefix(contentType, "image/") || strings.HasPrefix(contentType, "audio/") ||
-		strings.HasPrefix(contentType, "video/") || contentType == "application/pdf"
+		strings.HasPrefix(contentType, "video/") || contentType == "application/pdf" || contentType == PlaylistType
 }
 
 // Routes registers GET /api/files/{key...}.
@@ -113,6 +118,14 @@ func (s *Signer) serve(ctx context.Context, in *fileInput) (*fileOutput, error) 
 	}
 	if err != nil {
 		return nil, fmt.Errorf("files: open %s: %w", in.Key, err)
+	}
+	if info.ContentType == PlaylistType {
+		data, err := s.signPlaylist(t, in.Key, rc)
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
+		rc, info.Size = readSeekCloser{bytes.NewReader(data)}, int64(len(data))
 	}
 	if _, ok := rc.(io.ReadSeeker); !ok {
 		rc = newRangeSeeker(ctx, t.Blob, in.Key, info.Size, rc)

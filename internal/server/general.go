@@ -19,7 +19,10 @@ var generalLimit = &httpx.RateLimit{Limit: 60, Per: httpx.PerIP}
 type healthData struct {
 	OK       bool              `json:"ok"`
 	Tenant   int64             `json:"tenant"`
-	Services map[string]string `json:"services" doc:"Each dependency with ok or down."`
+	Services map[string]string `json:"services" doc:"Each dependency with ok or down; ffmpeg ok or missing."`
+	// Warnings name what works only in part (a missing ffmpeg stops video
+	// transcoding only), without making the service unhealthy.
+	Warnings []string `json:"warnings,omitempty" doc:"What works only in part, such as video transcoding without ffmpeg."`
 }
 
 type moduleInfo struct {
@@ -112,6 +115,11 @@ func (s *Server) health(ctx context.Context) (*httpx.Response[healthData], error
 	}
 	if c, ok := s.Scanner.(interface{ Ping(context.Context) error }); ok {
 		check("clamav", c.Ping(ctx))
+	}
+	state, warning := s.checkFFmpeg(ctx)
+	d.Services["ffmpeg"] = state
+	if warning != "" {
+		d.Warnings = append(d.Warnings, warning)
 	}
 	if !d.OK {
 		down := ""

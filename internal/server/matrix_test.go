@@ -144,17 +144,19 @@ var matrix = map[string]string{
 	"GET /api/tags/uniqueTags":                      anyone,
 	// Topics: the matrix's topic is in the admin's course, so only admins
 	// may act on it; tutors list their own courses' topics and the types.
-	"GET /api/admin/topics":                                           authors,
-	"GET /api/admin/topics/{id}":                                      admins,
-	"GET /api/admin/topics/types":                                     authors,
-	"GET /api/admin/layout/components":                                authors,
-	"GET /api/admin/topics/create":                                    authors,
-	"GET /api/admin/topics/{id}/edit":                                 admins,
-	"POST /api/admin/topics":                                          admins,
-	"PUT /api/admin/topics/{id}":                                      admins,
-	"PATCH /api/admin/topics/{id}":                                    admins,
-	"POST /api/admin/topics/{id}":                                     admins,
-	"DELETE /api/admin/topics/{id}":                                   admins,
+	"GET /api/admin/topics":            authors,
+	"GET /api/admin/topics/{id}":       admins,
+	"GET /api/admin/topics/types":      authors,
+	"GET /api/admin/layout/components": authors,
+	"GET /api/admin/topics/create":     authors,
+	"GET /api/admin/topics/{id}/edit":  admins,
+	"POST /api/admin/topics":           admins,
+	"PUT /api/admin/topics/{id}":       admins,
+	"PATCH /api/admin/topics/{id}":     admins,
+	"POST /api/admin/topics/{id}":      admins,
+	"DELETE /api/admin/topics/{id}":    admins,
+	// Media: awaiting a video's processing is for who may edit its topic.
+	"GET /api/admin/operations/{operation}":                           admins,
 	"POST /api/admin/topics/{id}/clone":                               admins,
 	"GET /api/admin/topics/{topic_id}/resources":                      admins,
 	"POST /api/admin/topics/{topic_id}/resources/":                    admins,
@@ -338,6 +340,14 @@ func newMatrixWorld(t *testing.T, env *apitest.Env) *matrixWorld {
 	for k, v := range topicObjs.params() {
 		params[k] = v
 	}
+	// Media: the operation of a video topic in the admin's course.
+	video := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token,
+		Body: map[string]any{"lesson": lesson.Number("data.id"), "title": "Matrix video",
+			"topicable": `Lms\TopicTypes\Models\TopicContent\Video`, "videoSiteUrl": "https://example.com/v.mp4"}})
+	if video.Status != 201 {
+		t.Fatalf("matrix video: %s", video.Body)
+	}
+	params["{operation}"] = "video:" + strconv.Itoa(int(video.Number("data.id")))
 	return &matrixWorld{env: env, target: target, groupID: groupID, courseID: courseID, lessonID: lessonID,
 		category: categoryID, topicObjs: topicObjs, params: params}
 }

@@ -27,6 +27,8 @@ var owners = map[string]string{
 	"events":           "events",
 	"job_runs":         "jobs",
 	"job_claims":       "jobs",
+	"queue_jobs":       "queue",
+	"queue_tenants":    "queue",
 	"idempotency_keys": "httpx",
 	"settings":         "settings",
 	"notifications":    "notify",

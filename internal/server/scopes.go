@@ -200,6 +200,7 @@ var scopePolicy = func() tokens.Policy {
 		"PATCH /api/admin/topics/{id}":                                    write(courses),
 		"POST /api/admin/topics/{id}":                                     write(courses),
 		del + " /api/admin/topics/{id}":                                   write(courses),
+		"GET /api/admin/operations/{operation}":                           read(courses),
 		"POST /api/admin/topics/{id}/clone":                               write(courses),
 		"GET /api/admin/topics/{topic_id}/resources":                      read(courses),
 		"POST /api/admin/topics/{topic_id}/resources/":                    write(courses),

@@ -38,8 +38,10 @@ import (
 	"github.com/lms-platform/lms/internal/learning"
 	"github.com/lms-platform/lms/internal/limit"
 	"github.com/lms-platform/lms/internal/lock"
+	"github.com/lms-platform/lms/internal/media"
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/queue"
 	"github.com/lms-platform/lms/internal/redisconn"
 	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/scorm"
@@ -77,7 +79,11 @@ type Server struct {
 	Settings   *settings.Service
 	Dispatcher *events.Dispatcher
 	// Jobs runs the scheduled jobs of every tenant (started by Run).
-	Jobs   *jobs.Scheduler
+	Jobs *jobs.Scheduler
+	// Queue runs the enqueued background jobs (started by Run); Videos
+	// transcodes uploaded videos on it.
+	Queue  *queue.Queue
+	Videos *media.Videos
 	topics *topics.Service
 	scorm  *scorm.Service
 	// cmi5 and lrs are the cmi5 packages and the xAPI store (server/cmi5.go).
@@ -189,6 +195,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 	if err := s.configureJobs(); err != nil {
 		return nil, err
 	}
+	s.newMedia()
 	s.buildAPI()
 	ok = true
 	return s, nil
@@ -329,6 +336,7 @@ func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
 	srv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 	go s.Tenants.RunEviction(ctx, time.Minute)
 	go s.Jobs.Run(ctx)
+	go s.Queue.Run(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go s.seedDemoTenants(ctx)

@@ -30,7 +30,7 @@ func (s *Server) contentKinds() *content.Registry {
 		file.PDF(),
 		file.Image(),
 		file.Audio(),
-		file.Video(),
+		file.Video().ProcessedBy(s.Videos.Enqueue),
 		oembed.New(fetch.New(fetch.Options{AllowPrivate: s.Config.FetchAllowPrivate}), s.Cache, s.Clock.Now),
 		project.Kind{},
 		h5p,
@@ -54,6 +54,7 @@ func (s *Server) topicRoutes() {
 	s.topics = &topics.Service{Clock: s.Clock, Kinds: s.Kinds, Files: s.Files, Progress: s.Learning,
 		Scanner: s.Scanner}
 	topics.Routes(s.API, s.topics)
+	s.mediaRoutes()
 	layout.Routes(s.API, &layout.Practice{Topics: s.topics, Progress: s.Learning})
 	// Quiz attempts complete their topic through learning too.
 	q := &quiz.Service{Clock: s.Clock, Settings: s.Settings, Topics: s.topics, Progress: s.Learning,

@@ -71,13 +71,19 @@ func copyBlob(ctx context.Context, t *platform.Tenant, from, to string) error {
 }
 
 // insert adds the copy to a lesson at a position, with its attachments.
-func (c *copied) insert(ctx context.Context, q sqldb.Querier, lessonID, courseID int64, position int) (int64, error) {
+func (c *copied) insert(ctx context.Context, q *sqldb.Tx, lessonID, courseID int64, position int) (int64, error) {
 	c.topic.LessonID, c.topic.CourseID, c.topic.Position = lessonID, courseID, position
 	id, err := insertTopic(ctx, q, c.topic)
 	if err != nil {
 		return 0, err
 	}
 	c.topic.ID = id
+	// A copied video is queued again (content/file's Copy).
+	if c.kind != nil {
+		if err := enqueue(ctx, q, c.t, c.kind, id, c.topic.Content); err != nil {
+			return 0, err
+		}
+	}
 	for _, r := range c.resources {
 		r.TopicID = id
 		if _, err := insertResource(ctx, q, r); err != nil {

@@ -317,6 +317,9 @@ func (s *Service) Create(ctx context.Context, t *platform.Tenant, p *access.Prin
 		if topic.ID, err = insertTopic(ctx, tx, topic); err != nil {
 			return err
 		}
+		if err := enqueue(ctx, tx, t, kind, topic.ID, topic.Content); err != nil {
+			return err
+		}
 		return courses.ContentChanged(ctx, tx, now, topic.CourseID)
 	})
 	if err != nil {
@@ -429,6 +432,11 @@ func (s *Service) Update(ctx context.Context, t *platform.Tenant, p *access.Prin
 		}
 		if err := updateTopic(ctx, tx, topic); err != nil {
 			return err
+		}
+		if changed {
+			if err := enqueue(ctx, tx, t, newKind, topic.ID, topic.Content); err != nil {
+				return err
+			}
 		}
 		return courses.ContentChanged(ctx, tx, topic.UpdatedAt, fromCourse, topic.CourseID)
 	})

@@ -49,3 +49,15 @@ func (h *Handler) assets(w http.ResponseWriter, r *http.Request) {
 	r2.URL.Path = "/" + name
 	assetFiles.ServeHTTP(w, r2)
 }
+
+// hlsPlayer serves hls.js, pinned in package.json, for browsers that play
+// HLS only through Media Source Extensions (app.js loads it on demand).
+func (h *Handler) hlsPlayer(w http.ResponseWriter, r *http.Request) {
+	if h.opts.HLSPlayer == "" {
+		h.notFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	http.ServeFile(w, r, h.opts.HLSPlayer)
+}

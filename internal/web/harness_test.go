@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,7 +107,8 @@ func newFront(t testing.TB, apiURL, platformHost string, o frontOptions) *front 
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	h, err := New(Options{APIURL: apiURL, PlatformHost: platformHost, TrustProxy: o.trustProxy,
-		CacheFresh: o.fresh, Clock: clk, Log: log})
+		CacheFresh: o.fresh, Clock: clk, Log: log,
+		HLSPlayer: filepath.Join(apitest.RepoRoot(), "node_modules", "hls.js", "dist", "hls.min.js")})
 	if err != nil {
 		t.Fatal(err)
 	}

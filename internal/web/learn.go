@@ -66,6 +66,9 @@ type (
 		ContentType  string `json:"content_type"`
 		VideoSiteURL string `json:"video_site_url"`
 		Processing   string `json:"processing"`
+		// A transcoded video: its HLS master playlist and poster.
+		HLSURL    string `json:"hls_url"`
+		PosterURL string `json:"poster_url"`
 	}
 	oembedContent struct {
 		URL          string `json:"url"`

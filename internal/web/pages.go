@@ -171,7 +171,7 @@ func writePage(w http.ResponseWriter, status int, body []byte) {
 // Frames: the frontend itself (H5P embeds, PDFs) and https providers of
 // embedded media (the API rebuilds oEmbed markup as sandboxed iframes).
 const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
-	"media-src 'self' https:; frame-src 'self' https:; object-src 'none'; base-uri 'self'; " +
+	"media-src 'self' https: blob:; frame-src 'self' https:; object-src 'none'; base-uri 'self'; " +
 	"form-action 'self'; frame-ancestors 'self'"
 
 func (h *Handler) errorPage(w http.ResponseWriter, r *http.Request, status int, title, message string) {

@@ -37,6 +37,10 @@ type Options struct {
 	// Client calls the API (default: a pooled client that never
 	// decompresses or follows redirects).
 	Client *http.Client
+	// HLSPlayer is the file of hls.js's browser build, served as
+	// /assets/hls.min.js to play HLS videos where the browser has no
+	// native HLS ("": those browsers get the original file).
+	HLSPlayer string
 }
 
 // Handler is the frontend.
@@ -89,6 +93,7 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /api/files/", h.files)
 	// The SCORM player, runtime, package files and tracking routes.
 	mux.HandleFunc("/api/scorm/", h.scormProxy)
+	mux.HandleFunc("GET /assets/hls.min.js", h.hlsPlayer)
 	mux.HandleFunc("GET /assets/", h.assets)
 
 	mux.HandleFunc("GET /{$}", h.home)
@@ -312,7 +317,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger) (string, e
 		return "", nil
 	}
 	h, err := New(Options{APIURL: cfg.APIURL, PlatformHost: cfg.PlatformHost, TrustProxy: cfg.TrustProxy,
-		CacheFresh: cfg.WebCacheFresh, Log: log})
+		CacheFresh: cfg.WebCacheFresh, Log: log, HLSPlayer: cfg.HLSPlayer})
 	if err != nil {
 		return "", err
 	}

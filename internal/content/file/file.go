@@ -22,6 +22,8 @@ import (
 
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // Processing states of an uploaded video.
@@ -56,7 +58,13 @@ type rules struct {
 	siteURL bool
 	// processed files start in the Queued state.
 	processed bool
+	// process enqueues the background work of a stored Queued value.
+	process Process
 }
+
+// Process enqueues the processing of the topic's uploaded file inside tx,
+// the transaction that stores it (media transcodes videos).
+type Process func(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, topicID int64) error
 
 // Kind is one file content kind; make it with PDF, Image, Audio or Video.
 type Kind struct{ r *rules }
@@ -103,6 +111,27 @@ func Video() Kind {
 		}}}
 }
 
+// ProcessedBy is the kind whose stored uploads are queued for processing
+// through fn.
+func (k Kind) ProcessedBy(fn Process) Kind {
+	r := *k.r
+	r.process = fn
+	return Kind{&r}
+}
+
+// Enqueue asks for the processing of a value just stored, when it waits
+// for it (content.Processed).
+func (k Kind) Enqueue(ctx context.Context, tx *sqldb.Tx, env content.Env, value json.RawMessage) error {
+	if k.r.process == nil {
+		return nil
+	}
+	v, err := parse(value)
+	if err != nil || v.Path == "" || v.Processing != Queued {
+		return err
+	}
+	return k.r.process(ctx, tx, env.Tenant, env.TopicID)
+}
+
 func (k Kind) Class() string    { return k.r.class }
 func (k Kind) Name() string     { return k.r.name }
 func (k Kind) MaxUpload() int64 { return k.r.max }
@@ -126,6 +155,16 @@ type Value struct {
 	ContentType string `json:"content_type,omitempty"`
 	SiteURL     string `json:"video_site_url,omitempty"`
 	Processing  string `json:"processing,omitempty"`
+	// What the processing of a video made of it (media): the progress in
+	// percent while processing, the reason when failed, and when ready
+	// the duration in seconds, the key of the HLS master playlist (none
+	// when transcoding is off: the original is played) and of the poster.
+	Progress int      `json:"progress,omitempty"`
+	Error    string   `json:"error,omitempty"`
+	Duration float64  `json:"duration,omitempty"`
+	HLS      string   `json:"hls,omitempty"`
+	Poster   string   `json:"poster,omitempty"`
+	Variants []string `json:"variants,omitempty"`
 }
 
 // View is what clients see of a file topic: a signed link to the file, or
@@ -137,6 +176,16 @@ type View struct {
 	ContentType  string `json:"content_type,omitempty"`
 	VideoSiteURL string `json:"video_site_url,omitempty"`
 	Processing   string `json:"processing,omitempty"`
+	// Video processing: progress (percent) while processing, error when
+	// failed; when ready the duration (seconds), the signed link of the
+	// HLS master playlist (absent when transcoding is off), of the poster
+	// image, and the variants' names ("360p@800k").
+	Progress  int      `json:"progress,omitempty"`
+	Error     string   `json:"error,omitempty"`
+	Duration  float64  `json:"duration,omitempty"`
+	HLSURL    string   `json:"hls_url,omitempty"`
+	PosterURL string   `json:"poster_url,omitempty"`
+	Variants  []string `json:"variants,omitempty"`
 }
 
 // fileFields are the form fields an upload may come in: the spec's file,
@@ -241,19 +290,29 @@ func (k Kind) Copy(ctx context.Context, env content.Env, value json.RawMessage) 
 		return nil, fmt.Errorf("file: copy to %s: %w", v.Path, err)
 	}
 	if k.r.processed {
-		v.Processing = Queued
+		v = Value{Path: v.Path, Name: v.Name, Size: v.Size, ContentType: v.ContentType, Processing: Queued}
 	}
 	return json.Marshal(v)
 }
 
-// Remove deletes the value's file.
+// Remove deletes the value's file, and what processing made of it.
 func (k Kind) Remove(ctx context.Context, env content.Env, value json.RawMessage) error {
 	v, err := parse(value)
 	if err != nil || v.Path == "" {
 		return err
 	}
+	if k.r.processed {
+		if err := env.Tenant.Blob.DeletePrefix(ctx, ProcessedPrefix(v.Path)); err != nil {
+			return err
+		}
+	}
 	return env.Tenant.Blob.Delete(ctx, v.Path)
 }
+
+// ProcessedPrefix is where the processing of the upload at key stores its
+// output (HLS playlists and segments, poster): beside it, under the value's
+// own fresh prefix, so removing the value finds them.
+func ProcessedPrefix(key string) string { return path.Dir(key) + "/hls/" }
 
 // View links the file through env.FileURL.
 func (k Kind) View(env content.Env, value json.RawMessage) (any, error) {
@@ -261,12 +320,19 @@ func (k Kind) View(env content.Env, value json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := View{Name: v.Name, Size: v.Size, ContentType: v.ContentType, VideoSiteURL: v.SiteURL, Processing: v.Processing}
+	out := View{Name: v.Name, Size: v.Size, ContentType: v.ContentType, VideoSiteURL: v.SiteURL, Processing: v.Processing,
+		Progress: v.Progress, Error: v.Error, Duration: v.Duration, Variants: v.Variants}
 	switch {
 	case v.SiteURL != "":
 		out.URL = v.SiteURL
 	case v.Path != "" && env.FileURL != nil:
 		out.URL = env.FileURL(v.Path)
+		if v.HLS != "" {
+			out.HLSURL = env.FileURL(v.HLS)
+		}
+		if v.Poster != "" {
+			out.PosterURL = env.FileURL(v.Poster)
+		}
 	}
 	return out, nil
 }

@@ -9,6 +9,39 @@
   var topic = document.getElementById('topic');
   if (!topic) { return; }
 
+  // A transcoded video plays its HLS variants: natively where the browser
+  // can, else through hls.js (loaded only then), else the original file.
+  // data-player tells which.
+  var hlsVideo = document.querySelector('video[data-hls]');
+  if (hlsVideo) {
+    var original = function () {
+      hlsVideo.dataset.player = 'original';
+      hlsVideo.src = hlsVideo.dataset.original;
+    };
+    if (hlsVideo.canPlayType('application/vnd.apple.mpegurl')) {
+      hlsVideo.dataset.player = 'native';
+      hlsVideo.src = hlsVideo.dataset.hls;
+    } else {
+      var s = document.createElement('script');
+      s.src = '/assets/hls.min.js';
+      s.onload = function () {
+        if (!window.Hls || !window.Hls.isSupported()) { original(); return; }
+        var hls = new window.Hls({ enableWorker: false });
+        hls.on(window.Hls.Events.ERROR, function (_, data) {
+          if (data.fatal) { hls.destroy(); original(); }
+        });
+        hls.on(window.Hls.Events.MANIFEST_PARSED, function (_, data) {
+          hlsVideo.dataset.levels = String(data.levels.length);
+        });
+        hls.loadSource(hlsVideo.dataset.hls);
+        hls.attachMedia(hlsVideo);
+        hlsVideo.dataset.player = 'hls.js';
+      };
+      s.onerror = original;
+      document.head.appendChild(s);
+    }
+  }
+
   var courseId = topic.dataset.course;
   var topicId = topic.dataset.topic;
   var mode = topic.dataset.mode;

@@ -1,0 +1,256 @@
+package media_test
+
+import (
+	"bytes"
+	"context"
+	"mime/multipart"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/media"
+)
+
+const videoClass = `Lms\TopicTypes\Models\TopicContent\Video`
+
+// needFFmpeg skips without ffmpeg, except under CI, where .ci/run installs it.
+func needFFmpeg(t testing.TB) {
+	t.Helper()
+	if err := media.FindFFmpeg().Missing(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+}
+
+// makeVideo has ffmpeg make a small MP4: a test picture of 640x360 and a
+// tone, seconds long.
+func makeVideo(t testing.TB, seconds int) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "clip.mp4")
+	cmd := exec.Command("ffmpeg", "-hide_banner", "-nostdin", "-y",
+		"-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration="+strconv.Itoa(seconds),
+		"-f", "lavfi", "-i", "sine=frequency=440:duration="+strconv.Itoa(seconds),
+		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+type course struct{ id, lesson int64 }
+
+func newCourse(t *testing.T, env *apitest.Env, token string) course {
+	var c course
+	c.id = int64(env.Call(t, 201, "POST", "/api/admin/courses", token, map[string]any{"title": "Films", "status": "published"}).Number("data.id"))
+	c.lesson = int64(env.Call(t, 201, "POST", "/api/admin/lessons", token, map[string]any{"course_id": c.id, "title": "Watch"}).Number("data.id"))
+	return c
+}
+
+func uploadVideo(t *testing.T, env *apitest.Env, token string, lesson int64, name string, data []byte) *apitest.Response {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	w.WriteField("lesson", strconv.FormatInt(lesson, 10))
+	w.WriteField("title", "A film")
+	w.WriteField("topicable", videoClass)
+	part, _ := w.CreateFormFile("file", name)
+	part.Write(data)
+	w.Close()
+	res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: token, Body: body.Bytes(), Type: w.FormDataContentType()})
+	if res.Status != 201 {
+		t.Fatalf("upload: %d %s", res.Status, res.Body)
+	}
+	return res
+}
+
+func setVideo(t *testing.T, env *apitest.Env, token string, enable bool, bitrates any) {
+	t.Helper()
+	env.Call(t, 200, "POST", "/api/admin/config", token, map[string]any{"config": []map[string]any{
+		{"key": "lms_video.enable", "value": enable}, {"key": "lms_video.bitrates", "value": bitrates}}})
+}
+
+// runQueue runs the server's job queue until the test ends.
+func runQueue(t *testing.T, env *apitest.Env) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		env.Server.Queue.Run(ctx)
+	}()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
+// await long-polls the operation, from the state of ETag tag, until it is
+// done, and returns every state it saw.
+func await(t *testing.T, env *apitest.Env, token string, topic int64, tag string) (last *apitest.Response, seen []string) {
+	t.Helper()
+	path := "/api/admin/operations/video:" + strconv.FormatInt(topic, 10) + "?wait=20"
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		res := env.Do(apitest.Request{Method: "GET", Path: path, Token: token, Headers: map[string]string{"If-None-Match": tag}})
+		switch res.Status {
+		case 304:
+			continue
+		case 200:
+		default:
+			t.Fatalf("operation: %d %s", res.Status, res.Body)
+		}
+		tag = res.Header.Get("ETag")
+		state := res.String("data.state")
+		if state == "processing" {
+			state += ":" + strconv.Itoa(int(res.Number("data.progress")))
+		}
+		seen = append(seen, state)
+		if res.Get("data.done") == true {
+			return res, seen
+		}
+	}
+	t.Fatalf("the operation did not finish; saw %v", seen)
+	return nil, nil
+}
+
+// An uploaded video goes queued → processing → ready, with HLS at two
+// bitrates, a poster and its duration; its playlists are served through
+// signed links that sign what they name.
+func TestVideoTranscodedToHLS(t *testing.T) {
+	needFFmpeg(t)
+	clip := makeVideo(t, 6)
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		setVideo(t, env, admin.Token, true, []any{
+			map[string]any{"kiloBitrate": 300, "scale": "320x180"}, map[string]any{"kiloBitrate": 700, "scale": "640x360"},
+			map[string]any{"kiloBitrate": 3000, "scale": "1920x1080"}, // taller than the source: dropped
+		})
+		c := newCourse(t, env, admin.Token)
+		res := uploadVideo(t, env, admin.Token, c.lesson, "clip.mp4", clip)
+		topic := int64(res.Number("data.id"))
+		if got := res.String("data.topicable.processing"); got != "queued" {
+			t.Fatalf("state after upload %q", got)
+		}
+		first := env.Call(t, 200, "GET", "/api/admin/operations/video:"+strconv.FormatInt(topic, 10), admin.Token, nil)
+		if first.String("data.state") != "queued" || first.Get("data.done") != false || first.Header.Get("ETag") == "" {
+			t.Fatalf("operation before a worker: %s", first.Body)
+		}
+		// Nothing changed: 304 with the same ETag.
+		same := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/operations/video:" + strconv.FormatInt(topic, 10),
+			Token: admin.Token, Headers: map[string]string{"If-None-Match": first.Header.Get("ETag")}})
+		if same.Status != 304 {
+			t.Fatalf("unchanged state: %d", same.Status)
+		}
+		runQueue(t, env)
+		done, seen := await(t, env, admin.Token, topic, first.Header.Get("ETag"))
+		if done.String("data.state") != "ready" || !strings.HasPrefix(seen[0], "processing:") {
+			t.Fatalf("states %v, last %s", seen, done.Body)
+		}
+		if vs := done.Get("data.variants"); len(vs.([]any)) != 2 || vs.([]any)[0] != "180p@300k" || vs.([]any)[1] != "360p@700k" {
+			t.Fatalf("variants %v", vs)
+		}
+		if d := done.Number("data.duration"); d < 5.5 || d > 6.5 {
+			t.Fatalf("duration %v", d)
+		}
+		view := env.Call(t, 200, "GET", "/api/admin/topics/"+strconv.FormatInt(topic, 10), admin.Token, nil)
+		hls, poster := view.String("data.topicable.hls_url"), view.String("data.topicable.poster_url")
+		if hls == "" || poster == "" || view.String("data.topicable.url") == "" {
+			t.Fatalf("ready view: %s", view.Body)
+		}
+		if p := env.Do(apitest.Request{Method: "GET", Path: poster}); p.Status != 200 || p.Header.Get("Content-Type") != "image/jpeg" {
+			t.Fatalf("poster: %d %s", p.Status, p.Header.Get("Content-Type"))
+		}
+		master := env.Do(apitest.Request{Method: "GET", Path: hls})
+		if master.Status != 200 || master.Header.Get("Content-Type") != "application/vnd.apple.mpegurl" {
+			t.Fatalf("master: %d %s", master.Status, master.Header)
+		}
+		var variants []string
+		for _, line := range strings.Split(string(master.Body), "\n") {
+			if strings.HasPrefix(line, "/api/files/") {
+				variants = append(variants, line)
+			}
+		}
+		if len(variants) != 2 || !strings.Contains(string(master.Body), "BANDWIDTH=") {
+			t.Fatalf("master playlist:\n%s", master.Body)
+		}
+		for _, v := range variants {
+			pl := env.Do(apitest.Request{Method: "GET", Path: v})
+			if pl.Status != 200 || !strings.Contains(string(pl.Body), "#EXT-X-ENDLIST") {
+				t.Fatalf("variant %s: %d\n%s", v, pl.Status, pl.Body)
+			}
+			var segs []string
+			for _, line := range strings.Split(string(pl.Body), "\n") {
+				if strings.HasPrefix(line, "/api/files/") {
+					segs = append(segs, line)
+				}
+			}
+			if len(segs) < 2 {
+				t.Fatalf("segments of %s:\n%s", v, pl.Body)
+			}
+			seg := env.Do(apitest.Request{Method: "GET", Path: segs[0]})
+			if seg.Status != 200 || seg.Header.Get("Content-Type") != "video/mp2t" || len(seg.Body) == 0 || seg.Body[0] != 0x47 {
+				t.Fatalf("segment: %d %s", seg.Status, seg.Header.Get("Content-Type"))
+			}
+			// A segment's link is signed for that segment only.
+			tampered := strings.Replace(segs[0], "seg00000.ts", "seg00001.ts", 1)
+			if r := env.Do(apitest.Request{Method: "GET", Path: tampered}); r.Status != 403 {
+				t.Fatalf("a link signed for another segment: %d", r.Status)
+			}
+		}
+		// Deleting the topic removes the upload and everything made of it.
+		env.Call(t, 200, "DELETE", "/api/admin/topics/"+strconv.FormatInt(topic, 10), admin.Token, nil)
+		if r := env.Do(apitest.Request{Method: "GET", Path: variants[0]}); r.Status != 404 {
+			t.Fatalf("a variant after delete: %d", r.Status)
+		}
+	})
+}
+
+// A file that claims to be a video but is not one fails cleanly, with a
+// reason, after one attempt; transcoding off keeps the original.
+func TestCorruptVideoFailsAndOffKeepsOriginal(t *testing.T) {
+	needFFmpeg(t)
+	clip := makeVideo(t, 2)
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		setVideo(t, env, admin.Token, true, []any{})
+		c := newCourse(t, env, admin.Token)
+		// An MP4 header followed by garbage passes the upload's type check.
+		corrupt := append(append([]byte{}, clip[:64]...), bytes.Repeat([]byte{0x5a}, 4096)...)
+		bad := int64(uploadVideo(t, env, admin.Token, c.lesson, "broken.mp4", corrupt).Number("data.id"))
+		runQueue(t, env)
+		res, seen := await(t, env, admin.Token, bad, "")
+		if res.String("data.state") != "failed" || !strings.HasPrefix(res.String("data.error"), "The file is not a playable video") {
+			t.Fatalf("corrupt video: %v %s", seen, res.Body)
+		}
+		if strings.Contains(res.String("data.error"), os.TempDir()) {
+			t.Fatalf("the reason shows a server path: %s", res.String("data.error"))
+		}
+		setVideo(t, env, admin.Token, false, []any{})
+		good := int64(uploadVideo(t, env, admin.Token, c.lesson, "clip.mp4", clip).Number("data.id"))
+		res, seen = await(t, env, admin.Token, good, "")
+		if res.String("data.state") != "ready" || res.Get("data.variants") != nil {
+			t.Fatalf("transcoding off: %v %s", seen, res.Body)
+		}
+		view := env.Call(t, 200, "GET", "/api/admin/topics/"+strconv.FormatInt(good, 10), admin.Token, nil)
+		if view.String("data.topicable.hls_url") != "" || view.String("data.topicable.poster_url") == "" || view.String("data.topicable.url") == "" {
+			t.Fatalf("transcoding off: %s", view.Body)
+		}
+		// The operation is for those who may edit the topic only.
+		student := env.As("student")
+		if r := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/operations/video:" + strconv.FormatInt(good, 10), Token: student.Token}); r.Status != 403 {
+			t.Fatalf("a student's await: %d", r.Status)
+		}
+		if r := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/operations/quiz:1", Token: admin.Token}); r.Status != 422 {
+			t.Fatalf("an unknown operation: %d", r.Status)
+		}
+	})
+}
