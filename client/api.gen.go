@@ -275,6 +275,29 @@ func (c *Client) PostAdminGiftQuestions(ctx context.Context, body AddQuestionInp
 	return &out, nil
 }
 
+// PostAdminInteractive is POST /api/admin/interactive: Upload an interactive package (a .zip web
+// app), or a new version of one
+func (c *Client) PostAdminInteractive(ctx context.Context, form PostAdminInteractiveForm) (*PackageView, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/interactive"}
+	r.body = formBody(form)
+	var out PackageView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminInteractiveID is GET /api/admin/interactive/{id}: One interactive package with its
+// versions and current manifest
+func (c *Client) GetAdminInteractiveID(ctx context.Context, id int64) (*PackageView, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/interactive/" + pathParam(id)}
+	var out PackageView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetAdminLayoutComponents is GET /api/admin/layout/components: List the approved layout components
 // with their props schemas and the layout rules
 func (c *Client) GetAdminLayoutComponents(ctx context.Context) (*Catalogue, error) {
@@ -681,6 +704,16 @@ func (c *Client) GetAdminTopicsIDEdit(ctx context.Context, id int64) (*FormView,
 		return nil, err
 	}
 	return &out, nil
+}
+
+// GetAdminTopicsIDCspReports is GET /api/admin/topics/{topic_id}/csp-reports: List the CSP
+// violation reports of an interactive topic's app, newest first
+func (c *Client) GetAdminTopicsIDCspReports(ctx context.Context, topicID int64, params GetAdminTopicsIDCspReportsParams) (*Page[Report], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/csp-reports"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	return callPage[Report](ctx, c, r)
 }
 
 // GetAdminTopicsIDGiftQuestions is GET /api/admin/topics/{topic_id}/gift-questions: List a quiz
@@ -1412,6 +1445,15 @@ func (c *Client) GetCoursesIDProgram(ctx context.Context, course int64) (*Learne
 	return &out, nil
 }
 
+// PostCspReport is POST /api/csp-report: Receive a Content-Security-Policy violation report of a
+// played app
+func (c *Client) PostCspReport(ctx context.Context, params PostCspReportParams) error {
+	r := request{method: http.MethodPost, path: "/api/csp-report"}
+	r.query = url.Values{}
+	addQuery(r.query, "topic", params.Topic)
+	return c.call(ctx, r, nil)
+}
+
 // GetDemo is GET /api/demo: Demo mode: the demo accounts (role and e-mail, never a password), front
 // and admin URLs and the reset schedule; 404 outside demo mode
 func (c *Client) GetDemo(ctx context.Context) (*Info, error) {
@@ -1470,6 +1512,34 @@ func (c *Client) GetHealth(ctx context.Context) (*HealthData, error) {
 func (c *Client) GetHealthcheck(ctx context.Context) error {
 	r := request{method: http.MethodGet, path: "/api/healthcheck"}
 	return c.call(ctx, r, nil)
+}
+
+// GetInteractivePlayIDSlash is GET /api/interactive/play/{grant}/: Start an interactive topic's app
+// (the topic's play_url)
+func (c *Client) GetInteractivePlayIDSlash(ctx context.Context, grant string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/interactive/play/" + pathParam(grant) + "/"}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetInteractivePlayIDID is GET /api/interactive/play/{grant}/{path}: Serve a file of an
+// interactive topic's app
+func (c *Client) GetInteractivePlayIDID(ctx context.Context, grant string, path string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/interactive/play/" + pathParam(grant) + "/" + pathParam(path)}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostInteractiveProgressID is POST /api/interactive/progress/{topic}: Record what an interactive
+// topic's app reported of the caller's activity
+func (c *Client) PostInteractiveProgressID(ctx context.Context, topic int64, body ProgressInput) (*ProgressView, error) {
+	r := request{method: http.MethodPost, path: "/api/interactive/progress/" + pathParam(topic)}
+	r.body = jsonBody(body)
+	var out ProgressView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // GetMeta is GET /api/meta: Describe the API: name, version, modules
@@ -2646,6 +2716,15 @@ type GetAdminTokensParams struct {
 	IncludeRevoked *bool
 }
 
+// GetAdminTopicsIDCspReportsParams are the parameters of GET
+// /api/admin/topics/{topic_id}/csp-reports; nil fields are not sent.
+type GetAdminTopicsIDCspReportsParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+}
+
 // GetAdminTopicsIDProjectSubmissionsParams are the parameters of GET
 // /api/admin/topics/{topic}/project/submissions; nil fields are not sent.
 type GetAdminTopicsIDProjectSubmissionsParams struct {
@@ -3060,6 +3139,20 @@ type LoginInputBody struct {
 	RememberMe any `json:"remember_me,omitzero"`
 }
 
+// Manifest is a schema of the API.
+type Manifest struct {
+	// Path of the start page in the archive (index.html, app/start.htm), an .html or .htm file.
+	Entry string `json:"entry"`
+	// Origins the app connects to (https://tiles.example.org, wss://live.example.org:8443): scheme,
+	// host and port only. A topic must accept them (acceptNetwork), and the tenant must allow network
+	// access (lms_interactive.allow_network).
+	Network []string `json:"network,omitzero"`
+	// The steps of the app in the order a learner walks them; topics play a range of them.
+	Steps []Step `json:"steps"`
+	// Name of the app; default: the archive's name.
+	Title *string `json:"title,omitzero"`
+}
+
 // Marked is a schema of the API.
 type Marked struct {
 	// How many notifications were marked read.
@@ -3124,6 +3217,17 @@ type OrderInputBody struct {
 	IDs []int64 `json:"ids"`
 }
 
+// PackageView is a schema of the API.
+type PackageView struct {
+	CreatedBy      *int64 `json:"created_by"`
+	CurrentVersion int64  `json:"current_version"`
+	ID             int64  `json:"id"`
+	// The current version's manifest.
+	Manifest Manifest      `json:"manifest"`
+	Title    string        `json:"title"`
+	Versions []VersionView `json:"versions"`
+}
+
 // Pair is a schema of the API.
 type Pair struct {
 	Answer   string `json:"answer"`
@@ -3141,18 +3245,34 @@ type PasswordInputBody struct {
 type PatchAdminTopicsIDBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string `json:"accept,omitzero"`
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool `json:"acceptNetwork,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string `json:"completion,omitzero"`
+	// Interactive: inline (default) or as the page's background.
+	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PatchAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string `json:"endStep,omitzero"`
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string `json:"fallback,omitzero"`
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool `json:"followLatest,omitzero"`
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64 `json:"height,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
@@ -3169,6 +3289,11 @@ type PatchAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64 `json:"package,omitzero"`
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64 `json:"passScore,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3179,8 +3304,12 @@ type PatchAdminTopicsIDBody struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string `json:"review,omitzero"`
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
@@ -3189,6 +3318,9 @@ type PatchAdminTopicsIDBody struct {
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64 `json:"version,omitzero"`
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string `json:"videoSiteUrl,omitzero"`
 	// Extra holds fields beyond those listed, sent beside them.
@@ -3235,21 +3367,37 @@ type PatchAdminTopicsIDBodyQuestionsItemOptionsItem struct {
 type PatchAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool
 	// Visible to learners; default true.
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string
+	// Interactive: inline (default) or as the page's background.
+	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PatchAdminTopicsIDFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64
 	// Rich text: HTML, sanitised.
 	HTML *string
 	// Project: instructions, Markdown.
@@ -3266,6 +3414,11 @@ type PatchAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3276,8 +3429,12 @@ type PatchAdminTopicsIDForm struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string
 	// Short summary.
 	Summary *string
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string
 	// Topic title.
 	Title *string
 	// Content class, one of GET /api/admin/topics/types.
@@ -3286,6 +3443,9 @@ type PatchAdminTopicsIDForm struct {
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string
 	// Extra holds fields beyond those listed, sent as they are.
@@ -3297,11 +3457,17 @@ type PatchAdminTopicsIDForm struct {
 func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
+		{"acceptNetwork", f.AcceptNetwork},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"completion", f.Completion},
+		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
+		{"endStep", f.EndStep},
 		{"fallback", f.Fallback},
+		{"followLatest", f.FollowLatest},
+		{"height", f.Height},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
@@ -3310,14 +3476,19 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
+		{"passScore", f.PassScore},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
+		{"startStep", f.StartStep},
 		{"summary", f.Summary},
+		{"text", f.Text},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
+		{"version", f.Version},
 		{"videoSiteUrl", f.VideoSiteURL},
 		{"", f.Extra},
 		{"file", f.File},
@@ -3460,22 +3631,53 @@ func (f PostAdminCoursesIDForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
+// PostAdminInteractiveForm is a schema of the API. Fields left nil are not sent.
+type PostAdminInteractiveForm struct {
+	// The .zip package, with lms-interactive.json (schema Manifest) at its root.
+	File *File
+	// Id of a package this upload is the next version of.
+	Package *int64
+}
+
+func (f PostAdminInteractiveForm) writeForm(w *multipart.Writer) error {
+	return writeFields(w, []formField{
+		{"package", f.Package},
+		{"file", f.File},
+	})
+}
+
 // PostAdminTopicsBody: Type-specific fields beyond those listed are passed to the content kind.
 type PostAdminTopicsBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string `json:"accept,omitzero"`
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool `json:"acceptNetwork,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string `json:"completion,omitzero"`
+	// Interactive: inline (default) or as the page's background.
+	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string `json:"endStep,omitzero"`
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string `json:"fallback,omitzero"`
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool `json:"followLatest,omitzero"`
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64 `json:"height,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
@@ -3492,6 +3694,11 @@ type PostAdminTopicsBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64 `json:"package,omitzero"`
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64 `json:"passScore,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3502,8 +3709,12 @@ type PostAdminTopicsBody struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string `json:"review,omitzero"`
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title string `json:"title"`
 	// Content class, one of GET /api/admin/topics/types.
@@ -3512,6 +3723,9 @@ type PostAdminTopicsBody struct {
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64 `json:"version,omitzero"`
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string `json:"videoSiteUrl,omitzero"`
 	// Extra holds fields beyond those listed, sent beside them.
@@ -3558,21 +3772,37 @@ type PostAdminTopicsBodyQuestionsItemOptionsItem struct {
 type PostAdminTopicsForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool
 	// Visible to learners; default true.
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string
+	// Interactive: inline (default) or as the page's background.
+	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64
 	// Rich text: HTML, sanitised.
 	HTML *string
 	// Project: instructions, Markdown.
@@ -3589,6 +3819,11 @@ type PostAdminTopicsForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3599,8 +3834,12 @@ type PostAdminTopicsForm struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string
 	// Short summary.
 	Summary *string
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string
 	// Topic title.
 	Title string
 	// Content class, one of GET /api/admin/topics/types.
@@ -3609,6 +3848,9 @@ type PostAdminTopicsForm struct {
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string
 	// Extra holds fields beyond those listed, sent as they are.
@@ -3620,11 +3862,17 @@ type PostAdminTopicsForm struct {
 func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
+		{"acceptNetwork", f.AcceptNetwork},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"completion", f.Completion},
+		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
+		{"endStep", f.EndStep},
 		{"fallback", f.Fallback},
+		{"followLatest", f.FollowLatest},
+		{"height", f.Height},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
@@ -3633,14 +3881,19 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
+		{"passScore", f.PassScore},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
+		{"startStep", f.StartStep},
 		{"summary", f.Summary},
+		{"text", f.Text},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
+		{"version", f.Version},
 		{"videoSiteUrl", f.VideoSiteURL},
 		{"", f.Extra},
 		{"file", f.File},
@@ -3682,18 +3935,34 @@ type PostAdminTopicsFormQuestionsItemOptionsItem struct {
 type PostAdminTopicsIDBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string `json:"accept,omitzero"`
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool `json:"acceptNetwork,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string `json:"completion,omitzero"`
+	// Interactive: inline (default) or as the page's background.
+	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string `json:"endStep,omitzero"`
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string `json:"fallback,omitzero"`
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool `json:"followLatest,omitzero"`
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64 `json:"height,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
@@ -3710,6 +3979,11 @@ type PostAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64 `json:"package,omitzero"`
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64 `json:"passScore,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3720,8 +3994,12 @@ type PostAdminTopicsIDBody struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string `json:"review,omitzero"`
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
@@ -3730,6 +4008,9 @@ type PostAdminTopicsIDBody struct {
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64 `json:"version,omitzero"`
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string `json:"videoSiteUrl,omitzero"`
 	// Extra holds fields beyond those listed, sent beside them.
@@ -3776,21 +4057,37 @@ type PostAdminTopicsIDBodyQuestionsItemOptionsItem struct {
 type PostAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool
 	// Visible to learners; default true.
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string
+	// Interactive: inline (default) or as the page's background.
+	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsIDFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64
 	// Rich text: HTML, sanitised.
 	HTML *string
 	// Project: instructions, Markdown.
@@ -3807,6 +4104,11 @@ type PostAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3817,8 +4119,12 @@ type PostAdminTopicsIDForm struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string
 	// Short summary.
 	Summary *string
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string
 	// Topic title.
 	Title *string
 	// Content class, one of GET /api/admin/topics/types.
@@ -3827,6 +4133,9 @@ type PostAdminTopicsIDForm struct {
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string
 	// Extra holds fields beyond those listed, sent as they are.
@@ -3838,11 +4147,17 @@ type PostAdminTopicsIDForm struct {
 func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
+		{"acceptNetwork", f.AcceptNetwork},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"completion", f.Completion},
+		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
+		{"endStep", f.EndStep},
 		{"fallback", f.Fallback},
+		{"followLatest", f.FollowLatest},
+		{"height", f.Height},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
@@ -3851,14 +4166,19 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
+		{"passScore", f.PassScore},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
+		{"startStep", f.StartStep},
 		{"summary", f.Summary},
+		{"text", f.Text},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
+		{"version", f.Version},
 		{"videoSiteUrl", f.VideoSiteURL},
 		{"", f.Extra},
 		{"file", f.File},
@@ -3936,6 +4256,12 @@ func (f PostAdminUsersIDAvatarForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"avatar", f.Avatar},
 	})
+}
+
+// PostCspReportParams are the parameters of POST /api/csp-report; nil fields are not sent.
+type PostCspReportParams struct {
+	// The topic whose app was played (the policy's report-uri names it).
+	Topic *int64
 }
 
 // PostH5PContentsUploadForm is a schema of the API. Fields left nil are not sent.
@@ -4032,6 +4358,17 @@ type ProgressCourse struct {
 	Title           string     `json:"title"`
 }
 
+// ProgressInput is a schema of the API.
+type ProgressInput struct {
+	// open: the app was shown; step: the learner reached step; complete: the app says it is done;
+	// score: the app's score.
+	Event string `json:"event"`
+	// With score: a percentage.
+	Score *int64 `json:"score,omitzero"`
+	// With step: a step id of the manifest.
+	Step *string `json:"step,omitzero"`
+}
+
 // ProgressItem is a schema of the API.
 type ProgressItem struct {
 	Course     ProgressCourse `json:"course"`
@@ -4065,6 +4402,19 @@ type ProgressSummary struct {
 	TotalTopics int64 `json:"total_topics"`
 }
 
+// ProgressView is a schema of the API.
+type ProgressView struct {
+	AppComplete bool `json:"app_complete"`
+	// Whether the topic's rule is met; the topic is then complete in the learner's progress.
+	Completed bool `json:"completed"`
+	// The topic's rule.
+	Completion string `json:"completion"`
+	// Best score reported.
+	Score *int64 `json:"score"`
+	// Step ids reached, in the order first reached.
+	Steps []string `json:"steps"`
+}
+
 // ProgressWrite is a schema of the API.
 type ProgressWrite struct {
 	// 0 incomplete, 1 complete, 2 in progress.
@@ -4076,18 +4426,34 @@ type ProgressWrite struct {
 type PutAdminTopicsIDBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string `json:"accept,omitzero"`
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool `json:"acceptNetwork,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string `json:"completion,omitzero"`
+	// Interactive: inline (default) or as the page's background.
+	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PutAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string `json:"endStep,omitzero"`
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string `json:"fallback,omitzero"`
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool `json:"followLatest,omitzero"`
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64 `json:"height,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
@@ -4104,6 +4470,11 @@ type PutAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64 `json:"package,omitzero"`
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64 `json:"passScore,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4114,8 +4485,12 @@ type PutAdminTopicsIDBody struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string `json:"review,omitzero"`
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
@@ -4124,6 +4499,9 @@ type PutAdminTopicsIDBody struct {
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64 `json:"version,omitzero"`
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string `json:"videoSiteUrl,omitzero"`
 	// Extra holds fields beyond those listed, sent beside them.
@@ -4170,21 +4548,37 @@ type PutAdminTopicsIDBodyQuestionsItemOptionsItem struct {
 type PutAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool
 	// Visible to learners; default true.
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string
+	// Interactive: inline (default) or as the page's background.
+	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PutAdminTopicsIDFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64
 	// Rich text: HTML, sanitised.
 	HTML *string
 	// Project: instructions, Markdown.
@@ -4201,6 +4595,11 @@ type PutAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4211,8 +4610,12 @@ type PutAdminTopicsIDForm struct {
 	// answer final; never (learners see only the score and the pass). An attempt keeps the setting it
 	// started with.
 	Review *string
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string
 	// Short summary.
 	Summary *string
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string
 	// Topic title.
 	Title *string
 	// Content class, one of GET /api/admin/topics/types.
@@ -4221,6 +4624,9 @@ type PutAdminTopicsIDForm struct {
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string
 	// Extra holds fields beyond those listed, sent as they are.
@@ -4232,11 +4638,17 @@ type PutAdminTopicsIDForm struct {
 func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
+		{"acceptNetwork", f.AcceptNetwork},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"completion", f.Completion},
+		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
+		{"endStep", f.EndStep},
 		{"fallback", f.Fallback},
+		{"followLatest", f.FollowLatest},
+		{"height", f.Height},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
@@ -4245,14 +4657,19 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
+		{"package", f.Package},
+		{"passScore", f.PassScore},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
+		{"startStep", f.StartStep},
 		{"summary", f.Summary},
+		{"text", f.Text},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
+		{"version", f.Version},
 		{"videoSiteUrl", f.VideoSiteURL},
 		{"", f.Extra},
 		{"file", f.File},
@@ -4384,6 +4801,18 @@ type RenameInputBody struct {
 	Name string `json:"name"`
 }
 
+// Report is a schema of the API.
+type Report struct {
+	// What was blocked: a URL without its query, or inline, eval, ...
+	BlockedURI string    `json:"blocked_uri"`
+	CreatedAt  time.Time `json:"created_at"`
+	// The directive that blocked it (connect-src, ...).
+	Directive string `json:"directive"`
+	// The page, without its query.
+	DocumentURI string `json:"document_uri"`
+	TopicID     *int64 `json:"topic_id"`
+}
+
 // ResetInputBody is a schema of the API.
 type ResetInputBody struct {
 	Email    string `json:"email"`
@@ -4453,6 +4882,14 @@ type SortInputBody struct {
 type StartInputBody struct {
 	// The quiz topic.
 	TopicID int64 `json:"topic_id"`
+}
+
+// Step is a schema of the API.
+type Step struct {
+	// Unique id the app reports when the learner reaches the step.
+	ID string `json:"id"`
+	// Title shown to learners.
+	Title string `json:"title"`
 }
 
 // SubmissionView is a schema of the API.
@@ -4645,6 +5082,14 @@ type UserRef struct {
 	Email string `json:"email"`
 	ID    int64  `json:"id"`
 	Name  string `json:"name"`
+}
+
+// VersionView is a schema of the API.
+type VersionView struct {
+	CreatedAt time.Time `json:"created_at"`
+	Files     int64     `json:"files"`
+	Size      int64     `json:"size"`
+	Version   int64     `json:"version"`
 }
 
 // View is a schema of the API.

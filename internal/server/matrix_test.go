@@ -180,6 +180,17 @@ var matrix = map[string]string{
 	"PUT /api/admin/topics/{topic_id}/gift-questions/order":   admins,
 	"PUT /api/admin/topics/{topic_id}/gift-questions/{id}":    admins,
 	"DELETE /api/admin/topics/{topic_id}/gift-questions/{id}": admins,
+	// Interactive: authors upload packages (the matrix's package id names
+	// none); the matrix's topic is no interactive topic, so the admin's
+	// progress is refused too; play links need a valid grant; anyone may
+	// send a CSP report.
+	"POST /api/admin/interactive":                  authors,
+	"GET /api/admin/interactive/{id}":              authors,
+	"GET /api/admin/topics/{topic_id}/csp-reports": admins,
+	"POST /api/interactive/progress/{topic}":       admins,
+	"GET /api/interactive/play/{grant}/{path}":     "",
+	"GET /api/interactive/play/{grant}/":           "",
+	"POST /api/csp-report":                         anyone,
 	// Signed links need no token; without a valid signature nobody gets one.
 	"GET /api/files/{key}": "",
 	// Demo mode is off in the matrix's server, and its tenant is no demo

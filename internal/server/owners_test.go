@@ -78,6 +78,11 @@ var owners = map[string]string{
 	"h5p_content_user_data":    "h5p/h5pstore",
 	"h5p_results":              "h5p/h5pstore",
 	"h5p_temp_files":           "h5p/h5pstore",
+	// interactive packages, their learners' reports and CSP reports
+	"interactive_packages": "interactive",
+	"interactive_versions": "interactive",
+	"interactive_progress": "interactive",
+	"csp_reports":          "interactive",
 }
 
 // triggers are the database triggers of the migrations, by the table they

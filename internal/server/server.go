@@ -32,6 +32,7 @@ import (
 	"github.com/lms-platform/lms/internal/h5p"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 	"github.com/lms-platform/lms/internal/httpx"
+	"github.com/lms-platform/lms/internal/interactive"
 	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/learning"
 	"github.com/lms-platform/lms/internal/limit"
@@ -76,6 +77,8 @@ type Server struct {
 	// Jobs runs the scheduled jobs of every tenant (started by Run).
 	Jobs   *jobs.Scheduler
 	topics *topics.Service
+	// interactive is the interactive package library, player and progress.
+	interactive *interactive.Service
 	// Courses owns courses, lessons, access and course status; its jobs
 	// expire access and activate courses.
 	Courses *courses.Service

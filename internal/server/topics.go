@@ -4,6 +4,7 @@ import (
 	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/content/file"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	interactivekind "github.com/lms-platform/lms/internal/content/interactive"
 	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
@@ -11,6 +12,7 @@ import (
 	"github.com/lms-platform/lms/internal/content/richtext"
 	"github.com/lms-platform/lms/internal/fetch"
 	"github.com/lms-platform/lms/internal/files"
+	"github.com/lms-platform/lms/internal/interactive"
 	"github.com/lms-platform/lms/internal/quiz"
 	"github.com/lms-platform/lms/internal/topics"
 )
@@ -35,6 +37,7 @@ func (s *Server) contentKinds() *content.Registry {
 		// H5P kind's client.
 		&layout.Kind{H5P: h5p},
 		quizkind.Kind{},
+		s.interactiveKind(),
 	)
 }
 
@@ -55,4 +58,18 @@ func (s *Server) topicRoutes() {
 	if s.Jobs != nil {
 		s.Jobs.Add(q.Jobs()...)
 	}
+	s.interactiveRoutes()
+}
+
+// interactiveKind is the interactive kind on the package library, which
+// gets its topics and progress once they are built (interactiveRoutes).
+func (s *Server) interactiveKind() content.Kind {
+	s.interactive = &interactive.Service{Clock: s.Clock, Settings: s.Settings}
+	return &interactivekind.Kind{Packages: s.interactive, Settings: s.Settings}
+}
+
+// interactiveRoutes serves packages, apps, their progress and CSP reports.
+func (s *Server) interactiveRoutes() {
+	s.interactive.Topics, s.interactive.Progress = s.topics, s.Learning
+	interactive.Routes(s.API, s.interactive)
 }
