@@ -409,6 +409,30 @@ func (c *Client) GetAdminLessonsIDEdit(ctx context.Context, id int64) (*LessonEd
 	return &out, nil
 }
 
+// PostAdminLiascript is POST /api/admin/liascript: Upload a LiaScript course
+func (c *Client) PostAdminLiascript(ctx context.Context, body PostAdminLiascriptBody) (*LiaCourseView, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/liascript"}
+	r.body = jsonBody(body)
+	var out LiaCourseView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminLiascriptMultipart is POST /api/admin/liascript: Upload a LiaScript course
+//
+// The body is multipart form data, streamed.
+func (c *Client) PostAdminLiascriptMultipart(ctx context.Context, form PostAdminLiascriptForm) (*LiaCourseView, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/liascript"}
+	r.body = formBody(form)
+	var out LiaCourseView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetAdminNotifications is GET /api/admin/notifications: The caller's notifications
 // (dashboard-app_notification-list_access_self or _access)
 func (c *Client) GetAdminNotifications(ctx context.Context, params GetAdminNotificationsParams) (*Page[Notification], error) {
@@ -708,12 +732,12 @@ func (c *Client) GetAdminTopicsIDEdit(ctx context.Context, id int64) (*FormView,
 
 // GetAdminTopicsIDCspReports is GET /api/admin/topics/{topic_id}/csp-reports: List the CSP
 // violation reports of an interactive topic's app, newest first
-func (c *Client) GetAdminTopicsIDCspReports(ctx context.Context, topicID int64, params GetAdminTopicsIDCspReportsParams) (*Page[Report], error) {
+func (c *Client) GetAdminTopicsIDCspReports(ctx context.Context, topicID int64, params GetAdminTopicsIDCspReportsParams) (*Page[CSPReport], error) {
 	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/csp-reports"}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
-	return callPage[Report](ctx, c, r)
+	return callPage[CSPReport](ctx, c, r)
 }
 
 // GetAdminTopicsIDGiftQuestions is GET /api/admin/topics/{topic_id}/gift-questions: List a quiz
@@ -1532,10 +1556,32 @@ func (c *Client) GetInteractivePlayIDID(ctx context.Context, grant string, path 
 
 // PostInteractiveProgressID is POST /api/interactive/progress/{topic}: Record what an interactive
 // topic's app reported of the caller's activity
-func (c *Client) PostInteractiveProgressID(ctx context.Context, topic int64, body ProgressInput) (*ProgressView, error) {
+func (c *Client) PostInteractiveProgressID(ctx context.Context, topic int64, body AppProgressInput) (*AppProgressView, error) {
 	r := request{method: http.MethodPost, path: "/api/interactive/progress/" + pathParam(topic)}
 	r.body = jsonBody(body)
-	var out ProgressView
+	var out AppProgressView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostLiascriptProgressID is POST /api/liascript/progress/{topic}: Record section visits and quiz
+// results in a LiaScript topic
+func (c *Client) PostLiascriptProgressID(ctx context.Context, topic int64, body LiaProgressInput) (*LiaProgressView, error) {
+	r := request{method: http.MethodPost, path: "/api/liascript/progress/" + pathParam(topic)}
+	r.body = jsonBody(body)
+	var out LiaProgressView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostLiascriptIDPreview is POST /api/liascript/{id}/preview: Preview a LiaScript course
+func (c *Client) PostLiascriptIDPreview(ctx context.Context, id int64) (*LiaCourseView, error) {
+	r := request{method: http.MethodPost, path: "/api/liascript/" + pathParam(id) + "/preview"}
+	var out LiaCourseView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -2058,6 +2104,30 @@ type AnswerInputBody struct {
 	QuestionID int64 `json:"question_id"`
 }
 
+// AppProgressInput is a schema of the API.
+type AppProgressInput struct {
+	// open: the app was shown; step: the learner reached step; complete: the app says it is done;
+	// score: the app's score.
+	Event string `json:"event"`
+	// With score: a percentage.
+	Score *int64 `json:"score,omitzero"`
+	// With step: a step id of the manifest.
+	Step *string `json:"step,omitzero"`
+}
+
+// AppProgressView is a schema of the API.
+type AppProgressView struct {
+	AppComplete bool `json:"app_complete"`
+	// Whether the topic's rule is met; the topic is then complete in the learner's progress.
+	Completed bool `json:"completed"`
+	// The topic's rule.
+	Completion string `json:"completion"`
+	// Best score reported.
+	Score *int64 `json:"score"`
+	// Step ids reached, in the order first reached.
+	Steps []string `json:"steps"`
+}
+
 // AssignInputBody is a schema of the API.
 type AssignInputBody struct {
 	Groups []GrantBody `json:"groups,omitzero"`
@@ -2131,6 +2201,18 @@ type AuditEntry struct {
 	TokenID   string `json:"token_id"`
 	UserAgent string `json:"user_agent"`
 	UserID    int64  `json:"user_id"`
+}
+
+// CSPReport is a schema of the API.
+type CSPReport struct {
+	// What was blocked: a URL without its query, or inline, eval, ...
+	BlockedURI string    `json:"blocked_uri"`
+	CreatedAt  time.Time `json:"created_at"`
+	// The directive that blocked it (connect-src, ...).
+	Directive string `json:"directive"`
+	// The page, without its query.
+	DocumentURI string `json:"document_uri"`
+	TopicID     *int64 `json:"topic_id"`
 }
 
 // Catalogue is a schema of the API.
@@ -2970,6 +3052,21 @@ type H5PStatement struct {
 	Verb string `json:"verb"`
 }
 
+// Header is a schema of the API.
+type Header struct {
+	Author  *string `json:"author,omitzero"`
+	Comment *string `json:"comment,omitzero"`
+	Email   *string `json:"email,omitzero"`
+	// Templates the course imports (URLs); never fetched by the server.
+	Imports  []string `json:"imports,omitzero"`
+	Language *string  `json:"language,omitzero"`
+	Logo     *string  `json:"logo,omitzero"`
+	Narrator *string  `json:"narrator,omitzero"`
+	// Scripts the course loads (URLs); never fetched by the server.
+	Scripts []string `json:"scripts,omitzero"`
+	Version *string  `json:"version,omitzero"`
+}
+
 // HealthData is a schema of the API.
 type HealthData struct {
 	Ok bool `json:"ok"`
@@ -3106,6 +3203,41 @@ type LessonView struct {
 	Summary        string     `json:"summary"`
 	Title          string     `json:"title"`
 	UpdatedAt      time.Time  `json:"updated_at"`
+}
+
+// LiaCourseView is a schema of the API.
+type LiaCourseView struct {
+	ID int64 `json:"id"`
+	// Signed link to the stored Markdown.
+	MarkdownURL string    `json:"markdown_url"`
+	Structure   Structure `json:"structure"`
+}
+
+// LiaProgressInput is a schema of the API.
+type LiaProgressInput struct {
+	// Quiz results.
+	Quizzes []LiaQuizResult `json:"quizzes,omitzero"`
+	// Section indexes the learner opened.
+	Visited []int64 `json:"visited,omitzero"`
+}
+
+// LiaProgressView is a schema of the API.
+type LiaProgressView struct {
+	// Whether the topic's rule is met; the topic is then complete in the learner's progress.
+	Completed  bool    `json:"completed"`
+	Completion string  `json:"completion"`
+	Quizzes    int64   `json:"quizzes"`
+	Sections   int64   `json:"sections"`
+	Solved     []int64 `json:"solved"`
+	Visited    []int64 `json:"visited"`
+}
+
+// LiaQuizResult is a schema of the API.
+type LiaQuizResult struct {
+	// Quiz index in the course, from 0.
+	Quiz int64 `json:"quiz"`
+	// Whether the learner's answer was right; a solved quiz stays solved.
+	Solved bool `json:"solved"`
 }
 
 // LibraryRef is a schema of the API.
@@ -3256,6 +3388,9 @@ type PatchAdminTopicsIDBody struct {
 	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
 	// score of at least passScore).
 	Completion *string `json:"completion,omitzero"`
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64 `json:"course,omitzero"`
 	// Interactive: inline (default) or as the page's background.
 	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3279,6 +3414,9 @@ type PatchAdminTopicsIDBody struct {
 	Instructions *string `json:"instructions,omitzero"`
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64 `json:"lesson,omitzero"`
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string `json:"liascriptCompletion,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
 	// Quiz: attempts per learner, 0 for no limit.
@@ -3378,6 +3516,9 @@ type PatchAdminTopicsIDForm struct {
 	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
 	// score of at least passScore).
 	Completion *string
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64
 	// Interactive: inline (default) or as the page's background.
 	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3404,6 +3545,9 @@ type PatchAdminTopicsIDForm struct {
 	Instructions *string
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
 	// Quiz: attempts per learner, 0 for no limit.
@@ -3461,6 +3605,7 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
 		{"completion", f.Completion},
+		{"course", f.Course},
 		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -3471,6 +3616,7 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
+		{"liascriptCompletion", f.LiascriptCompletion},
 		{"markdown", f.Markdown},
 		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
@@ -3646,6 +3792,27 @@ func (f PostAdminInteractiveForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
+// PostAdminLiascriptBody is a schema of the API.
+type PostAdminLiascriptBody struct {
+	// The course's Markdown.
+	Markdown string `json:"markdown"`
+}
+
+// PostAdminLiascriptForm is a schema of the API. Fields left nil are not sent.
+type PostAdminLiascriptForm struct {
+	// An .md, or a .zip with the .md and its assets.
+	File *File
+	// The course's Markdown.
+	Markdown *string
+}
+
+func (f PostAdminLiascriptForm) writeForm(w *multipart.Writer) error {
+	return writeFields(w, []formField{
+		{"markdown", f.Markdown},
+		{"file", f.File},
+	})
+}
+
 // PostAdminTopicsBody: Type-specific fields beyond those listed are passed to the content kind.
 type PostAdminTopicsBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -3661,6 +3828,9 @@ type PostAdminTopicsBody struct {
 	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
 	// score of at least passScore).
 	Completion *string `json:"completion,omitzero"`
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64 `json:"course,omitzero"`
 	// Interactive: inline (default) or as the page's background.
 	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3684,6 +3854,9 @@ type PostAdminTopicsBody struct {
 	Instructions *string `json:"instructions,omitzero"`
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson int64 `json:"lesson"`
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string `json:"liascriptCompletion,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
 	// Quiz: attempts per learner, 0 for no limit.
@@ -3783,6 +3956,9 @@ type PostAdminTopicsForm struct {
 	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
 	// score of at least passScore).
 	Completion *string
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64
 	// Interactive: inline (default) or as the page's background.
 	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3809,6 +3985,9 @@ type PostAdminTopicsForm struct {
 	Instructions *string
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson int64
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
 	// Quiz: attempts per learner, 0 for no limit.
@@ -3866,6 +4045,7 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
 		{"completion", f.Completion},
+		{"course", f.Course},
 		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -3876,6 +4056,7 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
+		{"liascriptCompletion", f.LiascriptCompletion},
 		{"markdown", f.Markdown},
 		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
@@ -3946,6 +4127,9 @@ type PostAdminTopicsIDBody struct {
 	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
 	// score of at least passScore).
 	Completion *string `json:"completion,omitzero"`
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64 `json:"course,omitzero"`
 	// Interactive: inline (default) or as the page's background.
 	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3969,6 +4153,9 @@ type PostAdminTopicsIDBody struct {
 	Instructions *string `json:"instructions,omitzero"`
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64 `json:"lesson,omitzero"`
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string `json:"liascriptCompletion,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
 	// Quiz: attempts per learner, 0 for no limit.
@@ -4068,6 +4255,9 @@ type PostAdminTopicsIDForm struct {
 	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
 	// score of at least passScore).
 	Completion *string
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64
 	// Interactive: inline (default) or as the page's background.
 	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4094,6 +4284,9 @@ type PostAdminTopicsIDForm struct {
 	Instructions *string
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
 	// Quiz: attempts per learner, 0 for no limit.
@@ -4151,6 +4344,7 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
 		{"completion", f.Completion},
+		{"course", f.Course},
 		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -4161,6 +4355,7 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
+		{"liascriptCompletion", f.LiascriptCompletion},
 		{"markdown", f.Markdown},
 		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
@@ -4358,17 +4553,6 @@ type ProgressCourse struct {
 	Title           string     `json:"title"`
 }
 
-// ProgressInput is a schema of the API.
-type ProgressInput struct {
-	// open: the app was shown; step: the learner reached step; complete: the app says it is done;
-	// score: the app's score.
-	Event string `json:"event"`
-	// With score: a percentage.
-	Score *int64 `json:"score,omitzero"`
-	// With step: a step id of the manifest.
-	Step *string `json:"step,omitzero"`
-}
-
 // ProgressItem is a schema of the API.
 type ProgressItem struct {
 	Course     ProgressCourse `json:"course"`
@@ -4402,19 +4586,6 @@ type ProgressSummary struct {
 	TotalTopics int64 `json:"total_topics"`
 }
 
-// ProgressView is a schema of the API.
-type ProgressView struct {
-	AppComplete bool `json:"app_complete"`
-	// Whether the topic's rule is met; the topic is then complete in the learner's progress.
-	Completed bool `json:"completed"`
-	// The topic's rule.
-	Completion string `json:"completion"`
-	// Best score reported.
-	Score *int64 `json:"score"`
-	// Step ids reached, in the order first reached.
-	Steps []string `json:"steps"`
-}
-
 // ProgressWrite is a schema of the API.
 type ProgressWrite struct {
 	// 0 incomplete, 1 complete, 2 in progress.
@@ -4437,6 +4608,9 @@ type PutAdminTopicsIDBody struct {
 	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
 	// score of at least passScore).
 	Completion *string `json:"completion,omitzero"`
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64 `json:"course,omitzero"`
 	// Interactive: inline (default) or as the page's background.
 	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4460,6 +4634,9 @@ type PutAdminTopicsIDBody struct {
 	Instructions *string `json:"instructions,omitzero"`
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64 `json:"lesson,omitzero"`
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string `json:"liascriptCompletion,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
 	// Quiz: attempts per learner, 0 for no limit.
@@ -4559,6 +4736,9 @@ type PutAdminTopicsIDForm struct {
 	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
 	// score of at least passScore).
 	Completion *string
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64
 	// Interactive: inline (default) or as the page's background.
 	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4585,6 +4765,9 @@ type PutAdminTopicsIDForm struct {
 	Instructions *string
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
 	// Quiz: attempts per learner, 0 for no limit.
@@ -4642,6 +4825,7 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
 		{"completion", f.Completion},
+		{"course", f.Course},
 		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -4652,6 +4836,7 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
+		{"liascriptCompletion", f.LiascriptCompletion},
 		{"markdown", f.Markdown},
 		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
@@ -4801,18 +4986,6 @@ type RenameInputBody struct {
 	Name string `json:"name"`
 }
 
-// Report is a schema of the API.
-type Report struct {
-	// What was blocked: a URL without its query, or inline, eval, ...
-	BlockedURI string    `json:"blocked_uri"`
-	CreatedAt  time.Time `json:"created_at"`
-	// The directive that blocked it (connect-src, ...).
-	Directive string `json:"directive"`
-	// The page, without its query.
-	DocumentURI string `json:"document_uri"`
-	TopicID     *int64 `json:"topic_id"`
-}
-
 // ResetInputBody is a schema of the API.
 type ResetInputBody struct {
 	Email    string `json:"email"`
@@ -4861,6 +5034,15 @@ type SavedContent struct {
 	Metadata any `json:"metadata"`
 }
 
+// Section is a schema of the API.
+type Section struct {
+	// Heading level, 1 to 6.
+	Level int64 `json:"level"`
+	// Number of quizzes in the section (before the next heading).
+	Quizzes int64  `json:"quizzes"`
+	Title   string `json:"title"`
+}
+
 // Shown is a schema of the API.
 type Shown struct {
 	Items   []Text   `json:"items,omitzero"`
@@ -4890,6 +5072,15 @@ type Step struct {
 	ID string `json:"id"`
 	// Title shown to learners.
 	Title string `json:"title"`
+}
+
+// Structure is a schema of the API.
+type Structure struct {
+	Header Header `json:"header"`
+	// Quizzes of the whole course; numbered from 0 in document order.
+	Quizzes  int64     `json:"quizzes"`
+	Sections []Section `json:"sections"`
+	Title    string    `json:"title"`
 }
 
 // SubmissionView is a schema of the API.

@@ -16,8 +16,8 @@ import (
 	"github.com/lms-platform/lms/internal/topics"
 )
 
-// Report is one stored Content-Security-Policy violation.
-type Report struct {
+// CSPReport is one stored Content-Security-Policy violation.
+type CSPReport struct {
 	TopicID     *int64    `json:"topic_id"`
 	DocumentURI string    `json:"document_uri" doc:"The page, without its query."`
 	BlockedURI  string    `json:"blocked_uri" doc:"What was blocked: a URL without its query, or inline, eval, ..."`
@@ -40,7 +40,7 @@ func (b *reportBody) Resolve(ctx huma.Context) []error {
 
 // parseReport reads the report-uri shape {"csp-report": {...}} or the
 // Reporting API's [{type: "csp-violation", body: {...}}].
-func parseReport(data []byte) (Report, bool) {
+func parseReport(data []byte) (CSPReport, bool) {
 	var legacy struct {
 		R *struct {
 			Document  string `json:"document-uri"`
@@ -54,7 +54,7 @@ func parseReport(data []byte) (Report, bool) {
 		if d == "" {
 			d = legacy.R.Violated
 		}
-		return Report{DocumentURI: clean(legacy.R.Document), BlockedURI: clean(legacy.R.Blocked), Directive: clip(d)}, true
+		return CSPReport{DocumentURI: clean(legacy.R.Document), BlockedURI: clean(legacy.R.Blocked), Directive: clip(d)}, true
 	}
 	var modern []struct {
 		Type string `json:"type"`
@@ -66,9 +66,9 @@ func parseReport(data []byte) (Report, bool) {
 	}
 	if json.Unmarshal(data, &modern) == nil && len(modern) > 0 && modern[0].Type == "csp-violation" {
 		b := modern[0].Body
-		return Report{DocumentURI: clean(b.Document), BlockedURI: clean(b.Blocked), Directive: clip(b.Effective)}, true
+		return CSPReport{DocumentURI: clean(b.Document), BlockedURI: clean(b.Blocked), Directive: clip(b.Effective)}, true
 	}
-	return Report{}, false
+	return CSPReport{}, false
 }
 
 // clean drops a URL's query and fragment (a play link's signature is in
@@ -115,7 +115,7 @@ func (s *Service) AddReport(ctx context.Context, t *platform.Tenant, topicID int
 
 // Reports lists an interactive topic's reports, newest first, for those
 // who may read the topic in the admin API.
-func (s *Service) Reports(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, offset, limit int) ([]Report, int64, error) {
+func (s *Service) Reports(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, offset, limit int) ([]CSPReport, int64, error) {
 	if _, err := s.Topics.Get(ctx, t, p, topicID); err != nil {
 		return nil, 0, err
 	}

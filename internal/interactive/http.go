@@ -36,12 +36,12 @@ type playOutput struct {
 
 type progressInput struct {
 	Topic int64 `path:"topic" doc:"Interactive topic id."`
-	Body  ProgressInput
+	Body  AppProgressInput
 }
 
 type reportInput struct {
-	Topic  int64 `query:"topic" minimum:"1" doc:"The topic whose app was played (the policy's report-uri names it)."`
-	Report reportBody
+	Topic     int64 `query:"topic" minimum:"1" doc:"The topic whose app was played (the policy's report-uri names it)."`
+	CSPReport reportBody
 }
 
 type reportsInput struct {
@@ -130,7 +130,7 @@ func Routes(api huma.API, s *Service) {
 			"(endStep) was reached, on_complete once the app said so, on_score once a score reached passScore. 120 per minute per user. "+Protocol,
 		httpx.User, http.StatusUnprocessableEntity)
 	pr.Limit, pr.MaxBody = &httpx.RateLimit{Limit: 120, Per: httpx.PerUser}, 4<<10
-	httpx.Handle(api, pr, func(ctx context.Context, in *progressInput) (*httpx.Response[ProgressView], error) {
+	httpx.Handle(api, pr, func(ctx context.Context, in *progressInput) (*httpx.Response[AppProgressView], error) {
 		v, err := s.Record(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Topic, in.Body)
 		if err != nil {
 			return nil, err
@@ -144,14 +144,14 @@ func Routes(api huma.API, s *Service) {
 		httpx.Anyone, http.StatusUnprocessableEntity)
 	rep.Limit, rep.MaxBody = &httpx.RateLimit{Limit: 60, Per: httpx.PerIP}, maxReportBody+1
 	httpx.Handle(api, rep, func(ctx context.Context, in *reportInput) (*httpx.Response[*httpx.Empty], error) {
-		if err := s.AddReport(ctx, httpx.TenantFrom(ctx), in.Topic, in.Report.r); err != nil {
+		if err := s.AddReport(ctx, httpx.TenantFrom(ctx), in.Topic, in.CSPReport.r); err != nil {
 			return nil, err
 		}
-		return httpx.Done("Report received.")
+		return httpx.Done("CSPReport received.")
 	})
 	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{topic_id}/csp-reports", "List the CSP violation reports of an interactive topic's app, newest first",
 		"For those who may read the topic.", httpx.User),
-		func(ctx context.Context, in *reportsInput) (*httpx.PageResponse[Report], error) {
+		func(ctx context.Context, in *reportsInput) (*httpx.PageResponse[CSPReport], error) {
 			list, total, err := s.Reports(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID, in.Offset(), in.PerPage)
 			if err != nil {
 				return nil, err

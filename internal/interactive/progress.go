@@ -19,15 +19,15 @@ const (
 	EventScore    = "score"
 )
 
-// Report is what the learner's page forwards of the app's messages.
-type ProgressInput struct {
+// AppProgressInput is what the learner's page forwards of the app's messages.
+type AppProgressInput struct {
 	Event string `json:"event" enum:"open,step,complete,score" doc:"open: the app was shown; step: the learner reached step; complete: the app says it is done; score: the app's score."`
 	Step  string `json:"step,omitempty" maxLength:"64" doc:"With step: a step id of the manifest."`
 	Score *int   `json:"score,omitempty" minimum:"0" maximum:"100" doc:"With score: a percentage."`
 }
 
-// ProgressView is the learner's activity and whether the topic completed.
-type ProgressView struct {
+// AppProgressView is the learner's activity and whether the topic completed.
+type AppProgressView struct {
 	Steps       []string `json:"steps" doc:"Step ids reached, in the order first reached."`
 	AppComplete bool     `json:"app_complete"`
 	Score       *int     `json:"score" doc:"Best score reported."`
@@ -39,26 +39,26 @@ type ProgressView struct {
 // rule is met: on_open at once, on_range_end when the range's last step
 // was reached, on_complete when the app said so, on_score when a score
 // reached passScore.
-func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, in ProgressInput) (ProgressView, error) {
+func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, in AppProgressInput) (AppProgressView, error) {
 	if _, err := s.Topics.Learnable(ctx, t, p, topicID); err != nil {
-		return ProgressView{}, err
+		return AppProgressView{}, err
 	}
 	pl, err := s.playing(ctx, t, topicID)
 	if err != nil {
-		return ProgressView{}, err
+		return AppProgressView{}, err
 	}
 	m := pl.version.Manifest
 	switch in.Event {
 	case EventStep:
 		if m.Step(in.Step) < 0 {
-			return ProgressView{}, apperr.Field("step", "The step must be a step id of the app's manifest.")
+			return AppProgressView{}, apperr.Field("step", "The step must be a step id of the app's manifest.")
 		}
 	case EventScore:
 		if in.Score == nil {
-			return ProgressView{}, apperr.Field("score", "The score is required with the event score.")
+			return AppProgressView{}, apperr.Field("score", "The score is required with the event score.")
 		}
 	}
-	var view ProgressView
+	var view AppProgressView
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		pr, err := loadProgress(ctx, tx, topicID, p.UserID)
 		if err != nil {
@@ -79,7 +79,7 @@ func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Prin
 		if err := saveProgress(ctx, tx, s.now(), topicID, p.UserID, pr); err != nil {
 			return err
 		}
-		view = ProgressView{Steps: pr.Steps, AppComplete: pr.AppComplete, Score: pr.Score, Completion: pl.value.Completion,
+		view = AppProgressView{Steps: pr.Steps, AppComplete: pr.AppComplete, Score: pr.Score, Completion: pl.value.Completion,
 			Completed: met(pl.value, m, pr)}
 		return nil
 	})

@@ -137,7 +137,7 @@ func saveProgress(ctx context.Context, q sqldb.Querier, now time.Time, topicID, 
 // maxReports is how many CSP reports a tenant keeps; older ones go.
 const maxReports = 1000
 
-func addReport(ctx context.Context, t *platform.Tenant, now time.Time, r Report) error {
+func addReport(ctx context.Context, t *platform.Tenant, now time.Time, r CSPReport) error {
 	return t.Tx(ctx, func(tx *sqldb.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO csp_reports (topic_id, document_uri, blocked_uri, directive, created_at)
 			VALUES ($1, $2, $3, $4, $5)`, r.TopicID, r.DocumentURI, r.BlockedURI, r.Directive, now); err != nil {
@@ -148,7 +148,7 @@ func addReport(ctx context.Context, t *platform.Tenant, now time.Time, r Report)
 	})
 }
 
-func listReports(ctx context.Context, q sqldb.Querier, topicID int64, offset, limit int) ([]Report, int64, error) {
+func listReports(ctx context.Context, q sqldb.Querier, topicID int64, offset, limit int) ([]CSPReport, int64, error) {
 	var total int64
 	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM csp_reports WHERE topic_id = $1`, topicID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("interactive: count csp reports: %w", err)
@@ -159,9 +159,9 @@ func listReports(ctx context.Context, q sqldb.Querier, topicID int64, offset, li
 		return nil, 0, fmt.Errorf("interactive: list csp reports: %w", err)
 	}
 	defer rows.Close()
-	out := []Report{}
+	out := []CSPReport{}
 	for rows.Next() {
-		var r Report
+		var r CSPReport
 		var topic sql.NullInt64
 		if err := rows.Scan(&topic, &r.DocumentURI, &r.BlockedURI, &r.Directive, &r.CreatedAt); err != nil {
 			return nil, 0, err

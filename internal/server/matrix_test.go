@@ -191,6 +191,12 @@ var matrix = map[string]string{
 	"GET /api/interactive/play/{grant}/{path}":     "",
 	"GET /api/interactive/play/{grant}/":           "",
 	"POST /api/csp-report":                         anyone,
+	// LiaScript: authors upload (plausibleBody's markdown) and preview
+	// (the matrix's id names no course); the matrix's topic is no
+	// LiaScript topic.
+	"POST /api/admin/liascript":            authors,
+	"POST /api/liascript/{id}/preview":     authors,
+	"POST /api/liascript/progress/{topic}": admins,
 	// Signed links need no token; without a valid signature nobody gets one.
 	"GET /api/files/{key}": "",
 	// Demo mode is off in the matrix's server, and its tenant is no demo

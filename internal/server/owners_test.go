@@ -83,6 +83,9 @@ var owners = map[string]string{
 	"interactive_versions": "interactive",
 	"interactive_progress": "interactive",
 	"csp_reports":          "interactive",
+	// LiaScript courses and their learners' progress
+	"liascript_courses":  "liascript",
+	"liascript_progress": "liascript",
 }
 
 // triggers are the database triggers of the migrations, by the table they

@@ -213,6 +213,11 @@ var scopePolicy = func() tokens.Policy {
 		"GET /api/interactive/play/{grant}/{path}":     tokens.AnyToken,
 		"GET /api/interactive/play/{grant}/":           tokens.AnyToken,
 		"POST /api/csp-report":                         tokens.AnyToken,
+		// LiaScript courses are course material; their progress is the
+		// learner's.
+		"POST /api/admin/liascript":            write(courses),
+		"POST /api/liascript/{id}/preview":     read(courses),
+		"POST /api/liascript/progress/{topic}": write(progress),
 
 		// The H5P service: the token's user with the H5P permissions its
 		// scopes keep (h5p:read lists and reads, h5p:write changes).

@@ -35,6 +35,7 @@ import (
 	"github.com/lms-platform/lms/internal/interactive"
 	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/learning"
+	"github.com/lms-platform/lms/internal/liascript"
 	"github.com/lms-platform/lms/internal/limit"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/notify"
@@ -79,6 +80,8 @@ type Server struct {
 	topics *topics.Service
 	// interactive is the interactive package library, player and progress.
 	interactive *interactive.Service
+	// liascript stores LiaScript courses and records their progress.
+	liascript *liascript.Service
 	// Courses owns courses, lessons, access and course status; its jobs
 	// expire access and activate courses.
 	Courses *courses.Service

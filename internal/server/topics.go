@@ -6,6 +6,7 @@ import (
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	interactivekind "github.com/lms-platform/lms/internal/content/interactive"
 	"github.com/lms-platform/lms/internal/content/layout"
+	liascriptkind "github.com/lms-platform/lms/internal/content/liascript"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
@@ -13,6 +14,7 @@ import (
 	"github.com/lms-platform/lms/internal/fetch"
 	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/interactive"
+	"github.com/lms-platform/lms/internal/liascript"
 	"github.com/lms-platform/lms/internal/quiz"
 	"github.com/lms-platform/lms/internal/topics"
 )
@@ -38,6 +40,7 @@ func (s *Server) contentKinds() *content.Registry {
 		&layout.Kind{H5P: h5p},
 		quizkind.Kind{},
 		s.interactiveKind(),
+		s.liascriptKind(),
 	)
 }
 
@@ -59,6 +62,7 @@ func (s *Server) topicRoutes() {
 		s.Jobs.Add(q.Jobs()...)
 	}
 	s.interactiveRoutes()
+	s.liascriptRoutes()
 }
 
 // interactiveKind is the interactive kind on the package library, which
@@ -72,4 +76,17 @@ func (s *Server) interactiveKind() content.Kind {
 func (s *Server) interactiveRoutes() {
 	s.interactive.Topics, s.interactive.Progress = s.topics, s.Learning
 	interactive.Routes(s.API, s.interactive)
+}
+
+// liascriptKind is the LiaScript kind on the course store, which gets its
+// topics and progress once they are built (liascriptRoutes).
+func (s *Server) liascriptKind() content.Kind {
+	s.liascript = &liascript.Service{Clock: s.Clock}
+	return &liascriptkind.Kind{Courses: s.liascript}
+}
+
+// liascriptRoutes serves course uploads, progress and previews.
+func (s *Server) liascriptRoutes() {
+	s.liascript.Topics, s.liascript.Progress, s.liascript.FileURL = s.topics, s.Learning, s.Files.URL
+	liascript.Routes(s.API, s.liascript)
 }
