@@ -87,6 +87,10 @@ func (h *Handler) routes() http.Handler {
 	// fetched by <img>, <audio>, <video> and the PDF viewer: passed
 	// through without any token.
 	mux.HandleFunc("GET /api/files/", h.files)
+	// Interactive apps are signed links too (the grant is in the path);
+	// their CSP reports come from the browser without credentials.
+	mux.HandleFunc("GET /api/interactive/play/", h.files)
+	mux.HandleFunc("POST /api/csp-report", h.cspReport)
 	mux.HandleFunc("GET /assets/", h.assets)
 
 	mux.HandleFunc("GET /{$}", h.home)
