@@ -120,6 +120,13 @@ func tool(op ops.Operation) *mcp.Tool {
 			"correct}], score?} or {gift, score?} (one question in Moodle's GIFT format), and optional maxAttempts, " +
 			"minPassScore (points), review (when learners see the right answers and feedback: after_end, the default; " +
 			"after_answer, each answer then final; never) and value (intro in Markdown).")
+		desc.WriteString(" Interactive: topicable Lms\\TopicTypes\\Models\\TopicContent\\Interactive with package (id from " +
+			"post-admin-interactive, which takes a .zip with lms-interactive.json: entry, steps [{id, title}], network?), version " +
+			"(pin, default current) or followLatest, startStep/endStep (manifest step ids, start before end), completion " +
+			"(on_open, on_range_end default, on_complete, on_score with passScore 0-100), display (inline default, background), " +
+			"height (240-2000, inline), text (Markdown), acceptNetwork (required when the manifest lists network origins).")
+		desc.WriteString(" LiaScript: topicable Lms\\TopicTypeLiaScript\\Models\\LiaScript with markdown (the course) or course " +
+			"(id from post-admin-liascript), and liascriptCompletion (all default, sections, quizzes).")
 	}
 	desc.WriteString("\n\n" + untrusted)
 	destructive := op.Kind == ops.Destructive
