@@ -287,6 +287,29 @@ func (c *Client) PostAdminGiftQuestions(ctx context.Context, body AddQuestionInp
 	return &out, nil
 }
 
+// PostAdminInteractive is POST /api/admin/interactive: Upload an interactive package (a .zip web
+// app), or a new version of one
+func (c *Client) PostAdminInteractive(ctx context.Context, form PostAdminInteractiveForm) (*PackageView, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/interactive"}
+	r.body = formBody(form)
+	var out PackageView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminInteractiveID is GET /api/admin/interactive/{id}: One interactive package with its
+// versions and current manifest
+func (c *Client) GetAdminInteractiveID(ctx context.Context, id int64) (*PackageView, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/interactive/" + pathParam(id)}
+	var out PackageView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetAdminLayoutComponents is GET /api/admin/layout/components: List the approved layout components
 // with their props schemas and the layout rules
 func (c *Client) GetAdminLayoutComponents(ctx context.Context) (*Catalogue, error) {
@@ -392,6 +415,30 @@ func (c *Client) PostAdminLessonsIDClone(ctx context.Context, id int64) (*Lesson
 func (c *Client) GetAdminLessonsIDEdit(ctx context.Context, id int64) (*LessonEditForm, error) {
 	r := request{method: http.MethodGet, path: "/api/admin/lessons/" + pathParam(id) + "/edit"}
 	var out LessonEditForm
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminLiascript is POST /api/admin/liascript: Upload a LiaScript course
+func (c *Client) PostAdminLiascript(ctx context.Context, body PostAdminLiascriptBody) (*LiaCourseView, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/liascript"}
+	r.body = jsonBody(body)
+	var out LiaCourseView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminLiascriptMultipart is POST /api/admin/liascript: Upload a LiaScript course
+//
+// The body is multipart form data, streamed.
+func (c *Client) PostAdminLiascriptMultipart(ctx context.Context, form PostAdminLiascriptForm) (*LiaCourseView, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/liascript"}
+	r.body = formBody(form)
+	var out LiaCourseView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -719,6 +766,16 @@ func (c *Client) GetAdminTopicsIDEdit(ctx context.Context, id int64) (*FormView,
 		return nil, err
 	}
 	return &out, nil
+}
+
+// GetAdminTopicsIDCspReports is GET /api/admin/topics/{topic_id}/csp-reports: List the CSP
+// violation reports of an interactive topic's app, newest first
+func (c *Client) GetAdminTopicsIDCspReports(ctx context.Context, topicID int64, params GetAdminTopicsIDCspReportsParams) (*Page[CSPReport], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/csp-reports"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	return callPage[CSPReport](ctx, c, r)
 }
 
 // GetAdminTopicsIDGiftQuestions is GET /api/admin/topics/{topic_id}/gift-questions: List a quiz
@@ -1488,6 +1545,15 @@ func (c *Client) GetCoursesIDScorm(ctx context.Context, course int64, params Get
 	return out, err
 }
 
+// PostCspReport is POST /api/csp-report: Receive a Content-Security-Policy violation report of a
+// played app
+func (c *Client) PostCspReport(ctx context.Context, params PostCspReportParams) error {
+	r := request{method: http.MethodPost, path: "/api/csp-report"}
+	r.query = url.Values{}
+	addQuery(r.query, "topic", params.Topic)
+	return c.call(ctx, r, nil)
+}
+
 // GetDemo is GET /api/demo: Demo mode: the demo accounts (role and e-mail, never a password), front
 // and admin URLs and the reset schedule; 404 outside demo mode
 func (c *Client) GetDemo(ctx context.Context) (*Info, error) {
@@ -1546,6 +1612,56 @@ func (c *Client) GetHealth(ctx context.Context) (*HealthData, error) {
 func (c *Client) GetHealthcheck(ctx context.Context) error {
 	r := request{method: http.MethodGet, path: "/api/healthcheck"}
 	return c.call(ctx, r, nil)
+}
+
+// GetInteractivePlayIDSlash is GET /api/interactive/play/{grant}/: Start an interactive topic's app
+// (the topic's play_url)
+func (c *Client) GetInteractivePlayIDSlash(ctx context.Context, grant string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/interactive/play/" + pathParam(grant) + "/"}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetInteractivePlayIDID is GET /api/interactive/play/{grant}/{path}: Serve a file of an
+// interactive topic's app
+func (c *Client) GetInteractivePlayIDID(ctx context.Context, grant string, path string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/interactive/play/" + pathParam(grant) + "/" + pathParam(path)}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostInteractiveProgressID is POST /api/interactive/progress/{topic}: Record what an interactive
+// topic's app reported of the caller's activity
+func (c *Client) PostInteractiveProgressID(ctx context.Context, topic int64, body AppProgressInput) (*AppProgressView, error) {
+	r := request{method: http.MethodPost, path: "/api/interactive/progress/" + pathParam(topic)}
+	r.body = jsonBody(body)
+	var out AppProgressView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostLiascriptProgressID is POST /api/liascript/progress/{topic}: Record section visits and quiz
+// results in a LiaScript topic
+func (c *Client) PostLiascriptProgressID(ctx context.Context, topic int64, body LiaProgressInput) (*LiaProgressView, error) {
+	r := request{method: http.MethodPost, path: "/api/liascript/progress/" + pathParam(topic)}
+	r.body = jsonBody(body)
+	var out LiaProgressView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostLiascriptIDPreview is POST /api/liascript/{id}/preview: Preview a LiaScript course
+func (c *Client) PostLiascriptIDPreview(ctx context.Context, id int64) (*LiaCourseView, error) {
+	r := request{method: http.MethodPost, path: "/api/liascript/" + pathParam(id) + "/preview"}
+	var out LiaCourseView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // GetMeta is GET /api/meta: Describe the API: name, version, modules
@@ -2324,6 +2440,30 @@ type AnswerInputBody struct {
 	QuestionID int64 `json:"question_id"`
 }
 
+// AppProgressInput is a schema of the API.
+type AppProgressInput struct {
+	// open: the app was shown; step: the learner reached step; complete: the app says it is done;
+	// score: the app's score.
+	Event string `json:"event"`
+	// With score: a percentage.
+	Score *int64 `json:"score,omitzero"`
+	// With step: a step id of the manifest.
+	Step *string `json:"step,omitzero"`
+}
+
+// AppProgressView is a schema of the API.
+type AppProgressView struct {
+	AppComplete bool `json:"app_complete"`
+	// Whether the topic's rule is met; the topic is then complete in the learner's progress.
+	Completed bool `json:"completed"`
+	// The topic's rule.
+	Completion string `json:"completion"`
+	// Best score reported.
+	Score *int64 `json:"score"`
+	// Step ids reached, in the order first reached.
+	Steps []string `json:"steps"`
+}
+
 // AssignInputBody is a schema of the API.
 type AssignInputBody struct {
 	Groups []GrantBody `json:"groups,omitzero"`
@@ -2419,6 +2559,18 @@ type Block struct {
 	ID          string       `json:"id"`
 	Objectives  []string     `json:"objectives,omitzero"`
 	Title       []LangString `json:"title"`
+}
+
+// CSPReport is a schema of the API.
+type CSPReport struct {
+	// What was blocked: a URL without its query, or inline, eval, ...
+	BlockedURI string    `json:"blocked_uri"`
+	CreatedAt  time.Time `json:"created_at"`
+	// The directive that blocked it (connect-src, ...).
+	Directive string `json:"directive"`
+	// The page, without its query.
+	DocumentURI string `json:"document_uri"`
+	TopicID     *int64 `json:"topic_id"`
 }
 
 // Catalogue is a schema of the API.
@@ -3057,6 +3209,15 @@ type GetAdminTokensParams struct {
 	IncludeRevoked *bool
 }
 
+// GetAdminTopicsIDCspReportsParams are the parameters of GET
+// /api/admin/topics/{topic_id}/csp-reports; nil fields are not sent.
+type GetAdminTopicsIDCspReportsParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+}
+
 // GetAdminTopicsIDProjectSubmissionsParams are the parameters of GET
 // /api/admin/topics/{topic}/project/submissions; nil fields are not sent.
 type GetAdminTopicsIDProjectSubmissionsParams struct {
@@ -3316,6 +3477,21 @@ type H5PStatement struct {
 	Verb string `json:"verb"`
 }
 
+// Header is a schema of the API.
+type Header struct {
+	Author  *string `json:"author,omitzero"`
+	Comment *string `json:"comment,omitzero"`
+	Email   *string `json:"email,omitzero"`
+	// Templates the course imports (URLs); never fetched by the server.
+	Imports  []string `json:"imports,omitzero"`
+	Language *string  `json:"language,omitzero"`
+	Logo     *string  `json:"logo,omitzero"`
+	Narrator *string  `json:"narrator,omitzero"`
+	// Scripts the course loads (URLs); never fetched by the server.
+	Scripts []string `json:"scripts,omitzero"`
+	Version *string  `json:"version,omitzero"`
+}
+
 // HealthData is a schema of the API.
 type HealthData struct {
 	Ok bool `json:"ok"`
@@ -3476,6 +3652,41 @@ type LessonView struct {
 	UpdatedAt      time.Time  `json:"updated_at"`
 }
 
+// LiaCourseView is a schema of the API.
+type LiaCourseView struct {
+	ID int64 `json:"id"`
+	// Signed link to the stored Markdown.
+	MarkdownURL string    `json:"markdown_url"`
+	Structure   Structure `json:"structure"`
+}
+
+// LiaProgressInput is a schema of the API.
+type LiaProgressInput struct {
+	// Quiz results.
+	Quizzes []LiaQuizResult `json:"quizzes,omitzero"`
+	// Section indexes the learner opened.
+	Visited []int64 `json:"visited,omitzero"`
+}
+
+// LiaProgressView is a schema of the API.
+type LiaProgressView struct {
+	// Whether the topic's rule is met; the topic is then complete in the learner's progress.
+	Completed  bool    `json:"completed"`
+	Completion string  `json:"completion"`
+	Quizzes    int64   `json:"quizzes"`
+	Sections   int64   `json:"sections"`
+	Solved     []int64 `json:"solved"`
+	Visited    []int64 `json:"visited"`
+}
+
+// LiaQuizResult is a schema of the API.
+type LiaQuizResult struct {
+	// Quiz index in the course, from 0.
+	Quiz int64 `json:"quiz"`
+	// Whether the learner's answer was right; a solved quiz stays solved.
+	Solved bool `json:"solved"`
+}
+
 // LibraryRef is a schema of the API.
 type LibraryRef struct {
 	MachineName  string `json:"machineName"`
@@ -3505,6 +3716,20 @@ type LoginInputBody struct {
 	Password string `json:"password"`
 	// true or 1 for a one-month token
 	RememberMe any `json:"remember_me,omitzero"`
+}
+
+// Manifest is a schema of the API.
+type Manifest struct {
+	// Path of the start page in the archive (index.html, app/start.htm), an .html or .htm file.
+	Entry string `json:"entry"`
+	// Origins the app connects to (https://tiles.example.org, wss://live.example.org:8443): scheme,
+	// host and port only. A topic must accept them (acceptNetwork), and the tenant must allow network
+	// access (lms_interactive.allow_network).
+	Network []string `json:"network,omitzero"`
+	// The steps of the app in the order a learner walks them; topics play a range of them.
+	Steps []Step `json:"steps"`
+	// Name of the app; default: the archive's name.
+	Title *string `json:"title,omitzero"`
 }
 
 // Marked is a schema of the API.
@@ -3611,6 +3836,17 @@ type OrderInputBody struct {
 	IDs []int64 `json:"ids"`
 }
 
+// PackageView is a schema of the API.
+type PackageView struct {
+	CreatedBy      *int64 `json:"created_by"`
+	CurrentVersion int64  `json:"current_version"`
+	ID             int64  `json:"id"`
+	// The current version's manifest.
+	Manifest Manifest      `json:"manifest"`
+	Title    string        `json:"title"`
+	Versions []VersionView `json:"versions"`
+}
+
 // Pair is a schema of the API.
 type Pair struct {
 	Answer   string `json:"answer"`
@@ -3628,6 +3864,9 @@ type PasswordInputBody struct {
 type PatchAdminTopicsIDBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string `json:"accept,omitzero"`
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool `json:"acceptNetwork,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
 	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
@@ -3635,20 +3874,39 @@ type PatchAdminTopicsIDBody struct {
 	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string `json:"completion,omitzero"`
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64 `json:"course,omitzero"`
+	// Interactive: inline (default) or as the page's background.
+	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PatchAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string `json:"endStep,omitzero"`
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string `json:"fallback,omitzero"`
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool `json:"followLatest,omitzero"`
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64 `json:"height,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
 	Instructions *string `json:"instructions,omitzero"`
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64 `json:"lesson,omitzero"`
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string `json:"liascriptCompletion,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
 	// Quiz: attempts per learner, 0 for no limit.
@@ -3659,9 +3917,11 @@ type PatchAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
-	// in a multipart form.
-	Package any `json:"package,omitzero"`
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64 `json:"package,omitzero"`
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64 `json:"passScore,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3675,8 +3935,12 @@ type PatchAdminTopicsIDBody struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any `json:"sco,omitzero"`
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
@@ -3685,6 +3949,9 @@ type PatchAdminTopicsIDBody struct {
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64 `json:"version,omitzero"`
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string `json:"videoSiteUrl,omitzero"`
 	// Extra holds fields beyond those listed, sent beside them.
@@ -3731,6 +3998,9 @@ type PatchAdminTopicsIDBodyQuestionsItemOptionsItem struct {
 type PatchAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool
 	// Visible to learners; default true.
 	Active *bool
 	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
@@ -3738,23 +4008,42 @@ type PatchAdminTopicsIDForm struct {
 	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64
+	// Interactive: inline (default) or as the page's background.
+	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PatchAdminTopicsIDFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64
 	// Rich text: HTML, sanitised.
 	HTML *string
 	// Project: instructions, Markdown.
 	Instructions *string
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
 	// Quiz: attempts per learner, 0 for no limit.
@@ -3765,9 +4054,11 @@ type PatchAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
-	// in a multipart form.
-	Package any
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -3781,8 +4072,12 @@ type PatchAdminTopicsIDForm struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string
 	// Short summary.
 	Summary *string
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string
 	// Topic title.
 	Title *string
 	// Content class, one of GET /api/admin/topics/types.
@@ -3791,6 +4086,9 @@ type PatchAdminTopicsIDForm struct {
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string
 	// Extra holds fields beyond those listed, sent as they are.
@@ -3802,30 +4100,42 @@ type PatchAdminTopicsIDForm struct {
 func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
+		{"acceptNetwork", f.AcceptNetwork},
 		{"active", f.Active},
 		{"au", f.Au},
 		{"can_skip", f.CanSkip},
+		{"completion", f.Completion},
+		{"course", f.Course},
+		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
+		{"endStep", f.EndStep},
 		{"fallback", f.Fallback},
+		{"followLatest", f.FollowLatest},
+		{"height", f.Height},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
+		{"liascriptCompletion", f.LiascriptCompletion},
 		{"markdown", f.Markdown},
 		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"package", f.Package},
+		{"passScore", f.PassScore},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
 		{"sco", f.Sco},
+		{"startStep", f.StartStep},
 		{"summary", f.Summary},
+		{"text", f.Text},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
+		{"version", f.Version},
 		{"videoSiteUrl", f.VideoSiteURL},
 		{"", f.Extra},
 		{"file", f.File},
@@ -3980,6 +4290,42 @@ func (f PostAdminCoursesIDForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
+// PostAdminInteractiveForm is a schema of the API. Fields left nil are not sent.
+type PostAdminInteractiveForm struct {
+	// The .zip package, with lms-interactive.json (schema Manifest) at its root.
+	File *File
+	// Id of a package this upload is the next version of.
+	Package *int64
+}
+
+func (f PostAdminInteractiveForm) writeForm(w *multipart.Writer) error {
+	return writeFields(w, []formField{
+		{"package", f.Package},
+		{"file", f.File},
+	})
+}
+
+// PostAdminLiascriptBody is a schema of the API.
+type PostAdminLiascriptBody struct {
+	// The course's Markdown.
+	Markdown string `json:"markdown"`
+}
+
+// PostAdminLiascriptForm is a schema of the API. Fields left nil are not sent.
+type PostAdminLiascriptForm struct {
+	// An .md, or a .zip with the .md and its assets.
+	File *File
+	// The course's Markdown.
+	Markdown *string
+}
+
+func (f PostAdminLiascriptForm) writeForm(w *multipart.Writer) error {
+	return writeFields(w, []formField{
+		{"markdown", f.Markdown},
+		{"file", f.File},
+	})
+}
+
 // PostAdminScormUploadForm is a schema of the API. Fields left nil are not sent.
 type PostAdminScormUploadForm struct {
 	// The SCORM package, a .zip file.
@@ -3996,6 +4342,9 @@ func (f PostAdminScormUploadForm) writeForm(w *multipart.Writer) error {
 type PostAdminTopicsBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string `json:"accept,omitzero"`
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool `json:"acceptNetwork,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
 	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
@@ -4003,20 +4352,39 @@ type PostAdminTopicsBody struct {
 	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string `json:"completion,omitzero"`
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64 `json:"course,omitzero"`
+	// Interactive: inline (default) or as the page's background.
+	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string `json:"endStep,omitzero"`
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string `json:"fallback,omitzero"`
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool `json:"followLatest,omitzero"`
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64 `json:"height,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
 	Instructions *string `json:"instructions,omitzero"`
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson int64 `json:"lesson"`
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string `json:"liascriptCompletion,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
 	// Quiz: attempts per learner, 0 for no limit.
@@ -4027,9 +4395,11 @@ type PostAdminTopicsBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
-	// in a multipart form.
-	Package any `json:"package,omitzero"`
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64 `json:"package,omitzero"`
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64 `json:"passScore,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4043,8 +4413,12 @@ type PostAdminTopicsBody struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any `json:"sco,omitzero"`
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title string `json:"title"`
 	// Content class, one of GET /api/admin/topics/types.
@@ -4053,6 +4427,9 @@ type PostAdminTopicsBody struct {
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64 `json:"version,omitzero"`
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string `json:"videoSiteUrl,omitzero"`
 	// Extra holds fields beyond those listed, sent beside them.
@@ -4099,6 +4476,9 @@ type PostAdminTopicsBodyQuestionsItemOptionsItem struct {
 type PostAdminTopicsForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool
 	// Visible to learners; default true.
 	Active *bool
 	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
@@ -4106,23 +4486,42 @@ type PostAdminTopicsForm struct {
 	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64
+	// Interactive: inline (default) or as the page's background.
+	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64
 	// Rich text: HTML, sanitised.
 	HTML *string
 	// Project: instructions, Markdown.
 	Instructions *string
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson int64
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
 	// Quiz: attempts per learner, 0 for no limit.
@@ -4133,9 +4532,11 @@ type PostAdminTopicsForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
-	// in a multipart form.
-	Package any
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4149,8 +4550,12 @@ type PostAdminTopicsForm struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string
 	// Short summary.
 	Summary *string
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string
 	// Topic title.
 	Title string
 	// Content class, one of GET /api/admin/topics/types.
@@ -4159,6 +4564,9 @@ type PostAdminTopicsForm struct {
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string
 	// Extra holds fields beyond those listed, sent as they are.
@@ -4170,30 +4578,42 @@ type PostAdminTopicsForm struct {
 func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
+		{"acceptNetwork", f.AcceptNetwork},
 		{"active", f.Active},
 		{"au", f.Au},
 		{"can_skip", f.CanSkip},
+		{"completion", f.Completion},
+		{"course", f.Course},
+		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
+		{"endStep", f.EndStep},
 		{"fallback", f.Fallback},
+		{"followLatest", f.FollowLatest},
+		{"height", f.Height},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
+		{"liascriptCompletion", f.LiascriptCompletion},
 		{"markdown", f.Markdown},
 		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"package", f.Package},
+		{"passScore", f.PassScore},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
 		{"sco", f.Sco},
+		{"startStep", f.StartStep},
 		{"summary", f.Summary},
+		{"text", f.Text},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
+		{"version", f.Version},
 		{"videoSiteUrl", f.VideoSiteURL},
 		{"", f.Extra},
 		{"file", f.File},
@@ -4235,6 +4655,9 @@ type PostAdminTopicsFormQuestionsItemOptionsItem struct {
 type PostAdminTopicsIDBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string `json:"accept,omitzero"`
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool `json:"acceptNetwork,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
 	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
@@ -4242,20 +4665,39 @@ type PostAdminTopicsIDBody struct {
 	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string `json:"completion,omitzero"`
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64 `json:"course,omitzero"`
+	// Interactive: inline (default) or as the page's background.
+	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string `json:"endStep,omitzero"`
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string `json:"fallback,omitzero"`
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool `json:"followLatest,omitzero"`
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64 `json:"height,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
 	Instructions *string `json:"instructions,omitzero"`
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64 `json:"lesson,omitzero"`
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string `json:"liascriptCompletion,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
 	// Quiz: attempts per learner, 0 for no limit.
@@ -4266,9 +4708,11 @@ type PostAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
-	// in a multipart form.
-	Package any `json:"package,omitzero"`
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64 `json:"package,omitzero"`
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64 `json:"passScore,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4282,8 +4726,12 @@ type PostAdminTopicsIDBody struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any `json:"sco,omitzero"`
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
@@ -4292,6 +4740,9 @@ type PostAdminTopicsIDBody struct {
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64 `json:"version,omitzero"`
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string `json:"videoSiteUrl,omitzero"`
 	// Extra holds fields beyond those listed, sent beside them.
@@ -4338,6 +4789,9 @@ type PostAdminTopicsIDBodyQuestionsItemOptionsItem struct {
 type PostAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool
 	// Visible to learners; default true.
 	Active *bool
 	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
@@ -4345,23 +4799,42 @@ type PostAdminTopicsIDForm struct {
 	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64
+	// Interactive: inline (default) or as the page's background.
+	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsIDFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64
 	// Rich text: HTML, sanitised.
 	HTML *string
 	// Project: instructions, Markdown.
 	Instructions *string
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
 	// Quiz: attempts per learner, 0 for no limit.
@@ -4372,9 +4845,11 @@ type PostAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
-	// in a multipart form.
-	Package any
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4388,8 +4863,12 @@ type PostAdminTopicsIDForm struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string
 	// Short summary.
 	Summary *string
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string
 	// Topic title.
 	Title *string
 	// Content class, one of GET /api/admin/topics/types.
@@ -4398,6 +4877,9 @@ type PostAdminTopicsIDForm struct {
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string
 	// Extra holds fields beyond those listed, sent as they are.
@@ -4409,30 +4891,42 @@ type PostAdminTopicsIDForm struct {
 func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
+		{"acceptNetwork", f.AcceptNetwork},
 		{"active", f.Active},
 		{"au", f.Au},
 		{"can_skip", f.CanSkip},
+		{"completion", f.Completion},
+		{"course", f.Course},
+		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
+		{"endStep", f.EndStep},
 		{"fallback", f.Fallback},
+		{"followLatest", f.FollowLatest},
+		{"height", f.Height},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
+		{"liascriptCompletion", f.LiascriptCompletion},
 		{"markdown", f.Markdown},
 		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"package", f.Package},
+		{"passScore", f.PassScore},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
 		{"sco", f.Sco},
+		{"startStep", f.StartStep},
 		{"summary", f.Summary},
+		{"text", f.Text},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
+		{"version", f.Version},
 		{"videoSiteUrl", f.VideoSiteURL},
 		{"", f.Extra},
 		{"file", f.File},
@@ -4516,6 +5010,12 @@ func (f PostAdminUsersIDAvatarForm) writeForm(w *multipart.Writer) error {
 type PostCmi5FetchParams struct {
 	// The one-time code of the launch's fetch URL.
 	Code *string
+}
+
+// PostCspReportParams are the parameters of POST /api/csp-report; nil fields are not sent.
+type PostCspReportParams struct {
+	// The topic whose app was played (the policy's report-uri names it).
+	Topic *int64
 }
 
 // PostH5PContentsUploadForm is a schema of the API. Fields left nil are not sent.
@@ -4670,6 +5170,9 @@ type ProgressWrite struct {
 type PutAdminTopicsIDBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string `json:"accept,omitzero"`
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool `json:"acceptNetwork,omitzero"`
 	// Visible to learners; default true.
 	Active *bool `json:"active,omitzero"`
 	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
@@ -4677,20 +5180,39 @@ type PutAdminTopicsIDBody struct {
 	Au *int64 `json:"au,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string `json:"completion,omitzero"`
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64 `json:"course,omitzero"`
+	// Interactive: inline (default) or as the page's background.
+	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PutAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
 	// Free-text estimated duration.
 	Duration *string `json:"duration,omitzero"`
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string `json:"endStep,omitzero"`
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string `json:"fallback,omitzero"`
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool `json:"followLatest,omitzero"`
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64 `json:"height,omitzero"`
 	// Rich text: HTML, sanitised.
 	HTML *string `json:"html,omitzero"`
 	// Project: instructions, Markdown.
 	Instructions *string `json:"instructions,omitzero"`
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64 `json:"lesson,omitzero"`
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string `json:"liascriptCompletion,omitzero"`
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string `json:"markdown,omitzero"`
 	// Quiz: attempts per learner, 0 for no limit.
@@ -4701,9 +5223,11 @@ type PutAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
-	// in a multipart form.
-	Package any `json:"package,omitzero"`
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64 `json:"package,omitzero"`
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64 `json:"passScore,omitzero"`
 	// Visible without access to the course.
 	Preview *bool `json:"preview,omitzero"`
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4717,8 +5241,12 @@ type PutAdminTopicsIDBody struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any `json:"sco,omitzero"`
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
 	Summary *string `json:"summary,omitzero"`
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
@@ -4727,6 +5255,9 @@ type PutAdminTopicsIDBody struct {
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64 `json:"version,omitzero"`
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string `json:"videoSiteUrl,omitzero"`
 	// Extra holds fields beyond those listed, sent beside them.
@@ -4773,6 +5304,9 @@ type PutAdminTopicsIDBodyQuestionsItemOptionsItem struct {
 type PutAdminTopicsIDForm struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
 	Accept *string
+	// Interactive: accept the network origins the manifest lists; required (true) when it lists any,
+	// and refused while the setting lms_interactive.allow_network is off.
+	AcceptNetwork *bool
 	// Visible to learners; default true.
 	Active *bool
 	// The AU to play (an id from the package's aus). Needed when the package has several AUs; without
@@ -4780,23 +5314,42 @@ type PutAdminTopicsIDForm struct {
 	Au *int64
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// Interactive: when the topic completes: on_open (the app was opened), on_range_end (default: the
+	// app reported endStep), on_complete (the app reported completion), on_score (the app reported a
+	// score of at least passScore).
+	Completion *string
+	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
+	// .md or .zip in file.
+	Course *int64
+	// Interactive: inline (default) or as the page's background.
+	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PutAdminTopicsIDFormDocumentItem
 	// Free-text estimated duration.
 	Duration *string
+	// Interactive: step id of the manifest the played range ends at, after startStep; default the
+	// last.
+	EndStep *string
 	// Layout: Markdown shown when the document is not rendered; it must leave out hints and worked
 	// solutions.
 	Fallback *string
 	// PDF, image, audio or video file; its type follows the extension and must match the content (see
 	// GET /api/admin/topics/types for extensions and caps).
 	File *File
+	// Interactive: play every new version of the package instead of pinning one.
+	FollowLatest *bool
+	// Interactive: height of an inline app in pixels; default 600. Not with background display.
+	Height *int64
 	// Rich text: HTML, sanitised.
 	HTML *string
 	// Project: instructions, Markdown.
 	Instructions *string
 	// Id of the lesson; its course must be editable by the caller.
 	Lesson *int64
+	// LiaScript: when the topic completes: all (default: every section visited and every quiz solved),
+	// sections (every section visited), quizzes (every quiz solved).
+	LiascriptCompletion *string
 	// Rich text or project instructions: Markdown, rendered to sanitised HTML.
 	Markdown *string
 	// Quiz: attempts per learner, 0 for no limit.
@@ -4807,9 +5360,11 @@ type PutAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml)
-	// in a multipart form.
-	Package any
+	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
+	// the file field.
+	Package *int64
+	// Interactive: pass percentage, required with completion on_score and only with it.
+	PassScore *int64
 	// Visible without access to the course.
 	Preview *bool
 	// Quiz: the questions, each {prompt, options: [{text, correct}], score?} (converted to GIFT) or
@@ -4823,8 +5378,12 @@ type PutAdminTopicsIDForm struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any
+	// Interactive: step id of the manifest the played range starts at; default the first.
+	StartStep *string
 	// Short summary.
 	Summary *string
+	// Interactive: lesson text in Markdown shown with the app.
+	Text *string
 	// Topic title.
 	Title *string
 	// Content class, one of GET /api/admin/topics/types.
@@ -4833,6 +5392,9 @@ type PutAdminTopicsIDForm struct {
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
+	// Interactive: pins that version of the package; default: its current version. Not with
+	// followLatest.
+	Version *int64
 	// Video: URL of a video on a video site, instead of a file.
 	VideoSiteURL *string
 	// Extra holds fields beyond those listed, sent as they are.
@@ -4844,30 +5406,42 @@ type PutAdminTopicsIDForm struct {
 func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"accept", f.Accept},
+		{"acceptNetwork", f.AcceptNetwork},
 		{"active", f.Active},
 		{"au", f.Au},
 		{"can_skip", f.CanSkip},
+		{"completion", f.Completion},
+		{"course", f.Course},
+		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
+		{"endStep", f.EndStep},
 		{"fallback", f.Fallback},
+		{"followLatest", f.FollowLatest},
+		{"height", f.Height},
 		{"html", f.HTML},
 		{"instructions", f.Instructions},
 		{"lesson", f.Lesson},
+		{"liascriptCompletion", f.LiascriptCompletion},
 		{"markdown", f.Markdown},
 		{"maxAttempts", f.MaxAttempts},
 		{"max_size", f.MaxSize},
 		{"minPassScore", f.MinPassScore},
 		{"order", f.Order},
 		{"package", f.Package},
+		{"passScore", f.PassScore},
 		{"preview", f.Preview},
 		{"questions", f.Questions},
 		{"review", f.Review},
 		{"sco", f.Sco},
+		{"startStep", f.StartStep},
 		{"summary", f.Summary},
+		{"text", f.Text},
 		{"title", f.Title},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
+		{"version", f.Version},
 		{"videoSiteUrl", f.VideoSiteURL},
 		{"", f.Extra},
 		{"file", f.File},
@@ -5092,6 +5666,15 @@ type ScormPackage struct {
 	Warnings []string `json:"warnings,omitzero"`
 }
 
+// Section is a schema of the API.
+type Section struct {
+	// Heading level, 1 to 6.
+	Level int64 `json:"level"`
+	// Number of quizzes in the section (before the next heading).
+	Quizzes int64  `json:"quizzes"`
+	Title   string `json:"title"`
+}
+
 // Shown is a schema of the API.
 type Shown struct {
 	Items   []Text   `json:"items,omitzero"`
@@ -5115,6 +5698,14 @@ type StartInputBody struct {
 	TopicID int64 `json:"topic_id"`
 }
 
+// Step is a schema of the API.
+type Step struct {
+	// Unique id the app reports when the learner reaches the step.
+	ID string `json:"id"`
+	// Title shown to learners.
+	Title string `json:"title"`
+}
+
 // Stored is a schema of the API.
 type Stored struct {
 	Attempt          int64          `json:"attempt"`
@@ -5124,6 +5715,15 @@ type Stored struct {
 	Seq              int64          `json:"seq"`
 	Session          int64          `json:"session"`
 	SuccessStatus    string         `json:"success_status"`
+}
+
+// Structure is a schema of the API.
+type Structure struct {
+	Header Header `json:"header"`
+	// Quizzes of the whole course; numbered from 0 in document order.
+	Quizzes  int64     `json:"quizzes"`
+	Sections []Section `json:"sections"`
+	Title    string    `json:"title"`
 }
 
 // SubmissionView is a schema of the API.
@@ -5335,6 +5935,14 @@ type UserRef struct {
 	Email string `json:"email"`
 	ID    int64  `json:"id"`
 	Name  string `json:"name"`
+}
+
+// VersionView is a schema of the API.
+type VersionView struct {
+	CreatedAt time.Time `json:"created_at"`
+	Files     int64     `json:"files"`
+	Size      int64     `json:"size"`
+	Version   int64     `json:"version"`
 }
 
 // View is a schema of the API.

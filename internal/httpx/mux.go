@@ -33,7 +33,9 @@ func newOverlapMux(mux *http.ServeMux) *overlapMux {
 	return &overlapMux{mux: mux, shared: map[string]*sharedRoutes{}, shapes: map[string]bool{}}
 }
 
-var wildcardName = regexp.MustCompile(`\{[^}]*\}`)
+// wildcardName matches a named wildcard; {$} (end of path) is a literal
+// here, so that /x/{$} and /x/{rest...} are two routes.
+var wildcardName = regexp.MustCompile(`\{[^}$][^}]*\}`)
 
 // HandleFunc registers h for pattern ("METHOD /path/{name}").
 func (m *overlapMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {

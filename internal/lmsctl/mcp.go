@@ -127,6 +127,13 @@ func tool(op ops.Operation) *mcp.Tool {
 		desc.WriteString(" cmi5: upload the package with the tool post-admin-cmi5 first, then topicable " +
 			"Lms\\TopicTypes\\Models\\TopicContent\\Cmi5Au with package (the uploaded package's id) and au (an id from its " +
 			"aus); without au a package of several AUs answers 422 with details.choices listing them.")
+		desc.WriteString(" Interactive: topicable Lms\\TopicTypes\\Models\\TopicContent\\Interactive with package (id from " +
+			"post-admin-interactive, which takes a .zip with lms-interactive.json: entry, steps [{id, title}], network?), version " +
+			"(pin, default current) or followLatest, startStep/endStep (manifest step ids, start before end), completion " +
+			"(on_open, on_range_end default, on_complete, on_score with passScore 0-100), display (inline default, background), " +
+			"height (240-2000, inline), text (Markdown), acceptNetwork (required when the manifest lists network origins).")
+		desc.WriteString(" LiaScript: topicable Lms\\TopicTypeLiaScript\\Models\\LiaScript with markdown (the course) or course " +
+			"(id from post-admin-liascript), and liascriptCompletion (all default, sections, quizzes).")
 	}
 	desc.WriteString("\n\n" + untrusted)
 	destructive := op.Kind == ops.Destructive

@@ -119,6 +119,51 @@ var topicTypes = map[string]topicType{
 		},
 		prepare: prepareQuiz,
 	},
+	"interactive": {
+		class: `Lms\TopicTypes\Models\TopicContent\Interactive`,
+		summary: "a sandboxed web app: a .zip with lms-interactive.json (--file) or an uploaded package (--package); " +
+			"completion on_open, on_range_end (default), on_complete or on_score",
+		flags: []topicFlag{
+			{"file", "the app's .zip, with lms-interactive.json at its root"},
+			{"package", "id of a package uploaded with post-admin-interactive, instead of --file"},
+			{"version", "the package version to pin (default: the current one)"},
+			{"follow-latest", "true: play every new version"},
+			{"start-step", "first step id of the played range"},
+			{"end-step", "last step id of the played range"},
+			{"completion", "on_open, on_range_end, on_complete or on_score"},
+			{"pass-score", "pass percentage (0-100) with on_score"},
+			{"display", "inline (default) or background"},
+			{"height", "inline height in pixels (240-2000)"},
+			{"text", "lesson text in Markdown, or @file.md"},
+			{"accept-network", "true: accept the network origins the manifest lists"},
+		},
+		prepare:    prepareInteractive,
+		extensions: []string{".zip"},
+	},
+	"liascript": {
+		class:   `Lms\TopicTypeLiaScript\Models\LiaScript`,
+		summary: "a LiaScript course: Markdown (--markdown) or an .md or .zip with its assets (--file)",
+		flags: []topicFlag{
+			{"markdown", "the course's Markdown, or @file.md"},
+			{"file", "the course as .md, or a .zip with the .md and its assets"},
+			{"completion", "all (default: every section visited and quiz solved), sections or quizzes"},
+		},
+		prepare: func(v topicValues, body map[string]any) error {
+			if (v["markdown"] == "") == (v["file"] == "") {
+				return usagef("create-topic liascript: give exactly one of --markdown and --file")
+			}
+			if v["completion"] != "" {
+				body["liascriptCompletion"] = v["completion"]
+			}
+			if v["file"] != "" {
+				return checkFile("file", v["file"], ".md", ".zip")
+			}
+			text, err := textArg("markdown", v["markdown"])
+			body["markdown"] = text
+			return err
+		},
+		extensions: []string{".md", ".zip"},
+	},
 	"h5p": {
 		class:   `Lms\TopicTypes\Models\TopicContent\H5P`,
 		summary: "an H5P package (.h5p), uploaded to the H5P service first",
@@ -316,6 +361,33 @@ func prepareProject(v topicValues, body map[string]any) error {
 			return usagef("--max-size: %q is not a positive integer", v["max-size"])
 		}
 		body["max_size"] = n
+	}
+	return nil
+}
+
+// prepareInteractive passes the interactive flags under the API's names;
+// the server checks them against the package's manifest.
+func prepareInteractive(v topicValues, body map[string]any) error {
+	if (v["file"] == "") == (v["package"] == "") {
+		return usagef("create-topic interactive: give exactly one of --file and --package")
+	}
+	names := map[string]string{"package": "package", "version": "version", "follow-latest": "followLatest",
+		"start-step": "startStep", "end-step": "endStep", "completion": "completion", "pass-score": "passScore",
+		"display": "display", "height": "height", "accept-network": "acceptNetwork"}
+	for flag, field := range names {
+		if v[flag] != "" {
+			body[field] = v[flag]
+		}
+	}
+	if v["text"] != "" {
+		text, err := textArg("text", v["text"])
+		if err != nil {
+			return err
+		}
+		body["text"] = text
+	}
+	if v["file"] != "" {
+		return checkFile("file", v["file"], ".zip")
 	}
 	return nil
 }

@@ -195,6 +195,23 @@ var matrix = map[string]string{
 	"POST /api/scorm/player/{sco}":                                  "",
 	"GET /api/scorm/content/{package}/{expires}/{signature}/{path}": "",
 	"GET /api/scorm/runtime/{file}":                                 anyone,
+	// Interactive: authors upload packages (the matrix's package id names
+	// none); the matrix's topic is no interactive topic, so the admin's
+	// progress is refused too; play links need a valid grant; anyone may
+	// send a CSP report.
+	"POST /api/admin/interactive":                  authors,
+	"GET /api/admin/interactive/{id}":              authors,
+	"GET /api/admin/topics/{topic_id}/csp-reports": admins,
+	"POST /api/interactive/progress/{topic}":       admins,
+	"GET /api/interactive/play/{grant}/{path}":     "",
+	"GET /api/interactive/play/{grant}/":           "",
+	"POST /api/csp-report":                         anyone,
+	// LiaScript: authors upload (plausibleBody's markdown) and preview
+	// (the matrix's id names no course); the matrix's topic is no
+	// LiaScript topic.
+	"POST /api/admin/liascript":            authors,
+	"POST /api/liascript/{id}/preview":     authors,
+	"POST /api/liascript/progress/{topic}": admins,
 	// Signed links need no token; without a valid signature nobody gets one.
 	"GET /api/files/{key}": "",
 	// Demo mode is off in the matrix's server, and its tenant is no demo

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/interactive/interactivetest"
 )
 
 // topicObjects are what the role matrix sends topic requests about: a
@@ -116,6 +117,9 @@ func (o topicObjects) body(t *testing.T, method, route string) (body any, ctype 
 		return map[string]any{"lesson": o.lesson, "title": "Matrix", "topicable": matrixRichText, "html": "<p>x</p>"}, "", true
 	case method == "POST" && (strings.HasSuffix(route, "/resources/") || strings.HasSuffix(route, "/resources")):
 		body, ctype := matrixUpload(t, "resource")
+		return body, ctype, true
+	case route == "POST /api/admin/interactive":
+		body, ctype := interactivetest.Upload(t, interactivetest.Manifest)
 		return body, ctype, true
 	case route == "POST /api/topics/{topic}/project":
 		body, ctype := matrixUpload(t, "file")

@@ -95,6 +95,14 @@ var owners = map[string]string{
 	"lrs_statement_related": "lrs",
 	"lrs_attachments":       "lrs",
 	"lrs_documents":         "lrs",
+	// interactive packages, their learners' reports and CSP reports
+	"interactive_packages": "interactive",
+	"interactive_versions": "interactive",
+	"interactive_progress": "interactive",
+	"csp_reports":          "interactive",
+	// LiaScript courses and their learners' progress
+	"liascript_courses":  "liascript",
+	"liascript_progress": "liascript",
 }
 
 // triggers are the database triggers of the migrations, by the table they

@@ -217,6 +217,21 @@ var scopePolicy = func() tokens.Policy {
 		"PUT /api/admin/topics/{topic_id}/gift-questions/order":           write(courses),
 		"PUT /api/admin/topics/{topic_id}/gift-questions/{id}":            write(courses),
 		del + " /api/admin/topics/{topic_id}/gift-questions/{id}":         write(courses),
+		// Interactive packages are course material; an app's reports are
+		// the learner's progress; played files and CSP reports carry no
+		// authority of a token (signed links; browsers' reports).
+		"POST /api/admin/interactive":                  write(courses),
+		"GET /api/admin/interactive/{id}":              read(courses),
+		"GET /api/admin/topics/{topic_id}/csp-reports": read(courses),
+		"POST /api/interactive/progress/{topic}":       write(progress),
+		"GET /api/interactive/play/{grant}/{path}":     tokens.AnyToken,
+		"GET /api/interactive/play/{grant}/":           tokens.AnyToken,
+		"POST /api/csp-report":                         tokens.AnyToken,
+		// LiaScript courses are course material; their progress is the
+		// learner's.
+		"POST /api/admin/liascript":            write(courses),
+		"POST /api/liascript/{id}/preview":     read(courses),
+		"POST /api/liascript/progress/{topic}": write(progress),
 
 		// The H5P service: the token's user with the H5P permissions its
 		// scopes keep (h5p:read lists and reads, h5p:write changes).

@@ -34,8 +34,10 @@ import (
 	"github.com/lms-platform/lms/internal/h5p"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 	"github.com/lms-platform/lms/internal/httpx"
+	"github.com/lms-platform/lms/internal/interactive"
 	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/learning"
+	"github.com/lms-platform/lms/internal/liascript"
 	"github.com/lms-platform/lms/internal/limit"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/media"
@@ -89,6 +91,10 @@ type Server struct {
 	// cmi5 and lrs are the cmi5 packages and the xAPI store (server/cmi5.go).
 	cmi5 *cmi5.Service
 	lrs  *lrs.Service
+	// interactive is the interactive package library, player and progress.
+	interactive *interactive.Service
+	// liascript stores LiaScript courses and records their progress.
+	liascript *liascript.Service
 	// Courses owns courses, lessons, access and course status; its jobs
 	// expire access and activate courses.
 	Courses *courses.Service

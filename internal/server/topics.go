@@ -5,7 +5,9 @@ import (
 	cmi5kind "github.com/lms-platform/lms/internal/content/cmi5"
 	"github.com/lms-platform/lms/internal/content/file"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	interactivekind "github.com/lms-platform/lms/internal/content/interactive"
 	"github.com/lms-platform/lms/internal/content/layout"
+	liascriptkind "github.com/lms-platform/lms/internal/content/liascript"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
@@ -13,6 +15,8 @@ import (
 	scormkind "github.com/lms-platform/lms/internal/content/scorm"
 	"github.com/lms-platform/lms/internal/fetch"
 	"github.com/lms-platform/lms/internal/files"
+	"github.com/lms-platform/lms/internal/interactive"
+	"github.com/lms-platform/lms/internal/liascript"
 	"github.com/lms-platform/lms/internal/quiz"
 	"github.com/lms-platform/lms/internal/scorm"
 	"github.com/lms-platform/lms/internal/topics"
@@ -42,6 +46,8 @@ func (s *Server) contentKinds() *content.Registry {
 		// whose progress is wired in topicRoutes.
 		scormkind.Kind{Packages: s.scormService()},
 		&cmi5kind.Kind{Packages: s.cmi5},
+		s.interactiveKind(),
+		s.liascriptKind(),
 	)
 }
 
@@ -68,6 +74,8 @@ func (s *Server) topicRoutes() {
 	sc.Progress = s.Learning
 	scorm.Routes(s.API, sc)
 	s.cmi5Routes()
+	s.interactiveRoutes()
+	s.liascriptRoutes()
 }
 
 // scormService is the one SCORM service of the server, made on first use.
@@ -76,4 +84,30 @@ func (s *Server) scormService() *scorm.Service {
 		s.scorm = &scorm.Service{Clock: s.Clock, Scanner: s.Scanner, PlayerDir: s.Config.ScormPlayerDir}
 	}
 	return s.scorm
+}
+
+// interactiveKind is the interactive kind on the package library, which
+// gets its topics and progress once they are built (interactiveRoutes).
+func (s *Server) interactiveKind() content.Kind {
+	s.interactive = &interactive.Service{Clock: s.Clock, Settings: s.Settings}
+	return &interactivekind.Kind{Packages: s.interactive, Settings: s.Settings}
+}
+
+// interactiveRoutes serves packages, apps, their progress and CSP reports.
+func (s *Server) interactiveRoutes() {
+	s.interactive.Topics, s.interactive.Progress = s.topics, s.Learning
+	interactive.Routes(s.API, s.interactive)
+}
+
+// liascriptKind is the LiaScript kind on the course store, which gets its
+// topics and progress once they are built (liascriptRoutes).
+func (s *Server) liascriptKind() content.Kind {
+	s.liascript = &liascript.Service{Clock: s.Clock}
+	return &liascriptkind.Kind{Courses: s.liascript}
+}
+
+// liascriptRoutes serves course uploads, progress and previews.
+func (s *Server) liascriptRoutes() {
+	s.liascript.Topics, s.liascript.Progress, s.liascript.FileURL = s.topics, s.Learning, s.Files.URL
+	liascript.Routes(s.API, s.liascript)
 }

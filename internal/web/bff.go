@@ -43,6 +43,9 @@ var bffAllow = []bffRule{
 	// Checks of a layout topic's practice questions, whose answers are
 	// not in the page.
 	rule(http.MethodPost, "/api/topics/{id}/practice/check"),
+	// What interactive apps and LiaScript courses report of the learner.
+	rule(http.MethodPost, "/api/interactive/progress/{id}"),
+	rule(http.MethodPost, "/api/liascript/progress/{id}"),
 }
 
 // bffAllowed matches the escaped path: an escaped character never

@@ -125,6 +125,7 @@ type topicData struct {
 	Scorm      *scormContent
 	Layout     *layoutContent
 	EmbedSrc   string
+	App        *appContent
 	// VideoEmbed is the player address of a video site URL the page
 	// knows how to frame (YouTube, Vimeo); empty: a link is shown.
 	VideoEmbed string
@@ -260,9 +261,30 @@ func (h *Handler) fillContent(d *topicData) {
 		d.Scorm = &scormContent{}
 		json.Unmarshal(raw, d.Scorm)
 		d.Mode = "scorm"
+	case "interactive":
+		d.App = &appContent{}
+		json.Unmarshal(raw, d.App)
+		// The API renders the text's Markdown to sanitised HTML.
+		d.HTML = template.HTML(d.App.TextHTML)
+		d.Mode = "app"
+		if d.App.Completion == "on_open" {
+			d.Mode, d.Manual = "open", true
+		}
 	default:
 		d.Mode, d.Manual = "manual", true
 	}
+}
+
+// appContent is what the page shows of an interactive topic: the app's
+// sandboxed frame, the played range and the lesson text.
+type appContent struct {
+	PlayURL    string `json:"play_url"`
+	Display    string `json:"display"`
+	Height     int    `json:"height"`
+	StartStep  string `json:"start_step"`
+	EndStep    string `json:"end_step"`
+	Completion string `json:"completion"`
+	TextHTML   string `json:"text_html"`
 }
 
 // completeTopic is the no-script way to complete a topic (and the button

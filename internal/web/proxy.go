@@ -133,3 +133,20 @@ func (h *Handler) files(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(res.StatusCode)
 	streamBody(w, res.Body)
 }
+
+// cspReport passes a browser's Content-Security-Policy report of a played
+// interactive app to the API: no token, the body capped as the API caps it.
+func (h *Handler) cspReport(w http.ResponseWriter, r *http.Request) {
+	hdr := http.Header{}
+	hdr.Set("Content-Type", r.Header.Get("Content-Type"))
+	res, err := h.api.do(r.Context(), apiCall{Method: http.MethodPost, Path: r.URL.EscapedPath() + "?" + r.URL.RawQuery,
+		Host: h.apiHost(r), Header: hdr, Body: http.MaxBytesReader(w, r.Body, 16<<10), ContentLength: -1})
+	if err != nil {
+		h.plainError(w, http.StatusBadGateway, "The API is unavailable.")
+		return
+	}
+	defer res.Body.Close()
+	copyHeaders(w.Header(), res.Header)
+	w.WriteHeader(res.StatusCode)
+	streamBody(w, res.Body)
+}

@@ -94,6 +94,10 @@ func (h *Handler) routes() http.Handler {
 	// The SCORM player, runtime, package files and tracking routes.
 	mux.HandleFunc("/api/scorm/", h.scormProxy)
 	mux.HandleFunc("GET /assets/hls.min.js", h.hlsPlayer)
+	// Interactive apps are signed links too (the grant is in the path);
+	// their CSP reports come from the browser without credentials.
+	mux.HandleFunc("GET /api/interactive/play/", h.files)
+	mux.HandleFunc("POST /api/csp-report", h.cspReport)
 	mux.HandleFunc("GET /assets/", h.assets)
 
 	mux.HandleFunc("GET /{$}", h.home)

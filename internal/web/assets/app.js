@@ -550,6 +550,39 @@
       .catch(function (err) { say(err.message); qStart.hidden = false; });
   }
 
+  // An interactive topic's app runs in a sandboxed frame with an opaque
+  // origin ("null"), so messages are recognised by their source window,
+  // never by origin. Only the documented shapes are forwarded; the server
+  // decides completion by the topic's rule (README: Interactive apps).
+  var app = document.getElementById('app-frame');
+  if (app && signedIn) {
+    var report = function (body) {
+      return bff('POST', '/api/interactive/progress/' + topicId, body)
+        .then(function (res) { return res.ok ? res.json() : null; })
+        .then(function (b) {
+          if (b && b.data && b.data.completed) { setStatus(1); }
+          app.dataset.reported = String(Number(app.dataset.reported || 0) + 1);
+        })
+        .catch(function () {});
+    };
+    app.addEventListener('load', function () {
+      app.contentWindow.postMessage({ type: 'lms-interactive:init', startStep: app.dataset.start, endStep: app.dataset.end }, '*');
+    });
+    report({ event: 'open' });
+    window.addEventListener('message', function (e) {
+      if (e.source !== app.contentWindow) { return; }
+      var m = e.data;
+      if (!m || typeof m !== 'object' || typeof m.type !== 'string') { return; }
+      if (m.type === 'lms-interactive:step' && typeof m.step === 'string' && m.step.length <= 64) {
+        report({ event: 'step', step: m.step });
+      } else if (m.type === 'lms-interactive:complete') {
+        report({ event: 'complete' });
+      } else if (m.type === 'lms-interactive:score' && typeof m.score === 'number' && m.score >= 0 && m.score <= 100) {
+        report({ event: 'score', score: Math.round(m.score) });
+      }
+    });
+  }
+
   // The H5P embeds, served on this origin through the /h5p/ proxy: the
   // frame of an H5P topic, or the H5PFrames of a layout. The token is
   // never in this page: the parent answers lms-h5p:token with null and

@@ -1,0 +1,320 @@
+// Package interactive keeps the library of interactive packages (web apps
+// uploaded as a .zip with lms-interactive.json, every version kept),
+// serves a topic's app in a sandbox that reaches neither the API nor the
+// learner's token, records what the app reports of a learner's activity
+// and completes the topic by the topic's rule, and stores the
+// Content-Security-Policy reports of played apps. The topic kind is
+// package content/interactive.
+package interactive
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/content"
+	kind "github.com/lms-platform/lms/internal/content/interactive"
+	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/settings"
+	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/topics"
+)
+
+// Limits of a package's archive. The zip is checked by the H5P package
+// reader's safety checks (paths, links, entry count, sizes, declared and
+// real) before anything is extracted.
+var archiveLimits = h5ppackage.Limits{MaxEntries: 5000, MaxFileSize: 64 << 20, MaxTotalSize: 256 << 20}
+
+// Service runs the interactive routes.
+type Service struct {
+	Clock    clock.Clock
+	Settings *settings.Service
+	// Topics reads uploads and learnable topics; Progress completes them.
+	Topics   *topics.Service
+	Progress topics.Completer
+}
+
+var errUnauthorized = apperr.New(apperr.Forbidden, "This action is unauthorized.")
+
+func (s *Service) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Microsecond) }
+
+// PackageView is a package with its versions.
+type PackageView struct {
+	ID             int64          `json:"id"`
+	Title          string         `json:"title"`
+	CurrentVersion int            `json:"current_version"`
+	CreatedBy      *int64         `json:"created_by"`
+	Versions       []VersionView  `json:"versions"`
+	Manifest       *kind.Manifest `json:"manifest" doc:"The current version's manifest."`
+}
+
+// VersionView is one version of a package.
+type VersionView struct {
+	Version   int       `json:"version"`
+	Files     int       `json:"files"`
+	Size      int64     `json:"size"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// canUpload: authors upload packages; a new version of a package is for
+// its uploader and those who edit every course.
+func canUpload(p *access.Principal, createdBy *int64) bool {
+	if p.Has(access.CourseUpdate) {
+		return true
+	}
+	return p.Has(access.CourseCreate) && (createdBy != nil && *createdBy == p.UserID)
+}
+
+// Upload stores a .zip from the upload route (form field file): a new
+// package, or the next version of the package the field package names.
+func (s *Service) Upload(ctx context.Context, t *platform.Tenant, p *access.Principal, body topics.Upload) (PackageView, error) {
+	if !p.Has(access.CourseCreate) && !p.Has(access.CourseUpdate) {
+		return PackageView{}, errUnauthorized
+	}
+	if on, err := s.Settings.Bool(ctx, t, kind.EnabledSetting); err != nil {
+		return PackageView{}, err
+	} else if !on {
+		return PackageView{}, apperr.New(apperr.Forbidden, "Interactive topics are disabled on this platform (lms_interactive.enabled).")
+	}
+	in, done, err := s.Topics.ReadUpload(ctx, body, kind.MaxPackage)
+	if err != nil {
+		return PackageView{}, err
+	}
+	defer done()
+	var pkg int64
+	if raw, ok := in.Text("package"); ok {
+		if pkg, err = strconv.ParseInt(strings.TrimSpace(raw), 10, 64); err != nil || pkg < 1 {
+			return PackageView{}, apperr.Field("package", "The package must be the id of an uploaded package.")
+		}
+		row, err := packageByID(ctx, t.DB, pkg)
+		if apperr.Is(err, apperr.NotFound) {
+			return PackageView{}, apperr.Field("package", "The package must be the id of an uploaded package.")
+		}
+		if err != nil {
+			return PackageView{}, err
+		}
+		if !canUpload(p, row.createdBy) {
+			return PackageView{}, errUnauthorized
+		}
+	}
+	f, _, ok := content.FileFrom(in, "file")
+	if !ok {
+		return PackageView{}, apperr.Field("file", "The file field (a .zip package) is required.")
+	}
+	if content.Ext(f.Name) != ".zip" {
+		return PackageView{}, apperr.Field("file", "The file must be a .zip package with lms-interactive.json at its root.")
+	}
+	uploader := p.UserID
+	v, err := s.store(ctx, t, pkg, &uploader, f)
+	if err != nil {
+		return PackageView{}, err
+	}
+	return s.View(ctx, t, p, v.Package)
+}
+
+// Add stores an uploaded .zip as a new package of nobody in particular
+// (the topic create that carried it); content/interactive calls it.
+func (s *Service) Add(ctx context.Context, t *platform.Tenant, f content.File) (kind.Version, error) {
+	return s.store(ctx, t, 0, nil, f)
+}
+
+// Version finds a package's version; 0 is its current one.
+func (s *Service) Version(ctx context.Context, t *platform.Tenant, pkg int64, version int) (kind.Version, error) {
+	return versionOf(ctx, t.DB, pkg, version)
+}
+
+// View shows a package to those who may author topics.
+func (s *Service) View(ctx context.Context, t *platform.Tenant, p *access.Principal, pkg int64) (PackageView, error) {
+	if !p.Has(access.CourseCreate) && !p.Has(access.CourseUpdate) {
+		return PackageView{}, errUnauthorized
+	}
+	row, err := packageByID(ctx, t.DB, pkg)
+	if err != nil {
+		return PackageView{}, err
+	}
+	versions, err := versionsOf(ctx, t.DB, pkg)
+	if err != nil {
+		return PackageView{}, err
+	}
+	cur, err := versionOf(ctx, t.DB, pkg, 0)
+	if err != nil {
+		return PackageView{}, err
+	}
+	return PackageView{ID: row.id, Title: row.title, CurrentVersion: row.current, CreatedBy: row.createdBy,
+		Versions: versions, Manifest: &cur.Manifest}, nil
+}
+
+// store checks the archive and its manifest, extracts the files to the
+// blob store and records the version.
+func (s *Service) store(ctx context.Context, t *platform.Tenant, pkg int64, uploader *int64, f content.File) (kind.Version, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return kind.Version{}, fmt.Errorf("interactive: open upload: %w", err)
+	}
+	defer rc.Close()
+	ra, ok := rc.(io.ReaderAt)
+	if !ok {
+		data, err := io.ReadAll(io.LimitReader(rc, kind.MaxPackage+1))
+		if err != nil {
+			return kind.Version{}, fmt.Errorf("interactive: read upload: %w", err)
+		}
+		ra = bytes.NewReader(data)
+	}
+	zp, err := h5ppackage.Open(ra, f.Size, archiveLimits)
+	if err != nil {
+		return kind.Version{}, archiveError(err)
+	}
+	m, err := readManifest(zp)
+	if err != nil {
+		return kind.Version{}, err
+	}
+	files := zp.Files()
+	if !contains(files, m.Entry) {
+		return kind.Version{}, apperr.Field("manifest.entry", fmt.Sprintf("The entry %s is not a file of the archive.", m.Entry))
+	}
+	if m.Title == "" {
+		m.Title = strings.TrimSuffix(content.SafeName(f.Name), ".zip")
+	}
+	prefix := content.NewPrefix("interactive")
+	var size int64
+	for _, name := range files {
+		n, err := put(ctx, t, zp, prefix, name)
+		if err != nil {
+			t.Blob.DeletePrefix(context.WithoutCancel(ctx), prefix)
+			return kind.Version{}, err
+		}
+		size += n
+	}
+	manifest, err := json.Marshal(m)
+	if err != nil {
+		return kind.Version{}, err
+	}
+	v, err := record(ctx, t, s.now(), pkg, uploader, m.Title, string(manifest), prefix, len(files), size)
+	if err != nil {
+		t.Blob.DeletePrefix(context.WithoutCancel(ctx), prefix)
+		return kind.Version{}, err
+	}
+	v.Manifest = m
+	return v, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// readManifest reads and checks lms-interactive.json; its problems answer
+// 422 keyed manifest.<field>.
+func readManifest(zp *h5ppackage.Package) (kind.Manifest, error) {
+	size, ok := zp.Size(kind.ManifestFile)
+	if !ok {
+		return kind.Manifest{}, apperr.Field("file", "The package has no "+kind.ManifestFile+" at its root.")
+	}
+	if size > kind.MaxManifestSize {
+		return kind.Manifest{}, apperr.Field("manifest", fmt.Sprintf("%s may not be greater than %d KiB.", kind.ManifestFile, kind.MaxManifestSize>>10))
+	}
+	rc, err := zp.Open(kind.ManifestFile)
+	if err != nil {
+		return kind.Manifest{}, archiveError(err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return kind.Manifest{}, archiveError(err)
+	}
+	m, problems := kind.ParseManifest(data)
+	if len(problems) > 0 {
+		errs := make(map[string][]string, len(problems))
+		for field, msgs := range problems {
+			key := "manifest." + field
+			if field == "manifest" {
+				key = field
+			}
+			errs[key] = msgs
+		}
+		return kind.Manifest{}, apperr.Validation(errs)
+	}
+	return m, nil
+}
+
+// archiveError turns the archive reader's findings into 413 (too large)
+// or 422 naming each problem.
+func archiveError(err error) error {
+	var pe *h5ppackage.Error
+	if !errors.As(err, &pe) {
+		return err
+	}
+	msgs := make([]string, 0, len(pe.Problems))
+	for _, p := range pe.Problems {
+		if p.Code == h5ppackage.CodeCorruptArchive {
+			msgs = append(msgs, "The file is not a readable .zip archive, or an entry of it is damaged.")
+			continue
+		}
+		msgs = append(msgs, p.Message)
+	}
+	if pe.Kind == h5ppackage.TooLarge {
+		e := apperr.New(apperr.TooLarge, msgs[0])
+		e.Fields = map[string][]string{"file": msgs}
+		return e
+	}
+	e := apperr.Validation(map[string][]string{"file": msgs})
+	e.Message = msgs[0]
+	return e
+}
+
+// put extracts one file of the archive to the blob store.
+func put(ctx context.Context, t *platform.Tenant, zp *h5ppackage.Package, prefix, name string) (int64, error) {
+	size, _ := zp.Size(name)
+	rc, err := zp.Open(name)
+	if err != nil {
+		return 0, archiveError(err)
+	}
+	defer rc.Close()
+	ctype := mime.TypeByExtension(strings.ToLower(path.Ext(name)))
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	if err := t.Blob.Put(ctx, prefix+name, rc, size, ctype); err != nil {
+		if pe := archiveError(err); pe != err {
+			return 0, pe
+		}
+		return 0, fmt.Errorf("interactive: store %s: %w", name, err)
+	}
+	return size, nil
+}
+
+// versionOf is the version of a package (0: its current version).
+func versionOf(ctx context.Context, q sqldb.Querier, pkg int64, version int) (kind.Version, error) {
+	var v kind.Version
+	var manifest string
+	err := q.QueryRowContext(ctx, `SELECT v.package_id, v.version, p.current_version, v.manifest, v.prefix
+		FROM interactive_versions v JOIN interactive_packages p ON p.id = v.package_id
+		WHERE v.package_id = $1 AND v.version = CASE WHEN $2 = 0 THEN p.current_version ELSE $2 END`, pkg, version).
+		Scan(&v.Package, &v.Version, &v.Current, &manifest, &v.Prefix)
+	if sqldb.NotFound(err) {
+		return v, apperr.New(apperr.NotFound, "Package not found.")
+	}
+	if err != nil {
+		return v, fmt.Errorf("interactive: load package %d version %d: %w", pkg, version, err)
+	}
+	if err := json.Unmarshal([]byte(manifest), &v.Manifest); err != nil {
+		return v, fmt.Errorf("interactive: parse manifest of package %d: %w", pkg, err)
+	}
+	return v, nil
+}

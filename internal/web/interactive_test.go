@@ -1,0 +1,48 @@
+package web
+
+import (
+	"html"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	kind "github.com/lms-platform/lms/internal/content/interactive"
+	"github.com/lms-platform/lms/internal/interactive/interactivetest"
+)
+
+// TestInteractivePage checks that an interactive topic's page frames the
+// app in a sandbox without our origin, that the app's files and CSP
+// reports pass through the frontend, and that the app's reports reach
+// the progress route through /bff.
+func TestInteractivePage(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		admin := s.env.As("admin").Token
+		c := seedCourse(t, s.env, s.env.Host, admin, "App course")
+		body, ctype := interactivetest.Upload(t, interactivetest.Manifest)
+		pkg := s.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/interactive", Token: admin, Body: body, Type: ctype})
+		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Pendulum",
+			"topicable": kind.Class, "package": pkg.Number("data.id"), "completion": "on_complete", "text": "Swing **it**."}).Number("data.id")
+
+		r := s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
+		frame := regexp.MustCompile(`<iframe id="app-frame" sandbox="([^"]*)" src="([^"]+)"`).FindStringSubmatch(r.text())
+		if frame == nil || strings.Contains(frame[1], "allow-same-origin") || !strings.Contains(r.text(), "<strong>it</strong>") ||
+			!strings.Contains(r.text(), `style="height: 600px"`) {
+			t.Fatalf("app page: %s", r.body)
+		}
+		page := s.must(req{path: html.UnescapeString(frame[2]) + "index.html"}, http.StatusOK)
+		if !strings.Contains(page.text(), "<p>App</p>") || !strings.Contains(page.header.Get("Content-Security-Policy"), "sandbox allow-scripts") {
+			t.Fatalf("app through the frontend: %v %s", page.header, page.body)
+		}
+		report := `{"csp-report":{"document-uri":"http://x/a","blocked-uri":"http://x/bff/api/profile/me","effective-directive":"connect-src"}}`
+		s.must(req{method: "POST", path: "/api/csp-report?topic=" + id(int64(topic)), body: strings.NewReader(report),
+			headers: map[string]string{"Content-Type": "application/csp-report"}}, http.StatusOK)
+		r = s.must(req{method: "POST", path: "/bff/api/interactive/progress/" + id(int64(topic)), token: admin,
+			json: map[string]any{"event": "complete"}}, http.StatusOK)
+		if r.get("data.app_complete") != true {
+			t.Errorf("progress through /bff: %s", r.body)
+		}
+	})
+}
