@@ -4,6 +4,7 @@ package client
 
 import (
 	"context"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -380,6 +381,57 @@ func (c *Client) PostAdminLessonsIDClone(ctx context.Context, id int64) (*Lesson
 func (c *Client) GetAdminLessonsIDEdit(ctx context.Context, id int64) (*LessonEditForm, error) {
 	r := request{method: http.MethodGet, path: "/api/admin/lessons/" + pathParam(id) + "/edit"}
 	var out LessonEditForm
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminLTIRegistrations is GET /api/admin/lti/registrations: List the platforms registered to
+// launch this tool (admin)
+func (c *Client) GetAdminLTIRegistrations(ctx context.Context) ([]Registration, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/lti/registrations"}
+	var out []Registration
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PostAdminLTIRegistrations is POST /api/admin/lti/registrations: Register a platform that may
+// launch this tool (admin)
+func (c *Client) PostAdminLTIRegistrations(ctx context.Context, body RegistrationInput) (*Registration, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/lti/registrations"}
+	r.body = jsonBody(body)
+	var out Registration
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PutAdminLTIRegistrationsID is PUT /api/admin/lti/registrations/{id}: Replace a platform
+// registration (admin)
+func (c *Client) PutAdminLTIRegistrationsID(ctx context.Context, id int64, body RegistrationInput) (*Registration, error) {
+	r := request{method: http.MethodPut, path: "/api/admin/lti/registrations/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out Registration
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAdminLTIRegistrationsID is DELETE /api/admin/lti/registrations/{id}: Delete a platform
+// registration (admin); users it created stay
+func (c *Client) DeleteAdminLTIRegistrationsID(ctx context.Context, id int64) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/lti/registrations/" + pathParam(id)}
+	return c.call(ctx, r, nil)
+}
+
+// GetAdminLTITool is GET /api/admin/lti/tool: This tool's URLs to paste into another platform's LTI
+// 1.3 tool registration (admin)
+func (c *Client) GetAdminLTITool(ctx context.Context) (*ToolURLs, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/lti/tool"}
+	var out ToolURLs
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -1472,6 +1524,57 @@ func (c *Client) GetHealthcheck(ctx context.Context) error {
 	return c.call(ctx, r, nil)
 }
 
+// GetLTIJwks is GET /api/lti/jwks: The tenant's public key set (JWKS, not in the envelope)
+func (c *Client) GetLTIJwks(ctx context.Context) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/lti/jwks"}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostLTIToolExchange is POST /api/lti/tool/exchange: Exchange the one-time code of a launch for an
+// access token
+func (c *Client) PostLTIToolExchange(ctx context.Context, body ExchangeInputBody) (*Issued, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/tool/exchange"}
+	r.body = jsonBody(body)
+	var out Issued
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostLTIToolLaunch is POST /api/lti/tool/launch: LTI resource link launch: the platform's signed
+// id_token (form post of id_token and state)
+func (c *Client) PostLTIToolLaunch(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/tool/launch"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetLTIToolLogin is GET /api/lti/tool/login: OIDC login initiation from an external platform
+func (c *Client) GetLTIToolLogin(ctx context.Context, params GetLTIToolLoginParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/lti/tool/login"}
+	r.query = url.Values{}
+	addQuery(r.query, "iss", params.Iss)
+	addQuery(r.query, "login_hint", params.LoginHint)
+	addQuery(r.query, "target_link_uri", params.TargetLinkURI)
+	addQuery(r.query, "lti_message_hint", params.LTIMessageHint)
+	addQuery(r.query, "lti_deployment_id", params.LTIDeploymentID)
+	addQuery(r.query, "client_id", params.ClientID)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostLTIToolLogin is POST /api/lti/tool/login: OIDC login initiation from an external platform
+// (form post)
+func (c *Client) PostLTIToolLogin(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/tool/login"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
 // GetMeta is GET /api/meta: Describe the API: name, version, modules
 func (c *Client) GetMeta(ctx context.Context) (*MetaData, error) {
 	r := request{method: http.MethodGet, path: "/api/meta"}
@@ -2490,6 +2593,12 @@ type EventInfo struct {
 	Name        string `json:"name"`
 }
 
+// ExchangeInputBody is a schema of the API.
+type ExchangeInputBody struct {
+	// The one-time code of the launch redirect.
+	Code string `json:"code"`
+}
+
 // FormDefaults is a schema of the API.
 type FormDefaults struct {
 	Active  bool `json:"active"`
@@ -2796,6 +2905,18 @@ type GetH5PContentsParams struct {
 	Page *int64
 	// Items per page: 20 unless given, at most 100.
 	PerPage *int64
+}
+
+// GetLTIToolLoginParams are the parameters of GET /api/lti/tool/login; nil fields are not sent.
+type GetLTIToolLoginParams struct {
+	// The platform's issuer.
+	Iss *string
+	// Opaque to the tool; sent back to the platform.
+	LoginHint       *string
+	TargetLinkURI   *string
+	LTIMessageHint  *string
+	LTIDeploymentID *string
+	ClientID        *string
 }
 
 // GetNotificationsParams are the parameters of GET /api/notifications; nil fields are not sent.
@@ -4378,6 +4499,41 @@ type RegisterInputBody struct {
 	ReturnURL            *string `json:"return_url,omitzero"`
 }
 
+// Registration is a schema of the API.
+type Registration struct {
+	AuthLoginURL  string    `json:"auth_login_url"`
+	ClientID      string    `json:"client_id"`
+	CourseID      *int64    `json:"course_id"`
+	CreatedAt     time.Time `json:"created_at"`
+	DeploymentIDs []string  `json:"deployment_ids"`
+	ID            int64     `json:"id"`
+	Issuer        string    `json:"issuer"`
+	JwksURL       string    `json:"jwks_url"`
+	Name          string    `json:"name"`
+	TokenURL      string    `json:"token_url"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+// RegistrationInput is a schema of the API.
+type RegistrationInput struct {
+	// The platform's OIDC authentication request URL.
+	AuthLoginURL string `json:"auth_login_url"`
+	// The client id the platform gave this tool.
+	ClientID string `json:"client_id"`
+	// The course a launch lands in when its custom parameters name neither course_id nor topic_id.
+	CourseID *int64 `json:"course_id,omitzero"`
+	// Deployment ids accepted from this platform.
+	DeploymentIDs []string `json:"deployment_ids"`
+	// The platform's issuer (iss of its id_tokens), e.g. https://moodle.example.edu.
+	Issuer string `json:"issuer"`
+	// The platform's public key set URL; fetched through the outbound-fetch guard.
+	JwksURL string `json:"jwks_url"`
+	// A name for admins, e.g. "University Moodle".
+	Name string `json:"name"`
+	// The platform's OAuth 2 token URL, for sending grades back (AGS).
+	TokenURL *string `json:"token_url,omitzero"`
+}
+
 // RenameInputBody is a schema of the API.
 type RenameInputBody struct {
 	// Name the attachment is shown with.
@@ -4524,6 +4680,16 @@ type TokenInfo struct {
 	ID                 string   `json:"id"`
 	RateLimitPerMinute *int64   `json:"rate_limit_per_minute,omitzero"`
 	Scopes             []string `json:"scopes"`
+}
+
+// ToolURLs is a schema of the API.
+type ToolURLs struct {
+	// Public keyset URL of this tool (the tenant's key).
+	JwksURL string `json:"jwks_url"`
+	// Redirection URI and target link URI of launches.
+	LaunchURL string `json:"launch_url"`
+	// OpenID Connect login initiation URL.
+	LoginURL string `json:"login_url"`
 }
 
 // TopicPing is a schema of the API.

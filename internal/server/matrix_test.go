@@ -206,6 +206,18 @@ var matrix = map[string]string{
 	"POST /h5p/contents/orphans/delete": "",
 	// The device login: anyone may start one; the matrix's device code
 	// and user code name no request.
+	// LTI 1.3: the protocol routes need a registered platform and its
+	// signed messages (internal/lti tests them); the key set is public.
+	"GET /api/lti/tool/login":                            "",
+	"POST /api/lti/tool/login":                           "",
+	"POST /api/lti/tool/launch":                          "",
+	"POST /api/lti/tool/exchange":                        "",
+	"GET /api/lti/jwks":                                  anyone,
+	"GET /api/admin/lti/tool":                            admins,
+	"GET /api/admin/lti/registrations":                   admins,
+	"POST /api/admin/lti/registrations":                  "",
+	"PUT /api/admin/lti/registrations/{id}":              "",
+	"DELETE /api/admin/lti/registrations/{id}":           "",
 	"POST /api/auth/device/code":                         anyone,
 	"POST /api/auth/device/token":                        "",
 	"GET /api/auth/device/requests/{user_code}":          "",

@@ -220,5 +220,19 @@ var scopePolicy = func() tokens.Policy {
 		"PATCH /h5p/libraries/{uber}":       write(h5p),
 		del + " /h5p/libraries/{uber}":      write(h5p),
 		"POST /h5p/contents/orphans/delete": tokens.NoTokens,
+
+		// LTI 1.3: the protocol routes are sign-ins of browsers sent by
+		// another platform, never made with a token; registrations are
+		// settings of the tenant.
+		"GET /api/lti/tool/login":                  tokens.NoTokens,
+		"POST /api/lti/tool/login":                 tokens.NoTokens,
+		"POST /api/lti/tool/launch":                tokens.NoTokens,
+		"POST /api/lti/tool/exchange":              tokens.NoTokens,
+		"GET /api/lti/jwks":                        tokens.AnyToken,
+		"GET /api/admin/lti/tool":                  read(settings),
+		"GET /api/admin/lti/registrations":         read(settings),
+		"POST /api/admin/lti/registrations":        write(settings),
+		"PUT /api/admin/lti/registrations/{id}":    write(settings),
+		del + " /api/admin/lti/registrations/{id}": write(settings),
 	}
 }()
