@@ -387,6 +387,17 @@ func (c *Client) GetAdminLessonsIDEdit(ctx context.Context, id int64) (*LessonEd
 	return &out, nil
 }
 
+// GetAdminLTIPlatform is GET /api/admin/lti/platform: This platform's URLs to paste into an
+// external tool's configuration (admin)
+func (c *Client) GetAdminLTIPlatform(ctx context.Context) (*PlatformURLs, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/lti/platform"}
+	var out PlatformURLs
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetAdminLTIRegistrations is GET /api/admin/lti/registrations: List the platforms registered to
 // launch this tool (admin)
 func (c *Client) GetAdminLTIRegistrations(ctx context.Context) ([]Registration, error) {
@@ -436,6 +447,46 @@ func (c *Client) GetAdminLTITool(ctx context.Context) (*ToolURLs, error) {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// GetAdminLTITools is GET /api/admin/lti/tools: List the external tools lti topics may launch
+// (admin)
+func (c *Client) GetAdminLTITools(ctx context.Context) ([]ExternalTool, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/lti/tools"}
+	var out []ExternalTool
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PostAdminLTITools is POST /api/admin/lti/tools: Add an external tool (admin); answers its
+// generated client_id and deployment_id to give the tool
+func (c *Client) PostAdminLTITools(ctx context.Context, body ToolInput) (*ExternalTool, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/lti/tools"}
+	r.body = jsonBody(body)
+	var out ExternalTool
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PutAdminLTIToolsID is PUT /api/admin/lti/tools/{id}: Replace an external tool's settings (admin);
+// its client_id stays
+func (c *Client) PutAdminLTIToolsID(ctx context.Context, id int64, body ToolInput) (*ExternalTool, error) {
+	r := request{method: http.MethodPut, path: "/api/admin/lti/tools/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out ExternalTool
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAdminLTIToolsID is DELETE /api/admin/lti/tools/{id}: Remove an external tool (admin); its
+// topics stay and answer 409 on launch
+func (c *Client) DeleteAdminLTIToolsID(ctx context.Context, id int64) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/lti/tools/" + pathParam(id)}
+	return c.call(ctx, r, nil)
 }
 
 // GetAdminNotifications is GET /api/admin/notifications: The caller's notifications
@@ -1524,11 +1575,41 @@ func (c *Client) GetHealthcheck(ctx context.Context) error {
 	return c.call(ctx, r, nil)
 }
 
+// GetLTIAuthorize is GET /api/lti/authorize: OIDC authorization endpoint of launches from this
+// platform: an auto-submitting form with the signed id_token
+func (c *Client) GetLTIAuthorize(ctx context.Context, params GetLTIAuthorizeParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/lti/authorize"}
+	r.query = url.Values{}
+	addQuery(r.query, "scope", params.Scope)
+	addQuery(r.query, "response_type", params.ResponseType)
+	addQuery(r.query, "response_mode", params.ResponseMode)
+	addQuery(r.query, "prompt", params.Prompt)
+	addQuery(r.query, "client_id", params.ClientID)
+	addQuery(r.query, "redirect_uri", params.RedirectURI)
+	addQuery(r.query, "login_hint", params.LoginHint)
+	addQuery(r.query, "state", params.State)
+	addQuery(r.query, "nonce", params.Nonce)
+	addQuery(r.query, "lti_message_hint", params.LTIMessageHint)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
 // GetLTIJwks is GET /api/lti/jwks: The tenant's public key set (JWKS, not in the envelope)
 func (c *Client) GetLTIJwks(ctx context.Context) (*http.Response, error) {
 	r := request{method: http.MethodGet, path: "/api/lti/jwks"}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
+}
+
+// PostLTILaunchesID is POST /api/lti/launches/{topic}: Launch the external tool of an lti topic:
+// the tool's OIDC login URL with a two-minute, single-use login hint
+func (c *Client) PostLTILaunchesID(ctx context.Context, topic int64) (*ToolLaunch, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/launches/" + pathParam(topic)}
+	var out ToolLaunch
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // PostLTIToolExchange is POST /api/lti/tool/exchange: Exchange the one-time code of a launch for an
@@ -2599,6 +2680,24 @@ type ExchangeInputBody struct {
 	Code string `json:"code"`
 }
 
+// ExternalTool is a schema of the API.
+type ExternalTool struct {
+	// The client id this platform gives the tool; generated.
+	ClientID      string    `json:"client_id"`
+	CreatedAt     time.Time `json:"created_at"`
+	DeploymentID  string    `json:"deployment_id"`
+	ID            int64     `json:"id"`
+	JwksURL       string    `json:"jwks_url"`
+	LoginURL      string    `json:"login_url"`
+	Name          string    `json:"name"`
+	PublicKey     string    `json:"public_key"`
+	RedirectUris  []string  `json:"redirect_uris"`
+	ShareEmail    bool      `json:"share_email"`
+	ShareName     bool      `json:"share_name"`
+	TargetLinkURI string    `json:"target_link_uri"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
 // FormDefaults is a schema of the API.
 type FormDefaults struct {
 	Active  bool `json:"active"`
@@ -2905,6 +3004,20 @@ type GetH5PContentsParams struct {
 	Page *int64
 	// Items per page: 20 unless given, at most 100.
 	PerPage *int64
+}
+
+// GetLTIAuthorizeParams are the parameters of GET /api/lti/authorize; nil fields are not sent.
+type GetLTIAuthorizeParams struct {
+	Scope          *string
+	ResponseType   *string
+	ResponseMode   *string
+	Prompt         *string
+	ClientID       *string
+	RedirectURI    *string
+	LoginHint      *string
+	State          *string
+	Nonce          *string
+	LTIMessageHint *string
 }
 
 // GetLTIToolLoginParams are the parameters of GET /api/lti/tool/login; nil fields are not sent.
@@ -3266,6 +3379,8 @@ type PatchAdminTopicsIDBody struct {
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string `json:"custom,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PatchAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
@@ -3304,9 +3419,11 @@ type PatchAdminTopicsIDBody struct {
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64 `json:"tool,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string `json:"topicable,omitzero"`
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
@@ -3360,6 +3477,8 @@ type PatchAdminTopicsIDForm struct {
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PatchAdminTopicsIDFormDocumentItem
@@ -3401,9 +3520,11 @@ type PatchAdminTopicsIDForm struct {
 	Summary *string
 	// Topic title.
 	Title *string
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
@@ -3420,6 +3541,7 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"accept", f.Accept},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"custom", f.Custom},
 		{"document", f.Document},
 		{"duration", f.Duration},
 		{"fallback", f.Fallback},
@@ -3436,6 +3558,7 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"review", f.Review},
 		{"summary", f.Summary},
 		{"title", f.Title},
+		{"tool", f.Tool},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
@@ -3505,6 +3628,16 @@ type PatchLessonInputBody struct {
 type Person struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`
+}
+
+// PlatformURLs is a schema of the API.
+type PlatformURLs struct {
+	// OIDC authentication request URL.
+	AuthorizationURL string `json:"authorization_url"`
+	// Our issuer (iss of our id_tokens): the tenant's origin.
+	Issuer string `json:"issuer"`
+	// Public keyset URL of this platform (the tenant's key).
+	JwksURL string `json:"jwks_url"`
 }
 
 // PostAdminCoursesIDBody is a schema of the API.
@@ -3589,6 +3722,8 @@ type PostAdminTopicsBody struct {
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string `json:"custom,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsBodyDocumentItem `json:"document,omitzero"`
@@ -3627,9 +3762,11 @@ type PostAdminTopicsBody struct {
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
 	Title string `json:"title"`
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64 `json:"tool,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable string `json:"topicable"`
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
@@ -3683,6 +3820,8 @@ type PostAdminTopicsForm struct {
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsFormDocumentItem
@@ -3724,9 +3863,11 @@ type PostAdminTopicsForm struct {
 	Summary *string
 	// Topic title.
 	Title string
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable string
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
@@ -3743,6 +3884,7 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"accept", f.Accept},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"custom", f.Custom},
 		{"document", f.Document},
 		{"duration", f.Duration},
 		{"fallback", f.Fallback},
@@ -3759,6 +3901,7 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"review", f.Review},
 		{"summary", f.Summary},
 		{"title", f.Title},
+		{"tool", f.Tool},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
@@ -3807,6 +3950,8 @@ type PostAdminTopicsIDBody struct {
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string `json:"custom,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
@@ -3845,9 +3990,11 @@ type PostAdminTopicsIDBody struct {
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64 `json:"tool,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string `json:"topicable,omitzero"`
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
@@ -3901,6 +4048,8 @@ type PostAdminTopicsIDForm struct {
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PostAdminTopicsIDFormDocumentItem
@@ -3942,9 +4091,11 @@ type PostAdminTopicsIDForm struct {
 	Summary *string
 	// Topic title.
 	Title *string
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
@@ -3961,6 +4112,7 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"accept", f.Accept},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"custom", f.Custom},
 		{"document", f.Document},
 		{"duration", f.Duration},
 		{"fallback", f.Fallback},
@@ -3977,6 +4129,7 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"review", f.Review},
 		{"summary", f.Summary},
 		{"title", f.Title},
+		{"tool", f.Tool},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
@@ -4201,6 +4354,8 @@ type PutAdminTopicsIDBody struct {
 	Active *bool `json:"active,omitzero"`
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool `json:"can_skip,omitzero"`
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string `json:"custom,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PutAdminTopicsIDBodyDocumentItem `json:"document,omitzero"`
@@ -4239,9 +4394,11 @@ type PutAdminTopicsIDBody struct {
 	Summary *string `json:"summary,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64 `json:"tool,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string `json:"topicable,omitzero"`
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
@@ -4295,6 +4452,8 @@ type PutAdminTopicsIDForm struct {
 	Active *bool
 	// Learners may skip the topic (canSkip is accepted too).
 	CanSkip *bool
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
 	// rules beyond the schemas.
 	Document []PutAdminTopicsIDFormDocumentItem
@@ -4336,9 +4495,11 @@ type PutAdminTopicsIDForm struct {
 	Summary *string
 	// Topic title.
 	Title *string
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
@@ -4355,6 +4516,7 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"accept", f.Accept},
 		{"active", f.Active},
 		{"can_skip", f.CanSkip},
+		{"custom", f.Custom},
 		{"document", f.Document},
 		{"duration", f.Duration},
 		{"fallback", f.Fallback},
@@ -4371,6 +4533,7 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"review", f.Review},
 		{"summary", f.Summary},
 		{"title", f.Title},
+		{"tool", f.Tool},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
@@ -4680,6 +4843,34 @@ type TokenInfo struct {
 	ID                 string   `json:"id"`
 	RateLimitPerMinute *int64   `json:"rate_limit_per_minute,omitzero"`
 	Scopes             []string `json:"scopes"`
+}
+
+// ToolInput is a schema of the API.
+type ToolInput struct {
+	// The deployment id sent to the tool; default: generated.
+	DeploymentID *string `json:"deployment_id,omitzero"`
+	// The tool's key set URL (for its client assertions); or give public_key.
+	JwksURL *string `json:"jwks_url,omitzero"`
+	// The tool's OIDC login initiation URL.
+	LoginURL string `json:"login_url"`
+	Name     string `json:"name"`
+	// The tool's RSA public key (PEM), instead of jwks_url.
+	PublicKey *string `json:"public_key,omitzero"`
+	// The tool's redirection URIs; a launch is answered only to one of them.
+	RedirectUris []string `json:"redirect_uris"`
+	// Send the learner's e-mail in launches.
+	ShareEmail *bool `json:"share_email,omitzero"`
+	// Send the learner's name in launches.
+	ShareName *bool `json:"share_name,omitzero"`
+	// The tool's launch URL, used when a topic names none.
+	TargetLinkURI string `json:"target_link_uri"`
+}
+
+// ToolLaunch is a schema of the API.
+type ToolLaunch struct {
+	// The tool's OIDC login initiation URL with iss, login_hint (two minutes, single use),
+	// target_link_uri, lti_message_hint, client_id and lti_deployment_id.
+	URL string `json:"url"`
 }
 
 // ToolURLs is a schema of the API.

@@ -258,3 +258,145 @@ func adminRoutes(api huma.API, s *Tool) {
 			return httpx.Done("Registration deleted.")
 		})
 }
+
+type launchTopicInput struct {
+	Topic int64 `path:"topic" doc:"Id of an lti topic."`
+}
+
+type authorizeQuery struct {
+	Scope        string `query:"scope" maxLength:"200"`
+	ResponseType string `query:"response_type" maxLength:"50"`
+	ResponseMode string `query:"response_mode" maxLength:"50"`
+	Prompt       string `query:"prompt" maxLength:"50"`
+	ClientID     string `query:"client_id" maxLength:"200"`
+	RedirectURI  string `query:"redirect_uri" maxLength:"1000"`
+	LoginHint    string `query:"login_hint" maxLength:"200"`
+	State        string `query:"state" maxLength:"2000"`
+	Nonce        string `query:"nonce" maxLength:"500"`
+	MessageHint  string `query:"lti_message_hint" maxLength:"200"`
+}
+
+type htmlOutput struct {
+	ContentType  string `header:"Content-Type"`
+	CacheControl string `header:"Cache-Control"`
+	Body         []byte
+}
+
+type toolInput struct {
+	Body ToolInput
+}
+
+type toolUpdateInput struct {
+	ID   int64 `path:"id"`
+	Body ToolInput
+}
+
+// AuthorizePath is our OIDC authorization endpoint (platform role).
+const AuthorizePath = "/api/lti/authorize"
+
+// PlatformURLs are what an admin pastes into an external tool's
+// configuration.
+type PlatformURLs struct {
+	Issuer           string `json:"issuer" doc:"Our issuer (iss of our id_tokens): the tenant's origin."`
+	AuthorizationURL string `json:"authorization_url" doc:"OIDC authentication request URL."`
+	JWKSURL          string `json:"jwks_url" doc:"Public keyset URL of this platform (the tenant's key)."`
+}
+
+// PlatformRoutes registers the platform role: launches of lti topics,
+// our authorization endpoint, and the admin routes of external tools.
+func PlatformRoutes(api huma.API, s *Platform) {
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/launches/{topic}", Tags: toolTags, Who: httpx.User,
+		Errors:  []int{409},
+		Summary: "Launch the external tool of an lti topic: the tool's OIDC login URL with a two-minute, single-use login hint",
+		Description: "For learners who may record progress in the topic (access to the course, topic active, lesson open) " +
+			"and the course's editors. Send the browser to `url`; the tool sends it back to our authorization endpoint, " +
+			"which answers the signed launch. The hint is bound to the caller and the topic. A topic whose tool was " +
+			"removed answers 409."},
+		func(ctx context.Context, in *launchTopicInput) (*httpx.Response[ToolLaunch], error) {
+			out, err := s.Launch(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), httpx.PrincipalFrom(ctx), in.Topic)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.OK(out)
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: AuthorizePath, Tags: toolTags, Credentials: true,
+		Errors:  []int{400, 401},
+		Summary: "OIDC authorization endpoint of launches from this platform: an auto-submitting form with the signed id_token",
+		Description: "The tool's authentication request: `scope` openid, `response_type` id_token, `response_mode` " +
+			"form_post, `client_id` of a registered tool (400 `unauthorized_client`), `redirect_uri` registered for it " +
+			"(400 `invalid_redirect_uri`; never redirected to), `nonce`, `state`, and the `login_hint` of POST " +
+			"/api/lti/launches/{topic}: unexpired, unused, for this tool (401 `invalid_login_hint`), with its " +
+			"`lti_message_hint` (401 `invalid_message_hint`). Answers an HTML page that posts `id_token` and `state` to " +
+			"the redirect URI. The id_token is signed (RS256) with the tenant's key and carries the message type, version, " +
+			"deployment id, target link, resource link (the topic), roles (Instructor for the course's editors, else " +
+			"Learner), context (the course), custom parameters, launch presentation, and name and e-mail only as the " +
+			"tool's privacy settings allow."},
+		func(ctx context.Context, in *authorizeQuery) (*htmlOutput, error) {
+			page, err := s.Authorize(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), AuthRequest{Scope: in.Scope,
+				ResponseType: in.ResponseType, ResponseMode: in.ResponseMode, Prompt: in.Prompt, ClientID: in.ClientID,
+				RedirectURI: in.RedirectURI, LoginHint: in.LoginHint, State: in.State, Nonce: in.Nonce, MessageHint: in.MessageHint})
+			if err != nil {
+				return nil, err
+			}
+			return &htmlOutput{ContentType: "text/html; charset=utf-8", CacheControl: "no-store", Body: page}, nil
+		})
+	const base = "/api/admin/lti/tools"
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/lti/platform", Tags: adminTags, Who: httpx.User,
+		Summary: "This platform's URLs to paste into an external tool's configuration (admin)"},
+		func(ctx context.Context, _ *struct{}) (*httpx.Response[PlatformURLs], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			o := httpx.Origin(ctx)
+			return httpx.OK(PlatformURLs{Issuer: o, AuthorizationURL: o + AuthorizePath, JWKSURL: o + JWKSPath})
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: base, Tags: adminTags, Who: httpx.User,
+		Summary: "List the external tools lti topics may launch (admin)"},
+		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]ExternalTool], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			out, err := Tools(ctx, httpx.TenantFrom(ctx).DB)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.OK(out)
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: base, Tags: adminTags, Who: httpx.User, Status: 201,
+		MaxBody: 16 << 10, Errors: []int{422},
+		Summary:     "Add an external tool (admin); answers its generated client_id and deployment_id to give the tool",
+		Description: "Give the tool's key as `jwks_url` or `public_key` (PEM), not both."},
+		func(ctx context.Context, in *toolInput) (*httpx.Response[ExternalTool], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			tl, err := SaveTool(ctx, httpx.TenantFrom(ctx).DB, s.Clock.Now(), 0, in.Body)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.Created(tl, "Tool added.")
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPut, Path: base + "/{id}", Tags: adminTags, Who: httpx.User,
+		MaxBody: 16 << 10, Errors: []int{422}, Summary: "Replace an external tool's settings (admin); its client_id stays"},
+		func(ctx context.Context, in *toolUpdateInput) (*httpx.Response[ExternalTool], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			tl, err := SaveTool(ctx, httpx.TenantFrom(ctx).DB, s.Clock.Now(), in.ID, in.Body)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.OKMessage(tl, "Tool saved.")
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodDelete, Path: base + "/{id}", Tags: adminTags, Who: httpx.User,
+		Summary: "Remove an external tool (admin); its topics stay and answer 409 on launch"},
+		func(ctx context.Context, in *registrationIDInput) (*httpx.Response[*httpx.Empty], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			if err := DeleteTool(ctx, httpx.TenantFrom(ctx).DB, in.ID); err != nil {
+				return nil, err
+			}
+			return httpx.Done("Tool removed.")
+		})
+}

@@ -11,7 +11,8 @@ import (
 )
 
 // ltiRoutes registers LTI 1.3: the tool role, whose launches log users
-// in through auth, and land on the frontend's /lti/launch.
+// in through auth, and land on the frontend's /lti/launch; and the
+// platform role, whose launches learning allows.
 func (s *Server) ltiRoutes(authService *auth.Service) {
 	keys := &lti.KeySets{Fetch: fetch.New(fetch.Options{AllowPrivate: s.Config.FetchAllowPrivate}), Now: s.Clock.Now}
 	tool := &lti.Tool{Clock: s.Clock, Keys: keys,
@@ -25,4 +26,5 @@ func (s *Server) ltiRoutes(authService *auth.Service) {
 		}
 		return config.FrontURL(s.Config.WebURL, s.Config.WebAddr, host)
 	})
+	lti.PlatformRoutes(s.API, &lti.Platform{Clock: s.Clock, Gate: s.Learning})
 }

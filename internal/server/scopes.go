@@ -234,5 +234,13 @@ var scopePolicy = func() tokens.Policy {
 		"POST /api/admin/lti/registrations":        write(settings),
 		"PUT /api/admin/lti/registrations/{id}":    write(settings),
 		del + " /api/admin/lti/registrations/{id}": write(settings),
+		// Launching a tool is learning a course's topic.
+		"POST /api/lti/launches/{topic}":   read(courses),
+		"GET /api/lti/authorize":           tokens.NoTokens,
+		"GET /api/admin/lti/platform":      read(settings),
+		"GET /api/admin/lti/tools":         read(settings),
+		"POST /api/admin/lti/tools":        write(settings),
+		"PUT /api/admin/lti/tools/{id}":    write(settings),
+		del + " /api/admin/lti/tools/{id}": write(settings),
 	}
 }()

@@ -5,6 +5,7 @@ import (
 	"github.com/lms-platform/lms/internal/content/file"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	"github.com/lms-platform/lms/internal/content/layout"
+	ltikind "github.com/lms-platform/lms/internal/content/lti"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
@@ -35,6 +36,7 @@ func (s *Server) contentKinds() *content.Registry {
 		// H5P kind's client.
 		&layout.Kind{H5P: h5p},
 		quizkind.Kind{},
+		ltikind.Kind{},
 	)
 }
 
