@@ -1575,6 +1575,31 @@ func (c *Client) GetHealthcheck(ctx context.Context) error {
 	return c.call(ctx, r, nil)
 }
 
+// GetLTIAgsIDLineitems is GET /api/lti/ags/{topic}/lineitems: AGS: the line items of an lti topic
+func (c *Client) GetLTIAgsIDLineitems(ctx context.Context, topic int64) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems"}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostLTIAgsIDLineitems is POST /api/lti/ags/{topic}/lineitems: AGS: add a line item to an lti
+// topic
+func (c *Client) PostLTIAgsIDLineitems(ctx context.Context, topic int64, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostLTIAgsIDLineitemsIDScores is POST /api/lti/ags/{topic}/lineitems/{lineitem}/scores: AGS: post
+// a learner's score; a completed activity or a fully graded score completes the topic
+func (c *Client) PostLTIAgsIDLineitemsIDScores(ctx context.Context, topic int64, lineitem int64, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem) + "/scores"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
 // GetLTIAuthorize is GET /api/lti/authorize: OIDC authorization endpoint of launches from this
 // platform: an auto-submitting form with the signed id_token
 func (c *Client) GetLTIAuthorize(ctx context.Context, params GetLTIAuthorizeParams) (*http.Response, error) {
@@ -1610,6 +1635,15 @@ func (c *Client) PostLTILaunchesID(ctx context.Context, topic int64) (*ToolLaunc
 		return nil, err
 	}
 	return &out, nil
+}
+
+// PostLTIToken is POST /api/lti/token: OAuth 2 token endpoint of the grade services for tools
+// (client credentials with a JWT client assertion)
+func (c *Client) PostLTIToken(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/token"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
 }
 
 // PostLTIToolExchange is POST /api/lti/tool/exchange: Exchange the one-time code of a launch for an

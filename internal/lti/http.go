@@ -305,6 +305,7 @@ type PlatformURLs struct {
 // PlatformRoutes registers the platform role: launches of lti topics,
 // our authorization endpoint, and the admin routes of external tools.
 func PlatformRoutes(api huma.API, s *Platform) {
+	serviceRoutes(api, s)
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/launches/{topic}", Tags: toolTags, Who: httpx.User,
 		Errors:  []int{409},
 		Summary: "Launch the external tool of an lti topic: the tool's OIDC login URL with a two-minute, single-use login hint",
@@ -398,5 +399,105 @@ func PlatformRoutes(api huma.API, s *Platform) {
 				return nil, err
 			}
 			return httpx.Done("Tool removed.")
+		})
+}
+
+type tokenOutput struct {
+	CacheControl string `header:"Cache-Control"`
+	Body         ServiceToken
+}
+
+type agsInput struct {
+	Topic         int64  `path:"topic"`
+	Authorization string `header:"Authorization" hidden:"true"`
+}
+
+type agsBodyInput struct {
+	Topic         int64  `path:"topic"`
+	Authorization string `header:"Authorization" hidden:"true"`
+	RawBody       []byte `contentType:"application/vnd.ims.lis.v2.lineitem+json"`
+}
+
+type scoreInput struct {
+	Topic         int64  `path:"topic"`
+	LineItem      int64  `path:"lineitem"`
+	Authorization string `header:"Authorization" hidden:"true"`
+	RawBody       []byte `contentType:"application/vnd.ims.lis.v1.score+json"`
+}
+
+type lineItemsOutput struct {
+	ContentType string `header:"Content-Type"`
+	Body        []LineItem
+}
+
+type lineItemOutput struct {
+	Status      int
+	ContentType string `header:"Content-Type"`
+	Body        LineItem
+}
+
+type noContent struct {
+	Status int
+}
+
+// serviceRoutes registers the token endpoint and the grade services; they
+// answer in the formats of OAuth 2 and AGS, not in the envelope.
+func serviceRoutes(api huma.API, s *Platform) {
+	const agsDoc = " Authorized by a service token of POST /api/lti/token (401 without, 403 without the scope); only the " +
+		"tool the topic launches may use it (404 otherwise)."
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: TokenPath, Tags: toolTags, MaxBody: 16 << 10,
+		Credentials: true, Errors: []int{400, 401, 415},
+		Summary: "OAuth 2 token endpoint of the grade services for tools (client credentials with a JWT client assertion)",
+		Description: "Form fields `grant_type` client_credentials, `client_assertion_type` " +
+			"urn:ietf:params:oauth:client-assertion-type:jwt-bearer, `client_assertion` (RS256 with the tool's key from " +
+			"its key set or public key; iss and sub the tool's client_id, aud this URL or our issuer, exp at most five " +
+			"minutes ahead) and `scope`: lineitem, score and result.readonly of AGS are granted. Answers {access_token, " +
+			"token_type, expires_in, scope} (one hour). A bad assertion answers 401 `invalid_client`; no offered scope 400 " +
+			"`invalid_scope`."},
+		func(ctx context.Context, in *formInput) (*tokenOutput, error) {
+			f, err := in.form()
+			if err != nil {
+				return nil, err
+			}
+			fields := map[string]string{}
+			for k := range f {
+				fields[k] = f.Get(k)
+			}
+			tok, err := s.Token(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), fields)
+			if err != nil {
+				return nil, err
+			}
+			return &tokenOutput{CacheControl: "no-store", Body: tok}, nil
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/lti/ags/{topic}/lineitems", Tags: toolTags,
+		Summary: "AGS: the line items of an lti topic", Description: "Scope lineitem or lineitem.readonly." + agsDoc},
+		func(ctx context.Context, in *agsInput) (*lineItemsOutput, error) {
+			out, err := s.LineItems(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Authorization, in.Topic)
+			if err != nil {
+				return nil, err
+			}
+			return &lineItemsOutput{ContentType: "application/vnd.ims.lis.v2.lineitemcontainer+json", Body: out}, nil
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/ags/{topic}/lineitems", Tags: toolTags,
+		Status: 201, MaxBody: 16 << 10, Errors: []int{422},
+		Summary: "AGS: add a line item to an lti topic", Description: "Scope lineitem. Body {label, scoreMaximum, resourceId?, tag?}." + agsDoc},
+		func(ctx context.Context, in *agsBodyInput) (*lineItemOutput, error) {
+			li, err := s.AddLineItem(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Authorization, in.Topic, in.RawBody)
+			if err != nil {
+				return nil, err
+			}
+			return &lineItemOutput{Status: 201, ContentType: "application/vnd.ims.lis.v2.lineitem+json", Body: li}, nil
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/ags/{topic}/lineitems/{lineitem}/scores", Tags: toolTags,
+		Status: 204, MaxBody: 16 << 10, Errors: []int{422},
+		Summary: "AGS: post a learner's score; a completed activity or a fully graded score completes the topic",
+		Description: "Scope score. Body {userId (the sub of our launch), scoreGiven?, scoreMaximum?, activityProgress, " +
+			"gradingProgress, timestamp}. The score is recorded per line item and learner; the learner must hold access to " +
+			"the topic's course (422 otherwise)." + agsDoc},
+		func(ctx context.Context, in *scoreInput) (*noContent, error) {
+			if err := s.PostScore(ctx, httpx.TenantFrom(ctx), in.Authorization, in.Topic, in.LineItem, in.RawBody); err != nil {
+				return nil, err
+			}
+			return &noContent{Status: http.StatusNoContent}, nil
 		})
 }

@@ -63,6 +63,10 @@ type Gate interface {
 type Platform struct {
 	Clock clock.Clock
 	Gate  Gate
+	// Keys fetches tools' key sets, for their client assertions.
+	Keys *KeySets
+	// Progress completes a topic when a tool posts a completed score.
+	Progress topics.Completer
 }
 
 // ToolLaunch is the answer of a launch: where to send the browser.

@@ -2,6 +2,9 @@ package lti_test
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
 	"html"
 	"io"
 	"net/http"
@@ -11,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
@@ -174,8 +179,90 @@ func TestPlatformLaunchesTool(t *testing.T) {
 				t.Fatalf("user on B: %s", me.Body)
 			}
 			w.do(t, 200, "GET", w.originB, "/api/courses/"+strconv.FormatInt(w.courseB, 10)+"/program", ex.String("data.token"), nil)
+			w.gradeBack(t)
 		})
 	}
+}
+
+// gradeBack is the tool (B) sending a score through AGS: a token for its
+// client assertion signed with B's key, a line item, a completed score;
+// the topic is then complete for A's learner.
+func (w *twoTenants) gradeBack(t *testing.T) {
+	t.Helper()
+	recB, err := w.env.Server.Registry.ByHost(context.Background(), "localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenantB, release := w.env.OpenTenant(recB)
+	keyB, kidB := tenantB.Keys.Private, tenantB.Keys.ID
+	release()
+	now := w.env.Clock.Now()
+	clientID := w.tool["client_id"].(string)
+	assertion := sign(t, jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
+		"iat": now.Unix(), "exp": now.Add(time.Minute).Unix(), "jti": "j1"}, kidB, keyB)
+	form := url.Values{"grant_type": {"client_credentials"}, "client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"},
+		"client_assertion": {assertion}, "scope": {lti.ScopeLineItem + " " + lti.ScopeScore + " https://example/other"}}
+	res := w.browse(t, "POST", w.originA+lti.TokenPath, form.Encode())
+	var tok lti.ServiceToken
+	if err := json.NewDecoder(res.Body).Decode(&tok); err != nil || res.StatusCode != 200 || tok.Scope != lti.ScopeLineItem+" "+lti.ScopeScore {
+		t.Fatalf("token: %d %+v", res.StatusCode, tok)
+	}
+	// Another key than the tool's is refused.
+	forged := sign(t, jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
+		"iat": now.Unix(), "exp": now.Add(time.Minute).Unix()}, kidB, mustKey(t))
+	form.Set("client_assertion", forged)
+	if res := w.browse(t, "POST", w.originA+lti.TokenPath, form.Encode()); res.StatusCode != 401 {
+		t.Fatalf("forged assertion: %d", res.StatusCode)
+	}
+	items := w.originA + "/api/lti/ags/" + strconv.FormatInt(w.topic, 10) + "/lineitems"
+	call := func(method, u, ctype, body, bearer string) *http.Response {
+		req, _ := http.NewRequest(method, w.env.HTTP.URL+strings.TrimPrefix(u, w.originA), strings.NewReader(body))
+		req.Host = strings.TrimPrefix(w.originA, "http://")
+		req.Header.Set("Authorization", "Bearer "+bearer)
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		res, err := w.env.HTTP.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { res.Body.Close() })
+		return res
+	}
+	if res := call("GET", items, "", "", "made-up"); res.StatusCode != 401 {
+		t.Fatalf("line items without a token: %d", res.StatusCode)
+	}
+	created := call("POST", items, "application/vnd.ims.lis.v2.lineitem+json", `{"label":"Week 1","scoreMaximum":10}`, tok.AccessToken)
+	var li lti.LineItem
+	if err := json.NewDecoder(created.Body).Decode(&li); err != nil || created.StatusCode != 201 || !strings.HasPrefix(li.ID, items+"/") {
+		t.Fatalf("line item: %d %+v", created.StatusCode, li)
+	}
+	score := `{"userId":"` + strconv.FormatInt(w.studentID, 10) + `","scoreGiven":8,"scoreMaximum":10,` +
+		`"activityProgress":"Completed","gradingProgress":"FullyGraded","timestamp":"2026-01-01T00:00:00Z"}`
+	if res := call("POST", li.ID+"/scores", "application/vnd.ims.lis.v1.score+json", score, tok.AccessToken); res.StatusCode != 204 {
+		t.Fatalf("score: %d %s", res.StatusCode, readAll(t, res))
+	}
+	recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+	tenantA, release := w.env.OpenTenant(recA)
+	defer release()
+	var status int
+	var given float64
+	ctx := context.Background()
+	if err := tenantA.DB.QueryRowContext(ctx, `SELECT status FROM topic_progress WHERE user_id = $1 AND topic_id = $2`,
+		w.studentID, w.topic).Scan(&status); err != nil || status != 1 {
+		t.Fatalf("topic progress: %d %v", status, err)
+	}
+	if err := tenantA.DB.QueryRowContext(ctx, `SELECT score_given FROM lti_scores WHERE user_id = $1`, w.studentID).Scan(&given); err != nil || given != 8 {
+		t.Fatalf("score: %v %v", given, err)
+	}
+}
+
+func mustKey(t *testing.T) *rsa.PrivateKey {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 func TestPlatformAuthorizeRefusals(t *testing.T) {

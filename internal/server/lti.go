@@ -26,5 +26,5 @@ func (s *Server) ltiRoutes(authService *auth.Service) {
 		}
 		return config.FrontURL(s.Config.WebURL, s.Config.WebAddr, host)
 	})
-	lti.PlatformRoutes(s.API, &lti.Platform{Clock: s.Clock, Gate: s.Learning})
+	lti.PlatformRoutes(s.API, &lti.Platform{Clock: s.Clock, Gate: s.Learning, Keys: keys, Progress: s.Learning})
 }

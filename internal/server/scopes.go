@@ -242,5 +242,10 @@ var scopePolicy = func() tokens.Policy {
 		"POST /api/admin/lti/tools":        write(settings),
 		"PUT /api/admin/lti/tools/{id}":    write(settings),
 		del + " /api/admin/lti/tools/{id}": write(settings),
+		// The grade services authenticate tools by their own service tokens.
+		"POST /api/lti/token":                                   tokens.NoTokens,
+		"GET /api/lti/ags/{topic}/lineitems":                    tokens.NoTokens,
+		"POST /api/lti/ags/{topic}/lineitems":                   tokens.NoTokens,
+		"POST /api/lti/ags/{topic}/lineitems/{lineitem}/scores": tokens.NoTokens,
 	}
 }()

@@ -106,3 +106,7 @@ func (Kind) Fields() map[string]*huma.Schema {
 }
 
 func ptr(n int) *int { return &n }
+
+// CompletesItself: an lti topic completes when its tool posts a completed
+// score (AGS), never by the learner's own progress write.
+func (Kind) CompletesItself(json.RawMessage) bool { return true }
