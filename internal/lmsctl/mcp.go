@@ -120,6 +120,10 @@ func tool(op ops.Operation) *mcp.Tool {
 			"correct}], score?} or {gift, score?} (one question in Moodle's GIFT format), and optional maxAttempts, " +
 			"minPassScore (points), review (when learners see the right answers and feedback: after_end, the default; " +
 			"after_answer, each answer then final; never) and value (intro in Markdown).")
+		desc.WriteString(" LTI: topicable Lms\\TopicTypes\\Models\\TopicContent\\LTI with tool (id of an external tool of " +
+			"get-admin-lti-tools), optional url (the resource's target link; default the tool's) and custom (an object " +
+			"of string parameters sent in the launch). Learners launch it with post-lti-launches-topic; the tool's " +
+			"completed score (AGS) completes it.")
 	}
 	desc.WriteString("\n\n" + untrusted)
 	destructive := op.Kind == ops.Destructive
