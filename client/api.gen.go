@@ -445,6 +445,108 @@ func (c *Client) PostAdminLiascriptMultipart(ctx context.Context, form PostAdmin
 	return &out, nil
 }
 
+// GetAdminLTIPlatform is GET /api/admin/lti/platform: This platform's URLs to paste into an
+// external tool's configuration (admin)
+func (c *Client) GetAdminLTIPlatform(ctx context.Context) (*PlatformURLs, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/lti/platform"}
+	var out PlatformURLs
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminLTIRegistrations is GET /api/admin/lti/registrations: List the platforms registered to
+// launch this tool (admin)
+func (c *Client) GetAdminLTIRegistrations(ctx context.Context) ([]Registration, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/lti/registrations"}
+	var out []Registration
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PostAdminLTIRegistrations is POST /api/admin/lti/registrations: Register a platform that may
+// launch this tool (admin)
+func (c *Client) PostAdminLTIRegistrations(ctx context.Context, body RegistrationInput) (*Registration, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/lti/registrations"}
+	r.body = jsonBody(body)
+	var out Registration
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PutAdminLTIRegistrationsID is PUT /api/admin/lti/registrations/{id}: Replace a platform
+// registration (admin)
+func (c *Client) PutAdminLTIRegistrationsID(ctx context.Context, id int64, body RegistrationInput) (*Registration, error) {
+	r := request{method: http.MethodPut, path: "/api/admin/lti/registrations/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out Registration
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAdminLTIRegistrationsID is DELETE /api/admin/lti/registrations/{id}: Delete a platform
+// registration (admin); users it created stay
+func (c *Client) DeleteAdminLTIRegistrationsID(ctx context.Context, id int64) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/lti/registrations/" + pathParam(id)}
+	return c.call(ctx, r, nil)
+}
+
+// GetAdminLTITool is GET /api/admin/lti/tool: This tool's URLs to paste into another platform's LTI
+// 1.3 tool registration (admin)
+func (c *Client) GetAdminLTITool(ctx context.Context) (*ToolURLs, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/lti/tool"}
+	var out ToolURLs
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminLTITools is GET /api/admin/lti/tools: List the external tools lti topics may launch
+// (admin)
+func (c *Client) GetAdminLTITools(ctx context.Context) ([]ExternalTool, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/lti/tools"}
+	var out []ExternalTool
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PostAdminLTITools is POST /api/admin/lti/tools: Add an external tool (admin); answers its
+// generated client_id and deployment_id to give the tool
+func (c *Client) PostAdminLTITools(ctx context.Context, body ToolInput) (*ExternalTool, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/lti/tools"}
+	r.body = jsonBody(body)
+	var out ExternalTool
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PutAdminLTIToolsID is PUT /api/admin/lti/tools/{id}: Replace an external tool's settings (admin);
+// its client_id stays
+func (c *Client) PutAdminLTIToolsID(ctx context.Context, id int64, body ToolInput) (*ExternalTool, error) {
+	r := request{method: http.MethodPut, path: "/api/admin/lti/tools/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out ExternalTool
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAdminLTIToolsID is DELETE /api/admin/lti/tools/{id}: Remove an external tool (admin); its
+// topics stay and answer 409 on launch
+func (c *Client) DeleteAdminLTIToolsID(ctx context.Context, id int64) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/lti/tools/" + pathParam(id)}
+	return c.call(ctx, r, nil)
+}
+
 // GetAdminNotifications is GET /api/admin/notifications: The caller's notifications
 // (dashboard-app_notification-list_access_self or _access)
 func (c *Client) GetAdminNotifications(ctx context.Context, params GetAdminNotificationsParams) (*Page[Notification], error) {
@@ -1662,6 +1764,121 @@ func (c *Client) PostLiascriptIDPreview(ctx context.Context, id int64) (*LiaCour
 		return nil, err
 	}
 	return &out, nil
+}
+
+// GetLTIAgsIDLineitems is GET /api/lti/ags/{topic}/lineitems: AGS: the line items of an lti topic
+func (c *Client) GetLTIAgsIDLineitems(ctx context.Context, topic int64) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems"}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostLTIAgsIDLineitems is POST /api/lti/ags/{topic}/lineitems: AGS: add a line item to an lti
+// topic
+func (c *Client) PostLTIAgsIDLineitems(ctx context.Context, topic int64, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostLTIAgsIDLineitemsIDScores is POST /api/lti/ags/{topic}/lineitems/{lineitem}/scores: AGS: post
+// a learner's score; a completed activity or a fully graded score completes the topic
+func (c *Client) PostLTIAgsIDLineitemsIDScores(ctx context.Context, topic int64, lineitem int64, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem) + "/scores"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetLTIAuthorize is GET /api/lti/authorize: OIDC authorization endpoint of launches from this
+// platform: an auto-submitting form with the signed id_token
+func (c *Client) GetLTIAuthorize(ctx context.Context, params GetLTIAuthorizeParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/lti/authorize"}
+	r.query = url.Values{}
+	addQuery(r.query, "scope", params.Scope)
+	addQuery(r.query, "response_type", params.ResponseType)
+	addQuery(r.query, "response_mode", params.ResponseMode)
+	addQuery(r.query, "prompt", params.Prompt)
+	addQuery(r.query, "client_id", params.ClientID)
+	addQuery(r.query, "redirect_uri", params.RedirectURI)
+	addQuery(r.query, "login_hint", params.LoginHint)
+	addQuery(r.query, "state", params.State)
+	addQuery(r.query, "nonce", params.Nonce)
+	addQuery(r.query, "lti_message_hint", params.LTIMessageHint)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetLTIJwks is GET /api/lti/jwks: The tenant's public key set (JWKS, not in the envelope)
+func (c *Client) GetLTIJwks(ctx context.Context) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/lti/jwks"}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostLTILaunchesID is POST /api/lti/launches/{topic}: Launch the external tool of an lti topic:
+// the tool's OIDC login URL with a two-minute, single-use login hint
+func (c *Client) PostLTILaunchesID(ctx context.Context, topic int64) (*ToolLaunch, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/launches/" + pathParam(topic)}
+	var out ToolLaunch
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostLTIToken is POST /api/lti/token: OAuth 2 token endpoint of the grade services for tools
+// (client credentials with a JWT client assertion)
+func (c *Client) PostLTIToken(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/token"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostLTIToolExchange is POST /api/lti/tool/exchange: Exchange the one-time code of a launch for an
+// access token
+func (c *Client) PostLTIToolExchange(ctx context.Context, body ExchangeInputBody) (*Issued, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/tool/exchange"}
+	r.body = jsonBody(body)
+	var out Issued
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostLTIToolLaunch is POST /api/lti/tool/launch: LTI resource link launch: the platform's signed
+// id_token (form post of id_token and state)
+func (c *Client) PostLTIToolLaunch(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/tool/launch"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetLTIToolLogin is GET /api/lti/tool/login: OIDC login initiation from an external platform
+func (c *Client) GetLTIToolLogin(ctx context.Context, params GetLTIToolLoginParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/lti/tool/login"}
+	r.query = url.Values{}
+	addQuery(r.query, "iss", params.Iss)
+	addQuery(r.query, "login_hint", params.LoginHint)
+	addQuery(r.query, "target_link_uri", params.TargetLinkURI)
+	addQuery(r.query, "lti_message_hint", params.LTIMessageHint)
+	addQuery(r.query, "lti_deployment_id", params.LTIDeploymentID)
+	addQuery(r.query, "client_id", params.ClientID)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostLTIToolLogin is POST /api/lti/tool/login: OIDC login initiation from an external platform
+// (form post)
+func (c *Client) PostLTIToolLogin(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/tool/login"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
 }
 
 // GetMeta is GET /api/meta: Describe the API: name, version, modules
@@ -3043,6 +3260,30 @@ type EventInfo struct {
 	Name        string `json:"name"`
 }
 
+// ExchangeInputBody is a schema of the API.
+type ExchangeInputBody struct {
+	// The one-time code of the launch redirect.
+	Code string `json:"code"`
+}
+
+// ExternalTool is a schema of the API.
+type ExternalTool struct {
+	// The client id this platform gives the tool; generated.
+	ClientID      string    `json:"client_id"`
+	CreatedAt     time.Time `json:"created_at"`
+	DeploymentID  string    `json:"deployment_id"`
+	ID            int64     `json:"id"`
+	JwksURL       string    `json:"jwks_url"`
+	LoginURL      string    `json:"login_url"`
+	Name          string    `json:"name"`
+	PublicKey     string    `json:"public_key"`
+	RedirectUris  []string  `json:"redirect_uris"`
+	ShareEmail    bool      `json:"share_email"`
+	ShareName     bool      `json:"share_name"`
+	TargetLinkURI string    `json:"target_link_uri"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
 // FormDefaults is a schema of the API.
 type FormDefaults struct {
 	Active  bool `json:"active"`
@@ -3375,6 +3616,32 @@ type GetH5PContentsParams struct {
 	Page *int64
 	// Items per page: 20 unless given, at most 100.
 	PerPage *int64
+}
+
+// GetLTIAuthorizeParams are the parameters of GET /api/lti/authorize; nil fields are not sent.
+type GetLTIAuthorizeParams struct {
+	Scope          *string
+	ResponseType   *string
+	ResponseMode   *string
+	Prompt         *string
+	ClientID       *string
+	RedirectURI    *string
+	LoginHint      *string
+	State          *string
+	Nonce          *string
+	LTIMessageHint *string
+}
+
+// GetLTIToolLoginParams are the parameters of GET /api/lti/tool/login; nil fields are not sent.
+type GetLTIToolLoginParams struct {
+	// The platform's issuer.
+	Iss *string
+	// Opaque to the tool; sent back to the platform.
+	LoginHint       *string
+	TargetLinkURI   *string
+	LTIMessageHint  *string
+	LTIDeploymentID *string
+	ClientID        *string
 }
 
 // GetNotificationsParams are the parameters of GET /api/notifications; nil fields are not sent.
@@ -3881,6 +4148,8 @@ type PatchAdminTopicsIDBody struct {
 	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
 	// .md or .zip in file.
 	Course *int64 `json:"course,omitzero"`
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string `json:"custom,omitzero"`
 	// Interactive: inline (default) or as the page's background.
 	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -3943,9 +4212,11 @@ type PatchAdminTopicsIDBody struct {
 	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64 `json:"tool,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string `json:"topicable,omitzero"`
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
@@ -4015,6 +4286,8 @@ type PatchAdminTopicsIDForm struct {
 	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
 	// .md or .zip in file.
 	Course *int64
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string
 	// Interactive: inline (default) or as the page's background.
 	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4080,9 +4353,11 @@ type PatchAdminTopicsIDForm struct {
 	Text *string
 	// Topic title.
 	Title *string
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
@@ -4106,6 +4381,7 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"can_skip", f.CanSkip},
 		{"completion", f.Completion},
 		{"course", f.Course},
+		{"custom", f.Custom},
 		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -4132,6 +4408,7 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"summary", f.Summary},
 		{"text", f.Text},
 		{"title", f.Title},
+		{"tool", f.Tool},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
@@ -4202,6 +4479,16 @@ type PatchLessonInputBody struct {
 type Person struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`
+}
+
+// PlatformURLs is a schema of the API.
+type PlatformURLs struct {
+	// OIDC authentication request URL.
+	AuthorizationURL string `json:"authorization_url"`
+	// Our issuer (iss of our id_tokens): the tenant's origin.
+	Issuer string `json:"issuer"`
+	// Public keyset URL of this platform (the tenant's key).
+	JwksURL string `json:"jwks_url"`
 }
 
 // PostAdminCmi5Form is a schema of the API. Fields left nil are not sent.
@@ -4359,6 +4646,8 @@ type PostAdminTopicsBody struct {
 	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
 	// .md or .zip in file.
 	Course *int64 `json:"course,omitzero"`
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string `json:"custom,omitzero"`
 	// Interactive: inline (default) or as the page's background.
 	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4421,9 +4710,11 @@ type PostAdminTopicsBody struct {
 	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title string `json:"title"`
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64 `json:"tool,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable string `json:"topicable"`
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
@@ -4493,6 +4784,8 @@ type PostAdminTopicsForm struct {
 	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
 	// .md or .zip in file.
 	Course *int64
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string
 	// Interactive: inline (default) or as the page's background.
 	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4558,9 +4851,11 @@ type PostAdminTopicsForm struct {
 	Text *string
 	// Topic title.
 	Title string
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable string
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
@@ -4584,6 +4879,7 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"can_skip", f.CanSkip},
 		{"completion", f.Completion},
 		{"course", f.Course},
+		{"custom", f.Custom},
 		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -4610,6 +4906,7 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"summary", f.Summary},
 		{"text", f.Text},
 		{"title", f.Title},
+		{"tool", f.Tool},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
@@ -4672,6 +4969,8 @@ type PostAdminTopicsIDBody struct {
 	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
 	// .md or .zip in file.
 	Course *int64 `json:"course,omitzero"`
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string `json:"custom,omitzero"`
 	// Interactive: inline (default) or as the page's background.
 	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4734,9 +5033,11 @@ type PostAdminTopicsIDBody struct {
 	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64 `json:"tool,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string `json:"topicable,omitzero"`
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
@@ -4806,6 +5107,8 @@ type PostAdminTopicsIDForm struct {
 	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
 	// .md or .zip in file.
 	Course *int64
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string
 	// Interactive: inline (default) or as the page's background.
 	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -4871,9 +5174,11 @@ type PostAdminTopicsIDForm struct {
 	Text *string
 	// Topic title.
 	Title *string
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
@@ -4897,6 +5202,7 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"can_skip", f.CanSkip},
 		{"completion", f.Completion},
 		{"course", f.Course},
+		{"custom", f.Custom},
 		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -4923,6 +5229,7 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"summary", f.Summary},
 		{"text", f.Text},
 		{"title", f.Title},
+		{"tool", f.Tool},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
@@ -5187,6 +5494,8 @@ type PutAdminTopicsIDBody struct {
 	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
 	// .md or .zip in file.
 	Course *int64 `json:"course,omitzero"`
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string `json:"custom,omitzero"`
 	// Interactive: inline (default) or as the page's background.
 	Display *string `json:"display,omitzero"`
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -5249,9 +5558,11 @@ type PutAdminTopicsIDBody struct {
 	Text *string `json:"text,omitzero"`
 	// Topic title.
 	Title *string `json:"title,omitzero"`
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64 `json:"tool,omitzero"`
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string `json:"topicable,omitzero"`
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string `json:"url,omitzero"`
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any `json:"value,omitzero"`
@@ -5321,6 +5632,8 @@ type PutAdminTopicsIDForm struct {
 	// LiaScript: id of a course uploaded with POST /api/admin/liascript; alternatives: markdown, or an
 	// .md or .zip in file.
 	Course *int64
+	// LTI: custom parameters sent in the launch's custom claim.
+	Custom map[string]string
 	// Interactive: inline (default) or as the page's background.
 	Display *string
 	// Layout: the nodes of approved components; GET /api/admin/layout/components lists them with the
@@ -5386,9 +5699,11 @@ type PutAdminTopicsIDForm struct {
 	Text *string
 	// Topic title.
 	Title *string
+	// LTI: id of an external tool (GET /api/admin/lti/tools).
+	Tool *int64
 	// Content class, one of GET /api/admin/topics/types.
 	Topicable *string
-	// Embedded URL: page URL of an oEmbed provider.
+	// LTI: the resource's target link; default: the tool's.
 	URL *string
 	// Content value of a generic create: any JSON (in form data, JSON text or plain text).
 	Value any
@@ -5412,6 +5727,7 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"can_skip", f.CanSkip},
 		{"completion", f.Completion},
 		{"course", f.Course},
+		{"custom", f.Custom},
 		{"display", f.Display},
 		{"document", f.Document},
 		{"duration", f.Duration},
@@ -5438,6 +5754,7 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"summary", f.Summary},
 		{"text", f.Text},
 		{"title", f.Title},
+		{"tool", f.Tool},
 		{"topicable", f.Topicable},
 		{"url", f.URL},
 		{"value", f.Value},
@@ -5565,6 +5882,41 @@ type RegisterInputBody struct {
 	Password             string  `json:"password"`
 	PasswordConfirmation *string `json:"password_confirmation,omitzero"`
 	ReturnURL            *string `json:"return_url,omitzero"`
+}
+
+// Registration is a schema of the API.
+type Registration struct {
+	AuthLoginURL  string    `json:"auth_login_url"`
+	ClientID      string    `json:"client_id"`
+	CourseID      *int64    `json:"course_id"`
+	CreatedAt     time.Time `json:"created_at"`
+	DeploymentIDs []string  `json:"deployment_ids"`
+	ID            int64     `json:"id"`
+	Issuer        string    `json:"issuer"`
+	JwksURL       string    `json:"jwks_url"`
+	Name          string    `json:"name"`
+	TokenURL      string    `json:"token_url"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+// RegistrationInput is a schema of the API.
+type RegistrationInput struct {
+	// The platform's OIDC authentication request URL.
+	AuthLoginURL string `json:"auth_login_url"`
+	// The client id the platform gave this tool.
+	ClientID string `json:"client_id"`
+	// The course a launch lands in when its custom parameters name neither course_id nor topic_id.
+	CourseID *int64 `json:"course_id,omitzero"`
+	// Deployment ids accepted from this platform.
+	DeploymentIDs []string `json:"deployment_ids"`
+	// The platform's issuer (iss of its id_tokens), e.g. https://moodle.example.edu.
+	Issuer string `json:"issuer"`
+	// The platform's public key set URL; fetched through the outbound-fetch guard.
+	JwksURL string `json:"jwks_url"`
+	// A name for admins, e.g. "University Moodle".
+	Name string `json:"name"`
+	// The platform's OAuth 2 token URL, for sending grades back (AGS).
+	TokenURL *string `json:"token_url,omitzero"`
 }
 
 // RenameInputBody is a schema of the API.
@@ -5795,6 +6147,44 @@ type TokenInfo struct {
 	ID                 string   `json:"id"`
 	RateLimitPerMinute *int64   `json:"rate_limit_per_minute,omitzero"`
 	Scopes             []string `json:"scopes"`
+}
+
+// ToolInput is a schema of the API.
+type ToolInput struct {
+	// The deployment id sent to the tool; default: generated.
+	DeploymentID *string `json:"deployment_id,omitzero"`
+	// The tool's key set URL (for its client assertions); or give public_key.
+	JwksURL *string `json:"jwks_url,omitzero"`
+	// The tool's OIDC login initiation URL.
+	LoginURL string `json:"login_url"`
+	Name     string `json:"name"`
+	// The tool's RSA public key (PEM), instead of jwks_url.
+	PublicKey *string `json:"public_key,omitzero"`
+	// The tool's redirection URIs; a launch is answered only to one of them.
+	RedirectUris []string `json:"redirect_uris"`
+	// Send the learner's e-mail in launches.
+	ShareEmail *bool `json:"share_email,omitzero"`
+	// Send the learner's name in launches.
+	ShareName *bool `json:"share_name,omitzero"`
+	// The tool's launch URL, used when a topic names none.
+	TargetLinkURI string `json:"target_link_uri"`
+}
+
+// ToolLaunch is a schema of the API.
+type ToolLaunch struct {
+	// The tool's OIDC login initiation URL with iss, login_hint (two minutes, single use),
+	// target_link_uri, lti_message_hint, client_id and lti_deployment_id.
+	URL string `json:"url"`
+}
+
+// ToolURLs is a schema of the API.
+type ToolURLs struct {
+	// Public keyset URL of this tool (the tenant's key).
+	JwksURL string `json:"jwks_url"`
+	// Redirection URI and target link URI of launches.
+	LaunchURL string `json:"launch_url"`
+	// OpenID Connect login initiation URL.
+	LoginURL string `json:"login_url"`
 }
 
 // TopicPing is a schema of the API.

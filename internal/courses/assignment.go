@@ -276,3 +276,24 @@ func (s *Service) Unassign(ctx context.Context, t *platform.Tenant, p *access.Pr
 	})
 	return out, err
 }
+
+// GrantAccess assigns one user to the course without an end, inside the
+// caller's transaction, with the events of Assign. It is for grants the
+// platform makes itself (an LTI launch), which no principal asks for.
+func GrantAccess(ctx context.Context, tx *sqldb.Tx, now time.Time, courseID, userID int64) error {
+	c, err := ByID(ctx, tx, courseID)
+	if err != nil {
+		return err
+	}
+	added, err := grant(ctx, tx, now, "course_users", "user_id", courseID, Grant{ID: userID})
+	if err != nil {
+		return err
+	}
+	if added {
+		if err := events.Emit(ctx, tx, now, events.Event{Name: events.CourseAssigned, UserID: userID,
+			Payload: coursePayload(c)}); err != nil {
+			return err
+		}
+	}
+	return settleCourse(ctx, tx, now, c)
+}

@@ -134,6 +134,10 @@ func tool(op ops.Operation) *mcp.Tool {
 			"height (240-2000, inline), text (Markdown), acceptNetwork (required when the manifest lists network origins).")
 		desc.WriteString(" LiaScript: topicable Lms\\TopicTypeLiaScript\\Models\\LiaScript with markdown (the course) or course " +
 			"(id from post-admin-liascript), and liascriptCompletion (all default, sections, quizzes).")
+		desc.WriteString(" LTI: topicable Lms\\TopicTypes\\Models\\TopicContent\\LTI with tool (id of an external tool of " +
+			"get-admin-lti-tools), optional url (the resource's target link; default the tool's) and custom (an object " +
+			"of string parameters sent in the launch). Learners launch it with post-lti-launches-topic; the tool's " +
+			"completed score (AGS) completes it.")
 	}
 	desc.WriteString("\n\n" + untrusted)
 	destructive := op.Kind == ops.Destructive

@@ -192,6 +192,16 @@ var topicTypes = map[string]topicType{
 		prepare: preparePackage("au", ".zip", ".xml"),
 		upload:  uploadPackage("/api/admin/cmi5"),
 	},
+	"lti": {
+		class:   `Lms\TopicTypes\Models\TopicContent\LTI`,
+		summary: "an external LTI 1.3 tool (GET /api/admin/lti/tools), launched from the topic",
+		flags: []topicFlag{
+			{"tool", "id of the external tool"},
+			{"url", "the resource's target link (default: the tool's)"},
+			{"custom", "custom parameters as a JSON object of strings, or @file.json"},
+		},
+		prepare: prepareLTI,
+	},
 }
 
 // markdown renders like the server's rich-text kind (GitHub-flavoured);
@@ -388,6 +398,29 @@ func prepareInteractive(v topicValues, body map[string]any) error {
 	}
 	if v["file"] != "" {
 		return checkFile("file", v["file"], ".zip")
+	}
+	return nil
+}
+
+func prepareLTI(v topicValues, body map[string]any) error {
+	tool, err := strconv.ParseInt(v["tool"], 10, 64)
+	if err != nil || tool <= 0 {
+		return usagef("create-topic lti: --tool must be the id of an external tool")
+	}
+	body["tool"] = tool
+	if v["url"] != "" {
+		body["url"] = v["url"]
+	}
+	if v["custom"] != "" {
+		text, err := textArg("custom", v["custom"])
+		if err != nil {
+			return err
+		}
+		var custom map[string]string
+		if err := json.Unmarshal([]byte(text), &custom); err != nil {
+			return usagef("--custom: a JSON object of strings: %v", err)
+		}
+		body["custom"] = custom
 	}
 	return nil
 }

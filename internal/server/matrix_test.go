@@ -269,6 +269,31 @@ var matrix = map[string]string{
 	"DELETE /api/xapi/agents/profile":                "",
 	"GET /api/xapi/activities":                       "",
 	"GET /api/xapi/agents":                           "",
+	// LTI 1.3: the protocol routes need a registered platform and its
+	// signed messages (internal/lti tests them); the key set is public.
+	"GET /api/lti/tool/login":                  "",
+	"POST /api/lti/tool/login":                 "",
+	"POST /api/lti/tool/launch":                "",
+	"POST /api/lti/tool/exchange":              "",
+	"GET /api/lti/jwks":                        anyone,
+	"GET /api/admin/lti/tool":                  admins,
+	"GET /api/admin/lti/registrations":         admins,
+	"POST /api/admin/lti/registrations":        "",
+	"PUT /api/admin/lti/registrations/{id}":    "",
+	"DELETE /api/admin/lti/registrations/{id}": "",
+	// The matrix's topics launch no tool (404); internal/lti tests launches.
+	"POST /api/lti/launches/{topic}":   "",
+	"GET /api/lti/authorize":           "",
+	"GET /api/admin/lti/platform":      admins,
+	"GET /api/admin/lti/tools":         admins,
+	"POST /api/admin/lti/tools":        "",
+	"PUT /api/admin/lti/tools/{id}":    "",
+	"DELETE /api/admin/lti/tools/{id}": "",
+	// Tools' service tokens only (internal/lti tests them).
+	"POST /api/lti/token":                                   "",
+	"GET /api/lti/ags/{topic}/lineitems":                    "",
+	"POST /api/lti/ags/{topic}/lineitems":                   "",
+	"POST /api/lti/ags/{topic}/lineitems/{lineitem}/scores": "",
 }
 
 // TestRoleMatrix sends every route, as every caller who must not have it, a

@@ -34,6 +34,7 @@ func (s *Server) routes() {
 	}
 	s.learningRoutes()
 	s.demoRoutes(authService)
+	s.ltiRoutes(authService)
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen(notifications.Listener)
 		s.Dispatcher.Listen(authService.Listener)

@@ -277,5 +277,31 @@ var scopePolicy = func() tokens.Policy {
 		del + " /api/xapi/agents/profile":     tokens.NoTokens,
 		"GET /api/xapi/activities":            tokens.NoTokens,
 		"GET /api/xapi/agents":                tokens.NoTokens,
+		// LTI 1.3: the protocol routes are sign-ins of browsers sent by
+		// another platform, never made with a token; registrations are
+		// settings of the tenant.
+		"GET /api/lti/tool/login":                  tokens.NoTokens,
+		"POST /api/lti/tool/login":                 tokens.NoTokens,
+		"POST /api/lti/tool/launch":                tokens.NoTokens,
+		"POST /api/lti/tool/exchange":              tokens.NoTokens,
+		"GET /api/lti/jwks":                        tokens.AnyToken,
+		"GET /api/admin/lti/tool":                  read(settings),
+		"GET /api/admin/lti/registrations":         read(settings),
+		"POST /api/admin/lti/registrations":        write(settings),
+		"PUT /api/admin/lti/registrations/{id}":    write(settings),
+		del + " /api/admin/lti/registrations/{id}": write(settings),
+		// Launching a tool is learning a course's topic.
+		"POST /api/lti/launches/{topic}":   read(courses),
+		"GET /api/lti/authorize":           tokens.NoTokens,
+		"GET /api/admin/lti/platform":      read(settings),
+		"GET /api/admin/lti/tools":         read(settings),
+		"POST /api/admin/lti/tools":        write(settings),
+		"PUT /api/admin/lti/tools/{id}":    write(settings),
+		del + " /api/admin/lti/tools/{id}": write(settings),
+		// The grade services authenticate tools by their own service tokens.
+		"POST /api/lti/token":                                   tokens.NoTokens,
+		"GET /api/lti/ags/{topic}/lineitems":                    tokens.NoTokens,
+		"POST /api/lti/ags/{topic}/lineitems":                   tokens.NoTokens,
+		"POST /api/lti/ags/{topic}/lineitems/{lineitem}/scores": tokens.NoTokens,
 	}
 }()

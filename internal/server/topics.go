@@ -8,6 +8,7 @@ import (
 	interactivekind "github.com/lms-platform/lms/internal/content/interactive"
 	"github.com/lms-platform/lms/internal/content/layout"
 	liascriptkind "github.com/lms-platform/lms/internal/content/liascript"
+	ltikind "github.com/lms-platform/lms/internal/content/lti"
 	"github.com/lms-platform/lms/internal/content/oembed"
 	"github.com/lms-platform/lms/internal/content/project"
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
@@ -48,6 +49,7 @@ func (s *Server) contentKinds() *content.Registry {
 		&cmi5kind.Kind{Packages: s.cmi5},
 		s.interactiveKind(),
 		s.liascriptKind(),
+		ltikind.Kind{},
 	)
 }
 

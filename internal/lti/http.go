@@ -1,0 +1,503 @@
+package lti
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/auth"
+	"github.com/lms-platform/lms/internal/httpx"
+	"github.com/lms-platform/lms/internal/platform"
+)
+
+var (
+	toolTags  = []string{"LTI"}
+	adminTags = []string{"LTI administration"}
+)
+
+// Paths of the tool role other parties are given.
+const (
+	JWKSPath   = "/api/lti/jwks"
+	LoginPath  = "/api/lti/tool/login"
+	LaunchPath = "/api/lti/tool/launch"
+)
+
+// redirect is an answer that sends the browser on.
+type redirect struct {
+	Status       int
+	Location     string `header:"Location"`
+	CacheControl string `header:"Cache-Control"`
+}
+
+func redirectTo(status int, location string) *redirect {
+	return &redirect{Status: status, Location: location, CacheControl: "no-store"}
+}
+
+type loginQuery struct {
+	Issuer        string `query:"iss" maxLength:"500" doc:"The platform's issuer."`
+	LoginHint     string `query:"login_hint" maxLength:"2000" doc:"Opaque to the tool; sent back to the platform."`
+	TargetLinkURI string `query:"target_link_uri" maxLength:"2000"`
+	MessageHint   string `query:"lti_message_hint" maxLength:"2000"`
+	DeploymentID  string `query:"lti_deployment_id" maxLength:"255"`
+	ClientID      string `query:"client_id" maxLength:"200"`
+}
+
+type formInput struct {
+	ContentType string `header:"Content-Type" hidden:"true"`
+	RawBody     []byte `contentType:"application/x-www-form-urlencoded"`
+}
+
+// form parses a form post; other bodies are refused.
+func (in *formInput) form() (url.Values, error) {
+	if !strings.HasPrefix(in.ContentType, "application/x-www-form-urlencoded") {
+		return nil, apperr.New(apperr.UnsupportedMedia, "Send the fields as application/x-www-form-urlencoded.")
+	}
+	v, err := url.ParseQuery(string(in.RawBody))
+	if err != nil {
+		return nil, apperr.New(apperr.BadRequest, "The form is not valid.")
+	}
+	return v, nil
+}
+
+type exchangeInput struct {
+	Body struct {
+		Code string `json:"code" minLength:"1" maxLength:"100" doc:"The one-time code of the launch redirect."`
+	}
+}
+
+type jwksOutput struct {
+	CacheControl string `header:"Cache-Control"`
+	Body         JWKS
+}
+
+// ToolURLs are what an admin pastes into the other platform's tool
+// registration.
+type ToolURLs struct {
+	JWKSURL   string `json:"jwks_url" doc:"Public keyset URL of this tool (the tenant's key)."`
+	LoginURL  string `json:"login_url" doc:"OpenID Connect login initiation URL."`
+	LaunchURL string `json:"launch_url" doc:"Redirection URI and target link URI of launches."`
+}
+
+type registrationInput struct {
+	Body RegistrationInput
+}
+
+type registrationIDInput struct {
+	ID int64 `path:"id"`
+}
+
+type registrationUpdateInput struct {
+	ID   int64 `path:"id"`
+	Body RegistrationInput
+}
+
+// ToolRoutes registers the tool role: the public protocol routes of the
+// spec's LTI table, the tenant's key set, and the admin routes of
+// registrations.
+func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
+	login := func(ctx context.Context, in LoginRequest) (*redirect, error) {
+		in.LaunchURL = httpx.Origin(ctx) + LaunchPath
+		to, err := s.Login(ctx, httpx.TenantFrom(ctx), in)
+		if err != nil {
+			return nil, err
+		}
+		return redirectTo(http.StatusFound, to), nil
+	}
+	const loginDoc = "OIDC third-party initiated login. Requires `iss`, `login_hint` and `target_link_uri`; " +
+		"`lti_message_hint`, `lti_deployment_id` and `client_id` are optional (`client_id` is required when the issuer " +
+		"has several registrations). Answers 302 to the platform's authentication URL with a fresh `state` and `nonce`, " +
+		"kept server-side for 10 minutes and used once. Refusals answer 400 (`invalid_login`, `unknown_platform`, " +
+		"`client_id_required`) or 403 (`unknown_deployment`) with the code in `error`."
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: LoginPath, Tags: toolTags, Status: http.StatusFound,
+		Errors: []int{400, 403}, Summary: "OIDC login initiation from an external platform", Description: loginDoc},
+		func(ctx context.Context, in *loginQuery) (*redirect, error) {
+			return login(ctx, LoginRequest{Issuer: in.Issuer, LoginHint: in.LoginHint, TargetLinkURI: in.TargetLinkURI,
+				MessageHint: in.MessageHint, DeploymentID: in.DeploymentID, ClientID: in.ClientID})
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: LoginPath, Tags: toolTags, Status: http.StatusFound,
+		MaxBody: 16 << 10, Errors: []int{400, 403, 415}, Summary: "OIDC login initiation from an external platform (form post)",
+		Description: loginDoc + " The fields come as an application/x-www-form-urlencoded form."},
+		func(ctx context.Context, in *formInput) (*redirect, error) {
+			f, err := in.form()
+			if err != nil {
+				return nil, err
+			}
+			return login(ctx, LoginRequest{Issuer: f.Get("iss"), LoginHint: f.Get("login_hint"),
+				TargetLinkURI: f.Get("target_link_uri"), MessageHint: f.Get("lti_message_hint"),
+				DeploymentID: f.Get("lti_deployment_id"), ClientID: f.Get("client_id")})
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: LaunchPath, Tags: toolTags, Status: http.StatusSeeOther,
+		MaxBody: 64 << 10, Credentials: true, Errors: []int{400, 403, 415, 422, 503},
+		Summary: "LTI resource link launch: the platform's signed id_token (form post of id_token and state)",
+		Description: "Checks, in this order, each refusal naming its check in `error`: the `state` of the login " +
+			"(401 `invalid_state`: unknown, used or expired), the JWT (401 `invalid_token`), its algorithm (401 " +
+			"`invalid_alg`: RS256 only), its key (401 `unknown_key` after fetching the platform's key set again, " +
+			"`jwks_unavailable`), its signature (401 `invalid_signature`), `iss` (401 `invalid_issuer`), `aud`/`azp` (401 " +
+			"`invalid_audience`), `exp` (401 `expired`) and `iat` (401 `invalid_iat`) with one minute of tolerance, the " +
+			"`nonce` (401 `invalid_nonce`, `replayed_nonce`), the deployment id (403 `unknown_deployment`), the message type " +
+			"(422 `invalid_message_type`: LtiResourceLinkRequest), the version (422 `invalid_version`: 1.3.0) and the " +
+			"required claims (422 `missing_claim`: sub, roles, resource_link.id, target_link_uri). A refused launch leaves " +
+			"nothing behind. An accepted one matches the user by (issuer, sub), never by e-mail, creating it on first " +
+			"launch; Instructor and its sub-roles map to tutor, every other role to student, none to admin. The course is " +
+			"the custom parameter `topic_id`'s course or `course_id`, else the registration's course; the user gains " +
+			"access to it. The launch is recorded and the browser is sent (303) to the frontend's " +
+			"/lti/launch?code=…&course=… with a one-time code valid for one minute."},
+		func(ctx context.Context, in *formInput) (*redirect, error) {
+			f, err := in.form()
+			if err != nil {
+				return nil, err
+			}
+			t := httpx.TenantFrom(ctx)
+			landing, err := s.Launch(ctx, t, f.Get("id_token"), f.Get("state"))
+			if err != nil {
+				return nil, err
+			}
+			q := url.Values{"code": {landing.Code}}
+			if landing.CourseID != 0 {
+				q.Set("course", strconv.FormatInt(landing.CourseID, 10))
+			}
+			return redirectTo(http.StatusSeeOther, front(t.Record)+"/lti/launch?"+q.Encode()), nil
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/tool/exchange", Tags: toolTags,
+		Limit: &httpx.RateLimit{Limit: 30, Per: httpx.PerIP}, MaxBody: 4 << 10, Credentials: true,
+		Summary: "Exchange the one-time code of a launch for an access token",
+		Description: "The code is valid once, for one minute after the launch. An unknown, used or expired code " +
+			"answers 401 with `error` `invalid_code`. The token is a regular access token of the launched user."},
+		func(ctx context.Context, in *exchangeInput) (*httpx.Response[auth.Issued], error) {
+			out, err := s.Exchange(ctx, httpx.TenantFrom(ctx), in.Body.Code)
+			if err != nil {
+				return nil, err
+			}
+			return auth.LoginResponse(out)
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: JWKSPath, Tags: toolTags,
+		Summary: "The tenant's public key set (JWKS, not in the envelope)",
+		Description: "The key our LTI messages are signed with, in both roles: id_tokens of launches from this " +
+			"platform, and client assertions of this tool. Each tenant has its own key."},
+		func(ctx context.Context, _ *struct{}) (*jwksOutput, error) {
+			return &jwksOutput{CacheControl: "public, max-age=3600", Body: TenantJWKS(httpx.TenantFrom(ctx))}, nil
+		})
+	adminRoutes(api, s)
+}
+
+func requireAdmin(ctx context.Context) error {
+	if !httpx.PrincipalFrom(ctx).HasRole(access.Admin) {
+		return apperr.New(apperr.Forbidden, "This action is unauthorized.")
+	}
+	return nil
+}
+
+func adminRoutes(api huma.API, s *Tool) {
+	const base = "/api/admin/lti/registrations"
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/lti/tool", Tags: adminTags, Who: httpx.User,
+		Summary: "This tool's URLs to paste into another platform's LTI 1.3 tool registration (admin)",
+		Description: "The URLs are on the host the call was made to, which selects the tenant: call it on the " +
+			"tenant's public host."},
+		func(ctx context.Context, _ *struct{}) (*httpx.Response[ToolURLs], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			o := httpx.Origin(ctx)
+			return httpx.OK(ToolURLs{JWKSURL: o + JWKSPath, LoginURL: o + LoginPath, LaunchURL: o + LaunchPath})
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: base, Tags: adminTags, Who: httpx.User,
+		Summary: "List the platforms registered to launch this tool (admin)"},
+		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]Registration], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			out, err := Registrations(ctx, httpx.TenantFrom(ctx).DB)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.OK(out)
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: base, Tags: adminTags, Who: httpx.User, Status: 201,
+		MaxBody: 16 << 10, Errors: []int{422},
+		Summary: "Register a platform that may launch this tool (admin)",
+		Description: "One registration per (issuer, client_id); a second one answers 422 on client_id. URLs must be " +
+			"absolute http(s); the key set is fetched through the outbound-fetch guard (no private addresses unless " +
+			"the deployment allows them)."},
+		func(ctx context.Context, in *registrationInput) (*httpx.Response[Registration], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			r, err := SaveRegistration(ctx, httpx.TenantFrom(ctx).DB, s.Clock.Now(), 0, in.Body)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.Created(r, "Platform registered.")
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPut, Path: base + "/{id}", Tags: adminTags, Who: httpx.User,
+		MaxBody: 16 << 10, Errors: []int{422}, Summary: "Replace a platform registration (admin)"},
+		func(ctx context.Context, in *registrationUpdateInput) (*httpx.Response[Registration], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			r, err := SaveRegistration(ctx, httpx.TenantFrom(ctx).DB, s.Clock.Now(), in.ID, in.Body)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.OKMessage(r, "Registration saved.")
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodDelete, Path: base + "/{id}", Tags: adminTags, Who: httpx.User,
+		Summary: "Delete a platform registration (admin); users it created stay"},
+		func(ctx context.Context, in *registrationIDInput) (*httpx.Response[*httpx.Empty], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			if err := DeleteRegistration(ctx, httpx.TenantFrom(ctx).DB, in.ID); err != nil {
+				return nil, err
+			}
+			return httpx.Done("Registration deleted.")
+		})
+}
+
+type launchTopicInput struct {
+	Topic int64 `path:"topic" doc:"Id of an lti topic."`
+}
+
+type authorizeQuery struct {
+	Scope        string `query:"scope" maxLength:"200"`
+	ResponseType string `query:"response_type" maxLength:"50"`
+	ResponseMode string `query:"response_mode" maxLength:"50"`
+	Prompt       string `query:"prompt" maxLength:"50"`
+	ClientID     string `query:"client_id" maxLength:"200"`
+	RedirectURI  string `query:"redirect_uri" maxLength:"1000"`
+	LoginHint    string `query:"login_hint" maxLength:"200"`
+	State        string `query:"state" maxLength:"2000"`
+	Nonce        string `query:"nonce" maxLength:"500"`
+	MessageHint  string `query:"lti_message_hint" maxLength:"200"`
+}
+
+type htmlOutput struct {
+	ContentType  string `header:"Content-Type"`
+	CacheControl string `header:"Cache-Control"`
+	Body         []byte
+}
+
+type toolInput struct {
+	Body ToolInput
+}
+
+type toolUpdateInput struct {
+	ID   int64 `path:"id"`
+	Body ToolInput
+}
+
+// AuthorizePath is our OIDC authorization endpoint (platform role).
+const AuthorizePath = "/api/lti/authorize"
+
+// PlatformURLs are what an admin pastes into an external tool's
+// configuration.
+type PlatformURLs struct {
+	Issuer           string `json:"issuer" doc:"Our issuer (iss of our id_tokens): the tenant's origin."`
+	AuthorizationURL string `json:"authorization_url" doc:"OIDC authentication request URL."`
+	JWKSURL          string `json:"jwks_url" doc:"Public keyset URL of this platform (the tenant's key)."`
+}
+
+// PlatformRoutes registers the platform role: launches of lti topics,
+// our authorization endpoint, and the admin routes of external tools.
+func PlatformRoutes(api huma.API, s *Platform) {
+	serviceRoutes(api, s)
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/launches/{topic}", Tags: toolTags, Who: httpx.User,
+		Errors:  []int{409},
+		Summary: "Launch the external tool of an lti topic: the tool's OIDC login URL with a two-minute, single-use login hint",
+		Description: "For learners who may record progress in the topic (access to the course, topic active, lesson open) " +
+			"and the course's editors. Send the browser to `url`; the tool sends it back to our authorization endpoint, " +
+			"which answers the signed launch. The hint is bound to the caller and the topic. A topic whose tool was " +
+			"removed answers 409."},
+		func(ctx context.Context, in *launchTopicInput) (*httpx.Response[ToolLaunch], error) {
+			out, err := s.Launch(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), httpx.PrincipalFrom(ctx), in.Topic)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.OK(out)
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: AuthorizePath, Tags: toolTags, Credentials: true,
+		Errors:  []int{400, 401},
+		Summary: "OIDC authorization endpoint of launches from this platform: an auto-submitting form with the signed id_token",
+		Description: "The tool's authentication request: `scope` openid, `response_type` id_token, `response_mode` " +
+			"form_post, `client_id` of a registered tool (400 `unauthorized_client`), `redirect_uri` registered for it " +
+			"(400 `invalid_redirect_uri`; never redirected to), `nonce`, `state`, and the `login_hint` of POST " +
+			"/api/lti/launches/{topic}: unexpired, unused, for this tool (401 `invalid_login_hint`), with its " +
+			"`lti_message_hint` (401 `invalid_message_hint`). Answers an HTML page that posts `id_token` and `state` to " +
+			"the redirect URI. The id_token is signed (RS256) with the tenant's key and carries the message type, version, " +
+			"deployment id, target link, resource link (the topic), roles (Instructor for the course's editors, else " +
+			"Learner), context (the course), custom parameters, launch presentation, and name and e-mail only as the " +
+			"tool's privacy settings allow."},
+		func(ctx context.Context, in *authorizeQuery) (*htmlOutput, error) {
+			page, err := s.Authorize(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), AuthRequest{Scope: in.Scope,
+				ResponseType: in.ResponseType, ResponseMode: in.ResponseMode, Prompt: in.Prompt, ClientID: in.ClientID,
+				RedirectURI: in.RedirectURI, LoginHint: in.LoginHint, State: in.State, Nonce: in.Nonce, MessageHint: in.MessageHint})
+			if err != nil {
+				return nil, err
+			}
+			return &htmlOutput{ContentType: "text/html; charset=utf-8", CacheControl: "no-store", Body: page}, nil
+		})
+	const base = "/api/admin/lti/tools"
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/lti/platform", Tags: adminTags, Who: httpx.User,
+		Summary: "This platform's URLs to paste into an external tool's configuration (admin)"},
+		func(ctx context.Context, _ *struct{}) (*httpx.Response[PlatformURLs], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			o := httpx.Origin(ctx)
+			return httpx.OK(PlatformURLs{Issuer: o, AuthorizationURL: o + AuthorizePath, JWKSURL: o + JWKSPath})
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: base, Tags: adminTags, Who: httpx.User,
+		Summary: "List the external tools lti topics may launch (admin)"},
+		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]ExternalTool], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			out, err := Tools(ctx, httpx.TenantFrom(ctx).DB)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.OK(out)
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: base, Tags: adminTags, Who: httpx.User, Status: 201,
+		MaxBody: 16 << 10, Errors: []int{422},
+		Summary:     "Add an external tool (admin); answers its generated client_id and deployment_id to give the tool",
+		Description: "Give the tool's key as `jwks_url` or `public_key` (PEM), not both."},
+		func(ctx context.Context, in *toolInput) (*httpx.Response[ExternalTool], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			tl, err := SaveTool(ctx, httpx.TenantFrom(ctx).DB, s.Clock.Now(), 0, in.Body)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.Created(tl, "Tool added.")
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPut, Path: base + "/{id}", Tags: adminTags, Who: httpx.User,
+		MaxBody: 16 << 10, Errors: []int{422}, Summary: "Replace an external tool's settings (admin); its client_id stays"},
+		func(ctx context.Context, in *toolUpdateInput) (*httpx.Response[ExternalTool], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			tl, err := SaveTool(ctx, httpx.TenantFrom(ctx).DB, s.Clock.Now(), in.ID, in.Body)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.OKMessage(tl, "Tool saved.")
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodDelete, Path: base + "/{id}", Tags: adminTags, Who: httpx.User,
+		Summary: "Remove an external tool (admin); its topics stay and answer 409 on launch"},
+		func(ctx context.Context, in *registrationIDInput) (*httpx.Response[*httpx.Empty], error) {
+			if err := requireAdmin(ctx); err != nil {
+				return nil, err
+			}
+			if err := DeleteTool(ctx, httpx.TenantFrom(ctx).DB, in.ID); err != nil {
+				return nil, err
+			}
+			return httpx.Done("Tool removed.")
+		})
+}
+
+type tokenOutput struct {
+	CacheControl string `header:"Cache-Control"`
+	Body         ServiceToken
+}
+
+type agsInput struct {
+	Topic         int64  `path:"topic"`
+	Authorization string `header:"Authorization" hidden:"true"`
+}
+
+type agsBodyInput struct {
+	Topic         int64  `path:"topic"`
+	Authorization string `header:"Authorization" hidden:"true"`
+	RawBody       []byte `contentType:"application/vnd.ims.lis.v2.lineitem+json"`
+}
+
+type scoreInput struct {
+	Topic         int64  `path:"topic"`
+	LineItem      int64  `path:"lineitem"`
+	Authorization string `header:"Authorization" hidden:"true"`
+	RawBody       []byte `contentType:"application/vnd.ims.lis.v1.score+json"`
+}
+
+type lineItemsOutput struct {
+	ContentType string `header:"Content-Type"`
+	Body        []LineItem
+}
+
+type lineItemOutput struct {
+	Status      int
+	ContentType string `header:"Content-Type"`
+	Body        LineItem
+}
+
+type noContent struct {
+	Status int
+}
+
+// serviceRoutes registers the token endpoint and the grade services; they
+// answer in the formats of OAuth 2 and AGS, not in the envelope.
+func serviceRoutes(api huma.API, s *Platform) {
+	const agsDoc = " Authorized by a service token of POST /api/lti/token (401 without, 403 without the scope); only the " +
+		"tool the topic launches may use it (404 otherwise)."
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: TokenPath, Tags: toolTags, MaxBody: 16 << 10,
+		Credentials: true, Errors: []int{400, 401, 415},
+		Summary: "OAuth 2 token endpoint of the grade services for tools (client credentials with a JWT client assertion)",
+		Description: "Form fields `grant_type` client_credentials, `client_assertion_type` " +
+			"urn:ietf:params:oauth:client-assertion-type:jwt-bearer, `client_assertion` (RS256 with the tool's key from " +
+			"its key set or public key; iss and sub the tool's client_id, aud this URL or our issuer, exp at most five " +
+			"minutes ahead) and `scope`: lineitem, score and result.readonly of AGS are granted. Answers {access_token, " +
+			"token_type, expires_in, scope} (one hour). A bad assertion answers 401 `invalid_client`; no offered scope 400 " +
+			"`invalid_scope`."},
+		func(ctx context.Context, in *formInput) (*tokenOutput, error) {
+			f, err := in.form()
+			if err != nil {
+				return nil, err
+			}
+			fields := map[string]string{}
+			for k := range f {
+				fields[k] = f.Get(k)
+			}
+			tok, err := s.Token(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), fields)
+			if err != nil {
+				return nil, err
+			}
+			return &tokenOutput{CacheControl: "no-store", Body: tok}, nil
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/lti/ags/{topic}/lineitems", Tags: toolTags,
+		Summary: "AGS: the line items of an lti topic", Description: "Scope lineitem or lineitem.readonly." + agsDoc},
+		func(ctx context.Context, in *agsInput) (*lineItemsOutput, error) {
+			out, err := s.LineItems(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Authorization, in.Topic)
+			if err != nil {
+				return nil, err
+			}
+			return &lineItemsOutput{ContentType: "application/vnd.ims.lis.v2.lineitemcontainer+json", Body: out}, nil
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/ags/{topic}/lineitems", Tags: toolTags,
+		Status: 201, MaxBody: 16 << 10, Errors: []int{422},
+		Summary: "AGS: add a line item to an lti topic", Description: "Scope lineitem. Body {label, scoreMaximum, resourceId?, tag?}." + agsDoc},
+		func(ctx context.Context, in *agsBodyInput) (*lineItemOutput, error) {
+			li, err := s.AddLineItem(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Authorization, in.Topic, in.RawBody)
+			if err != nil {
+				return nil, err
+			}
+			return &lineItemOutput{Status: 201, ContentType: "application/vnd.ims.lis.v2.lineitem+json", Body: li}, nil
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/ags/{topic}/lineitems/{lineitem}/scores", Tags: toolTags,
+		Status: 204, MaxBody: 16 << 10, Errors: []int{422},
+		Summary: "AGS: post a learner's score; a completed activity or a fully graded score completes the topic",
+		Description: "Scope score. Body {userId (the sub of our launch), scoreGiven?, scoreMaximum?, activityProgress, " +
+			"gradingProgress, timestamp}. The score is recorded per line item and learner; the learner must hold access to " +
+			"the topic's course (422 otherwise)." + agsDoc},
+		func(ctx context.Context, in *scoreInput) (*noContent, error) {
+			if err := s.PostScore(ctx, httpx.TenantFrom(ctx), in.Authorization, in.Topic, in.LineItem, in.RawBody); err != nil {
+				return nil, err
+			}
+			return &noContent{Status: http.StatusNoContent}, nil
+		})
+}

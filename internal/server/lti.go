@@ -1,0 +1,30 @@
+package server
+
+import (
+	"context"
+
+	"github.com/lms-platform/lms/internal/auth"
+	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/fetch"
+	"github.com/lms-platform/lms/internal/lti"
+	"github.com/lms-platform/lms/internal/platform"
+)
+
+// ltiRoutes registers LTI 1.3: the tool role, whose launches log users
+// in through auth, and land on the frontend's /lti/launch; and the
+// platform role, whose launches learning allows.
+func (s *Server) ltiRoutes(authService *auth.Service) {
+	keys := &lti.KeySets{Fetch: fetch.New(fetch.Options{AllowPrivate: s.Config.FetchAllowPrivate}), Now: s.Clock.Now}
+	tool := &lti.Tool{Clock: s.Clock, Keys: keys,
+		Issue: func(ctx context.Context, t *platform.Tenant, userID int64) (auth.Issued, error) {
+			return authService.LoginUser(ctx, t, userID, false)
+		}}
+	lti.ToolRoutes(s.API, tool, func(rec platform.Record) string {
+		host := ""
+		if len(rec.Hosts) > 0 {
+			host = rec.Hosts[0]
+		}
+		return config.FrontURL(s.Config.WebURL, s.Config.WebAddr, host)
+	})
+	lti.PlatformRoutes(s.API, &lti.Platform{Clock: s.Clock, Gate: s.Learning, Keys: keys, Progress: s.Learning})
+}
