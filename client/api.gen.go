@@ -386,6 +386,85 @@ func (c *Client) GetAdminLessonsIDEdit(ctx context.Context, id int64) (*LessonEd
 	return &out, nil
 }
 
+// GetAdminMessageTemplates is GET /api/admin/message-templates: Every template slot with the
+// template it sends (the tenant's own or the default)
+func (c *Client) GetAdminMessageTemplates(ctx context.Context) ([]Template, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/message-templates"}
+	var out []Template
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PostAdminMessageTemplates is POST /api/admin/message-templates: Create the tenant's own template
+// of a slot; 409 when the slot has one
+func (c *Client) PostAdminMessageTemplates(ctx context.Context, body CreateTemplateInputBody) (*Template, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/message-templates"}
+	r.body = jsonBody(body)
+	var out Template
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminMessageTemplatesPreview is POST /api/admin/message-templates/preview: Render a slot's
+// template, or the parts given, with sample data; nothing is saved or sent
+func (c *Client) PostAdminMessageTemplatesPreview(ctx context.Context, body PreviewInputBody) (*TemplatePreview, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/message-templates/preview"}
+	r.body = jsonBody(body)
+	var out TemplatePreview
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminMessageTemplatesID is GET /api/admin/message-templates/{id}: One of the tenant's own
+// templates
+func (c *Client) GetAdminMessageTemplatesID(ctx context.Context, id int64) (*Template, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/message-templates/" + pathParam(id)}
+	var out Template
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PutAdminMessageTemplatesID is PUT /api/admin/message-templates/{id}: Replace the texts and
+// enabled flag of one of the tenant's templates
+func (c *Client) PutAdminMessageTemplatesID(ctx context.Context, id int64, body TemplateBody) (*Template, error) {
+	r := request{method: http.MethodPut, path: "/api/admin/message-templates/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out Template
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAdminMessageTemplatesID is DELETE /api/admin/message-templates/{id}: Delete one of the
+// tenant's templates; its slot sends the default again (answered with it)
+func (c *Client) DeleteAdminMessageTemplatesID(ctx context.Context, id int64) (*Template, error) {
+	r := request{method: http.MethodDelete, path: "/api/admin/message-templates/" + pathParam(id)}
+	var out Template
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminMessageTemplatesIDRestoreDefault is POST
+// /api/admin/message-templates/{id}/restore-default: Put the default's texts back into one of the
+// tenant's templates and enable it (it keeps its id)
+func (c *Client) PostAdminMessageTemplatesIDRestoreDefault(ctx context.Context, id int64) (*Template, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/message-templates/" + pathParam(id) + "/restore-default"}
+	var out Template
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetAdminNotifications is GET /api/admin/notifications: The caller's notifications
 // (dashboard-app_notification-list_access_self or _access)
 func (c *Client) GetAdminNotifications(ctx context.Context, params GetAdminNotificationsParams) (*Page[Notification], error) {
@@ -2335,6 +2414,24 @@ type CreateLessonInputBody struct {
 	Title          string  `json:"title"`
 }
 
+// CreateTemplateInputBody is a schema of the API.
+type CreateTemplateInputBody struct {
+	// email or pdf.
+	Channel string `json:"channel"`
+	// false switches the slot off: nothing is sent on this channel for the event. Default true.
+	Enabled *bool `json:"enabled,omitzero"`
+	// Event name (GET /api/events).
+	Event string `json:"event"`
+	// html/template source of the HTML part (email only); values are escaped for their place.
+	HTML *string `json:"html,omitzero"`
+	// user: the user the event is about; admins: every admin of the tenant.
+	Recipient string `json:"recipient"`
+	// text/template source of the subject (email) or the title (pdf).
+	Subject string `json:"subject"`
+	// text/template source of the plain-text part (email) or of the lines under the title (pdf).
+	Text string `json:"text"`
+}
+
 // CreateUserInputBody is a schema of the API.
 type CreateUserInputBody struct {
 	Bio        *string `json:"bio,omitzero"`
@@ -2376,6 +2473,23 @@ type CredentialsInputBody struct {
 	Email                *string `json:"email,omitzero"`
 	Password             *string `json:"password,omitzero"`
 	PasswordConfirmation *string `json:"password_confirmation,omitzero"`
+}
+
+// Data is a schema of the API.
+type Data struct {
+	Course TemplateItem `json:"course"`
+	// When the event happened.
+	Date    time.Time    `json:"date"`
+	Event   string       `json:"event"`
+	Expires time.Time    `json:"expires"`
+	Group   TemplateItem `json:"group"`
+	Link    string       `json:"link"`
+	// The tenant's name and the address of its web frontend.
+	Platform TemplateSite `json:"platform"`
+	Token    string       `json:"token"`
+	Topic    TemplateItem `json:"topic"`
+	// The user the event is about.
+	User TemplateUser `json:"user"`
 }
 
 // DeletedContent is a schema of the API.
@@ -3986,6 +4100,22 @@ func (f PostTopicsIDProjectForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
+// PreviewInputBody is a schema of the API.
+type PreviewInputBody struct {
+	// email or pdf.
+	Channel string `json:"channel"`
+	// Event name (GET /api/events).
+	Event string `json:"event"`
+	// Omitted: the slot's current HTML.
+	HTML *string `json:"html,omitzero"`
+	// user: the user the event is about; admins: every admin of the tenant.
+	Recipient string `json:"recipient"`
+	// Omitted: the slot's current subject.
+	Subject *string `json:"subject,omitzero"`
+	// Omitted: the slot's current text.
+	Text *string `json:"text,omitzero"`
+}
+
 // Profile is a schema of the API.
 type Profile struct {
 	AvatarURL       *string    `json:"avatar_url"`
@@ -4497,6 +4627,69 @@ type Summary struct {
 type TagCount struct {
 	Count int64  `json:"count"`
 	Tag   string `json:"tag"`
+}
+
+// Template is a schema of the API.
+type Template struct {
+	// email or pdf.
+	Channel   string     `json:"channel"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
+	Custom    bool       `json:"custom"`
+	Enabled   bool       `json:"enabled"`
+	// Event name (GET /api/events).
+	Event string `json:"event"`
+	HTML  string `json:"html"`
+	// 0 for a built-in default.
+	ID int64 `json:"id"`
+	// user: the user the event is about; admins: every admin of the tenant.
+	Recipient string     `json:"recipient"`
+	Subject   string     `json:"subject"`
+	Text      string     `json:"text"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
+}
+
+// TemplateBody is a schema of the API.
+type TemplateBody struct {
+	// false switches the slot off: nothing is sent on this channel for the event. Default true.
+	Enabled *bool `json:"enabled,omitzero"`
+	// html/template source of the HTML part (email only); values are escaped for their place.
+	HTML *string `json:"html,omitzero"`
+	// text/template source of the subject (email) or the title (pdf).
+	Subject string `json:"subject"`
+	// text/template source of the plain-text part (email) or of the lines under the title (pdf).
+	Text string `json:"text"`
+}
+
+// TemplateItem is a schema of the API.
+type TemplateItem struct {
+	ID    int64  `json:"id"`
+	Title string `json:"title"`
+}
+
+// TemplatePreview is a schema of the API.
+type TemplatePreview struct {
+	// The sample values the template was rendered with.
+	Data    Data   `json:"data"`
+	HTML    string `json:"html"`
+	Subject string `json:"subject"`
+	Text    string `json:"text"`
+	// Every value a template may print.
+	Variables []string `json:"variables"`
+}
+
+// TemplateSite is a schema of the API.
+type TemplateSite struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// TemplateUser is a schema of the API.
+type TemplateUser struct {
+	Email     string `json:"email"`
+	FirstName string `json:"first_name"`
+	ID        int64  `json:"id"`
+	LastName  string `json:"last_name"`
+	Name      string `json:"name"`
 }
 
 // Text is a schema of the API.

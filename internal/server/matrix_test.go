@@ -182,6 +182,15 @@ var matrix = map[string]string{
 	"DELETE /api/admin/topics/{topic_id}/gift-questions/{id}": admins,
 	// Signed links need no token; without a valid signature nobody gets one.
 	"GET /api/files/{key}": "",
+	// Message templates (internal/notify): the matrix's {id} names no
+	// template of the tenant, so only the list, create and preview succeed.
+	"GET /api/admin/message-templates":                       admins,
+	"POST /api/admin/message-templates":                      admins,
+	"POST /api/admin/message-templates/preview":              admins,
+	"GET /api/admin/message-templates/{id}":                  "",
+	"PUT /api/admin/message-templates/{id}":                  "",
+	"DELETE /api/admin/message-templates/{id}":               "",
+	"POST /api/admin/message-templates/{id}/restore-default": "",
 	// Demo mode is off in the matrix's server, and its tenant is no demo
 	// tenant: nobody gets a 2xx (internal/demo tests demo mode itself).
 	"POST /api/demo/login": "",

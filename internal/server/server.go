@@ -68,8 +68,10 @@ type Server struct {
 	Scanner    scan.Scanner // nil without LMS_CLAMAV_ADDR
 	// Changes carries the notices of changed data (principals, H5P
 	// profiles) between the replicas, through Redis when configured.
-	Changes    *changes.Feed
-	Mailer     notify.Mailer // nil: mail is only recorded
+	Changes *changes.Feed
+	Mailer  notify.Mailer // nil: mail is only recorded
+	// Mail sends events on their e-mail templates.
+	Mail       *notify.Channels
 	Passwords  *auth.Passwords
 	Settings   *settings.Service
 	Dispatcher *events.Dispatcher
