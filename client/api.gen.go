@@ -38,6 +38,28 @@ func (c *Client) PostAdminAuthImpersonate(ctx context.Context, body ImpersonateI
 	return &out, nil
 }
 
+// GetAdminCertificates is GET /api/admin/certificates: Every learner's certificates (admins)
+func (c *Client) GetAdminCertificates(ctx context.Context, params GetAdminCertificatesParams) (*Page[Certificate], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/certificates"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "user_id", params.UserID)
+	addQuery(r.query, "course_id", params.CourseID)
+	return callPage[Certificate](ctx, c, r)
+}
+
+// PostAdminCertificatesIDRegenerate is POST /api/admin/certificates/{id}/regenerate: Make a
+// certificate again from the current template (admins); 409 when the template is switched off
+func (c *Client) PostAdminCertificatesIDRegenerate(ctx context.Context, id int64) (*Certificate, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/certificates/" + pathParam(id) + "/regenerate"}
+	var out Certificate
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // PostAdminConfig is POST /api/admin/config: Change settings (admin)
 func (c *Client) PostAdminConfig(ctx context.Context, body UpdateInputBody) (map[string]any, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/config"}
@@ -1348,6 +1370,16 @@ func (c *Client) DeleteAuthTokensID(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// GetCertificates is GET /api/certificates: The caller's course certificates, newest first
+func (c *Client) GetCertificates(ctx context.Context, params GetCertificatesParams) (*Page[Certificate], error) {
+	r := request{method: http.MethodGet, path: "/api/certificates"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "course_id", params.CourseID)
+	return callPage[Certificate](ctx, c, r)
+}
+
 // GetConfig is GET /api/config: Public settings; admins also get private ones
 func (c *Client) GetConfig(ctx context.Context) (map[string]any, error) {
 	r := request{method: http.MethodGet, path: "/api/config"}
@@ -2164,6 +2196,22 @@ type CategoryRef struct {
 	Name string `json:"name"`
 }
 
+// Certificate is a schema of the API.
+type Certificate struct {
+	CourseID int64 `json:"course_id"`
+	// The course's title when the certificate was made.
+	CourseTitle string    `json:"course_title"`
+	CreatedAt   time.Time `json:"created_at"`
+	// When the learner finished the course.
+	FinishedAt time.Time `json:"finished_at"`
+	ID         int64     `json:"id"`
+	// When the PDF was last made.
+	UpdatedAt time.Time `json:"updated_at"`
+	// Signed download link of the PDF; valid for an hour at least.
+	URL    string `json:"url"`
+	UserID int64  `json:"user_id"`
+}
+
 // CheckInput is a schema of the API.
 type CheckInput struct {
 	// GIFT questions: choices (multiple choice: option indexes), truth (true/false), text (short
@@ -2639,6 +2687,19 @@ type GetAdminAgentAuditParams struct {
 	To *time.Time
 }
 
+// GetAdminCertificatesParams are the parameters of GET /api/admin/certificates; nil fields are not
+// sent.
+type GetAdminCertificatesParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only this learner's certificates.
+	UserID *int64
+	// Only certificates of this course.
+	CourseID *int64
+}
+
 // GetAdminCoursesParams are the parameters of GET /api/admin/courses; nil fields are not sent.
 type GetAdminCoursesParams struct {
 	// Page number, from 1.
@@ -2836,6 +2897,16 @@ type GetAdminUsersParams struct {
 type GetAuthEmailVerifyIDIDParams struct {
 	Expires   *string
 	Signature *string
+}
+
+// GetCertificatesParams are the parameters of GET /api/certificates; nil fields are not sent.
+type GetCertificatesParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only certificates of this course.
+	CourseID *int64
 }
 
 // GetCoursesAuthoredParams are the parameters of GET /api/courses/authored; nil fields are not

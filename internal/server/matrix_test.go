@@ -191,6 +191,10 @@ var matrix = map[string]string{
 	"PUT /api/admin/message-templates/{id}":                  "",
 	"DELETE /api/admin/message-templates/{id}":               "",
 	"POST /api/admin/message-templates/{id}/restore-default": "",
+	// Certificates (internal/certificates): the {id} names none.
+	"GET /api/certificates":                        users,
+	"GET /api/admin/certificates":                  admins,
+	"POST /api/admin/certificates/{id}/regenerate": "",
 	// Demo mode is off in the matrix's server, and its tenant is no demo
 	// tenant: nobody gets a 2xx (internal/demo tests demo mode itself).
 	"POST /api/demo/login": "",

@@ -34,6 +34,7 @@ func (s *Server) routes() {
 		s.Jobs.Add(s.Courses.Jobs()...)
 	}
 	s.learningRoutes()
+	s.certificateRoutes()
 	s.demoRoutes(authService)
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen(notifications.Listener)
