@@ -45,6 +45,10 @@ var scopePolicy = func() tokens.Policy {
 		"PUT /api/admin/message-templates/{id}":                  write(settings),
 		del + " /api/admin/message-templates/{id}":               write(settings),
 		"POST /api/admin/message-templates/{id}/restore-default": write(settings),
+		// Certificates are the record of a finished course: progress.
+		"GET /api/certificates":                        read(progress),
+		"GET /api/admin/certificates":                  read(progress),
+		"POST /api/admin/certificates/{id}/regenerate": write(progress),
 
 		// Sessions, credentials and accounts: never with a scoped token.
 		"POST /api/auth/login":                     tokens.NoTokens,
