@@ -1583,6 +1583,31 @@ func (c *Client) GetHealthcheck(ctx context.Context) error {
 	return c.call(ctx, r, nil)
 }
 
+// GetImg is GET /api/img: Resize, crop and convert an image of the tenant's store
+func (c *Client) GetImg(ctx context.Context, params GetImgParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/img"}
+	r.query = url.Values{}
+	addQuery(r.query, "key", params.Key)
+	addQuery(r.query, "expires", params.Expires)
+	addQuery(r.query, "signature", params.Signature)
+	addQuery(r.query, "w", params.W)
+	addQuery(r.query, "h", params.H)
+	addQuery(r.query, "fit", params.Fit)
+	addQuery(r.query, "format", params.Format)
+	addQuery(r.query, "quality", params.Quality)
+	addQuery(r.query, "crop", params.Crop)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostImg is POST /api/img: Resize, crop and convert an image of the tenant's store
+func (c *Client) PostImg(ctx context.Context, body Request) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/img"}
+	r.body = jsonBody(body)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
 // GetMeta is GET /api/meta: Describe the API: name, version, modules
 func (c *Client) GetMeta(ctx context.Context) (*MetaData, error) {
 	r := request{method: http.MethodGet, path: "/api/meta"}
@@ -2981,6 +3006,29 @@ type GetH5PContentsParams struct {
 	Page *int64
 	// Items per page: 20 unless given, at most 100.
 	PerPage *int64
+}
+
+// GetImgParams are the parameters of GET /api/img; nil fields are not sent.
+type GetImgParams struct {
+	// Blob key of the image, as in its signed link /api/files/<key>.
+	Key string
+	// expires of the image's signed link.
+	Expires int64
+	// signature of the image's signed link.
+	Signature string
+	// Width in pixels; 0 or omitted: from the height, or the source's.
+	W *int64
+	// Height in pixels; 0 or omitted: from the width, or the source's.
+	H *int64
+	// contain (default): inside the box, proportions kept; cover: fills the box, the overflow cropped
+	// at the centre; fill: stretched to the box.
+	Fit *string
+	// Output format; omitted: jpeg for a JPEG source, png otherwise.
+	Format *string
+	// 1 to 100 for jpeg and webp (default 80).
+	Quality *int64
+	// x,y,width,height in source pixels, cut before resizing.
+	Crop *string
 }
 
 // GetNotificationsParams are the parameters of GET /api/notifications; nil fields are not sent.
@@ -4583,6 +4631,29 @@ type RegisterInputBody struct {
 type RenameInputBody struct {
 	// Name the attachment is shown with.
 	Name string `json:"name"`
+}
+
+// Request is a schema of the API.
+type Request struct {
+	// x,y,width,height in source pixels, cut before resizing.
+	Crop *string `json:"crop,omitzero"`
+	// expires of the image's signed link.
+	Expires int64 `json:"expires"`
+	// contain (default): inside the box, proportions kept; cover: fills the box, the overflow cropped
+	// at the centre; fill: stretched to the box.
+	Fit *string `json:"fit,omitzero"`
+	// Output format; omitted: jpeg for a JPEG source, png otherwise.
+	Format *string `json:"format,omitzero"`
+	// Height in pixels; 0 or omitted: from the width, or the source's.
+	H *int64 `json:"h,omitzero"`
+	// Blob key of the image, as in its signed link /api/files/<key>.
+	Key string `json:"key"`
+	// 1 to 100 for jpeg and webp (default 80).
+	Quality *int64 `json:"quality,omitzero"`
+	// signature of the image's signed link.
+	Signature string `json:"signature"`
+	// Width in pixels; 0 or omitted: from the height, or the source's.
+	W *int64 `json:"w,omitzero"`
 }
 
 // ResetInputBody is a schema of the API.

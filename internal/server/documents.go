@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lms-platform/lms/internal/certificates"
+	"github.com/lms-platform/lms/internal/media/img"
 	"github.com/lms-platform/lms/internal/media/pdf"
 )
 
@@ -37,4 +38,9 @@ func (s *Server) certificateRoutes() {
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen(s.Certificates.Listener)
 	}
+}
+
+// imageRoutes is the image renderer, GET|POST /api/img.
+func (s *Server) imageRoutes() {
+	img.Routes(s.API, &img.Service{Files: s.Files, Limiter: s.Limiter, Settings: s.Settings})
 }

@@ -35,6 +35,7 @@ func (s *Server) routes() {
 	}
 	s.learningRoutes()
 	s.certificateRoutes()
+	s.imageRoutes()
 	s.demoRoutes(authService)
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen(notifications.Listener)

@@ -49,6 +49,9 @@ var scopePolicy = func() tokens.Policy {
 		"GET /api/certificates":                        read(progress),
 		"GET /api/admin/certificates":                  read(progress),
 		"POST /api/admin/certificates/{id}/regenerate": write(progress),
+		// The image renderer: the signed link it names is its authority.
+		"GET /api/img":  tokens.AnyToken,
+		"POST /api/img": tokens.AnyToken,
 
 		// Sessions, credentials and accounts: never with a scoped token.
 		"POST /api/auth/login":                     tokens.NoTokens,
