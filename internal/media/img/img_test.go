@@ -26,6 +26,10 @@ func sample(t testing.TB) []byte {
 			m.SetNRGBA(x, y, color.NRGBA{uint8(x), uint8(y), 128, uint8(128 + x%128)})
 		}
 	}
+	return encodePNG(t, m)
+}
+
+func encodePNG(t testing.TB, m image.Image) []byte {
 	var b bytes.Buffer
 	if err := png.Encode(&b, m); err != nil {
 		t.Fatal(err)
@@ -47,6 +51,10 @@ func bomb(t testing.TB) []byte {
 // store puts a file into the default tenant's store and returns the query
 // of its signed link.
 func store(t *testing.T, env *apitest.Env, key string, data []byte) url.Values {
+	return storeFile(t, env, key, data)
+}
+
+func storeFile(t testing.TB, env *apitest.Env, key string, data []byte) url.Values {
 	t.Helper()
 	tenant, release := env.OpenTenant(env.Tenant)
 	defer release()
