@@ -39,6 +39,28 @@ func (c *Client) PostAdminAuthImpersonate(ctx context.Context, body ImpersonateI
 	return &out, nil
 }
 
+// GetAdminCertificates is GET /api/admin/certificates: Every learner's certificates (admins)
+func (c *Client) GetAdminCertificates(ctx context.Context, params GetAdminCertificatesParams) (*Page[Certificate], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/certificates"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "user_id", params.UserID)
+	addQuery(r.query, "course_id", params.CourseID)
+	return callPage[Certificate](ctx, c, r)
+}
+
+// PostAdminCertificatesIDRegenerate is POST /api/admin/certificates/{id}/regenerate: Make a
+// certificate again from the current template (admins); 409 when the template is switched off
+func (c *Client) PostAdminCertificatesIDRegenerate(ctx context.Context, id int64) (*Certificate, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/certificates/" + pathParam(id) + "/regenerate"}
+	var out Certificate
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // PostAdminCmi5 is POST /api/admin/cmi5: Upload a cmi5 course package
 func (c *Client) PostAdminCmi5(ctx context.Context, form PostAdminCmi5Form) (*Cmi5Package, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/cmi5"}
@@ -545,6 +567,85 @@ func (c *Client) PutAdminLTIToolsID(ctx context.Context, id int64, body ToolInpu
 func (c *Client) DeleteAdminLTIToolsID(ctx context.Context, id int64) error {
 	r := request{method: http.MethodDelete, path: "/api/admin/lti/tools/" + pathParam(id)}
 	return c.call(ctx, r, nil)
+}
+
+// GetAdminMessageTemplates is GET /api/admin/message-templates: Every template slot with the
+// template it sends (the tenant's own or the default)
+func (c *Client) GetAdminMessageTemplates(ctx context.Context) ([]Template, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/message-templates"}
+	var out []Template
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PostAdminMessageTemplates is POST /api/admin/message-templates: Create the tenant's own template
+// of a slot; 409 when the slot has one
+func (c *Client) PostAdminMessageTemplates(ctx context.Context, body CreateTemplateInputBody) (*Template, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/message-templates"}
+	r.body = jsonBody(body)
+	var out Template
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminMessageTemplatesPreview is POST /api/admin/message-templates/preview: Render a slot's
+// template, or the parts given, with sample data; nothing is saved or sent
+func (c *Client) PostAdminMessageTemplatesPreview(ctx context.Context, body PreviewInputBody) (*TemplatePreview, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/message-templates/preview"}
+	r.body = jsonBody(body)
+	var out TemplatePreview
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminMessageTemplatesID is GET /api/admin/message-templates/{id}: One of the tenant's own
+// templates
+func (c *Client) GetAdminMessageTemplatesID(ctx context.Context, id int64) (*Template, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/message-templates/" + pathParam(id)}
+	var out Template
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PutAdminMessageTemplatesID is PUT /api/admin/message-templates/{id}: Replace the texts and
+// enabled flag of one of the tenant's templates
+func (c *Client) PutAdminMessageTemplatesID(ctx context.Context, id int64, body TemplateBody) (*Template, error) {
+	r := request{method: http.MethodPut, path: "/api/admin/message-templates/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out Template
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAdminMessageTemplatesID is DELETE /api/admin/message-templates/{id}: Delete one of the
+// tenant's templates; its slot sends the default again (answered with it)
+func (c *Client) DeleteAdminMessageTemplatesID(ctx context.Context, id int64) (*Template, error) {
+	r := request{method: http.MethodDelete, path: "/api/admin/message-templates/" + pathParam(id)}
+	var out Template
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminMessageTemplatesIDRestoreDefault is POST
+// /api/admin/message-templates/{id}/restore-default: Put the default's texts back into one of the
+// tenant's templates and enable it (it keeps its id)
+func (c *Client) PostAdminMessageTemplatesIDRestoreDefault(ctx context.Context, id int64) (*Template, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/message-templates/" + pathParam(id) + "/restore-default"}
+	var out Template
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // GetAdminNotifications is GET /api/admin/notifications: The caller's notifications
@@ -1466,6 +1567,16 @@ func (c *Client) DeleteAuthTokensID(ctx context.Context, id string) error {
 	return c.call(ctx, r, nil)
 }
 
+// GetCertificates is GET /api/certificates: The caller's course certificates, newest first
+func (c *Client) GetCertificates(ctx context.Context, params GetCertificatesParams) (*Page[Certificate], error) {
+	r := request{method: http.MethodGet, path: "/api/certificates"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "course_id", params.CourseID)
+	return callPage[Certificate](ctx, c, r)
+}
+
 // GetCmi5ContentIDIDID is GET /api/cmi5/content/{package}/{token}/{path}: A file of a cmi5 package,
 // for the AU a launch plays
 func (c *Client) GetCmi5ContentIDIDID(ctx context.Context, packageParam int64, token string, path string) (*http.Response, error) {
@@ -1714,6 +1825,31 @@ func (c *Client) GetHealth(ctx context.Context) (*HealthData, error) {
 func (c *Client) GetHealthcheck(ctx context.Context) error {
 	r := request{method: http.MethodGet, path: "/api/healthcheck"}
 	return c.call(ctx, r, nil)
+}
+
+// GetImg is GET /api/img: Resize, crop and convert an image of the tenant's store
+func (c *Client) GetImg(ctx context.Context, params GetImgParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/img"}
+	r.query = url.Values{}
+	addQuery(r.query, "key", params.Key)
+	addQuery(r.query, "expires", params.Expires)
+	addQuery(r.query, "signature", params.Signature)
+	addQuery(r.query, "w", params.W)
+	addQuery(r.query, "h", params.H)
+	addQuery(r.query, "fit", params.Fit)
+	addQuery(r.query, "format", params.Format)
+	addQuery(r.query, "quality", params.Quality)
+	addQuery(r.query, "crop", params.Crop)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PostImg is POST /api/img: Resize, crop and convert an image of the tenant's store
+func (c *Client) PostImg(ctx context.Context, body Request) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/img"}
+	r.body = jsonBody(body)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
 }
 
 // GetInteractivePlayIDSlash is GET /api/interactive/play/{grant}/: Start an interactive topic's app
@@ -2812,6 +2948,22 @@ type CategoryRef struct {
 	Name string `json:"name"`
 }
 
+// Certificate is a schema of the API.
+type Certificate struct {
+	CourseID int64 `json:"course_id"`
+	// The course's title when the certificate was made.
+	CourseTitle string    `json:"course_title"`
+	CreatedAt   time.Time `json:"created_at"`
+	// When the learner finished the course.
+	FinishedAt time.Time `json:"finished_at"`
+	ID         int64     `json:"id"`
+	// When the PDF was last made.
+	UpdatedAt time.Time `json:"updated_at"`
+	// Signed download link of the PDF; valid for an hour at least.
+	URL    string `json:"url"`
+	UserID int64  `json:"user_id"`
+}
+
 // CheckInput is a schema of the API.
 type CheckInput struct {
 	// GIFT questions: choices (multiple choice: option indexes), truth (true/false), text (short
@@ -3105,6 +3257,24 @@ type CreateLessonInputBody struct {
 	Title          string  `json:"title"`
 }
 
+// CreateTemplateInputBody is a schema of the API.
+type CreateTemplateInputBody struct {
+	// email or pdf.
+	Channel string `json:"channel"`
+	// false switches the slot off: nothing is sent on this channel for the event. Default true.
+	Enabled *bool `json:"enabled,omitzero"`
+	// Event name (GET /api/events).
+	Event string `json:"event"`
+	// html/template source of the HTML part (email only); values are escaped for their place.
+	HTML *string `json:"html,omitzero"`
+	// user: the user the event is about; admins: every admin of the tenant.
+	Recipient string `json:"recipient"`
+	// text/template source of the subject (email) or the title (pdf).
+	Subject string `json:"subject"`
+	// text/template source of the plain-text part (email) or of the lines under the title (pdf).
+	Text string `json:"text"`
+}
+
 // CreateUserInputBody is a schema of the API.
 type CreateUserInputBody struct {
 	Bio        *string `json:"bio,omitzero"`
@@ -3146,6 +3316,23 @@ type CredentialsInputBody struct {
 	Email                *string `json:"email,omitzero"`
 	Password             *string `json:"password,omitzero"`
 	PasswordConfirmation *string `json:"password_confirmation,omitzero"`
+}
+
+// Data is a schema of the API.
+type Data struct {
+	Course TemplateItem `json:"course"`
+	// When the event happened.
+	Date    time.Time    `json:"date"`
+	Event   string       `json:"event"`
+	Expires time.Time    `json:"expires"`
+	Group   TemplateItem `json:"group"`
+	Link    string       `json:"link"`
+	// The tenant's name and the address of its web frontend.
+	Platform TemplateSite `json:"platform"`
+	Token    string       `json:"token"`
+	Topic    TemplateItem `json:"topic"`
+	// The user the event is about.
+	User TemplateUser `json:"user"`
 }
 
 // DeletedContent is a schema of the API.
@@ -3317,6 +3504,19 @@ type GetAdminAgentAuditParams struct {
 	From *time.Time
 	// Only calls before this time (RFC 3339).
 	To *time.Time
+}
+
+// GetAdminCertificatesParams are the parameters of GET /api/admin/certificates; nil fields are not
+// sent.
+type GetAdminCertificatesParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only this learner's certificates.
+	UserID *int64
+	// Only certificates of this course.
+	CourseID *int64
 }
 
 // GetAdminCoursesParams are the parameters of GET /api/admin/courses; nil fields are not sent.
@@ -3537,6 +3737,16 @@ type GetAuthEmailVerifyIDIDParams struct {
 	Signature *string
 }
 
+// GetCertificatesParams are the parameters of GET /api/certificates; nil fields are not sent.
+type GetCertificatesParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only certificates of this course.
+	CourseID *int64
+}
+
 // GetCoursesAuthoredParams are the parameters of GET /api/courses/authored; nil fields are not
 // sent.
 type GetCoursesAuthoredParams struct {
@@ -3616,6 +3826,29 @@ type GetH5PContentsParams struct {
 	Page *int64
 	// Items per page: 20 unless given, at most 100.
 	PerPage *int64
+}
+
+// GetImgParams are the parameters of GET /api/img; nil fields are not sent.
+type GetImgParams struct {
+	// Blob key of the image, as in its signed link /api/files/<key>.
+	Key string
+	// expires of the image's signed link.
+	Expires int64
+	// signature of the image's signed link.
+	Signature string
+	// Width in pixels; 0 or omitted: from the height, or the source's.
+	W *int64
+	// Height in pixels; 0 or omitted: from the width, or the source's.
+	H *int64
+	// contain (default): inside the box, proportions kept; cover: fills the box, the overflow cropped
+	// at the centre; fill: stretched to the box.
+	Fit *string
+	// Output format; omitted: jpeg for a JPEG source, png otherwise.
+	Format *string
+	// 1 to 100 for jpeg and webp (default 80).
+	Quality *int64
+	// x,y,width,height in source pixels, cut before resizing.
+	Crop *string
 }
 
 // GetLTIAuthorizeParams are the parameters of GET /api/lti/authorize; nil fields are not sent.
@@ -5387,6 +5620,22 @@ func (f PostTopicsIDProjectForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
+// PreviewInputBody is a schema of the API.
+type PreviewInputBody struct {
+	// email or pdf.
+	Channel string `json:"channel"`
+	// Event name (GET /api/events).
+	Event string `json:"event"`
+	// Omitted: the slot's current HTML.
+	HTML *string `json:"html,omitzero"`
+	// user: the user the event is about; admins: every admin of the tenant.
+	Recipient string `json:"recipient"`
+	// Omitted: the slot's current subject.
+	Subject *string `json:"subject,omitzero"`
+	// Omitted: the slot's current text.
+	Text *string `json:"text,omitzero"`
+}
+
 // Profile is a schema of the API.
 type Profile struct {
 	AvatarURL       *string    `json:"avatar_url"`
@@ -5925,6 +6174,29 @@ type RenameInputBody struct {
 	Name string `json:"name"`
 }
 
+// Request is a schema of the API.
+type Request struct {
+	// x,y,width,height in source pixels, cut before resizing.
+	Crop *string `json:"crop,omitzero"`
+	// expires of the image's signed link.
+	Expires int64 `json:"expires"`
+	// contain (default): inside the box, proportions kept; cover: fills the box, the overflow cropped
+	// at the centre; fill: stretched to the box.
+	Fit *string `json:"fit,omitzero"`
+	// Output format; omitted: jpeg for a JPEG source, png otherwise.
+	Format *string `json:"format,omitzero"`
+	// Height in pixels; 0 or omitted: from the width, or the source's.
+	H *int64 `json:"h,omitzero"`
+	// Blob key of the image, as in its signed link /api/files/<key>.
+	Key string `json:"key"`
+	// 1 to 100 for jpeg and webp (default 80).
+	Quality *int64 `json:"quality,omitzero"`
+	// signature of the image's signed link.
+	Signature string `json:"signature"`
+	// Width in pixels; 0 or omitted: from the height, or the source's.
+	W *int64 `json:"w,omitzero"`
+}
+
 // ResetInputBody is a schema of the API.
 type ResetInputBody struct {
 	Email    string `json:"email"`
@@ -6120,6 +6392,69 @@ type Summary struct {
 type TagCount struct {
 	Count int64  `json:"count"`
 	Tag   string `json:"tag"`
+}
+
+// Template is a schema of the API.
+type Template struct {
+	// email or pdf.
+	Channel   string     `json:"channel"`
+	CreatedAt *time.Time `json:"created_at,omitzero"`
+	Custom    bool       `json:"custom"`
+	Enabled   bool       `json:"enabled"`
+	// Event name (GET /api/events).
+	Event string `json:"event"`
+	HTML  string `json:"html"`
+	// 0 for a built-in default.
+	ID int64 `json:"id"`
+	// user: the user the event is about; admins: every admin of the tenant.
+	Recipient string     `json:"recipient"`
+	Subject   string     `json:"subject"`
+	Text      string     `json:"text"`
+	UpdatedAt *time.Time `json:"updated_at,omitzero"`
+}
+
+// TemplateBody is a schema of the API.
+type TemplateBody struct {
+	// false switches the slot off: nothing is sent on this channel for the event. Default true.
+	Enabled *bool `json:"enabled,omitzero"`
+	// html/template source of the HTML part (email only); values are escaped for their place.
+	HTML *string `json:"html,omitzero"`
+	// text/template source of the subject (email) or the title (pdf).
+	Subject string `json:"subject"`
+	// text/template source of the plain-text part (email) or of the lines under the title (pdf).
+	Text string `json:"text"`
+}
+
+// TemplateItem is a schema of the API.
+type TemplateItem struct {
+	ID    int64  `json:"id"`
+	Title string `json:"title"`
+}
+
+// TemplatePreview is a schema of the API.
+type TemplatePreview struct {
+	// The sample values the template was rendered with.
+	Data    Data   `json:"data"`
+	HTML    string `json:"html"`
+	Subject string `json:"subject"`
+	Text    string `json:"text"`
+	// Every value a template may print.
+	Variables []string `json:"variables"`
+}
+
+// TemplateSite is a schema of the API.
+type TemplateSite struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// TemplateUser is a schema of the API.
+type TemplateUser struct {
+	Email     string `json:"email"`
+	FirstName string `json:"first_name"`
+	ID        int64  `json:"id"`
+	LastName  string `json:"last_name"`
+	Name      string `json:"name"`
 }
 
 // Text is a schema of the API.

@@ -110,9 +110,15 @@ func (s *Service) RequestDeletion(ctx context.Context, t *platform.Tenant, p *ac
 		return err
 	}
 	link := origin + "/api/profile/delete/" + strconv.FormatInt(u.ID, 10) + "/" + token
-	err = notify.Deliver(ctx, t, s.Mailer, now, 0, notify.Message{To: u.Email, Subject: "Confirm the deletion of your account",
-		Text: "Hello,\n\nsomeone asked to delete your account. To delete it for good, open this link within 24 hours:\n\n" +
-			link + "\n\nIf you did not ask for this, ignore this message and your account stays as it is.\n"})
+	// The link is the proof of the deletion, so it stays out of the event
+	// (events are listed to admins) and the mail goes out here, on the
+	// event's template.
+	d, _, err := s.Mail.Data(ctx, t, events.Stored{Name: events.AccountDeletionRequested, UserID: u.ID, CreatedAt: now})
+	if err == nil {
+		d.Link, d.Expires = link, expires
+		err = s.Mail.Mail(ctx, t, 0, notify.Slot{Event: events.AccountDeletionRequested, Channel: notify.Email,
+			Recipient: notify.ToUser}, u.Email, d)
+	}
 	if err != nil {
 		return apperr.Wrap(apperr.Unavailable, err, "The confirmation mail could not be sent. Please try again later.")
 	}

@@ -23,7 +23,8 @@ type PasswordHasher interface {
 type Service struct {
 	Clock     clock.Clock
 	Passwords PasswordHasher
-	Mailer    notify.Mailer // nil: mail is only recorded
+	// Mail sends the deletion link on the AccountDeletionRequested template.
+	Mail *notify.Channels
 	// RevokeSessions ends every token of a user except the one named by
 	// keep (empty: all), in the caller's transaction (auth.RevokeSessions;
 	// accounts cannot import auth).

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"time"
 
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
@@ -48,11 +49,20 @@ func (s *Service) onForgotPassword(ctx context.Context, t *platform.Tenant, ev e
 			return err
 		}
 	}
-	link := withQuery(returnURL, map[string]string{"token": token, "email": u.Email})
-	return notify.Deliver(ctx, t, s.Mailer, now, ev.ID, notify.Message{To: u.Email, Subject: "Reset your password",
-		Text: "Hello,\n\nsomeone asked to reset the password of your account. Your reset token is:\n\n" + token +
-			"\n\nOr open this link to choose a new password:\n\n" + link +
-			"\n\nThe token is valid for one hour. If you did not ask for it, ignore this message.\n"})
+	d, _, err := s.Mail.Data(ctx, t, ev)
+	if err != nil {
+		return err
+	}
+	// The tenant's own ForgotPassword template, when it has one, replaces
+	// the default mail (the spec's listener rule); both carry the token.
+	d.Token = token
+	d.Link = withQuery(returnURL, map[string]string{"token": token, "email": u.Email})
+	d.Expires = now.Add(time.Hour)
+	return s.Mail.Mail(ctx, t, ev.ID, userSlot(events.ForgotPassword), u.Email, d)
+}
+
+func userSlot(event string) notify.Slot {
+	return notify.Slot{Event: event, Channel: notify.Email, Recipient: notify.ToUser}
 }
 
 func (s *Service) onRegistered(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
@@ -64,5 +74,5 @@ func (s *Service) onRegistered(ctx context.Context, t *platform.Tenant, ev event
 		return err
 	}
 	origin, _ := ev.Payload["origin"].(string)
-	return notify.Deliver(ctx, t, s.Mailer, s.Clock.Now(), ev.ID, verificationMail(u, s.VerificationURL(t, origin, u)))
+	return s.sendVerification(ctx, t, ev.ID, u, origin)
 }

@@ -34,7 +34,8 @@ type Service struct {
 	Clock     clock.Clock
 	Passwords *Passwords
 	Settings  Settings
-	Mailer    notify.Mailer // nil: mail is only recorded
+	// Mail sends the reset and verification mails on their templates.
+	Mail *notify.Channels
 }
 
 const (
@@ -251,13 +252,19 @@ func (s *Service) SendVerification(ctx context.Context, t *platform.Tenant, orig
 	if u.Verified() {
 		return apperr.New(apperr.Conflict, "The e-mail address is already verified.")
 	}
-	return notify.Deliver(ctx, t, s.Mailer, s.Clock.Now(), 0, verificationMail(u, s.VerificationURL(t, origin, u)))
+	return s.sendVerification(ctx, t, 0, u, origin)
 }
 
-func verificationMail(u accounts.User, link string) notify.Message {
-	return notify.Message{To: u.Email, Subject: "Verify your e-mail address",
-		Text: "Hello,\n\nplease confirm your e-mail address by opening this link:\n\n" + link +
-			"\n\nIf you did not create an account, ignore this message.\n"}
+// sendVerification mails the verification link on the AccountRegistered
+// template, once per event (eventID 0: a resend, sent each time).
+func (s *Service) sendVerification(ctx context.Context, t *platform.Tenant, eventID int64, u accounts.User, origin string) error {
+	d, _, err := s.Mail.Data(ctx, t, events.Stored{ID: eventID, Name: events.AccountRegistered, UserID: u.ID,
+		CreatedAt: s.Clock.Now()})
+	if err != nil {
+		return err
+	}
+	d.Link = s.VerificationURL(t, origin, u)
+	return s.Mail.Mail(ctx, t, eventID, userSlot(events.AccountRegistered), u.Email, d)
 }
 
 // ForgotPassword records the request as an event; its listener stores the

@@ -62,6 +62,11 @@ type Config struct {
 	H5PEmbedOrigins []string
 	// H5PHubURL is the H5P hub's content-type endpoint (empty: api.h5p.org).
 	H5PHubURL string
+	// PDFURL is the PDF service the API calls with the internal token
+	// (empty: the one in this process, without a socket); PDFFonts are its
+	// Latin and CJK TrueType files, separated by a colon.
+	PDFURL   string
+	PDFFonts string
 	// ClamAVAddr is the clamd every upload is scanned through
 	// (tcp://host:port or unix:///path; empty: no scanning).
 	ClamAVAddr string
@@ -134,6 +139,8 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 		{"LMS_JOB_SCHEDULES", "", &c.JobSchedules, "replace job schedules: name=cron;name=cron (cron in UTC, or @every 10m)"},
 		{"LMS_CLAMAV_ADDR", "", &c.ClamAVAddr, "clamd address uploads are scanned through: tcp://host:port or unix:///path (empty: no scan)"},
 		{"LMS_H5P_HUB_URL", "", &c.H5PHubURL, "H5P hub content-type endpoint (empty: https://api.h5p.org/v1/content-types/)"},
+		{"LMS_PDF_URL", "", &c.PDFURL, "base URL of the PDF service the API calls with the internal token (empty: the one in this process)"},
+		{"LMS_PDF_FONTS", "", &c.PDFFonts, "the PDF service's Latin and CJK TrueType files, colon-separated (empty: Debian's DejaVuSans and DroidSansFallbackFull)"},
 	}
 	for _, v := range vars {
 		def := v.def

@@ -296,3 +296,17 @@ func LessonSubtree(ctx context.Context, q sqldb.Querier, lessonID int64) ([]int6
 			UNION SELECT l.id FROM lessons l JOIN sub ON l.parent_id = sub.id)
 		SELECT id FROM sub ORDER BY id`, lessonID)
 }
+
+// Title is a course's title for messages and certificates; "" for a
+// course that no longer exists.
+func Title(ctx context.Context, q sqldb.Querier, id int64) (string, error) {
+	var title string
+	err := q.QueryRowContext(ctx, `SELECT title FROM courses WHERE id = $1`, id).Scan(&title)
+	if sqldb.NotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("courses: title of %d: %w", id, err)
+	}
+	return title, nil
+}

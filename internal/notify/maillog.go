@@ -19,9 +19,9 @@ func Deliver(ctx context.Context, t *platform.Tenant, mailer Mailer, now time.Ti
 		event = eventID
 	}
 	var id int64
-	err := t.DB.QueryRowContext(ctx, `INSERT INTO mail_log (recipient, subject, body, event_id, delivered, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
-		m.To, m.Subject, m.Text, event, mailer == nil, now).Scan(&id)
+	err := t.DB.QueryRowContext(ctx, `INSERT INTO mail_log (recipient, subject, body, html, event_id, delivered, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,
+		m.To, m.Subject, m.Text, m.HTML, event, mailer == nil, now).Scan(&id)
 	if err == sql.ErrNoRows {
 		return nil // this event's mail was already delivered
 	}

@@ -214,6 +214,22 @@ var matrix = map[string]string{
 	"POST /api/liascript/progress/{topic}": admins,
 	// Signed links need no token; without a valid signature nobody gets one.
 	"GET /api/files/{key}": "",
+	// Message templates (internal/notify): the matrix's {id} names no
+	// template of the tenant, so only the list, create and preview succeed.
+	"GET /api/admin/message-templates":                       admins,
+	"POST /api/admin/message-templates":                      admins,
+	"POST /api/admin/message-templates/preview":              admins,
+	"GET /api/admin/message-templates/{id}":                  "",
+	"PUT /api/admin/message-templates/{id}":                  "",
+	"DELETE /api/admin/message-templates/{id}":               "",
+	"POST /api/admin/message-templates/{id}/restore-default": "",
+	// Certificates (internal/certificates): the {id} names none.
+	"GET /api/certificates":                        users,
+	"GET /api/admin/certificates":                  admins,
+	"POST /api/admin/certificates/{id}/regenerate": "",
+	// The image renderer needs a valid signed link, which the matrix lacks.
+	"GET /api/img":  "",
+	"POST /api/img": "",
 	// Demo mode is off in the matrix's server, and its tenant is no demo
 	// tenant: nobody gets a 2xx (internal/demo tests demo mode itself).
 	"POST /api/demo/login": "",

@@ -52,6 +52,8 @@ var owners = map[string]string{
 	"roles":              "access",
 	"permissions":        "access",
 	"role_permissions":   "access",
+	"message_templates":  "notify",
+	"certificates":       "certificates",
 	// accounts
 	"users":              "accounts",
 	"user_roles":         "accounts",

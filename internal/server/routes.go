@@ -15,13 +15,14 @@ import (
 // routes registers every capability, in the order of the spec's tables,
 // and the event listeners behind them.
 func (s *Server) routes() {
-	authService := &auth.Service{Clock: s.Clock, Passwords: s.Passwords, Settings: s.Settings, Mailer: s.Mailer}
+	s.messageTemplates()
+	authService := &auth.Service{Clock: s.Clock, Passwords: s.Passwords, Settings: s.Settings, Mail: s.Mail}
 	notifications := &notify.Notifications{Clock: s.Clock, Exclude: s.Config.NotifyExclude, UserExists: accounts.Exists}
 	s.generalRoutes()
 	auth.Routes(s.API, authService)
 	tokens.Routes(s.API, s.Tokens)
 	s.deviceRoutes()
-	accounts.Routes(s.API, &accounts.Service{Clock: s.Clock, Passwords: s.Passwords, Mailer: s.Mailer,
+	accounts.Routes(s.API, &accounts.Service{Clock: s.Clock, Passwords: s.Passwords, Mail: s.Mail,
 		RevokeSessions: auth.RevokeSessions, FileURL: s.Files.URL, Scanner: s.Scanner})
 	notify.Routes(s.API, notifications)
 	settings.Routes(s.API, s.Settings)
@@ -33,11 +34,14 @@ func (s *Server) routes() {
 		s.Jobs.Add(s.Courses.Jobs()...)
 	}
 	s.learningRoutes()
+	s.certificateRoutes()
+	s.imageRoutes()
 	s.demoRoutes(authService)
 	s.ltiRoutes(authService)
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen(notifications.Listener)
 		s.Dispatcher.Listen(authService.Listener)
+		s.Dispatcher.Listen(s.Mail.Listener)
 		// Reactions between capabilities (docs/architecture.md).
 		s.Dispatcher.Listen(s.Courses.Listener)
 		s.Dispatcher.Listen(s.Learning.Listener)
@@ -59,4 +63,16 @@ func (s *Server) deviceRoutes() {
 	if s.Jobs != nil {
 		s.Jobs.Add(d.Jobs()...)
 	}
+}
+
+// messageTemplates builds the e-mail channel of the events (message
+// templates, internal/notify) and its admin routes.
+func (s *Server) messageTemplates() {
+	templates := &notify.Templates{Clock: s.Clock}
+	s.Mail = &notify.Channels{Templates: templates, Mailer: s.Mailer, Clock: s.Clock,
+		Person: accounts.Person, Admins: accounts.ActiveAdmins, CourseTitle: courses.Title,
+		SiteURL: func(t *platform.Tenant) string {
+			return config.FrontURL(s.Config.WebURL, s.Config.WebAddr, t.PrimaryHost())
+		}}
+	notify.TemplateRoutes(s.API, templates)
 }

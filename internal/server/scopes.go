@@ -36,6 +36,23 @@ var scopePolicy = func() tokens.Policy {
 		"GET /api/config":        read(settings),
 		"POST /api/admin/config": write(settings),
 
+		// Message templates are tenant configuration, as settings are;
+		// a preview renders without saving, so reading suffices.
+		"GET /api/admin/message-templates":                       read(settings),
+		"POST /api/admin/message-templates":                      write(settings),
+		"POST /api/admin/message-templates/preview":              read(settings),
+		"GET /api/admin/message-templates/{id}":                  read(settings),
+		"PUT /api/admin/message-templates/{id}":                  write(settings),
+		del + " /api/admin/message-templates/{id}":               write(settings),
+		"POST /api/admin/message-templates/{id}/restore-default": write(settings),
+		// Certificates are the record of a finished course: progress.
+		"GET /api/certificates":                        read(progress),
+		"GET /api/admin/certificates":                  read(progress),
+		"POST /api/admin/certificates/{id}/regenerate": write(progress),
+		// The image renderer: the signed link it names is its authority.
+		"GET /api/img":  tokens.AnyToken,
+		"POST /api/img": tokens.AnyToken,
+
 		// Sessions, credentials and accounts: never with a scoped token.
 		"POST /api/auth/login":                     tokens.NoTokens,
 		"GET /api/auth/refresh":                    tokens.NoTokens,

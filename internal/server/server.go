@@ -23,6 +23,7 @@ import (
 	"github.com/lms-platform/lms/internal/auth"
 	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/cache"
+	"github.com/lms-platform/lms/internal/certificates"
 	"github.com/lms-platform/lms/internal/changes"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
@@ -41,6 +42,7 @@ import (
 	"github.com/lms-platform/lms/internal/limit"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/media"
+	"github.com/lms-platform/lms/internal/media/pdf"
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/queue"
@@ -75,11 +77,17 @@ type Server struct {
 	Scanner    scan.Scanner // nil without LMS_CLAMAV_ADDR
 	// Changes carries the notices of changed data (principals, H5P
 	// profiles) between the replicas, through Redis when configured.
-	Changes    *changes.Feed
-	Mailer     notify.Mailer // nil: mail is only recorded
-	Passwords  *auth.Passwords
-	Settings   *settings.Service
-	Dispatcher *events.Dispatcher
+	Changes *changes.Feed
+	Mailer  notify.Mailer // nil: mail is only recorded
+	// Mail sends events on their e-mail templates.
+	Mail *notify.Channels
+	// PDF is the PDF service (/pdf/, internal token); Certificates makes
+	// the course certificates through it.
+	PDF          *pdf.Service
+	Certificates *certificates.Service
+	Passwords    *auth.Passwords
+	Settings     *settings.Service
+	Dispatcher   *events.Dispatcher
 	// Jobs runs the scheduled jobs of every tenant (started by Run).
 	Jobs *jobs.Scheduler
 	// Queue runs the enqueued background jobs (started by Run); Videos
@@ -290,6 +298,7 @@ func (s *Server) buildAPI() {
 	s.Kinds = s.contentKinds()
 	s.Files = &files.Signer{Clock: s.Clock, TTL: time.Hour}
 	s.Tokens = &tokens.Service{Clock: s.Clock, Settings: s.Settings}
+	s.PDF = s.pdfService()
 	s.Audit = tokens.NewRecorder(s.Tenants, s.Clock, s.Log)
 	s.routes()
 	api := httpx.Chain(httpx.Unmatched(mux, nil),
@@ -312,12 +321,17 @@ func (s *Server) buildAPI() {
 		s.Jobs.Add(s.Tokens.Jobs()...)
 	}
 	h5pHandler := s.H5P.Handler()
+	pdfHandler := s.PDF.Handler()
 	// The H5P service resolves its tenant and callers itself (sub-hosts,
 	// _token, profiles from the API), so it bypasses the API's tenancy and
 	// authentication and shares only the request log.
 	s.Handler = httpx.Observe(s.Log, s.Config.TrustProxy)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/h5p/") {
 			h5pHandler.ServeHTTP(w, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/pdf/") {
+			pdfHandler.ServeHTTP(w, r)
 			return
 		}
 		api.ServeHTTP(w, r)

@@ -1,0 +1,46 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/lms-platform/lms/internal/certificates"
+	"github.com/lms-platform/lms/internal/media/img"
+	"github.com/lms-platform/lms/internal/media/pdf"
+)
+
+// pdfService is the PDF service of this process, served under /pdf/ behind
+// the internal token. Fonts that cannot be read leave it answering 503 and
+// its health saying why, rather than stopping the server.
+func (s *Server) pdfService() *pdf.Service {
+	latin, cjk := pdf.DefaultFontFiles[0], pdf.DefaultFontFiles[1]
+	if s.Config.PDFFonts != "" {
+		latin, cjk, _ = strings.Cut(s.Config.PDFFonts, ":")
+	}
+	svc := &pdf.Service{InternalKey: s.Config.InternalKey, Log: s.Log}
+	svc.Fonts, svc.FontsErr = pdf.LoadFonts(latin, cjk)
+	if svc.FontsErr != nil {
+		s.Log.Warn("pdf service without fonts: certificates fail until they are installed", "error", svc.FontsErr)
+	}
+	return svc
+}
+
+// certificateRoutes wires course certificates to the PDF service: the one
+// at LMS_PDF_URL, or this process's through its handler.
+func (s *Server) certificateRoutes() {
+	client := pdf.InProcess(s.PDF)
+	if s.Config.PDFURL != "" {
+		client = &pdf.Client{BaseURL: s.Config.PDFURL, Token: s.Config.InternalKey, HTTP: &http.Client{}}
+	}
+	s.Certificates = &certificates.Service{Clock: s.Clock, PDF: client, Templates: s.Mail.Templates, Mail: s.Mail,
+		FileURL: s.Files.URL}
+	certificates.Routes(s.API, s.Certificates)
+	if s.Dispatcher != nil {
+		s.Dispatcher.Listen(s.Certificates.Listener)
+	}
+}
+
+// imageRoutes is the image renderer, GET|POST /api/img.
+func (s *Server) imageRoutes() {
+	img.Routes(s.API, &img.Service{Files: s.Files, Limiter: s.Limiter, Settings: s.Settings})
+}
