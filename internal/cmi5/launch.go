@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -108,11 +107,18 @@ func actorKey(t *platform.Tenant, userID int64) string {
 	return "account:https://" + t.PrimaryHost() + "|" + strconv.FormatInt(userID, 10)
 }
 
-func (s *Service) launchLock(key string) func() {
-	v, _ := s.launches.LoadOrStore(key, &sync.Mutex{})
-	mu := v.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
+// launchLockTTL bounds how long one launch may hold its registration's
+// lock.
+const launchLockTTL = 30 * time.Second
+
+// launchLock orders the launches of one registration, across replicas, so
+// two at once do not both abandon and start.
+func (s *Service) launchLock(ctx context.Context, t *platform.Tenant, reg string) (func(), error) {
+	unlock, err := s.Locker.Acquire(ctx, "cmi5-launch:"+strconv.FormatInt(t.ID, 10)+":"+reg, launchLockTTL)
+	if err != nil {
+		return nil, err
+	}
+	return func() { unlock(context.WithoutCancel(ctx)) }, nil
 }
 
 // Launch starts a session of a topic's AU for p (cmi5 section 8): the
@@ -159,7 +165,11 @@ func (s *Service) Launch(ctx context.Context, t *platform.Tenant, p *access.Prin
 	if err != nil {
 		return AuLaunch{}, err
 	}
-	defer s.launchLock(reg)()
+	release, err := s.launchLock(ctx, t, reg)
+	if err != nil {
+		return AuLaunch{}, err
+	}
+	defer release()
 	actor := Actor(t, p.UserID)
 	if created {
 		// moveOn is evaluated at registration: NotApplicable AUs are

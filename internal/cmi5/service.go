@@ -10,13 +10,13 @@ import (
 	"mime"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
+	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/lrs"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -39,9 +39,8 @@ type Service struct {
 	Progress topics.Completer
 	Gate     Gate
 
-	// launches orders the launches of one registration and AU, so two at
-	// once do not both abandon and start.
-	launches sync.Map
+	// Locker orders the launches of one registration.
+	Locker lock.Locker
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Millisecond) }

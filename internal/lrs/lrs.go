@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -55,12 +57,12 @@ type Service struct {
 	// Principal reads an API access token sent as the password of Basic
 	// credentials, for clients that speak Basic only.
 	Principal func(ctx context.Context, t *platform.Tenant, token string) (*access.Principal, error)
+	// Locker orders the batches of one launch session.
+	Locker lock.Locker
 
 	// writers queues this process's statement writes per SQLite database
 	// (see quiz.Service.writeLock for why).
 	writers sync.Map
-	// sessions orders the batches of one launch session.
-	sessions sync.Map
 }
 
 var (
@@ -80,14 +82,22 @@ func (s *Service) writeLock(t *platform.Tenant) func() {
 	return mu.Unlock
 }
 
-func (s *Service) sessionLock(id string) func() {
+// sessionLockTTL bounds how long one batch of a session may hold its
+// session's lock.
+const sessionLockTTL = 30 * time.Second
+
+// sessionLock orders the batches of one launch session, across replicas
+// (the cmi5 rules read what the session's earlier batches stored); an
+// admin's batches belong to no session.
+func (s *Service) sessionLock(ctx context.Context, t *platform.Tenant, id string) (func(), error) {
 	if id == "" {
-		return func() {}
+		return func() {}, nil
 	}
-	v, _ := s.sessions.LoadOrStore(id, &sync.Mutex{})
-	mu := v.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
+	unlock, err := s.Locker.Acquire(ctx, "lrs-session:"+strconv.FormatInt(t.ID, 10)+":"+id, sessionLockTTL)
+	if err != nil {
+		return nil, err
+	}
+	return func() { unlock(context.WithoutCancel(ctx)) }, nil
 }
 
 // authority is the agent the store names as the authority of what a
@@ -150,7 +160,11 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 			return nil, bad("The request carries an attachment (%s) no statement declares.", sha)
 		}
 	}
-	defer s.sessionLock(scope.Session)()
+	release, err := s.sessionLock(ctx, t, scope.Session)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if s.Rules != nil && !scope.Admin {
 		if err := s.Rules.Check(ctx, t, scope, list); err != nil {
 			return nil, err
@@ -158,7 +172,7 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 	}
 	unlock := s.writeLock(t)
 	var after func(context.Context) error
-	err := t.Tx(ctx, func(tx *sqldb.Tx) error {
+	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		fresh, err := insertStatements(ctx, tx, list, attachments, now)
 		if err != nil || s.Rules == nil || scope.Admin || len(fresh) == 0 {
 			return err

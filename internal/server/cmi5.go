@@ -16,8 +16,8 @@ import (
 // which import packages through it. Progress and Gate are learning, set
 // once it exists (cmi5Routes).
 func (s *Server) newCmi5() {
-	s.lrs = &lrs.Service{Clock: s.Clock, Principal: s.lrsPrincipal}
-	s.cmi5 = &cmi5.Service{Clock: s.Clock, LRS: s.lrs}
+	s.lrs = &lrs.Service{Clock: s.Clock, Principal: s.lrsPrincipal, Locker: s.Locker}
+	s.cmi5 = &cmi5.Service{Clock: s.Clock, LRS: s.lrs, Locker: s.Locker}
 	s.lrs.Launches = s.cmi5
 	s.lrs.Rules = s.cmi5
 }
