@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
@@ -25,7 +24,7 @@ var archiveLimits = h5ppackage.Limits{MaxContentSize: h5ppackage.DefaultMaxFileS
 func OpenZip(r io.ReaderAt, size int64) (*Course, *h5ppackage.Package, error) {
 	pkg, err := h5ppackage.Open(r, size, archiveLimits)
 	if err != nil {
-		return nil, nil, archiveError(err)
+		return nil, nil, h5ppackage.AsAPIError("package", err)
 	}
 	present := map[string]bool{}
 	for _, name := range pkg.Files() {
@@ -39,12 +38,12 @@ func OpenZip(r io.ReaderAt, size int64) (*Course, *h5ppackage.Package, error) {
 	}
 	rc, err := pkg.Open(StructureFile)
 	if err != nil {
-		return nil, nil, archiveError(err)
+		return nil, nil, h5ppackage.AsAPIError("package", err)
 	}
 	data, err := io.ReadAll(rc)
 	rc.Close()
 	if err != nil {
-		return nil, nil, archiveError(err)
+		return nil, nil, h5ppackage.AsAPIError("package", err)
 	}
 	course, err := Parse(data, func(name string) bool { return present[name] })
 	if err != nil {
@@ -69,26 +68,4 @@ func StructureError(err error) error {
 	return out
 }
 
-// archiveError turns the archive checks' error into 413 (too large) or
-// 422 naming each problem.
-func archiveError(err error) error {
-	var e *h5ppackage.Error
-	if !errors.As(err, &e) {
-		return fmt.Errorf("cmi5: read package: %w", err)
-	}
-	msgs := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		// The archive checks were written for H5P; a cmi5 package is the
-		// same kind of zip.
-		msgs[i] = strings.ReplaceAll(p.Message, "H5P (ZIP)", "ZIP")
-	}
-	if len(msgs) == 0 {
-		msgs = []string{"The package is not a readable ZIP archive."}
-	}
-	if e.Kind == h5ppackage.TooLarge {
-		return apperr.New(apperr.TooLarge, msgs[0])
-	}
-	out := apperr.Validation(map[string][]string{"package": msgs})
-	out.Message = msgs[0]
-	return out
-}
+

@@ -146,7 +146,7 @@ func (s *Service) Import(ctx context.Context, t *platform.Tenant, p *access.Prin
 func (s *Service) storeFile(ctx context.Context, t *platform.Tenant, pkg *h5ppackage.Package, prefix, name string) error {
 	rc, err := pkg.Open(name)
 	if err != nil {
-		return archiveError(err)
+		return h5ppackage.AsAPIError("package", err)
 	}
 	defer rc.Close()
 	ct := mime.TypeByExtension(path.Ext(name))
@@ -154,7 +154,7 @@ func (s *Service) storeFile(ctx context.Context, t *platform.Tenant, pkg *h5ppac
 		ct = "application/octet-stream"
 	}
 	if err := t.Blob.Put(ctx, prefix+name, rc, -1, ct); err != nil {
-		return fmt.Errorf("cmi5: store %s: %w", name, archiveError(err))
+		return fmt.Errorf("cmi5: store %s: %w", name, h5ppackage.AsAPIError("package", err))
 	}
 	return nil
 }

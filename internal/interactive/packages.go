@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -174,7 +173,7 @@ func (s *Service) store(ctx context.Context, t *platform.Tenant, pkg int64, uplo
 	}
 	zp, err := h5ppackage.Open(ra, f.Size, archiveLimits)
 	if err != nil {
-		return kind.Version{}, archiveError(err)
+		return kind.Version{}, h5ppackage.AsAPIError("file", err)
 	}
 	m, err := readManifest(zp)
 	if err != nil {
@@ -231,12 +230,12 @@ func readManifest(zp *h5ppackage.Package) (kind.Manifest, error) {
 	}
 	rc, err := zp.Open(kind.ManifestFile)
 	if err != nil {
-		return kind.Manifest{}, archiveError(err)
+		return kind.Manifest{}, h5ppackage.AsAPIError("file", err)
 	}
 	defer rc.Close()
 	data, err := io.ReadAll(rc)
 	if err != nil {
-		return kind.Manifest{}, archiveError(err)
+		return kind.Manifest{}, h5ppackage.AsAPIError("file", err)
 	}
 	m, problems := kind.ParseManifest(data)
 	if len(problems) > 0 {
@@ -253,37 +252,13 @@ func readManifest(zp *h5ppackage.Package) (kind.Manifest, error) {
 	return m, nil
 }
 
-// archiveError turns the archive reader's findings into 413 (too large)
-// or 422 naming each problem.
-func archiveError(err error) error {
-	var pe *h5ppackage.Error
-	if !errors.As(err, &pe) {
-		return err
-	}
-	msgs := make([]string, 0, len(pe.Problems))
-	for _, p := range pe.Problems {
-		if p.Code == h5ppackage.CodeCorruptArchive {
-			msgs = append(msgs, "The file is not a readable .zip archive, or an entry of it is damaged.")
-			continue
-		}
-		msgs = append(msgs, p.Message)
-	}
-	if pe.Kind == h5ppackage.TooLarge {
-		e := apperr.New(apperr.TooLarge, msgs[0])
-		e.Fields = map[string][]string{"file": msgs}
-		return e
-	}
-	e := apperr.Validation(map[string][]string{"file": msgs})
-	e.Message = msgs[0]
-	return e
-}
 
 // put extracts one file of the archive to the blob store.
 func put(ctx context.Context, t *platform.Tenant, zp *h5ppackage.Package, prefix, name string) (int64, error) {
 	size, _ := zp.Size(name)
 	rc, err := zp.Open(name)
 	if err != nil {
-		return 0, archiveError(err)
+		return 0, h5ppackage.AsAPIError("file", err)
 	}
 	defer rc.Close()
 	ctype := mime.TypeByExtension(strings.ToLower(path.Ext(name)))
@@ -291,7 +266,7 @@ func put(ctx context.Context, t *platform.Tenant, zp *h5ppackage.Package, prefix
 		ctype = "application/octet-stream"
 	}
 	if err := t.Blob.Put(ctx, prefix+name, rc, size, ctype); err != nil {
-		if pe := archiveError(err); pe != err {
+		if pe := h5ppackage.AsAPIError("file", err); pe != err {
 			return 0, pe
 		}
 		return 0, fmt.Errorf("interactive: store %s: %w", name, err)

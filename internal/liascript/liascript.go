@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -152,7 +151,7 @@ func (s *Service) AddFile(ctx context.Context, t *platform.Tenant, f content.Fil
 	}
 	zp, err := h5ppackage.Open(ra, f.Size, archiveLimits)
 	if err != nil {
-		return kind.Course{}, archiveError(field, err)
+		return kind.Course{}, h5ppackage.AsAPIError(field, err)
 	}
 	name, err := courseFile(zp.Files(), field)
 	if err != nil {
@@ -160,7 +159,7 @@ func (s *Service) AddFile(ctx context.Context, t *platform.Tenant, f content.Fil
 	}
 	md, err := readEntry(zp, name, kind.MaxMarkdown)
 	if err != nil {
-		return kind.Course{}, archiveError(field, err)
+		return kind.Course{}, h5ppackage.AsAPIError(field, err)
 	}
 	if err := checkMarkdown(md, field); err != nil {
 		return kind.Course{}, err
@@ -234,7 +233,7 @@ func putAsset(ctx context.Context, t *platform.Tenant, zp *h5ppackage.Package, p
 	size, _ := zp.Size(name)
 	rc, err := zp.Open(name)
 	if err != nil {
-		return archiveError("file", err)
+		return h5ppackage.AsAPIError("file", err)
 	}
 	defer rc.Close()
 	ctype := mime.TypeByExtension(strings.ToLower(path.Ext(name)))
@@ -242,7 +241,7 @@ func putAsset(ctx context.Context, t *platform.Tenant, zp *h5ppackage.Package, p
 		ctype = "application/octet-stream"
 	}
 	if err := t.Blob.Put(ctx, prefix+name, rc, size, ctype); err != nil {
-		if e := archiveError("file", err); e != err {
+		if e := h5ppackage.AsAPIError("file", err); e != err {
 			return e
 		}
 		return fmt.Errorf("liascript: store %s: %w", name, err)
@@ -250,29 +249,6 @@ func putAsset(ctx context.Context, t *platform.Tenant, zp *h5ppackage.Package, p
 	return nil
 }
 
-// archiveError turns the archive reader's findings into 413 or 422.
-func archiveError(field string, err error) error {
-	var pe *h5ppackage.Error
-	if !errors.As(err, &pe) {
-		return err
-	}
-	msgs := make([]string, 0, len(pe.Problems))
-	for _, p := range pe.Problems {
-		if p.Code == h5ppackage.CodeCorruptArchive {
-			msgs = append(msgs, "The file is not a readable .zip archive, or an entry of it is damaged.")
-			continue
-		}
-		msgs = append(msgs, p.Message)
-	}
-	if pe.Kind == h5ppackage.TooLarge {
-		e := apperr.New(apperr.TooLarge, msgs[0])
-		e.Fields = map[string][]string{field: msgs}
-		return e
-	}
-	e := apperr.Validation(map[string][]string{field: msgs})
-	e.Message = msgs[0]
-	return e
-}
 
 // Course loads a stored course.
 func (s *Service) Course(ctx context.Context, t *platform.Tenant, id int64) (kind.Course, error) {

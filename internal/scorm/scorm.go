@@ -106,7 +106,7 @@ func (s *Service) importFile(ctx context.Context, t *platform.Tenant, by *int64,
 	pkg, err := h5ppackage.Open(ra, size, h5ppackage.Limits{MaxEntries: maxEntries, MaxFileSize: maxFileSize,
 		MaxTotalSize: maxTotalSize, MaxContentSize: maxFileSize, KeepHidden: true})
 	if err != nil {
-		return scormkind.ScormPackage{}, archiveError(err)
+		return scormkind.ScormPackage{}, h5ppackage.AsAPIError("package", err)
 	}
 	names := map[string]bool{}
 	for _, n := range pkg.Files() {
@@ -120,7 +120,7 @@ func (s *Service) importFile(ctx context.Context, t *platform.Tenant, by *int64,
 	}
 	data, err := readAll(pkg, manifestName)
 	if err != nil {
-		return scormkind.ScormPackage{}, archiveError(err)
+		return scormkind.ScormPackage{}, h5ppackage.AsAPIError("package", err)
 	}
 	m, err := manifest.Parse(data, func(n string) bool { return names[n] })
 	var me *manifest.Error
@@ -152,27 +152,6 @@ func invalid(msg string) *apperr.Error {
 	return &apperr.Error{Kind: apperr.Invalid, Message: msg, Fields: map[string][]string{"package": {msg}}}
 }
 
-// archiveError names the first problems of an archive the safe reader
-// refused.
-func archiveError(err error) error {
-	var pe *h5ppackage.Error
-	if !errors.As(err, &pe) {
-		return err
-	}
-	var msgs []string
-	for _, p := range pe.Problems {
-		msgs = append(msgs, p.Message)
-	}
-	if pe.Kind == h5ppackage.Corrupt {
-		msgs = []string{"The file is not a readable ZIP archive."}
-	}
-	e := invalid(strings.Join(msgs[:min(len(msgs), 5)], " "))
-	e.Fields["package"] = msgs
-	if pe.Kind == h5ppackage.TooLarge {
-		e.Kind = apperr.TooLarge
-	}
-	return e
-}
 
 // readerAt gives random access to the upload: the spooled file itself
 // when it is one, else a temporary copy.
@@ -218,7 +197,7 @@ func (s *Service) extract(ctx context.Context, t *platform.Tenant, pkg *h5ppacka
 		size, _ := pkg.Size(name)
 		r, err := pkg.Open(name)
 		if err != nil {
-			return archiveError(err)
+			return h5ppackage.AsAPIError("package", err)
 		}
 		ct := mime.TypeByExtension(path.Ext(name))
 		if ct == "" {
@@ -227,7 +206,7 @@ func (s *Service) extract(ctx context.Context, t *platform.Tenant, pkg *h5ppacka
 		err = t.Blob.Put(ctx, prefix+name, r, size, ct)
 		r.Close()
 		if err != nil {
-			return archiveError(fmt.Errorf("scorm: store %s: %w", name, err))
+			return h5ppackage.AsAPIError("package", fmt.Errorf("scorm: store %s: %w", name, err))
 		}
 	}
 	return nil
