@@ -181,19 +181,9 @@ func (a *app) callerFor(cl *client.Client) *Caller {
 // progressBar draws an upload's progress on one terminal line, redrawn
 // when the percentage changes.
 func progressBar(w io.Writer) func(sent, total int64) {
-	last := -1
+	bar := percentBar(w, "upload")
 	return func(sent, total int64) {
-		pct := int(sent * 100 / max(total, 1))
-		if pct == last {
-			return
-		}
-		last = pct
-		const width = 30
-		bar := strings.Repeat("#", pct*width/100) + strings.Repeat(".", width-pct*width/100)
-		fmt.Fprintf(w, "\rupload [%s] %3d%% of %.1f MiB", bar, pct, float64(total)/(1<<20))
-		if sent >= total {
-			fmt.Fprintln(w)
-		}
+		bar(int(sent*100/max(total, 1)), fmt.Sprintf(" of %.1f MiB", float64(total)/(1<<20)))
 	}
 }
 

@@ -45,7 +45,7 @@ func TestCreateCmi5Topic(t *testing.T) {
 			Details map[string]any `json:"details"`
 		} `json:"error"`
 	}
-	if code != lmsctl.ExitChoices || json.Unmarshal([]byte(errOut), &failure) != nil || failure.Error.Code != "CHOICE_NEEDED" {
+	if code != lmsctl.ExitChoices || json.Unmarshal([]byte(errOut), &failure) != nil || failure.Error.Code != "CHOICE_REQUIRED" {
 		t.Fatalf("no --au: exit %d %s", code, errOut)
 	}
 	choices, _ := failure.Error.Details["choices"].([]any)

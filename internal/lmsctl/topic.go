@@ -561,6 +561,10 @@ func (a *app) createTopic(args []string) error {
 		fs.Var(v, f, f+" (true or false)")
 		flags = append(flags, v)
 	}
+	var await *bool
+	if name == "video" {
+		await = fs.Bool("await", false, "wait until the video is transcoded (ready or failed), then print the topic")
+	}
 	values := map[string]*string{}
 	for _, f := range tt.flags {
 		values[f.name] = fs.String(f.name, "", f.usage)
@@ -630,6 +634,13 @@ func (a *app) createTopic(args []string) error {
 			f.Message += fmt.Sprintf(" Retry with --package %v to reuse the uploaded package.", id)
 		}
 		return f
+	}
+	if await != nil && *await {
+		data, err := a.awaitVideo(c, res.Data)
+		if err != nil {
+			return err
+		}
+		return a.out().print(data)
 	}
 	return a.out().print(res.Data)
 }
