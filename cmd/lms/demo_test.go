@@ -69,7 +69,7 @@ func TestDemoCommands(t *testing.T) {
 	t.Setenv("LMS_DEMO_FRONT_URL", "")
 	t.Setenv("DEMO_MODE", "true")
 	out, err := lms(t, "tenant", "add", "--host", "demo.test", "--demo", "--admin-password", "demo-admin-password")
-	for _, want := range []string{"tenant 2 added for host demo.test", "demo tenant seeded: 3 course(s)",
+	for _, want := range []string{"tenant 2 added for host demo.test", "demo tenant seeded: 4 course(s)",
 		"demo front URL: http://demo.test:3000", "demo student: student@demo.local"} {
 		if err != nil || !strings.Contains(out, want) {
 			t.Fatalf("tenant add --demo: %v; %q lacks %q", err, out, want)
