@@ -112,7 +112,7 @@ func TestDemoCommands(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	status, body = call("demo.test", "GET", "/api/courses", "", "")
-	if list, _ := body["data"].([]any); status != 200 || len(list) != 3 {
+	if list, _ := body["data"].([]any); status != 200 || len(list) != 4 {
 		t.Fatalf("catalogue after the reset: %d %v", status, body)
 	}
 	if status, _ := call("demo.test", "POST", "/api/auth/login", "", `{"email":"admin@demo.test","password":"demo-admin-password"}`); status != 200 {
