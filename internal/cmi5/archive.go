@@ -67,5 +67,3 @@ func StructureError(err error) error {
 	out.Message = "The cmi5 course structure is invalid: " + msgs[0]
 	return out
 }
-
-

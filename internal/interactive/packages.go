@@ -252,7 +252,6 @@ func readManifest(zp *h5ppackage.Package) (kind.Manifest, error) {
 	return m, nil
 }
 
-
 // put extracts one file of the archive to the blob store.
 func put(ctx context.Context, t *platform.Tenant, zp *h5ppackage.Package, prefix, name string) (int64, error) {
 	size, _ := zp.Size(name)

@@ -249,7 +249,6 @@ func putAsset(ctx context.Context, t *platform.Tenant, zp *h5ppackage.Package, p
 	return nil
 }
 
-
 // Course loads a stored course.
 func (s *Service) Course(ctx context.Context, t *platform.Tenant, id int64) (kind.Course, error) {
 	c := kind.Course{ID: id}

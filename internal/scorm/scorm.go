@@ -152,7 +152,6 @@ func invalid(msg string) *apperr.Error {
 	return &apperr.Error{Kind: apperr.Invalid, Message: msg, Fields: map[string][]string{"package": {msg}}}
 }
 
-
 // readerAt gives random access to the upload: the spooled file itself
 // when it is one, else a temporary copy.
 func readerAt(rc io.Reader, size int64) (io.ReaderAt, int64, func(), error) {
