@@ -2,6 +2,7 @@ package courses
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"time"
@@ -20,28 +21,56 @@ import (
 // the membership questions; the assignments are this package's.
 
 // assignedTo lists the courses assigned at now to the user directly or to
-// one of groups (ancestors already included). userID 0 asks only about the
-// groups.
-func assignedTo(ctx context.Context, q sqldb.Querier, now time.Time, userID int64, groups []int64) ([]int64, error) {
+// one of groups (ancestors already included), with the earliest end date
+// after now among those assignments (nil when none ends). userID 0 asks
+// only about the groups.
+func assignedTo(ctx context.Context, q sqldb.Querier, now time.Time, userID int64, groups []int64) ([]int64,
+	*time.Time, error) {
 	a := sqldb.Args{now}
-	query := `SELECT course_id FROM course_users WHERE user_id = ` + a.Add(userID) + ` AND (end_date IS NULL OR end_date > $1)`
+	query := `SELECT course_id, end_date FROM course_users WHERE user_id = ` + a.Add(userID) +
+		` AND (end_date IS NULL OR end_date > $1)`
 	if len(groups) > 0 {
-		query += ` UNION SELECT course_id FROM course_groups WHERE (end_date IS NULL OR end_date > $1)
+		query += ` UNION ALL SELECT course_id, end_date FROM course_groups WHERE (end_date IS NULL OR end_date > $1)
 			AND group_id IN (` + a.List(groups) + `)`
 	}
-	ids, err := sqldb.Column[int64](q.QueryContext(ctx, query+` ORDER BY 1`, a...))
+	rows, err := q.QueryContext(ctx, query, a...)
 	if err != nil {
-		return nil, fmt.Errorf("courses: assigned courses: %w", err)
+		return nil, nil, fmt.Errorf("courses: assigned courses: %w", err)
 	}
-	return ids, nil
+	defer rows.Close()
+	var ids []int64
+	var firstEnd *time.Time
+	for rows.Next() {
+		var id int64
+		var end sql.NullTime
+		if err := rows.Scan(&id, &end); err != nil {
+			return nil, nil, fmt.Errorf("courses: assigned courses: %w", err)
+		}
+		ids = append(ids, id)
+		if end.Valid && (firstEnd == nil || end.Time.Before(*firstEnd)) {
+			v := end.Time.UTC()
+			firstEnd = &v
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("courses: assigned courses: %w", err)
+	}
+	ids = sqldb.UniqueIDs(ids)
+	slices.Sort(ids)
+	return ids, firstEnd, nil
 }
 
 // AssignedCourses lists the ids of the courses the user holds access to at
 // now by assignment.
 func AssignedCourses(ctx context.Context, q sqldb.Querier, now time.Time, userID int64) ([]int64, error) {
+	ids, _, err := assignedCourses(ctx, q, now, userID)
+	return ids, err
+}
+
+func assignedCourses(ctx context.Context, q sqldb.Querier, now time.Time, userID int64) ([]int64, *time.Time, error) {
 	groups, err := accounts.GroupsOfMember(ctx, q, userID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return assignedTo(ctx, q, now, userID, groups)
 }
@@ -77,8 +106,12 @@ func accessHolders(ctx context.Context, q sqldb.Querier, courseID int64, now tim
 
 // CanLearn reports whether p may read the program of c: editors of the
 // course always; anyone for a public published course; assigned users
-// otherwise. It does not say whether the course is active now.
-func CanLearn(ctx context.Context, q sqldb.Querier, now time.Time, p *access.Principal, c Course) (bool, error) {
+// otherwise. It does not say whether the course is active now. Asked of
+// the tenant's database (q is t.DB), the user's assignments come from the
+// tenant's access cache (see assignedNow); asked inside a transaction, from
+// the transaction.
+func CanLearn(ctx context.Context, t *platform.Tenant, q sqldb.Querier, now time.Time, p *access.Principal,
+	c Course) (bool, error) {
 	if p != nil && (CanEdit(p, c) || CanRead(p, c)) {
 		return true, nil
 	}
@@ -90,6 +123,10 @@ func CanLearn(ctx context.Context, q sqldb.Querier, now time.Time, p *access.Pri
 	}
 	if p == nil {
 		return false, nil
+	}
+	if db, ok := q.(*sqldb.DB); ok && db == t.DB {
+		ids, err := assignedNow(ctx, t, now, p.UserID)
+		return slices.Contains(ids, c.ID), err
 	}
 	return Assigned(ctx, q, now, p.UserID, c.ID)
 }

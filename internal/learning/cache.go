@@ -33,6 +33,9 @@ type staticProgram struct {
 	// their encoding with no one's progress.
 	encoded   []lessonJSON
 	anonymous []byte
+	// expires is when the entry stops being served: answers built from it
+	// go with it.
+	expires time.Time
 }
 
 type programCacheKey struct{}
@@ -99,6 +102,7 @@ func (s *Service) staticAt(ctx context.Context, t *platform.Tenant, q sqldb.Quer
 			}
 		}
 	})
+	e.expires = expires
 	cache.Put(courseID, version, expires, now, e)
 	return e, nil
 }
@@ -120,4 +124,46 @@ func withProgress(lessons []LearnerLesson, progress map[int64]topicProgress) []L
 		out[i].Lessons = withProgress(l.Lessons, progress)
 	}
 	return out
+}
+
+// A signed-in learner reads the same program again and again (every page
+// of the player), and splicing their progress into 200 encoded topics, with
+// the three queries of their rows and the access rule, is most of what is
+// left of a read. So each tenant also keeps its learners' last answers
+// whole, checked on every read against the course's program counter (the
+// answer must come from the current shared entry) and progress_versions,
+// a counter per learner and course that database triggers move whenever
+// one of the learner's progress rows in the course changes. The access
+// rule is still asked on every read (from the access cache of courses).
+// Entries are bounded in number: a large course's answer is about 75 KB.
+const answerEntries = 256
+
+type answerKey struct{ user, course int64 }
+
+// learnerAnswer is a learner's encoded program and the shared entry it was
+// built from.
+type learnerAnswer struct {
+	static *staticProgram
+	body   []byte
+}
+
+type answerCacheKey struct{}
+
+func answersOf(t *platform.Tenant) *versioned.Cache[answerKey, learnerAnswer] {
+	return t.Local(answerCacheKey{}, func() any {
+		return versioned.New[answerKey, learnerAnswer](answerEntries)
+	}).(*versioned.Cache[answerKey, learnerAnswer])
+}
+
+// learnerVersions reads, in one query, the course's program counter and
+// the learner's progress counter in it (0 before any change). They are
+// read before anything built from them.
+func learnerVersions(ctx context.Context, q sqldb.Querier, userID, courseID int64) (program, progress int64, err error) {
+	err = q.QueryRowContext(ctx, `SELECT COALESCE((SELECT version FROM program_versions WHERE course_id = $2), 0),
+		COALESCE((SELECT version FROM progress_versions WHERE user_id = $1 AND course_id = $2), 0)`,
+		userID, courseID).Scan(&program, &progress)
+	if err != nil {
+		return 0, 0, fmt.Errorf("learning: learner versions: %w", err)
+	}
+	return program, progress, nil
 }

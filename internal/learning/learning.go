@@ -79,8 +79,9 @@ func notYetActive(c courses.Course, now time.Time) bool {
 }
 
 // readable checks that p may read the program of c at now.
-func readable(ctx context.Context, q sqldb.Querier, now time.Time, p *access.Principal, c courses.Course) error {
-	ok, err := courses.CanLearn(ctx, q, now, p, c)
+func readable(ctx context.Context, t *platform.Tenant, q sqldb.Querier, now time.Time, p *access.Principal,
+	c courses.Course) error {
+	ok, err := courses.CanLearn(ctx, t, q, now, p, c)
 	if err != nil {
 		return err
 	}
@@ -97,8 +98,9 @@ func readable(ctx context.Context, q sqldb.Querier, now time.Time, p *access.Pri
 // to read the program, and the course must be open (editors may try out
 // courses that are not). A course whose window has closed has passed every
 // learner's deadline.
-func writable(ctx context.Context, q sqldb.Querier, now time.Time, p *access.Principal, c courses.Course) error {
-	if err := readable(ctx, q, now, p, c); err != nil {
+func writable(ctx context.Context, t *platform.Tenant, q sqldb.Querier, now time.Time, p *access.Principal,
+	c courses.Course) error {
+	if err := readable(ctx, t, q, now, p, c); err != nil {
 		return err
 	}
 	if canEdit(p, c) {

@@ -130,7 +130,7 @@ func (s *Service) program(ctx context.Context, t *platform.Tenant, q sqldb.Queri
 		return LearnerProgram{}, nil, nil, err
 	}
 	c := static.course
-	if err := readable(ctx, q, now, p, c); err != nil {
+	if err := readable(ctx, t, q, now, p, c); err != nil {
 		return LearnerProgram{}, nil, nil, err
 	}
 	out := LearnerProgram{ID: c.ID, Title: c.Title, Summary: c.Summary, Description: c.Description, ImagePath: c.ImagePath,

@@ -114,12 +114,48 @@ func appendLessons(buf []byte, lessons []lessonJSON, progress map[int64]topicPro
 }
 
 // ProgramJSON is Program as the response body the API sends: the
-// envelope {success, message, data} with the program as data.
+// envelope {success, message, data} with the program as data. A signed-in
+// caller's answer is kept whole (see learnerAnswers).
 func (s *Service) ProgramJSON(ctx context.Context, t *platform.Tenant, q sqldb.Querier, p *access.Principal, courseID int64) ([]byte, error) {
+	if p == nil {
+		prog, static, _, err := s.program(ctx, t, q, nil, courseID)
+		if err != nil {
+			return nil, err
+		}
+		return encodeProgram(prog, static, nil)
+	}
+	now := s.now()
+	programVersion, progressVersion, err := learnerVersions(ctx, q, p.UserID, courseID)
+	if err != nil {
+		return nil, err
+	}
+	static, err := s.staticAt(ctx, t, q, courseID, programVersion, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := readable(ctx, t, q, now, p, static.course); err != nil {
+		return nil, err
+	}
+	answers := answersOf(t)
+	key := answerKey{user: p.UserID, course: courseID}
+	if a, ok := answers.Get(key, progressVersion, now); ok && a.static == static {
+		return a.body, nil
+	}
 	prog, static, progress, err := s.program(ctx, t, q, p, courseID)
 	if err != nil {
 		return nil, err
 	}
+	body, err := encodeProgram(prog, static, progress)
+	if err != nil {
+		return nil, err
+	}
+	answers.Put(key, progressVersion, static.expires, now, learnerAnswer{static: static, body: body})
+	return body, nil
+}
+
+// encodeProgram writes the envelope of prog, whose lessons are static's,
+// with the caller's progress (nil: anonymous).
+func encodeProgram(prog LearnerProgram, static *staticProgram, progress map[int64]topicProgress) ([]byte, error) {
 	summary := prog.Progress
 	prog.Lessons, prog.Progress = nil, nil
 	head, err := cut(prog, `,"lessons":null,"progress":null}`)
@@ -130,7 +166,7 @@ func (s *Service) ProgramJSON(ctx context.Context, t *platform.Tenant, q sqldb.Q
 	buf = append(buf, `{"success":true,"message":"","data":`...)
 	buf = append(buf, head...)
 	buf = append(buf, `,"lessons":`...)
-	if p == nil {
+	if summary == nil {
 		buf = append(buf, static.anonymous...)
 	} else {
 		buf = appendLessons(buf, static.encoded, progress)

@@ -75,7 +75,7 @@ func (s *Service) CourseProgress(ctx context.Context, t *platform.Tenant, p *acc
 		return CourseProgress{}, err
 	}
 	if cp == nil {
-		ok, err := courses.CanLearn(ctx, t.DB, s.now(), p, c)
+		ok, err := courses.CanLearn(ctx, t, t.DB, s.now(), p, c)
 		if err != nil {
 			return CourseProgress{}, err
 		}
@@ -118,7 +118,7 @@ func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Prin
 	if err != nil {
 		return CourseProgress{}, err
 	}
-	if err := writable(ctx, t.DB, now, p, c); err != nil {
+	if err := writable(ctx, t, t.DB, now, p, c); err != nil {
 		return CourseProgress{}, err
 	}
 	tr, err := loadTree(ctx, t.DB, c.ID, now)
@@ -347,7 +347,7 @@ func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.
 	if err != nil {
 		return courses.Course{}, err
 	}
-	if err := writable(ctx, q, now, p, static.course); err != nil {
+	if err := writable(ctx, t, q, now, p, static.course); err != nil {
 		return courses.Course{}, err
 	}
 	topic, ok := static.tree.topics[topicID]

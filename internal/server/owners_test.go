@@ -73,6 +73,7 @@ var owners = map[string]string{
 	"lessons":           "courses",
 	"course_access":     "courses",
 	"catalogue_version": "courses",
+	"access_version":    "courses",
 	// topics
 	"topics":              "topics",
 	"topic_resources":     "topics",
@@ -89,6 +90,7 @@ var owners = map[string]string{
 	"topic_h5p_statements": "learning",
 	"learner_time":         "learning",
 	"program_versions":     "learning",
+	"progress_versions":    "learning",
 	// the H5P service's store
 	"h5p_libraries":            "h5p/h5pstore",
 	"h5p_library_dependencies": "h5p/h5pstore",
@@ -124,15 +126,23 @@ var owners = map[string]string{
 // table is written by SQL its owner did not write: the program cache of
 // learning must see every change of a course's program however it is made
 // (package code, cascades, operators' SQL), which only the database itself
-// can promise; so must the catalogue cache of courses. A new trigger must
-// be listed here with its reason.
+// can promise; so must the catalogue cache of courses, the learners'
+// program answers kept by learning (their progress rows) and the access
+// decisions kept by courses (assignments, memberships and the group tree,
+// which accounts owns). A new trigger must be listed here with its reason.
 var triggers = map[string]string{
-	"courses":           "program_versions, catalogue_version",
-	"course_authors":    "program_versions, catalogue_version",
-	"course_categories": "catalogue_version",
-	"course_tags":       "program_versions, catalogue_version",
-	"lessons":           "program_versions",
-	"topics":            "program_versions",
+	"courses":            "program_versions, catalogue_version",
+	"course_authors":     "program_versions, catalogue_version",
+	"course_categories":  "catalogue_version",
+	"course_tags":        "program_versions, catalogue_version",
+	"lessons":            "program_versions",
+	"topics":             "program_versions",
+	"topic_progress":     "progress_versions",
+	"course_progress":    "progress_versions",
+	"course_users":       "access_version",
+	"course_groups":      "access_version",
+	"user_group_members": "access_version",
+	"user_groups":        "access_version",
 }
 
 // foreign lists the places left where a package names a table it does not

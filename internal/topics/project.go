@@ -44,7 +44,7 @@ func (s *Service) Learnable(ctx context.Context, t *platform.Tenant, p *access.P
 		return topic, nil
 	}
 	now := s.now()
-	ok, err := courses.CanLearn(ctx, t.DB, now, p, course)
+	ok, err := courses.CanLearn(ctx, t, t.DB, now, p, course)
 	if err != nil {
 		return Topic{}, err
 	}
