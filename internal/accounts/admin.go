@@ -70,32 +70,20 @@ func (s *Service) User(ctx context.Context, t *platform.Tenant, p *access.Princi
 	return s.detail(ctx, t, id)
 }
 
-// checkRoles adds a problem on "roles" for every name that is no role.
-func checkRoles(ctx context.Context, q sqldb.Querier, p problems, roles []string) error {
-	names, err := sqldb.Column[string](q.QueryContext(ctx, `SELECT name FROM roles`))
-	if err != nil {
-		return fmt.Errorf("accounts: load role names: %w", err)
-	}
-	known := map[string]bool{}
-	for _, name := range names {
-		known[name] = true
-	}
+// checkRoles adds a problem on "roles" for every name that is no role of
+// the catalogue.
+func checkRoles(p problems, roles []string) {
 	for _, r := range roles {
-		if !known[r] {
+		if !slices.Contains(access.Roles, r) {
 			p.add("roles", fmt.Sprintf("The role %q does not exist.", r))
 		}
 	}
-	return nil
 }
 
 // references checks the roles, categories and groups an input names and
 // returns the groups.
 func references(ctx context.Context, q sqldb.Querier, p problems, roles []string, categories, groups []int64) ([]int64, []Group, error) {
-	if roles != nil {
-		if err := checkRoles(ctx, q, p, roles); err != nil {
-			return nil, nil, err
-		}
-	}
+	checkRoles(p, roles)
 	cats, err := checkCategories(ctx, q, p, "categories", categories)
 	if err != nil {
 		return nil, nil, err

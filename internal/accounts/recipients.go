@@ -31,8 +31,8 @@ func person(u User) notify.TemplateUser {
 // mails addressed to the tenant's admins.
 func ActiveAdmins(ctx context.Context, q sqldb.Querier) ([]notify.TemplateUser, error) {
 	rows, err := q.QueryContext(ctx, `SELECT u.id, u.email, u.first_name, u.last_name FROM users u
-		JOIN user_roles ur ON ur.user_id = u.id JOIN roles r ON r.id = ur.role_id
-		WHERE r.name = $1 AND u.is_active ORDER BY u.id`, access.Admin)
+		JOIN user_roles ur ON ur.user_id = u.id
+		WHERE ur.role = $1 AND u.is_active ORDER BY u.id`, access.Admin)
 	if err != nil {
 		return nil, fmt.Errorf("accounts: list admins: %w", err)
 	}

@@ -62,8 +62,7 @@ func FindRefs(ctx context.Context, q sqldb.Querier, f RefFilter) ([]Ref, int64, 
 		for i, r := range f.Roles {
 			names[i] = a.Add(r)
 		}
-		where = append(where, `id IN (SELECT ur.user_id FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-			WHERE r.name IN (`+strings.Join(names, ", ")+`))`)
+		where = append(where, `id IN (SELECT user_id FROM user_roles WHERE role IN (`+strings.Join(names, ", ")+`))`)
 	}
 	if f.Active {
 		where = append(where, `is_active = `+a.Add(true))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,17 +85,12 @@ func SetRoles(ctx context.Context, q sqldb.Querier, userID int64, roles []string
 	}
 	sqldb.Changed(q, access.UserKey(userID))
 	for _, role := range roles {
-		res, err := q.ExecContext(ctx, `INSERT INTO user_roles (user_id, role_id)
-			SELECT $1, id FROM roles WHERE name = $2 ON CONFLICT DO NOTHING`, userID, role)
-		if err != nil {
-			return fmt.Errorf("accounts: set role %s: %w", role, err)
+		if !slices.Contains(access.Roles, role) {
+			return apperr.Field("roles", fmt.Sprintf("The role %q does not exist.", role))
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			var exists bool
-			q.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM roles WHERE name = $1)`, role).Scan(&exists)
-			if !exists {
-				return apperr.Field("roles", fmt.Sprintf("The role %q does not exist.", role))
-			}
+		if _, err := q.ExecContext(ctx, `INSERT INTO user_roles (user_id, role) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+			userID, role); err != nil {
+			return fmt.Errorf("accounts: set role %s: %w", role, err)
 		}
 	}
 	return nil
@@ -137,9 +133,9 @@ func account(ctx context.Context, q sqldb.Querier, id int64) (User, error) {
 // userWhere loads the user the condition selects and its roles in one
 // query: one row per role, or one row with no role.
 func userWhere(ctx context.Context, q sqldb.Querier, cond string, arg any) (User, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+prefixed("u.", userColumns)+`, r.name FROM users u
-		LEFT JOIN user_roles ur ON ur.user_id = u.id LEFT JOIN roles r ON r.id = ur.role_id
-		WHERE `+cond+` ORDER BY r.name`, arg)
+	rows, err := q.QueryContext(ctx, `SELECT `+prefixed("u.", userColumns)+`, ur.role FROM users u
+		LEFT JOIN user_roles ur ON ur.user_id = u.id
+		WHERE `+cond+` ORDER BY ur.role`, arg)
 	if err != nil {
 		return User{}, fmt.Errorf("accounts: load user: %w", err)
 	}
@@ -170,8 +166,8 @@ func userWhere(ctx context.Context, q sqldb.Querier, cond string, arg any) (User
 
 // Roles lists the user's role names, sorted.
 func Roles(ctx context.Context, q sqldb.Querier, userID int64) ([]string, error) {
-	roles, err := sqldb.Column[string](q.QueryContext(ctx, `SELECT r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-		WHERE ur.user_id = $1 ORDER BY r.name`, userID))
+	roles, err := sqldb.Column[string](q.QueryContext(ctx, `SELECT role FROM user_roles WHERE user_id = $1 ORDER BY role`,
+		userID))
 	if err != nil {
 		return nil, fmt.Errorf("accounts: load roles: %w", err)
 	}
@@ -235,8 +231,8 @@ func listUsers(ctx context.Context, q sqldb.Querier, f UserFilter) ([]User, int6
 			OR LOWER(last_name) LIKE LOWER(`+p+`) ESCAPE '\' OR LOWER(first_name || ' ' || last_name) LIKE LOWER(`+p+`) ESCAPE '\')`)
 	}
 	if f.Role != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-			WHERE ur.user_id = users.id AND r.name = `+a.Add(f.Role)+`)`)
+		where = append(where, `EXISTS (SELECT 1 FROM user_roles ur WHERE ur.user_id = users.id AND ur.role = `+
+			a.Add(f.Role)+`)`)
 	}
 	if f.GroupID != 0 {
 		where = append(where, `EXISTS (SELECT 1 FROM user_group_members m WHERE m.user_id = users.id
@@ -308,8 +304,8 @@ func rolesOf(ctx context.Context, q sqldb.Querier, ids []int64) (map[int64][]str
 		return out, nil
 	}
 	var a sqldb.Args
-	rows, err := q.QueryContext(ctx, `SELECT ur.user_id, r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-		WHERE ur.user_id IN (`+a.List(ids)+`) ORDER BY ur.user_id, r.name`, a...)
+	rows, err := q.QueryContext(ctx, `SELECT user_id, role FROM user_roles
+		WHERE user_id IN (`+a.List(ids)+`) ORDER BY user_id, role`, a...)
 	if err != nil {
 		return nil, fmt.Errorf("accounts: load roles: %w", err)
 	}

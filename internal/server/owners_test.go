@@ -152,9 +152,6 @@ var foreign = map[string]string{
 	// Test harnesses read stored state directly to check it.
 	"apitest events":               "test harness",
 	"h5p/embedtest topic_progress": "test harness",
-	// The roles are a fixed catalogue seeded from code (access.Roles); the
-	// user queries of accounts join it to read and filter by role name.
-	"accounts roles": "user queries join role names",
 }
 
 var (
@@ -162,6 +159,9 @@ var (
 	identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 	createdRE  = regexp.MustCompile(`(?i)CREATE TABLE (?:IF NOT EXISTS )?([a-z0-9_]+)`)
 	triggerRE  = regexp.MustCompile(`(?is)CREATE TRIGGER [a-z0-9_]+ .*?\bON ([a-z0-9_]+)`)
+	// renamedRE finds the rebuilt tables of SQLite migrations: a table
+	// made under a passing name and renamed to the one it replaces.
+	renamedRE = regexp.MustCompile(`(?i)ALTER TABLE ([a-z0-9_]+) RENAME TO [a-z0-9_]+`)
 )
 
 // TestTableOwners reads every non-test Go file under internal/ and fails
@@ -215,8 +215,12 @@ func migrationTables(t *testing.T, dir string) []string {
 			return err
 		}
 		text := string(b)
+		var passing []string
+		for _, m := range renamedRE.FindAllStringSubmatch(text, -1) {
+			passing = append(passing, m[1])
+		}
 		for _, m := range createdRE.FindAllStringSubmatch(text, -1) {
-			if !slices.Contains(tables, m[1]) {
+			if !slices.Contains(tables, m[1]) && !slices.Contains(passing, m[1]) {
 				tables = append(tables, m[1])
 			}
 		}
