@@ -496,13 +496,7 @@ func TestTopicTypes(t *testing.T) {
 		lesson := fmt.Sprint(env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token,
 			map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id"))
 		dir := t.TempDir()
-		write := func(name string, content []byte) string {
-			p := filepath.Join(dir, name)
-			if err := os.WriteFile(p, content, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			return p
-		}
+		write := func(name string, content []byte) string { return writeFile(t, dir, name, content) }
 		files := map[string]string{
 			"pdf":   write("notes.pdf", []byte("%PDF-1.4\n%%EOF\n")),
 			"image": write("map.png", apitest.PNG(t)),

@@ -77,13 +77,7 @@ type typed struct{ title, kind string }
 func createEveryType(t *testing.T, c *cli, lesson string) []typed {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(name string, content []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, content, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name string, content []byte) string { return writeFile(t, dir, name, content) }
 	clip := filepath.Join(dir, "clip.mp4")
 	if out, err := exec.Command("ffmpeg", "-hide_banner", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=1",
 		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip).CombinedOutput(); err != nil {
@@ -171,6 +165,16 @@ func createEveryType(t *testing.T, c *cli, lesson string) []typed {
 		t.Fatalf("create-topic --help: exit %d, not %d types:\n%s", r.code, len(made), r.stdout)
 	}
 	return made
+}
+
+// writeFile writes a file of the test into dir and returns its path.
+func writeFile(t *testing.T, dir, name string, content []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // programLesson is the lesson of a course program (admin's or learner's)
