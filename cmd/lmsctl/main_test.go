@@ -21,6 +21,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/fixtures"
+	"github.com/lms-platform/lms/internal/lmsctl/lmsctltest"
 )
 
 // binary is lmsctl built once for the tests, run as a user runs it.
@@ -157,9 +158,9 @@ func scopedToken(t *testing.T, env *apitest.Env, session string, body map[string
 // assigns a learner, who reads the course's program with lmsctl too, and
 // deletes the course, checking exit codes and JSON output throughout.
 func TestCourseScript(t *testing.T) {
-	needFFmpeg(t)
+	lmsctltest.NeedFFmpeg(t)
 	for _, backend := range apitest.Backends(t) {
-		t.Run(backend, func(t *testing.T) { courseScript(t, scriptEnv(t, backend)) })
+		t.Run(backend, func(t *testing.T) { courseScript(t, lmsctltest.Server(t, backend)) })
 	}
 }
 
@@ -496,7 +497,7 @@ func TestTopicTypes(t *testing.T) {
 		lesson := fmt.Sprint(env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token,
 			map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id"))
 		dir := t.TempDir()
-		write := func(name string, content []byte) string { return writeFile(t, dir, name, content) }
+		write := func(name string, content []byte) string { return lmsctltest.WriteFile(t, dir, name, content) }
 		files := map[string]string{
 			"pdf":   write("notes.pdf", []byte("%PDF-1.4\n%%EOF\n")),
 			"image": write("map.png", apitest.PNG(t)),

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/lmsctl"
-	"github.com/lms-platform/lms/internal/media"
+	"github.com/lms-platform/lms/internal/lmsctl/lmsctltest"
 )
 
 // TestCreateVideoAwaitsTranscoding: create-topic video --await uploads a
@@ -21,12 +20,7 @@ import (
 // a file ffmpeg cannot read ends as VIDEO_FAILED, naming the topic that
 // exists.
 func TestCreateVideoAwaitsTranscoding(t *testing.T) {
-	if err := media.FindFFmpeg().Missing(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	lmsctltest.NeedFFmpeg(t)
 	env := apitest.New(t, "sqlite", apitest.Options{})
 	admin := env.As("admin")
 	env.Call(t, 200, "POST", "/api/admin/config", admin.Token, map[string]any{"config": []map[string]any{
@@ -41,10 +35,7 @@ func TestCreateVideoAwaitsTranscoding(t *testing.T) {
 	lesson := courseWithLesson(t, env)
 	dir := t.TempDir()
 	clip := filepath.Join(dir, "clip.mp4")
-	if b, err := exec.Command("ffmpeg", "-hide_banner", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2",
-		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip).CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg: %v\n%s", err, b)
-	}
+	lmsctltest.Clip(t, clip, 2)
 	// A real file's head, so that it is taken as an mp4, and noise after it.
 	head, err := os.ReadFile(clip)
 	if err != nil {
