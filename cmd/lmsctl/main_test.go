@@ -406,6 +406,7 @@ func TestMCPOverStdio(t *testing.T) {
 	c.ok(scopedToken(t, env, admin.Token, map[string]any{"name": "agent", "scopes": []string{"courses:read"}}),
 		"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
 	c.fails(3, "USAGE", "", "mcp", "--allow", "delete-admin-courses-id")
+	c.fails(3, "USAGE", "", "mcp", "--upload-from", filepath.Join(t.TempDir(), "missing"))
 	env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Seen by the agent"})
 
 	ctx := context.Background()
