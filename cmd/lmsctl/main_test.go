@@ -155,8 +155,9 @@ func scopedToken(t *testing.T, env *apitest.Env, session string, body map[string
 
 // TestCourseScript runs lmsctl as a script would: it logs in, creates a
 // course with a lesson and one topic of every type the API supports,
-// assigns a learner, who reads the course's program with lmsctl too, and
-// deletes the course, checking exit codes and JSON output throughout.
+// takes the exit-2 path of a SCORM package that needs a choice, assigns
+// a learner, who reads the course's program with lmsctl too, and deletes
+// the course, checking exit codes and JSON output throughout.
 func TestCourseScript(t *testing.T) {
 	lmsctltest.NeedFFmpeg(t)
 	for _, backend := range apitest.Backends(t) {
@@ -224,6 +225,21 @@ func courseScript(t *testing.T, env *apitest.Env) {
 	shown := c.ok("", "get-admin-topics-id", "--id", welcome)
 	if html, _ := get(shown, "topicable.html").(string); get(shown, "kind") != "richtext" || !strings.Contains(html, "<strong>this</strong>") {
 		t.Fatalf("topic: %v", shown)
+	}
+
+	// A package of several SCOs needs a choice: exit 2 with the choices
+	// and the uploaded package, which the retry names.
+	other := id(c.ok("", "post-admin-lessons", "--course-id", courseID, "--title", "Modules"), "id")
+	choice := c.fails(2, "CHOICE_REQUIRED", "", "create-topic", "scorm", "--lesson", other, "--title", "Module 2",
+		"--package", fixtures.Path(t, "scorm/PrerequisitesTest_SCORM12.zip"))
+	choices, _ := get(choice, "choices").([]any)
+	if len(choices) != 4 || get(choices[1], "identifier") != "module2" || id(choice, "package") == "" {
+		t.Fatalf("choice details: %v", choice)
+	}
+	module := c.ok("", "create-topic", "scorm", "--lesson", other, "--title", "Module 2",
+		"--package", id(choice, "package"), "--sco", id(choices[1], "id"))
+	if get(module, "kind") != "scorm" || get(module, "title") != "Module 2" {
+		t.Fatalf("topic of the chosen SCO: %v", module)
 	}
 
 	learner := env.NewUser("student")
