@@ -21,6 +21,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/fixtures"
+	"github.com/lms-platform/lms/internal/lmsctl/lmsctltest"
 )
 
 // binary is lmsctl built once for the tests, run as a user runs it.
@@ -152,119 +153,155 @@ func scopedToken(t *testing.T, env *apitest.Env, session string, body map[string
 	return tok
 }
 
+// TestCourseScript runs lmsctl as a script would: it logs in, creates a
+// course with a lesson and one topic of every type the API supports,
+// takes the exit-2 path of a SCORM package that needs a choice, assigns
+// a learner, who reads the course's program with lmsctl too, and deletes
+// the course, checking exit codes and JSON output throughout.
 func TestCourseScript(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		token := scopedToken(t, env, admin.Token, map[string]any{"name": "script",
-			"scopes": []string{"courses:write", "users:read", "progress:read"}})
-		c := newCLI(t)
+	lmsctltest.NeedFFmpeg(t)
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) { courseScript(t, lmsctltest.Server(t, backend)) })
+	}
+}
 
-		// Bad input fails before any request: with no profile yet, a
-		// request would have failed with NOT_LOGGED_IN (exit 4) instead.
-		c.fails(3, "USAGE", "", "get-admin-courses", "--bogus")
-		c.fails(3, "USAGE", "", "post-admin-lessons", "--title", "No course")
-		c.fails(3, "USAGE", "", "get-admin-courses-id", "--id", "abc")
-		c.fails(3, "USAGE", "", "post-admin-courses", "--body", "@"+filepath.Join(t.TempDir(), "missing.json"))
-		c.fails(3, "USAGE", "", "no-such-operation")
-		c.fails(3, "USAGE", "", "create-topic", "richtext", "--lesson", "1", "--title", "x")
-		c.fails(4, "NOT_LOGGED_IN", "", "whoami")
-		c.fails(3, "USAGE", "not-a-token\n", "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+func courseScript(t *testing.T, env *apitest.Env) {
+	admin := env.As("admin")
+	token := scopedToken(t, env, admin.Token, map[string]any{"name": "script",
+		"scopes": []string{"courses:write", "users:read", "progress:read", "h5p:write", "settings:write"}})
+	c := newCLI(t)
 
-		login := c.ok(token+"\n", "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
-		if get(login, "profile") != env.Host || get(login, "token.name") != "script" || get(login, "token.scopes.0") != "courses:write" {
-			t.Fatalf("login: %v", login)
-		}
-		st, err := os.Stat(filepath.Join(c.dir, "profiles.json"))
-		if err != nil || st.Mode().Perm() != 0o600 {
-			t.Fatalf("profiles file: %v, %v", st, err)
-		}
-		who := c.ok("", "whoami")
-		if get(who, "user.email") != admin.Email || get(who, "token.name") != "script" || get(who, "profile") != env.Host {
-			t.Fatalf("whoami: %v", who)
-		}
+	// Bad input fails before any request: with no profile yet, a
+	// request would have failed with NOT_LOGGED_IN (exit 4) instead.
+	c.fails(3, "USAGE", "", "get-admin-courses", "--bogus")
+	c.fails(3, "USAGE", "", "post-admin-lessons", "--title", "No course")
+	c.fails(3, "USAGE", "", "get-admin-courses-id", "--id", "abc")
+	c.fails(3, "USAGE", "", "post-admin-courses", "--body", "@"+filepath.Join(t.TempDir(), "missing.json"))
+	c.fails(3, "USAGE", "", "no-such-operation")
+	c.fails(3, "USAGE", "", "create-topic", "richtext", "--lesson", "1", "--title", "x")
+	c.fails(4, "NOT_LOGGED_IN", "", "whoami")
+	c.fails(3, "USAGE", "not-a-token\n", "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
 
-		list := c.ok("", "ops", "--json").([]any)
-		kinds := map[string]any{}
-		for _, o := range list {
-			if get(o, "stability") != "stable" || get(o, "scope") == "" || get(o, "input.type") != "object" {
-				t.Fatalf("ops entry: %v", o)
-			}
-			kinds[get(o, "name").(string)] = get(o, "kind")
-		}
-		if kinds["get-admin-courses"] != "read" || kinds["post-admin-courses"] != "write" || kinds["delete-admin-courses-id"] != "destructive" {
-			t.Fatalf("kinds: %v", kinds)
-		}
+	login := c.ok(token+"\n", "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+	if get(login, "profile") != env.Host || get(login, "token.name") != "script" || get(login, "token.scopes.0") != "courses:write" {
+		t.Fatalf("login: %v", login)
+	}
+	st, err := os.Stat(filepath.Join(c.dir, "profiles.json"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("profiles file: %v, %v", st, err)
+	}
+	who := c.ok("", "whoami")
+	if get(who, "user.email") != admin.Email || get(who, "token.name") != "script" || get(who, "profile") != env.Host {
+		t.Fatalf("whoami: %v", who)
+	}
 
-		course := c.ok("", "post-admin-courses", "--title", "Scripted course", "--summary", "Made by lmsctl")
-		courseID := id(course, "id")
-		if courseID == "" || get(course, "title") != "Scripted course" {
-			t.Fatalf("course: %v", course)
+	list := c.ok("", "ops", "--json").([]any)
+	kinds := map[string]any{}
+	for _, o := range list {
+		if get(o, "stability") != "stable" || get(o, "scope") == "" || get(o, "input.type") != "object" {
+			t.Fatalf("ops entry: %v", o)
 		}
-		bodyFile := filepath.Join(t.TempDir(), "lesson.json")
-		os.WriteFile(bodyFile, []byte(`{"title":"From a file","course_id":0}`), 0o600)
-		// Field flags win over the --body file.
-		lesson := c.ok("", "post-admin-lessons", "--body", "@"+bodyFile, "--course-id", courseID, "--title", "First lesson")
-		lessonID := id(lesson, "id")
-		if lessonID == "" || get(lesson, "title") != "First lesson" {
-			t.Fatalf("lesson: %v", lesson)
-		}
-		md := filepath.Join(t.TempDir(), "text.md")
-		os.WriteFile(md, []byte("# Welcome\n\nRead **this** first.\n"), 0o600)
-		topic := c.ok("", "create-topic", "richtext", "--lesson", lessonID, "--title", "Welcome", "--markdown", "@"+md)
-		topicID := id(topic, "id")
-		if topicID == "" || get(topic, "title") != "Welcome" {
-			t.Fatalf("topic: %v", topic)
-		}
-		shown := c.ok("", "get-admin-topics-id", "--id", topicID)
-		// The client converted the Markdown; the server stored that HTML.
-		if html, _ := get(shown, "topicable.html").(string); get(shown, "kind") != "richtext" ||
-			!strings.Contains(html, "<h1") || !strings.Contains(html, "<strong>this</strong>") {
-			t.Fatalf("topic: %v", shown)
-		}
+		kinds[get(o, "name").(string)] = get(o, "kind")
+	}
+	if kinds["get-admin-courses"] != "read" || kinds["post-admin-courses"] != "write" || kinds["delete-admin-courses-id"] != "destructive" {
+		t.Fatalf("kinds: %v", kinds)
+	}
 
-		learner := env.NewUser("student")
-		access := c.ok("", "post-admin-courses-id-access", "--id", courseID, "--users", fmt.Sprintf(`[{"id":%d}]`, learner.ID))
-		raw, _ := json.Marshal(access)
-		if !strings.Contains(string(raw), fmt.Sprint(learner.ID)) {
-			t.Fatalf("access: %s", raw)
-		}
-		program := c.ok("", "get-admin-courses-course-program", "--course", courseID)
-		praw, _ := json.Marshal(program)
-		if !strings.Contains(string(praw), `"First lesson"`) || !strings.Contains(string(praw), `"Welcome"`) {
-			t.Fatalf("program: %s", praw)
-		}
-		page := c.ok("", "get-admin-courses", "--title", "Scripted")
-		if get(page, "data.0.id") == nil || get(page, "meta.total") != float64(1) {
-			t.Fatalf("course list: %v", page)
-		}
+	course := c.ok("", "post-admin-courses", "--title", "Scripted course", "--summary", "Made by lmsctl", "--status", "published")
+	courseID := id(course, "id")
+	if courseID == "" || get(course, "title") != "Scripted course" {
+		t.Fatalf("course: %v", course)
+	}
+	bodyFile := filepath.Join(t.TempDir(), "lesson.json")
+	os.WriteFile(bodyFile, []byte(`{"title":"From a file","course_id":0}`), 0o600)
+	// Field flags win over the --body file.
+	lesson := c.ok("", "post-admin-lessons", "--body", "@"+bodyFile, "--course-id", courseID, "--title", "First lesson")
+	lessonID := id(lesson, "id")
+	if lessonID == "" || get(lesson, "title") != "First lesson" {
+		t.Fatalf("lesson: %v", lesson)
+	}
+	made := createEveryType(t, c, lessonID)
+	welcome := id(c.ok("", "get-admin-topics", "--lesson-id", lessonID, "--title", "Welcome"), "data.0.id")
+	shown := c.ok("", "get-admin-topics-id", "--id", welcome)
+	if html, _ := get(shown, "topicable.html").(string); get(shown, "kind") != "richtext" || !strings.Contains(html, "<strong>this</strong>") {
+		t.Fatalf("topic: %v", shown)
+	}
 
-		// Server refusals keep their codes: a scope the token lacks, a
-		// validation failure, something gone.
-		c.fails(4, "FORBIDDEN", "", "get-admin-user-groups")
-		details := c.fails(6, "INVALID", "", "post-admin-courses", "--title", "Bad", "--level", strings.Repeat("x", 40))
-		if get(details, "status") != float64(422) {
-			t.Fatalf("validation details: %v", details)
-		}
-		if out := c.ok("", "delete-admin-courses-id", "--id", courseID); out != nil {
-			t.Fatalf("delete answered %v", out)
-		}
-		gone := c.fails(5, "NOT_FOUND", "", "get-admin-courses-id", "--id", courseID)
-		if get(gone, "status") != float64(404) {
-			t.Fatalf("not found details: %v", gone)
-		}
+	// A package of several SCOs needs a choice: exit 2 with the choices
+	// and the uploaded package, which the retry names.
+	other := id(c.ok("", "post-admin-lessons", "--course-id", courseID, "--title", "Modules"), "id")
+	choice := c.fails(2, "CHOICE_REQUIRED", "", "create-topic", "scorm", "--lesson", other, "--title", "Module 2",
+		"--package", fixtures.Path(t, "scorm/PrerequisitesTest_SCORM12.zip"))
+	choices, _ := get(choice, "choices").([]any)
+	if len(choices) != 4 || get(choices[1], "identifier") != "module2" || id(choice, "package") == "" {
+		t.Fatalf("choice details: %v", choice)
+	}
+	module := c.ok("", "create-topic", "scorm", "--lesson", other, "--title", "Module 2",
+		"--package", id(choice, "package"), "--sco", id(choices[1], "id"))
+	if get(module, "kind") != "scorm" || get(module, "title") != "Module 2" {
+		t.Fatalf("topic of the chosen SCO: %v", module)
+	}
 
-		// The token never shows in what lmsctl prints.
-		for _, args := range [][]string{{"whoami"}, {"ops"}, {"get-admin-courses"},
-			{"login", "--token", "--server", env.HTTP.URL, "--host", env.Host}} {
-			r := c.run(token+"\n", args...)
-			if r.code != 0 {
-				t.Fatalf("lmsctl %v: exit %d: %s", args, r.code, r.stderr)
-			}
-			if bytes.Contains(r.stdout, []byte(token)) || bytes.Contains(r.stderr, []byte(token)) {
-				t.Fatalf("lmsctl %v printed the token", args)
+	learner := env.NewUser("student")
+	access := c.ok("", "post-admin-courses-id-access", "--id", courseID, "--users", fmt.Sprintf(`[{"id":%d}]`, learner.ID))
+	raw, _ := json.Marshal(access)
+	if !strings.Contains(string(raw), fmt.Sprint(learner.ID)) {
+		t.Fatalf("access: %s", raw)
+	}
+	// The program as the admin sees it, and as the learner reads it
+	// with lmsctl: the lesson with every topic, in the order made.
+	l := newCLI(t)
+	l.ok(scopedToken(t, env, learner.Token, map[string]any{"name": "learner", "scopes": []string{"courses:read"}}),
+		"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+	for who, program := range map[string]any{
+		"admin":   c.ok("", "get-admin-courses-course-program", "--course", courseID),
+		"learner": l.ok("", "get-courses-course-program", "--course", courseID),
+	} {
+		lesson := programLesson(program, "First lesson")
+		topics, _ := get(lesson, "topics").([]any)
+		if len(topics) != len(made) {
+			t.Fatalf("%s's program: %d topics, want %d: %v", who, len(topics), len(made), lesson)
+		}
+		for i, m := range made {
+			if get(topics[i], "title") != m.title {
+				t.Fatalf("%s's program: topic %d is %v, want %s", who, i, topics[i], m.title)
 			}
 		}
-	})
+	}
+	page := c.ok("", "get-admin-courses", "--title", "Scripted")
+	if get(page, "data.0.id") == nil || get(page, "meta.total") != float64(1) {
+		t.Fatalf("course list: %v", page)
+	}
+
+	// Server refusals keep their codes: a scope the token lacks, a
+	// validation failure, something gone.
+	c.fails(4, "FORBIDDEN", "", "get-admin-user-groups")
+	details := c.fails(6, "INVALID", "", "post-admin-courses", "--title", "Bad", "--level", strings.Repeat("x", 40))
+	if get(details, "status") != float64(422) {
+		t.Fatalf("validation details: %v", details)
+	}
+	if out := c.ok("", "delete-admin-courses-id", "--id", courseID); out != nil {
+		t.Fatalf("delete answered %v", out)
+	}
+	gone := c.fails(5, "NOT_FOUND", "", "get-admin-courses-id", "--id", courseID)
+	if get(gone, "status") != float64(404) {
+		t.Fatalf("not found details: %v", gone)
+	}
+	// Its lessons and topics went with it.
+	c.fails(5, "NOT_FOUND", "", "get-admin-topics-id", "--id", welcome)
+	l.fails(5, "NOT_FOUND", "", "get-courses-course-program", "--course", courseID)
+
+	// The token never shows in what lmsctl prints.
+	for _, args := range [][]string{{"whoami"}, {"ops"}, {"get-admin-courses"},
+		{"login", "--token", "--server", env.HTTP.URL, "--host", env.Host}} {
+		r := c.run(token+"\n", args...)
+		if r.code != 0 {
+			t.Fatalf("lmsctl %v: exit %d: %s", args, r.code, r.stderr)
+		}
+		if bytes.Contains(r.stdout, []byte(token)) || bytes.Contains(r.stderr, []byte(token)) {
+			t.Fatalf("lmsctl %v printed the token", args)
+		}
+	}
 }
 
 func TestRateLimited(t *testing.T) {
@@ -385,6 +422,7 @@ func TestMCPOverStdio(t *testing.T) {
 	c.ok(scopedToken(t, env, admin.Token, map[string]any{"name": "agent", "scopes": []string{"courses:read"}}),
 		"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
 	c.fails(3, "USAGE", "", "mcp", "--allow", "delete-admin-courses-id")
+	c.fails(3, "USAGE", "", "mcp", "--upload-from", filepath.Join(t.TempDir(), "missing"))
 	env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Seen by the agent"})
 
 	ctx := context.Background()
@@ -476,13 +514,7 @@ func TestTopicTypes(t *testing.T) {
 		lesson := fmt.Sprint(env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token,
 			map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id"))
 		dir := t.TempDir()
-		write := func(name string, content []byte) string {
-			p := filepath.Join(dir, name)
-			if err := os.WriteFile(p, content, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			return p
-		}
+		write := func(name string, content []byte) string { return lmsctltest.WriteFile(t, dir, name, content) }
 		files := map[string]string{
 			"pdf":   write("notes.pdf", []byte("%PDF-1.4\n%%EOF\n")),
 			"image": write("map.png", apitest.PNG(t)),

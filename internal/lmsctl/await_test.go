@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,7 +12,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/lmsctl"
-	"github.com/lms-platform/lms/internal/media"
+	"github.com/lms-platform/lms/internal/lmsctl/lmsctltest"
 )
 
 // TestCreateVideoAwaitsTranscoding: create-topic video --await uploads a
@@ -22,12 +20,7 @@ import (
 // a file ffmpeg cannot read ends as VIDEO_FAILED, naming the topic that
 // exists.
 func TestCreateVideoAwaitsTranscoding(t *testing.T) {
-	if err := media.FindFFmpeg().Missing(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	lmsctltest.NeedFFmpeg(t)
 	env := apitest.New(t, "sqlite", apitest.Options{})
 	admin := env.As("admin")
 	env.Call(t, 200, "POST", "/api/admin/config", admin.Token, map[string]any{"config": []map[string]any{
@@ -38,15 +31,11 @@ func TestCreateVideoAwaitsTranscoding(t *testing.T) {
 	go func() { defer wg.Done(); env.Server.Queue.Run(ctx) }()
 	t.Cleanup(func() { cancel(); wg.Wait() })
 
-	token := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "cli", "scopes": []string{"courses:write"}}).String("data.token")
-	course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Films"}).Number("data.id")
-	lesson := env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token, map[string]any{"course_id": course, "title": "Watch"}).Number("data.id")
+	s := loggedIn(t, env, true, "courses:write")
+	lesson := courseWithLesson(t, env)
 	dir := t.TempDir()
 	clip := filepath.Join(dir, "clip.mp4")
-	if b, err := exec.Command("ffmpeg", "-hide_banner", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2",
-		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip).CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg: %v\n%s", err, b)
-	}
+	lmsctltest.Clip(t, clip, 2)
 	// A real file's head, so that it is taken as an mp4, and noise after it.
 	head, err := os.ReadFile(clip)
 	if err != nil {
@@ -55,21 +44,7 @@ func TestCreateVideoAwaitsTranscoding(t *testing.T) {
 	broken := filepath.Join(dir, "broken.mp4")
 	os.WriteFile(broken, append(head[:64:64], bytes.Repeat([]byte{0x5a}, 4096)...), 0o600)
 
-	run := func(stdin string, args ...string) (int, string, string) {
-		var out, errOut bytes.Buffer
-		code := lmsctl.Main(context.Background(), lmsctl.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut,
-			StderrTTY: true, Getenv: func(k string) string {
-				if k == lmsctl.ConfigDirEnv {
-					return dir
-				}
-				return ""
-			}})
-		return code, out.String(), errOut.String()
-	}
-	if code, _, errOut := run(token, "login", "--token", "--server", env.HTTP.URL, "--host", env.Host); code != 0 {
-		t.Fatalf("login: %d %s", code, errOut)
-	}
-	code, out, errOut := run("", "create-topic", "video", "--lesson", fmt.Sprint(lesson), "--title", "Clip", "--file", clip, "--await")
+	code, out, errOut := s.run("", "create-topic", "video", "--lesson", lesson, "--title", "Clip", "--file", clip, "--await")
 	var topic struct {
 		Topicable struct {
 			Processing string `json:"processing"`
@@ -82,19 +57,11 @@ func TestCreateVideoAwaitsTranscoding(t *testing.T) {
 	if !strings.Contains(errOut, "transcode [") || !strings.HasSuffix(errOut, "100%\n") {
 		t.Fatalf("transcoding progress on standard error: %q", errOut)
 	}
-	code, _, errOut = run("", "create-topic", "video", "--lesson", fmt.Sprint(lesson), "--title", "Broken", "--file", broken, "--await")
-	var failure struct {
-		Error struct {
-			Code    string         `json:"code"`
-			Details map[string]any `json:"details"`
-		} `json:"error"`
-	}
-	last := errOut[strings.LastIndex(strings.TrimRight(errOut, "\n"), "\n")+1:]
-	if code != lmsctl.ExitConflict || json.Unmarshal([]byte(last), &failure) != nil || failure.Error.Code != "VIDEO_FAILED" ||
-		failure.Error.Details["topic"] == nil {
+	code, _, errOut = s.run("", "create-topic", "video", "--lesson", lesson, "--title", "Broken", "--file", broken, "--await")
+	if f := lastFailure(t, errOut); code != lmsctl.ExitConflict || f.Code != "VIDEO_FAILED" || f.Details["topic"] == nil {
 		t.Fatalf("a broken video: %d %q", code, errOut)
 	}
-	if code, _, _ := run("", "create-topic", "pdf", "--lesson", fmt.Sprint(lesson), "--title", "No", "--file", clip, "--await"); code != lmsctl.ExitUsage {
+	if code, _, _ := s.run("", "create-topic", "pdf", "--lesson", lesson, "--title", "No", "--file", clip, "--await"); code != lmsctl.ExitUsage {
 		t.Fatalf("--await on another type: exit %d", code)
 	}
 }

@@ -74,8 +74,8 @@ const usageText = `lmsctl: the command-line client of the LMS API.
   lmsctl logout [--keep-token]   revoke the profile's token and forget the profile
   lmsctl ops [--json]            every operation with its kind, stability and scope
   lmsctl OPERATION [flags]       call one operation (lmsctl OPERATION --help lists its flags)
-  lmsctl create-topic TYPE ...   create a topic of a type (richtext, pdf, image, audio, video, oembed, project, layout, quiz, h5p, cmi5)
-  lmsctl mcp [--allow-write] [--allow NAMES] [--allow-destructive]   the tool interface for agents (MCP, stdio)
+  lmsctl create-topic TYPE ...   create a topic of a type (lmsctl create-topic --help lists the types)
+  lmsctl mcp [--allow-write] [--allow NAMES] [--allow-destructive] [--upload-from DIRS]   the tool interface for agents (MCP, stdio)
 
 Common flags: --profile NAME, --json (JSON even on a terminal), --wait (wait out rate limits and retry).
 Exit codes: 0 ok, 1 failure, 2 choice needed, 3 usage, 4 auth, 5 not found, 6 conflict or invalid,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,29 +39,12 @@ func TestEveryOperationHasACommand(t *testing.T) {
 // progress; JSON still goes to standard output alone.
 func TestUploadProgressOnATerminal(t *testing.T) {
 	env := apitest.New(t, "sqlite", apitest.Options{})
-	admin := env.As("admin")
-	token := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "tty", "scopes": []string{"courses:write"}}).String("data.token")
-	course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Course"}).Number("data.id")
-	lesson := env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token, map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id")
+	s := loggedIn(t, env, true, "courses:write")
+	lesson := courseWithLesson(t, env)
 	pdf := filepath.Join(t.TempDir(), "notes.pdf")
 	os.WriteFile(pdf, append([]byte("%PDF-1.4\n"), make([]byte, 200<<10)...), 0o600)
 
-	dir := t.TempDir()
-	run := func(stdin string, args ...string) (int, string, string) {
-		var out, errOut bytes.Buffer
-		code := lmsctl.Main(context.Background(), lmsctl.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut,
-			StderrTTY: true, Getenv: func(k string) string {
-				if k == lmsctl.ConfigDirEnv {
-					return dir
-				}
-				return ""
-			}})
-		return code, out.String(), errOut.String()
-	}
-	if code, _, errOut := run(token, "login", "--token", "--server", env.HTTP.URL, "--host", env.Host); code != 0 {
-		t.Fatalf("login: %d %s", code, errOut)
-	}
-	code, out, errOut := run("", "create-topic", "pdf", "--lesson", fmt.Sprint(lesson), "--title", "Notes", "--file", pdf)
+	code, out, errOut := s.run("", "create-topic", "pdf", "--lesson", lesson, "--title", "Notes", "--file", pdf)
 	var topic map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &topic) != nil || topic["kind"] != "pdf" {
 		t.Fatalf("create-topic: %d %s %s", code, out, errOut)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -84,7 +85,7 @@ func (f *formBody) write(w io.Writer, withFiles bool) error {
 		return err
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.fields)) {
-		if err := mw.WriteField(k, fmt.Sprint(f.fields[k])); err != nil {
+		if err := mw.WriteField(k, formValue(f.fields[k])); err != nil {
 			return err
 		}
 	}
@@ -100,6 +101,19 @@ func (f *formBody) write(w io.Writer, withFiles bool) error {
 		}
 	}
 	return mw.Close()
+}
+
+// formValue is a field's text: a string as it is, anything else (numbers,
+// booleans, the lists and objects of a JSON body) as JSON.
+func formValue(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(raw)
 }
 
 func copyFile(w io.Writer, path string) error {

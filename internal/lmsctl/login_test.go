@@ -21,28 +21,19 @@ var userCode = regexp.MustCompile(`enter the code ([A-Z]{4}-[A-Z]{4})`)
 // see.
 func deviceLogin(t *testing.T, env *apitest.Env, onSleep func(n int, d time.Duration, code string)) (int, string, string) {
 	t.Helper()
-	dir := t.TempDir()
 	var out, errOut bytes.Buffer
 	n := 0
-	code := lmsctl.Main(context.Background(), lmsctl.Env{
-		Args:  []string{"login", "--server", env.HTTP.URL, "--host", env.Host, "--scopes", "courses:read"},
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut,
-		Getenv: func(k string) string {
-			if k == lmsctl.ConfigDirEnv {
-				return dir
-			}
-			return ""
-		},
-		Sleep: func(_ context.Context, d time.Duration) error {
-			n++
-			m := userCode.FindStringSubmatch(errOut.String())
-			if m == nil {
-				t.Fatalf("no user code printed before polling: %s", errOut.String())
-			}
-			onSleep(n, d, m[1])
-			return nil
-		},
-	})
+	e := newSession(t, false).env("", &out, &errOut, "login", "--server", env.HTTP.URL, "--host", env.Host, "--scopes", "courses:read")
+	e.Sleep = func(_ context.Context, d time.Duration) error {
+		n++
+		m := userCode.FindStringSubmatch(errOut.String())
+		if m == nil {
+			t.Fatalf("no user code printed before polling: %s", errOut.String())
+		}
+		onSleep(n, d, m[1])
+		return nil
+	}
+	code := lmsctl.Main(context.Background(), e)
 	return code, out.String(), errOut.String()
 }
 
@@ -78,11 +69,7 @@ func TestDevicePollingFollowsTheServer(t *testing.T) {
 
 	// Nobody approves: the codes expire and the login ends with exit 4.
 	code, _, errOut = deviceLogin(t, env, func(_ int, _ time.Duration, _ string) { env.Clock.Advance(11 * time.Minute) })
-	var failure struct {
-		Error struct{ Code string } `json:"error"`
-	}
-	lines := strings.Split(strings.TrimSpace(errOut), "\n")
-	if json.Unmarshal([]byte(lines[len(lines)-1]), &failure); code != lmsctl.ExitAuth || failure.Error.Code != "EXPIRED" {
+	if code != lmsctl.ExitAuth || lastFailure(t, errOut).Code != "EXPIRED" {
 		t.Fatalf("expired login: exit %d: %s", code, errOut)
 	}
 }
@@ -97,22 +84,9 @@ func TestLogout(t *testing.T) {
 		revoked bool
 	}{{[]string{"courses:read", "tokens:write"}, true}, {[]string{"courses:read"}, false}} {
 		token := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "cli", "scopes": tc.scopes}).String("data.token")
-		dir := t.TempDir()
-		run := func(stdin string, args ...string) (int, string, string) {
-			var out, errOut bytes.Buffer
-			code := lmsctl.Main(context.Background(), lmsctl.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut,
-				Getenv: func(k string) string {
-					if k == lmsctl.ConfigDirEnv {
-						return dir
-					}
-					return ""
-				}})
-			return code, out.String(), errOut.String()
-		}
-		if code, _, errOut := run(token, "login", "--token", "--server", env.HTTP.URL, "--host", env.Host); code != 0 {
-			t.Fatalf("login: %d %s", code, errOut)
-		}
-		code, out, errOut := run("", "logout")
+		s := newSession(t, false)
+		s.login(env, token)
+		code, out, errOut := s.run("", "logout")
 		var res struct {
 			Revoked bool   `json:"revoked"`
 			Note    string `json:"note"`
@@ -120,7 +94,7 @@ func TestLogout(t *testing.T) {
 		if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Revoked != tc.revoked || (res.Note == "") == !tc.revoked {
 			t.Fatalf("logout with %v: %d %s %s", tc.scopes, code, out, errOut)
 		}
-		if code, _, _ := run("", "whoami"); code != lmsctl.ExitAuth {
+		if code, _, _ := s.run("", "whoami"); code != lmsctl.ExitAuth {
 			t.Fatalf("whoami after logout: exit %d", code)
 		}
 		want := 200

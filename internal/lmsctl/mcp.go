@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +41,10 @@ type ToolPolicy struct {
 	// AllowDestructive turns on destructive tools, each call of which needs
 	// a confirmation round.
 	AllowDestructive bool
+	// UploadFrom are the directories whose files tools may upload. Without
+	// one no upload is offered: a tool that reads any local file would let
+	// whatever drives the agent send this machine's files to the platform.
+	UploadFrom []string
 }
 
 func (p ToolPolicy) enabled(op ops.Operation) bool {
@@ -68,6 +74,8 @@ type tools struct {
 	key  []byte
 	mu   sync.Mutex
 	used map[string]time.Time // spent confirmation tokens, until they expire
+	// dirs are the policy's UploadFrom, absolute with symbolic links resolved.
+	dirs []string
 }
 
 // NewMCPServer returns an MCP server with one tool per registry operation
@@ -80,20 +88,73 @@ func NewMCPServer(c *Caller, policy ToolPolicy, now func() time.Time) *mcp.Serve
 	key := make([]byte, 32)
 	rand.Read(key)
 	t := &tools{caller: c, now: now, key: key, used: map[string]time.Time{}}
+	for _, d := range policy.UploadFrom {
+		if real, err := realDir(d); err == nil {
+			t.dirs = append(t.dirs, real)
+		}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "lmsctl", Title: "LMS course authoring and administration"},
 		&mcp.ServerOptions{Instructions: "Tools of the LMS API, one per operation, named after the API's operation ids. " + untrusted})
 	for _, op := range ops.All() {
-		// Uploads read local files: a tool that did would let whatever
-		// drives the agent send this machine's files to the platform.
-		if op.Form == nil && policy.enabled(op) {
-			s.AddTool(tool(op), t.handler(op))
+		// Uploads read local files: only from the directories allowed.
+		if (op.Form == nil || len(t.dirs) > 0) && policy.enabled(op) {
+			s.AddTool(tool(op, t.dirs), t.handler(op))
 		}
 	}
 	return s
 }
 
-func tool(op ops.Operation) *mcp.Tool {
+// realDir is dir made absolute, with its symbolic links resolved; an
+// error when it is no directory.
+func realDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", dir)
+	}
+	return abs, nil
+}
+
+// localFile is the real path of a file an upload tool was given, refused
+// unless it lies inside one of the allowed directories once every
+// symbolic link is resolved.
+func (t *tools) localFile(field, path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		return "", usagef("%s: give the absolute path of a file", field)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", usagef("%s: %s cannot be read", field, path)
+	}
+	for _, dir := range t.dirs {
+		if rel, err := filepath.Rel(dir, real); err == nil && rel != "." && !filepath.IsAbs(rel) &&
+			rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return real, nil
+		}
+	}
+	return "", usagef("%s: %s is not inside a directory lmsctl mcp may upload from (%s)", field, path, strings.Join(t.dirs, ", "))
+}
+
+// uploadFile describes a file field of an upload tool.
+const uploadFile = "The absolute path of a local file inside a directory lmsctl mcp may upload from"
+
+func tool(op ops.Operation, dirs []string) *mcp.Tool {
 	in := op.InputSchema()
+	if form, ok := in["properties"].(map[string]any)["form"].(map[string]any); ok {
+		// A file field takes a path, not the file's bytes.
+		props, _ := form["properties"].(map[string]any)
+		for _, f := range op.FormFields() {
+			if f.File {
+				props[f.Name] = map[string]any{"type": "string",
+					"description": fmt.Sprintf("%s (%s). %s", uploadFile, strings.Join(dirs, ", "), f.Description)}
+			}
+		}
+	}
 	var desc strings.Builder
 	fmt.Fprintf(&desc, "%s.\n\n%s %s; kind %s; needs scope %s.", strings.TrimSuffix(op.Summary, "."), op.Method, op.Path, op.Kind, op.Scope)
 	if op.Output != "" {
@@ -101,6 +162,10 @@ func tool(op ops.Operation) *mcp.Tool {
 	}
 	if op.Body != nil {
 		desc.WriteString(" The JSON body goes in the argument body.")
+	}
+	if op.Form != nil {
+		desc.WriteString(" The form's fields go in the argument form; a file field takes the absolute path of a local " +
+			"file inside " + strings.Join(dirs, ", ") + ".")
 	}
 	if op.Kind == ops.Destructive {
 		in["properties"].(map[string]any)["confirm"] = map[string]any{"type": "string",
@@ -110,6 +175,22 @@ func tool(op ops.Operation) *mcp.Tool {
 			"and confirm set to it to act.", int(ConfirmFor/time.Minute))
 	}
 	if op.Name == "post-admin-topics" {
+		desc.WriteString(" PDF, image, audio, video: topicable Lms\\TopicTypes\\Models\\TopicContent\\PDF (.pdf), Image (.png " +
+			".jpg .jpeg .gif .webp .svg), Audio (.mp3 .ogg) or Video (.mp4 .ogg .webm .mov) with file, the absolute path of " +
+			"the local file")
+		if len(dirs) > 0 {
+			desc.WriteString(" inside " + strings.Join(dirs, ", ") + " (the topic is then sent as form data); the same file " +
+				"field takes an interactive .zip or a LiaScript .md or .zip")
+		} else {
+			desc.WriteString(", which this server does not offer: it was started without a directory to upload from")
+		}
+		desc.WriteString(". A video may instead be on a video site: videoSiteUrl. An uploaded video is transcoded in the " +
+			"background: read get-admin-operations-operation with operation video:<topic id> until it is ready or failed.")
+		desc.WriteString(" Embedded URL: topicable Lms\\TopicTypes\\Models\\TopicContent\\OEmbed with url, the page of an oEmbed provider.")
+		desc.WriteString(" Project: topicable Lms\\TopicTypeProject\\Models\\Project with instructions (Markdown), accept " +
+			"(extensions) and max_size (bytes).")
+		desc.WriteString(" H5P: upload the .h5p with post-h5p-contents-upload first, then topicable " +
+			"Lms\\TopicTypes\\Models\\TopicContent\\H5P with content_id, the contentId it answered.")
 		desc.WriteString(" Rich text: topicable Lms\\TopicTypes\\Models\\TopicContent\\RichText with html (sanitised) or markdown.")
 		desc.WriteString(" Layout: topicable Lms\\TopicTypes\\Models\\TopicContent\\Layout with document, a list of nodes " +
 			"{component, props, id?} of the approved components only, and fallback, Markdown for clients that do not " +
@@ -158,8 +239,21 @@ func tool(op ops.Operation) *mcp.Tool {
 func (t *tools) handler(op ops.Operation) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		in, confirm, canonical, err := toolInput(op, req.Params.Arguments)
+		var form map[string]any
+		if op.Form != nil {
+			// The form's fields travel in Body until here.
+			form, in.Body = in.Body, nil
+		}
 		if err == nil {
 			err = Check(op, in)
+		}
+		var files map[string]string
+		if err == nil {
+			if op.Form != nil {
+				files, err = t.files(op, form)
+			} else {
+				files, err = t.files(op, in.Body)
+			}
 		}
 		if err != nil {
 			return failed(err), nil
@@ -172,7 +266,15 @@ func (t *tools) handler(op ops.Operation) mcp.ToolHandler {
 				return failed(err), nil
 			}
 		}
-		res, err := t.caller.Call(ctx, op, in)
+		var res Result
+		switch {
+		case op.Form != nil:
+			res, err = t.caller.CallForm(ctx, op, in, form, files)
+		case files != nil:
+			res, err = sendWithFile(ctx, t.caller, in.Body, files["file"])
+		default:
+			res, err = t.caller.Call(ctx, op, in)
+		}
 		if err != nil {
 			return failed(err), nil
 		}
@@ -182,6 +284,42 @@ func (t *tools) handler(op ops.Operation) mcp.ToolHandler {
 		}
 		return answer(out, false), nil
 	}
+}
+
+// files takes the file fields out of an upload tool's form, or the file
+// out of a topic's body (a topic of a local file is sent as form data),
+// each checked against the allowed directories; nil when there is none.
+func (t *tools) files(op ops.Operation, fields map[string]any) (map[string]string, error) {
+	var names []string
+	for _, f := range op.FormFields() {
+		if f.File {
+			names = append(names, f.Name)
+		}
+	}
+	if op.Name == "post-admin-topics" {
+		names = []string{"file"}
+	}
+	var files map[string]string
+	for _, name := range names {
+		v, ok := fields[name]
+		if !ok {
+			continue
+		}
+		if len(t.dirs) == 0 {
+			return nil, usagef("%s: %s: lmsctl mcp was started without a directory to upload from (--upload-from)", op.Name, name)
+		}
+		path, _ := v.(string)
+		real, err := t.localFile(name, path)
+		if err != nil {
+			return nil, err
+		}
+		if files == nil {
+			files = map[string]string{}
+		}
+		files[name] = real
+		delete(fields, name)
+	}
+	return files, nil
 }
 
 // toolInput splits a tool's arguments into the operation's input, the
@@ -208,10 +346,10 @@ func toolInput(op ops.Operation, raw json.RawMessage) (Input, string, string, er
 	canonical, _ := json.Marshal(args) // map keys are sorted
 	in := Input{Params: map[string]string{}}
 	for k, v := range args {
-		if k == "body" && op.Body != nil {
+		if (k == "body" && op.Body != nil) || (k == "form" && op.Form != nil) {
 			b, ok := v.(map[string]any)
 			if !ok {
-				return Input{}, "", "", usagef("%s: body must be a JSON object", op.Name)
+				return Input{}, "", "", usagef("%s: %s must be a JSON object", op.Name, k)
 			}
 			in.Body = b
 			continue
@@ -342,8 +480,17 @@ func (a *app) mcp(args []string) error {
 	fs.BoolVar(&p.AllowWrite, "allow-write", false, "offer every write tool")
 	allow := fs.String("allow", "", "offer these write tools (names separated by commas)")
 	fs.BoolVar(&p.AllowDestructive, "allow-destructive", false, "offer destructive tools (each call needs a confirmation round)")
+	uploadFrom := fs.String("upload-from", "", "offer the upload tools, reading files only inside these directories (separated by commas)")
 	if err := a.parse(fs, args); err != nil {
 		return err
+	}
+	if *uploadFrom != "" {
+		for _, d := range strings.Split(*uploadFrom, ",") {
+			if _, err := realDir(strings.TrimSpace(d)); err != nil {
+				return usagef("--upload-from: %v", err)
+			}
+			p.UploadFrom = append(p.UploadFrom, strings.TrimSpace(d))
+		}
 	}
 	if *allow != "" {
 		for _, n := range strings.Split(*allow, ",") {

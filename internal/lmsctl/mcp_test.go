@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,7 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/lmsctl"
+	"github.com/lms-platform/lms/internal/lmsctl/lmsctltest"
 )
 
 // connect starts lmsctl's MCP server for a scoped token of the tenant's
@@ -20,7 +23,8 @@ import (
 func connect(t *testing.T, env *apitest.Env, policy lmsctl.ToolPolicy, now func() time.Time) *mcp.ClientSession {
 	t.Helper()
 	admin := env.As("admin")
-	res := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "agent", "scopes": []string{"courses:write"}})
+	res := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "agent",
+		"scopes": []string{"courses:write", "h5p:write", "settings:write"}})
 	caller := &lmsctl.Caller{Client: env.Client(env.Host, res.String("data.token"))}
 	server := lmsctl.NewMCPServer(caller, policy, now)
 	ctx := context.Background()
@@ -119,9 +123,26 @@ func TestMCPToolGates(t *testing.T) {
 		!strings.Contains(d, "get-admin-layout-components") || !strings.Contains(d, "hints") || !strings.Contains(d, "GiftQuiz") {
 		t.Fatalf("topic creation tool without the layout rules: %s", d)
 	}
-	// Uploads read local files: never a tool.
-	if tools["post-admin-topics-topic-id-resources"] != nil || tools["post-admin-users-id-avatar"] != nil {
+	// Uploads read local files: no tool without a directory allowed, and
+	// no topic of a local file either.
+	if tools["post-admin-topics-topic-id-resources"] != nil || tools["post-admin-users-id-avatar"] != nil || tools["post-admin-scorm-upload"] != nil {
 		t.Fatal("an upload is offered as a tool")
+	}
+	cs = connect(t, env, lmsctl.ToolPolicy{AllowWrite: true}, nil)
+	refused := call(t, cs, "post-admin-topics", map[string]any{"body": map[string]any{"lesson": 1, "title": "Notes",
+		"topicable": `Lms\TopicTypes\Models\TopicContent\PDF`, "file": "/etc/hostname"}}, true)
+	if refused["error"].(map[string]any)["code"] != "USAGE" {
+		t.Fatalf("a topic of a local file without --upload-from: %v", refused)
+	}
+	// With a directory, the uploads are tools whose file fields take paths.
+	dir := t.TempDir()
+	up := listTools(t, connect(t, env, lmsctl.ToolPolicy{AllowWrite: true, UploadFrom: []string{dir}}, nil))["post-admin-scorm-upload"]
+	if up == nil || up.Annotations.ReadOnlyHint || !strings.Contains(up.Description, dir) {
+		t.Fatalf("post-admin-scorm-upload with --upload-from: %+v", up)
+	}
+	schema, _ := json.Marshal(up.InputSchema)
+	if !strings.Contains(string(schema), `"form"`) || !strings.Contains(string(schema), "absolute path") || strings.Contains(string(schema), "binary") {
+		t.Fatalf("upload input schema: %s", schema)
 	}
 	tools = listTools(t, connect(t, env, lmsctl.ToolPolicy{AllowDestructive: true}, nil))
 	del := tools["delete-admin-courses-id"]
@@ -129,90 +150,119 @@ func TestMCPToolGates(t *testing.T) {
 		!strings.Contains(del.Description, "confirmationToken") {
 		t.Fatalf("delete-admin-courses-id: %+v", del)
 	}
-	schema, _ := json.Marshal(del.InputSchema)
+	schema, _ = json.Marshal(del.InputSchema)
 	if !strings.Contains(string(schema), `"confirm"`) || !strings.Contains(string(schema), `"id"`) {
 		t.Fatalf("input schema: %s", schema)
 	}
 }
 
+// TestMCPAuthoringAndConfirmation: an agent authors the course of the
+// command-line script (a lesson with one topic of every type, uploads
+// read from the directories allowed), assigns a learner and deletes the
+// course through the confirmation round.
 func TestMCPAuthoringAndConfirmation(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-		cs := connect(t, env, lmsctl.ToolPolicy{AllowWrite: true, AllowDestructive: true}, func() time.Time { return now })
+	lmsctltest.NeedFFmpeg(t)
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) { mcpAuthoring(t, lmsctltest.Server(t, backend)) })
+	}
+}
 
-		created := call(t, cs, "post-admin-courses", map[string]any{"body": map[string]any{"title": "Agent course"}}, false)
-		courseID := created["data"].(map[string]any)["id"].(float64)
-		lesson := call(t, cs, "post-admin-lessons", map[string]any{"body": map[string]any{"course_id": courseID, "title": "Agent lesson"}}, false)
-		lessonID := lesson["data"].(map[string]any)["id"].(float64)
-		call(t, cs, "post-admin-topics", map[string]any{"body": map[string]any{"lesson": lessonID, "title": "Agent topic",
-			"topicable": `Lms\TopicTypes\Models\TopicContent\RichText`, "html": "<p>Hello</p>"}}, false)
-		program := call(t, cs, "get-admin-courses-course-program", map[string]any{"course": courseID}, false)
-		raw, _ := json.Marshal(program)
-		if !strings.Contains(string(raw), "Agent lesson") || !strings.Contains(string(raw), "Agent topic") {
-			t.Fatalf("program: %s", raw)
-		}
-		page := call(t, cs, "get-admin-courses", map[string]any{"title": "Agent"}, false)
-		if page["meta"].(map[string]any)["total"] != float64(1) {
-			t.Fatalf("list: %v", page)
-		}
+func mcpAuthoring(t *testing.T, env *apitest.Env) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	files := t.TempDir()
+	uploads := []string{files}
+	for _, f := range []string{"h5p/hub/H5P.TrueFalse.h5p", "scorm/RuntimeBasicCalls_SCORM12.zip", "cmi5/single_au_basic_responsive.zip"} {
+		uploads = append(uploads, filepath.Dir(fixtures.Path(t, f)))
+	}
+	cs := connect(t, env, lmsctl.ToolPolicy{AllowWrite: true, AllowDestructive: true, UploadFrom: uploads}, func() time.Time { return now })
 
-		// Bad arguments fail before any request.
-		bad := call(t, cs, "get-admin-courses-id", map[string]any{"id": courseID, "extra": 1}, true)
-		if bad["error"].(map[string]any)["code"] != "USAGE" {
-			t.Fatalf("unknown argument: %v", bad)
+	created := call(t, cs, "post-admin-courses", map[string]any{"body": map[string]any{"title": "Agent course", "status": "published"}}, false)
+	courseID := created["data"].(map[string]any)["id"].(float64)
+	lesson := call(t, cs, "post-admin-lessons", map[string]any{"body": map[string]any{"course_id": courseID, "title": "Agent lesson"}}, false)
+	lessonID := lesson["data"].(map[string]any)["id"].(float64)
+	titles := authorEveryType(t, cs, lessonID, files)
+	program := call(t, cs, "get-admin-courses-course-program", map[string]any{"course": courseID}, false)
+	var lessons struct {
+		Data struct {
+			Lessons []struct {
+				Title  string `json:"title"`
+				Topics []struct {
+					Title string `json:"title"`
+				} `json:"topics"`
+			} `json:"lessons"`
+		} `json:"data"`
+	}
+	raw, _ := json.Marshal(program)
+	if err := json.Unmarshal(raw, &lessons); err != nil || len(lessons.Data.Lessons) != 1 ||
+		lessons.Data.Lessons[0].Title != "Agent lesson" || len(lessons.Data.Lessons[0].Topics) != len(titles) {
+		t.Fatalf("program: %s", raw)
+	}
+	for i, topic := range lessons.Data.Lessons[0].Topics {
+		if topic.Title != titles[i] {
+			t.Fatalf("program: topic %d is %q, want %q", i, topic.Title, titles[i])
 		}
-		call(t, cs, "post-admin-lessons", map[string]any{"body": map[string]any{"title": "No course"}}, true)
+	}
+	page := call(t, cs, "get-admin-courses", map[string]any{"title": "Agent"}, false)
+	if page["meta"].(map[string]any)["total"] != float64(1) {
+		t.Fatalf("list: %v", page)
+	}
 
-		// A destructive call whose path has no read shows its parent's:
-		// taking a learner off the course shows the course's assignments.
-		learner := env.NewUser("student")
-		call(t, cs, "post-admin-courses-id-access", map[string]any{"id": courseID, "body": map[string]any{"users": []any{map[string]any{"id": learner.ID}}}}, false)
-		remove := call(t, cs, "post-admin-courses-id-access-remove", map[string]any{"id": courseID, "body": map[string]any{"users": []any{learner.ID}}}, false)
-		shown, _ := json.Marshal(remove["wouldDestroy"])
-		if remove["confirmationRequired"] != true || !strings.Contains(string(shown), fmt.Sprintf(`"id":%d`, learner.ID)) {
-			t.Fatalf("access-remove preview: %s", shown)
-		}
+	// Bad arguments fail before any request.
+	bad := call(t, cs, "get-admin-courses-id", map[string]any{"id": courseID, "extra": 1}, true)
+	if bad["error"].(map[string]any)["code"] != "USAGE" {
+		t.Fatalf("unknown argument: %v", bad)
+	}
+	call(t, cs, "post-admin-lessons", map[string]any{"body": map[string]any{"title": "No course"}}, true)
 
-		// First call: nothing happens; the answer shows the course and a token.
-		args := map[string]any{"id": courseID}
-		first := call(t, cs, "delete-admin-courses-id", args, false)
-		token, _ := first["confirmationToken"].(string)
-		target := first["wouldDestroy"].(map[string]any)
-		if first["confirmationRequired"] != true || token == "" || target["current"].(map[string]any)["title"] != "Agent course" ||
-			first["expiresAt"] != "2026-11-27T12:02:00Z" {
-			t.Fatalf("first call: %v", first)
-		}
-		call(t, cs, "get-admin-courses-id", args, false)
+	// A destructive call whose path has no read shows its parent's:
+	// taking a learner off the course shows the course's assignments.
+	learner := env.NewUser("student")
+	call(t, cs, "post-admin-courses-id-access", map[string]any{"id": courseID, "body": map[string]any{"users": []any{map[string]any{"id": learner.ID}}}}, false)
+	remove := call(t, cs, "post-admin-courses-id-access-remove", map[string]any{"id": courseID, "body": map[string]any{"users": []any{learner.ID}}}, false)
+	shown, _ := json.Marshal(remove["wouldDestroy"])
+	if remove["confirmationRequired"] != true || !strings.Contains(string(shown), fmt.Sprintf(`"id":%d`, learner.ID)) {
+		t.Fatalf("access-remove preview: %s", shown)
+	}
 
-		refused := func(args map[string]any) {
-			t.Helper()
-			out := call(t, cs, "delete-admin-courses-id", args, true)
-			if out["error"].(map[string]any)["code"] != "CONFIRMATION_INVALID" {
-				t.Fatalf("refusal: %v", out)
-			}
-			call(t, cs, "get-admin-courses-id", map[string]any{"id": courseID}, false)
-		}
-		// Bound to the arguments, the tool, and its two minutes.
-		refused(map[string]any{"id": courseID + 1000, "confirm": token})
-		refused(map[string]any{"id": courseID, "confirm": token + "0"})
-		now = now.Add(ConfirmWindow + time.Second)
-		refused(map[string]any{"id": courseID, "confirm": token})
+	// First call: nothing happens; the answer shows the course and a token.
+	args := map[string]any{"id": courseID}
+	first := call(t, cs, "delete-admin-courses-id", args, false)
+	token, _ := first["confirmationToken"].(string)
+	target := first["wouldDestroy"].(map[string]any)
+	if first["confirmationRequired"] != true || token == "" || target["current"].(map[string]any)["title"] != "Agent course" ||
+		first["expiresAt"] != "2026-11-27T12:02:00Z" {
+		t.Fatalf("first call: %v", first)
+	}
+	call(t, cs, "get-admin-courses-id", args, false)
 
-		token = call(t, cs, "delete-admin-courses-id", args, false)["confirmationToken"].(string)
-		done := call(t, cs, "delete-admin-courses-id", map[string]any{"id": courseID, "confirm": token}, false)
-		if _, ok := done["data"]; !ok {
-			t.Fatalf("confirmed call: %v", done)
-		}
-		gone := call(t, cs, "get-admin-courses-id", args, true)
-		if gone["error"].(map[string]any)["code"] != "NOT_FOUND" {
-			t.Fatalf("after delete: %v", gone)
-		}
-		// A token acts once.
-		out := call(t, cs, "delete-admin-courses-id", map[string]any{"id": courseID, "confirm": token}, true)
+	refused := func(args map[string]any) {
+		t.Helper()
+		out := call(t, cs, "delete-admin-courses-id", args, true)
 		if out["error"].(map[string]any)["code"] != "CONFIRMATION_INVALID" {
-			t.Fatalf("reused token: %v", out)
+			t.Fatalf("refusal: %v", out)
 		}
-	})
+		call(t, cs, "get-admin-courses-id", map[string]any{"id": courseID}, false)
+	}
+	// Bound to the arguments, the tool, and its two minutes.
+	refused(map[string]any{"id": courseID + 1000, "confirm": token})
+	refused(map[string]any{"id": courseID, "confirm": token + "0"})
+	now = now.Add(ConfirmWindow + time.Second)
+	refused(map[string]any{"id": courseID, "confirm": token})
+
+	token = call(t, cs, "delete-admin-courses-id", args, false)["confirmationToken"].(string)
+	done := call(t, cs, "delete-admin-courses-id", map[string]any{"id": courseID, "confirm": token}, false)
+	if _, ok := done["data"]; !ok {
+		t.Fatalf("confirmed call: %v", done)
+	}
+	gone := call(t, cs, "get-admin-courses-id", args, true)
+	if gone["error"].(map[string]any)["code"] != "NOT_FOUND" {
+		t.Fatalf("after delete: %v", gone)
+	}
+	// A token acts once.
+	out := call(t, cs, "delete-admin-courses-id", map[string]any{"id": courseID, "confirm": token}, true)
+	if out["error"].(map[string]any)["code"] != "CONFIRMATION_INVALID" {
+		t.Fatalf("reused token: %v", out)
+	}
 }
 
 const ConfirmWindow = lmsctl.ConfirmFor

@@ -1,0 +1,94 @@
+package lmsctl_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/lmsctl"
+)
+
+// session runs lmsctl in process, as one user at one machine: every run
+// shares its configuration directory, so a login holds for the runs
+// after it.
+type session struct {
+	t   *testing.T
+	dir string
+	// tty says standard error is a terminal (progress bars are drawn).
+	tty bool
+}
+
+func newSession(t *testing.T, tty bool) *session {
+	return &session{t: t, dir: t.TempDir(), tty: tty}
+}
+
+// env is the process environment of one run.
+func (s *session) env(stdin string, out, errOut *bytes.Buffer, args ...string) lmsctl.Env {
+	return lmsctl.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: out, Stderr: errOut, StderrTTY: s.tty,
+		Getenv: func(k string) string {
+			if k == lmsctl.ConfigDirEnv {
+				return s.dir
+			}
+			return ""
+		}}
+}
+
+// run runs one command and returns its exit code, standard output and
+// standard error.
+func (s *session) run(stdin string, args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := lmsctl.Main(context.Background(), s.env(stdin, &out, &errOut, args...))
+	return code, out.String(), errOut.String()
+}
+
+// login logs the session in to env's tenant with token.
+func (s *session) login(env *apitest.Env, token string) {
+	s.t.Helper()
+	if code, _, errOut := s.run(token, "login", "--token", "--server", env.HTTP.URL, "--host", env.Host); code != 0 {
+		s.t.Fatalf("login: exit %d: %s", code, errOut)
+	}
+}
+
+// loggedIn is a session logged in with a new token of env's admin
+// holding scopes.
+func loggedIn(t *testing.T, env *apitest.Env, tty bool, scopes ...string) *session {
+	t.Helper()
+	s := newSession(t, tty)
+	s.login(env, env.Call(t, 201, "POST", "/api/auth/tokens", env.As("admin").Token,
+		map[string]any{"name": "cli", "scopes": scopes}).String("data.token"))
+	return s
+}
+
+// failure is the error lmsctl printed last on standard error (progress
+// lines may come before it).
+type failure struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
+}
+
+func lastFailure(t *testing.T, errOut string) failure {
+	t.Helper()
+	trimmed := strings.TrimRight(errOut, "\n")
+	var f struct {
+		Error failure `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(trimmed[strings.LastIndex(trimmed, "\n")+1:]), &f); err != nil || f.Error.Code == "" {
+		t.Fatalf("standard error holds no failure: %q", errOut)
+	}
+	return f.Error
+}
+
+// courseWithLesson makes a course with one lesson over the API and
+// returns the lesson's id.
+func courseWithLesson(t *testing.T, env *apitest.Env) string {
+	t.Helper()
+	admin := env.As("admin").Token
+	course := env.Call(t, 201, "POST", "/api/admin/courses", admin, map[string]any{"title": "Course"}).Number("data.id")
+	lesson := env.Call(t, 201, "POST", "/api/admin/lessons", admin, map[string]any{"course_id": course, "title": "Lesson"})
+	return fmt.Sprint(int64(lesson.Number("data.id")))
+}
