@@ -3,112 +3,32 @@ package media_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"os/exec"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/queue"
+	"github.com/lms-platform/lms/internal/queue/queuetest"
 	"github.com/lms-platform/lms/internal/server"
 )
 
-// The test binary doubles as a worker process: with workerConfig set it
-// opens the platform of that configuration (JSON of config.Config) and
-// runs only the job queue, on the system clock, until it is killed.
-const (
-	workerConfig = "LMS_TEST_WORKER_CONFIG"
-	workerTemp   = "LMS_TEST_WORKER_TMP"
-)
+// workerTemp names the work directory of a worker process's transcodings.
+const workerTemp = "LMS_TEST_WORKER_TMP"
 
 // workerLease is the lease of the worker process: renewed every 20 s, so
 // a killed worker's job is held for at most this long.
 const workerLease = time.Minute
 
+// TestMain makes the test binary a worker process when queuetest.Start
+// runs it.
 func TestMain(m *testing.M) {
-	if raw := os.Getenv(workerConfig); raw != "" {
-		os.Exit(runWorker(raw))
-	}
-	os.Exit(m.Run())
-}
-
-func runWorker(raw string) int {
-	var cfg config.Config
-	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "worker: config:", err)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := server.New(ctx, &cfg, server.Options{Logger: log, NoDispatch: true})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "worker: start:", err)
-		return 2
-	}
-	defer s.Close()
-	s.Videos.TempDir = os.Getenv(workerTemp)
-	s.Queue.Lease = workerLease
-	s.Queue.Poll = 50 * time.Millisecond
-	fmt.Fprintln(os.Stderr, "worker: running")
-	s.Queue.Run(ctx)
-	return 0
-}
-
-// workerProcess is a worker running in a process of its own.
-type workerProcess struct {
-	cmd    *exec.Cmd
-	stderr bytes.Buffer
-	// exited receives the process's end once.
-	exited chan error
-}
-
-// startWorker runs a worker process on env's platform, in a process group
-// of its own so that killing the group kills its ffmpeg too, as a crash of
-// the machine or container would.
-func startWorker(t *testing.T, env *apitest.Env) *workerProcess {
-	t.Helper()
-	raw, err := json.Marshal(env.Server.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &workerProcess{cmd: exec.Command(os.Args[0], "-test.run=^$"), exited: make(chan error, 1)}
-	w.cmd.Env = append(os.Environ(), workerConfig+"="+string(raw), workerTemp+"="+t.TempDir())
-	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	w.cmd.Stderr, w.cmd.Stdout = &w.stderr, io.Discard
-	if err := w.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { w.exited <- w.cmd.Wait() }()
-	t.Cleanup(func() {
-		syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
-		select {
-		case <-w.exited:
-		case <-time.After(10 * time.Second):
-		}
+	queuetest.Main(m, func(s *server.Server) {
+		s.Videos.TempDir = os.Getenv(workerTemp)
+		s.Queue.Lease = workerLease
+		s.Queue.Poll = 50 * time.Millisecond
 	})
-	return w
-}
-
-// kill ends the worker's process group with SIGKILL and waits for it.
-func (w *workerProcess) kill(t *testing.T) {
-	t.Helper()
-	if err := syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	err := <-w.exited
-	w.exited <- err // for the clean-up
-	if ws, ok := w.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("the worker was not killed: %v\n%s", err, w.stderr.String())
-	}
 }
 
 // A worker process killed (SIGKILL) while ffmpeg transcodes does not lose
@@ -126,17 +46,15 @@ func TestKilledWorkerLosesNoJob(t *testing.T) {
 		topic := int64(uploadVideo(t, env, admin.Token, c.lesson, "clip.mp4", clip).Number("data.id"))
 		key := "video:" + strconv.FormatInt(topic, 10)
 
-		worker := startWorker(t, env)
+		worker := queuetest.Start(t, env, workerTemp+"="+t.TempDir())
 		// Wait until the worker process is transcoding: the state says
 		// processing with some progress.
 		tag := env.Call(t, 200, "GET", "/api/admin/operations/"+key, admin.Token, nil).Header.Get("ETag")
 		for {
 			res := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/operations/" + key + "?wait=30", Token: admin.Token,
 				Headers: map[string]string{"If-None-Match": tag}})
-			select {
-			case err := <-worker.exited:
-				t.Fatalf("the worker stopped: %v\n%s", err, worker.stderr.String())
-			default:
+			if exited, err := worker.Exited(); exited {
+				t.Fatalf("the worker stopped: %v\n%s", err, worker.Log())
 			}
 			if res.Status == 304 {
 				continue
@@ -153,7 +71,7 @@ func TestKilledWorkerLosesNoJob(t *testing.T) {
 				break
 			}
 		}
-		worker.kill(t)
+		worker.Kill(t)
 
 		tn, release := env.OpenTenant(env.Tenant)
 		defer release()
