@@ -7,12 +7,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/media"
+	"github.com/lms-platform/lms/internal/media/mediatest"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/queue/queuetest"
 	"github.com/lms-platform/lms/internal/server"
 )
 
@@ -53,12 +54,7 @@ func operation(t *testing.T, env *apitest.Env, admin string, id int64, wait int)
 // transcoded by the job queue to HLS at two qualities, so they play with
 // no network: no topic points to a video site any more.
 func TestDemoFilmsAreTranscoded(t *testing.T) {
-	if err := media.FindFFmpeg().Missing(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	mediatest.NeedFFmpeg(t)
 	each(t, true, "", func(t *testing.T, env *apitest.Env, _ platform.Record) {
 		admin, _ := env.Login(demoHost, "admin@"+demoHost, "admin-password")
 		films := videoTopics(t, env, admin)
@@ -82,14 +78,7 @@ func TestDemoFilmsAreTranscoded(t *testing.T) {
 				t.Fatalf("the film of %d lacks picture or sound:\n%s", id, probe)
 			}
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			env.Server.Queue.Run(ctx)
-		}()
-		defer func() { cancel(); wg.Wait() }()
+		queuetest.Run(t, env.Server.Queue)
 		for id := range films {
 			var op *apitest.Response
 			for op == nil || op.Get("data.done") != true {

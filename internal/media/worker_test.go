@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/media/mediatest"
 	"github.com/lms-platform/lms/internal/queue"
 	"github.com/lms-platform/lms/internal/queue/queuetest"
 	"github.com/lms-platform/lms/internal/server"
@@ -36,8 +37,7 @@ func TestMain(m *testing.M) {
 // then a worker of another process (here the test's own server, on its
 // fake clock) takes it up and finishes it.
 func TestKilledWorkerLosesNoJob(t *testing.T) {
-	needFFmpeg(t)
-	clip := makeVideo(t, 40)
+	clip := mediatest.MP4(t, 40)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		setVideo(t, env, admin.Token, true, []any{
@@ -50,27 +50,15 @@ func TestKilledWorkerLosesNoJob(t *testing.T) {
 		// Wait until the worker process is transcoding: the state says
 		// processing with some progress.
 		tag := env.Call(t, 200, "GET", "/api/admin/operations/"+key, admin.Token, nil).Header.Get("ETag")
-		for {
-			res := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/operations/" + key + "?wait=30", Token: admin.Token,
-				Headers: map[string]string{"If-None-Match": tag}})
-			if exited, err := worker.Exited(); exited {
-				t.Fatalf("the worker stopped: %v\n%s", err, worker.Log())
-			}
-			if res.Status == 304 {
-				continue
-			}
-			if res.Status != 200 {
-				t.Fatalf("operation: %d %s", res.Status, res.Body)
-			}
-			tag = res.Header.Get("ETag")
-			if res.Get("data.done") == true {
-				t.Fatalf("the video was done before the worker could be killed: %s", res.Body)
-			}
-			if res.String("data.state") == "processing" && res.Number("data.progress") > 0 {
-				t.Logf("killing the worker at %v%%", res.Number("data.progress"))
-				break
-			}
+		res, seen := awaitUntil(t, env, admin.Token, topic, tag, func(res *apitest.Response) bool {
+			return res.Get("data.done") == true || res.String("data.state") == "processing" && res.Number("data.progress") > 0
+		})
+		if exited, err := worker.Exited(); exited || res.Get("data.done") == true {
+			t.Fatalf("the video was done before the worker could be killed (%v, exited %v: %v): %s\n%s",
+				seen, exited, err, res.Body, worker.Log())
 		}
+		tag = res.Header.Get("ETag")
+		t.Logf("killing the worker at %v%%", res.Number("data.progress"))
 		worker.Kill(t)
 
 		tn, release := env.OpenTenant(env.Tenant)
@@ -85,7 +73,7 @@ func TestKilledWorkerLosesNoJob(t *testing.T) {
 		}
 		// The lease was set on the system clock; move the test's clock past it.
 		env.Clock.Advance(max(time.Since(env.Clock.Now()), 0) + workerLease + time.Second)
-		runQueue(t, env)
+		queuetest.Run(t, env.Server.Queue)
 		done, seen := await(t, env, admin.Token, topic, tag)
 		if done.String("data.state") != "ready" {
 			t.Fatalf("after the takeover: %v %s", seen, done.Body)

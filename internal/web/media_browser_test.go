@@ -2,9 +2,7 @@ package web
 
 import (
 	"context"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +11,8 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
 	"github.com/lms-platform/lms/internal/config"
-	"github.com/lms-platform/lms/internal/media"
+	"github.com/lms-platform/lms/internal/media/mediatest"
+	"github.com/lms-platform/lms/internal/queue/queuetest"
 	"github.com/lms-platform/lms/internal/server"
 )
 
@@ -21,12 +20,7 @@ import (
 // plays in Chromium with nothing but this machine: the demo student signs
 // in with one click, opens the video topic and its time runs.
 func TestDemoFilmPlaysInChromium(t *testing.T) {
-	if err := media.FindFFmpeg().Missing(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	mediatest.NeedFFmpeg(t)
 	env := apitest.New(t, "sqlite", apitest.Options{Configure: func(c *config.Config) {
 		c.Demo = config.Demo{Enabled: true, StudentEmail: "student@demo.test", TutorEmail: "tutor@demo.test",
 			AdminEmail: "admin@demo.test"}
@@ -53,11 +47,7 @@ func TestDemoFilmPlaysInChromium(t *testing.T) {
 	if film == 0 || course == 0 {
 		t.Fatalf("no film among the demo's topics: %s", topics.Body)
 	}
-	qctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); env.Server.Queue.Run(qctx) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	queuetest.Run(t, env.Server.Queue)
 	for {
 		op := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/operations/video:" + id(film) + "?wait=30",
 			Host: "demo.test", Token: admin})
@@ -77,12 +67,7 @@ func TestDemoFilmPlaysInChromium(t *testing.T) {
 	_, port, _ := strings.Cut(strings.TrimPrefix(f.srv.URL, "http://"), ":")
 	origin := "http://demo.test:" + port
 	bctx := browsertest.New(t, 3*time.Minute, browsertest.MapHosts("demo.test"))
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(bctx, actions...); err != nil {
-			t.Fatalf("%s: %v\n%s", what, err, browsertest.Show(bctx, `location.href + "\n" + document.body.innerText.slice(0, 2000)`))
-		}
-	}
+	run := browserRun(t, bctx)
 	run("demo sign-in", chromedp.Navigate(origin+"/login"),
 		chromedp.Click(`button[data-demo-role="student"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`a[href="/my"]`, chromedp.ByQuery))
@@ -104,29 +89,13 @@ func TestCertificateDownloadInChromium(t *testing.T) {
 	s := newStack(t, "sqlite", frontOptions{})
 	admin := s.env.As("admin").Token
 	learner := s.env.NewUser("student")
-	course := int64(s.env.Call(t, 201, "POST", "/api/admin/courses", admin, map[string]any{"title": "Knot tying",
-		"status": "published", "public": true}).Number("data.id"))
-	lesson := int64(s.env.Call(t, 201, "POST", "/api/admin/lessons", admin, map[string]any{"course_id": course,
-		"title": "Basics"}).Number("data.id"))
-	topic := int64(s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": lesson,
-		"title": "The reef knot", "topicable": richTextClass, "markdown": "Right over left."}).Number("data.id"))
-	s.must(req{method: "POST", path: "/learn/" + id(course) + "/" + id(topic) + "/complete", token: learner.Token}, 303)
-	s.env.DeliverEvents()
+	finishCourse(t, s, admin, learner)
 
 	_, port, _ := strings.Cut(strings.TrimPrefix(s.srv.URL, "http://"), ":")
 	origin := "http://" + s.env.Host + ":" + port
 	bctx := browsertest.New(t, 2*time.Minute, browsertest.MapHosts(s.env.Host))
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(bctx, actions...); err != nil {
-			t.Fatalf("%s: %v\n%s", what, err, browsertest.Show(bctx, `location.href + "\n" + document.body.innerText.slice(0, 2000)`))
-		}
-	}
-	run("sign in", chromedp.Navigate(origin+"/login"), chromedp.WaitVisible(`#email`, chromedp.ByID),
-		chromedp.SendKeys(`#email`, learner.Email, chromedp.ByID),
-		chromedp.SendKeys(`#password`, learner.Password, chromedp.ByID),
-		chromedp.Submit(`#password`, chromedp.ByID),
-		chromedp.WaitVisible(`a[href="/certificates"]`, chromedp.ByQuery))
+	run := browserRun(t, bctx)
+	run("sign in", signIn(origin, learner), chromedp.WaitVisible(`a[href="/certificates"]`, chromedp.ByQuery))
 	run("certificates", chromedp.Click(`a[href="/certificates"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`a[download][href^="/api/files/"]`, chromedp.ByQuery))
 	var got string
@@ -139,4 +108,23 @@ func TestCertificateDownloadInChromium(t *testing.T) {
 		t.Fatalf("the download link answers %q", got)
 	}
 	browsertest.Screenshot(t, bctx, "web-certificates")
+}
+
+// browserRun returns a runner of browser actions that fails the test with
+// where the page was.
+func browserRun(t *testing.T, bctx context.Context) func(what string, actions ...chromedp.Action) {
+	return func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(bctx, actions...); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, browsertest.Show(bctx, `location.href + "\n" + document.body.innerText.slice(0, 2000)`))
+		}
+	}
+}
+
+// signIn fills and sends the sign-in form at origin as u.
+func signIn(origin string, u *apitest.User) chromedp.Tasks {
+	return chromedp.Tasks{chromedp.Navigate(origin + "/login"), chromedp.WaitVisible(`#email`, chromedp.ByID),
+		chromedp.SendKeys(`#email`, u.Email, chromedp.ByID),
+		chromedp.SendKeys(`#password`, u.Password, chromedp.ByID),
+		chromedp.Submit(`#password`, chromedp.ByID)}
 }

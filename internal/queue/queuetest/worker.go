@@ -5,7 +5,6 @@
 package queuetest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,13 +13,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"sync"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/queue"
 	"github.com/lms-platform/lms/internal/server"
 )
 
@@ -64,10 +64,11 @@ const Running = "worker: running"
 
 // Worker is a worker process.
 type Worker struct {
-	cmd    *exec.Cmd
-	stderr syncBuffer
-	done   chan struct{}
-	err    error
+	cmd *exec.Cmd
+	// log is the file of the process's standard error.
+	log  string
+	done chan struct{}
+	err  error
 }
 
 // Start runs a worker process on env's platform with the extra
@@ -81,10 +82,16 @@ func Start(t testing.TB, env *apitest.Env, extraEnv ...string) *Worker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &Worker{cmd: exec.Command(os.Args[0], "-test.run=^$"), done: make(chan struct{})}
+	w := &Worker{cmd: exec.Command(os.Args[0], "-test.run=^$"), log: filepath.Join(t.TempDir(), "worker.log"),
+		done: make(chan struct{})}
 	w.cmd.Env = append(append(os.Environ(), configVar+"="+string(raw)), extraEnv...)
 	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	w.cmd.Stderr, w.cmd.Stdout = &w.stderr, io.Discard
+	logFile, err := os.Create(w.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close() // the process has its own copy
+	w.cmd.Stderr, w.cmd.Stdout = logFile, io.Discard
 	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +121,14 @@ func (w *Worker) Exited() (bool, error) {
 	}
 }
 
-// Log is what the process wrote to its standard error.
-func (w *Worker) Log() string { return w.stderr.String() }
+// Log is what the process wrote to its standard error so far.
+func (w *Worker) Log() string {
+	b, err := os.ReadFile(w.log)
+	if err != nil {
+		return "(the worker's log cannot be read: " + err.Error() + ")"
+	}
+	return string(b)
+}
 
 // Kill ends the process group with SIGKILL and waits for the process.
 func (w *Worker) Kill(t testing.TB) {
@@ -129,21 +142,17 @@ func (w *Worker) Kill(t testing.TB) {
 	}
 }
 
-// syncBuffer is a buffer written by the process's output copier and read
-// by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+// Run runs q's workers in this process until the test ends, as `lms
+// serve` does.
+func Run(t testing.TB, q *queue.Queue) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		q.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
 }
