@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/access"
@@ -181,8 +182,10 @@ func (s *Service) seedCourses(ctx context.Context, t *platform.Tenant, ids map[s
 		return err
 	}
 	defer api.PostAuthLogout(context.WithoutCancel(ctx))
-	if err := videoSettings(ctx, api); err != nil {
-		return err
+	if slices.ContainsFunc(missing, hasFilm) {
+		if err := videoSettings(ctx, api); err != nil {
+			return err
+		}
 	}
 	for _, c := range missing {
 		var packages []h5pPackage

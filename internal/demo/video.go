@@ -36,6 +36,19 @@ var thirdsFilm = &film{Make: media.ThirdsFilm, Seconds: 9,
 	Voice: "Watch the sun cross the sky. Where it meets the lines of thirds, " +
 		"the picture feels balanced. In the dead centre, it feels still."}
 
+// hasFilm reports whether the course has a film: seeding it turns
+// transcoding on.
+func hasFilm(c course) bool {
+	for _, l := range c.Lessons {
+		for _, tp := range l.Topics {
+			if tp.Film != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // videoSettings turns transcoding on for the demo's films (the films
 // are QuickTime files of JPEG frames, which browsers do not play as they
 // are) with two qualities: 240p at 400 kbit/s and 360p at 800 kbit/s.

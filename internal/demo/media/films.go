@@ -3,6 +3,7 @@ package media
 import (
 	"image"
 	"math"
+	"strconv"
 )
 
 // The demo's films: a few seconds each, 640 × 360 at 12 frames a second,
@@ -46,22 +47,10 @@ func drawProgress(c *Canvas, t float64) {
 	}
 	c.Rect(80, 230, 480, 28, grey)
 	c.Rect(80, 230, int(480*share), 28, blue)
-	c.CenteredText(320, 270, 2, percent(share)+" PERCENT DONE", ink)
+	c.CenteredText(320, 270, 2, strconv.Itoa(int(math.Round(share*100)))+" PERCENT DONE", ink)
 	if t >= 7 {
 		c.Rect(140, 300, 360, 44, green)
 		c.CenteredText(320, 314, 2, "LESSON COMPLETE!", white)
-	}
-}
-
-func percent(share float64) string {
-	n := int(math.Round(share * 100))
-	s := ""
-	for {
-		s = string(rune('0'+n%10)) + s
-		n /= 10
-		if n == 0 {
-			return s
-		}
 	}
 }
 
