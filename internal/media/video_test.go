@@ -2,6 +2,8 @@ package media_test
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"mime/multipart"
 	"os"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/media"
 	"github.com/lms-platform/lms/internal/media/mediatest"
 	"github.com/lms-platform/lms/internal/queue/queuetest"
 )
@@ -214,6 +217,50 @@ func TestCorruptVideoFailsAndOffKeepsOriginal(t *testing.T) {
 		}
 		if r := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/operations/quiz:1", Token: admin.Token}); r.Status != 422 {
 			t.Fatalf("an unknown operation: %d", r.Status)
+		}
+	})
+}
+
+// Without ffmpeg an upload waits: the job runs, finds no ffmpeg, and the
+// topic stays queued with the reason, as the health check says; once
+// ffmpeg is there the retry after the backoff transcodes it.
+func TestMissingFFmpegWaits(t *testing.T) {
+	clip := mediatest.MP4(t, 2)
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		setVideo(t, env, admin.Token, true, []any{})
+		installed := env.Server.Videos.FFmpeg
+		env.Server.Videos.FFmpeg = media.FFmpeg{} // as on a server without the package
+		c := newCourse(t, env, admin.Token)
+		topic := int64(uploadVideo(t, env, admin.Token, c.lesson, "clip.mp4", clip).Number("data.id"))
+		op := "/api/admin/operations/video:" + strconv.FormatInt(topic, 10)
+		if ran, err := env.Server.Queue.Work(context.Background()); !ran || err != nil {
+			t.Fatalf("the job did not run: %v %v", ran, err)
+		}
+		res := env.Call(t, 200, "GET", op, admin.Token, nil)
+		if res.String("data.state") != "queued" || res.Get("data.done") != false || res.String("data.error") != media.ErrMissing.Error() {
+			t.Fatalf("without ffmpeg: %s", res.Body)
+		}
+		health := env.Call(t, 200, "GET", "/api/health", "", nil)
+		if health.String("data.services.ffmpeg") != "missing" || health.Get("data.ok") != true ||
+			!strings.Contains(fmt.Sprint(health.Get("data.warnings")), "ffmpeg") {
+			t.Fatalf("health without ffmpeg: %s", health.Body)
+		}
+		// Installed: the next attempt, after the backoff, makes the video.
+		env.Server.Videos.FFmpeg = installed
+		if ran, _ := env.Server.Queue.Work(context.Background()); ran {
+			t.Fatal("the job ran again before its backoff")
+		}
+		env.Clock.Advance(30 * time.Second)
+		if ran, err := env.Server.Queue.Work(context.Background()); !ran || err != nil {
+			t.Fatalf("the retry did not run: %v %v", ran, err)
+		}
+		res = env.Call(t, 200, "GET", op, admin.Token, nil)
+		if res.String("data.state") != "ready" || res.String("data.error") != "" {
+			t.Fatalf("after installing ffmpeg: %s", res.Body)
+		}
+		if health := env.Call(t, 200, "GET", "/api/health", "", nil); health.String("data.services.ffmpeg") != "ok" {
+			t.Fatalf("health with ffmpeg: %s", health.Body)
 		}
 	})
 }
