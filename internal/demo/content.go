@@ -67,8 +67,8 @@ type topic struct {
 	// File makes the file of an image, PDF or audio topic.
 	File     func() []byte
 	FileName string
-	// VideoURL is the video site address of a video topic.
-	VideoURL string
+	// Film is the video of a video topic, made when the seed runs.
+	Film *film
 	// Accept lists the file types a project takes.
 	Accept string
 	// Quiz is the content of an H5P topic; FileName names its package.
@@ -81,10 +81,6 @@ type topic struct {
 	GIFT      []string
 	PassScore float64
 }
-
-// openMovie is Big Buck Bunny, the Blender Foundation's short film under
-// Creative Commons Attribution, on a video site.
-const openMovie = "https://www.youtube.com/watch?v=aqz-KE-bpKQ"
 
 // figure embeds a picture in rich text as a data URI, which the rich text
 // sanitiser keeps, so the text needs no other file. The sanitiser keeps
@@ -164,10 +160,11 @@ func gettingStarted() course {
 			{Title: "Try it yourself", Summary: "A video, a first piece of work to hand in and a quick check of what you learned.",
 				Duration: "15 min",
 				Topics: []topic{
-					{Kind: kindVideo, Title: "Watch: an open movie", Duration: "10 min", VideoURL: openMovie,
-						Summary: "Videos from video sites play right inside the topic. This one is Big Buck Bunny, " +
-							"a short film the Blender Foundation made with free software and shares under a " +
-							"Creative Commons licence."},
+					{Kind: kindVideo, Title: "Watch: how your progress grows", Duration: "1 min", Film: progressFilm,
+						FileName: "progress.mov",
+						Summary: "A short film with a voice-over: each topic you finish moves your progress bar. " +
+							"Uploaded videos are prepared for streaming at several qualities, and your browser " +
+							"picks the one your connection can carry. Play it to the end to complete the topic."},
 					{Kind: kindProject, Title: "Introduce yourself", Duration: "5 min", Accept: ".txt .md .pdf .docx .odt",
 						Summary: "Your first hand-in: a few lines about you.",
 						Markdown: "Write a few lines about yourself and hand them in as a file:\n\n" +
@@ -521,10 +518,11 @@ func photography() course {
 							"These are guides, not laws. Once you know them, break them on purpose: a subject in " +
 							"the exact centre can look calm and strong.",
 					},
-					{Kind: kindVideo, Title: "Study the framing of a short film", Duration: "10 min", VideoURL: openMovie,
-						Summary: "Watch the first two minutes of Big Buck Bunny, an open film by the Blender " +
-							"Foundation, and pause on three shots. Where is the main character in the frame? " +
-							"Where does the light come from? Which lines lead your eye?"},
+					{Kind: kindVideo, Title: "Watch: the rule of thirds in motion", Duration: "2 min", Film: thirdsFilm,
+						FileName: "rule-of-thirds.mov",
+						Summary: "The sun crosses a landscape under the grid of thirds. Pause where it meets a " +
+							"crossing of the lines, and again in the middle of the frame: which picture feels " +
+							"balanced, and which feels still? Where does the tree stand?"},
 				}},
 			{Title: "Practice", Summary: "Go out and take pictures.", Duration: "30 min",
 				Topics: []topic{

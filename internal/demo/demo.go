@@ -61,6 +61,10 @@ type Service struct {
 	// the reset call with InternalToken, as other parts do.
 	H5PURL        func() string
 	InternalToken string
+	// FFmpeg returns the path of ffmpeg, which speaks the voice-over of
+	// the demo's films; "" when it is missing (a chime instead). Read at
+	// each seed.
+	FFmpeg func() string
 }
 
 // On reports whether tenant rec runs in demo mode.

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/access"
@@ -181,6 +182,11 @@ func (s *Service) seedCourses(ctx context.Context, t *platform.Tenant, ids map[s
 		return err
 	}
 	defer api.PostAuthLogout(context.WithoutCancel(ctx))
+	if slices.ContainsFunc(missing, hasFilm) {
+		if err := videoSettings(ctx, api); err != nil {
+			return err
+		}
+	}
 	for _, c := range missing {
 		var packages []h5pPackage
 		if c.Title == exercisesCourse().Title {
@@ -225,6 +231,10 @@ func (s *Service) createCourse(ctx context.Context, api *client.Client, c course
 			return false, err
 		}
 		for _, tp := range l.Topics {
+			if tp.Film != nil {
+				f := tp.Film
+				tp.File = func() []byte { return s.movie(ctx, f) }
+			}
 			err := createTopic(ctx, api, les.ID, tp)
 			if err != nil && tp.Kind == kindH5P {
 				// As for the content directory's packages: an H5P service
@@ -267,9 +277,9 @@ func (s *Service) createCourse(ctx context.Context, api *client.Client, c course
 	return true, err
 }
 
-// createTopic creates one topic: JSON for text, video and projects,
-// multipart form data with the generated file (or H5P package) for the
-// others.
+// createTopic creates one topic: JSON for text, layouts, quizzes and
+// projects, multipart form data with the generated file (or H5P or SCORM
+// package) for the others.
 func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp topic) error {
 	body := client.PostAdminTopicsBody{Lesson: lessonID, Title: tp.Title, Summary: &tp.Summary, Duration: &tp.Duration,
 		Preview: &tp.Preview}
@@ -279,8 +289,6 @@ func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp top
 	switch tp.Kind {
 	case kindText:
 		body.Topicable, body.Markdown = richtext.Class, &tp.Markdown
-	case kindVideo:
-		body.Topicable, body.VideoSiteURL = file.Video().Class(), &tp.VideoURL
 	case kindProject:
 		body.Topicable, body.Instructions, body.Accept = project.Class, &tp.Markdown, &tp.Accept
 	case kindLayout:
@@ -297,6 +305,9 @@ func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp top
 		class = file.PDF().Class()
 	case kindAudio:
 		class = file.Audio().Class()
+	case kindVideo:
+		// Transcoded by the job queue like any uploaded video.
+		class = file.Video().Class()
 	case kindH5P:
 		// The package is made now and goes through the topics route like
 		// any uploaded package (see importPackage).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/media"
+	"github.com/lms-platform/lms/internal/media/mediatest"
 )
 
 // BenchmarkTranscode compares our transcoding of one upload (download
@@ -20,12 +21,12 @@ import (
 // file. It reports both in seconds per run, their ratio (the goal: at most
 // 1.10) and the load average, since the machine is shared.
 func BenchmarkTranscode(b *testing.B) {
-	needFFmpeg(b)
+	mediatest.NeedFFmpeg(b)
 	env := apitest.New(b, "sqlite", apitest.Options{})
 	tn, release := env.OpenTenant(env.Tenant)
 	defer release()
 	ctx := context.Background()
-	clip := makeVideo(b, 20)
+	clip := mediatest.MP4(b, 20)
 	key := "content/bench/clip.mp4"
 	if err := tn.Blob.Put(ctx, key, strings.NewReader(string(clip)), int64(len(clip)), "video/mp4"); err != nil {
 		b.Fatal(err)

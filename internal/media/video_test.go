@@ -3,51 +3,22 @@ package media_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"mime/multipart"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
+
 	"testing"
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/media"
+	"github.com/lms-platform/lms/internal/media/mediatest"
+	"github.com/lms-platform/lms/internal/queue/queuetest"
 )
 
 const videoClass = `Lms\TopicTypes\Models\TopicContent\Video`
-
-// needFFmpeg skips without ffmpeg, except under CI, where .ci/run installs it.
-func needFFmpeg(t testing.TB) {
-	t.Helper()
-	if err := media.FindFFmpeg().Missing(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-}
-
-// makeVideo has ffmpeg make a small MP4: a test picture of 640x360 and a
-// tone, seconds long.
-func makeVideo(t testing.TB, seconds int) []byte {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "clip.mp4")
-	cmd := exec.Command("ffmpeg", "-hide_banner", "-nostdin", "-y",
-		"-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration="+strconv.Itoa(seconds),
-		"-f", "lavfi", "-i", "sine=frequency=440:duration="+strconv.Itoa(seconds),
-		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg: %v\n%s", err, b)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
 
 type course struct{ id, lesson int64 }
 
@@ -81,21 +52,18 @@ func setVideo(t *testing.T, env *apitest.Env, token string, enable bool, bitrate
 		{"key": "lms_video.enable", "value": enable}, {"key": "lms_video.bitrates", "value": bitrates}}})
 }
 
-// runQueue runs the server's job queue until the test ends.
-func runQueue(t *testing.T, env *apitest.Env) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		env.Server.Queue.Run(ctx)
-	}()
-	t.Cleanup(func() { cancel(); wg.Wait() })
-}
-
 // await long-polls the operation, from the state of ETag tag, until it is
 // done, and returns every state it saw.
 func await(t *testing.T, env *apitest.Env, token string, topic int64, tag string) (last *apitest.Response, seen []string) {
+	t.Helper()
+	return awaitUntil(t, env, token, topic, tag, func(res *apitest.Response) bool { return res.Get("data.done") == true })
+}
+
+// awaitUntil long-polls the operation, from the state of ETag tag, until
+// a state it reads satisfies until (for at most three minutes), and
+// returns every state it saw, the last one whole.
+func awaitUntil(t *testing.T, env *apitest.Env, token string, topic int64, tag string,
+	until func(*apitest.Response) bool) (last *apitest.Response, seen []string) {
 	t.Helper()
 	path := "/api/admin/operations/video:" + strconv.FormatInt(topic, 10) + "?wait=20"
 	deadline := time.Now().Add(3 * time.Minute)
@@ -114,11 +82,11 @@ func await(t *testing.T, env *apitest.Env, token string, topic int64, tag string
 			state += ":" + strconv.Itoa(int(res.Number("data.progress")))
 		}
 		seen = append(seen, state)
-		if res.Get("data.done") == true {
+		if until(res) {
 			return res, seen
 		}
 	}
-	t.Fatalf("the operation did not finish; saw %v", seen)
+	t.Fatalf("the operation did not get there; saw %v", seen)
 	return nil, nil
 }
 
@@ -126,8 +94,7 @@ func await(t *testing.T, env *apitest.Env, token string, topic int64, tag string
 // bitrates, a poster and its duration; its playlists are served through
 // signed links that sign what they name.
 func TestVideoTranscodedToHLS(t *testing.T) {
-	needFFmpeg(t)
-	clip := makeVideo(t, 6)
+	clip := mediatest.MP4(t, 6)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		setVideo(t, env, admin.Token, true, []any{
@@ -150,7 +117,7 @@ func TestVideoTranscodedToHLS(t *testing.T) {
 		if same.Status != 304 {
 			t.Fatalf("unchanged state: %d", same.Status)
 		}
-		runQueue(t, env)
+		queuetest.Run(t, env.Server.Queue)
 		done, seen := await(t, env, admin.Token, topic, first.Header.Get("ETag"))
 		if done.String("data.state") != "ready" || !strings.HasPrefix(seen[0], "processing:") {
 			t.Fatalf("states %v, last %s", seen, done.Body)
@@ -217,8 +184,7 @@ func TestVideoTranscodedToHLS(t *testing.T) {
 // A file that claims to be a video but is not one fails cleanly, with a
 // reason, after one attempt; transcoding off keeps the original.
 func TestCorruptVideoFailsAndOffKeepsOriginal(t *testing.T) {
-	needFFmpeg(t)
-	clip := makeVideo(t, 2)
+	clip := mediatest.MP4(t, 2)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
 		setVideo(t, env, admin.Token, true, []any{})
@@ -226,7 +192,7 @@ func TestCorruptVideoFailsAndOffKeepsOriginal(t *testing.T) {
 		// An MP4 header followed by garbage passes the upload's type check.
 		corrupt := append(append([]byte{}, clip[:64]...), bytes.Repeat([]byte{0x5a}, 4096)...)
 		bad := int64(uploadVideo(t, env, admin.Token, c.lesson, "broken.mp4", corrupt).Number("data.id"))
-		runQueue(t, env)
+		queuetest.Run(t, env.Server.Queue)
 		res, seen := await(t, env, admin.Token, bad, "")
 		if res.String("data.state") != "failed" || !strings.HasPrefix(res.String("data.error"), "The file is not a playable video") {
 			t.Fatalf("corrupt video: %v %s", seen, res.Body)
@@ -251,6 +217,50 @@ func TestCorruptVideoFailsAndOffKeepsOriginal(t *testing.T) {
 		}
 		if r := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/operations/quiz:1", Token: admin.Token}); r.Status != 422 {
 			t.Fatalf("an unknown operation: %d", r.Status)
+		}
+	})
+}
+
+// Without ffmpeg an upload waits: the job runs, finds no ffmpeg, and the
+// topic stays queued with the reason, as the health check says; once
+// ffmpeg is there the retry after the backoff transcodes it.
+func TestMissingFFmpegWaits(t *testing.T) {
+	clip := mediatest.MP4(t, 2)
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.As("admin")
+		setVideo(t, env, admin.Token, true, []any{})
+		installed := env.Server.Videos.FFmpeg
+		env.Server.Videos.FFmpeg = media.FFmpeg{} // as on a server without the package
+		c := newCourse(t, env, admin.Token)
+		topic := int64(uploadVideo(t, env, admin.Token, c.lesson, "clip.mp4", clip).Number("data.id"))
+		op := "/api/admin/operations/video:" + strconv.FormatInt(topic, 10)
+		if ran, err := env.Server.Queue.Work(context.Background()); !ran || err != nil {
+			t.Fatalf("the job did not run: %v %v", ran, err)
+		}
+		res := env.Call(t, 200, "GET", op, admin.Token, nil)
+		if res.String("data.state") != "queued" || res.Get("data.done") != false || res.String("data.error") != media.ErrMissing.Error() {
+			t.Fatalf("without ffmpeg: %s", res.Body)
+		}
+		health := env.Call(t, 200, "GET", "/api/health", "", nil)
+		if health.String("data.services.ffmpeg") != "missing" || health.Get("data.ok") != true ||
+			!strings.Contains(fmt.Sprint(health.Get("data.warnings")), "ffmpeg") {
+			t.Fatalf("health without ffmpeg: %s", health.Body)
+		}
+		// Installed: the next attempt, after the backoff, makes the video.
+		env.Server.Videos.FFmpeg = installed
+		if ran, _ := env.Server.Queue.Work(context.Background()); ran {
+			t.Fatal("the job ran again before its backoff")
+		}
+		env.Clock.Advance(30 * time.Second)
+		if ran, err := env.Server.Queue.Work(context.Background()); !ran || err != nil {
+			t.Fatalf("the retry did not run: %v %v", ran, err)
+		}
+		res = env.Call(t, 200, "GET", op, admin.Token, nil)
+		if res.String("data.state") != "ready" || res.String("data.error") != "" {
+			t.Fatalf("after installing ffmpeg: %s", res.Body)
+		}
+		if health := env.Call(t, 200, "GET", "/api/health", "", nil); health.String("data.services.ffmpeg") != "ok" {
+			t.Fatalf("health with ffmpeg: %s", health.Body)
 		}
 	})
 }

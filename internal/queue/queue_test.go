@@ -157,7 +157,8 @@ func TestFailsForGood(t *testing.T) {
 }
 
 // A worker that stops mid-job (here it hangs without renewing its lease,
-// as a killed process would) does not lose the job: once the lease has run
+// as a killed process would; internal/media's TestKilledWorkerLosesNoJob
+// kills a real worker process) does not lose the job: once the lease has run
 // out another worker takes it, and the first one's late outcome is
 // ignored.
 func TestDeadWorkerJobIsTakenAgain(t *testing.T) {
@@ -249,21 +250,27 @@ func TestWorkersNeverShareAJob(t *testing.T) {
 				q.Run(ctx)
 			}()
 		}
+		distinct := func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(ran)
+		}
+		// Until every job ran once (or a minute passed: some never ran).
 		deadline := time.Now().Add(time.Minute)
-		for done.Load() < jobs && time.Now().Before(deadline) {
+		for distinct() < jobs && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		cancel()
 		wg.Wait()
 		mu.Lock()
 		defer mu.Unlock()
-		if len(ran) != jobs {
-			t.Fatalf("%d of %d jobs ran", len(ran), jobs)
-		}
 		for id, n := range ran {
 			if n != 1 {
 				t.Errorf("job %d ran %d times", id, n)
 			}
+		}
+		if len(ran) != jobs || done.Load() != jobs {
+			t.Fatalf("%d of %d jobs ran, %d runs", len(ran), jobs, done.Load())
 		}
 	})
 }

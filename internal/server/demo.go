@@ -42,6 +42,12 @@ func (s *Server) demoRoutes(authService *auth.Service) {
 		API:           func() http.Handler { return s.Handler },
 		H5PURL:        func() string { return s.H5P.API.BaseURL() },
 		InternalToken: s.Config.InternalKey,
+		FFmpeg: func() string {
+			if s.Videos == nil {
+				return ""
+			}
+			return s.Videos.FFmpeg.FFmpeg
+		},
 	}
 	demo.Routes(s.API, s.Demo)
 	if s.Jobs == nil || !s.Config.Demo.Enabled {

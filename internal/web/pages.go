@@ -116,14 +116,15 @@ type view struct {
 // labels are the words of the layout (header, footer, skip link).
 type labels struct {
 	Skip, Courses, My, Profile, SignIn, SignOut, Menu, Footer string
+	Certificates                                              string
 }
 
 var layoutLabels = map[string]labels{
 	"en": {"Skip to content", "Courses", "My learning", "Profile", "Sign in", "Sign out", "Main",
-		"Learn at your own pace."},
+		"Learn at your own pace.", "Certificates"},
 	"pl": {"Przejdź do treści", "Kursy", "Moja nauka", "Profil", "Zaloguj się", "Wyloguj się", "Główne",
-		"Ucz się we własnym tempie."},
-	"zh": {"跳到正文", "课程", "我的学习", "个人资料", "登录", "退出登录", "主导航", "按照自己的节奏学习。"},
+		"Ucz się we własnym tempie.", "Certyfikaty"},
+	"zh": {"跳到正文", "课程", "我的学习", "个人资料", "登录", "退出登录", "主导航", "按照自己的节奏学习。", "证书"},
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}

@@ -2,13 +2,8 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"mime/multipart"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,19 +11,15 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
-	"github.com/lms-platform/lms/internal/media"
+	"github.com/lms-platform/lms/internal/media/mediatest"
+	"github.com/lms-platform/lms/internal/queue/queuetest"
 )
 
 // TestVideoPlaysAsHLS: a real video made by ffmpeg is uploaded, goes
 // queued → processing → ready with HLS at two bitrates, and Chromium
 // plays it on the topic page (its time advances, with no media error).
 func TestVideoPlaysAsHLS(t *testing.T) {
-	if err := media.FindFFmpeg().Missing(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	data := mediatest.MP4(t, 12)
 	env := apitest.New(t, "sqlite", apitest.Options{})
 	api := newCountingAPI(t, env.Server.Handler)
 	f := newFront(t, api.srv.URL, "platform.test", frontOptions{clock: env.Clock})
@@ -40,18 +31,6 @@ func TestVideoPlaysAsHLS(t *testing.T) {
 	}})
 	c := seedCourse(t, env, env.Host, admin.Token, "Film course")
 
-	clip := filepath.Join(t.TempDir(), "clip.mp4")
-	gen := exec.Command("ffmpeg", "-hide_banner", "-nostdin", "-y",
-		"-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=12",
-		"-f", "lavfi", "-i", "sine=frequency=330:duration=12",
-		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", clip)
-	if out, err := gen.CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(clip)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
 	w.WriteField("lesson", id(c.lesson))
@@ -72,11 +51,7 @@ func TestVideoPlaysAsHLS(t *testing.T) {
 	first := env.Call(t, 200, "GET", op, admin.Token, nil)
 	seen := []string{first.String("data.state")}
 	tag := first.Header.Get("ETag")
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); env.Server.Queue.Run(ctx) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	queuetest.Run(t, env.Server.Queue)
 	for deadline := time.Now().Add(3 * time.Minute); seen[len(seen)-1] != "ready" && seen[len(seen)-1] != "failed"; {
 		if time.Now().After(deadline) {
 			t.Fatalf("not done: %v", seen)
@@ -96,17 +71,8 @@ func TestVideoPlaysAsHLS(t *testing.T) {
 	_, frontPort, _ := strings.Cut(strings.TrimPrefix(f.srv.URL, "http://"), ":")
 	origin := "http://" + env.Host + ":" + frontPort
 	bctx := browsertest.New(t, 3*time.Minute, browsertest.MapHosts(env.Host))
-	run := func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(bctx, actions...); err != nil {
-			t.Fatalf("%s: %v\n%s", what, err, browsertest.Show(bctx, `location.href + "\n" + document.body.innerText.slice(0, 2000)`))
-		}
-	}
-	run("sign in", chromedp.Navigate(origin+"/login"), chromedp.WaitVisible(`#email`, chromedp.ByID),
-		chromedp.SendKeys(`#email`, learner.Email, chromedp.ByID),
-		chromedp.SendKeys(`#password`, learner.Password, chromedp.ByID),
-		chromedp.Submit(`#password`, chromedp.ByID),
-		chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery))
+	run := browserRun(t, bctx)
+	run("sign in", signIn(origin, learner), chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery))
 	run("open", chromedp.Navigate(origin+"/learn/"+id(c.course)+"/"+id(topic)),
 		browsertest.Until(`!!document.querySelector('video[data-hls]') && !!document.getElementById('topic-media').dataset.player`, nil))
 	var player string

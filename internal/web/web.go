@@ -112,6 +112,8 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("POST /learn/{course}/{topic}/complete", h.completeTopic)
 	mux.HandleFunc("POST /learn/{course}/{topic}/project", h.submitProject)
 	mux.HandleFunc("GET /my", h.myProgress)
+	mux.HandleFunc("GET /certificates", h.certificates)
+	mux.HandleFunc("POST /certificates/{id}/regenerate", h.regenerateCertificate)
 	mux.HandleFunc("GET /profile", h.profile)
 	mux.HandleFunc("POST /profile", h.saveProfile)
 	mux.HandleFunc("GET /device", h.devicePage)

@@ -5,8 +5,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -104,5 +108,42 @@ func TestChimeIsOggFLAC(t *testing.T) {
 	}
 	if total == 0 || total != frames {
 		t.Fatalf("STREAMINFO counts %d samples, the frames hold %d", total, frames)
+	}
+}
+
+// A clip is a QuickTime file whose movie atom indexes every frame and the
+// sound; where ffprobe exists it reads the picture, sound and length.
+func TestClipIsQuickTime(t *testing.T) {
+	clip := ProgressFilm(Tone([]float64{440}, 0.5), 2.5)
+	mov := clip.MOV()
+	if string(mov[4:8]) != "ftyp" || string(mov[8:12]) != "qt  " {
+		t.Fatalf("starts with %q", mov[:12])
+	}
+	if clip.Frames() != 30 {
+		t.Fatalf("%d frames", clip.Frames())
+	}
+	for _, a := range []string{"mdat", "moov", "mvhd", "jpeg", "sowt", "stsz", "stco"} {
+		if !bytes.Contains(mov, []byte(a)) {
+			t.Fatalf("no %s atom", a)
+		}
+	}
+	if _, err := exec.LookPath("ffprobe"); err != nil {
+		t.Log("no ffprobe here: the atoms only")
+		return
+	}
+	f := filepath.Join(t.TempDir(), "clip.mov")
+	if err := os.WriteFile(f, mov, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=codec_name,nb_frames,width,height,sample_rate,duration",
+		"-of", "compact", f).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ffprobe: %v\n%s", err, out)
+	}
+	for _, want := range []string{"codec_name=mjpeg|width=640|height=360", "nb_frames=30", "codec_name=pcm_s16le|sample_rate=22050",
+		"duration=2.500000"} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("ffprobe lacks %q:\n%s", want, out)
+		}
 	}
 }
