@@ -14,6 +14,11 @@ var declaredKinds = map[string]Kind{
 	// Taking learners off a course ends their access to what they were
 	// learning: an agent must confirm it like a deletion.
 	"post-admin-courses-id-access-remove": Destructive,
+	// Restoring a message template's default throws the custom one away.
+	"post-admin-message-templates-id-restore-default": Destructive,
+	// Previews render what they are sent and store nothing.
+	"post-admin-message-templates-preview": Read,
+	"post-liascript-id-preview":            Read,
 }
 
 // excludedPrefixes are paths the client does not offer although a scoped
