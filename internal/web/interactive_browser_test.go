@@ -48,7 +48,7 @@ document.getElementById('score').onclick = function () { send({ type: 'lms-inter
 // and shows what each attempt gave.
 var prowlerApp = map[string]string{
 	"lms-interactive.json": interactivetest.Manifest,
-	"index.html": `<!doctype html><meta charset="utf-8"><title>Prowler</title><pre id="out"></pre><script src="app.js"></script>`,
+	"index.html":           `<!doctype html><meta charset="utf-8"><title>Prowler</title><pre id="out"></pre><script src="app.js"></script>`,
 	"app.js": `var out = {};
 function show() { document.getElementById('out').textContent = JSON.stringify(out); }
 try { out.parent = String(window.parent.document.cookie); } catch (e) { out.parent = 'blocked: ' + e.name; }
