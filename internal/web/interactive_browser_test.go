@@ -1,7 +1,10 @@
 package web
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
 	kind "github.com/lms-platform/lms/internal/content/interactive"
+	"github.com/lms-platform/lms/internal/demo/simdemo"
 	"github.com/lms-platform/lms/internal/interactive/interactivetest"
 )
 
@@ -274,4 +278,64 @@ func (b *browserRun) screenshot(name string) { browsertest.Screenshot(b.t, b.ctx
 // waitJS waits until the expression is truthy.
 func waitJS(expr string, opts ...chromedp.PollOption) chromedp.Action {
 	return browsertest.Until(expr, nil, opts...)
+}
+
+// TestDemoSimulationInBrowser: the demo's exposure simulator (package
+// simdemo) plays its three steps in the sandbox and completes its topic
+// once the last step's picture is well exposed, not before.
+func TestDemoSimulationInBrowser(t *testing.T) {
+	s := newStack(t, "sqlite", frontOptions{})
+	env := s.env
+	admin := env.As("admin").Token
+	c := seedCourse(t, env, env.Host, admin, "Photography")
+	pkg, err := simdemo.Package()
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(pkg), int64(len(pkg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, f := range zr.File {
+		rc, _ := f.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		files[f.Name] = string(b)
+	}
+	topic := appTopic(t, env, admin, c.lesson, files, map[string]any{"completion": "on_complete", "height": 560})
+	learner := env.NewUser("student")
+	env.Call(t, 200, "POST", "/api/admin/courses/"+id(c.course)+"/access", admin, map[string]any{"users": []map[string]any{{"id": learner.ID}}})
+	b, origin := browse(t, s, learner)
+	b.run("page", chromedp.Navigate(origin+"/learn/"+id(c.course)+"/"+id(topic)), chromedp.WaitVisible(`#app-frame`, chromedp.ByID))
+	f := b.frame(`#app-frame`)
+	reported := func() int {
+		var n int
+		b.run("reports", chromedp.Evaluate(`Number(document.getElementById('app-frame').dataset.reported || 0)`, &n))
+		return n
+	}
+	// in runs a statement in the app's page.
+	in := func(what, js string) {
+		t.Helper()
+		before := reported()
+		b.run(what, waitJS(`(function () { `+js+`; return true; })()`, chromedp.WithPollingInFrame(f)),
+			waitJS(`Number(document.getElementById('app-frame').dataset.reported || 0) > `+id(int64(before))))
+	}
+	b.run("first step", waitJS(`document.getElementById('title').textContent === 'Aperture and depth of field'`, chromedp.WithPollingInFrame(f)))
+	in("to shutter", `document.getElementById('next').click()`)
+	in("to ISO", `document.getElementById('next').click()`)
+	var verdict string
+	b.run("too dark", chromedp.Text(`#verdict`, &verdict, chromedp.ByQuery, chromedp.FromNode(f)))
+	if verdict != "Too dark" || env.Count(t, `SELECT COUNT(*) FROM topic_progress WHERE topic_id = $1 AND finished_at IS NOT NULL`, topic) != 0 {
+		t.Fatalf("the last step starts %q, or the topic completed early", verdict)
+	}
+	in("ISO 400", `var s = document.getElementById('setting'); s.value = 2; s.dispatchEvent(new Event('input'))`)
+	b.run("complete", chromedp.WaitVisible(`#topic-status.status-1`, chromedp.ByQuery),
+		waitJS(`document.getElementById('verdict').textContent === 'Well exposed'`, chromedp.WithPollingInFrame(f)))
+	var height float64
+	b.run("height", chromedp.Evaluate(`document.getElementById('app-frame').getBoundingClientRect().height`, &height))
+	if height != 560 {
+		t.Errorf("the inline app is %v px high, want its topic's 560", height)
+	}
+	b.screenshot("web-demo-simulation")
 }

@@ -29,7 +29,7 @@ func TestInteractivePage(t *testing.T) {
 		r := s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
 		frame := regexp.MustCompile(`<iframe id="app-frame" sandbox="([^"]*)" src="([^"]+)"`).FindStringSubmatch(r.text())
 		if frame == nil || strings.Contains(frame[1], "allow-same-origin") || !strings.Contains(r.text(), "<strong>it</strong>") ||
-			!strings.Contains(r.text(), `style="height: 600px"`) {
+			!strings.Contains(r.text(), `data-height="600"`) {
 			t.Fatalf("app page: %s", r.body)
 		}
 		page := s.must(req{path: html.UnescapeString(frame[2]) + "index.html"}, http.StatusOK)

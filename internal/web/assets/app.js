@@ -555,6 +555,9 @@
   // never by origin. Only the documented shapes are forwarded; the server
   // decides completion by the topic's rule (README: Interactive apps).
   var app = document.getElementById('app-frame');
+  // The page's CSP allows no style attributes: an inline app's height is
+  // set from here.
+  if (app && app.dataset.height) { app.style.height = Number(app.dataset.height) + 'px'; }
   if (app && signedIn) {
     var report = function (body) {
       return bff('POST', '/api/interactive/progress/' + topicId, body)
