@@ -66,7 +66,7 @@ func (s *standIn) resolverRules(host string) chromedp.ExecAllocatorOption {
 // dotZip is a small course in a .zip whose image is linked by a relative
 // path.
 var dotZip = map[string]string{
-	"course.md": "# Dots\n\nA dot: ![a dot](img/dot.svg)\n\n## More\n\nThe end.\n",
+	"course.md":   "# Dots\n\nA dot: ![a dot](img/dot.svg)\n\n## More\n\nThe end.\n",
 	"img/dot.svg": `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><circle cx="20" cy="15" r="10" fill="teal"/></svg>`,
 }
 
