@@ -297,3 +297,25 @@ func TestPlayer(t *testing.T) {
 		}
 	})
 }
+
+// TestPreviewLimit: previews are limited to 60 a minute per IP, and a
+// course whose header comment is only "<!-->" uploads and previews.
+func TestPreviewLimit(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		id := env.Call(t, 201, "POST", "/api/admin/liascript", w.tutor.Token, map[string]any{"markdown": "<!-->\n# Odd\n"}).Number("data.id")
+		sent := 0
+		for ; sent < 61; sent++ {
+			r := env.Do(apitest.Request{Method: "POST", Path: "/api/liascript/" + num(id) + "/preview", Token: w.tutor.Token})
+			if r.Status == 429 {
+				break
+			}
+			if r.Status != 200 || r.String("data.structure.title") != "Odd" {
+				t.Fatalf("preview %d: %d %s", sent, r.Status, r.Body)
+			}
+		}
+		if sent != 60 {
+			t.Errorf("the limit answered after %d previews, want 60", sent)
+		}
+	})
+}
