@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -147,16 +146,7 @@ func (s *Service) Serve(ctx context.Context, t *platform.Tenant, pl Played, file
 	defer rc.Close()
 	h.Set("Content-Type", info.ContentType)
 	h.Set("Cache-Control", "private, max-age=3600")
-	if rs, ok := rc.(io.ReadSeeker); ok {
-		http.ServeContent(w, r, "", info.ModTime, rs)
-		return nil
-	}
-	h.Set("Content-Length", strconv.FormatInt(info.Size, 10))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		// The status is sent; a failed copy only means the caller left.
-		_, _ = io.Copy(w, rc)
-	}
+	content.SendStored(w, r, rc, info)
 	return nil
 }
 

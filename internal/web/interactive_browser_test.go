@@ -1,10 +1,7 @@
 package web
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -288,20 +285,9 @@ func TestDemoSimulationInBrowser(t *testing.T) {
 	env := s.env
 	admin := env.As("admin").Token
 	c := seedCourse(t, env, env.Host, admin, "Photography")
-	pkg, err := simdemo.Package()
+	files, err := simdemo.Files()
 	if err != nil {
 		t.Fatal(err)
-	}
-	zr, err := zip.NewReader(bytes.NewReader(pkg), int64(len(pkg)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, f := range zr.File {
-		rc, _ := f.Open()
-		b, _ := io.ReadAll(rc)
-		rc.Close()
-		files[f.Name] = string(b)
 	}
 	topic := appTopic(t, env, admin, c.lesson, files, map[string]any{"completion": "on_complete", "height": 560})
 	learner := env.NewUser("student")

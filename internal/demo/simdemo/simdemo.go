@@ -11,6 +11,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // Title is the app's title.
@@ -169,8 +170,9 @@ const script = `(function () {
 })();
 `
 
-// Package returns the .zip: lms-interactive.json, index.html and sim.js.
-func Package() ([]byte, error) {
+// Files are the app's files by name: lms-interactive.json, index.html
+// and sim.js.
+func Files() (map[string]string, error) {
 	manifest, err := json.Marshal(map[string]any{"title": Title, "entry": "index.html", "steps": Steps})
 	if err != nil {
 		return nil, err
@@ -179,19 +181,27 @@ func Package() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return map[string]string{
+		"lms-interactive.json": string(manifest),
+		"index.html":           page,
+		"sim.js":               strings.Replace(script, "STEPS", string(steps), 1),
+	}, nil
+}
+
+// Package returns the app as a .zip, its files in a fixed order.
+func Package() ([]byte, error) {
+	files, err := Files()
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	w := zip.NewWriter(&b)
-	files := []struct{ name, body string }{
-		{"lms-interactive.json", string(manifest)},
-		{"index.html", page},
-		{"sim.js", string(bytes.Replace([]byte(script), []byte("STEPS"), steps, 1))},
-	}
-	for _, f := range files {
-		fw, err := w.Create(f.name)
+	for _, name := range []string{"lms-interactive.json", "index.html", "sim.js"} {
+		fw, err := w.Create(name)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := fw.Write([]byte(f.body)); err != nil {
+		if _, err := fw.Write([]byte(files[name])); err != nil {
 			return nil, err
 		}
 	}
