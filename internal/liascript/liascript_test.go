@@ -251,6 +251,11 @@ func TestPlayer(t *testing.T) {
 		if r := get("/api/liascript/play/" + forged + "/"); r.Status != 403 {
 			t.Errorf("forged grant: %d", r.Status)
 		}
+		// Another tenant's host does not honour the grant.
+		env.AddTenant("other.test")
+		if r := env.Do(apitest.Request{Method: "GET", Path: play + "course.md", Host: "other.test"}); r.Status != 403 && r.Status != 404 {
+			t.Errorf("other tenant: %d", r.Status)
+		}
 		// An interactive app's grant of the same topic id opens nothing here.
 		tenant, release := env.OpenTenant(env.Tenant)
 		app := interactivekind.PlayURL(tenant, int64(topic), env.Clock.Now())
