@@ -7,8 +7,9 @@ HOST    ?= localhost
 ADMIN_EMAIL    ?= admin@localhost
 ADMIN_PASSWORD ?= admin-password
 
-# Browser files the H5P service serves (the H5P core player from
-# h5p-standalone) and the OpenAPI linter, pinned in package-lock.json.
+# Browser files the services serve (the H5P core player from
+# h5p-standalone, scorm-again, hls.js, LiaScript's runtime from
+# @liascript/editor) and the OpenAPI linter, pinned in package-lock.json.
 # The player's install script only enforces its authors' package manager,
 # so scripts are off.
 PLAYER := node_modules/h5p-standalone/dist/frame.bundle.js

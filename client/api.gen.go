@@ -972,7 +972,7 @@ func (c *Client) GetAdminTopicsIDEdit(ctx context.Context, id int64) (*FormView,
 }
 
 // GetAdminTopicsIDCspReports is GET /api/admin/topics/{topic_id}/csp-reports: List the CSP
-// violation reports of an interactive topic's app, newest first
+// violation reports of an interactive topic's app or a LiaScript topic's player, newest first
 func (c *Client) GetAdminTopicsIDCspReports(ctx context.Context, topicID int64, params GetAdminTopicsIDCspReportsParams) (*Page[CSPReport], error) {
 	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/csp-reports"}
 	r.query = url.Values{}
@@ -1759,7 +1759,7 @@ func (c *Client) GetCoursesIDScorm(ctx context.Context, course int64, params Get
 }
 
 // PostCspReport is POST /api/csp-report: Receive a Content-Security-Policy violation report of a
-// played app
+// played app or LiaScript course
 func (c *Client) PostCspReport(ctx context.Context, params PostCspReportParams) error {
 	r := request{method: http.MethodPost, path: "/api/csp-report"}
 	r.query = url.Values{}
@@ -1880,6 +1880,22 @@ func (c *Client) PostInteractiveProgressID(ctx context.Context, topic int64, bod
 	return &out, nil
 }
 
+// GetLiascriptPlayIDSlash is GET /api/liascript/play/{grant}/: The player page of a LiaScript topic
+// or preview (its play_url)
+func (c *Client) GetLiascriptPlayIDSlash(ctx context.Context, grant string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/liascript/play/" + pathParam(grant) + "/"}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetLiascriptPlayIDID is GET /api/liascript/play/{grant}/{path}: Serve a file of a LiaScript
+// course under its player link
+func (c *Client) GetLiascriptPlayIDID(ctx context.Context, grant string, path string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/liascript/play/" + pathParam(grant) + "/" + pathParam(path)}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
 // PostLiascriptProgressID is POST /api/liascript/progress/{topic}: Record section visits and quiz
 // results in a LiaScript topic
 func (c *Client) PostLiascriptProgressID(ctx context.Context, topic int64, body LiaProgressInput) (*LiaProgressView, error) {
@@ -1890,6 +1906,14 @@ func (c *Client) PostLiascriptProgressID(ctx context.Context, topic int64, body 
 		return nil, err
 	}
 	return &out, nil
+}
+
+// GetLiascriptRuntimeIDID is GET /api/liascript/runtime/{version}/{file}: Serve a file of
+// LiaScript's runtime
+func (c *Client) GetLiascriptRuntimeIDID(ctx context.Context, version string, file string) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/liascript/runtime/" + pathParam(version) + "/" + pathParam(file)}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
 }
 
 // PostLiascriptIDPreview is POST /api/liascript/{id}/preview: Preview a LiaScript course
@@ -4156,8 +4180,10 @@ type LessonView struct {
 type LiaCourseView struct {
 	ID int64 `json:"id"`
 	// Signed link to the stored Markdown.
-	MarkdownURL string    `json:"markdown_url"`
-	Structure   Structure `json:"structure"`
+	MarkdownURL string `json:"markdown_url"`
+	// The player page previewing the course (LiaScript's runtime in a sandbox); it records nothing.
+	PlayURL   string    `json:"play_url"`
+	Structure Structure `json:"structure"`
 }
 
 // LiaProgressInput is a schema of the API.

@@ -101,6 +101,7 @@ func New(t testing.TB, backend string, opts Options) *Env {
 		LogLevel:       "error",
 		H5PCoreDir:     filepath.Join(RepoRoot(), "node_modules", "h5p-standalone", "dist"),
 		ScormPlayerDir: filepath.Join(RepoRoot(), "node_modules", "scorm-again", "dist"),
+		LiaScriptDir:   filepath.Join(RepoRoot(), "node_modules", "@liascript", "editor", "dist"),
 	}
 	if backend == "postgres" {
 		// The at-scale shape: PostgreSQL, with Redis and S3 when configured.

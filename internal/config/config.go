@@ -51,6 +51,9 @@ type Config struct {
 	// ScormPlayerDir holds the SCORM runtime (scorm-again's dist), served
 	// to the SCORM player page.
 	ScormPlayerDir string
+	// LiaScriptDir holds LiaScript's runtime (@liascript/editor's dist),
+	// served to the LiaScript player page.
+	LiaScriptDir string
 	// HLSPlayer is hls.js's browser build the web frontend serves to
 	// browsers without native HLS (installed by make build).
 	HLSPlayer string
@@ -131,6 +134,7 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 		{"LMS_PASSWORD_COST", "default", &c.PasswordCost, "argon2id parameters: default or test"},
 		{"LMS_H5P_CORE_DIR", "node_modules/h5p-standalone/dist", &c.H5PCoreDir, "H5P core player files (installed by make build)"},
 		{"LMS_SCORM_PLAYER_DIR", "node_modules/scorm-again/dist", &c.ScormPlayerDir, "SCORM runtime files (scorm-again, installed by make build)"},
+		{"LMS_LIASCRIPT_DIR", "node_modules/@liascript/editor/dist", &c.LiaScriptDir, "LiaScript runtime files (@liascript/editor, installed by make build)"},
 		{"LMS_HLS_PLAYER", "node_modules/hls.js/dist/hls.min.js", &c.HLSPlayer, "hls.js browser build the frontend plays HLS videos with (installed by make build)"},
 		{"LMS_H5P_EDITOR_DIR", "", &c.H5PEditorDir, "H5P editor client files (empty: no editor)"},
 		{"LMS_H5P_EMBED_ORIGINS", "", &embedOrigins, "comma-separated origins that may embed H5P pages (* for any)"},

@@ -10,6 +10,7 @@ import (
 	"github.com/lms-platform/lms/internal/demo/media"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
 	"github.com/lms-platform/lms/internal/demo/scormdemo"
+	"github.com/lms-platform/lms/internal/demo/simdemo"
 )
 
 // The demo courses: short, real lessons a newcomer can learn something
@@ -53,6 +54,12 @@ const (
 	// kindScorm topics play the SCORM 1.2 package of package scormdemo,
 	// generated when the seed runs.
 	kindScorm = "scorm"
+	// kindInteractive topics play the canvas simulation of package
+	// simdemo, generated when the seed runs; Markdown is the lesson text.
+	kindInteractive = "interactive"
+	// kindLiaScript topics play their Markdown (a LiaScript course) in
+	// LiaScript's runtime.
+	kindLiaScript = "liascript"
 )
 
 type topic struct {
@@ -441,10 +448,54 @@ func studyHabits() course {
 				Topics: []topic{
 					{Kind: kindScorm, Title: scormdemo.Title, Duration: "4 min", FileName: "study-habits.zip",
 						Summary: "A SCORM 1.2 activity: read two pages, then answer one question."},
+					{Kind: kindLiaScript, Title: "Check yourself (LiaScript)", Duration: "3 min", Markdown: habitsLesson,
+						Summary: "A short lesson written in LiaScript's Markdown: visit its sections and solve both quizzes."},
 				}},
 		},
 	}
 }
+
+// habitsLesson is a short LiaScript course: its header comment, three
+// sections and two quizzes (single choice and text), played by
+// LiaScript's own runtime.
+const habitsLesson = `<!--
+author:   LMS demo
+version:  1.0.0
+language: en
+narrator: US English Female
+comment:  Check what you remember about spacing and self-testing.
+-->
+
+# Check yourself: study habits
+
+This lesson is written in [LiaScript](https://liascript.github.io)'s Markdown and played by LiaScript itself.
+Move through the sections with the arrows below or the table of contents; each quiz is checked as you answer.
+
+## Spacing
+
+Spreading your study over several short sessions is called **spacing**. Each time you come back,
+you have to recall a little, and that effort is what makes memories last.
+
+Which plan helps you remember more a month later?
+
+[( )] Three hours of study the evening before the test
+[(X)] Three sessions of one hour, a few days apart
+[( )] It makes no difference
+
+## Self-testing
+
+Closing the book and writing down what you remember is **retrieval practice**: it strengthens
+memory more than reading the same page again.
+
+What is recalling without looking called? Type the first word of its name.
+
+[[retrieval]]
+
+## What next
+
+Plan your next week: put two short review sessions in your calendar, and start each one by writing
+down what you remember before you open your notes.
+`
 
 func photography() course {
 	return course{
@@ -495,6 +546,12 @@ func photography() course {
 							"The hour after sunrise and before sunset, the **golden hour**, brings low, warm, soft " +
 							"light from the side: the easiest light there is. Midday sun is the hardest; move your " +
 							"subject into open shade.",
+					},
+					{Kind: kindInteractive, Title: simdemo.Title, Duration: "5 min", FileName: "exposure-simulator.zip",
+						Summary: "Try the three settings on a simulated camera and see what each one does to the picture.",
+						Markdown: "Move each slider and watch the picture: the **aperture** blurs the trees behind the ball, " +
+							"the **shutter speed** streaks the ball as it flies, and **ISO** adds grain. Finish the last step " +
+							"with a well-exposed picture to complete this topic.",
 					},
 				}},
 			{Title: "Composition", Summary: "Where to put things in the frame.", Duration: "15 min",

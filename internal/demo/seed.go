@@ -15,7 +15,9 @@ import (
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content/file"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	interactivekind "github.com/lms-platform/lms/internal/content/interactive"
 	"github.com/lms-platform/lms/internal/content/layout"
+	liascriptkind "github.com/lms-platform/lms/internal/content/liascript"
 	"github.com/lms-platform/lms/internal/content/project"
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/content/richtext"
@@ -23,6 +25,7 @@ import (
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
 	"github.com/lms-platform/lms/internal/demo/scormdemo"
+	"github.com/lms-platform/lms/internal/demo/simdemo"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -328,6 +331,22 @@ func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp top
 		form.ExtraFiles = map[string]client.File{"package": {Name: tp.FileName, Content: bytes.NewReader(pkg)}}
 		_, err = api.PostAdminTopicsMultipart(ctx, form)
 		return err
+	case kindInteractive:
+		// The package is made now, uploaded to the package library, and
+		// the topic completes when the app says the last step is done.
+		pkg, err := simdemo.Package()
+		if err != nil {
+			return err
+		}
+		up, err := api.PostAdminInteractive(ctx, client.PostAdminInteractiveForm{
+			File: &client.File{Name: tp.FileName, Content: bytes.NewReader(pkg)}})
+		if err != nil {
+			return err
+		}
+		body.Topicable, body.Package, body.Text = interactivekind.Class, &up.ID, &tp.Markdown
+		body.Completion, body.Height = client.Ptr(interactivekind.OnComplete), client.Ptr(int64(560))
+	case kindLiaScript:
+		body.Topicable, body.Markdown = liascriptkind.Class, &tp.Markdown
 	default:
 		return fmt.Errorf("unknown kind %q", tp.Kind)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	kind "github.com/lms-platform/lms/internal/content/interactive"
+	liakind "github.com/lms-platform/lms/internal/content/liascript"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/topics"
 )
@@ -87,8 +88,8 @@ func clip(s string) string {
 	return s
 }
 
-// AddReport stores a report about an interactive topic's app. Reports
-// naming no interactive topic, or not shaped as reports, are dropped: the
+// AddReport stores a report about an interactive topic's app or a
+// LiaScript topic's player page. Reports naming no such topic, or not shaped as reports, are dropped: the
 // route is open to anyone, as browsers send reports without credentials.
 func (s *Service) AddReport(ctx context.Context, t *platform.Tenant, topicID int64, body io.Reader) error {
 	data, err := io.ReadAll(io.LimitReader(body, maxReportBody+1))
@@ -103,7 +104,7 @@ func (s *Service) AddReport(ctx context.Context, t *platform.Tenant, topicID int
 		return apperr.New(apperr.Invalid, "The body is not a Content-Security-Policy report.")
 	}
 	topic, err := topics.ByID(ctx, t.DB, topicID)
-	if apperr.Is(err, apperr.NotFound) || (err == nil && topic.TopicableType != kind.Class) {
+	if apperr.Is(err, apperr.NotFound) || (err == nil && topic.TopicableType != kind.Class && topic.TopicableType != liakind.Class) {
 		return apperr.New(apperr.NotFound, "Topic not found.")
 	}
 	if err != nil {

@@ -138,9 +138,9 @@ func Routes(api huma.API, s *Service) {
 		return httpx.OK(v)
 	})
 
-	rep := route(http.MethodPost, "/api/csp-report", "Receive a Content-Security-Policy violation report of a played app",
+	rep := route(http.MethodPost, "/api/csp-report", "Receive a Content-Security-Policy violation report of a played app or LiaScript course",
 		"Browsers send it (report-uri of the player's policy) as application/csp-report or application/reports+json, without credentials. "+
-			"Reports naming an interactive topic are stored for the tenant, the newest 1000 kept, without query strings; 60 per minute per IP.",
+			"Reports naming an interactive or LiaScript topic are stored for the tenant, the newest 1000 kept, without query strings; 60 per minute per IP.",
 		httpx.Anyone, http.StatusUnprocessableEntity)
 	rep.Limit, rep.MaxBody = &httpx.RateLimit{Limit: 60, Per: httpx.PerIP}, maxReportBody+1
 	httpx.Handle(api, rep, func(ctx context.Context, in *reportInput) (*httpx.Response[*httpx.Empty], error) {
@@ -149,7 +149,7 @@ func Routes(api huma.API, s *Service) {
 		}
 		return httpx.Done("CSPReport received.")
 	})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{topic_id}/csp-reports", "List the CSP violation reports of an interactive topic's app, newest first",
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{topic_id}/csp-reports", "List the CSP violation reports of an interactive topic's app or a LiaScript topic's player, newest first",
 		"For those who may read the topic.", httpx.User),
 		func(ctx context.Context, in *reportsInput) (*httpx.PageResponse[CSPReport], error) {
 			list, total, err := s.Reports(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID, in.Offset(), in.PerPage)

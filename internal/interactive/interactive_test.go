@@ -1,6 +1,8 @@
 package interactive_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	kind "github.com/lms-platform/lms/internal/content/interactive"
 	"github.com/lms-platform/lms/internal/interactive/interactivetest"
+	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // world is a published course authored by the tutor with one lesson, and
@@ -489,6 +492,49 @@ func TestCSPReports(t *testing.T) {
 		}
 		if n := env.Count(t, `SELECT COUNT(*) FROM csp_reports`); n != 56 {
 			t.Errorf("stored %d reports, want 56", n)
+		}
+	})
+}
+
+// TestCSPReportsKeepTheNewest: a tenant keeps its newest 1000 reports;
+// each new one pushes out the oldest.
+func TestCSPReportsKeepTheNewest(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		topic := w.create(t, map[string]any{"package": w.pkg(t)}).Number("data.id")
+		tenant, release := env.OpenTenant(env.Tenant)
+		defer release()
+		// 998 older reports, written as the route would.
+		err := tenant.Tx(context.Background(), func(tx *sqldb.Tx) error {
+			for i := range 998 {
+				if _, err := tx.ExecContext(context.Background(), `INSERT INTO csp_reports (topic_id, document_uri, blocked_uri, directive, created_at)
+					VALUES ($1, $2, $3, $4, $5)`, int64(topic), "http://school.test/old", fmt.Sprintf("http://old.example/%d", i), "img-src", env.Clock.Now()); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 5 {
+			report := fmt.Sprintf(`{"csp-report":{"document-uri":"http://school.test/new","blocked-uri":"http://new.example/%d","effective-directive":"connect-src"}}`, i)
+			if r := env.Do(apitest.Request{Method: "POST", Path: "/api/csp-report?topic=" + num(topic), Body: report, Type: "application/csp-report"}); r.Status != 200 {
+				t.Fatalf("report %d: %d %s", i, r.Status, r.Body)
+			}
+		}
+		if n := env.Count(t, `SELECT COUNT(*) FROM csp_reports`); n != 1000 {
+			t.Fatalf("kept %d reports, want 1000", n)
+		}
+		for _, gone := range []string{"http://old.example/0", "http://old.example/1", "http://old.example/2"} {
+			if env.Count(t, `SELECT COUNT(*) FROM csp_reports WHERE blocked_uri = $1`, gone) != 0 {
+				t.Errorf("%s kept", gone)
+			}
+		}
+		list := env.Call(t, 200, "GET", "/api/admin/topics/"+num(topic)+"/csp-reports?per_page=1", w.tutor.Token, nil)
+		if list.Number("meta.total") != 1000 || list.String("data.0.blocked_uri") != "http://new.example/4" ||
+			env.Count(t, `SELECT COUNT(*) FROM csp_reports WHERE blocked_uri = 'http://old.example/3'`) != 1 {
+			t.Errorf("newest: %s", list.Body)
 		}
 	})
 }

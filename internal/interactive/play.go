@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/blob"
+	"github.com/lms-platform/lms/internal/content"
 	kind "github.com/lms-platform/lms/internal/content/interactive"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/topics"
@@ -140,16 +140,7 @@ func (s *Service) Serve(ctx context.Context, t *platform.Tenant, pl played, orig
 	} else {
 		h.Set("Cache-Control", "private, max-age=3600")
 	}
-	if rs, ok := rc.(io.ReadSeeker); ok {
-		http.ServeContent(w, r, "", info.ModTime, rs)
-		return nil
-	}
-	h.Set("Content-Length", strconv.FormatInt(info.Size, 10))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		// The status is sent; a failed copy only means the caller left.
-		_, _ = io.Copy(w, rc)
-	}
+	content.SendStored(w, r, rc, info)
 	return nil
 }
 

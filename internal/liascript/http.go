@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	kind "github.com/lms-platform/lms/internal/content/liascript"
 	"github.com/lms-platform/lms/internal/httpx"
@@ -20,6 +21,24 @@ type progressInput struct {
 	Body  LiaProgressInput
 }
 
+type playInput struct {
+	Grant string `path:"grant" maxLength:"128" doc:"The signed grant of a play_url."`
+	Path  string `path:"path" doc:"A file of the course by its relative path (course.md is its Markdown)."`
+}
+
+type pageInput struct {
+	Grant string `path:"grant" maxLength:"128" doc:"The signed grant of a play_url."`
+}
+
+type runtimeInput struct {
+	Version string `path:"version" doc:"The runtime's version (the page links the installed one; any is served)."`
+	File    string `path:"file" doc:"A file of LiaScript's runtime, or lms-liascript.js."`
+}
+
+type fileOutput struct {
+	Body func(huma.Context)
+}
+
 type previewInput struct {
 	ID int64 `path:"id" doc:"LiaScript course id (from POST /api/admin/liascript or a topic's course)."`
 }
@@ -27,6 +46,23 @@ type previewInput struct {
 func route(method, path, summary, description string, errors ...int) httpx.Route {
 	return httpx.Route{Method: method, Path: path, Summary: summary, Description: description, Tags: []string{"liascript"},
 		Who: httpx.User, Errors: errors}
+}
+
+// Bridge documents the player page's messages to the page that frames it.
+const Bridge = "The player page posts to its parent (target origin '*': its own origin is opaque) {type: 'lms-liascript:visit', section: i} " +
+	"when a section is shown and {type: 'lms-liascript:quiz', quiz: i, solved: true} when a quiz is solved, indexes from 0 in document " +
+	"order as in the course's structure. The parent accepts messages only from the player's frame window, checks their shapes and sends " +
+	"them to POST /api/liascript/progress/{topic}."
+
+// file answers with a body written by serve, once everything that may
+// fail with an envelope has been checked.
+func file(serve func(w http.ResponseWriter, r *http.Request) error) *fileOutput {
+	return &fileOutput{Body: func(hc huma.Context) {
+		r, w := humago.Unwrap(hc)
+		if err := serve(w, r); err != nil {
+			httpx.WriteError(w, r, err)
+		}
+	}}
 }
 
 // Routes registers the course upload, the progress route and the preview.
@@ -69,6 +105,42 @@ func Routes(api huma.API, s *Service) {
 		}
 		return httpx.OK(v)
 	})
+
+	const play = "/api/liascript/play/{grant}/{path...}"
+	open := func(ctx context.Context, grant, path string) (*fileOutput, error) {
+		t := httpx.TenantFrom(ctx)
+		pl, err := s.Open(ctx, t, grant)
+		if err != nil {
+			return nil, err
+		}
+		return file(func(w http.ResponseWriter, r *http.Request) error { return s.Serve(ctx, t, pl, path, w, r) }), nil
+	}
+	pf := route(http.MethodGet, play, "Serve a file of a LiaScript course under its player link",
+		"The grant in the path is signed and expires (a topic's or a preview's play_url carries it). course.md is the course's Markdown; "+
+			"the files of an uploaded .zip are served by their relative paths, so the links of the course resolve. Every answer carries the "+
+			"player's Content-Security-Policy (see the player page).")
+	pf.Who = httpx.Anyone
+	httpx.Handle(api, pf, func(ctx context.Context, in *playInput) (*fileOutput, error) { return open(ctx, in.Grant, in.Path) })
+	httpx.DocumentAs(api, http.MethodGet, play, "/api/liascript/play/{grant}/{path}", "")
+	const page = "/api/liascript/play/{grant}/{$}"
+	pp := route(http.MethodGet, page, "The player page of a LiaScript topic or preview (its play_url)",
+		"LiaScript's own runtime (the npm package @liascript/editor, pinned), fed the course's Markdown from this link, with the LMS's "+
+			"bridge script. The page runs sandboxed with an opaque origin (Content-Security-Policy sandbox without allow-same-origin): "+
+			"it reads no cookie, storage or credentials of ours. The course's imports and scripts are loaded by the browser over https: "+
+			"(the server never fetches them); a topic's violations are reported to /api/csp-report?topic=<id>. "+Bridge)
+	pp.Who = httpx.Anyone
+	httpx.Handle(api, pp, func(ctx context.Context, in *pageInput) (*fileOutput, error) { return open(ctx, in.Grant, "") })
+	httpx.DocumentAs(api, http.MethodGet, page, "/api/liascript/play/{grant}/", "get-api-liascript-play-grant-page")
+
+	rt := route(http.MethodGet, RuntimePath+"{version}/{file...}", "Serve a file of LiaScript's runtime",
+		"The files of the pinned npm package @liascript/editor (installed by make build), and lms-liascript.js, the player's bridge "+
+			"script. Public, the same for every tenant, served to any origin (the sandboxed player loads them from an opaque origin). "+
+			"503 while the runtime is not installed.")
+	rt.Who = httpx.Anyone
+	httpx.Handle(api, rt, func(ctx context.Context, in *runtimeInput) (*fileOutput, error) {
+		return file(func(w http.ResponseWriter, r *http.Request) error { return s.serveRuntime(in.File, w, r) }), nil
+	})
+	httpx.DocumentAs(api, http.MethodGet, RuntimePath+"{version}/{file...}", RuntimePath+"{version}/{file}", "")
 
 	pv := route(http.MethodPost, "/api/liascript/{id}/preview", "Preview a LiaScript course",
 		"For tutors and admins: the course's structure and a signed link to its Markdown for the player, recording no progress. 60 per minute per IP.")

@@ -15,6 +15,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -40,6 +41,12 @@ type Service struct {
 	Progress topics.Completer
 	// FileURL signs links to stored files.
 	FileURL func(t *platform.Tenant, key string) string
+	// RuntimeDir holds LiaScript's runtime: the dist of the npm package
+	// @liascript/editor (pinned in package.json, installed by make build).
+	RuntimeDir string
+
+	versionOnce sync.Once
+	version     string
 }
 
 var errUnauthorized = apperr.New(apperr.Forbidden, "This action is unauthorized.")
@@ -55,10 +62,12 @@ type LiaCourseView struct {
 	ID          int64          `json:"id"`
 	Structure   kind.Structure `json:"structure"`
 	MarkdownURL string         `json:"markdown_url" doc:"Signed link to the stored Markdown."`
+	PlayURL     string         `json:"play_url" doc:"The player page previewing the course (LiaScript's runtime in a sandbox); it records nothing."`
 }
 
 func (s *Service) view(t *platform.Tenant, c kind.Course) LiaCourseView {
-	return LiaCourseView{ID: c.ID, Structure: c.Structure, MarkdownURL: s.FileURL(t, c.Prefix+kind.MarkdownFile)}
+	return LiaCourseView{ID: c.ID, Structure: c.Structure, MarkdownURL: s.FileURL(t, c.Prefix+kind.MarkdownFile),
+		PlayURL: kind.PlayURL(t, kind.PreviewGrant, c.ID, s.now())}
 }
 
 // Upload stores a course from the upload route: markdown (text), or file

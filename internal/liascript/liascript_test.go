@@ -1,11 +1,14 @@
 package liascript_test
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	interactivekind "github.com/lms-platform/lms/internal/content/interactive"
 	kind "github.com/lms-platform/lms/internal/content/liascript"
 	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/interactive/interactivetest"
@@ -186,6 +189,138 @@ func TestProgress(t *testing.T) {
 		}
 		if sent == 130 || sent < 100 {
 			t.Errorf("limit after %d more reports", sent)
+		}
+	})
+}
+
+// TestPlayer: a topic's play_url serves LiaScript's runtime page with the
+// bridge, sandboxed by its CSP; the course's Markdown and the assets of
+// its .zip by their relative paths; the runtime's own files; and refuses
+// forged, expired and other kinds' grants.
+func TestPlayer(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		zip := interactivetest.Zip(t, map[string]string{"course.md": lesson, "img/logo.png": "png"})
+		body, ctype := interactivetest.Form(t, "file", "soil.zip", zip,
+			map[string]string{"lesson": num(w.lesson), "title": "Soil", "topicable": kind.Class})
+		created := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: w.tutor.Token, Body: body, Type: ctype})
+		if created.Status != 201 {
+			t.Fatalf("topic: %d %s", created.Status, created.Body)
+		}
+		topic := created.Number("data.id")
+		play := created.String("data.topicable.play_url")
+		if !strings.HasPrefix(play, "/api/liascript/play/") || !strings.HasSuffix(play, "/") {
+			t.Fatalf("play_url %q", play)
+		}
+		page := env.Do(apitest.Request{Method: "GET", Path: play})
+		csp := page.Header.Get("Content-Security-Policy")
+		if page.Status != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") ||
+			!strings.HasPrefix(csp, "sandbox allow-scripts ") || strings.Contains(csp, "allow-same-origin") ||
+			!strings.Contains(csp, "report-uri /api/csp-report?topic="+num(topic)) {
+			t.Fatalf("page: %d %v", page.Status, page.Header)
+		}
+		text := string(page.Body)
+		version := regexp.MustCompile(`<script src="/api/liascript/runtime/([^/"]+)/lms-liascript\.js" data-quizzes="0,1,1"></script>`).FindStringSubmatch(text)
+		if version == nil || version[1] != "1.1.41--1.0.1" || strings.Contains(text, `="./`) ||
+			!strings.Contains(text, `type="module" src="/api/liascript/runtime/`+version[1]+`/index.`) {
+			t.Fatalf("page body: %s", text)
+		}
+		get := func(path string) *apitest.Response { return env.Do(apitest.Request{Method: "GET", Path: path}) }
+		if md := get(play + "course.md"); md.Status != 200 || string(md.Body) != lesson || md.Header.Get("Access-Control-Allow-Origin") != "*" ||
+			md.Header.Get("Content-Security-Policy") != csp {
+			t.Errorf("course.md: %d %v %q", md.Status, md.Header, md.Body)
+		}
+		if a := get(play + "img/logo.png"); a.Status != 200 || string(a.Body) != "png" || a.Header.Get("Content-Type") != "image/png" {
+			t.Errorf("asset: %d %v %q", a.Status, a.Header, a.Body)
+		}
+		// The editor's themes load relative to the page: the runtime's.
+		if th := get(play + "theme-dreamweaver.js"); th.Status != 200 || !strings.Contains(th.Header.Get("Content-Type"), "javascript") {
+			t.Errorf("theme: %d %v", th.Status, th.Header)
+		}
+		for _, missing := range []string{"img/none.png", "none.js"} {
+			if r := get(play + missing); r.Status != 404 {
+				t.Errorf("%s: %d", missing, r.Status)
+			}
+		}
+		// A path out of the course is refused (the grant no longer parses).
+		if r := get(play + "img/../../x"); r.Status < 400 || r.Status >= 500 {
+			t.Errorf("dot-dot: %d", r.Status)
+		}
+		grant := strings.TrimSuffix(strings.TrimPrefix(play, "/api/liascript/play/"), "/")
+		forged := grant[:len(grant)-1] + map[bool]string{true: "0", false: "1"}[grant[len(grant)-1] != '0']
+		if r := get("/api/liascript/play/" + forged + "/"); r.Status != 403 {
+			t.Errorf("forged grant: %d", r.Status)
+		}
+		// Another tenant's host does not honour the grant.
+		env.AddTenant("other.test")
+		if r := env.Do(apitest.Request{Method: "GET", Path: play + "course.md", Host: "other.test"}); r.Status != 403 && r.Status != 404 {
+			t.Errorf("other tenant: %d", r.Status)
+		}
+		// An interactive app's grant of the same topic id opens nothing here.
+		tenant, release := env.OpenTenant(env.Tenant)
+		app := interactivekind.PlayURL(tenant, int64(topic), env.Clock.Now())
+		release()
+		if r := get(strings.Replace(app, "/api/interactive/", "/api/liascript/", 1)); r.Status != 403 {
+			t.Errorf("interactive grant: %d", r.Status)
+		}
+
+		// The runtime: its files and the bridge, to any origin; nothing
+		// outside its folder.
+		if r := get("/api/liascript/runtime/" + version[1] + "/lms-liascript.js"); r.Status != 200 ||
+			!strings.Contains(string(r.Body), "lms-liascript:visit") || r.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("bridge: %d %v", r.Status, r.Header)
+		}
+		if r := get("/api/liascript/runtime/" + version[1] + "/Base.605d9ab5.js"); r.Status != 200 || r.Header.Get("Cache-Control") != "public, max-age=86400" {
+			t.Errorf("runtime file: %d %v", r.Status, r.Header)
+		}
+		for _, bad := range []string{"index.html", "../package.json", "%2e%2e/package.json", "nope.js"} {
+			if r := get("/api/liascript/runtime/" + version[1] + "/" + bad); r.Status < 400 || r.Status >= 500 || strings.Contains(string(r.Body), "@liascript/editor") {
+				t.Errorf("runtime %s: %d", bad, r.Status)
+			}
+		}
+
+		// A preview plays the course without reporting anything.
+		pv := env.Call(t, 200, "POST", "/api/liascript/"+num(created.Number("data.topicable.course"))+"/preview", w.tutor.Token, nil)
+		if r := get(pv.String("data.play_url")); r.Status != 200 || strings.Contains(r.Header.Get("Content-Security-Policy"), "report-uri") {
+			t.Errorf("preview page: %d %v", r.Status, r.Header)
+		}
+
+		// The page's violations are stored for the topic.
+		report := `{"csp-report":{"document-uri":"http://x/api/liascript/play/g/","blocked-uri":"http://evil.example/x?secret","effective-directive":"connect-src"}}`
+		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/csp-report?topic=" + num(topic), Body: []byte(report), Type: "application/csp-report"}); r.Status != 200 {
+			t.Errorf("csp report: %d %s", r.Status, r.Body)
+		}
+		list := env.Call(t, 200, "GET", "/api/admin/topics/"+num(topic)+"/csp-reports", env.As("admin").Token, nil)
+		if list.String("data.0.blocked_uri") != "http://evil.example/x" || list.String("data.0.directive") != "connect-src" {
+			t.Errorf("reports: %s", list.Body)
+		}
+
+		// Links expire.
+		env.Clock.Advance(8 * time.Hour)
+		if r := get(play); r.Status != 403 {
+			t.Errorf("expired link: %d", r.Status)
+		}
+	})
+}
+
+// TestPreviewLimit: previews are limited to 60 a minute per IP, and a
+// course whose header comment is only "<!-->" uploads and previews.
+func TestPreviewLimit(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		id := env.Call(t, 201, "POST", "/api/admin/liascript", w.tutor.Token, map[string]any{"markdown": "<!-->\n# Odd\n"}).Number("data.id")
+		sent := 0
+		for ; sent < 61; sent++ {
+			r := env.Do(apitest.Request{Method: "POST", Path: "/api/liascript/" + num(id) + "/preview", Token: w.tutor.Token})
+			if r.Status == 429 {
+				break
+			}
+			if r.Status != 200 || r.String("data.structure.title") != "Odd" {
+				t.Fatalf("preview %d: %d %s", sent, r.Status, r.Body)
+			}
+		}
+		if sent != 60 {
+			t.Errorf("the limit answered after %d previews, want 60", sent)
 		}
 	})
 }

@@ -209,9 +209,12 @@ var matrix = map[string]string{
 	// LiaScript: authors upload (plausibleBody's markdown) and preview
 	// (the matrix's id names no course); the matrix's topic is no
 	// LiaScript topic.
-	"POST /api/admin/liascript":            authors,
-	"POST /api/liascript/{id}/preview":     authors,
-	"POST /api/liascript/progress/{topic}": admins,
+	"POST /api/admin/liascript":                   authors,
+	"POST /api/liascript/{id}/preview":            authors,
+	"POST /api/liascript/progress/{topic}":        admins,
+	"GET /api/liascript/play/{grant}/{path}":      "",
+	"GET /api/liascript/play/{grant}/":            "",
+	"GET /api/liascript/runtime/{version}/{file}": anyone,
 	// Signed links need no token; without a valid signature nobody gets one.
 	"GET /api/files/{key}": "",
 	// Message templates (internal/notify): the matrix's {id} names no

@@ -246,9 +246,12 @@ var scopePolicy = func() tokens.Policy {
 		"POST /api/csp-report":                         tokens.AnyToken,
 		// LiaScript courses are course material; their progress is the
 		// learner's.
-		"POST /api/admin/liascript":            write(courses),
-		"POST /api/liascript/{id}/preview":     read(courses),
-		"POST /api/liascript/progress/{topic}": write(progress),
+		"POST /api/admin/liascript":                   write(courses),
+		"POST /api/liascript/{id}/preview":            read(courses),
+		"POST /api/liascript/progress/{topic}":        write(progress),
+		"GET /api/liascript/play/{grant}/{path}":      tokens.AnyToken,
+		"GET /api/liascript/play/{grant}/":            tokens.AnyToken,
+		"GET /api/liascript/runtime/{version}/{file}": tokens.AnyToken,
 
 		// The H5P service: the token's user with the H5P permissions its
 		// scopes keep (h5p:read lists and reads, h5p:write changes).

@@ -104,7 +104,7 @@ func (s *Server) interactiveRoutes() {
 // liascriptKind is the LiaScript kind on the course store, which gets its
 // topics and progress once they are built (liascriptRoutes).
 func (s *Server) liascriptKind() content.Kind {
-	s.liascript = &liascript.Service{Clock: s.Clock}
+	s.liascript = &liascript.Service{Clock: s.Clock, RuntimeDir: s.Config.LiaScriptDir}
 	return &liascriptkind.Kind{Courses: s.liascript}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	kind "github.com/lms-platform/lms/internal/content/interactive"
+	liakind "github.com/lms-platform/lms/internal/content/liascript"
 	"github.com/lms-platform/lms/internal/interactive/interactivetest"
 )
 
@@ -29,7 +30,7 @@ func TestInteractivePage(t *testing.T) {
 		r := s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
 		frame := regexp.MustCompile(`<iframe id="app-frame" sandbox="([^"]*)" src="([^"]+)"`).FindStringSubmatch(r.text())
 		if frame == nil || strings.Contains(frame[1], "allow-same-origin") || !strings.Contains(r.text(), "<strong>it</strong>") ||
-			!strings.Contains(r.text(), `style="height: 600px"`) {
+			!strings.Contains(r.text(), `data-height="600"`) {
 			t.Fatalf("app page: %s", r.body)
 		}
 		page := s.must(req{path: html.UnescapeString(frame[2]) + "index.html"}, http.StatusOK)
@@ -42,6 +43,52 @@ func TestInteractivePage(t *testing.T) {
 		r = s.must(req{method: "POST", path: "/bff/api/interactive/progress/" + id(int64(topic)), token: admin,
 			json: map[string]any{"event": "complete"}}, http.StatusOK)
 		if r.get("data.app_complete") != true {
+			t.Errorf("progress through /bff: %s", r.body)
+		}
+	})
+}
+
+// TestLiaScriptPage checks that a LiaScript topic's page frames its
+// player full width in a sandbox without our origin, that the player, the
+// course's files and the runtime pass through the frontend, that a CSP
+// report sent cross-site (as sandboxed frames send them) is taken, and
+// that the player's reports reach the progress route through /bff.
+func TestLiaScriptPage(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		admin := s.env.As("admin").Token
+		c := seedCourse(t, s.env, s.env.Host, admin, "Lia course")
+		md := "# Soil\n\nIntro\n\n## Layers\n\n[[humus]]\n"
+		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Soil",
+			"topicable": liakind.Class, "markdown": md}).Number("data.id")
+
+		r := s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
+		frame := regexp.MustCompile(`<iframe id="lia-frame" class="lia-frame" sandbox="([^"]*)" src="([^"]+)"[^>]*data-sections="2" data-quizzes="1"`).
+			FindStringSubmatch(r.text())
+		if frame == nil || strings.Contains(frame[1], "allow-same-origin") || !strings.Contains(r.text(), "topic-layout-wide") {
+			t.Fatalf("LiaScript page: %s", r.body)
+		}
+		play := html.UnescapeString(frame[2])
+		page := s.must(req{path: play}, http.StatusOK)
+		runtime := regexp.MustCompile(`src="(/api/liascript/runtime/[^"]+/lms-liascript\.js)"`).FindStringSubmatch(page.text())
+		if runtime == nil || !strings.HasPrefix(page.header.Get("Content-Security-Policy"), "sandbox allow-scripts") {
+			t.Fatalf("player through the frontend: %v %s", page.header, page.body)
+		}
+		if course := s.must(req{path: play + "course.md"}, http.StatusOK); course.text() != md {
+			t.Errorf("course.md through the frontend: %q", course.body)
+		}
+		if bridge := s.must(req{path: runtime[1]}, http.StatusOK); !strings.Contains(bridge.text(), "lms-liascript:quiz") {
+			t.Errorf("bridge through the frontend: %q", bridge.body)
+		}
+		report := `{"csp-report":{"document-uri":"http://x/a","blocked-uri":"http://x/bff/api/profile/me","effective-directive":"connect-src"}}`
+		s.must(req{method: "POST", path: "/api/csp-report?topic=" + id(int64(topic)), body: strings.NewReader(report),
+			headers: map[string]string{"Content-Type": "application/csp-report", "Origin": "null", "Sec-Fetch-Site": "cross-site"}}, http.StatusOK)
+		// Other cross-site writes stay refused.
+		s.must(req{method: "POST", path: "/bff/api/liascript/progress/" + id(int64(topic)), token: admin,
+			json: map[string]any{"visited": []int{0}}, headers: map[string]string{"Origin": "null", "Sec-Fetch-Site": "cross-site"}}, http.StatusForbidden)
+		r = s.must(req{method: "POST", path: "/bff/api/liascript/progress/" + id(int64(topic)), token: admin,
+			json: map[string]any{"visited": []int{0, 1}, "quizzes": []map[string]any{{"quiz": 0, "solved": true}}}}, http.StatusOK)
+		if r.get("data.completed") != true {
 			t.Errorf("progress through /bff: %s", r.body)
 		}
 	})

@@ -110,7 +110,8 @@ type topicData struct {
 	// open (shown), ended (media played to the end), xapi (an H5P
 	// completed or passed statement), upload (a project submitted),
 	// practice (a layout's first checked answer), quiz (an attempt passed,
-	// or ended without a pass score) or manual.
+	// or ended without a pass score), app (an interactive app's reports),
+	// lia (a LiaScript course's reports) or manual.
 	Mode string
 	// Manual offers a "mark as complete" button (and the no-script way).
 	Manual     bool
@@ -126,6 +127,7 @@ type topicData struct {
 	Layout     *layoutContent
 	EmbedSrc   string
 	App        *appContent
+	Lia        *liaContent
 	// VideoEmbed is the player address of a video site URL the page
 	// knows how to frame (YouTube, Vimeo); empty: a link is shown.
 	VideoEmbed string
@@ -270,9 +272,28 @@ func (h *Handler) fillContent(d *topicData) {
 		if d.App.Completion == "on_open" {
 			d.Mode, d.Manual = "open", true
 		}
+	case "liascript":
+		// The player page reports visits and solved quizzes; the server
+		// completes the topic by its rule (package liascript).
+		d.Lia = &liaContent{}
+		json.Unmarshal(raw, d.Lia)
+		d.Mode = "lia"
 	default:
 		d.Mode, d.Manual = "manual", true
 	}
+}
+
+// liaContent is what the page shows of a LiaScript topic: the player
+// page's frame, and the course's structure the reports are checked
+// against.
+type liaContent struct {
+	PlayURL   string `json:"play_url"`
+	Structure struct {
+		Sections []struct {
+			Title string `json:"title"`
+		} `json:"sections"`
+		Quizzes int `json:"quizzes"`
+	} `json:"structure"`
 }
 
 // appContent is what the page shows of an interactive topic: the app's

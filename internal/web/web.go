@@ -97,6 +97,10 @@ func (h *Handler) routes() http.Handler {
 	// Interactive apps are signed links too (the grant is in the path);
 	// their CSP reports come from the browser without credentials.
 	mux.HandleFunc("GET /api/interactive/play/", h.files)
+	// LiaScript's player pages, their courses' files and the runtime:
+	// signed links and public files.
+	mux.HandleFunc("GET /api/liascript/play/", h.files)
+	mux.HandleFunc("GET /api/liascript/runtime/", h.files)
 	mux.HandleFunc("POST /api/csp-report", h.cspReport)
 	mux.HandleFunc("GET /assets/", h.assets)
 
@@ -200,6 +204,12 @@ func (h *Handler) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+			// CSP reports come from sandboxed frames, whose origin is
+			// opaque, so the browser sends them as cross-site; the
+			// frontend passes them on with no credentials at all.
+			if r.Method == http.MethodPost && r.URL.Path == "/api/csp-report" {
+				break
+			}
 			if !h.sameOrigin(r) {
 				h.log.Info("web: cross-site request refused", "method", r.Method, "path", r.URL.Path,
 					"origin", r.Header.Get("Origin"), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))

@@ -7,9 +7,6 @@ package interactive
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -393,36 +390,17 @@ func (v Value) Range(m Manifest) (int, int) {
 }
 
 // PlayURL is the signed link of a topic's app:
-// /api/interactive/play/<topic>-<expires>-<signature>/. The grant is a
-// path segment, so the app's relative links carry it.
+// /api/interactive/play/<topic>-<expires>-<signature>/.
 func PlayURL(t *platform.Tenant, topicID int64, now time.Time) string {
-	// Rounded up to the hour, so the links of one topic are the same for
-	// an hour and browsers can cache what they fetch.
-	expires := now.Add(playTTL).Truncate(time.Hour).Add(time.Hour).Unix()
-	return fmt.Sprintf("/api/interactive/play/%d-%d-%s/", topicID, expires, sign(t.URLKey, topicID, expires))
+	return "/api/interactive/play/" + content.SignGrant(t.URLKey, grantPurpose, topicID, content.GrantExpiry(now, playTTL)) + "/"
 }
+
+// grantPurpose is what play links of apps are signed for.
+const grantPurpose = "interactive"
 
 // VerifyGrant checks a play link's grant and returns its topic id.
 func VerifyGrant(t *platform.Tenant, grant string, now time.Time) (int64, error) {
-	bad := apperr.New(apperr.Forbidden, "Invalid or expired link.")
-	parts := strings.Split(grant, "-")
-	if len(parts) != 3 {
-		return 0, bad
-	}
-	topic, err1 := strconv.ParseInt(parts[0], 10, 64)
-	expires, err2 := strconv.ParseInt(parts[1], 10, 64)
-	if err1 != nil || err2 != nil || !hmac.Equal([]byte(sign(t.URLKey, topic, expires)), []byte(parts[2])) ||
-		now.Unix() >= expires {
-		return 0, bad
-	}
-	return topic, nil
-}
-
-func sign(key []byte, topicID, expires int64) string {
-	mac := hmac.New(sha256.New, key)
-	// The purpose keeps these signatures apart from file links'.
-	fmt.Fprintf(mac, "interactive\n%d\n%d", topicID, expires)
-	return hex.EncodeToString(mac.Sum(nil))[:32]
+	return content.VerifyGrant(t.URLKey, grantPurpose, grant, now)
 }
 
 func has(in content.Input, names ...string) bool {

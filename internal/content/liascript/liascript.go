@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -158,11 +159,13 @@ func (*Kind) Copy(_ context.Context, _ content.Env, value json.RawMessage) (json
 // Remove keeps the course, which other topics may play.
 func (*Kind) Remove(context.Context, content.Env, json.RawMessage) error { return nil }
 
-// View is the course's structure, its rule and a signed link to its
-// Markdown, which the player page feeds to LiaScript's runtime.
+// View is the course's structure, its rule, a signed link to its
+// Markdown, and the signed link of the player page that plays it with
+// LiaScript's runtime.
 type View struct {
 	Value
 	MarkdownURL string `json:"markdown_url"`
+	PlayURL     string `json:"play_url" doc:"The player page (LiaScript's runtime in a sandbox, fed this course): frame it with sandbox=\"allow-scripts allow-popups allow-forms allow-modals\"."`
 }
 
 func (*Kind) View(env content.Env, value json.RawMessage) (any, error) {
@@ -170,7 +173,35 @@ func (*Kind) View(env content.Env, value json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return View{Value: v.Value, MarkdownURL: env.FileURL(v.Key)}, nil
+	return View{Value: v.Value, MarkdownURL: env.FileURL(v.Key), PlayURL: PlayURL(env.Tenant, TopicGrant, env.TopicID, env.Now)}, nil
+}
+
+// Grant purposes of player links: a topic's (progress is reported) or an
+// author's preview of a course (nothing is recorded).
+const (
+	TopicGrant   = "liascript"
+	PreviewGrant = "liascript-preview"
+)
+
+// playTTL is how long a player link works; pages fetch the topic again
+// long before.
+const playTTL = 6 * time.Hour
+
+// PlayURL is the signed link of the player page of a topic (TopicGrant,
+// id a topic) or a preview (PreviewGrant, id a course):
+// /api/liascript/play/<id>-<expires>-<signature>/. The course's Markdown
+// and assets are served under it by their relative paths.
+func PlayURL(t *platform.Tenant, purpose string, id int64, now time.Time) string {
+	return "/api/liascript/play/" + content.SignGrant(t.URLKey, purpose, id, content.GrantExpiry(now, playTTL)) + "/"
+}
+
+// Prefix is the blob prefix of the files of a topic's course.
+func Prefix(value json.RawMessage) (string, error) {
+	v, err := parseStored(value)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(v.Key, MarkdownFile), nil
 }
 
 // CompletesItself: a LiaScript topic completes through its progress route.

@@ -59,9 +59,10 @@ func Parse(md string) Structure {
 	s := Structure{Sections: []Section{}}
 	body := md
 	if trimmed := strings.TrimLeft(md, " \t\n\ufeff"); strings.HasPrefix(trimmed, "<!--") {
-		if end := strings.Index(trimmed, "-->"); end >= 0 {
-			s.Header = parseHeader(trimmed[4:end])
-			body = trimmed[end+3:]
+		// The comment ends after its opening: "<!-->" opens one.
+		if end := strings.Index(trimmed[4:], "-->"); end >= 0 {
+			s.Header = parseHeader(trimmed[4 : 4+end])
+			body = trimmed[4+end+3:]
 		}
 	}
 	fence := ""

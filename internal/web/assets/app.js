@@ -555,6 +555,9 @@
   // never by origin. Only the documented shapes are forwarded; the server
   // decides completion by the topic's rule (README: Interactive apps).
   var app = document.getElementById('app-frame');
+  // The page's CSP allows no style attributes: an inline app's height is
+  // set from here.
+  if (app && app.dataset.height) { app.style.height = Number(app.dataset.height) + 'px'; }
   if (app && signedIn) {
     var report = function (body) {
       return bff('POST', '/api/interactive/progress/' + topicId, body)
@@ -579,6 +582,41 @@
         report({ event: 'complete' });
       } else if (m.type === 'lms-interactive:score' && typeof m.score === 'number' && m.score >= 0 && m.score <= 100) {
         report({ event: 'score', score: Math.round(m.score) });
+      }
+    });
+  }
+
+  // A LiaScript topic's player page runs LiaScript's runtime in a
+  // sandboxed frame with an opaque origin, so its messages are recognised
+  // by their source window. Section visits and solved quizzes (indexes in
+  // the course's structure) are recorded; the server completes the topic
+  // by its rule (README: LiaScript courses).
+  var lia = document.getElementById('lia-frame');
+  if (lia && signedIn) {
+    var sections = Number(lia.dataset.sections), quizzes = Number(lia.dataset.quizzes);
+    var liaStatus = document.getElementById('lia-progress');
+    var isIndex = function (v, n) { return typeof v === 'number' && v === Math.floor(v) && v >= 0 && v < n; };
+    var record = function (body) {
+      return bff('POST', '/api/liascript/progress/' + topicId, body)
+        .then(function (res) { return res.ok ? res.json() : null; })
+        .then(function (b) {
+          if (!b || !b.data) { return; }
+          var d = b.data;
+          liaStatus.textContent = d.visited.length + ' of ' + d.sections + ' sections visited' +
+            (d.quizzes ? ', ' + d.solved.length + ' of ' + d.quizzes + ' quizzes solved' : '') + '.';
+          if (d.completed) { setStatus(1); }
+          lia.dataset.reported = String(Number(lia.dataset.reported || 0) + 1);
+        })
+        .catch(function () {});
+    };
+    window.addEventListener('message', function (e) {
+      if (e.source !== lia.contentWindow) { return; }
+      var m = e.data;
+      if (!m || typeof m !== 'object' || typeof m.type !== 'string') { return; }
+      if (m.type === 'lms-liascript:visit' && isIndex(m.section, sections)) {
+        record({ visited: [m.section] });
+      } else if (m.type === 'lms-liascript:quiz' && isIndex(m.quiz, quizzes) && m.solved === true) {
+        record({ quizzes: [{ quiz: m.quiz, solved: true }] });
       }
     });
   }
