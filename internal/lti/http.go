@@ -451,8 +451,8 @@ func serviceRoutes(api huma.API, s *Platform) {
 		Description: "Form fields `grant_type` client_credentials, `client_assertion_type` " +
 			"urn:ietf:params:oauth:client-assertion-type:jwt-bearer, `client_assertion` (RS256 with the tool's key from " +
 			"its key set or public key; iss and sub the tool's client_id, aud this URL or our issuer, exp at most five " +
-			"minutes ahead) and `scope`: lineitem, score and result.readonly of AGS are granted. Answers {access_token, " +
-			"token_type, expires_in, scope} (one hour). A bad assertion answers 401 `invalid_client`; no offered scope 400 " +
+			"minutes ahead, a `jti` used once: it is kept until the assertion expires) and `scope`: lineitem, score and result.readonly of AGS are granted. Answers {access_token, " +
+			"token_type, expires_in, scope} (one hour). A bad or replayed assertion answers 401 `invalid_client`; no offered scope 400 " +
 			"`invalid_scope`."},
 		func(ctx context.Context, in *formInput) (*tokenOutput, error) {
 			f, err := in.form()

@@ -315,3 +315,86 @@ func readAll(t *testing.T, res *http.Response) string {
 	}
 	return string(b)
 }
+
+// TestTokenAssertionReplay: a client assertion gets one service token; the
+// same assertion again is refused until it expires (its jti is kept that
+// long), an assertion without jti is refused, and a refusal issues
+// nothing.
+func TestTokenAssertionReplay(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newTwoTenants(t, backend)
+			recB, err := w.env.Server.Registry.ByHost(context.Background(), "localhost")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tenantB, release := w.env.OpenTenant(recB)
+			keyB, kidB := tenantB.Keys.Private, tenantB.Keys.ID
+			release()
+			recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+			tenantA, releaseA := w.env.OpenTenant(recA)
+			defer releaseA()
+			count := func(table string) int {
+				var n int
+				if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			clientID := w.tool["client_id"].(string)
+			assertion := func(jti string) string {
+				now := w.env.Clock.Now()
+				claims := jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
+					"iat": now.Unix(), "exp": now.Add(time.Minute).Unix()}
+				if jti != "" {
+					claims["jti"] = jti
+				}
+				return sign(t, claims, kidB, keyB)
+			}
+			ask := func(a string) (int, string) {
+				form := url.Values{"grant_type": {"client_credentials"},
+					"client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"},
+					"client_assertion":      {a}, "scope": {lti.ScopeScore}}
+				res := w.browse(t, "POST", w.originA+lti.TokenPath, form.Encode())
+				var body struct {
+					Error   string `json:"error"`
+					Message string `json:"message"`
+				}
+				json.NewDecoder(res.Body).Decode(&body)
+				return res.StatusCode, body.Error + ": " + body.Message
+			}
+			first := assertion("jti-1")
+			if status, msg := ask(first); status != 200 {
+				t.Fatalf("first use: %d %s", status, msg)
+			}
+			tokens := count("lti_service_tokens")
+			if status, msg := ask(first); status != 401 || !strings.HasPrefix(msg, "invalid_client: ") || !strings.Contains(msg, "jti") {
+				t.Fatalf("replayed assertion: %d %s", status, msg)
+			}
+			if n := count("lti_service_tokens"); n != tokens {
+				t.Fatalf("a refused replay issued a token: %d, was %d", n, tokens)
+			}
+			if status, msg := ask(assertion("")); status != 401 {
+				t.Fatalf("assertion without jti: %d %s", status, msg)
+			}
+			if status, msg := ask(assertion("jti-2")); status != 200 {
+				t.Fatalf("a fresh jti: %d %s", status, msg)
+			}
+			// The jtis are kept until their assertions expire (with the
+			// clock's leeway), then dropped: the table does not grow.
+			if n := count("lti_assertion_jtis"); n != 2 {
+				t.Fatalf("%d jtis kept, want 2", n)
+			}
+			w.env.Clock.Advance(3 * time.Minute)
+			if status, msg := ask(first); status != 401 {
+				t.Fatalf("the expired assertion: %d %s", status, msg)
+			}
+			if status, msg := ask(assertion("jti-3")); status != 200 {
+				t.Fatalf("a fresh jti later: %d %s", status, msg)
+			}
+			if n := count("lti_assertion_jtis"); n != 1 {
+				t.Fatalf("%d jtis kept after expiry, want 1", n)
+			}
+		})
+	}
+}

@@ -49,6 +49,7 @@ var owners = map[string]string{
 	"lti_service_tokens": "lti",
 	"lti_line_items":     "lti",
 	"lti_scores":         "lti",
+	"lti_assertion_jtis": "lti",
 	"roles":              "access",
 	"permissions":        "access",
 	"role_permissions":   "access",
