@@ -133,11 +133,12 @@ func (c *Client) GetPartial(ctx context.Context, rawURL string) (*Response, erro
 	return c.get(ctx, rawURL, true)
 }
 
-// Post sends body to rawURL with the headers given (Content-Type among
-// them) under the same checks as Get, and reads the answer as Get does:
-// for calls to services at user-given URLs (LTI grade services).
-func (c *Client) Post(ctx context.Context, rawURL string, header http.Header, body []byte) (*Response, error) {
-	return c.do(ctx, http.MethodPost, rawURL, header, body, false)
+// Send makes a request of any method with the headers given (Content-Type
+// and Authorization among them) and body (nil: none) under the same
+// checks as Get, and reads the answer as Get does: for calls to services
+// at user-given URLs (LTI grade services).
+func (c *Client) Send(ctx context.Context, method, rawURL string, header http.Header, body []byte) (*Response, error) {
+	return c.do(ctx, method, rawURL, header, body, false)
 }
 
 func (c *Client) get(ctx context.Context, rawURL string, partial bool) (*Response, error) {

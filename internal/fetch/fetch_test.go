@@ -366,9 +366,9 @@ func TestRefusal(t *testing.T) {
 	}
 }
 
-// TestPost sends the body and headers to a public address and reads the
+// TestSend sends the body and headers to a public address and reads the
 // answer; a non-public address is refused as for Get, undialled.
-func TestPost(t *testing.T) {
+func TestSend(t *testing.T) {
 	n := newTestNet()
 	n.serve(t, publicAddr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -376,13 +376,13 @@ func TestPost(t *testing.T) {
 		fmt.Fprintf(w, "%s %s %s %s", r.Method, r.Header.Get("Content-Type"), r.Header.Get("Authorization"), body)
 	}))
 	c := New(n.options())
-	res, err := c.Post(context.Background(), "http://public.test/scores", http.Header{
+	res, err := c.Send(context.Background(), http.MethodPost, "http://public.test/scores", http.Header{
 		"Content-Type": {"application/json"}, "Authorization": {"Bearer t"}}, []byte(`{"a":1}`))
 	if err != nil || res.Status != 200 || string(res.Body) != `POST application/json Bearer t {"a":1}` {
 		t.Fatalf("post: %v %+v", err, res)
 	}
 	before := n.dials.Load()
-	_, err = c.Post(context.Background(), "http://rebind.test/token", nil, []byte("x"))
+	_, err = c.Send(context.Background(), http.MethodPost, "http://rebind.test/token", nil, []byte("x"))
 	wantRefused(t, err, msgLoopback)
 	if n.dials.Load() != before {
 		t.Fatal("a refused address was dialled")

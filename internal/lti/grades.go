@@ -31,16 +31,21 @@ type Grades struct {
 	Fetch *fetch.Client
 }
 
-// gradeTarget is where one score goes: a launch's line item at its
-// platform.
+// gradeTarget is where one score goes: the line item of a launch at its
+// platform, or, when the launch named none, the platform's line items
+// container, where the line item of the launch's resource link is found
+// or made.
 type gradeTarget struct {
-	clientID, tokenURL, lineItem, sub string
+	clientID, tokenURL, sub  string
+	lineItem, lineItems      string
+	resourceLink, scopeAsked string
 }
 
 // Listener posts the scores of a TopicFinished or CourseFinished event.
-// Posting a score again is harmless (a platform keeps the latest), so a
-// redelivered event needs no record; a platform that fails makes the
-// event be delivered again later.
+// Posting a score again is harmless (a platform keeps the latest), and a
+// line item is looked for before one is made, so a redelivered event
+// needs no record; a platform that fails makes the event be delivered
+// again later.
 func (g *Grades) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
 	if (ev.Name != events.TopicFinished && ev.Name != events.CourseFinished) || ev.UserID == 0 {
 		return nil
@@ -59,8 +64,9 @@ func (g *Grades) Listener(ctx context.Context, t *platform.Tenant, ev events.Sto
 
 // gradeTargets are the line items of the user's launches that the event
 // finishes: launches of the finished topic, or launches of the finished
-// course that named no topic; the latest launch per line item, and only
-// where the platform granted the score scope and has a token URL.
+// course that named no topic; the latest launch per line item (or per
+// resource link, where the line item is to be found), and only where the
+// platform granted the scopes the post needs and has a token URL.
 func gradeTargets(ctx context.Context, q sqldb.Querier, ev events.Stored) ([]gradeTarget, error) {
 	key, query := "course_id", `l.topic_id IS NULL AND l.course_id = $2`
 	if ev.Name == events.TopicFinished {
@@ -70,10 +76,10 @@ func gradeTargets(ctx context.Context, q sqldb.Querier, ev events.Stored) ([]gra
 	if !ok {
 		return nil, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT r.client_id, r.token_url, l.ags_lineitem, l.ags_scopes, u.sub
-		FROM lti_launches l JOIN lti_registrations r ON r.id = l.registration_id
+	rows, err := q.QueryContext(ctx, `SELECT r.client_id, r.token_url, u.sub, l.ags_lineitem, l.ags_lineitems, l.resource_link_id,
+		l.ags_scopes FROM lti_launches l JOIN lti_registrations r ON r.id = l.registration_id
 		JOIN lti_users u ON u.user_id = l.user_id AND u.issuer = r.issuer
-		WHERE l.user_id = $1 AND `+query+` AND l.ags_lineitem <> '' AND r.token_url <> ''
+		WHERE l.user_id = $1 AND `+query+` AND (l.ags_lineitem <> '' OR l.ags_lineitems <> '') AND r.token_url <> ''
 		ORDER BY l.id DESC`, ev.UserID, int64(id))
 	if err != nil {
 		return nil, fmt.Errorf("lti: launches to grade: %w", err)
@@ -83,11 +89,18 @@ func gradeTargets(ctx context.Context, q sqldb.Querier, ev events.Stored) ([]gra
 	for rows.Next() {
 		var to gradeTarget
 		var scopes string
-		if err := rows.Scan(&to.clientID, &to.tokenURL, &to.lineItem, &scopes, &to.sub); err != nil {
+		if err := rows.Scan(&to.clientID, &to.tokenURL, &to.sub, &to.lineItem, &to.lineItems, &to.resourceLink, &scopes); err != nil {
 			return nil, err
 		}
-		if !slices.Contains(strings.Fields(scopes), ScopeScore) ||
-			slices.ContainsFunc(out, func(o gradeTarget) bool { return o.lineItem == to.lineItem }) {
+		granted := strings.Fields(scopes)
+		to.scopeAsked = ScopeScore
+		if to.lineItem == "" {
+			to.scopeAsked = ScopeLineItem + " " + ScopeScore
+			if !slices.Contains(granted, ScopeLineItem) {
+				continue
+			}
+		}
+		if !slices.Contains(granted, ScopeScore) || slices.ContainsFunc(out, to.same) {
 			continue
 		}
 		out = append(out, to)
@@ -95,20 +108,36 @@ func gradeTargets(ctx context.Context, q sqldb.Querier, ev events.Stored) ([]gra
 	return out, rows.Err()
 }
 
-// post gets a service token for the score scope and posts the score.
+// same reports whether two targets end on the same line item.
+func (to gradeTarget) same(o gradeTarget) bool {
+	if to.lineItem != "" || o.lineItem != "" {
+		return to.lineItem == o.lineItem
+	}
+	return to.lineItems == o.lineItems && to.resourceLink == o.resourceLink
+}
+
+// post gets a service token and posts the score, to the launch's line
+// item or to the one found or made in the container.
 func (g *Grades) post(ctx context.Context, t *platform.Tenant, to gradeTarget) error {
 	token, err := g.token(ctx, t, to)
 	if err != nil {
 		return err
+	}
+	bearer := "Bearer " + token
+	lineItem := to.lineItem
+	if lineItem == "" {
+		if lineItem, err = g.lineItem(ctx, to, bearer); err != nil {
+			return err
+		}
 	}
 	body, _ := json.Marshal(map[string]any{
 		"userId": to.sub, "scoreGiven": 1, "scoreMaximum": 1,
 		"activityProgress": "Completed", "gradingProgress": "FullyGraded",
 		"timestamp": g.Clock.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 	})
-	res, err := g.Fetch.Post(ctx, scoresURL(to.lineItem), http.Header{
+	res, err := g.Fetch.Send(ctx, http.MethodPost, serviceURL(lineItem, "/scores"), http.Header{
 		"Content-Type":  {"application/vnd.ims.lis.v1.score+json"},
-		"Authorization": {"Bearer " + token},
+		"Authorization": {bearer},
 	}, body)
 	if err != nil {
 		return err
@@ -119,14 +148,49 @@ func (g *Grades) post(ctx context.Context, t *platform.Tenant, to gradeTarget) e
 	return nil
 }
 
-// scoresURL is the scores endpoint of a line item: /scores after its
-// path, its query kept.
-func scoresURL(lineItem string) string {
-	u, err := url.Parse(lineItem)
+// lineItem finds the line item of the launch's resource link in the
+// platform's container, or makes it (maximum 1, the completion).
+func (g *Grades) lineItem(ctx context.Context, to gradeTarget, bearer string) (string, error) {
+	res, err := g.Fetch.Send(ctx, http.MethodGet, withQuery(to.lineItems, url.Values{"resource_link_id": {to.resourceLink}}),
+		http.Header{"Accept": {"application/vnd.ims.lis.v2.lineitemcontainer+json"}, "Authorization": {bearer}}, nil)
 	if err != nil {
-		return lineItem + "/scores"
+		return "", err
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/scores"
+	var items []struct {
+		ID             string `json:"id"`
+		ResourceLinkID string `json:"resourceLinkId"`
+	}
+	if res.Status != http.StatusOK || json.Unmarshal(res.Body, &items) != nil {
+		return "", fmt.Errorf("the line items service answered %d", res.Status)
+	}
+	for _, li := range items {
+		if li.ResourceLinkID == to.resourceLink && li.ID != "" {
+			return li.ID, nil
+		}
+	}
+	body, _ := json.Marshal(map[string]any{"label": "Completion", "scoreMaximum": 1, "resourceLinkId": to.resourceLink})
+	res, err = g.Fetch.Send(ctx, http.MethodPost, to.lineItems, http.Header{
+		"Content-Type": {"application/vnd.ims.lis.v2.lineitem+json"}, "Authorization": {bearer}}, body)
+	if err != nil {
+		return "", err
+	}
+	var made struct {
+		ID string `json:"id"`
+	}
+	if res.Status/100 != 2 || json.Unmarshal(res.Body, &made) != nil || made.ID == "" {
+		return "", fmt.Errorf("the line items service answered %d to a new line item", res.Status)
+	}
+	return made.ID, nil
+}
+
+// serviceURL is an AGS URL below another (a line item's scores): the
+// path extended, the query kept.
+func serviceURL(base, sub string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base + sub
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + sub
 	u.RawPath = ""
 	return u.String()
 }
@@ -146,9 +210,9 @@ func (g *Grades) token(ctx context.Context, t *platform.Tenant, to gradeTarget) 
 		return "", err
 	}
 	form := url.Values{"grant_type": {"client_credentials"}, "client_assertion_type": {assertionType},
-		"client_assertion": {signed}, "scope": {ScopeScore}}
-	res, err := g.Fetch.Post(ctx, to.tokenURL, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
-		[]byte(form.Encode()))
+		"client_assertion": {signed}, "scope": {to.scopeAsked}}
+	res, err := g.Fetch.Send(ctx, http.MethodPost, to.tokenURL,
+		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, []byte(form.Encode()))
 	if err != nil {
 		return "", err
 	}

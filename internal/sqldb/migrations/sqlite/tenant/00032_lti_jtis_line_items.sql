@@ -10,5 +10,10 @@ CREATE TABLE lti_assertion_jtis (
 );
 CREATE INDEX lti_assertion_jtis_expiry ON lti_assertion_jtis(expires_at);
 
+-- LTI 1.3, tool role: the line items container of a launch (AGS), where
+-- a score's line item is found or made when the launch named none.
+ALTER TABLE lti_launches ADD COLUMN ags_lineitems TEXT NOT NULL DEFAULT '';
+
 -- +goose Down
+ALTER TABLE lti_launches DROP COLUMN ags_lineitems;
 DROP TABLE lti_assertion_jtis;
