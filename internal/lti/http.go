@@ -146,7 +146,10 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 			"nothing behind. An accepted one matches the user by (issuer, sub), never by e-mail, creating it on first " +
 			"launch; Instructor and its sub-roles map to tutor, every other role to student, none to admin. The course is " +
 			"the custom parameter `topic_id`'s course or `course_id`, else the registration's course; the user gains " +
-			"access to it. The launch is recorded and the browser is sent (303) to the frontend's " +
+			"access to it. The launch is recorded (with its AGS endpoint: when the registration has a `token_url`, a " +
+			"learner who finishes the launched topic, or the launched course when the launch named no topic, gets a " +
+			"completed score of 1/1 posted back on the launch's line item, found or made in its container when it " +
+			"named none) and the browser is sent (303) to the frontend's " +
 			"/lti/launch?code=…&course=… with a one-time code valid for one minute."},
 		func(ctx context.Context, in *formInput) (*redirect, error) {
 			f, err := in.form()
