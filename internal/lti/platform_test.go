@@ -198,18 +198,25 @@ func TestPlatformLaunchesTool(t *testing.T) {
 	}
 }
 
-// gradeBack is the tool (B) sending a score through AGS: a token for its
-// client assertion signed with B's key, a line item, a completed score;
-// the topic is then complete for A's learner.
-func (w *twoTenants) gradeBack(t *testing.T) {
+// keyOfB is tenant B's signing key and its kid: the key of B's client
+// assertions as a tool.
+func (w *twoTenants) keyOfB(t *testing.T) (*rsa.PrivateKey, string) {
 	t.Helper()
 	recB, err := w.env.Server.Registry.ByHost(context.Background(), "localhost")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tenantB, release := w.env.OpenTenant(recB)
-	keyB, kidB := tenantB.Keys.Private, tenantB.Keys.ID
-	release()
+	defer release()
+	return tenantB.Keys.Private, tenantB.Keys.ID
+}
+
+// gradeBack is the tool (B) sending a score through AGS: a token for its
+// client assertion signed with B's key, a line item, a completed score;
+// the topic is then complete for A's learner.
+func (w *twoTenants) gradeBack(t *testing.T) {
+	t.Helper()
+	keyB, kidB := w.keyOfB(t)
 	now := w.env.Clock.Now()
 	clientID := w.tool["client_id"].(string)
 	assertion := sign(t, jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
@@ -338,13 +345,7 @@ func TestTokenAssertionReplay(t *testing.T) {
 	for _, backend := range apitest.Backends(t) {
 		t.Run(backend, func(t *testing.T) {
 			w := newTwoTenants(t, backend)
-			recB, err := w.env.Server.Registry.ByHost(context.Background(), "localhost")
-			if err != nil {
-				t.Fatal(err)
-			}
-			tenantB, release := w.env.OpenTenant(recB)
-			keyB, kidB := tenantB.Keys.Private, tenantB.Keys.ID
-			release()
+			keyB, kidB := w.keyOfB(t)
 			recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
 			tenantA, releaseA := w.env.OpenTenant(recA)
 			defer releaseA()
