@@ -191,9 +191,6 @@ func TestLtijsTool(t *testing.T) {
 			w.do(t, 200, "POST", w.originA, "/api/admin/courses/"+strconv.FormatInt(courseID, 10)+"/access", w.adminA,
 				map[string]any{"users": []map[string]any{{"id": w.studentID}}})
 
-			// ltijs checks iat against its own clock (ten seconds at most) and
-			// we check its assertion's times against ours: both read now.
-			env.Clock.Set(time.Now())
 			seen := w.launchLtijs(t)
 			launch, _ := seen["launch"].(map[string]any)
 			if seen["scored"] != true {
@@ -256,6 +253,10 @@ func (w *twoTenants) launchLtijs(t *testing.T) map[string]any {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	browser := &http.Client{Jar: jar, Timeout: 2 * time.Minute}
+	// ltijs checks our id_token's iat against its own clock (ten seconds
+	// at most), and we check the times of its client assertion against
+	// ours: our test clock is set to now just before the launch.
+	w.env.Clock.Set(time.Now())
 	start := w.do(t, 200, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(w.topic, 10), w.student, nil)
 	// The tool's login redirects to our authorization endpoint, which
 	// answers the auto-submitting form.
