@@ -34,7 +34,7 @@ type twoTenants struct {
 	student          string
 	studentID        int64
 	topic            int64
-	courseA          int64
+	courseA, lessonA int64
 	courseB, topicB  int64
 	tool             map[string]any
 }
@@ -124,6 +124,7 @@ func newTwoTenants(t *testing.T, backend string) *twoTenants {
 	})
 	w.topic = int64(topic.Number("data.id"))
 	w.courseA = int64(courseA.Number("data.id"))
+	w.lessonA = int64(lesson.Number("data.id"))
 	w.do(t, 200, "POST", w.originA, "/api/admin/courses/"+strconv.Itoa(int(courseA.Number("data.id")))+"/access", w.adminA,
 		map[string]any{"users": []map[string]any{{"id": w.studentID}}})
 	return w

@@ -28,7 +28,7 @@ func (s *Server) ltiRoutes(authService *auth.Service) {
 		}
 		return config.FrontURL(s.Config.WebURL, s.Config.WebAddr, host)
 	})
-	lti.PlatformRoutes(s.API, &lti.Platform{Clock: s.Clock, Gate: s.Learning, Keys: keys, Progress: s.Learning})
+	lti.PlatformRoutes(s.API, &lti.Platform{Clock: s.Clock, Gate: s.Learning, Keys: keys, Progress: s.Learning, Topics: s.topics})
 	if s.Dispatcher != nil {
 		// Learners who finish what a platform launched get their score
 		// posted back to it.
