@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -229,6 +230,17 @@ func TestLtijsTool(t *testing.T) {
 			}
 			tenant, release := env.OpenTenant(rec)
 			defer release()
+			// Deep linking: the admin asks ltijs for content for the lesson;
+			// its signed answer becomes an lti topic at the item's URL.
+			made := w.deepLinkLtijs(t, int64(lesson.Number("data.id")), int64(added["id"].(float64)))
+			var content string
+			if err := tenant.DB.QueryRowContext(context.Background(), `SELECT content FROM topics WHERE id = $1`, made).Scan(&content); err != nil {
+				t.Fatal(err)
+			}
+			link, _ := lti.ParseLink(json.RawMessage(content))
+			if link.URL != tool.origin+"/?exercise=2" || link.Custom["picked"] != "yes" {
+				t.Fatalf("the topic ltijs linked: %s", content)
+			}
 			var given, maximum float64
 			if err := tenant.DB.QueryRowContext(context.Background(), `SELECT score_given, score_maximum FROM lti_scores
 				WHERE user_id = $1`, w.studentID).Scan(&given, &maximum); err != nil || given != 8 || maximum != 10 {
@@ -283,4 +295,55 @@ func (w *twoTenants) launchLtijs(t *testing.T) map[string]any {
 		t.Fatalf("the tool's page: %d %s", res.StatusCode, answer)
 	}
 	return out
+}
+
+var jwtField = regexp.MustCompile(`name="JWT" value="([^"]*)"`)
+
+// deepLinkLtijs is the admin's browser asking ltijs for content for a
+// lesson: our request, the tool's login, our authorization endpoint's
+// form posted to the tool, and the tool's self-posting answer brought to
+// our return URL. It returns the id of the topic made.
+func (w *twoTenants) deepLinkLtijs(t *testing.T, lesson, tool int64) int64 {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Timeout: 2 * time.Minute}
+	w.env.Clock.Set(time.Now())
+	start := w.do(t, 200, "POST", w.originA, "/api/lti/deep-links", w.adminA, map[string]any{"lesson": lesson, "tool": tool})
+	page, err := browser.Get(start.String("data.url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readAll(t, page)
+	fields := url.Values{}
+	for _, m := range formField.FindAllStringSubmatch(body, -1) {
+		fields.Set(m[1], html.UnescapeString(m[2]))
+	}
+	res, err := browser.PostForm(html.UnescapeString(formAction.FindStringSubmatch(body)[1]), fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := readAll(t, res)
+	action, token := formAction.FindStringSubmatch(answer), jwtField.FindStringSubmatch(answer)
+	if res.StatusCode != 200 || action == nil || token == nil {
+		t.Fatalf("ltijs's deep linking answer: %d %s", res.StatusCode, answer)
+	}
+	if html.UnescapeString(action[1]) != w.originA+lti.DeepLinkReturnPath {
+		t.Fatalf("ltijs answers to %s", action[1])
+	}
+	res, err = browser.PostForm(w.originA+lti.DeepLinkReturnPath, url.Values{"JWT": {html.UnescapeString(token[1])}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done := readAll(t, res); res.StatusCode != 200 || !strings.Contains(done, "1 topic(s) added") {
+		t.Fatalf("our return: %d %s", res.StatusCode, done)
+	}
+	recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+	tenant, release := w.env.OpenTenant(recA)
+	defer release()
+	var id int64
+	if err := tenant.DB.QueryRowContext(context.Background(), `SELECT id FROM topics WHERE lesson_id = $1 AND title = $2`,
+		lesson, "Exercise picked in ltijs").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

@@ -5,7 +5,8 @@
 // has registered the platform described by a JSON line on stdin. A
 // launch it accepts creates a line item through AGS, posts a completed
 // score of 8/10 for the launching learner, and answers what it saw as
-// JSON. It stops when stdin closes. Its state is kept by ltijs-sequelize
+// JSON; a deep linking request it accepts is answered with one resource
+// link. It stops when stdin closes. Its state is kept by ltijs-sequelize
 // in the PostgreSQL database named by the LTIJS_PG_* variables.
 'use strict'
 
@@ -77,6 +78,19 @@ lti.onConnect(async (token, req, res) => {
     const body = err.response ? String(err.response.body) : ''
     return res.status(502).json({ launch, error: err.message, body })
   }
+})
+
+// A deep linking request is answered at once with one resource link: the
+// tool's own launch URL with a query, and a custom parameter.
+lti.onDeepLinking(async (token, req, res) => {
+  const items = [{
+    type: 'ltiResourceLink',
+    title: 'Exercise picked in ltijs',
+    url: req.protocol + '://' + req.get('host') + '/?exercise=2',
+    custom: { picked: 'yes' }
+  }]
+  const form = await lti.DeepLinking.createDeepLinkingForm(token, items, { message: 'One exercise added.' })
+  return res.send(form)
 })
 
 lti.onInvalidToken(async (req, res) => {
