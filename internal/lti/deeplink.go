@@ -188,7 +188,7 @@ func (s *Platform) DeepLinkReturn(ctx context.Context, t *platform.Tenant, origi
 	claims := &linkResponse{}
 	_, err = jwt.ParseWithClaims(raw, claims, func(*jwt.Token) (any, error) { return key, nil },
 		jwt.WithValidMethods([]string{"RS256"}), jwt.WithTimeFunc(func() time.Time { return now }), jwt.WithLeeway(clockLeeway),
-		jwt.WithAudience(origin), jwt.WithExpirationRequired())
+		jwt.WithAudience(origin), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
 	switch {
 	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
 		return nil, launchError(apperr.Unauthorized, "invalid_signature", "The JWT signature is not valid.")
@@ -196,6 +196,8 @@ func (s *Platform) DeepLinkReturn(ctx context.Context, t *platform.Tenant, origi
 		return nil, launchError(apperr.Unauthorized, "invalid_audience", "The JWT is not meant for this platform.")
 	case errors.Is(err, jwt.ErrTokenExpired), errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
 		return nil, launchError(apperr.Unauthorized, "expired", "The JWT has expired.")
+	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return nil, launchError(apperr.Unauthorized, "invalid_iat", "The JWT's issue time is not acceptable.")
 	case err != nil:
 		return nil, launchError(apperr.Unauthorized, "invalid_token", "The JWT is not valid.")
 	case claims.MessageType != MessageDeepLinkingResp:
@@ -204,6 +206,8 @@ func (s *Platform) DeepLinkReturn(ctx context.Context, t *platform.Tenant, origi
 		return nil, launchError(apperr.Invalid, "invalid_version", "Only LTI 1.3.0 is supported.")
 	case claims.DeploymentID != tool.DeploymentID:
 		return nil, launchError(apperr.Forbidden, "unknown_deployment", "This deployment is not the tool's.")
+	case claims.Data == "":
+		return nil, launchError(apperr.Unauthorized, "invalid_data", "The answer's data is of no request of ours, used or expired.")
 	}
 	var links []contentItem
 	for _, it := range claims.Items {
@@ -224,7 +228,7 @@ func (s *Platform) DeepLinkReturn(ctx context.Context, t *platform.Tenant, origi
 	err = t.DB.QueryRowContext(ctx, `UPDATE lti_link_requests SET returned_at = $1 WHERE data_hash = $2 AND tool_id = $3
 		AND returned_at IS NULL AND hint_used_at > $4 RETURNING user_id, lesson_id`,
 		now, hash(claims.Data), tool.ID, now.Add(-linkDataLifetime)).Scan(&userID, &lessonID)
-	if claims.Data == "" || sqldb.NotFound(err) {
+	if sqldb.NotFound(err) {
 		return nil, launchError(apperr.Unauthorized, "invalid_data", "The answer's data is of no request of ours, used or expired.")
 	}
 	if err != nil {

@@ -99,6 +99,7 @@ func TestDeepLinking(t *testing.T) {
 					"exp": w.env.Clock.Now().Add(time.Minute).Unix()}, kidB, mustKey(t))},
 				{"not for us", "invalid_audience", 401, answer(func(c jwt.MapClaims) { c["aud"] = w.originB })},
 				{"expired", "expired", 401, answer(func(c jwt.MapClaims) { c["exp"] = w.env.Clock.Now().Add(-5 * time.Minute).Unix() })},
+				{"issued later", "invalid_iat", 401, answer(func(c jwt.MapClaims) { c["iat"] = w.env.Clock.Now().Add(10 * time.Minute).Unix() })},
 				{"unknown tool", "invalid_issuer", 401, answer(func(c jwt.MapClaims) { c["iss"] = "nobody" })},
 				{"message type", "invalid_message_type", 422, answer(func(c jwt.MapClaims) { c[lti.ClaimMessageType] = lti.MessageResourceReq })},
 				{"deployment", "unknown_deployment", 403, answer(func(c jwt.MapClaims) { c[lti.ClaimDeploymentID] = "other" })},

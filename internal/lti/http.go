@@ -437,7 +437,7 @@ func deepLinkRoutes(api huma.API, s *Platform) {
 		Description: "Checks, each refusal naming its check in `error`: the JWT (401 `invalid_token`), RS256 (401 " +
 			"`invalid_alg`), `iss` a registered tool's client_id (401 `invalid_issuer`), its key (401 `unknown_key`, " +
 			"`jwks_unavailable`) and signature (401 `invalid_signature`), `aud` our issuer (401 `invalid_audience`), " +
-			"`exp` (401 `expired`), the message type LtiDeepLinkingResponse (422 `invalid_message_type`), the version " +
+			"`exp` (401 `expired`), `iat` (401 `invalid_iat`), the message type LtiDeepLinkingResponse (422 `invalid_message_type`), the version " +
 			"(422 `invalid_version`), the tool's deployment id (403 `unknown_deployment`), and the data of our request, " +
 			"used once (401 `invalid_data`). Each content item of type ltiResourceLink (at most 20; url absolute " +
 			"http(s)) becomes an lti topic of the request's lesson with its title, url and custom parameters, made as " +
