@@ -13,6 +13,10 @@ ADMIN_PASSWORD ?= admin-password
 # The player's install script only enforces its authors' package manager,
 # so scripts are off.
 PLAYER := node_modules/h5p-standalone/dist/frame.bundle.js
+# ltijs, a third-party LTI tool run by internal/lti's interop test, with
+# its database plugin; a test-only node project of its own.
+LTIJS_DIR := internal/lti/testdata/ltijs
+LTIJS := $(LTIJS_DIR)/node_modules/ltijs/package.json
 # Screenshots of the browser tests land here.
 export LMS_TEST_ARTIFACTS ?= $(CURDIR)/var/test-artifacts
 
@@ -20,6 +24,10 @@ export LMS_TEST_ARTIFACTS ?= $(CURDIR)/var/test-artifacts
 
 $(PLAYER): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
+	@touch $@
+
+$(LTIJS): $(LTIJS_DIR)/package.json $(LTIJS_DIR)/package-lock.json
+	npm ci --prefix $(LTIJS_DIR) --ignore-scripts --no-audit --no-fund
 	@touch $@
 
 build: $(PLAYER)
@@ -54,11 +62,11 @@ demo-reset: build
 # Unit tests and the API suite on SQLite; with LMS_TEST_PG_URL,
 # LMS_TEST_REDIS_URL and LMS_TEST_S3_URL set (as .ci/run does) the same
 # suites also run on PostgreSQL, Redis and S3.
-test: $(PLAYER)
+test: $(PLAYER) $(LTIJS)
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 
-test-race: $(PLAYER)
+test-race: $(PLAYER) $(LTIJS)
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 # The OpenAPI description (what /api/openapi.json serves) must pass
@@ -102,4 +110,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin var node_modules
+	rm -rf bin var node_modules $(LTIJS_DIR)/node_modules

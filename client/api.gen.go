@@ -1970,6 +1970,27 @@ func (c *Client) GetLTIAuthorize(ctx context.Context, params GetLTIAuthorizePara
 	return c.send(ctx, r)
 }
 
+// PostLTIDeepLinks is POST /api/lti/deep-links: Ask an external tool for content for a lesson (LTI
+// Deep Linking): the tool's OIDC login URL
+func (c *Client) PostLTIDeepLinks(ctx context.Context, body DeepLinkInputBody) (*ToolLaunch, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/deep-links"}
+	r.body = jsonBody(body)
+	var out ToolLaunch
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostLTIDeepLinksReturn is POST /api/lti/deep-links/return: Deep Linking return: the tool's signed
+// content items (form post of JWT) become lti topics of the lesson
+func (c *Client) PostLTIDeepLinksReturn(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/deep-links/return"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
 // GetLTIJwks is GET /api/lti/jwks: The tenant's public key set (JWKS, not in the envelope)
 func (c *Client) GetLTIJwks(ctx context.Context) (*http.Response, error) {
 	r := request{method: http.MethodGet, path: "/api/lti/jwks"}
@@ -3357,6 +3378,14 @@ type Data struct {
 	Topic    TemplateItem `json:"topic"`
 	// The user the event is about.
 	User TemplateUser `json:"user"`
+}
+
+// DeepLinkInputBody is a schema of the API.
+type DeepLinkInputBody struct {
+	// The lesson the tool's content items become lti topics of.
+	Lesson int64 `json:"lesson"`
+	// The external tool to ask.
+	Tool int64 `json:"tool"`
 }
 
 // DeletedContent is a schema of the API.

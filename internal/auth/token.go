@@ -177,6 +177,14 @@ func loadPrincipal(ctx context.Context, t *platform.Tenant, now time.Time, c *Cl
 	return p, nil
 }
 
+// UserPrincipal is an active user as a principal with the permissions of
+// its roles, for acts done later on a user's behalf (the topics an LTI
+// tool returns to the author who asked for them); a blocked user is
+// refused.
+func UserPrincipal(t *platform.Tenant, u accounts.User) (*access.Principal, error) {
+	return userPrincipal(t, u)
+}
+
 // userPrincipal is an active user as a principal with the permissions of
 // its roles; a blocked user is refused.
 func userPrincipal(t *platform.Tenant, u accounts.User) (*access.Principal, error) {

@@ -7,6 +7,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -132,37 +133,56 @@ func (c *Client) GetPartial(ctx context.Context, rawURL string) (*Response, erro
 	return c.get(ctx, rawURL, true)
 }
 
+// Send makes a request of any method with the headers given (Content-Type
+// and Authorization among them) and body (nil: none) under the same
+// checks as Get, and reads the answer as Get does: for calls to services
+// at user-given URLs (LTI grade services).
+func (c *Client) Send(ctx context.Context, method, rawURL string, header http.Header, body []byte) (*Response, error) {
+	return c.do(ctx, method, rawURL, header, body, false)
+}
+
 func (c *Client) get(ctx context.Context, rawURL string, partial bool) (*Response, error) {
+	return c.do(ctx, http.MethodGet, rawURL, nil, nil, partial)
+}
+
+func (c *Client) do(ctx context.Context, method, rawURL string, header http.Header, body []byte, partial bool) (*Response, error) {
 	u, err := CheckURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), reader)
 	if err != nil {
 		return nil, refused("The URL is not valid.", err)
 	}
-	req.Header.Set("User-Agent", c.opts.UserAgent)
 	req.Header.Set("Accept", "application/json, text/html;q=0.9, */*;q=0.5")
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("User-Agent", c.opts.UserAgent)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, failure(err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBody+1))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBody+1))
 	if err != nil {
 		return nil, failure(err)
 	}
-	truncated := int64(len(body)) > c.opts.MaxBody
+	truncated := int64(len(answer)) > c.opts.MaxBody
 	if truncated {
 		if !partial {
 			return nil, refused(fmt.Sprintf("The response is larger than %s.", size(c.opts.MaxBody)), nil)
 		}
-		body = body[:c.opts.MaxBody]
+		answer = answer[:c.opts.MaxBody]
 	}
 	return &Response{
 		Status:    resp.StatusCode,
 		Header:    resp.Header,
-		Body:      body,
+		Body:      answer,
 		FinalURL:  resp.Request.URL.String(),
 		Truncated: truncated,
 	}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -362,5 +363,28 @@ func TestRefusal(t *testing.T) {
 		if r := refusal(netip.MustParseAddr(s)); r == "" {
 			t.Errorf("%s not refused", s)
 		}
+	}
+}
+
+// TestSend sends the body and headers to a public address and reads the
+// answer; a non-public address is refused as for Get, undialled.
+func TestSend(t *testing.T) {
+	n := newTestNet()
+	n.serve(t, publicAddr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "%s %s %s %s", r.Method, r.Header.Get("Content-Type"), r.Header.Get("Authorization"), body)
+	}))
+	c := New(n.options())
+	res, err := c.Send(context.Background(), http.MethodPost, "http://public.test/scores", http.Header{
+		"Content-Type": {"application/json"}, "Authorization": {"Bearer t"}}, []byte(`{"a":1}`))
+	if err != nil || res.Status != 200 || string(res.Body) != `POST application/json Bearer t {"a":1}` {
+		t.Fatalf("post: %v %+v", err, res)
+	}
+	before := n.dials.Load()
+	_, err = c.Send(context.Background(), http.MethodPost, "http://rebind.test/token", nil, []byte("x"))
+	wantRefused(t, err, msgLoopback)
+	if n.dials.Load() != before {
+		t.Fatal("a refused address was dialled")
 	}
 }

@@ -71,7 +71,7 @@ func (s *Platform) Token(ctx context.Context, t *platform.Tenant, origin string,
 		jwt.WithValidMethods([]string{"RS256"}), jwt.WithTimeFunc(func() time.Time { return now }), jwt.WithLeeway(clockLeeway),
 		jwt.WithIssuer(tool.ClientID), jwt.WithSubject(tool.ClientID), jwt.WithExpirationRequired())
 	if err != nil || !(slices.Contains(claims.Audience, origin+TokenPath) || slices.Contains(claims.Audience, origin)) ||
-		claims.ExpiresAt.Sub(now) > maxAssertionLength+clockLeeway {
+		claims.ExpiresAt.Sub(now) > maxAssertionLength+clockLeeway || claims.ID == "" || len(claims.ID) > 255 {
 		return ServiceToken{}, invalid
 	}
 	var granted []string
@@ -83,13 +83,33 @@ func (s *Platform) Token(ctx context.Context, t *platform.Tenant, origin string,
 	if len(granted) == 0 {
 		return ServiceToken{}, launchError(apperr.BadRequest, "invalid_scope", "None of the scopes asked for is offered.")
 	}
+	// The assertion's jti is kept until the assertion expires, and the
+	// token recorded with it: a replay is refused, and a refusal leaves
+	// nothing behind.
 	token := secret()
-	if _, err := t.DB.ExecContext(ctx, `DELETE FROM lti_service_tokens WHERE expires_at < $1`, now); err != nil {
-		return ServiceToken{}, fmt.Errorf("lti: prune service tokens: %w", err)
-	}
-	if _, err := t.DB.ExecContext(ctx, `INSERT INTO lti_service_tokens (token_hash, tool_id, scopes, expires_at) VALUES ($1, $2, $3, $4)`,
-		hash(token), tool.ID, strings.Join(granted, " "), now.Add(serviceTokenTTL)); err != nil {
-		return ServiceToken{}, fmt.Errorf("lti: record service token: %w", err)
+	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lti_assertion_jtis WHERE expires_at < $1`, now); err != nil {
+			return fmt.Errorf("lti: prune assertion ids: %w", err)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO lti_assertion_jtis (tool_id, jti, expires_at) VALUES ($1, $2, $3)`,
+			tool.ID, claims.ID, claims.ExpiresAt.Add(clockLeeway))
+		if sqldb.IsUniqueViolation(err) {
+			return launchError(apperr.Unauthorized, "invalid_client", "This client assertion was already used (jti).")
+		}
+		if err != nil {
+			return fmt.Errorf("lti: record assertion id: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lti_service_tokens WHERE expires_at < $1`, now); err != nil {
+			return fmt.Errorf("lti: prune service tokens: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO lti_service_tokens (token_hash, tool_id, scopes, expires_at) VALUES ($1, $2, $3, $4)`,
+			hash(token), tool.ID, strings.Join(granted, " "), now.Add(serviceTokenTTL)); err != nil {
+			return fmt.Errorf("lti: record service token: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return ServiceToken{}, err
 	}
 	return ServiceToken{AccessToken: token, TokenType: "Bearer", ExpiresIn: int(serviceTokenTTL / time.Second),
 		Scope: strings.Join(granted, " ")}, nil

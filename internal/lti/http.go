@@ -146,7 +146,10 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 			"nothing behind. An accepted one matches the user by (issuer, sub), never by e-mail, creating it on first " +
 			"launch; Instructor and its sub-roles map to tutor, every other role to student, none to admin. The course is " +
 			"the custom parameter `topic_id`'s course or `course_id`, else the registration's course; the user gains " +
-			"access to it. The launch is recorded and the browser is sent (303) to the frontend's " +
+			"access to it. The launch is recorded (with its AGS endpoint: when the registration has a `token_url`, a " +
+			"learner who finishes the launched topic, or the launched course when the launch named no topic, gets a " +
+			"completed score of 1/1 posted back on the launch's line item, found or made in its container when it " +
+			"named none) and the browser is sent (303) to the frontend's " +
 			"/lti/launch?code=…&course=… with a one-time code valid for one minute."},
 		func(ctx context.Context, in *formInput) (*redirect, error) {
 			f, err := in.form()
@@ -341,6 +344,7 @@ func PlatformRoutes(api huma.API, s *Platform) {
 			}
 			return &htmlOutput{ContentType: "text/html; charset=utf-8", CacheControl: "no-store", Body: page}, nil
 		})
+	deepLinkRoutes(api, s)
 	const base = "/api/admin/lti/tools"
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/lti/platform", Tags: adminTags, Who: httpx.User,
 		Summary: "This platform's URLs to paste into an external tool's configuration (admin)"},
@@ -402,6 +406,55 @@ func PlatformRoutes(api huma.API, s *Platform) {
 		})
 }
 
+type deepLinkInput struct {
+	Body struct {
+		Lesson int64 `json:"lesson" minimum:"1" doc:"The lesson the tool's content items become lti topics of."`
+		Tool   int64 `json:"tool" minimum:"1" doc:"The external tool to ask."`
+	}
+}
+
+// deepLinkRoutes registers Deep Linking, platform role: the author's
+// request and the tool's answer.
+func deepLinkRoutes(api huma.API, s *Platform) {
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/deep-links", Tags: toolTags, Who: httpx.User,
+		MaxBody: 4 << 10, Errors: []int{422},
+		Summary: "Ask an external tool for content for a lesson (LTI Deep Linking): the tool's OIDC login URL",
+		Description: "For those who may edit the lesson's course. Send the browser to `url` (a two-minute, single-use " +
+			"login hint bound to the caller, the tool and the lesson); our authorization endpoint then answers an " +
+			"LtiDeepLinkingRequest (role Instructor, deep_linking_settings with our return URL, accept_types " +
+			"ltiResourceLink, accept_multiple, and data the tool must send back), and the tool posts its content items " +
+			"to " + DeepLinkReturnPath + " within an hour."},
+		func(ctx context.Context, in *deepLinkInput) (*httpx.Response[ToolLaunch], error) {
+			out, err := s.DeepLink(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), httpx.PrincipalFrom(ctx), in.Body.Lesson, in.Body.Tool)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.OK(out)
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: DeepLinkReturnPath, Tags: toolTags, MaxBody: 64 << 10,
+		Credentials: true, Errors: []int{400, 401, 403, 415, 422},
+		Summary: "Deep Linking return: the tool's signed content items (form post of JWT) become lti topics of the lesson",
+		Description: "Checks, each refusal naming its check in `error`: the JWT (401 `invalid_token`), RS256 (401 " +
+			"`invalid_alg`), `iss` a registered tool's client_id (401 `invalid_issuer`), its key (401 `unknown_key`, " +
+			"`jwks_unavailable`) and signature (401 `invalid_signature`), `aud` our issuer (401 `invalid_audience`), " +
+			"`exp` (401 `expired`), `iat` (401 `invalid_iat`), the message type LtiDeepLinkingResponse (422 `invalid_message_type`), the version " +
+			"(422 `invalid_version`), the tool's deployment id (403 `unknown_deployment`), and the data of our request, " +
+			"used once (401 `invalid_data`). Each content item of type ltiResourceLink (at most 20; url absolute " +
+			"http(s)) becomes an lti topic of the request's lesson with its title, url and custom parameters, made as " +
+			"the author who asked. Answers a short HTML page."},
+		func(ctx context.Context, in *formInput) (*htmlOutput, error) {
+			f, err := in.form()
+			if err != nil {
+				return nil, err
+			}
+			made, err := s.DeepLinkReturn(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), f.Get("JWT"))
+			if err != nil {
+				return nil, err
+			}
+			return &htmlOutput{ContentType: "text/html; charset=utf-8", CacheControl: "no-store", Body: linkedPage(made)}, nil
+		})
+}
+
 type tokenOutput struct {
 	CacheControl string `header:"Cache-Control"`
 	Body         ServiceToken
@@ -451,8 +504,8 @@ func serviceRoutes(api huma.API, s *Platform) {
 		Description: "Form fields `grant_type` client_credentials, `client_assertion_type` " +
 			"urn:ietf:params:oauth:client-assertion-type:jwt-bearer, `client_assertion` (RS256 with the tool's key from " +
 			"its key set or public key; iss and sub the tool's client_id, aud this URL or our issuer, exp at most five " +
-			"minutes ahead) and `scope`: lineitem, score and result.readonly of AGS are granted. Answers {access_token, " +
-			"token_type, expires_in, scope} (one hour). A bad assertion answers 401 `invalid_client`; no offered scope 400 " +
+			"minutes ahead, a `jti` used once: it is kept until the assertion expires) and `scope`: lineitem, score and result.readonly of AGS are granted. Answers {access_token, " +
+			"token_type, expires_in, scope} (one hour). A bad or replayed assertion answers 401 `invalid_client`; no offered scope 400 " +
 			"`invalid_scope`."},
 		func(ctx context.Context, in *formInput) (*tokenOutput, error) {
 			f, err := in.form()

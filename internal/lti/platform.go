@@ -67,6 +67,8 @@ type Platform struct {
 	Keys *KeySets
 	// Progress completes a topic when a tool posts a completed score.
 	Progress topics.Completer
+	// Topics makes the topics of deep linking answers.
+	Topics TopicMaker
 }
 
 // ToolLaunch is the answer of a launch: where to send the browser.
@@ -155,6 +157,9 @@ func (s *Platform) Authorize(ctx context.Context, t *platform.Tenant, origin str
 		return nil, launchError(apperr.BadRequest, "invalid_redirect_uri", "The redirect_uri is not registered for this tool.")
 	}
 	now := s.Clock.Now()
+	if in.MessageHint == deepLinkingHint {
+		return s.authorizeDeepLinking(ctx, t, origin, tool, in, now)
+	}
 	var userID, topicID int64
 	err = t.DB.QueryRowContext(ctx, `UPDATE lti_hints SET used_at = $1 WHERE hint_hash = $2 AND tool_id = $3 AND used_at IS NULL
 		AND expires_at > $1 RETURNING user_id, topic_id`, now, hash(in.LoginHint), tool.ID).Scan(&userID, &topicID)
@@ -171,8 +176,13 @@ func (s *Platform) Authorize(ctx context.Context, t *platform.Tenant, origin str
 	if err != nil {
 		return nil, err
 	}
+	return postPage(in.RedirectURI, idToken, in.State)
+}
+
+// postPage is the page that posts an id_token to the tool.
+func postPage(action, idToken, state string) ([]byte, error) {
 	var page bytes.Buffer
-	err = autoPost.Execute(&page, map[string]string{"Action": in.RedirectURI, "IDToken": idToken, "State": in.State})
+	err := autoPost.Execute(&page, map[string]string{"Action": action, "IDToken": idToken, "State": state})
 	return page.Bytes(), err
 }
 
@@ -214,24 +224,33 @@ func (s *Platform) idToken(ctx context.Context, t *platform.Tenant, origin strin
 	for k, v := range link.Custom {
 		custom[k] = v
 	}
+	claims := baseClaims(t, origin, tool, u, c, MessageResourceReq, role, nonce, now)
+	claims[ClaimTargetLink] = cmp.Or(link.URL, tool.TargetLinkURI)
+	claims[ClaimResourceLink] = map[string]string{"id": strconv.FormatInt(topic.ID, 10), "title": topic.Title}
+	claims[ClaimCustom] = custom
+	claims[ClaimAGSEndpoint] = map[string]any{
+		"scope":     []string{ScopeLineItem, ScopeScore, ScopeResultRead},
+		"lineitems": origin + "/api/lti/ags/" + strconv.FormatInt(topic.ID, 10) + "/lineitems",
+	}
+	return signClaims(t, claims)
+}
+
+// baseClaims are the claims of every message we send a tool: who, where
+// from, for which deployment and course, with name and e-mail only as the
+// tool's privacy settings allow.
+func baseClaims(t *platform.Tenant, origin string, tool ExternalTool, u accounts.User, c courses.Course, messageType, role,
+	nonce string, now time.Time) jwt.MapClaims {
 	claims := jwt.MapClaims{
-		"iss": origin, "aud": tool.ClientID, "azp": tool.ClientID, "sub": strconv.FormatInt(userID, 10),
+		"iss": origin, "aud": tool.ClientID, "azp": tool.ClientID, "sub": strconv.FormatInt(u.ID, 10),
 		"iat": now.Unix(), "exp": now.Add(idTokenLifetime).Unix(), "nonce": nonce,
-		ClaimMessageType:  MessageResourceReq,
+		ClaimMessageType:  messageType,
 		ClaimVersion:      Version,
 		ClaimDeploymentID: tool.DeploymentID,
-		ClaimTargetLink:   cmp.Or(link.URL, tool.TargetLinkURI),
-		ClaimResourceLink: map[string]string{"id": strconv.FormatInt(topic.ID, 10), "title": topic.Title},
 		ClaimRoles:        []string{role},
 		ClaimContext: map[string]any{"id": strconv.FormatInt(c.ID, 10), "title": c.Title,
 			"type": []string{"http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"}},
-		ClaimCustom:       custom,
 		ClaimPresentation: map[string]string{"document_target": "iframe", "locale": "en"},
 		ClaimToolPlatform: map[string]string{"guid": t.Keys.ID, "name": t.Name, "product_family_code": "lms"},
-		ClaimAGSEndpoint: map[string]any{
-			"scope":     []string{ScopeLineItem, ScopeScore, ScopeResultRead},
-			"lineitems": origin + "/api/lti/ags/" + strconv.FormatInt(topic.ID, 10) + "/lineitems",
-		},
 	}
 	if tool.ShareName {
 		claims["name"] = strings.TrimSpace(u.FirstName + " " + u.LastName)
@@ -240,6 +259,11 @@ func (s *Platform) idToken(ctx context.Context, t *platform.Tenant, origin strin
 	if tool.ShareEmail {
 		claims["email"] = u.Email
 	}
+	return claims
+}
+
+// signClaims signs a message with the tenant's key.
+func signClaims(t *platform.Tenant, claims jwt.MapClaims) (string, error) {
 	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
 	tok.Header["kid"] = t.Keys.ID
 	return tok.SignedString(t.Keys.Private)

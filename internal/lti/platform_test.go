@@ -34,7 +34,8 @@ type twoTenants struct {
 	student          string
 	studentID        int64
 	topic            int64
-	courseB          int64
+	courseA, lessonA int64
+	courseB, topicB  int64
 	tool             map[string]any
 }
 
@@ -107,8 +108,13 @@ func newTwoTenants(t *testing.T, backend string) *twoTenants {
 	w.do(t, 201, "POST", w.originB, "/api/admin/lti/registrations", w.adminB, map[string]any{
 		"name": "Platform A", "issuer": urlsA.String("data.issuer"), "client_id": w.tool["client_id"],
 		"auth_login_url": urlsA.String("data.authorization_url"), "jwks_url": urlsA.String("data.jwks_url"),
-		"deployment_ids": []any{w.tool["deployment_id"]}, "course_id": w.courseB,
+		"token_url": w.originA + lti.TokenPath, "deployment_ids": []any{w.tool["deployment_id"]}, "course_id": w.courseB,
 	})
+	lessonB := w.do(t, 201, "POST", w.originB, "/api/admin/lessons", w.adminB, map[string]any{"title": "L", "course_id": w.courseB})
+	w.topicB = int64(w.do(t, 201, "POST", w.originB, "/api/admin/topics", w.adminB, map[string]any{
+		"lesson": lessonB.Number("data.id"), "title": "Read on B", "topicable": `Lms\TopicTypes\Models\TopicContent\RichText`,
+		"markdown": "Text.",
+	}).Number("data.id"))
 	// A's course with an lti topic the learner may open.
 	courseA := w.do(t, 201, "POST", w.originA, "/api/admin/courses", w.adminA, map[string]any{"title": "Course of A", "status": "published"})
 	lesson := w.do(t, 201, "POST", w.originA, "/api/admin/lessons", w.adminA, map[string]any{"title": "L", "course_id": courseA.Number("data.id")})
@@ -117,6 +123,8 @@ func newTwoTenants(t *testing.T, backend string) *twoTenants {
 		"tool": w.tool["id"], "custom": map[string]string{"chapter": "3"},
 	})
 	w.topic = int64(topic.Number("data.id"))
+	w.courseA = int64(courseA.Number("data.id"))
+	w.lessonA = int64(lesson.Number("data.id"))
 	w.do(t, 200, "POST", w.originA, "/api/admin/courses/"+strconv.Itoa(int(courseA.Number("data.id")))+"/access", w.adminA,
 		map[string]any{"users": []map[string]any{{"id": w.studentID}}})
 	return w
@@ -138,6 +146,22 @@ func (w *twoTenants) launchToAuthorize(t *testing.T) string {
 	return login.Header.Get("Location")
 }
 
+// authorizeForm opens our authorization endpoint's page and reads the
+// form it posts to the tool.
+func (w *twoTenants) authorizeForm(t *testing.T, authorize string) (action string, fields url.Values) {
+	t.Helper()
+	page := w.browse(t, "GET", authorize, "")
+	body := readAll(t, page)
+	if page.StatusCode != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("authorize: %d %s", page.StatusCode, body)
+	}
+	fields = url.Values{}
+	for _, m := range formField.FindAllStringSubmatch(body, -1) {
+		fields.Set(m[1], html.UnescapeString(m[2]))
+	}
+	return html.UnescapeString(formAction.FindStringSubmatch(body)[1]), fields
+}
+
 func TestPlatformLaunchesTool(t *testing.T) {
 	for _, backend := range apitest.Backends(t) {
 		t.Run(backend, func(t *testing.T) {
@@ -146,18 +170,9 @@ func TestPlatformLaunchesTool(t *testing.T) {
 			if !strings.HasPrefix(authorize, w.originA+lti.AuthorizePath+"?") {
 				t.Fatalf("the tool sent the browser to %s", authorize)
 			}
-			page := w.browse(t, "GET", authorize, "")
-			body := readAll(t, page)
-			if page.StatusCode != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
-				t.Fatalf("authorize: %d %s", page.StatusCode, body)
-			}
-			fields := url.Values{}
-			for _, m := range formField.FindAllStringSubmatch(body, -1) {
-				fields.Set(m[1], html.UnescapeString(m[2]))
-			}
-			action := html.UnescapeString(formAction.FindStringSubmatch(body)[1])
+			action, fields := w.authorizeForm(t, authorize)
 			if action != w.originB+lti.LaunchPath || fields.Get("id_token") == "" {
-				t.Fatalf("form: %s", body)
+				t.Fatalf("form: %s %v", action, fields)
 			}
 			// The hint is used once.
 			if again := w.browse(t, "GET", authorize, ""); again.StatusCode != 401 {
@@ -184,18 +199,25 @@ func TestPlatformLaunchesTool(t *testing.T) {
 	}
 }
 
-// gradeBack is the tool (B) sending a score through AGS: a token for its
-// client assertion signed with B's key, a line item, a completed score;
-// the topic is then complete for A's learner.
-func (w *twoTenants) gradeBack(t *testing.T) {
+// keyOfB is tenant B's signing key and its kid: the key of B's client
+// assertions as a tool.
+func (w *twoTenants) keyOfB(t *testing.T) (*rsa.PrivateKey, string) {
 	t.Helper()
 	recB, err := w.env.Server.Registry.ByHost(context.Background(), "localhost")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tenantB, release := w.env.OpenTenant(recB)
-	keyB, kidB := tenantB.Keys.Private, tenantB.Keys.ID
-	release()
+	defer release()
+	return tenantB.Keys.Private, tenantB.Keys.ID
+}
+
+// gradeBack is the tool (B) sending a score through AGS: a token for its
+// client assertion signed with B's key, a line item, a completed score;
+// the topic is then complete for A's learner.
+func (w *twoTenants) gradeBack(t *testing.T) {
+	t.Helper()
+	keyB, kidB := w.keyOfB(t)
 	now := w.env.Clock.Now()
 	clientID := w.tool["client_id"].(string)
 	assertion := sign(t, jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
@@ -314,4 +336,128 @@ func readAll(t *testing.T, res *http.Response) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestTokenAssertionReplay: a client assertion gets one service token; the
+// same assertion again is refused until it expires (its jti is kept that
+// long), an assertion without jti is refused, and a refusal issues
+// nothing.
+func TestTokenAssertionReplay(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newTwoTenants(t, backend)
+			keyB, kidB := w.keyOfB(t)
+			recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+			tenantA, releaseA := w.env.OpenTenant(recA)
+			defer releaseA()
+			count := func(table string) int {
+				var n int
+				if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			clientID := w.tool["client_id"].(string)
+			assertion := func(jti string) string {
+				now := w.env.Clock.Now()
+				claims := jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
+					"iat": now.Unix(), "exp": now.Add(time.Minute).Unix()}
+				if jti != "" {
+					claims["jti"] = jti
+				}
+				return sign(t, claims, kidB, keyB)
+			}
+			ask := func(a string) (int, string) {
+				form := url.Values{"grant_type": {"client_credentials"},
+					"client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"},
+					"client_assertion":      {a}, "scope": {lti.ScopeScore}}
+				res := w.browse(t, "POST", w.originA+lti.TokenPath, form.Encode())
+				var body struct {
+					Error   string `json:"error"`
+					Message string `json:"message"`
+				}
+				json.NewDecoder(res.Body).Decode(&body)
+				return res.StatusCode, body.Error + ": " + body.Message
+			}
+			first := assertion("jti-1")
+			if status, msg := ask(first); status != 200 {
+				t.Fatalf("first use: %d %s", status, msg)
+			}
+			tokens := count("lti_service_tokens")
+			if status, msg := ask(first); status != 401 || !strings.HasPrefix(msg, "invalid_client: ") || !strings.Contains(msg, "jti") {
+				t.Fatalf("replayed assertion: %d %s", status, msg)
+			}
+			if n := count("lti_service_tokens"); n != tokens {
+				t.Fatalf("a refused replay issued a token: %d, was %d", n, tokens)
+			}
+			if status, msg := ask(assertion("")); status != 401 {
+				t.Fatalf("assertion without jti: %d %s", status, msg)
+			}
+			if status, msg := ask(assertion("jti-2")); status != 200 {
+				t.Fatalf("a fresh jti: %d %s", status, msg)
+			}
+			// The jtis are kept until their assertions expire (with the
+			// clock's leeway), then dropped: the table does not grow.
+			if n := count("lti_assertion_jtis"); n != 2 {
+				t.Fatalf("%d jtis kept, want 2", n)
+			}
+			w.env.Clock.Advance(3 * time.Minute)
+			if status, msg := ask(first); status != 401 {
+				t.Fatalf("the expired assertion: %d %s", status, msg)
+			}
+			if status, msg := ask(assertion("jti-3")); status != 200 {
+				t.Fatalf("a fresh jti later: %d %s", status, msg)
+			}
+			if n := count("lti_assertion_jtis"); n != 1 {
+				t.Fatalf("%d jtis kept after expiry, want 1", n)
+			}
+		})
+	}
+}
+
+// TestToolGradesPlatform is both roles of ours at once, with nothing made
+// by hand: tenant A launches tenant B from an lti topic; the learner
+// finishes B's course; B, as a tool, finds no line item in the launch,
+// makes one in A's container and posts the score with a token for its
+// client assertion; A's topic is then complete for A's learner.
+func TestToolGradesPlatform(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newTwoTenants(t, backend)
+			action, fields := w.authorizeForm(t, w.launchToAuthorize(t))
+			landing := w.browse(t, "POST", action, fields.Encode())
+			loc, err := url.Parse(landing.Header.Get("Location"))
+			if err != nil || landing.StatusCode != http.StatusSeeOther {
+				t.Fatalf("tool launch: %d %s", landing.StatusCode, readAll(t, landing))
+			}
+			tokenB := w.do(t, 200, "POST", w.originB, "/api/lti/tool/exchange", "", map[string]string{"code": loc.Query().Get("code")}).
+				String("data.token")
+			w.do(t, 200, "PATCH", w.originB, "/api/courses/progress/"+strconv.FormatInt(w.courseB, 10), tokenB,
+				map[string]any{"progress": []map[string]any{{"topic_id": w.topicB, "status": 1}}})
+
+			// B's outbox delivers the score after the commit: A's progress
+			// is read until it shows it.
+			progress := "/api/courses/progress/" + strconv.FormatInt(w.courseA, 10)
+			for deadline := time.Now().Add(time.Minute); ; {
+				res := w.do(t, 200, "GET", w.originA, progress, w.student, nil)
+				if topics, _ := res.Get("data.topics").([]any); len(topics) == 1 && topics[0].(map[string]any)["status"] == float64(1) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("A's topic is not complete: %s", res.Body)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+			tenantA, release := w.env.OpenTenant(recA)
+			defer release()
+			var label string
+			var given float64
+			if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT i.label, s.score_given FROM lti_scores s
+				JOIN lti_line_items i ON i.id = s.line_item_id WHERE s.user_id = $1`, w.studentID).Scan(&label, &given); err != nil ||
+				label != "Completion" || given != 1 {
+				t.Fatalf("A's score: %q %v %v", label, given, err)
+			}
+		})
+	}
 }

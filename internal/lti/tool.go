@@ -136,8 +136,9 @@ type idToken struct {
 	} `json:"https://purl.imsglobal.org/spec/lti/claim/context"`
 	Custom map[string]any `json:"https://purl.imsglobal.org/spec/lti/claim/custom"`
 	AGS    *struct {
-		Scope    []string `json:"scope"`
-		LineItem string   `json:"lineitem"`
+		Scope     []string `json:"scope"`
+		LineItem  string   `json:"lineitem"`
+		LineItems string   `json:"lineitems"`
 	} `json:"https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"`
 }
 
@@ -384,9 +385,9 @@ func clip(s string, n int) string {
 }
 
 func recordLaunch(ctx context.Context, tx *sqldb.Tx, now time.Time, reg Registration, userID, courseID, topicID int64, c *idToken) (int64, error) {
-	var lineItem, scopes, contextID string
+	var lineItem, lineItems, scopes, contextID string
 	if c.AGS != nil {
-		lineItem, scopes = c.AGS.LineItem, strings.Join(c.AGS.Scope, " ")
+		lineItem, lineItems, scopes = clip(c.AGS.LineItem, 2000), clip(c.AGS.LineItems, 2000), strings.Join(c.AGS.Scope, " ")
 	}
 	if c.Context != nil {
 		contextID = c.Context.ID
@@ -394,9 +395,9 @@ func recordLaunch(ctx context.Context, tx *sqldb.Tx, now time.Time, reg Registra
 	roles, _ := json.Marshal(*c.Roles)
 	var id int64
 	err := tx.QueryRowContext(ctx, `INSERT INTO lti_launches (registration_id, user_id, deployment_id, resource_link_id, context_id,
-		course_id, topic_id, launch_roles, ags_lineitem, ags_scopes, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-		RETURNING id`, reg.ID, userID, c.DeploymentID, c.ResourceLink.ID, clip(contextID, 255), nullID(courseID), nullID(topicID),
-		string(roles), lineItem, scopes, now).Scan(&id)
+		course_id, topic_id, launch_roles, ags_lineitem, ags_lineitems, ags_scopes, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`, reg.ID, userID, c.DeploymentID, c.ResourceLink.ID,
+		clip(contextID, 255), nullID(courseID), nullID(topicID), string(roles), lineItem, lineItems, scopes, now).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("lti: record launch: %w", err)
 	}

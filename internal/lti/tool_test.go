@@ -29,18 +29,32 @@ const (
 )
 
 // testPlatform is an LTI platform of the tests: it publishes its own keys
-// and signs the id_tokens the tests shape, good and bad.
+// and signs the id_tokens the tests shape, good and bad. Its grade
+// services take our scores: a token for a client assertion signed with
+// toolKey, and scores posted with that token, passed on to scores.
 type testPlatform struct {
 	srv     *httptest.Server
 	mu      sync.Mutex
 	keys    map[string]*rsa.PrivateKey
 	fetches atomic.Int32
+	toolKey *rsa.PublicKey
+	scores  chan postedScore
 }
 
+// postedScore is a score the platform received on a line item.
+type postedScore struct {
+	path, query string
+	score       map[string]any
+}
+
+// platformToken is the access token of the test platform's grade services.
+const platformToken = "platform-service-token"
+
 func newTestPlatform(t *testing.T) *testPlatform {
-	p := &testPlatform{keys: map[string]*rsa.PrivateKey{}}
+	p := &testPlatform{keys: map[string]*rsa.PrivateKey{}, scores: make(chan postedScore, 16)}
 	p.addKey(t, "platform-key-1")
-	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
 		p.fetches.Add(1)
 		p.mu.Lock()
 		doc := lti.JWKS{}
@@ -51,9 +65,47 @@ func newTestPlatform(t *testing.T) *testPlatform {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "max-age=300")
 		json.NewEncoder(w).Encode(doc)
-	}))
+	})
+	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("POST /lineitems/{item}/scores", func(w http.ResponseWriter, r *http.Request) {
+		var score map[string]any
+		if r.Header.Get("Authorization") != "Bearer "+platformToken {
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
+		if r.Header.Get("Content-Type") != "application/vnd.ims.lis.v1.score+json" || json.NewDecoder(r.Body).Decode(&score) != nil {
+			http.Error(w, "not a score", http.StatusBadRequest)
+			return
+		}
+		p.scores <- postedScore{path: r.URL.Path, query: r.URL.RawQuery, score: score}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	p.srv = httptest.NewServer(mux)
 	t.Cleanup(p.srv.Close)
 	return p
+}
+
+// token is the platform's token endpoint: a client assertion of our
+// tool, signed with our key, for the score scope.
+func (p *testPlatform) token(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	key := p.toolKey
+	p.mu.Unlock()
+	claims := jwt.MapClaims{}
+	_, err := jwt.ParseWithClaims(r.FormValue("client_assertion"), claims, func(*jwt.Token) (any, error) { return key, nil },
+		jwt.WithValidMethods([]string{"RS256"}), jwt.WithIssuer(clientID), jwt.WithSubject(clientID),
+		jwt.WithAudience(p.srv.URL+"/token"), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+	if key == nil || err != nil || claims["jti"] == nil || r.FormValue("grant_type") != "client_credentials" ||
+		r.FormValue("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" {
+		http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
+		return
+	}
+	if r.FormValue("scope") != lti.ScopeScore {
+		http.Error(w, `{"error":"invalid_scope"}`, http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(lti.ServiceToken{AccessToken: platformToken, TokenType: "Bearer", ExpiresIn: 3600, Scope: lti.ScopeScore})
 }
 
 func jwk(kid string, pub *rsa.PublicKey) lti.JWK { return lti.KeyJWK(kid, pub) }

@@ -11,10 +11,12 @@ import (
 )
 
 // ltiRoutes registers LTI 1.3: the tool role, whose launches log users
-// in through auth, and land on the frontend's /lti/launch; and the
+// in through auth, and land on the frontend's /lti/launch, and whose
+// learners' completions go back to their platforms as scores; and the
 // platform role, whose launches learning allows.
 func (s *Server) ltiRoutes(authService *auth.Service) {
-	keys := &lti.KeySets{Fetch: fetch.New(fetch.Options{AllowPrivate: s.Config.FetchAllowPrivate}), Now: s.Clock.Now}
+	outbound := fetch.New(fetch.Options{AllowPrivate: s.Config.FetchAllowPrivate})
+	keys := &lti.KeySets{Fetch: outbound, Now: s.Clock.Now}
 	tool := &lti.Tool{Clock: s.Clock, Keys: keys,
 		Issue: func(ctx context.Context, t *platform.Tenant, userID int64) (auth.Issued, error) {
 			return authService.LoginUser(ctx, t, userID, false)
@@ -26,5 +28,10 @@ func (s *Server) ltiRoutes(authService *auth.Service) {
 		}
 		return config.FrontURL(s.Config.WebURL, s.Config.WebAddr, host)
 	})
-	lti.PlatformRoutes(s.API, &lti.Platform{Clock: s.Clock, Gate: s.Learning, Keys: keys, Progress: s.Learning})
+	lti.PlatformRoutes(s.API, &lti.Platform{Clock: s.Clock, Gate: s.Learning, Keys: keys, Progress: s.Learning, Topics: s.topics})
+	if s.Dispatcher != nil {
+		// Learners who finish what a platform launched get their score
+		// posted back to it.
+		s.Dispatcher.Listen((&lti.Grades{Clock: s.Clock, Fetch: outbound}).Listener)
+	}
 }

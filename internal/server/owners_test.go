@@ -49,6 +49,8 @@ var owners = map[string]string{
 	"lti_service_tokens": "lti",
 	"lti_line_items":     "lti",
 	"lti_scores":         "lti",
+	"lti_assertion_jtis": "lti",
+	"lti_link_requests":  "lti",
 	"roles":              "access",
 	"permissions":        "access",
 	"role_permissions":   "access",

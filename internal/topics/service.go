@@ -581,6 +581,13 @@ func (s *Service) EditForm(ctx context.Context, t *platform.Tenant, p *access.Pr
 	return form, nil
 }
 
+// CreateJSON adds a topic as POST /api/admin/topics does with the JSON
+// body; topics made elsewhere (the content items an LTI tool returns by
+// deep linking) go through it, so permissions and building stay here.
+func (s *Service) CreateJSON(ctx context.Context, t *platform.Tenant, p *access.Principal, body []byte) (View, error) {
+	return s.Create(ctx, t, p, rawBody{contentType: "application/json", r: bytes.NewReader(body)})
+}
+
 // UpdateJSON updates a topic as PUT /api/admin/topics/{id} does with the
 // JSON body; routes that edit one part of a kind's value (the questions
 // of a quiz) go through it, so permissions and rebuilding stay here.
