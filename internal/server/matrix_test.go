@@ -308,6 +308,11 @@ var matrix = map[string]string{
 	"POST /api/admin/lti/tools":        "",
 	"PUT /api/admin/lti/tools/{id}":    "",
 	"DELETE /api/admin/lti/tools/{id}": "",
+	// Deep linking needs a tool to answer (internal/lti tests the roles:
+	// a student is refused the request; the return is the tool's signed
+	// answer, checked in order).
+	"POST /api/lti/deep-links":        "",
+	"POST /api/lti/deep-links/return": "",
 	// Tools' service tokens only (internal/lti tests them).
 	"POST /api/lti/token":                                   "",
 	"GET /api/lti/ags/{topic}/lineitems":                    "",

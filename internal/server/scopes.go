@@ -318,6 +318,10 @@ var scopePolicy = func() tokens.Policy {
 		"POST /api/admin/lti/tools":        write(settings),
 		"PUT /api/admin/lti/tools/{id}":    write(settings),
 		del + " /api/admin/lti/tools/{id}": write(settings),
+		// Asking a tool for content makes topics; the tool's signed answer
+		// comes back through the browser, with no token of ours.
+		"POST /api/lti/deep-links":        write(courses),
+		"POST /api/lti/deep-links/return": tokens.NoTokens,
 		// The grade services authenticate tools by their own service tokens.
 		"POST /api/lti/token":                                   tokens.NoTokens,
 		"GET /api/lti/ags/{topic}/lineitems":                    tokens.NoTokens,

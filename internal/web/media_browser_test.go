@@ -67,7 +67,7 @@ func TestDemoFilmPlaysInChromium(t *testing.T) {
 	_, port, _ := strings.Cut(strings.TrimPrefix(f.srv.URL, "http://"), ":")
 	origin := "http://demo.test:" + port
 	bctx := browsertest.New(t, 3*time.Minute, browsertest.MapHosts("demo.test"))
-	run := browserRun(t, bctx)
+	run := (&browserRun{t: t, ctx: bctx}).run
 	run("demo sign-in", chromedp.Navigate(origin+"/login"),
 		chromedp.Click(`button[data-demo-role="student"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`a[href="/my"]`, chromedp.ByQuery))
@@ -94,7 +94,7 @@ func TestCertificateDownloadInChromium(t *testing.T) {
 	_, port, _ := strings.Cut(strings.TrimPrefix(s.srv.URL, "http://"), ":")
 	origin := "http://" + s.env.Host + ":" + port
 	bctx := browsertest.New(t, 2*time.Minute, browsertest.MapHosts(s.env.Host))
-	run := browserRun(t, bctx)
+	run := (&browserRun{t: t, ctx: bctx}).run
 	run("sign in", signIn(origin, learner), chromedp.WaitVisible(`a[href="/certificates"]`, chromedp.ByQuery))
 	run("certificates", chromedp.Click(`a[href="/certificates"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`a[download][href^="/api/files/"]`, chromedp.ByQuery))
@@ -108,17 +108,6 @@ func TestCertificateDownloadInChromium(t *testing.T) {
 		t.Fatalf("the download link answers %q", got)
 	}
 	browsertest.Screenshot(t, bctx, "web-certificates")
-}
-
-// browserRun returns a runner of browser actions that fails the test with
-// where the page was.
-func browserRun(t *testing.T, bctx context.Context) func(what string, actions ...chromedp.Action) {
-	return func(what string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(bctx, actions...); err != nil {
-			t.Fatalf("%s: %v\n%s", what, err, browsertest.Show(bctx, `location.href + "\n" + document.body.innerText.slice(0, 2000)`))
-		}
-	}
 }
 
 // signIn fills and sends the sign-in form at origin as u.
