@@ -26,7 +26,7 @@ const (
 var cmiKey = regexp.MustCompile(`^(cmi|adl)\.[A-Za-z0-9_.]+$`)
 
 // checkCMI validates a committed model: keys of the data model, text or
-// number values, within the caps.
+// number values, within the caps. Empty lists are dropped.
 func checkCMI(cmi map[string]any) error {
 	if len(cmi) > maxCMIKeys {
 		return apperr.New(apperr.Invalid, fmt.Sprintf("A commit holds at most %d CMI elements.", maxCMIKeys))
@@ -41,6 +41,18 @@ func checkCMI(cmi map[string]any) error {
 				return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s is too long.", k))
 			}
 		case float64, bool, nil:
+		case map[string]any:
+			// scorm-again renders an empty list (no interactions, no
+			// objectives) as {} in its flattened model: it holds nothing.
+			if len(x) != 0 {
+				return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s must be text or a number.", k))
+			}
+			delete(cmi, k)
+		case []any:
+			if len(x) != 0 {
+				return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s must be text or a number.", k))
+			}
+			delete(cmi, k)
 		default:
 			return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s must be text or a number.", k))
 		}

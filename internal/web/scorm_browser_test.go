@@ -1,0 +1,418 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/browsertest"
+	scormkind "github.com/lms-platform/lms/internal/content/scorm"
+	"github.com/lms-platform/lms/internal/scorm"
+)
+
+// The SCORM player nests three frames on the frontend's origin: the topic
+// page holds the player (#scorm-frame), the player holds the SCO (#sco),
+// and the golf SCO's launch page shows its pages in #contentFrame. The
+// frontend passes the player, the package files and the tracking routes
+// through to the API, so all of them share one origin and a script of the
+// topic page reaches each frame's window. scormFrames is that walk; the
+// expressions below take its result as F.
+const scormFrames = `(function () {
+	function win(doc, id) { var f = doc && doc.getElementById(id); return f && f.contentWindow; }
+	var player = win(document, 'scorm-frame');
+	var sco = player && win(player.document, 'sco');
+	var page = sco && win(sco.document, 'contentFrame');
+	return {player: player, sco: sco, page: page};
+})()`
+
+// inFrames wraps a JavaScript expression of F (the frames) so that a
+// frame not there yet reads as false, not as an exception.
+func inFrames(expr string) string {
+	return `(function (F) { try { return (` + expr + `); } catch (e) { return false; } })(` + scormFrames + `)`
+}
+
+// scormPlay is a learner signed in to the frontend in Chromium, with the
+// real API on SQLite behind it, and a course to put SCORM topics in.
+type scormPlay struct {
+	t       *testing.T
+	env     *apitest.Env
+	ctx     context.Context
+	origin  string
+	course  seeded
+	admin   string
+	learner *apitest.User
+	api     *countingAPI
+
+	mu      sync.Mutex
+	dialogs []string // the messages of the SCO's alert and confirm boxes
+}
+
+// scormSession bounds a browser session of these tests.
+var scormSession = 3 * time.Minute
+
+func newScormPlay(t *testing.T) *scormPlay {
+	t.Helper()
+	env := apitest.New(t, "sqlite", apitest.Options{})
+	api := newCountingAPI(t, env.Server.Handler)
+	f := newFront(t, api.srv.URL, "platform.test", frontOptions{clock: env.Clock})
+	p := &scormPlay{t: t, env: env, api: api, admin: env.As("admin").Token, learner: env.NewUser("student")}
+	p.course = seedCourse(t, env, env.Host, p.admin, "Golf course")
+	_, port, _ := strings.Cut(strings.TrimPrefix(f.srv.URL, "http://"), ":")
+	p.origin = "http://" + env.Host + ":" + port
+	// The session bounds every wait of the test: a hang fails it.
+	p.ctx = browsertest.New(t, scormSession, browsertest.MapHosts(env.Host))
+	chromedp.ListenTarget(p.ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			t.Logf("browser exception: %s", e.ExceptionDetails.Error())
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning || os.Getenv("LMS_TEST_CONSOLE") != "" {
+				var args []string
+				for _, a := range e.Args {
+					args = append(args, string(a.Value)+a.Description)
+				}
+				t.Logf("console.%s: %s", e.Type, strings.Join(args, " "))
+			}
+		case *page.EventJavascriptDialogOpening:
+			// The golf SCO asks with confirm() whether to resume; a dialog
+			// left open would stop every script of the page. It is
+			// answered yes, from outside the event loop of the listener.
+			p.mu.Lock()
+			p.dialogs = append(p.dialogs, e.Message)
+			p.mu.Unlock()
+			go chromedp.Run(p.ctx, page.HandleJavaScriptDialog(true))
+		}
+	})
+	p.run("sign in", chromedp.Navigate(p.origin+"/login"),
+		chromedp.WaitVisible(`#email`, chromedp.ByID),
+		chromedp.SendKeys(`#email`, p.learner.Email, chromedp.ByID),
+		chromedp.SendKeys(`#password`, p.learner.Password, chromedp.ByID),
+		chromedp.Submit(`#password`, chromedp.ByID),
+		chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery))
+	return p
+}
+
+// run runs browser actions; a failure shows where each frame was.
+func (p *scormPlay) run(what string, actions ...chromedp.Action) {
+	p.t.Helper()
+	if err := chromedp.Run(p.ctx, actions...); err != nil {
+		p.t.Fatalf("%s: %v\n%s", what, err, browsertest.Show(p.ctx, `(function (F) {
+			function at(w) { try { return w ? w.location.href + ' | ' + w.document.body.innerText.slice(0, 300) : '-'; } catch (e) { return String(e); } }
+			return 'page: ' + at(window) + '\nplayer: ' + at(F.player) + '\nsco: ' + at(F.sco) + '\ncontent: ' + at(F.page);
+		})(`+scormFrames+`)`))
+	}
+}
+
+// until waits for a JavaScript expression of the frames (F) to be truthy
+// and stores its value.
+func (p *scormPlay) until(what, expr string, res any) {
+	p.t.Helper()
+	p.run(what, browsertest.Until(inFrames(expr), res, chromedp.WithPollingInterval(50*time.Millisecond)))
+}
+
+// eval evaluates a JavaScript expression of the frames (F) once.
+func (p *scormPlay) eval(what, expr string, res any) {
+	p.t.Helper()
+	p.run(what, chromedp.Evaluate(`(function (F) { return (`+expr+`); })(`+scormFrames+`)`, res))
+}
+
+func (p *scormPlay) sawDialog(part string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, d := range p.dialogs {
+		if strings.Contains(d, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// scormTopic adds a SCORM topic to the course: a package file to upload
+// with it, or an uploaded package and the SCO the topic records.
+func (p *scormPlay) scormTopic(title, pkgFile string, pkgID, sco int64) int64 {
+	p.t.Helper()
+	if pkgFile == "" {
+		res := p.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: p.admin, Body: map[string]any{
+			"lesson": p.course.lesson, "title": title, "topicable": scormkind.Class, "package": pkgID, "sco": sco}})
+		if res.Status != http.StatusCreated {
+			p.t.Fatalf("SCORM topic: %d %s", res.Status, res.Body)
+		}
+		return int64(res.Number("data.id"))
+	}
+	data, err := os.ReadFile(fixture(p.t, pkgFile))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	w.WriteField("lesson", id(p.course.lesson))
+	w.WriteField("title", title)
+	w.WriteField("topicable", scormkind.Class)
+	part, _ := w.CreateFormFile("package", "package.zip")
+	part.Write(data)
+	w.Close()
+	res := p.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: p.admin, Body: b.Bytes(),
+		Type: w.FormDataContentType()})
+	if res.Status != http.StatusCreated {
+		p.t.Fatalf("SCORM topic: %d %s", res.Status, res.Body)
+	}
+	return int64(res.Number("data.id"))
+}
+
+// open opens the topic's page; the player starts in its frame. It
+// answers the tracking token and SCO of the session the page launched.
+func (p *scormPlay) open(topic int64) (token, sco string) {
+	p.t.Helper()
+	p.run("topic page", chromedp.Navigate(p.origin+"/learn/"+id(p.course.course)+"/"+id(topic)),
+		chromedp.WaitReady(`#scorm-launch`, chromedp.ByID),
+		chromedp.Evaluate(`document.querySelector('#scorm-launch input[name=token]').value`, &token),
+		chromedp.Evaluate(`document.getElementById('scorm-launch').action.replace(/^.*\/player\//, '')`, &sco))
+	if token == "" || sco == "" {
+		p.t.Fatalf("the topic page launched no session: %q %q", token, sco)
+	}
+	return token, sco
+}
+
+// close leaves the topic page for "my learning", which unloads the player
+// and the SCO (the SCO finishes in its unload handler).
+func (p *scormPlay) close() {
+	p.t.Helper()
+	p.run("close", chromedp.Navigate(p.origin+"/my"), chromedp.WaitVisible(`.progress-list`, chromedp.ByQuery))
+}
+
+// click presses a button of the SCO's launch page, as the learner does.
+func (p *scormPlay) click(what, selector string) {
+	p.t.Helper()
+	var ok bool
+	p.until(what, `F.sco.document.readyState === 'complete' && !!F.sco.document.querySelector('`+selector+`')`, &ok)
+	p.eval(what, `(F.sco.document.querySelector('`+selector+`').click(), true)`, &ok)
+}
+
+// stored reads the session's stored track through the tracking route.
+func (p *scormPlay) stored(token, sco string) *apitest.Response {
+	p.t.Helper()
+	res := p.env.Do(apitest.Request{Method: "GET", Path: "/api/scorm/tracks/" + sco,
+		Headers: map[string]string{scorm.TokenHeader: token}})
+	if res.Status != http.StatusOK {
+		p.t.Fatalf("stored track: %d %s", res.Status, res.Body)
+	}
+	return res
+}
+
+// storedWhen reads the stored track until cond holds of its model; the
+// browser session bounds the wait (the SCO's last commit is sent as the
+// page unloads, and arrives when it arrives).
+func (p *scormPlay) storedWhen(what, token, sco string, cond func(cmi map[string]any) bool) map[string]any {
+	p.t.Helper()
+	for {
+		res := p.stored(token, sco)
+		cmi, _ := res.Get("data.cmi").(map[string]any)
+		if cmi != nil && cond(cmi) {
+			return cmi
+		}
+		select {
+		case <-p.ctx.Done():
+			p.t.Fatalf("%s: the stored model never got there (%d commits reached the API): %s", what,
+				p.api.count("/api/scorm/tracks/"+sco+"/commit"), res.Body)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// progressStatus is the topic's status in the learner's progress.
+func (p *scormPlay) progressStatus(topic int64) float64 {
+	p.t.Helper()
+	res := p.env.Call(p.t, 200, "GET", "/api/courses/progress/"+id(p.course.course), p.learner.Token, nil)
+	for _, tp := range res.Get("data.topics").([]any) {
+		m := tp.(map[string]any)
+		if int64(m["topic_id"].(float64)) == topic {
+			return m["status"].(float64)
+		}
+	}
+	p.t.Fatalf("topic %d not in the progress: %s", topic, res.Body)
+	return -1
+}
+
+// golfEdition is what differs between the SCORM 1.2 and 2004 golf SCOs.
+type golfEdition struct {
+	fixture    string
+	api        string // the runtime object the SCO finds
+	get        string // its read call
+	location   string
+	entry      string
+	exit       string
+	sessionRe  string
+	readable   []string // elements read back in the page and compared with the stored model
+	completion map[string]string
+}
+
+var golf12 = golfEdition{
+	fixture: "scorm/RuntimeBasicCalls_SCORM12.zip", api: "API", get: "LMSGetValue",
+	location: "cmi.core.lesson_location", entry: "cmi.core.entry", exit: "cmi.core.exit", sessionRe: "cmi.core.session_time",
+	readable: []string{"cmi.core.lesson_status", "cmi.core.lesson_location", "cmi.core.score.raw", "cmi.core.score.min",
+		"cmi.core.score.max", "cmi.suspend_data", "cmi.core.student_id", "cmi.core.student_name", "cmi.launch_data",
+		"cmi.comments", "cmi.core.credit", "cmi.core.lesson_mode"},
+	completion: map[string]string{"cmi.core.lesson_status": "passed", "cmi.core.score.raw": "100"},
+}
+
+var golf2004 = golfEdition{
+	fixture: "scorm/RuntimeBasicCalls_SCORM20043rdEdition.zip", api: "API_1484_11", get: "GetValue",
+	location: "cmi.location", entry: "cmi.entry", exit: "cmi.exit", sessionRe: "cmi.session_time",
+	readable: []string{"cmi.completion_status", "cmi.success_status", "cmi.location", "cmi.score.raw", "cmi.score.min",
+		"cmi.score.max", "cmi.score.scaled", "cmi.suspend_data", "cmi.learner_id", "cmi.learner_name", "cmi.progress_measure",
+		"cmi.credit", "cmi.mode"},
+	completion: map[string]string{"cmi.completion_status": "completed", "cmi.success_status": "passed", "cmi.score.raw": "100",
+		"cmi.score.scaled": "1"},
+}
+
+// TestScormGolf12InBrowser and TestScormGolf2004InBrowser play Rustici's
+// golf SCO through the web frontend in Chromium: pages, suspend, close,
+// reopen and resume, the quiz, the end.
+func TestScormGolf12InBrowser(t *testing.T)   { playGolf(t, golf12) }
+func TestScormGolf2004InBrowser(t *testing.T) { playGolf(t, golf2004) }
+
+// playGolf: the learner opens the topic, reads three pages, and leaves
+// the page (the SCO suspends as it unloads). Reopened, the SCO is told
+// entry=resume, asks whether to resume, and is back on the stored page
+// with the stored suspend data. The learner reads to the end and passes
+// the quiz, then exits: the stored model reads back as the SCO set it
+// (field by field, through the tracking route), the topic is complete in
+// the learner's progress and on the page, and the track lists the score.
+func playGolf(t *testing.T, ed golfEdition) {
+	p := newScormPlay(t)
+	topic := p.scormTopic("Golf", ed.fixture, 0, 0)
+	api := `F.player.` + ed.api
+	getValue := func(el string) string { return api + `.` + ed.get + `('` + el + `')` }
+
+	token, sco := p.open(topic)
+	var ok bool
+	p.until("the SCO starts", `F.sco.currentPage === 0 && /Playing\/Playing\.html$/.test(F.page.location.pathname)`, &ok)
+	var entry string
+	p.eval("entry", getValue(ed.entry), &entry)
+	if entry != "ab-initio" {
+		t.Fatalf("first launch: entry %q", entry)
+	}
+	for page := 1; page <= 3; page++ {
+		p.click("next", `#butNext`)
+		p.until("page "+fmt.Sprint(page), `F.sco.currentPage === `+fmt.Sprint(page)+` && `+getValue(ed.location)+` === '`+fmt.Sprint(page)+`'`, &ok)
+	}
+	p.until("page 3 shown", `/Playing\/OtherScoring\.html$/.test(F.page.location.pathname) && F.page.document.readyState === 'complete'`, &ok)
+	// The golf SCO keeps its place in the location only; the test writes
+	// suspend data through the same runtime, as a SCO that keeps more
+	// state does.
+	const suspend = `{"page":3,"seen":[0,1,2,3],"note":"ünïcode ✓ & <b>"}`
+	var set string
+	p.eval("suspend data", api+`.`+strings.Replace(ed.get, "Get", "Set", 1)+`('cmi.suspend_data', `+jsString(suspend)+`)`, &set)
+	if set != "true" {
+		t.Fatalf("SetValue suspend_data: %q", set)
+	}
+	p.close()
+	cmi := p.storedWhen("suspended", token, sco, func(cmi map[string]any) bool { return cmi[ed.exit] == "suspend" })
+	if cmi[ed.location] != "3" || cmi["cmi.suspend_data"] != suspend || cmi[ed.sessionRe] == "" {
+		t.Fatalf("suspended model: %v", cmi)
+	}
+	if s := p.progressStatus(topic); s == 1 {
+		t.Fatal("the topic is complete after three pages")
+	}
+
+	// Reopen: resume where the learner left.
+	token2, sco2 := p.open(topic)
+	if sco2 != sco || token2 == token {
+		t.Fatalf("reopened session: sco %s (was %s), same token %v", sco2, sco, token2 == token)
+	}
+	p.until("resumed", `F.sco.currentPage === 3 && /Playing\/OtherScoring\.html$/.test(F.page.location.pathname)`, &ok)
+	if !p.sawDialog("resume from where you previously left off") {
+		t.Errorf("the SCO did not offer to resume; dialogs: %q", p.dialogs)
+	}
+	var resumed struct{ Entry, Location, Suspend string }
+	p.eval("resumed model", `{entry: `+getValue(ed.entry)+`, location: `+getValue(ed.location)+`, suspend: `+getValue("cmi.suspend_data")+`}`, &resumed)
+	if resumed.Entry != "resume" || resumed.Location != "3" || resumed.Suspend != suspend {
+		t.Fatalf("resumed with %+v", resumed)
+	}
+
+	// To the end and through the quiz: every correct answer is marked in
+	// the page, and the numeric answers are given after the field.
+	for page := 4; page <= 14; page++ {
+		p.click("next", `#butNext`)
+		p.until("page "+fmt.Sprint(page), `F.sco.currentPage === `+fmt.Sprint(page), &ok)
+	}
+	p.until("quiz", `/assessmenttemplate\.html$/.test(F.page.location.pathname) && F.page.document.readyState === 'complete' &&
+		!!F.page.document.querySelector('#frmTest input[type=button]')`, &ok)
+	var answered int
+	p.eval("answer the quiz", `(function (d) {
+		var n = 0;
+		d.querySelectorAll('.correctAnswer').forEach(function (div) {
+			var radio = div.querySelector('input[type=radio]'), text = div.querySelector('input[type=text]');
+			if (radio) { radio.click(); n++; }
+			if (text) { text.value = /\((\d+)\)/.exec(div.textContent)[1]; text.dispatchEvent(new Event('change')); n++; }
+		});
+		return n;
+	})(F.page.document)`, &answered)
+	if answered < 10 {
+		t.Fatalf("only %d answers in the quiz", answered)
+	}
+	p.eval("submit", `(F.page.document.querySelector('#frmTest input[type=button]').click(), true)`, &ok)
+	p.until("score", `/Score: 100/.test(F.page.document.getElementById('test').innerText)`, &ok)
+
+	// What the SCO set, read through the runtime before it finishes.
+	var fields []string
+	for _, el := range ed.readable {
+		fields = append(fields, jsString(el)+`: `+getValue(el))
+	}
+	var inPage map[string]string
+	p.eval("runtime values", `{`+strings.Join(fields, ", ")+`}`, &inPage)
+	for el, want := range ed.completion {
+		if inPage[el] != want {
+			t.Errorf("in the page %s = %q, want %q", el, inPage[el], want)
+		}
+	}
+	p.click("exit", `#butExit`)
+	final := p.storedWhen("finished", token2, sco, func(cmi map[string]any) bool {
+		return cmi[ed.exit] != "suspend" && cmi[ed.sessionRe] != nil && cmi[ed.sessionRe] != ""
+	})
+	for _, el := range ed.readable {
+		got := ""
+		if v, ok := final[el]; ok && v != nil {
+			got = fmt.Sprint(v)
+		}
+		if got != inPage[el] {
+			t.Errorf("stored %s = %q, the SCO read %q", el, got, inPage[el])
+		}
+	}
+	if final[ed.entry] != nil && final[ed.entry] != "resume" {
+		t.Errorf("stored %s = %v", ed.entry, final[ed.entry])
+	}
+	raw, _ := json.Marshal(final)
+	t.Logf("stored model: %s", raw)
+
+	// The topic is complete: in the learner's progress, on the page (it
+	// asks again now and then), and in the SCORM tracks with the score.
+	if s := p.progressStatus(topic); s != 1 {
+		t.Fatalf("topic status %v after the quiz", s)
+	}
+	tracks := p.env.Call(t, 200, "GET", "/api/courses/"+id(p.course.course)+"/scorm", p.learner.Token, nil)
+	if tracks.String("data.0.status") != "passed" || tracks.Number("data.0.score.raw") != 100 || tracks.Number("data.0.attempt") != 1 {
+		t.Errorf("tracks: %s", tracks.Body)
+	}
+	p.run("the page shows it", chromedp.Navigate(p.origin+"/learn/"+id(p.course.course)+"/"+id(topic)),
+		chromedp.WaitVisible(`#topic-status.status-1`, chromedp.ByQuery))
+}
+
+// jsString quotes a Go string as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
