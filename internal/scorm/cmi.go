@@ -208,8 +208,10 @@ func skipOnLoad(key string) bool {
 }
 
 // initial is the model the runtime loads before the SCO starts: the
-// stored model of a resumed attempt, then what the LMS supplies.
-func initial(stored map[string]any, is2004 bool, item manifest.Item, learnerID, learnerName, entry string, total int64) map[string]any {
+// stored model of a resumed attempt, then what the LMS supplies. credit
+// is "credit", or "no-credit" for a preview that records nothing; the
+// runtime leaves the 1.2 element empty unless the LMS sets it.
+func initial(stored map[string]any, is2004 bool, item manifest.Item, learnerID, learnerName, entry, credit string, total int64) map[string]any {
 	out := map[string]any{}
 	for k, v := range stored {
 		if !skipOnLoad(k) {
@@ -222,6 +224,7 @@ func initial(stored map[string]any, is2004 bool, item manifest.Item, learnerID, 
 		}
 	}
 	if is2004 {
+		set("cmi.credit", credit)
 		set("cmi.learner_id", learnerID)
 		set("cmi.learner_name", learnerName)
 		set("cmi.entry", entry)
@@ -239,6 +242,7 @@ func initial(stored map[string]any, is2004 bool, item manifest.Item, learnerID, 
 		}
 		return out
 	}
+	set("cmi.core.credit", credit)
 	set("cmi.core.student_id", learnerID)
 	set("cmi.core.student_name", learnerName)
 	set("cmi.core.entry", entry)

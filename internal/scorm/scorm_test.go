@@ -243,6 +243,7 @@ func TestPrerequisitesPackage(t *testing.T) {
 		page := env.Do(apitest.Request{Method: "POST", Path: "/api/scorm/player/" + scos[0],
 			Body: "token=" + url.QueryEscape(s1.token), Type: "application/x-www-form-urlencoded"})
 		if page.Status != 200 || !strings.Contains(string(page.Body), `cmi.student_data.mastery_score`) ||
+			!strings.Contains(string(page.Body), `"cmi.core.credit":"credit"`) ||
 			!strings.Contains(string(page.Body), `Module 2: Basic Concepts`) {
 			t.Fatalf("player: %d %s", page.Status, page.Body)
 		}

@@ -265,7 +265,7 @@ var golf12 = golfEdition{
 	readable: []string{"cmi.core.lesson_status", "cmi.core.lesson_location", "cmi.core.score.raw", "cmi.core.score.min",
 		"cmi.core.score.max", "cmi.suspend_data", "cmi.core.student_id", "cmi.core.student_name", "cmi.launch_data",
 		"cmi.comments", "cmi.core.credit", "cmi.core.lesson_mode"},
-	completion: map[string]string{"cmi.core.lesson_status": "passed", "cmi.core.score.raw": "100"},
+	completion: map[string]string{"cmi.core.lesson_status": "passed", "cmi.core.score.raw": "100", "cmi.core.credit": "credit"},
 }
 
 var golf2004 = golfEdition{
@@ -275,7 +275,7 @@ var golf2004 = golfEdition{
 		"cmi.score.max", "cmi.score.scaled", "cmi.suspend_data", "cmi.learner_id", "cmi.learner_name", "cmi.progress_measure",
 		"cmi.credit", "cmi.mode"},
 	completion: map[string]string{"cmi.completion_status": "completed", "cmi.success_status": "passed", "cmi.score.raw": "100",
-		"cmi.score.scaled": "1"},
+		"cmi.score.scaled": "1", "cmi.credit": "credit"},
 }
 
 // TestScormGolf12InBrowser and TestScormGolf2004InBrowser play Rustici's
