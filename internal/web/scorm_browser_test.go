@@ -572,3 +572,66 @@ func TestScormPrerequisitesInBrowser(t *testing.T) {
 		t.Errorf("tracks of three modules, got %d: %s", n, tracks.Body)
 	}
 }
+
+// TestScormMultiSCOInBrowser plays the 1.2 golf course of eighteen
+// assets in four sections through the web frontend: the contents show
+// the sections as headings and every page as a choice; an asset, which
+// cannot talk to the runtime, is completed by its launch (and, as the
+// topic's own item, completes the topic); continue and previous follow
+// the manifest's order; a choice launches the item with its parameters
+// (the quiz of one section).
+func TestScormMultiSCOInBrowser(t *testing.T) {
+	p := newScormPlay(t)
+	pkg := p.uploadPackage("scorm/multi-sco-scorm12.zip")
+	topic := p.scormTopic("Golf pages", "", int64(pkg.Number("data.id")), int64(pkg.Number("data.scos.0.id")))
+
+	p.open(topic)
+	var ok bool
+	p.until("first page", playerOn("Playing/Playing.html"), &ok)
+	var toc []tocEntry
+	p.eval("contents", tocJS, &toc)
+	if len(toc) != 22 {
+		t.Fatalf("contents: %d lines, want 4 sections and 18 pages: %+v", len(toc), toc)
+	}
+	var headings []string
+	buttons := 0
+	for _, e := range toc {
+		if e.Button {
+			buttons++
+		} else {
+			headings = append(headings, e.Title)
+		}
+	}
+	if fmt.Sprint(headings) != "[Playing the Game Etiquette Handicapping Having Fun]" || buttons != 18 {
+		t.Fatalf("contents: headings %q, %d pages", headings, buttons)
+	}
+	if first := toc[1]; first.Title != "How to Play" || !first.Current || first.Status != "completed" {
+		t.Fatalf("the first page in the contents: %+v", first)
+	}
+	if s := p.progressStatus(topic); s != 1 {
+		t.Fatalf("topic status %v once its asset is launched", s)
+	}
+
+	p.eval("continue", `(F.player.document.getElementById('continue').click(), true)`, &ok)
+	p.until("second page", playerOn("Playing/Par.html"), &ok)
+	p.eval("contents", tocJS, &toc)
+	if toc[1].Status != "completed" || toc[2].Title != "Par" || !toc[2].Current || toc[2].Status != "completed" {
+		t.Fatalf("contents on the second page: %+v", toc[:3])
+	}
+
+	// The section's quiz, chosen from the contents, with its parameters.
+	p.eval("choose the quiz", `(function () {
+		var b = Array.prototype.filter.call(F.player.document.querySelectorAll('#toc-list button'),
+			function (b) { return b.textContent === 'Playing Golf Quiz'; })[0];
+		b.click();
+		return true;
+	})()`, &ok)
+	p.until("quiz", playerOn("shared/assessmenttemplate.html")+` && F.sco.location.search === '?questions=Playing' &&
+		/The rules of golf are maintained by/.test(F.sco.document.body.innerText)`, &ok)
+	p.eval("previous", `(F.player.document.getElementById('previous').click(), true)`, &ok)
+	p.until("the page before the quiz", playerOn("Playing/RulesOfGolf.html"), &ok)
+	tracks := p.env.Call(t, 200, "GET", "/api/courses/"+id(p.course.course)+"/scorm", p.learner.Token, nil)
+	if n := len(tracks.Get("data").([]any)); n != 4 {
+		t.Errorf("tracks of the four pages launched, got %d: %s", n, tracks.Body)
+	}
+}
