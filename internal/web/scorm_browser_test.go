@@ -193,12 +193,43 @@ func (p *scormPlay) close() {
 	p.run("close", chromedp.Navigate(p.origin+"/my"), chromedp.WaitVisible(`.progress-list`, chromedp.ByQuery))
 }
 
-// click presses a button of the SCO's launch page, as the learner does.
-func (p *scormPlay) click(what, selector string) {
+// press clicks with the mouse, as the learner does, the element a
+// JavaScript expression of the frames (F) finds once it is there: the
+// element is scrolled into view, its centre is carried up through the
+// offsets of the frames that hold it (the SCO's #sco in the player, the
+// player's #scorm-frame in the topic page) to the tab's viewport, and the
+// mouse clicks there. The frames' documents are reached from the topic
+// page, as they share its origin.
+func (p *scormPlay) press(what, element string) {
 	p.t.Helper()
 	var ok bool
-	p.until(what, `F.sco.document.readyState === 'complete' && !!F.sco.document.querySelector('`+selector+`')`, &ok)
-	p.eval(what, `(F.sco.document.querySelector('`+selector+`').click(), true)`, &ok)
+	p.until(what, `(function (el) { return !!el && el.ownerDocument.readyState === 'complete'; })(`+element+`)`, &ok)
+	var at []float64
+	p.eval(what, `(function (el) {
+		el.scrollIntoView({block: 'center'});
+		var r = el.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+		for (var w = el.ownerDocument.defaultView; w !== window; w = w.parent) {
+			var f = w.frameElement, fr = f.getBoundingClientRect();
+			x += fr.left + f.clientLeft;
+			y += fr.top + f.clientTop;
+		}
+		return [x, y];
+	})(`+element+`)`, &at)
+	p.run(what, chromedp.MouseClickXY(at[0], at[1]))
+}
+
+// click presses a button of the SCO's launch page.
+func (p *scormPlay) click(what, selector string) {
+	p.t.Helper()
+	p.press(what, `F.sco.document.querySelector('`+selector+`')`)
+}
+
+// playerButton presses a button of the player: previous, continue, or a
+// page of the contents by its title.
+func (p *scormPlay) playerButton(what, idOrTitle string) {
+	p.t.Helper()
+	p.press(what, `(F.player.document.getElementById('`+idOrTitle+`') || Array.prototype.filter.call(
+		F.player.document.querySelectorAll('#toc-list button'), function (b) { return b.textContent === '`+idOrTitle+`'; })[0])`)
 }
 
 // stored reads the session's stored track through the tracking route.
@@ -227,6 +258,20 @@ func (p *scormPlay) storedWhen(what, token, sco string, cond func(cmi map[string
 		case <-p.ctx.Done():
 			p.t.Fatalf("%s: the stored model never got there (%d commits reached the API): %s", what,
 				p.api.count("/api/scorm/tracks/"+sco+"/commit"), res.Body)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// completes waits until the topic is complete in the learner's progress:
+// the commit that stores the passing model completes the topic after it
+// has stored it, so the two are seen a moment apart.
+func (p *scormPlay) completes(what string, topic int64) {
+	p.t.Helper()
+	for p.progressStatus(topic) != 1 {
+		select {
+		case <-p.ctx.Done():
+			p.t.Fatalf("%s: the topic never completed", what)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -404,9 +449,7 @@ func playGolf(t *testing.T, ed golfEdition) {
 
 	// The topic is complete: in the learner's progress, on the page (it
 	// asks again now and then), and in the SCORM tracks with the score.
-	if s := p.progressStatus(topic); s != 1 {
-		t.Fatalf("topic status %v after the quiz", s)
-	}
+	p.completes("after the quiz", topic)
 	tracks := p.env.Call(t, 200, "GET", "/api/courses/"+id(p.course.course)+"/scorm", p.learner.Token, nil)
 	if tracks.String("data.0.status") != "passed" || tracks.Number("data.0.score.raw") != 100 || tracks.Number("data.0.attempt") != 1 {
 		t.Errorf("tracks: %s", tracks.Body)
@@ -500,7 +543,7 @@ func TestScormPrerequisitesInBrowser(t *testing.T) {
 
 	// Module 2 is locked until module 1 is done: continue says why and
 	// module 1 comes back.
-	p.eval("continue too early", `(F.player.document.getElementById('continue').click(), true)`, &ok)
+	p.playerButton("continue too early", "continue")
 	var notice string
 	p.until("refused", `/needs .*Module 1: Introduction.* first/.test(F.player.document.getElementById('notice').textContent) &&
 		F.player.document.getElementById('notice').textContent`, &notice)
@@ -521,12 +564,10 @@ func TestScormPrerequisitesInBrowser(t *testing.T) {
 	if st["cmi.core.score.raw"] != "85" {
 		t.Fatalf("module 1 stored: %v", st)
 	}
-	if s := p.progressStatus(topic); s != 1 {
-		t.Fatalf("topic status %v once its SCO passed", s)
-	}
+	p.completes("once its SCO passed", topic)
 
 	// Continue reaches module 2 now, with its launch data.
-	p.eval("continue", `(F.player.document.getElementById('continue').click(), true)`, &ok)
+	p.playerButton("continue", "continue")
 	p.until("module 2", playerOn("module2.html"), &ok)
 	p.eval("contents", tocJS, &toc)
 	want = []tocEntry{
@@ -552,7 +593,7 @@ func TestScormPrerequisitesInBrowser(t *testing.T) {
 	if finished != "true true" {
 		t.Fatalf("module 2 runtime calls: %q", finished)
 	}
-	p.eval("previous", `(F.player.document.getElementById('previous').click(), true)`, &ok)
+	p.playerButton("previous", "previous")
 	p.until("back on module 1", playerOn("module1.html"), &ok)
 	p.eval("contents", tocJS, &toc)
 	want = []tocEntry{
@@ -565,7 +606,7 @@ func TestScormPrerequisitesInBrowser(t *testing.T) {
 		t.Fatalf("contents after module 2:\n got %+v\nwant %+v", toc, want)
 	}
 	// A choice from the contents: module 4.
-	p.eval("choose module 4", `(F.player.document.querySelectorAll('#toc-list button')[3].click(), true)`, &ok)
+	p.playerButton("choose module 4", "Module 4: Assessment")
 	p.until("module 4", playerOn("module4.html"), &ok)
 	tracks := p.env.Call(t, 200, "GET", "/api/courses/"+id(p.course.course)+"/scorm", p.learner.Token, nil)
 	if n := len(tracks.Get("data").([]any)); n != 3 {
@@ -612,7 +653,7 @@ func TestScormMultiSCOInBrowser(t *testing.T) {
 		t.Fatalf("topic status %v once its asset is launched", s)
 	}
 
-	p.eval("continue", `(F.player.document.getElementById('continue').click(), true)`, &ok)
+	p.playerButton("continue", "continue")
 	p.until("second page", playerOn("Playing/Par.html"), &ok)
 	p.eval("contents", tocJS, &toc)
 	if toc[1].Status != "completed" || toc[2].Title != "Par" || !toc[2].Current || toc[2].Status != "completed" {
@@ -620,15 +661,10 @@ func TestScormMultiSCOInBrowser(t *testing.T) {
 	}
 
 	// The section's quiz, chosen from the contents, with its parameters.
-	p.eval("choose the quiz", `(function () {
-		var b = Array.prototype.filter.call(F.player.document.querySelectorAll('#toc-list button'),
-			function (b) { return b.textContent === 'Playing Golf Quiz'; })[0];
-		b.click();
-		return true;
-	})()`, &ok)
+	p.playerButton("choose the quiz", "Playing Golf Quiz")
 	p.until("quiz", playerOn("shared/assessmenttemplate.html")+` && F.sco.location.search === '?questions=Playing' &&
 		/The rules of golf are maintained by/.test(F.sco.document.body.innerText)`, &ok)
-	p.eval("previous", `(F.player.document.getElementById('previous').click(), true)`, &ok)
+	p.playerButton("previous", "previous")
 	p.until("the page before the quiz", playerOn("Playing/RulesOfGolf.html"), &ok)
 	tracks := p.env.Call(t, 200, "GET", "/api/courses/"+id(p.course.course)+"/scorm", p.learner.Token, nil)
 	if n := len(tracks.Get("data").([]any)); n != 4 {
