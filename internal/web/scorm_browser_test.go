@@ -140,32 +140,13 @@ func (p *scormPlay) sawDialog(part string) bool {
 	return false
 }
 
-// scormTopic adds a SCORM topic to the course: a package file to upload
-// with it, or an uploaded package and the SCO the topic records.
-func (p *scormPlay) scormTopic(title, pkgFile string, pkgID, sco int64) int64 {
+// scormTopic adds a SCORM topic to the course: an uploaded package and
+// the SCO the topic records.
+func (p *scormPlay) scormTopic(title string, pkg *apitest.Response, sco int) int64 {
 	p.t.Helper()
-	if pkgFile == "" {
-		res := p.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: p.admin, Body: map[string]any{
-			"lesson": p.course.lesson, "title": title, "topicable": scormkind.Class, "package": pkgID, "sco": sco}})
-		if res.Status != http.StatusCreated {
-			p.t.Fatalf("SCORM topic: %d %s", res.Status, res.Body)
-		}
-		return int64(res.Number("data.id"))
-	}
-	data, err := os.ReadFile(fixture(p.t, pkgFile))
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	var b bytes.Buffer
-	w := multipart.NewWriter(&b)
-	w.WriteField("lesson", id(p.course.lesson))
-	w.WriteField("title", title)
-	w.WriteField("topicable", scormkind.Class)
-	part, _ := w.CreateFormFile("package", "package.zip")
-	part.Write(data)
-	w.Close()
-	res := p.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: p.admin, Body: b.Bytes(),
-		Type: w.FormDataContentType()})
+	res := p.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: p.admin, Body: map[string]any{
+		"lesson": p.course.lesson, "title": title, "topicable": scormkind.Class, "package": pkg.Number("data.id"),
+		"sco": pkg.Number("data.scos." + fmt.Sprint(sco) + ".id")}})
 	if res.Status != http.StatusCreated {
 		p.t.Fatalf("SCORM topic: %d %s", res.Status, res.Body)
 	}
@@ -338,7 +319,7 @@ func TestScormGolf2004InBrowser(t *testing.T) { playGolf(t, golf2004) }
 // the learner's progress and on the page, and the track lists the score.
 func playGolf(t *testing.T, ed golfEdition) {
 	p := newScormPlay(t)
-	topic := p.scormTopic("Golf", ed.fixture, 0, 0)
+	topic := p.scormTopic("Golf", p.uploadPackage(ed.fixture), 0)
 	api := `F.player.` + ed.api
 	getValue := func(el string) string { return api + `.` + ed.get + `('` + el + `')` }
 
@@ -519,7 +500,7 @@ func playerOn(file string) string {
 func TestScormPrerequisitesInBrowser(t *testing.T) {
 	p := newScormPlay(t)
 	pkg := p.uploadPackage("scorm/PrerequisitesTest_SCORM12.zip")
-	topic := p.scormTopic("Modules", "", int64(pkg.Number("data.id")), int64(pkg.Number("data.scos.0.id")))
+	topic := p.scormTopic("Modules", pkg, 0)
 
 	token, sco := p.open(topic)
 	var ok bool
@@ -624,7 +605,7 @@ func TestScormPrerequisitesInBrowser(t *testing.T) {
 func TestScormMultiSCOInBrowser(t *testing.T) {
 	p := newScormPlay(t)
 	pkg := p.uploadPackage("scorm/multi-sco-scorm12.zip")
-	topic := p.scormTopic("Golf pages", "", int64(pkg.Number("data.id")), int64(pkg.Number("data.scos.0.id")))
+	topic := p.scormTopic("Golf pages", pkg, 0)
 
 	p.open(topic)
 	var ok bool
