@@ -57,7 +57,7 @@ type scormPlay struct {
 	api     *countingAPI
 
 	mu      sync.Mutex
-	dialogs []string // the messages of the SCO's alert and confirm boxes
+	dialogs []string // the SCO's alert and confirm boxes, as "type: message"
 }
 
 // scormSession bounds a browser session of these tests.
@@ -90,10 +90,19 @@ func newScormPlay(t *testing.T) *scormPlay {
 			// The golf SCO asks with confirm() whether to resume; a dialog
 			// left open would stop every script of the page. It is
 			// answered yes, from outside the event loop of the listener.
+			// The golf SCOs tell of every runtime call that failed with
+			// alert(): any alert fails the test.
 			p.mu.Lock()
-			p.dialogs = append(p.dialogs, e.Message)
+			p.dialogs = append(p.dialogs, string(e.Type)+": "+e.Message)
 			p.mu.Unlock()
 			go chromedp.Run(p.ctx, page.HandleJavaScriptDialog(true))
+		}
+	})
+	t.Cleanup(func() {
+		for _, d := range p.seen() {
+			if strings.HasPrefix(d, "alert: ") {
+				t.Errorf("the SCO reported an error: %s", d)
+			}
 		}
 	})
 	p.run("sign in", chromedp.Navigate(p.origin+"/login"),
@@ -129,15 +138,11 @@ func (p *scormPlay) eval(what, expr string, res any) {
 	p.run(what, chromedp.Evaluate(`(function (F) { return (`+expr+`); })(`+scormFrames+`)`, res))
 }
 
-func (p *scormPlay) sawDialog(part string) bool {
+// seen lists the dialogs the pages opened, as "type: message".
+func (p *scormPlay) seen() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, d := range p.dialogs {
-		if strings.Contains(d, part) {
-			return true
-		}
-	}
-	return false
+	return append([]string(nil), p.dialogs...)
 }
 
 // scormTopic adds a SCORM topic to the course: an uploaded package and
@@ -360,8 +365,8 @@ func playGolf(t *testing.T, ed golfEdition) {
 		t.Fatalf("reopened session: sco %s (was %s), same token %v", sco2, sco, token2 == token)
 	}
 	p.until("resumed", `F.sco.currentPage === 3 && /Playing\/OtherScoring\.html$/.test(F.page.location.pathname)`, &ok)
-	if !p.sawDialog("resume from where you previously left off") {
-		t.Errorf("the SCO did not offer to resume; dialogs: %q", p.dialogs)
+	if d := p.seen(); fmt.Sprint(d) != "[confirm: Would you like to resume from where you previously left off?]" {
+		t.Errorf("the SCO did not offer to resume, or said more; dialogs: %q", d)
 	}
 	var resumed struct{ Entry, Location, Suspend string }
 	p.eval("resumed model", `{entry: `+getValue(ed.entry)+`, location: `+getValue(ed.location)+`, suspend: `+getValue("cmi.suspend_data")+`}`, &resumed)
