@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
@@ -606,7 +607,8 @@ func TestScormPrerequisitesInBrowser(t *testing.T) {
 // cannot talk to the runtime, is completed by its launch (and, as the
 // topic's own item, completes the topic); continue and previous follow
 // the manifest's order; a choice launches the item with its parameters
-// (the quiz of one section).
+// (the quiz of one section); the full-window option fills the tab with
+// the player, and Escape leaves it.
 func TestScormMultiSCOInBrowser(t *testing.T) {
 	p := newScormPlay(t)
 	pkg := p.uploadPackage("scorm/multi-sco-scorm12.zip")
@@ -652,6 +654,20 @@ func TestScormMultiSCOInBrowser(t *testing.T) {
 		/The rules of golf are maintained by/.test(F.sco.document.body.innerText)`, &ok)
 	p.playerButton("previous", "previous")
 	p.until("the page before the quiz", playerOn("Playing/RulesOfGolf.html"), &ok)
+
+	// Full window: the player fills the tab, and Escape brings it back.
+	p.press("full window", `document.getElementById('scorm-full')`)
+	var full struct{ Width, Height, Pressed string }
+	p.until("filled", `document.getElementById('scorm-box').classList.contains('scorm-full') && {
+		width: String(Math.round(document.getElementById('scorm-frame').getBoundingClientRect().width) >= window.innerWidth - 20),
+		height: String(Math.round(document.getElementById('scorm-frame').getBoundingClientRect().height) >= window.innerHeight - 80),
+		pressed: document.getElementById('scorm-full').getAttribute('aria-pressed')}`, &full)
+	if full.Width != "true" || full.Height != "true" || full.Pressed != "true" {
+		t.Errorf("full window: %+v", full)
+	}
+	p.run("escape", chromedp.KeyEvent(kb.Escape))
+	p.until("back in the page", `!document.getElementById('scorm-box').classList.contains('scorm-full')`, &ok)
+
 	tracks := p.env.Call(t, 200, "GET", "/api/courses/"+id(p.course.course)+"/scorm", p.learner.Token, nil)
 	if n := len(tracks.Get("data").([]any)); n != 4 {
 		t.Errorf("tracks of the four pages launched, got %d: %s", n, tracks.Body)
