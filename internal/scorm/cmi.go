@@ -26,7 +26,7 @@ const (
 var cmiKey = regexp.MustCompile(`^(cmi|adl)\.[A-Za-z0-9_.]+$`)
 
 // checkCMI validates a committed model: keys of the data model, text or
-// number values, within the caps.
+// number values, within the caps. Empty lists are dropped.
 func checkCMI(cmi map[string]any) error {
 	if len(cmi) > maxCMIKeys {
 		return apperr.New(apperr.Invalid, fmt.Sprintf("A commit holds at most %d CMI elements.", maxCMIKeys))
@@ -41,6 +41,18 @@ func checkCMI(cmi map[string]any) error {
 				return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s is too long.", k))
 			}
 		case float64, bool, nil:
+		case map[string]any:
+			// scorm-again renders an empty list (no interactions, no
+			// objectives) as {} in its flattened model: it holds nothing.
+			if len(x) != 0 {
+				return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s must be text or a number.", k))
+			}
+			delete(cmi, k)
+		case []any:
+			if len(x) != 0 {
+				return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s must be text or a number.", k))
+			}
+			delete(cmi, k)
 		default:
 			return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s must be text or a number.", k))
 		}
@@ -196,8 +208,10 @@ func skipOnLoad(key string) bool {
 }
 
 // initial is the model the runtime loads before the SCO starts: the
-// stored model of a resumed attempt, then what the LMS supplies.
-func initial(stored map[string]any, is2004 bool, item manifest.Item, learnerID, learnerName, entry string, total int64) map[string]any {
+// stored model of a resumed attempt, then what the LMS supplies. credit
+// is "credit", or "no-credit" for a preview that records nothing; the
+// runtime leaves the 1.2 element empty unless the LMS sets it.
+func initial(stored map[string]any, is2004 bool, item manifest.Item, learnerID, learnerName, entry, credit string, total int64) map[string]any {
 	out := map[string]any{}
 	for k, v := range stored {
 		if !skipOnLoad(k) {
@@ -210,6 +224,7 @@ func initial(stored map[string]any, is2004 bool, item manifest.Item, learnerID, 
 		}
 	}
 	if is2004 {
+		set("cmi.credit", credit)
 		set("cmi.learner_id", learnerID)
 		set("cmi.learner_name", learnerName)
 		set("cmi.entry", entry)
@@ -227,6 +242,7 @@ func initial(stored map[string]any, is2004 bool, item manifest.Item, learnerID, 
 		}
 		return out
 	}
+	set("cmi.core.credit", credit)
 	set("cmi.core.student_id", learnerID)
 	set("cmi.core.student_name", learnerName)
 	set("cmi.core.entry", entry)

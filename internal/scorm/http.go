@@ -208,7 +208,12 @@ func Routes(api huma.API, s *Service) {
 			h := w.Header()
 			h.Set("Content-Type", "text/html; charset=utf-8")
 			h.Set("Cache-Control", "no-store")
-			h.Set("Referrer-Policy", "no-referrer")
+			// same-origin, not no-referrer: the page's own form posts (the
+			// next SCO's player) must carry their Origin, which the web
+			// frontend checks; under no-referrer they say "null". The
+			// package files keep no-referrer, so their signed links never
+			// leave the site.
+			h.Set("Referrer-Policy", "same-origin")
 			h.Set("X-Content-Type-Options", "nosniff")
 			w.WriteHeader(http.StatusOK)
 			_, _ = w.Write(page)

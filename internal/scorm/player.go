@@ -80,6 +80,10 @@ func (s *Service) Player(ctx context.Context, t *platform.Tenant, k ticket) ([]b
 	if len(tr.CMI) > 0 {
 		entry = "resume"
 	}
+	credit := "credit"
+	if k.Preview {
+		credit = "no-credit"
+	}
 	is2004 := manifest.Is2004(pkg.Version)
 	tree := newTree(pkg, tracks)
 	rt := runtime{Version: "1.2", Title: pkg.Title, SCO: sco.Item.Title, SCOID: sco.ID, Identifier: sco.Item.Identifier,
@@ -87,7 +91,7 @@ func (s *Service) Player(ctx context.Context, t *platform.Tenant, k ticket) ([]b
 		TrackURL:   "/api/scorm/tracks/" + strconv.FormatInt(sco.ID, 10),
 		PlayerBase: "/api/scorm/player/",
 		Content:    s.contentURL(t, pkg, sco.Item.Launch),
-		CMI:        initial(tr.CMI, is2004, sco.Item, strconv.FormatInt(k.UserID, 10), name, entry, tr.BaseSeconds),
+		CMI:        initial(tr.CMI, is2004, sco.Item, strconv.FormatInt(k.UserID, 10), name, entry, credit, tr.BaseSeconds),
 		Contents:   tree.contents()}
 	if is2004 {
 		rt.Version = "2004"

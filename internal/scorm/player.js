@@ -134,12 +134,16 @@
     })();
   }
 
-  // SCORM 2004 navigation requests the SCO makes before Terminate.
+  // SCORM 2004 navigation requests the SCO makes before Terminate. They
+  // are kept as the SCO sets them: scorm-again resets adl.nav.request to
+  // _none_ within Terminate, before this page could read it.
   if (rt.version === "2004") {
+    var navRequest = "_none_";
+    api.on("SetValue.adl.nav.request", function (element, value) { navRequest = String(value); });
     api.on("Terminate", function () {
+      var req = navRequest;
+      navRequest = "_none_";
       setTimeout(function () {
-        var req = "";
-        try { req = api.GetValue ? api.adl.nav.request : ""; } catch (e) { req = ""; }
         var m = /^\{target=([^}]+)\}(choice|jump)$/.exec(req || "");
         if (m) navigate("choice", m[1]);
         else if (req === "continue" || req === "previous") navigate(req);

@@ -243,6 +243,7 @@ func TestPrerequisitesPackage(t *testing.T) {
 		page := env.Do(apitest.Request{Method: "POST", Path: "/api/scorm/player/" + scos[0],
 			Body: "token=" + url.QueryEscape(s1.token), Type: "application/x-www-form-urlencoded"})
 		if page.Status != 200 || !strings.Contains(string(page.Body), `cmi.student_data.mastery_score`) ||
+			!strings.Contains(string(page.Body), `"cmi.core.credit":"credit"`) ||
 			!strings.Contains(string(page.Body), `Module 2: Basic Concepts`) {
 			t.Fatalf("player: %d %s", page.Status, page.Body)
 		}
@@ -339,7 +340,8 @@ func TestGolf2004Track(t *testing.T) {
 		long := strings.Repeat("x", 64000)
 		s.commit(t, env, 1, map[string]any{"cmi.completion_status": "incomplete", "cmi.location": "5", "cmi.suspend_data": long,
 			"cmi.exit": "suspend", "cmi.session_time": "PT1M5S", "cmi.interactions.0.id": "q1", "cmi.interactions.0.result": "correct",
-			"cmi.learner_preference.audio_level": "0.5", "adl.nav.request": "_none_"})
+			"cmi.learner_preference.audio_level": "0.5", "adl.nav.request": "_none_", "cmi.objectives": map[string]any{},
+			"cmi.comments_from_learner": []any{}})
 		if res := s.do(env, "POST", "/commit", map[string]any{"seq": 2, "cmi": map[string]any{"cmi.suspend_data": long + "y"}}); res.Status != 422 {
 			t.Errorf("suspend_data over 64,000: %d", res.Status)
 		}
@@ -348,7 +350,8 @@ func TestGolf2004Track(t *testing.T) {
 			t.Fatalf("resume: %s", l2.Body)
 		}
 		st := s2.do(env, "GET", "", nil)
-		if cmi := st.Get("data.cmi").(map[string]any); cmi["cmi.suspend_data"] != long || cmi["cmi.interactions.0.result"] != "correct" || cmi["cmi.location"] != "5" {
+		if cmi := st.Get("data.cmi").(map[string]any); cmi["cmi.suspend_data"] != long || cmi["cmi.interactions.0.result"] != "correct" || cmi["cmi.location"] != "5" ||
+			cmi["cmi.objectives"] != nil {
 			t.Fatalf("stored 2004 model: %.300s", st.Body)
 		}
 		res := s2.commit(t, env, 1, map[string]any{"cmi.completion_status": "completed", "cmi.success_status": "passed",

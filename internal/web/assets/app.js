@@ -79,7 +79,12 @@
       if (text) { text.textContent = '(' + words[s] + ')'; }
     });
     if (s === 1) {
-      // A SCORM topic: its player opens in the frame with the tracking token
+      var form = document.getElementById('complete-form');
+      if (form) { form.hidden = true; }
+    }
+  }
+
+  // A SCORM topic: its player opens in the frame with the tracking token
   // posted (never in a URL); the SCO completes the topic itself, so the
   // page only asks for the status again now and then.
   var scormLaunch = document.getElementById('scorm-launch');
@@ -112,11 +117,6 @@
           })
           .catch(function () {});
       }, 10000);
-    }
-  }
-
-  var form = document.getElementById('complete-form');
-      if (form) { form.hidden = true; }
     }
   }
 
