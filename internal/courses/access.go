@@ -112,6 +112,20 @@ func accessHolders(ctx context.Context, q sqldb.Querier, courseID int64, now tim
 // the transaction.
 func CanLearn(ctx context.Context, t *platform.Tenant, q sqldb.Querier, now time.Time, p *access.Principal,
 	c Course) (bool, error) {
+	return LearnRule(p, c, func() (bool, error) {
+		if db, ok := q.(*sqldb.DB); ok && db == t.DB {
+			ok, _, err := AssignedUntil(ctx, t, now, p.UserID, c.ID)
+			return ok, err
+		}
+		return Assigned(ctx, q, now, p.UserID, c.ID)
+	})
+}
+
+// LearnRule is the rule of CanLearn, for callers that keep its answer:
+// assigned tells whether p is assigned to c, and is asked only when the
+// rule needs it (a signed-in caller who neither edits nor reads every
+// course, of a published course that is not public).
+func LearnRule(p *access.Principal, c Course, assigned func() (bool, error)) (bool, error) {
 	if p != nil && (CanEdit(p, c) || CanRead(p, c)) {
 		return true, nil
 	}
@@ -124,11 +138,7 @@ func CanLearn(ctx context.Context, t *platform.Tenant, q sqldb.Querier, now time
 	if p == nil {
 		return false, nil
 	}
-	if db, ok := q.(*sqldb.DB); ok && db == t.DB {
-		ids, err := assignedNow(ctx, t, now, p.UserID)
-		return slices.Contains(ids, c.ID), err
-	}
-	return Assigned(ctx, q, now, p.UserID, c.ID)
+	return assigned()
 }
 
 // Access transitions. course_access holds who holds access as last

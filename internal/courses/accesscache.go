@@ -3,6 +3,7 @@ package courses
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lms-platform/lms/internal/platform"
@@ -28,10 +29,17 @@ const (
 
 type accessCacheKey struct{}
 
-func accessCacheOf(t *platform.Tenant) *versioned.Cache[int64, []int64] {
+// assignment is a user's assigned courses and when that list may change
+// by time alone: the first end among those assignments.
+type assignment struct {
+	courses []int64
+	until   time.Time
+}
+
+func accessCacheOf(t *platform.Tenant) *versioned.Cache[int64, assignment] {
 	return t.Local(accessCacheKey{}, func() any {
-		return versioned.New[int64, []int64](accessEntries)
-	}).(*versioned.Cache[int64, []int64])
+		return versioned.New[int64, assignment](accessEntries)
+	}).(*versioned.Cache[int64, assignment])
 }
 
 // accessVersion reads the tenant's access counter. It is read before the
@@ -45,26 +53,29 @@ func accessVersion(ctx context.Context, q sqldb.Querier) (int64, error) {
 	return v, nil
 }
 
-// assignedNow lists the courses the user holds access to at now by
-// assignment, as AssignedCourses reads them from the tenant's database,
-// from the cache when it is current.
-func assignedNow(ctx context.Context, t *platform.Tenant, now time.Time, userID int64) ([]int64, error) {
+// AssignedUntil reports whether the user holds access to the course at now
+// by assignment, as Assigned reads it from the tenant's database, and until
+// when at the latest that answer holds if nothing changes (the first end
+// of the user's assignments, or the cache entry's expiry). The user's
+// assigned courses come from the tenant's cache when it is current.
+func AssignedUntil(ctx context.Context, t *platform.Tenant, now time.Time, userID, courseID int64) (bool, time.Time,
+	error) {
 	version, err := accessVersion(ctx, t.DB)
 	if err != nil {
-		return nil, err
+		return false, time.Time{}, err
 	}
 	cache := accessCacheOf(t)
-	if ids, ok := cache.Get(userID, version, now); ok {
-		return ids, nil
+	a, ok := cache.Get(userID, version, now)
+	if !ok {
+		ids, firstEnd, err := assignedCourses(ctx, t.DB, now, userID)
+		if err != nil {
+			return false, time.Time{}, err
+		}
+		a = assignment{courses: ids, until: now.Add(accessTTL)}
+		if firstEnd != nil && firstEnd.Before(a.until) {
+			a.until = *firstEnd
+		}
+		cache.Put(userID, version, a.until, now, a)
 	}
-	ids, firstEnd, err := assignedCourses(ctx, t.DB, now, userID)
-	if err != nil {
-		return nil, err
-	}
-	expires := now.Add(accessTTL)
-	if firstEnd != nil && firstEnd.Before(expires) {
-		expires = *firstEnd
-	}
-	cache.Put(userID, version, expires, now, ids)
-	return ids, nil
+	return slices.Contains(a.courses, courseID), a.until, nil
 }

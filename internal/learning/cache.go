@@ -128,23 +128,34 @@ func withProgress(lessons []LearnerLesson, progress map[int64]topicProgress) []L
 
 // A signed-in learner reads the same program again and again (every page
 // of the player), and splicing their progress into 200 encoded topics, with
-// the three queries of their rows and the access rule, is most of what is
-// left of a read. So each tenant also keeps its learners' last answers
-// whole, checked on every read against the course's program counter (the
-// answer must come from the current shared entry) and progress_versions,
-// a counter per learner and course that database triggers move whenever
-// one of the learner's progress rows in the course changes. The access
-// rule is still asked on every read (from the access cache of courses).
-// Entries are bounded in number: a large course's answer is about 75 KB.
+// the queries of their rows and of the access rule, is most of what is left
+// of a read. So each tenant also keeps its learners' last answers whole,
+// with the access rule's answer for them, checked on every read in one
+// query against three counters that database triggers move: the course's
+// program counter (the answer must come from the current shared entry),
+// its access counter (program_versions.access: the course's assignments,
+// and any membership or group-tree change) and progress_versions, one per
+// learner and course, which moves whenever one of the learner's progress
+// rows in the course changes. The parts of the access rule that need no
+// query (roles, the course's status) are asked again on every read; the
+// assignment is kept until its counter moves or the first of the learner's
+// assignments ends. Entries are bounded in number: a large course's answer
+// is about 75 KB.
 const answerEntries = 256
 
 type answerKey struct{ user, course int64 }
 
-// learnerAnswer is a learner's encoded program and the shared entry it was
-// built from.
+// learnerAnswer is a learner's encoded program, the shared entry and
+// access counter it was built at, and the learner's assignment to the
+// course as the access rule found it (when it asked).
 type learnerAnswer struct {
 	static *staticProgram
 	body   []byte
+	access int64
+	// asked tells whether the rule asked for the assignment; assigned is
+	// its answer, which holds until until.
+	asked, assigned bool
+	until           time.Time
 }
 
 type answerCacheKey struct{}
@@ -155,15 +166,19 @@ func answersOf(t *platform.Tenant) *versioned.Cache[answerKey, learnerAnswer] {
 	}).(*versioned.Cache[answerKey, learnerAnswer])
 }
 
-// learnerVersions reads, in one query, the course's program counter and
-// the learner's progress counter in it (0 before any change). They are
-// read before anything built from them.
-func learnerVersions(ctx context.Context, q sqldb.Querier, userID, courseID int64) (program, progress int64, err error) {
-	err = q.QueryRowContext(ctx, `SELECT COALESCE((SELECT version FROM program_versions WHERE course_id = $2), 0),
-		COALESCE((SELECT version FROM progress_versions WHERE user_id = $1 AND course_id = $2), 0)`,
-		userID, courseID).Scan(&program, &progress)
+// counters are what a learner's kept answer is checked against.
+type counters struct{ program, access, progress int64 }
+
+// learnerCounters reads, in one query, the course's program and access
+// counters and the learner's progress counter in it (0 before any change).
+// They are read before anything built from them.
+func learnerCounters(ctx context.Context, q sqldb.Querier, userID, courseID int64) (counters, error) {
+	var c counters
+	err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(p.version), 0), COALESCE(MAX(p.access), 0),
+		COALESCE((SELECT version FROM progress_versions WHERE user_id = $1 AND course_id = $2), 0)
+		FROM program_versions p WHERE p.course_id = $2`, userID, courseID).Scan(&c.program, &c.access, &c.progress)
 	if err != nil {
-		return 0, 0, fmt.Errorf("learning: learner versions: %w", err)
+		return counters{}, fmt.Errorf("learning: learner counters: %w", err)
 	}
-	return program, progress, nil
+	return c, nil
 }

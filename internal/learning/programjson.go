@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -115,7 +116,7 @@ func appendLessons(buf []byte, lessons []lessonJSON, progress map[int64]topicPro
 
 // ProgramJSON is Program as the response body the API sends: the
 // envelope {success, message, data} with the program as data. A signed-in
-// caller's answer is kept whole (see learnerAnswers).
+// caller's answer is kept whole (see answerEntries).
 func (s *Service) ProgramJSON(ctx context.Context, t *platform.Tenant, q sqldb.Querier, p *access.Principal, courseID int64) ([]byte, error) {
 	if p == nil {
 		prog, static, _, err := s.program(ctx, t, q, nil, courseID)
@@ -125,32 +126,51 @@ func (s *Service) ProgramJSON(ctx context.Context, t *platform.Tenant, q sqldb.Q
 		return encodeProgram(prog, static, nil)
 	}
 	now := s.now()
-	programVersion, progressVersion, err := learnerVersions(ctx, q, p.UserID, courseID)
+	n, err := learnerCounters(ctx, q, p.UserID, courseID)
 	if err != nil {
 		return nil, err
 	}
-	static, err := s.staticAt(ctx, t, q, courseID, programVersion, now)
+	static, err := s.staticAt(ctx, t, q, courseID, n.program, now)
 	if err != nil {
-		return nil, err
-	}
-	if err := readable(ctx, t, q, now, p, static.course); err != nil {
 		return nil, err
 	}
 	answers := answersOf(t)
 	key := answerKey{user: p.UserID, course: courseID}
-	if a, ok := answers.Get(key, progressVersion, now); ok && a.static == static {
-		return a.body, nil
+	if a, ok := answers.Get(key, n.progress, now); ok && a.static == static && a.access == n.access {
+		stale := false
+		kept := func() (bool, error) {
+			stale = !a.asked
+			return a.assigned, nil
+		}
+		if err := readableBy(p, static.course, now, kept); !stale {
+			if err != nil {
+				return nil, err
+			}
+			return a.body, nil
+		}
+	}
+	a := learnerAnswer{access: n.access, until: static.expires}
+	ask := func() (bool, error) {
+		ok, until, err := courses.AssignedUntil(ctx, t, now, p.UserID, courseID)
+		a.asked, a.assigned = true, ok
+		if until.Before(a.until) {
+			a.until = until
+		}
+		return ok, err
+	}
+	if err := readableBy(p, static.course, now, ask); err != nil {
+		return nil, err
 	}
 	prog, static, progress, err := s.program(ctx, t, q, p, courseID)
 	if err != nil {
 		return nil, err
 	}
-	body, err := encodeProgram(prog, static, progress)
-	if err != nil {
+	a.static = static
+	if a.body, err = encodeProgram(prog, static, progress); err != nil {
 		return nil, err
 	}
-	answers.Put(key, progressVersion, static.expires, now, learnerAnswer{static: static, body: body})
-	return body, nil
+	answers.Put(key, n.progress, a.until, now, a)
+	return a.body, nil
 }
 
 // encodeProgram writes the envelope of prog, whose lessons are static's,

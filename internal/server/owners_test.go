@@ -141,10 +141,10 @@ var triggers = map[string]string{
 	"topics":             "program_versions",
 	"topic_progress":     "progress_versions",
 	"course_progress":    "progress_versions",
-	"course_users":       "access_version",
-	"course_groups":      "access_version",
-	"user_group_members": "access_version",
-	"user_groups":        "access_version",
+	"course_users":       "access_version, program_versions",
+	"course_groups":      "access_version, program_versions",
+	"user_group_members": "access_version, program_versions",
+	"user_groups":        "access_version, program_versions",
 }
 
 // foreign lists the places left where a package names a table it does not

@@ -13,6 +13,12 @@ CREATE TABLE progress_versions (
     PRIMARY KEY (user_id, course_id)
 );
 
+-- program_versions.access moves with the assignments of its course, and
+-- with every membership or group-tree change (those may touch any course):
+-- with it a learner's kept program answer knows when to ask the access rule
+-- again.
+ALTER TABLE program_versions ADD COLUMN access BIGINT NOT NULL DEFAULT 0;
+
 CREATE TABLE access_version (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     version BIGINT NOT NULL DEFAULT 0
@@ -39,6 +45,25 @@ $$;
 CREATE FUNCTION bump_access_version() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     UPDATE access_version SET version = version + 1;
+    IF TG_TABLE_NAME IN ('user_group_members', 'user_groups') THEN
+        UPDATE program_versions SET access = access + 1;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION bump_course_access() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        INSERT INTO program_versions (course_id, version, access) VALUES (OLD.course_id, 0, 1)
+            ON CONFLICT (course_id) DO UPDATE SET access = program_versions.access + 1;
+    END IF;
+    IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.course_id <> OLD.course_id) THEN
+        INSERT INTO program_versions (course_id, version, access) VALUES (NEW.course_id, 0, 1)
+            ON CONFLICT (course_id) DO UPDATE SET access = program_versions.access + 1;
+    END IF;
     RETURN NULL;
 END;
 $$;
@@ -57,8 +82,15 @@ CREATE TRIGGER user_group_members_access_version AFTER INSERT OR UPDATE OR DELET
     FOR EACH STATEMENT EXECUTE FUNCTION bump_access_version();
 CREATE TRIGGER user_groups_access_version AFTER INSERT OR UPDATE OR DELETE ON user_groups
     FOR EACH STATEMENT EXECUTE FUNCTION bump_access_version();
+CREATE TRIGGER course_users_course_access AFTER INSERT OR UPDATE OR DELETE ON course_users
+    FOR EACH ROW EXECUTE FUNCTION bump_course_access();
+CREATE TRIGGER course_groups_course_access AFTER INSERT OR UPDATE OR DELETE ON course_groups
+    FOR EACH ROW EXECUTE FUNCTION bump_course_access();
 
 -- +goose Down
+DROP TRIGGER course_groups_course_access ON course_groups;
+DROP TRIGGER course_users_course_access ON course_users;
+DROP FUNCTION bump_course_access();
 DROP TRIGGER user_groups_access_version ON user_groups;
 DROP TRIGGER user_group_members_access_version ON user_group_members;
 DROP TRIGGER course_groups_access_version ON course_groups;
@@ -68,4 +100,5 @@ DROP TRIGGER topic_progress_version ON topic_progress;
 DROP FUNCTION bump_access_version();
 DROP FUNCTION bump_progress_version();
 DROP TABLE access_version;
+ALTER TABLE program_versions DROP COLUMN access;
 DROP TABLE progress_versions;

@@ -15,6 +15,12 @@ CREATE TABLE progress_versions (
     PRIMARY KEY (user_id, course_id)
 );
 
+-- program_versions.access moves with the assignments of its course, and
+-- with every membership or group-tree change (those may touch any course):
+-- with it a learner's kept program answer knows when to ask the access rule
+-- again.
+ALTER TABLE program_versions ADD COLUMN access INTEGER NOT NULL DEFAULT 0;
+
 CREATE TABLE access_version (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     version INTEGER NOT NULL DEFAULT 0
@@ -70,72 +76,100 @@ END;
 -- +goose StatementBegin
 CREATE TRIGGER course_users_access_insert AFTER INSERT ON course_users BEGIN
     UPDATE access_version SET version = version + 1;
+    INSERT INTO program_versions (course_id, version) SELECT NEW.course_id, 0
+        WHERE NOT EXISTS (SELECT 1 FROM program_versions WHERE course_id = NEW.course_id);
+    UPDATE program_versions SET access = access + 1 WHERE course_id IN (NEW.course_id);
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER course_users_access_update AFTER UPDATE ON course_users BEGIN
     UPDATE access_version SET version = version + 1;
+    INSERT INTO program_versions (course_id, version) SELECT NEW.course_id, 0
+        WHERE NOT EXISTS (SELECT 1 FROM program_versions WHERE course_id = NEW.course_id);
+    INSERT INTO program_versions (course_id, version) SELECT OLD.course_id, 0
+        WHERE NOT EXISTS (SELECT 1 FROM program_versions WHERE course_id = OLD.course_id);
+    UPDATE program_versions SET access = access + 1 WHERE course_id IN (NEW.course_id, OLD.course_id);
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER course_users_access_delete AFTER DELETE ON course_users BEGIN
     UPDATE access_version SET version = version + 1;
+    INSERT INTO program_versions (course_id, version) SELECT OLD.course_id, 0
+        WHERE NOT EXISTS (SELECT 1 FROM program_versions WHERE course_id = OLD.course_id);
+    UPDATE program_versions SET access = access + 1 WHERE course_id IN (OLD.course_id);
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER course_groups_access_insert AFTER INSERT ON course_groups BEGIN
     UPDATE access_version SET version = version + 1;
+    INSERT INTO program_versions (course_id, version) SELECT NEW.course_id, 0
+        WHERE NOT EXISTS (SELECT 1 FROM program_versions WHERE course_id = NEW.course_id);
+    UPDATE program_versions SET access = access + 1 WHERE course_id IN (NEW.course_id);
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER course_groups_access_update AFTER UPDATE ON course_groups BEGIN
     UPDATE access_version SET version = version + 1;
+    INSERT INTO program_versions (course_id, version) SELECT NEW.course_id, 0
+        WHERE NOT EXISTS (SELECT 1 FROM program_versions WHERE course_id = NEW.course_id);
+    INSERT INTO program_versions (course_id, version) SELECT OLD.course_id, 0
+        WHERE NOT EXISTS (SELECT 1 FROM program_versions WHERE course_id = OLD.course_id);
+    UPDATE program_versions SET access = access + 1 WHERE course_id IN (NEW.course_id, OLD.course_id);
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER course_groups_access_delete AFTER DELETE ON course_groups BEGIN
     UPDATE access_version SET version = version + 1;
+    INSERT INTO program_versions (course_id, version) SELECT OLD.course_id, 0
+        WHERE NOT EXISTS (SELECT 1 FROM program_versions WHERE course_id = OLD.course_id);
+    UPDATE program_versions SET access = access + 1 WHERE course_id IN (OLD.course_id);
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER user_group_members_access_insert AFTER INSERT ON user_group_members BEGIN
     UPDATE access_version SET version = version + 1;
+    UPDATE program_versions SET access = access + 1;
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER user_group_members_access_update AFTER UPDATE ON user_group_members BEGIN
     UPDATE access_version SET version = version + 1;
+    UPDATE program_versions SET access = access + 1;
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER user_group_members_access_delete AFTER DELETE ON user_group_members BEGIN
     UPDATE access_version SET version = version + 1;
+    UPDATE program_versions SET access = access + 1;
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER user_groups_access_insert AFTER INSERT ON user_groups BEGIN
     UPDATE access_version SET version = version + 1;
+    UPDATE program_versions SET access = access + 1;
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER user_groups_access_update AFTER UPDATE ON user_groups BEGIN
     UPDATE access_version SET version = version + 1;
+    UPDATE program_versions SET access = access + 1;
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER user_groups_access_delete AFTER DELETE ON user_groups BEGIN
     UPDATE access_version SET version = version + 1;
+    UPDATE program_versions SET access = access + 1;
 END;
 -- +goose StatementEnd
 
@@ -159,4 +193,5 @@ DROP TRIGGER course_progress_version_insert;
 DROP TRIGGER course_progress_version_update;
 DROP TRIGGER course_progress_version_delete;
 DROP TABLE access_version;
+ALTER TABLE program_versions DROP COLUMN access;
 DROP TABLE progress_versions;
