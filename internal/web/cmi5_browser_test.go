@@ -17,6 +17,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
+	"github.com/lms-platform/lms/internal/demo/cmi5demo"
 	"github.com/lms-platform/lms/internal/fixtures"
 )
 
@@ -83,9 +84,18 @@ func (b *cmi5Browser) inFrame(what string, f *cdp.Node, expr string) {
 
 // start opens the topic page and presses the start button: the AU loads
 // in the frame from this origin. It returns the frame once the AU has
-// initialized (its navigation is drawn, or it asks about its bookmark),
-// and the launch URL's registration.
+// initialized, and the launch URL's parameters.
 func (b *cmi5Browser) start(course, topic int64) (*cdp.Node, url.Values) {
+	b.t.Helper()
+	return b.startUntil(course, topic, catapultReady)
+}
+
+// catapultReady holds once a CATAPULT AU has initialized: its navigation
+// is drawn, or it asks about its bookmark.
+const catapultReady = `!!document.querySelector('.navmenuitem.seen, #bookmark-overlay.full-overlay-visible')`
+
+// startUntil is start for an AU whose readiness ready tells.
+func (b *cmi5Browser) startUntil(course, topic int64, ready string) (*cdp.Node, url.Values) {
 	b.t.Helper()
 	b.run("topic page", chromedp.Navigate(b.origin+"/learn/"+id(course)+"/"+id(topic)),
 		chromedp.WaitVisible(`#cmi5-start`, chromedp.ByID), chromedp.Click(`#cmi5-start`, chromedp.ByID),
@@ -95,7 +105,7 @@ func (b *cmi5Browser) start(course, topic int64) (*cdp.Node, url.Values) {
 				f.contentDocument.readyState === 'complete';
 		} catch (e) { return false; } })()`, nil))
 	f := b.frame()
-	b.inFrame("AU initialized", f, `!!document.querySelector('.navmenuitem.seen, #bookmark-overlay.full-overlay-visible')`)
+	b.inFrame("AU initialized", f, ready)
 	var href string
 	b.run("launch URL", chromedp.Evaluate(`document.getElementById('cmi5-frame').contentWindow.location.href`, &href))
 	u, err := url.Parse(href)
@@ -140,7 +150,14 @@ const settled = `!document.querySelector('.navexit .exit-button').disabled`
 func (b *cmi5Browser) exit(f *cdp.Node, sel string, course, topic int64) {
 	b.t.Helper()
 	b.inFrame("statements sent", f, settled)
-	b.run("exit", chromedp.Evaluate(`window.leftBehind = true`, nil),
+	b.leave(f, sel, course, topic)
+}
+
+// leave presses the button sel of the AU that ends its session and waits
+// for the topic page the AU returns to.
+func (b *cmi5Browser) leave(f *cdp.Node, sel string, course, topic int64) {
+	b.t.Helper()
+	b.run("leave the AU", chromedp.Evaluate(`window.leftBehind = true`, nil),
 		chromedp.Click(sel, chromedp.ByQuery, chromedp.FromNode(f)),
 		acrossNavigation(`!window.leftBehind && location.pathname === '/learn/`+id(course)+`/`+id(topic)+`' &&
 			document.readyState === 'complete'`))
@@ -359,5 +376,57 @@ func TestCmi5MultiAUInBrowser(t *testing.T) {
 	def, _ := obj["definition"].(map[string]any)
 	if def["type"] != "https://w3id.org/xapi/cmi5/activitytype/course" {
 		t.Fatalf("satisfied: %v", sat[0])
+	}
+}
+
+// TestCmi5DemoAUInBrowser plays the demo's generated cmi5 course: a right
+// answer passes the AU (completed and passed, CompletedAndPassed with
+// mastery 0.5), Finish terminates it and the learner is back at the
+// complete topic.
+func TestCmi5DemoAUInBrowser(t *testing.T) {
+	env := apitest.New(t, "sqlite", apitest.Options{})
+	api := newCountingAPI(t, env.Server.Handler)
+	f := newFront(t, api.srv.URL, "platform.test", frontOptions{clock: env.Clock})
+	admin := env.As("admin")
+	c := seedCourse(t, env, env.Host, admin.Token, "Study habits")
+	data, err := cmi5demo.Package()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	w.WriteField("lesson", id(c.lesson))
+	w.WriteField("title", cmi5demo.Title)
+	w.WriteField("topicable", cmi5Class)
+	part, _ := w.CreateFormFile("package", "study-habits-cmi5.zip")
+	part.Write(data)
+	w.Close()
+	res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token, Body: body.Bytes(), Type: w.FormDataContentType()})
+	if res.Status != 201 {
+		t.Fatalf("topic: %d %s", res.Status, res.Body)
+	}
+	topic := int64(res.Number("data.id"))
+	b := newCmi5Browser(t, env, f.srv.URL, env.NewUser("student"))
+
+	frame, launch := b.startUntil(c.course, topic, `document.body.dataset.ready === '1'`)
+	reg := launch.Get("registration")
+	b.run("answer", chromedp.Click(`#a-spaced`, chromedp.ByID, chromedp.FromNode(frame)))
+	b.inFrame("judged", frame, `document.body.dataset.busy === '0' && document.getElementById('status').textContent.indexOf('passed') >= 0`)
+	browsertest.Screenshot(t, b.ctx, "web-cmi5-demo")
+	b.leave(frame, `#finish`, c.course, topic)
+	b.complete("the demo AU")
+	passed := statements(t, env, admin.Token, url.Values{"registration": {reg}, "verb": {verbPassed}})
+	if len(passed) != 1 {
+		t.Fatalf("passed statements: %d", len(passed))
+	}
+	result, _ := passed[0].(map[string]any)["result"].(map[string]any)
+	score, _ := result["score"].(map[string]any)
+	if score["scaled"] != 1.0 || result["success"] != true {
+		t.Fatalf("passed: %v", passed[0])
+	}
+	for _, v := range []string{verbTerminated, verbSatisfied} {
+		if n := len(statements(t, env, admin.Token, url.Values{"registration": {reg}, "verb": {v}})); n != 1 {
+			t.Fatalf("%s statements: %d", v, n)
+		}
 	}
 }
