@@ -311,3 +311,57 @@ func TestMasteryAndModes(t *testing.T) {
 		}
 	})
 }
+
+// topicSeconds is the learner's time on a topic, as learning keeps it.
+func topicSeconds(t *testing.T, w *world, topic float64) int {
+	t.Helper()
+	return w.env.Count(t, `SELECT COALESCE(MAX(seconds), 0) FROM topic_progress WHERE user_id = $1 AND topic_id = $2`,
+		w.learner.ID, int64(topic))
+}
+
+// TestSessionTime: a terminated session's duration, and an abandoned
+// session's time up to its last statement on the server's clock (not the
+// AU's), join the learner's time on the topic, which is then in progress.
+func TestSessionTime(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		res := upload(t, env, w.admin.Token, "cmi5.xml", []byte(masteryXML))
+		if res.Status != 201 {
+			t.Fatalf("import: %d %s", res.Status, res.Body)
+		}
+		topic := env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Quiz",
+			"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+
+		s := launch(t, w, topic, "")
+		s.send(t, 200, s.statement(cmi5.VerbInitialized, nil, false))
+		env.Clock.Advance(90 * time.Second)
+		// The AU's clock says a day later: it does not count.
+		late := s.statement("http://adlnet.gov/expapi/verbs/experienced", nil, false)
+		late["timestamp"] = time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339Nano)
+		s.send(t, 200, late)
+		env.Clock.Advance(5 * time.Minute)
+		if n := topicSeconds(t, w, topic); n != 0 {
+			t.Fatalf("time before the session ends: %d", n)
+		}
+		// The learner signs in again: the clock outran the access token.
+		w.learner.Token, _ = env.Login(env.Host, w.learner.Email, w.learner.Password)
+		s2 := launch(t, w, topic, "")
+		if n := topicSeconds(t, w, topic); n != 90 {
+			t.Fatalf("the abandoned session's time: %d, want 90", n)
+		}
+		s2.send(t, 200, s2.statement(cmi5.VerbInitialized, nil, false))
+		s2.send(t, 200, s2.statement(cmi5.VerbTerminated, map[string]any{"duration": "PT42.4S"}, false))
+		if n := topicSeconds(t, w, topic); n != 132 {
+			t.Fatalf("time after a terminated session: %d, want 132", n)
+		}
+		if n := env.Count(t, `SELECT status FROM topic_progress WHERE user_id = $1 AND topic_id = $2`, w.learner.ID, int64(topic)); n != 2 {
+			t.Fatalf("topic status %d, want in progress", n)
+		}
+		// A terminated session is not abandoned by the next launch: its
+		// time is not counted twice.
+		launch(t, w, topic, "")
+		if n := topicSeconds(t, w, topic); n != 132 {
+			t.Fatalf("time after the next launch: %d", n)
+		}
+	})
+}
