@@ -365,3 +365,76 @@ func TestSessionTime(t *testing.T) {
 		}
 	})
 }
+
+// TestIdleSessionsAbandoned: a session without a statement for longer
+// than the timeout is abandoned, by its own next LRS call (which is then
+// refused) or by the hourly sweep; a session whose statements keep
+// coming is not.
+func TestIdleSessionsAbandoned(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		res := upload(t, env, w.admin.Token, "cmi5.xml", []byte(masteryXML))
+		if res.Status != 201 {
+			t.Fatalf("import: %d %s", res.Status, res.Body)
+		}
+		topic := env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Quiz",
+			"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+		relogin := func() {
+			w.learner.Token, _ = env.Login(env.Host, w.learner.Email, w.learner.Password)
+			w.admin.Token, _ = env.Login(env.Host, w.admin.Email, w.admin.Password)
+		}
+		abandoned := func(reg string) int {
+			q := env.Do(apitest.Request{Method: "GET", Path: "/api/xapi/statements?verb=" + url.QueryEscape(cmi5.VerbAbandoned) +
+				"&registration=" + reg, Token: w.admin.Token, Headers: map[string]string{"X-Experience-API-Version": "1.0.3"}})
+			list, _ := q.Get("statements").([]any)
+			return len(list)
+		}
+		experienced := func(s *session) map[string]any { return s.statement("http://adlnet.gov/expapi/verbs/experienced", nil, false) }
+
+		// Statements that keep coming keep the session open.
+		s := launch(t, w, topic, "")
+		reg := s.launch["registration"]
+		s.send(t, 200, s.statement(cmi5.VerbInitialized, nil, false))
+		env.Clock.Advance(cmi5.DefaultSessionTimeout - time.Minute)
+		s.send(t, 200, experienced(s))
+		env.Clock.Advance(cmi5.DefaultSessionTimeout - time.Minute)
+		s.send(t, 200, experienced(s))
+		// Then silence: the next call abandons it and is refused.
+		env.Clock.Advance(cmi5.DefaultSessionTimeout + time.Minute)
+		s.send(t, 401, experienced(s))
+		relogin()
+		if n := abandoned(reg); n != 1 {
+			t.Fatalf("abandoned after the idle call: %d", n)
+		}
+		// Its time ran to its last statement.
+		want := int(2 * (cmi5.DefaultSessionTimeout - time.Minute) / time.Second)
+		if n := topicSeconds(t, w, topic); n != want {
+			t.Fatalf("topic time %d, want %d", n, want)
+		}
+
+		// The sweep abandons a session nobody calls for.
+		s2 := launch(t, w, topic, "")
+		s2.send(t, 200, s2.statement(cmi5.VerbInitialized, nil, false))
+		env.Clock.Advance(cmi5.DefaultSessionTimeout + time.Minute)
+		if err := env.Server.Jobs.Tick(context.Background(), env.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		relogin()
+		if n := abandoned(reg); n != 2 {
+			t.Fatalf("abandoned after the sweep: %d", n)
+		}
+		s2.send(t, 401, experienced(s2))
+		// A fresh session is untouched by the sweep.
+		s3 := launch(t, w, topic, "")
+		s3.send(t, 200, s3.statement(cmi5.VerbInitialized, nil, false))
+		env.Clock.Advance(cmi5.DefaultSessionTimeout - time.Minute)
+		if err := env.Server.Jobs.Tick(context.Background(), env.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		s3.send(t, 200, experienced(s3))
+		relogin()
+		if n := abandoned(reg); n != 2 {
+			t.Fatalf("abandoned after the second sweep: %d", n)
+		}
+	})
+}

@@ -328,6 +328,15 @@ func (s *Service) LaunchScope(ctx context.Context, t *platform.Tenant, token str
 	if err != nil {
 		return lrs.Scope{}, apperr.New(apperr.Unauthorized, "The auth token is not valid.")
 	}
+	if sess.Abandoned == nil && s.idle(sess, s.now()) {
+		abandoned, err := s.abandonIdle(ctx, t, sess, s.now())
+		if err != nil {
+			return lrs.Scope{}, err
+		}
+		if abandoned {
+			sess.Abandoned = &sess.LaunchedAt
+		}
+	}
 	if sess.Abandoned != nil {
 		return lrs.Scope{}, apperr.New(apperr.Unauthorized, "The session of this auth token was abandoned.")
 	}

@@ -94,10 +94,8 @@ func (s *Service) abandon(ctx context.Context, t *platform.Tenant, sess session,
 		return nil
 	}
 	last := sess.LaunchedAt
-	var lastAt sql.NullTime
-	t.DB.QueryRowContext(ctx, `SELECT last_at FROM cmi5_sessions WHERE id = $1`, sess.ID).Scan(&lastAt)
-	if lastAt.Valid {
-		last = lastAt.Time
+	if sess.LastAt != nil && sess.LastAt.After(last) {
+		last = *sess.LastAt
 	}
 	// The LMS's estimate of the session's time counts as the learner's
 	// time on the topic, as a terminated session's own duration does.

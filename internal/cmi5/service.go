@@ -50,6 +50,9 @@ type Service struct {
 
 	// Locker orders the launches of one registration.
 	Locker lock.Locker
+	// SessionTimeout is how long a session may go without a statement
+	// before it is abandoned (default DefaultSessionTimeout).
+	SessionTimeout time.Duration
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Millisecond) }

@@ -28,6 +28,9 @@ func (s *Server) cmi5Routes() {
 	s.cmi5.Progress = s.Learning
 	s.cmi5.Gate = s.Learning
 	s.cmi5.Time = s.Learning
+	if s.Jobs != nil {
+		s.Jobs.Add(s.cmi5.Jobs()...)
+	}
 	lrs.Routes(s.API, s.lrs)
 	cmi5.Routes(s.API, s.cmi5)
 }
