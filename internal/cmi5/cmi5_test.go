@@ -389,7 +389,9 @@ func TestIdleSessionsAbandoned(t *testing.T) {
 			list, _ := q.Get("statements").([]any)
 			return len(list)
 		}
-		experienced := func(s *session) map[string]any { return s.statement("http://adlnet.gov/expapi/verbs/experienced", nil, false) }
+		experienced := func(s *session) map[string]any {
+			return s.statement("http://adlnet.gov/expapi/verbs/experienced", nil, false)
+		}
 
 		// Statements that keep coming keep the session open.
 		s := launch(t, w, topic, "")
