@@ -440,3 +440,54 @@ func TestIdleSessionsAbandoned(t *testing.T) {
 		}
 	})
 }
+
+// TestWaived: a course editor waives a learner's AU (cmi5 section 9.3.7):
+// the waived statement in the learner's registration with its reason,
+// success and completion and the moveon category, the topic complete,
+// the course satisfied; a second waiver is a conflict, learners may not
+// waive, and a wrong reason or user is refused.
+func TestWaived(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		res := upload(t, env, w.admin.Token, "cmi5.xml", []byte(masteryXML))
+		if res.Status != 201 {
+			t.Fatalf("import: %d %s", res.Status, res.Body)
+		}
+		topic := env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Quiz",
+			"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+		path := fmt.Sprintf("/api/cmi5/waive/%d", int64(topic))
+		body := map[string]any{"user": w.learner.ID, "reason": cmi5.ReasonTestedOut}
+		env.Call(t, 403, "POST", path, w.learner.Token, body)
+		env.Call(t, 422, "POST", path, w.admin.Token, map[string]any{"user": w.learner.ID, "reason": "Bored"})
+		env.Call(t, 422, "POST", path, w.admin.Token, map[string]any{"user": 999999, "reason": cmi5.ReasonAdmin})
+		res = env.Call(t, 200, "POST", path, w.admin.Token, body)
+		reg := res.String("data.registration")
+		env.Call(t, 409, "POST", path, w.admin.Token, body)
+
+		q := env.Do(apitest.Request{Method: "GET", Path: "/api/xapi/statements?verb=" + url.QueryEscape(cmi5.VerbWaived) +
+			"&registration=" + reg, Token: w.admin.Token, Headers: map[string]string{"X-Experience-API-Version": "1.0.3"}})
+		list, _ := q.Get("statements").([]any)
+		if len(list) != 1 {
+			t.Fatalf("waived statements: %s", q.Body)
+		}
+		st := list[0].(map[string]any)
+		result := st["result"].(map[string]any)
+		ext, _ := result["extensions"].(map[string]any)
+		cat := st["context"].(map[string]any)["contextActivities"].(map[string]any)["category"].([]any)
+		if result["success"] != true || result["completion"] != true || ext[cmi5.ExtReason] != cmi5.ReasonTestedOut || len(cat) != 2 ||
+			st["object"].(map[string]any)["id"] != "https://example.com/au" {
+			t.Fatalf("waived: %v", st)
+		}
+		// The block and the course are satisfied; the topic is complete.
+		if n := env.Count(t, `SELECT COUNT(*) FROM cmi5_satisfied WHERE registration = $1`, reg); n != 2 {
+			t.Fatalf("satisfied block and course: %d", n)
+		}
+		if n := env.Count(t, `SELECT status FROM topic_progress WHERE user_id = $1 AND topic_id = $2`, w.learner.ID, int64(topic)); n != 1 {
+			t.Fatalf("topic status %d, want complete", n)
+		}
+		// The learner's next launch reuses the waived registration.
+		if s := launch(t, w, topic, ""); s.launch["registration"] != reg {
+			t.Fatal("the launch after the waiver has another registration")
+		}
+	})
+}
