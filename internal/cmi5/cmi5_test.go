@@ -265,15 +265,21 @@ func TestLaunchAndSessionRules(t *testing.T) {
 	})
 }
 
+// masteryTopic imports masteryXML and makes a topic of its AU.
+func masteryTopic(t *testing.T, w *world) float64 {
+	t.Helper()
+	res := upload(t, w.env, w.admin.Token, "cmi5.xml", []byte(masteryXML))
+	if res.Status != 201 {
+		t.Fatalf("import: %d %s", res.Status, res.Body)
+	}
+	return w.env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Quiz",
+		"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+}
+
 func TestMasteryAndModes(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
-		res := upload(t, env, w.admin.Token, "cmi5.xml", []byte(masteryXML))
-		if res.Status != 201 {
-			t.Fatalf("import: %d %s", res.Status, res.Body)
-		}
-		topic := env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Quiz",
-			"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+		topic := masteryTopic(t, w)
 		browse := launch(t, w, topic, "Browse")
 		browse.send(t, 200, browse.statement(cmi5.VerbInitialized, nil, false))
 		browse.send(t, 403, browse.statement(cmi5.VerbPassed, map[string]any{"success": true, "duration": "PT1S",
@@ -325,12 +331,7 @@ func topicSeconds(t *testing.T, w *world, topic float64) int {
 func TestSessionTime(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
-		res := upload(t, env, w.admin.Token, "cmi5.xml", []byte(masteryXML))
-		if res.Status != 201 {
-			t.Fatalf("import: %d %s", res.Status, res.Body)
-		}
-		topic := env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Quiz",
-			"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+		topic := masteryTopic(t, w)
 
 		s := launch(t, w, topic, "")
 		s.send(t, 200, s.statement(cmi5.VerbInitialized, nil, false))
@@ -373,12 +374,7 @@ func TestSessionTime(t *testing.T) {
 func TestIdleSessionsAbandoned(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
-		res := upload(t, env, w.admin.Token, "cmi5.xml", []byte(masteryXML))
-		if res.Status != 201 {
-			t.Fatalf("import: %d %s", res.Status, res.Body)
-		}
-		topic := env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Quiz",
-			"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+		topic := masteryTopic(t, w)
 		relogin := func() {
 			w.learner.Token, _ = env.Login(env.Host, w.learner.Email, w.learner.Password)
 			w.admin.Token, _ = env.Login(env.Host, w.admin.Email, w.admin.Password)
@@ -449,18 +445,13 @@ func TestIdleSessionsAbandoned(t *testing.T) {
 func TestWaived(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
-		res := upload(t, env, w.admin.Token, "cmi5.xml", []byte(masteryXML))
-		if res.Status != 201 {
-			t.Fatalf("import: %d %s", res.Status, res.Body)
-		}
-		topic := env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Quiz",
-			"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+		topic := masteryTopic(t, w)
 		path := fmt.Sprintf("/api/cmi5/waive/%d", int64(topic))
 		body := map[string]any{"user": w.learner.ID, "reason": cmi5.ReasonTestedOut}
 		env.Call(t, 403, "POST", path, w.learner.Token, body)
 		env.Call(t, 422, "POST", path, w.admin.Token, map[string]any{"user": w.learner.ID, "reason": "Bored"})
 		env.Call(t, 422, "POST", path, w.admin.Token, map[string]any{"user": 999999, "reason": cmi5.ReasonAdmin})
-		res = env.Call(t, 200, "POST", path, w.admin.Token, body)
+		res := env.Call(t, 200, "POST", path, w.admin.Token, body)
 		reg := res.String("data.registration")
 		env.Call(t, 409, "POST", path, w.admin.Token, body)
 

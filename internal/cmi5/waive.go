@@ -5,17 +5,14 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
-	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
-	"github.com/lms-platform/lms/internal/topics"
-
-	"github.com/danielgtaylor/huma/v2"
 )
 
 // The reasons of a waived statement (cmi5 section 9.5.4.3, the reason
@@ -65,18 +62,11 @@ func waiveRoute(api huma.API, s *Service) {
 // waived statement, the AU's status, the topic's completion, and the
 // blocks and course the AU satisfies.
 func (s *Service) Waive(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, in WaiveInput) (Waived, error) {
-	topic, err := topics.ByID(ctx, t.DB, topicID)
+	editor, au, pkg, err := topicAU(ctx, t, p, topicID)
 	if err != nil {
 		return Waived{}, err
 	}
-	if topic.TopicableType != TopicClass {
-		return Waived{}, apperr.Field("topic", "This topic is not a cmi5 topic.")
-	}
-	course, err := courses.ByID(ctx, t.DB, topic.CourseID)
-	if err != nil {
-		return Waived{}, err
-	}
-	if !courses.CanEdit(p, course) {
+	if !editor {
 		return Waived{}, errEditor
 	}
 	switch in.Reason {
@@ -90,18 +80,6 @@ func (s *Service) Waive(ctx context.Context, t *platform.Tenant, p *access.Princ
 	}
 	if !exists {
 		return Waived{}, apperr.Field("user", "No such user.")
-	}
-	v, err := ParseTopic(topic.Content)
-	if err != nil {
-		return Waived{}, err
-	}
-	au, err := auByID(ctx, t.DB, v.AUID)
-	if err != nil {
-		return Waived{}, err
-	}
-	pkg, err := packageByID(ctx, t.DB, au.packageID)
-	if err != nil {
-		return Waived{}, err
 	}
 	now := s.now()
 	reg, created, err := registration(ctx, t.DB, pkg.ID, in.User, uuid.NewString(), now)

@@ -51,6 +51,17 @@ func cmi5Topic(t *testing.T, env *apitest.Env, token string, lesson, pkg, au int
 		"topicable": cmi5Class, "package": pkg, "au": au}).Number("data.id"))
 }
 
+// cmi5Site is the API on SQLite with the frontend before it, and a
+// published public course of the tenant's admin.
+func cmi5Site(t *testing.T, title string) (*apitest.Env, *front, *apitest.User, seeded) {
+	t.Helper()
+	env := apitest.New(t, "sqlite", apitest.Options{})
+	api := newCountingAPI(t, env.Server.Handler)
+	f := newFront(t, api.srv.URL, "platform.test", frontOptions{clock: env.Clock})
+	admin := env.As("admin")
+	return env, f, admin, seedCourse(t, env, env.Host, admin.Token, title)
+}
+
 // cmi5Browser is a signed-in learner's browser on the frontend.
 type cmi5Browser struct {
 	t      *testing.T
@@ -221,11 +232,7 @@ const (
 // the bookmark. A third, left without terminating (the network is gone
 // when the page closes), is abandoned by the next launch.
 func TestCmi5SingleAUInBrowser(t *testing.T) {
-	env := apitest.New(t, "sqlite", apitest.Options{})
-	api := newCountingAPI(t, env.Server.Handler)
-	f := newFront(t, api.srv.URL, "platform.test", frontOptions{clock: env.Clock})
-	admin := env.As("admin")
-	c := seedCourse(t, env, env.Host, admin.Token, "Geology")
+	env, f, admin, c := cmi5Site(t, "Geology")
 	pkg, aus := cmi5Package(t, env, admin.Token, "cmi5/single_au_basic_responsive.zip")
 	topic := cmi5Topic(t, env, admin.Token, c.lesson, pkg, aus[0], "Introduction to Geology")
 	learner := env.NewUser("student")
@@ -321,11 +328,7 @@ func TestCmi5SingleAUInBrowser(t *testing.T) {
 // satisfied, and the course is satisfied once, after the last AU, in the
 // learner's one registration.
 func TestCmi5MultiAUInBrowser(t *testing.T) {
-	env := apitest.New(t, "sqlite", apitest.Options{})
-	api := newCountingAPI(t, env.Server.Handler)
-	f := newFront(t, api.srv.URL, "platform.test", frontOptions{clock: env.Clock})
-	admin := env.As("admin")
-	c := seedCourse(t, env, env.Host, admin.Token, "Geology, framed")
+	env, f, admin, c := cmi5Site(t, "Geology, framed")
 	pkg, aus := cmi5Package(t, env, admin.Token, "cmi5/multi_au_framed.zip")
 	if len(aus) != 8 {
 		t.Fatalf("AUs: %d", len(aus))
@@ -384,11 +387,7 @@ func TestCmi5MultiAUInBrowser(t *testing.T) {
 // mastery 0.5), Finish terminates it and the learner is back at the
 // complete topic.
 func TestCmi5DemoAUInBrowser(t *testing.T) {
-	env := apitest.New(t, "sqlite", apitest.Options{})
-	api := newCountingAPI(t, env.Server.Handler)
-	f := newFront(t, api.srv.URL, "platform.test", frontOptions{clock: env.Clock})
-	admin := env.As("admin")
-	c := seedCourse(t, env, env.Host, admin.Token, "Study habits")
+	env, f, admin, c := cmi5Site(t, "Study habits")
 	data, err := cmi5demo.Package()
 	if err != nil {
 		t.Fatal(err)
