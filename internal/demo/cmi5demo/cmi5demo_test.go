@@ -20,7 +20,8 @@ func TestPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	aus := course.AUs()
-	if course.ID != cmi5demo.CourseID || len(aus) != 1 || aus[0].ID != cmi5demo.AUID || aus[0].URL != "index.html" ||
+	if course.ID != cmi5demo.CourseID || len(aus) != 1 || aus[0].ID != cmi5demo.AUID || cmi5.Text(aus[0].Title) != cmi5demo.Title ||
+		aus[0].URL != "index.html" ||
 		aus[0].MoveOn != cmi5.CompletedAndPassed || aus[0].MasteryScore == nil || *aus[0].MasteryScore != 0.5 {
 		t.Fatalf("course %+v, AUs %+v", course, aus)
 	}
