@@ -1,8 +1,10 @@
 package web
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
+	"io"
 	"mime/multipart"
 	"net/url"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/lms-platform/lms/internal/apitest"
@@ -382,6 +385,24 @@ func TestCmi5MultiAUInBrowser(t *testing.T) {
 	}
 }
 
+// demoTopic makes a topic of a cmi5 package uploaded with the topic.
+func demoTopic(t *testing.T, env *apitest.Env, token string, lesson int64, data []byte) int64 {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	w.WriteField("lesson", id(lesson))
+	w.WriteField("title", cmi5demo.Title)
+	w.WriteField("topicable", cmi5Class)
+	part, _ := w.CreateFormFile("package", "study-habits-cmi5.zip")
+	part.Write(data)
+	w.Close()
+	res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: token, Body: body.Bytes(), Type: w.FormDataContentType()})
+	if res.Status != 201 {
+		t.Fatalf("topic: %d %s", res.Status, res.Body)
+	}
+	return int64(res.Number("data.id"))
+}
+
 // TestCmi5DemoAUInBrowser plays the demo's generated cmi5 course: a right
 // answer passes the AU (completed and passed, CompletedAndPassed with
 // mastery 0.5), Finish terminates it and the learner is back at the
@@ -392,19 +413,7 @@ func TestCmi5DemoAUInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	w.WriteField("lesson", id(c.lesson))
-	w.WriteField("title", cmi5demo.Title)
-	w.WriteField("topicable", cmi5Class)
-	part, _ := w.CreateFormFile("package", "study-habits-cmi5.zip")
-	part.Write(data)
-	w.Close()
-	res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token, Body: body.Bytes(), Type: w.FormDataContentType()})
-	if res.Status != 201 {
-		t.Fatalf("topic: %d %s", res.Status, res.Body)
-	}
-	topic := int64(res.Number("data.id"))
+	topic := demoTopic(t, env, admin.Token, c.lesson, data)
 	b := newCmi5Browser(t, env, f.srv.URL, env.NewUser("student"))
 
 	frame, launch := b.startUntil(c.course, topic, `document.body.dataset.ready === '1'`)
@@ -427,5 +436,71 @@ func TestCmi5DemoAUInBrowser(t *testing.T) {
 		if n := len(statements(t, env, admin.Token, url.Values{"registration": {reg}, "verb": {v}})); n != 1 {
 			t.Fatalf("%s statements: %d", v, n)
 		}
+	}
+}
+
+// ownWindow returns the demo's package with its AU asking for a window of
+// its own (launchMethod OwnWindow).
+func ownWindow(t *testing.T) []byte {
+	t.Helper()
+	data, err := cmi5demo.Package()
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	for _, f := range zr.File {
+		rc, _ := f.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		if f.Name == "cmi5.xml" {
+			b = bytes.Replace(b, []byte(`moveOn="CompletedAndPassed"`), []byte(`moveOn="CompletedAndPassed" launchMethod="OwnWindow"`), 1)
+		}
+		w, _ := zw.Create(f.Name)
+		w.Write(b)
+	}
+	zw.Close()
+	return out.Bytes()
+}
+
+// TestCmi5OwnWindowInBrowser: an AU whose launchMethod is OwnWindow opens
+// in a window of its own; when it exits, that window goes to the topic,
+// complete.
+func TestCmi5OwnWindowInBrowser(t *testing.T) {
+	env, f, admin, c := cmi5Site(t, "Study habits")
+	topic := demoTopic(t, env, admin.Token, c.lesson, ownWindow(t))
+	b := newCmi5Browser(t, env, f.srv.URL, env.NewUser("student"))
+	b.run("topic page", chromedp.Navigate(b.origin+"/learn/"+id(c.course)+"/"+id(topic)),
+		chromedp.WaitVisible(`#cmi5-start`, chromedp.ByID))
+	var frames int
+	b.run("no frame", chromedp.Evaluate(`document.querySelectorAll('#cmi5-frame').length`, &frames))
+	if frames != 0 {
+		t.Fatal("an OwnWindow AU gets a frame")
+	}
+	opened := chromedp.WaitNewTarget(b.ctx, func(info *target.Info) bool { return info.Type == "page" })
+	b.run("start", chromedp.Click(`#cmi5-start`, chromedp.ByID))
+	var tab target.ID
+	select {
+	case tab = <-opened:
+	case <-b.ctx.Done():
+		t.Fatal("no window opened")
+	}
+	wctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(tab))
+	defer cancel()
+	win := &cmi5Browser{t: t, ctx: wctx, origin: b.origin}
+	win.run("AU ready", acrossNavigation(`location.pathname.indexOf('/api/cmi5/content/') === 0 && document.body.dataset.ready === '1'`))
+	var reg string
+	win.run("registration", chromedp.Evaluate(`new URLSearchParams(location.search).get('registration')`, &reg))
+	win.run("answer", chromedp.Click(`#a-spaced`, chromedp.ByID),
+		browsertest.Until(`document.body.dataset.busy === '0' && document.getElementById('status').textContent.indexOf('passed') >= 0`, nil),
+		chromedp.Click(`#finish`, chromedp.ByID),
+		acrossNavigation(`location.pathname === '/learn/`+id(c.course)+`/`+id(topic)+`' && document.readyState === 'complete'`))
+	win.complete("in the AU's window")
+	if n := len(statements(t, env, admin.Token, url.Values{"registration": {reg}, "verb": {verbSatisfied}})); n != 1 {
+		t.Fatalf("satisfied statements: %d", n)
 	}
 }
