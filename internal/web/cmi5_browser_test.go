@@ -420,6 +420,9 @@ func TestCmi5DemoAUInBrowser(t *testing.T) {
 	reg := launch.Get("registration")
 	b.run("answer", chromedp.Click(`#a-spaced`, chromedp.ByID, chromedp.FromNode(frame)))
 	b.inFrame("judged", frame, `document.body.dataset.busy === '0' && document.getElementById('status').textContent.indexOf('passed') >= 0`)
+	// The page shows the topic complete while the AU is still open.
+	b.run("status while playing", browsertest.Until(`!!document.querySelector('#topic-status.status-1') &&
+		!!document.querySelector('.outline-topic.status-1[data-topic-id="`+id(topic)+`"]')`, nil))
 	browsertest.Screenshot(t, b.ctx, "web-cmi5-demo")
 	b.leave(frame, `#finish`, c.course, topic)
 	b.complete("the demo AU")
