@@ -1605,6 +1605,17 @@ func (c *Client) PostCmi5LaunchID(ctx context.Context, topic int64, body LaunchI
 	return &out, nil
 }
 
+// PostCmi5WaiveID is POST /api/cmi5/waive/{topic}: Waive a learner's AU of a cmi5 topic
+func (c *Client) PostCmi5WaiveID(ctx context.Context, topic int64, body WaiveInput) (*Waived, error) {
+	r := request{method: http.MethodPost, path: "/api/cmi5/waive/" + pathParam(topic)}
+	r.body = jsonBody(body)
+	var out Waived
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetConfig is GET /api/config: Public settings; admins also get private ones
 func (c *Client) GetConfig(ctx context.Context) (map[string]any, error) {
 	r := request{method: http.MethodGet, path: "/api/config"}
@@ -6747,6 +6758,21 @@ type View struct {
 	// Content class, one of GET /api/admin/topics/types.
 	TopicableType string    `json:"topicable_type"`
 	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+// WaiveInput is a schema of the API.
+type WaiveInput struct {
+	// Why the AU is waived (cmi5 section 9.5.4.3).
+	Reason string `json:"reason"`
+	// The learner.
+	User int64 `json:"user"`
+}
+
+// Waived is a schema of the API.
+type Waived struct {
+	AuIri        string `json:"au_iri"`
+	Reason       string `json:"reason"`
+	Registration string `json:"registration"`
 }
 
 // WriteInputBody is a schema of the API.

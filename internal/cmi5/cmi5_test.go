@@ -265,15 +265,21 @@ func TestLaunchAndSessionRules(t *testing.T) {
 	})
 }
 
+// masteryTopic imports masteryXML and makes a topic of its AU.
+func masteryTopic(t *testing.T, w *world) float64 {
+	t.Helper()
+	res := upload(t, w.env, w.admin.Token, "cmi5.xml", []byte(masteryXML))
+	if res.Status != 201 {
+		t.Fatalf("import: %d %s", res.Status, res.Body)
+	}
+	return w.env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Quiz",
+		"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+}
+
 func TestMasteryAndModes(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
-		res := upload(t, env, w.admin.Token, "cmi5.xml", []byte(masteryXML))
-		if res.Status != 201 {
-			t.Fatalf("import: %d %s", res.Status, res.Body)
-		}
-		topic := env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Quiz",
-			"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+		topic := masteryTopic(t, w)
 		browse := launch(t, w, topic, "Browse")
 		browse.send(t, 200, browse.statement(cmi5.VerbInitialized, nil, false))
 		browse.send(t, 403, browse.statement(cmi5.VerbPassed, map[string]any{"success": true, "duration": "PT1S",
@@ -308,6 +314,171 @@ func TestMasteryAndModes(t *testing.T) {
 			url.QueryEscape(s.launch["actor"])+"&registration="+s.launch["registration"], nil)
 		if ld.Number("masteryScore") != 0.8 || ld.String("launchParameters") != "level=2" {
 			t.Fatalf("launch data: %s", ld.Body)
+		}
+	})
+}
+
+// topicSeconds is the learner's time on a topic, as learning keeps it.
+func topicSeconds(t *testing.T, w *world, topic float64) int {
+	t.Helper()
+	return w.env.Count(t, `SELECT COALESCE(MAX(seconds), 0) FROM topic_progress WHERE user_id = $1 AND topic_id = $2`,
+		w.learner.ID, int64(topic))
+}
+
+// TestSessionTime: a terminated session's duration, and an abandoned
+// session's time up to its last statement on the server's clock (not the
+// AU's), join the learner's time on the topic, which is then in progress.
+func TestSessionTime(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		topic := masteryTopic(t, w)
+
+		s := launch(t, w, topic, "")
+		s.send(t, 200, s.statement(cmi5.VerbInitialized, nil, false))
+		env.Clock.Advance(90 * time.Second)
+		// The AU's clock says a day later: it does not count.
+		late := s.statement("http://adlnet.gov/expapi/verbs/experienced", nil, false)
+		late["timestamp"] = time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339Nano)
+		s.send(t, 200, late)
+		env.Clock.Advance(5 * time.Minute)
+		if n := topicSeconds(t, w, topic); n != 0 {
+			t.Fatalf("time before the session ends: %d", n)
+		}
+		// The learner signs in again: the clock outran the access token.
+		w.learner.Token, _ = env.Login(env.Host, w.learner.Email, w.learner.Password)
+		s2 := launch(t, w, topic, "")
+		if n := topicSeconds(t, w, topic); n != 90 {
+			t.Fatalf("the abandoned session's time: %d, want 90", n)
+		}
+		s2.send(t, 200, s2.statement(cmi5.VerbInitialized, nil, false))
+		s2.send(t, 200, s2.statement(cmi5.VerbTerminated, map[string]any{"duration": "PT42.4S"}, false))
+		if n := topicSeconds(t, w, topic); n != 132 {
+			t.Fatalf("time after a terminated session: %d, want 132", n)
+		}
+		if n := env.Count(t, `SELECT status FROM topic_progress WHERE user_id = $1 AND topic_id = $2`, w.learner.ID, int64(topic)); n != 2 {
+			t.Fatalf("topic status %d, want in progress", n)
+		}
+		// A terminated session is not abandoned by the next launch: its
+		// time is not counted twice.
+		launch(t, w, topic, "")
+		if n := topicSeconds(t, w, topic); n != 132 {
+			t.Fatalf("time after the next launch: %d", n)
+		}
+	})
+}
+
+// TestIdleSessionsAbandoned: a session without a statement for longer
+// than the timeout is abandoned, by its own next LRS call (which is then
+// refused) or by the hourly sweep; a session whose statements keep
+// coming is not.
+func TestIdleSessionsAbandoned(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		topic := masteryTopic(t, w)
+		relogin := func() {
+			w.learner.Token, _ = env.Login(env.Host, w.learner.Email, w.learner.Password)
+			w.admin.Token, _ = env.Login(env.Host, w.admin.Email, w.admin.Password)
+		}
+		abandoned := func(reg string) int {
+			q := env.Do(apitest.Request{Method: "GET", Path: "/api/xapi/statements?verb=" + url.QueryEscape(cmi5.VerbAbandoned) +
+				"&registration=" + reg, Token: w.admin.Token, Headers: map[string]string{"X-Experience-API-Version": "1.0.3"}})
+			list, _ := q.Get("statements").([]any)
+			return len(list)
+		}
+		experienced := func(s *session) map[string]any {
+			return s.statement("http://adlnet.gov/expapi/verbs/experienced", nil, false)
+		}
+
+		// Statements that keep coming keep the session open.
+		s := launch(t, w, topic, "")
+		reg := s.launch["registration"]
+		s.send(t, 200, s.statement(cmi5.VerbInitialized, nil, false))
+		env.Clock.Advance(cmi5.DefaultSessionTimeout - time.Minute)
+		s.send(t, 200, experienced(s))
+		env.Clock.Advance(cmi5.DefaultSessionTimeout - time.Minute)
+		s.send(t, 200, experienced(s))
+		// Then silence: the next call abandons it and is refused.
+		env.Clock.Advance(cmi5.DefaultSessionTimeout + time.Minute)
+		s.send(t, 401, experienced(s))
+		relogin()
+		if n := abandoned(reg); n != 1 {
+			t.Fatalf("abandoned after the idle call: %d", n)
+		}
+		// Its time ran to its last statement.
+		want := int(2 * (cmi5.DefaultSessionTimeout - time.Minute) / time.Second)
+		if n := topicSeconds(t, w, topic); n != want {
+			t.Fatalf("topic time %d, want %d", n, want)
+		}
+
+		// The sweep abandons a session nobody calls for.
+		s2 := launch(t, w, topic, "")
+		s2.send(t, 200, s2.statement(cmi5.VerbInitialized, nil, false))
+		env.Clock.Advance(cmi5.DefaultSessionTimeout + time.Minute)
+		if err := env.Server.Jobs.Tick(context.Background(), env.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		relogin()
+		if n := abandoned(reg); n != 2 {
+			t.Fatalf("abandoned after the sweep: %d", n)
+		}
+		s2.send(t, 401, experienced(s2))
+		// A fresh session is untouched by the sweep.
+		s3 := launch(t, w, topic, "")
+		s3.send(t, 200, s3.statement(cmi5.VerbInitialized, nil, false))
+		env.Clock.Advance(cmi5.DefaultSessionTimeout - time.Minute)
+		if err := env.Server.Jobs.Tick(context.Background(), env.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		s3.send(t, 200, experienced(s3))
+		relogin()
+		if n := abandoned(reg); n != 2 {
+			t.Fatalf("abandoned after the second sweep: %d", n)
+		}
+	})
+}
+
+// TestWaived: a course editor waives a learner's AU (cmi5 section 9.3.7):
+// the waived statement in the learner's registration with its reason,
+// success and completion and the moveon category, the topic complete,
+// the course satisfied; a second waiver is a conflict, learners may not
+// waive, and a wrong reason or user is refused.
+func TestWaived(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		topic := masteryTopic(t, w)
+		path := fmt.Sprintf("/api/cmi5/waive/%d", int64(topic))
+		body := map[string]any{"user": w.learner.ID, "reason": cmi5.ReasonTestedOut}
+		env.Call(t, 403, "POST", path, w.learner.Token, body)
+		env.Call(t, 422, "POST", path, w.admin.Token, map[string]any{"user": w.learner.ID, "reason": "Bored"})
+		env.Call(t, 422, "POST", path, w.admin.Token, map[string]any{"user": 999999, "reason": cmi5.ReasonAdmin})
+		res := env.Call(t, 200, "POST", path, w.admin.Token, body)
+		reg := res.String("data.registration")
+		env.Call(t, 409, "POST", path, w.admin.Token, body)
+
+		q := env.Do(apitest.Request{Method: "GET", Path: "/api/xapi/statements?verb=" + url.QueryEscape(cmi5.VerbWaived) +
+			"&registration=" + reg, Token: w.admin.Token, Headers: map[string]string{"X-Experience-API-Version": "1.0.3"}})
+		list, _ := q.Get("statements").([]any)
+		if len(list) != 1 {
+			t.Fatalf("waived statements: %s", q.Body)
+		}
+		st := list[0].(map[string]any)
+		result := st["result"].(map[string]any)
+		ext, _ := result["extensions"].(map[string]any)
+		cat := st["context"].(map[string]any)["contextActivities"].(map[string]any)["category"].([]any)
+		if result["success"] != true || result["completion"] != true || ext[cmi5.ExtReason] != cmi5.ReasonTestedOut || len(cat) != 2 ||
+			st["object"].(map[string]any)["id"] != "https://example.com/au" {
+			t.Fatalf("waived: %v", st)
+		}
+		// The block and the course are satisfied; the topic is complete.
+		if n := env.Count(t, `SELECT COUNT(*) FROM cmi5_satisfied WHERE registration = $1`, reg); n != 2 {
+			t.Fatalf("satisfied block and course: %d", n)
+		}
+		if n := env.Count(t, `SELECT status FROM topic_progress WHERE user_id = $1 AND topic_id = $2`, w.learner.ID, int64(topic)); n != 1 {
+			t.Fatalf("topic status %d, want complete", n)
+		}
+		// The learner's next launch reuses the waived registration.
+		if s := launch(t, w, topic, ""); s.launch["registration"] != reg {
+			t.Fatal("the launch after the waiver has another registration")
 		}
 	})
 }

@@ -118,6 +118,8 @@ func Routes(api huma.API, s *Service) {
 			}}, nil
 		})
 
+	waiveRoute(api, s)
+
 	const content = "/api/cmi5/content/{package}/{token}/{path...}"
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: content, Tags: []string{"cmi5"},
 		Summary:     "A file of a cmi5 package, for the AU a launch plays",

@@ -128,33 +128,14 @@ func (s *Service) launchLock(ctx context.Context, t *platform.Tenant, reg string
 // with its one-time fetch URL returned. origin is the public origin of
 // the API, for the URLs the AU calls.
 func (s *Service) Launch(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, in LaunchInput, origin string) (AuLaunch, error) {
-	topic, err := topics.ByID(ctx, t.DB, topicID)
+	editor, au, pkg, err := topicAU(ctx, t, p, topicID)
 	if err != nil {
 		return AuLaunch{}, err
 	}
-	if topic.TopicableType != TopicClass {
-		return AuLaunch{}, apperr.Field("topic", "This topic is not a cmi5 topic.")
-	}
-	course, err := courses.ByID(ctx, t.DB, topic.CourseID)
-	if err != nil {
-		return AuLaunch{}, err
-	}
-	if !courses.CanEdit(p, course) {
+	if !editor {
 		if err := s.Gate.CanRecord(ctx, t, p, topicID); err != nil {
 			return AuLaunch{}, err
 		}
-	}
-	v, err := ParseTopic(topic.Content)
-	if err != nil {
-		return AuLaunch{}, err
-	}
-	au, err := auByID(ctx, t.DB, v.AUID)
-	if err != nil {
-		return AuLaunch{}, err
-	}
-	pkg, err := packageByID(ctx, t.DB, au.packageID)
-	if err != nil {
-		return AuLaunch{}, err
 	}
 	mode := in.LaunchMode
 	if mode == "" {
@@ -237,6 +218,32 @@ func (s *Service) Launch(ctx context.Context, t *platform.Tenant, p *access.Prin
 	}
 	return AuLaunch{URL: auURL + sep + q.Encode(), LaunchMethod: au.LaunchMethod, Registration: reg, SessionID: sess.ID, LaunchMode: mode,
 		AUTitle: au.Title}, nil
+}
+
+// topicAU loads a cmi5 topic's AU and package, and tells whether p may
+// edit the topic's course.
+func topicAU(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (bool, AUInfo, Cmi5Package, error) {
+	topic, err := topics.ByID(ctx, t.DB, topicID)
+	if err != nil {
+		return false, AUInfo{}, Cmi5Package{}, err
+	}
+	if topic.TopicableType != TopicClass {
+		return false, AUInfo{}, Cmi5Package{}, apperr.Field("topic", "This topic is not a cmi5 topic.")
+	}
+	course, err := courses.ByID(ctx, t.DB, topic.CourseID)
+	if err != nil {
+		return false, AUInfo{}, Cmi5Package{}, err
+	}
+	v, err := ParseTopic(topic.Content)
+	if err != nil {
+		return false, AUInfo{}, Cmi5Package{}, err
+	}
+	au, err := auByID(ctx, t.DB, v.AUID)
+	if err != nil {
+		return false, AUInfo{}, Cmi5Package{}, err
+	}
+	pkg, err := packageByID(ctx, t.DB, au.packageID)
+	return courses.CanEdit(p, course), au, pkg, err
 }
 
 func verb(id, display string) map[string]any {
@@ -327,6 +334,15 @@ func (s *Service) LaunchScope(ctx context.Context, t *platform.Tenant, token str
 	sess, err := sessionBy(ctx, t.DB, "token_hash", hashOf(token))
 	if err != nil {
 		return lrs.Scope{}, apperr.New(apperr.Unauthorized, "The auth token is not valid.")
+	}
+	if sess.Abandoned == nil && s.idle(sess, s.now()) {
+		abandoned, err := s.abandonIdle(ctx, t, sess, s.now())
+		if err != nil {
+			return lrs.Scope{}, err
+		}
+		if abandoned {
+			sess.Abandoned = &sess.LaunchedAt
+		}
 	}
 	if sess.Abandoned != nil {
 		return lrs.Scope{}, apperr.New(apperr.Unauthorized, "The session of this auth token was abandoned.")

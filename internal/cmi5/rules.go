@@ -94,10 +94,13 @@ func (s *Service) abandon(ctx context.Context, t *platform.Tenant, sess session,
 		return nil
 	}
 	last := sess.LaunchedAt
-	var lastAt sql.NullTime
-	t.DB.QueryRowContext(ctx, `SELECT last_at FROM cmi5_sessions WHERE id = $1`, sess.ID).Scan(&lastAt)
-	if lastAt.Valid {
-		last = lastAt.Time
+	if sess.LastAt != nil && sess.LastAt.After(last) {
+		last = *sess.LastAt
+	}
+	// The LMS's estimate of the session's time counts as the learner's
+	// time on the topic, as a terminated session's own duration does.
+	if err := s.addTime(ctx, t, sess, int64(math.Round(last.Sub(sess.LaunchedAt).Seconds()))); err != nil {
+		return err
 	}
 	stmt := map[string]any{"actor": Actor(t, sess.UserID), "verb": verb(VerbAbandoned, "abandoned"), "object": activity(au.IRI),
 		"timestamp": now.Format(time.RFC3339Nano),
@@ -150,37 +153,69 @@ func (s *Service) Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, 
 	if err != nil {
 		return nil, err
 	}
-	before := st
-	last, err := apply(&sess, &st, au, list)
-	if err != nil {
+	before, wasTerminated := st, sess.Terminated != nil
+	if _, err := apply(&sess, &st, au, list); err != nil {
 		return nil, err
 	}
 	st.Satisfied = st.Satisfied || moveOnMet(au.MoveOn, st)
+	// last_at is the server's time of the session's last statement, what
+	// an abandoned session's time is measured to: the AU's clock is not
+	// trusted for the learner's time.
+	last := s.now()
 	_, err = tx.ExecContext(ctx, `UPDATE cmi5_sessions SET initialized_at = $1, completed = $2, passed = $3, failed = $4, terminated_at = $5,
 seconds = $6, last_at = $7 WHERE id = $8`, sess.Initialized, sess.Completed, sess.Passed, sess.Failed, sess.Terminated, sess.Seconds, last, sess.ID)
 	if err != nil {
 		return nil, fmt.Errorf("cmi5: update session: %w", err)
 	}
-	if st == before {
-		return nil, nil
+	// After the commit: the session's time (terminated's duration) joins
+	// the learner's time on the topic, and a satisfied AU completes the
+	// topic and satisfies its blocks and course.
+	var after []func(context.Context) error
+	if sess.Terminated != nil && !wasTerminated {
+		after = append(after, func(ctx context.Context) error { return s.addTime(ctx, t, sess, sess.Seconds) })
 	}
-	if err := saveStatus(ctx, tx, sess.Registration, au.ID, st); err != nil {
-		return nil, err
+	if st != before {
+		if err := saveStatus(ctx, tx, sess.Registration, au.ID, st); err != nil {
+			return nil, err
+		}
 	}
-	if !st.Satisfied || before.Satisfied {
+	if st.Satisfied && !before.Satisfied {
+		after = append(after, func(ctx context.Context) error {
+			if err := s.Progress.CompleteTopic(ctx, t, sess.UserID, sess.TopicID); err != nil && !apperr.Is(err, apperr.Forbidden) &&
+				!apperr.Is(err, apperr.NotFound) {
+				return err
+			}
+			pkg, err := packageByID(ctx, t.DB, au.packageID)
+			if err != nil {
+				return err
+			}
+			return s.satisfyContainers(ctx, t, pkg, sess.Registration, sess.UserID, sess.ID)
+		})
+	}
+	if len(after) == 0 {
 		return nil, nil
 	}
 	return func(ctx context.Context) error {
-		if err := s.Progress.CompleteTopic(ctx, t, sess.UserID, sess.TopicID); err != nil && !apperr.Is(err, apperr.Forbidden) &&
-			!apperr.Is(err, apperr.NotFound) {
-			return err
+		for _, fn := range after {
+			if err := fn(ctx); err != nil {
+				return err
+			}
 		}
-		pkg, err := packageByID(ctx, t.DB, au.packageID)
-		if err != nil {
-			return err
-		}
-		return s.satisfyContainers(ctx, t, pkg, sess.Registration, sess.UserID, sess.ID)
+		return nil
 	}, nil
+}
+
+// addTime adds a session's seconds to the learner's time on its topic.
+// A topic that is gone, or closed to the learner, keeps no time.
+func (s *Service) addTime(ctx context.Context, t *platform.Tenant, sess session, seconds int64) error {
+	if s.Time == nil || seconds <= 0 {
+		return nil
+	}
+	err := s.Time.AddTopicTime(ctx, t, sess.UserID, sess.TopicID, seconds)
+	if err != nil && !apperr.Is(err, apperr.NotFound) && !apperr.Is(err, apperr.Forbidden) {
+		return err
+	}
+	return nil
 }
 
 // moveOnMet tells whether an AU's status meets its moveOn.

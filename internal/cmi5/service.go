@@ -29,6 +29,12 @@ type Gate interface {
 	CanRecord(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) error
 }
 
+// TopicTime adds time a content kind measured itself to a learner's time
+// on a topic (package learning).
+type TopicTime interface {
+	AddTopicTime(ctx context.Context, t *platform.Tenant, userID, topicID, seconds int64) error
+}
+
 // Service imports packages, launches AUs and applies cmi5's rules to the
 // statements of their sessions.
 type Service struct {
@@ -38,9 +44,15 @@ type Service struct {
 	// whether a learner may launch (both package learning).
 	Progress topics.Completer
 	Gate     Gate
+	// Time adds a session's time to the learner's time on the topic
+	// (package learning); nil: session time stays in cmi5_sessions.
+	Time TopicTime
 
 	// Locker orders the launches of one registration.
 	Locker lock.Locker
+	// SessionTimeout is how long a session may go without a statement
+	// before it is abandoned (default DefaultSessionTimeout).
+	SessionTimeout time.Duration
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Millisecond) }

@@ -143,16 +143,21 @@ type session struct {
 	Terminated   *time.Time
 	Abandoned    *time.Time
 	Seconds      int64
+	// LastAt is the server's time of the session's last statement.
+	LastAt *time.Time
 }
 
 const sessionColumns = `id, registration, au_id, topic_id, user_id, launch_mode, launched_at, initialized_at, completed, passed, failed,
-terminated_at, abandoned_at, seconds`
+terminated_at, abandoned_at, seconds, last_at`
 
 func scanSession(row interface{ Scan(...any) error }) (session, error) {
 	var s session
-	var init, term, aband sql.NullTime
+	var init, term, aband, last sql.NullTime
 	err := row.Scan(&s.ID, &s.Registration, &s.AUID, &s.TopicID, &s.UserID, &s.LaunchMode, &s.LaunchedAt, &init, &s.Completed, &s.Passed,
-		&s.Failed, &term, &aband, &s.Seconds)
+		&s.Failed, &term, &aband, &s.Seconds, &last)
+	if last.Valid {
+		s.LastAt = &last.Time
+	}
 	if init.Valid {
 		s.Initialized = &init.Time
 	}

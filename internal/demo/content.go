@@ -7,6 +7,7 @@ import (
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/content/layout"
+	"github.com/lms-platform/lms/internal/demo/cmi5demo"
 	"github.com/lms-platform/lms/internal/demo/media"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
 	"github.com/lms-platform/lms/internal/demo/scormdemo"
@@ -60,6 +61,9 @@ const (
 	// kindLiaScript topics play their Markdown (a LiaScript course) in
 	// LiaScript's runtime.
 	kindLiaScript = "liascript"
+	// kindCmi5 topics play the cmi5 course of package cmi5demo,
+	// generated when the seed runs.
+	kindCmi5 = "cmi5"
 )
 
 type topic struct {
@@ -440,8 +444,9 @@ func studyHabits() course {
 		Title:   "Packaged course: study habits (SCORM)",
 		Summary: "A short packaged activity on two study habits, with a question at the end. It remembers where you stopped.",
 		Description: "Schools and companies often bring courses as SCORM packages made with an authoring tool. This " +
-			"one plays such a package: leave it half-way and it takes you back to the same page next time.",
-		Level: "beginner", Tags: []string{"scorm", "study skills"}, Public: true,
+			"one plays such a package: leave it half-way and it takes you back to the same page next time. The second lesson is " +
+			"a package in the newer cmi5 format, which reports to the platform's own learning record store.",
+		Level: "beginner", Tags: []string{"scorm", "cmi5", "study skills"}, Public: true,
 		Cover: func() []byte { return media.Cover("Study habits", "#065f46", "#34d399", media.Cards) },
 		Lessons: []lesson{
 			{Title: "Study habits", Summary: "Spacing and self-testing, in three pages.", Duration: "4 min",
@@ -450,6 +455,11 @@ func studyHabits() course {
 						Summary: "A SCORM 1.2 activity: read two pages, then answer one question."},
 					{Kind: kindLiaScript, Title: "Check yourself (LiaScript)", Duration: "3 min", Markdown: habitsLesson,
 						Summary: "A short lesson written in LiaScript's Markdown: visit its sections and solve both quizzes."},
+				}},
+			{Title: "Check yourself", Summary: "The same kind of package in the newer cmi5 format.", Duration: "1 min",
+				Topics: []topic{
+					{Kind: kindCmi5, Title: cmi5demo.Title, Duration: "1 min", FileName: "study-habits-cmi5.zip",
+						Summary: "A cmi5 activity: answer one question; a right answer passes."},
 				}},
 		},
 	}

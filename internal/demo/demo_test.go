@@ -246,7 +246,7 @@ func TestSeedUsesEveryTopicKind(t *testing.T) {
 		if figures < 3 {
 			t.Errorf("%d rich text topics keep their pictures and alt texts", figures)
 		}
-		for _, k := range []string{"richtext", "image", "pdf", "audio", "video", "project", "h5p", "layout", "quiz", "interactive", "liascript"} {
+		for _, k := range []string{"richtext", "image", "pdf", "audio", "video", "project", "h5p", "layout", "quiz", "scorm", "cmi5", "interactive", "liascript"} {
 			if kinds[k] == 0 {
 				t.Errorf("no %s topic in %v", k, kinds)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/cmi5"
 	"github.com/lms-platform/lms/internal/content/file"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	interactivekind "github.com/lms-platform/lms/internal/content/interactive"
@@ -23,6 +24,7 @@ import (
 	"github.com/lms-platform/lms/internal/content/richtext"
 	scormkind "github.com/lms-platform/lms/internal/content/scorm"
 	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/demo/cmi5demo"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
 	"github.com/lms-platform/lms/internal/demo/scormdemo"
 	"github.com/lms-platform/lms/internal/demo/simdemo"
@@ -347,6 +349,15 @@ func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp top
 		body.Completion, body.Height = client.Ptr(interactivekind.OnComplete), client.Ptr(int64(560))
 	case kindLiaScript:
 		body.Topicable, body.Markdown = liascriptkind.Class, &tp.Markdown
+	case kindCmi5:
+		pkg, err := cmi5demo.Package()
+		if err != nil {
+			return err
+		}
+		form.Topicable = cmi5.TopicClass
+		form.ExtraFiles = map[string]client.File{"package": {Name: tp.FileName, Content: bytes.NewReader(pkg)}}
+		_, err = api.PostAdminTopicsMultipart(ctx, form)
+		return err
 	default:
 		return fmt.Errorf("unknown kind %q", tp.Kind)
 	}

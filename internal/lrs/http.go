@@ -44,6 +44,15 @@ type request struct {
 // a typed input could say.
 func (r *request) Resolve(ctx huma.Context) []error {
 	u := ctx.URL()
+	// Every answer carries the version, errors too (Communication 3.3);
+	// every answer of GET statements says how far the store is
+	// consistent (Communication 2.1.3): all of it, as it is read after
+	// each write. A successful read sets it again from the service's
+	// clock.
+	ctx.SetHeader("X-Experience-API-Version", Version)
+	if ctx.Method() == http.MethodGet && strings.HasSuffix(u.Path, "/statements") {
+		ctx.SetHeader("X-Experience-API-Consistent-Through", time.Now().UTC().Format(time.RFC3339Nano))
+	}
 	r.query = u.Query()
 	r.header = http.Header{}
 	ctx.EachHeader(func(name, value string) { r.header.Add(name, value) })

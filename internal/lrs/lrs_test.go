@@ -105,6 +105,21 @@ func TestStatementValidation(t *testing.T) {
 		"choices without type": with(func(m map[string]any) {
 			m["object"].(map[string]any)["definition"] = map[string]any{"choices": []any{}}
 		}),
+		// What ADL's conformance suite found accepted (Data 2.4.4.1,
+		// 2.4.9, 4.5, 4.6).
+		"pattern without type": with(func(m map[string]any) {
+			m["object"].(map[string]any)["definition"] = map[string]any{"correctResponsesPattern": []any{"true"}}
+		}),
+		"authority identified group": with(func(m map[string]any) {
+			m["authority"] = map[string]any{"objectType": "Group", "mbox": "mailto:g@e.com",
+				"member": []any{map[string]any{"mbox": "mailto:a@e.com"}, map[string]any{"mbox": "mailto:b@e.com"}}}
+		}),
+		"authority group of three": with(func(m map[string]any) {
+			m["authority"] = map[string]any{"objectType": "Group", "member": []any{map[string]any{"mbox": "mailto:a@e.com"},
+				map[string]any{"mbox": "mailto:b@e.com"}, map[string]any{"mbox": "mailto:c@e.com"}}}
+		}),
+		"timestamp negative zero": with(func(m map[string]any) { m["timestamp"] = "2024-01-01T10:00:00-00:00" }),
+		"weeks with days":         with(func(m map[string]any) { m["result"] = map[string]any{"duration": "P4W1D"} }),
 		"attachment without sha2": with(func(m map[string]any) {
 			m["attachments"] = []any{map[string]any{"usageType": "http://e.com/u", "display": map[string]any{"en": "a"}, "contentType": "text/plain", "length": 1}}
 		}),
@@ -122,6 +137,17 @@ func TestStatementValidation(t *testing.T) {
 	if res := xapi(env, "POST", "statements", ok, nil); res.Status != 200 {
 		t.Fatalf("valid: %d %s", res.Status, res.Body)
 	}
+	// An authority of two anonymous members, weeks alone and a positive
+	// zero offset are fine.
+	fine := with(func(m map[string]any) {
+		m["authority"] = map[string]any{"objectType": "Group", "member": []any{map[string]any{"mbox": "mailto:a@e.com"},
+			map[string]any{"account": map[string]any{"homePage": "http://e.com", "name": "app"}}}}
+		m["result"] = map[string]any{"duration": "P4W"}
+		m["timestamp"] = "2024-01-01T10:00:00+00:00"
+	})
+	if res := xapi(env, "POST", "statements", fine, nil); res.Status != 200 {
+		t.Fatalf("valid authority, duration and timestamp: %d %s", res.Status, res.Body)
+	}
 }
 
 func TestVersionHeaderAndAuth(t *testing.T) {
@@ -131,14 +157,26 @@ func TestVersionHeaderAndAuth(t *testing.T) {
 			t.Fatalf("about: %d %s", about.Status, about.Body)
 		}
 		admin := env.As("admin").Token
-		if res := env.Do(apitest.Request{Method: "GET", Path: "/api/xapi/statements", Token: admin}); res.Status != 400 {
-			t.Fatalf("no version header: %d", res.Status)
+		// Refusals carry the version too, and every answer of GET
+		// statements its consistency (the conformance suite reads it
+		// while it waits for a statement it does not get).
+		res := env.Do(apitest.Request{Method: "GET", Path: "/api/xapi/statements", Token: admin})
+		if res.Status != 400 || res.Header.Get("X-Experience-API-Version") != version || res.Header.Get("X-Experience-API-Consistent-Through") == "" {
+			t.Fatalf("no version header: %d %v", res.Status, res.Header)
+		}
+		res = xapi(env, "GET", "statements?voidedStatementId="+uuid.NewString()+"&verb=http://e.com/v", nil, nil)
+		if res.Status != 400 || res.Header.Get("X-Experience-API-Consistent-Through") == "" {
+			t.Fatalf("refused query: %d %v", res.Status, res.Header)
+		}
+		res = xapi(env, "PUT", "activities/state", nil, nil)
+		if res.Status != 400 || res.Header.Get("X-Experience-API-Version") != version || res.Header.Get("X-Experience-API-Consistent-Through") != "" {
+			t.Fatalf("refused document: %d %v", res.Status, res.Header)
 		}
 		bad := xapi(env, "GET", "statements", nil, map[string]string{"X-Experience-API-Version": "0.95"})
 		if bad.Status != 400 {
 			t.Fatalf("old version: %d", bad.Status)
 		}
-		res := xapi(env, "GET", "statements", nil, nil)
+		res = xapi(env, "GET", "statements", nil, nil)
 		if res.Status != 200 || res.Header.Get("X-Experience-API-Version") != version || res.Header.Get("X-Experience-API-Consistent-Through") == "" {
 			t.Fatalf("query: %d %v", res.Status, res.Header)
 		}

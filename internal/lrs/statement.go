@@ -185,8 +185,16 @@ func checkStatement(s *Statement, obj map[string]any, sub bool) error {
 		}
 	}
 	if v, ok := obj["authority"]; ok {
-		if _, err := agentOrGroup(v, "authority"); err != nil {
+		key, err := agentOrGroup(v, "authority")
+		if err != nil {
 			return err
+		}
+		// A group authority is the anonymous pair of an OAuth consumer
+		// and a user (Data 2.4.9).
+		if m, _ := v.(map[string]any); m["objectType"] == "Group" {
+			if members, _ := m["member"].([]any); key != "" || len(members) != 2 {
+				return bad("An authority that is a group must be an anonymous group of exactly two agents.")
+			}
 		}
 	}
 	if v, ok := obj["attachments"]; ok {
@@ -305,6 +313,9 @@ func checkDefinition(v any) error {
 		}
 	}
 	if c, ok := d["correctResponsesPattern"]; ok {
+		if !hasType {
+			return bad("The activity definition has correctResponsesPattern but no interactionType.")
+		}
 		list, isList := c.([]any)
 		if !isList {
 			return bad("The correctResponsesPattern must be an array of strings.")
@@ -609,6 +620,10 @@ func isIRI(s string) bool {
 }
 
 func isTimestamp(s string) bool {
+	// ISO 8601 forbids the negative zero offset.
+	if strings.HasSuffix(s, "-00:00") || strings.HasSuffix(s, "-0000") || strings.HasSuffix(s, "-00") {
+		return false
+	}
 	if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return true
 	}
@@ -625,6 +640,10 @@ func ParseDuration(s string) (time.Duration, error) {
 	m := durationRe.FindStringSubmatch(s)
 	if m == nil || s == "P" || strings.HasSuffix(s, "T") {
 		return 0, fmt.Errorf("not an ISO 8601 duration: %q", s)
+	}
+	// Weeks are a form of their own (PnW), not combined with the others.
+	if m[3] != "" && strings.TrimSuffix(s, "W") != "P"+m[3] {
+		return 0, fmt.Errorf("not an ISO 8601 duration (weeks stand alone): %q", s)
 	}
 	units := []float64{365 * 86400, 30 * 86400, 7 * 86400, 86400, 3600, 60, 1}
 	var secs float64

@@ -23,10 +23,14 @@ func (s *Server) newCmi5() {
 }
 
 // cmi5Routes registers the LRS and the cmi5 routes; a satisfied AU
-// completes its topic through learning.
+// completes its topic through learning, and session time is added there.
 func (s *Server) cmi5Routes() {
 	s.cmi5.Progress = s.Learning
 	s.cmi5.Gate = s.Learning
+	s.cmi5.Time = s.Learning
+	if s.Jobs != nil {
+		s.Jobs.Add(s.cmi5.Jobs()...)
+	}
 	lrs.Routes(s.API, s.lrs)
 	cmi5.Routes(s.API, s.cmi5)
 }

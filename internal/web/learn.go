@@ -124,6 +124,7 @@ type topicData struct {
 	Quiz       *quizContent
 	H5P        *h5pContent
 	Scorm      *scormContent
+	Cmi5       *cmi5Content
 	Layout     *layoutContent
 	EmbedSrc   string
 	App        *appContent
@@ -263,6 +264,11 @@ func (h *Handler) fillContent(d *topicData) {
 		d.Scorm = &scormContent{}
 		json.Unmarshal(raw, d.Scorm)
 		d.Mode = "scorm"
+	case "cmi5":
+		// The AU completes the topic through its statements (package cmi5).
+		d.Cmi5 = &cmi5Content{}
+		json.Unmarshal(raw, d.Cmi5)
+		d.Mode = "cmi5"
 	case "interactive":
 		d.App = &appContent{}
 		json.Unmarshal(raw, d.App)

@@ -226,6 +226,8 @@ func kindLabel(kind string) string {
 		return "Lesson"
 	case "scorm":
 		return "SCORM activity"
+	case "cmi5":
+		return "cmi5 activity"
 	}
 	return "Activity"
 }

@@ -93,6 +93,8 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /api/files/", h.files)
 	// The SCORM player, runtime, package files and tracking routes.
 	mux.HandleFunc("/api/scorm/", h.scormProxy)
+	// cmi5: the launch, the AU's return page, its files, fetch URL and LRS.
+	h.cmi5Routes(mux)
 	mux.HandleFunc("GET /assets/hls.min.js", h.hlsPlayer)
 	// Interactive apps are signed links too (the grant is in the path);
 	// their CSP reports come from the browser without credentials.
