@@ -275,6 +275,7 @@ var scopePolicy = func() tokens.Policy {
 		// authority.
 		"POST /api/admin/cmi5":                           write(courses),
 		"POST /api/cmi5/launch/{topic}":                  write(progress),
+		"POST /api/cmi5/waive/{topic}":                   write(courses),
 		"POST /api/cmi5/fetch":                           tokens.AnyToken,
 		"GET /api/cmi5/content/{package}/{token}/{path}": tokens.AnyToken,
 		// The LRS has its own credentials (a launch's auth token, an
