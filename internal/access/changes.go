@@ -10,6 +10,10 @@ import (
 // (and H5P profiles) it cached from it.
 const TenantKey = "tenant" // everything of the tenant (a recreated database)
 
+// GroupsKey names every user's groups as their profiles show them: a group
+// was renamed, moved or deleted.
+const GroupsKey = "groups"
+
 // UserKey names a user's account and roles.
 func UserKey(id int64) string { return "user:" + strconv.FormatInt(id, 10) }
 

@@ -166,6 +166,7 @@ func memberPayload(g Group, u User) map[string]any {
 // addMember puts u into g and records UserAddedToGroup; a member already
 // there changes nothing and records nothing.
 func addMember(ctx context.Context, tx *sqldb.Tx, now time.Time, g Group, u User) (bool, error) {
+	sqldb.Changed(tx, access.UserKey(u.ID))
 	res, err := tx.ExecContext(ctx, `INSERT INTO user_group_members (group_id, user_id, created_at) VALUES ($1, $2, $3)
 		ON CONFLICT DO NOTHING`, g.ID, u.ID, now)
 	if err != nil {
@@ -180,6 +181,7 @@ func addMember(ctx context.Context, tx *sqldb.Tx, now time.Time, g Group, u User
 // removeMember takes u out of g and records UserRemovedFromGroup; a user
 // who is not a member changes nothing and records nothing.
 func removeMember(ctx context.Context, tx *sqldb.Tx, now time.Time, g Group, u User) (bool, error) {
+	sqldb.Changed(tx, access.UserKey(u.ID))
 	res, err := tx.ExecContext(ctx, `DELETE FROM user_group_members WHERE group_id = $1 AND user_id = $2`, g.ID, u.ID)
 	if err != nil {
 		return false, fmt.Errorf("accounts: remove member: %w", err)
@@ -440,6 +442,7 @@ func (s *Service) UpdateGroup(ctx context.Context, t *platform.Tenant, p *access
 				return err
 			}
 		}
+		sqldb.Changed(tx, access.GroupsKey)
 		if _, err := tx.ExecContext(ctx, `UPDATE user_groups SET name = $1, parent_id = $2, registerable = $3, updated_at = $4
 			WHERE id = $5`, cur.Name, cur.ParentID, cur.Registerable, now, id); err != nil {
 			return fmt.Errorf("accounts: update group %d: %w", id, err)
@@ -474,6 +477,7 @@ func (s *Service) DeleteGroup(ctx context.Context, t *platform.Tenant, p *access
 		if err := recordTreeChange(ctx, tx, s.now(), id); err != nil {
 			return err
 		}
+		sqldb.Changed(tx, access.GroupsKey)
 		res, err := tx.ExecContext(ctx, `DELETE FROM user_groups WHERE id = $1`, id)
 		if err != nil {
 			return fmt.Errorf("accounts: delete group %d: %w", id, err)

@@ -63,6 +63,7 @@ func checkCategories(ctx context.Context, q sqldb.Querier, p problems, field str
 
 // setCategories makes ids the user's rows in table; with add it only adds.
 func setCategories(ctx context.Context, q sqldb.Querier, table string, userID int64, ids []int64, add bool) error {
+	sqldb.Changed(q, access.UserKey(userID))
 	if !add {
 		if _, err := q.ExecContext(ctx, `DELETE FROM `+table+` WHERE user_id = $1`, userID); err != nil {
 			return fmt.Errorf("accounts: clear %s: %w", table, err)
@@ -144,6 +145,7 @@ func (s *Service) RemoveInterest(ctx context.Context, t *platform.Tenant, p *acc
 		if len(probs) > 0 {
 			return errInterestNotFound
 		}
+		sqldb.Changed(tx, access.UserKey(userID))
 		if _, err := tx.ExecContext(ctx, `DELETE FROM user_interests WHERE user_id = $1 AND category_id = $2`,
 			userID, categoryID); err != nil {
 			return fmt.Errorf("accounts: remove interest: %w", err)

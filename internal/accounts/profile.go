@@ -39,17 +39,22 @@ func (s *Service) Profile(ctx context.Context, t *platform.Tenant, p *access.Pri
 	if err := allow(p.Has(access.UserReadSelf)); err != nil {
 		return Profile{}, err
 	}
+	now := s.now()
+	profiles := profilesOf(t)
+	d, heard, ok := profiles.get(p.UserID, now)
+	if !ok {
+		u, err := account(ctx, t.DB, p.UserID)
+		if err != nil {
+			return Profile{}, err
+		}
+		if d, err = s.detailOf(ctx, t, u); err != nil {
+			return Profile{}, err
+		}
+		profiles.put(p.UserID, d, heard, now.Add(profileTTL))
+	}
 	// The principal holds the caller's current roles (every role change
-	// ends its cached copy), so the account is read without them.
-	u, err := account(ctx, t.DB, p.UserID)
-	if err != nil {
-		return Profile{}, err
-	}
-	u.Roles = p.Roles
-	d, err := s.detailOf(ctx, t, u)
-	if err != nil {
-		return Profile{}, err
-	}
+	// ends its cached copy).
+	d.Roles = p.Roles
 	out := Profile{Detail: d, Permissions: p.PermissionNames()}
 	if p.Scoped() {
 		out.Token = &TokenInfo{ID: p.TokenID, Scopes: p.Scopes, RateLimitPerMinute: p.RateLimit}
