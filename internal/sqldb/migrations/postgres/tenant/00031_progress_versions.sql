@@ -19,6 +19,10 @@ CREATE TABLE progress_versions (
 -- again.
 ALTER TABLE program_versions ADD COLUMN access BIGINT NOT NULL DEFAULT 0;
 
+-- Every learner with progress before this migration gets their row.
+INSERT INTO progress_versions (user_id, course_id, version)
+    SELECT user_id, course_id, 1 FROM topic_progress UNION SELECT user_id, course_id, 1 FROM course_progress;
+
 CREATE TABLE access_version (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     version BIGINT NOT NULL DEFAULT 0

@@ -21,6 +21,12 @@ CREATE TABLE progress_versions (
 -- again.
 ALTER TABLE program_versions ADD COLUMN access INTEGER NOT NULL DEFAULT 0;
 
+-- Every learner with progress before this migration gets their row, so
+-- that the update triggers, the hot ones (a ping changes a progress row),
+-- need only move it.
+INSERT INTO progress_versions (user_id, course_id, version)
+    SELECT user_id, course_id, 1 FROM topic_progress UNION SELECT user_id, course_id, 1 FROM course_progress;
+
 CREATE TABLE access_version (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     version INTEGER NOT NULL DEFAULT 0
@@ -37,10 +43,16 @@ END;
 
 -- +goose StatementBegin
 CREATE TRIGGER topic_progress_version_update AFTER UPDATE ON topic_progress BEGIN
-    INSERT INTO progress_versions (user_id, course_id, version) SELECT NEW.user_id, NEW.course_id, 0
+    UPDATE progress_versions SET version = version + 1 WHERE user_id = NEW.user_id AND course_id = NEW.course_id;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER topic_progress_version_move AFTER UPDATE ON topic_progress
+    WHEN OLD.user_id <> NEW.user_id OR OLD.course_id <> NEW.course_id BEGIN
+    INSERT INTO progress_versions (user_id, course_id, version) SELECT NEW.user_id, NEW.course_id, 1
         WHERE NOT EXISTS (SELECT 1 FROM progress_versions WHERE user_id = NEW.user_id AND course_id = NEW.course_id);
-    UPDATE progress_versions SET version = version + 1
-        WHERE (user_id = NEW.user_id AND course_id = NEW.course_id) OR (user_id = OLD.user_id AND course_id = OLD.course_id);
+    UPDATE progress_versions SET version = version + 1 WHERE user_id = OLD.user_id AND course_id = OLD.course_id;
 END;
 -- +goose StatementEnd
 
@@ -60,10 +72,16 @@ END;
 
 -- +goose StatementBegin
 CREATE TRIGGER course_progress_version_update AFTER UPDATE ON course_progress BEGIN
-    INSERT INTO progress_versions (user_id, course_id, version) SELECT NEW.user_id, NEW.course_id, 0
+    UPDATE progress_versions SET version = version + 1 WHERE user_id = NEW.user_id AND course_id = NEW.course_id;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER course_progress_version_move AFTER UPDATE ON course_progress
+    WHEN OLD.user_id <> NEW.user_id OR OLD.course_id <> NEW.course_id BEGIN
+    INSERT INTO progress_versions (user_id, course_id, version) SELECT NEW.user_id, NEW.course_id, 1
         WHERE NOT EXISTS (SELECT 1 FROM progress_versions WHERE user_id = NEW.user_id AND course_id = NEW.course_id);
-    UPDATE progress_versions SET version = version + 1
-        WHERE (user_id = NEW.user_id AND course_id = NEW.course_id) OR (user_id = OLD.user_id AND course_id = OLD.course_id);
+    UPDATE progress_versions SET version = version + 1 WHERE user_id = OLD.user_id AND course_id = OLD.course_id;
 END;
 -- +goose StatementEnd
 
@@ -188,9 +206,11 @@ DROP TRIGGER user_groups_access_update;
 DROP TRIGGER user_groups_access_delete;
 DROP TRIGGER topic_progress_version_insert;
 DROP TRIGGER topic_progress_version_update;
+DROP TRIGGER topic_progress_version_move;
 DROP TRIGGER topic_progress_version_delete;
 DROP TRIGGER course_progress_version_insert;
 DROP TRIGGER course_progress_version_update;
+DROP TRIGGER course_progress_version_move;
 DROP TRIGGER course_progress_version_delete;
 DROP TABLE access_version;
 ALTER TABLE program_versions DROP COLUMN access;
