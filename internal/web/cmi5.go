@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/lms-platform/lms/client"
@@ -42,18 +41,11 @@ func (h *Handler) cmi5Routes(mux *http.ServeMux) {
 // the URLs in it that name the API are moved onto this origin, where
 // cmi5Proxy passes them through; the AU returns to cmi5Return.
 func (h *Handler) launchCmi5(w http.ResponseWriter, r *http.Request) {
-	cid, tid := r.PathValue("course"), r.PathValue("topic")
-	if !isID(cid) || !isID(tid) {
-		h.notFound(w, r)
-		return
-	}
-	s := h.readSession(r)
+	courseID, topicID, s := h.topicPost(w, r)
 	if s == nil {
-		http.Redirect(w, r, "/login?next="+url.QueryEscape("/learn/"+cid+"/"+tid), http.StatusSeeOther)
 		return
 	}
-	topicID, _ := strconv.ParseInt(tid, 10, 64)
-	back := h.origin(r) + "/learn/" + cid + "/" + tid + "/cmi5/return"
+	back := h.origin(r) + topicPath(courseID, topicID) + "/cmi5/return"
 	var l *client.AuLaunch
 	err := h.userCall(w, r, s, func(api *client.Client) error {
 		var err error

@@ -317,18 +317,10 @@ type appContent struct {
 // completeTopic is the no-script way to complete a topic (and the button
 // scripts use when the learner asks).
 func (h *Handler) completeTopic(w http.ResponseWriter, r *http.Request) {
-	cid, tid := r.PathValue("course"), r.PathValue("topic")
-	if !isID(cid) || !isID(tid) {
-		h.notFound(w, r)
-		return
-	}
-	s := h.readSession(r)
+	courseID, topicID, s := h.topicPost(w, r)
 	if s == nil {
-		http.Redirect(w, r, "/login?next="+url.QueryEscape("/learn/"+cid+"/"+tid), http.StatusSeeOther)
 		return
 	}
-	courseID, _ := strconv.ParseInt(cid, 10, 64)
-	topicID, _ := strconv.ParseInt(tid, 10, 64)
 	body := client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: topicID, Status: statusComplete}}}
 	err := h.userCall(w, r, s, func(api *client.Client) error {
 		_, err := api.PatchCoursesProgressID(r.Context(), courseID, body)
@@ -338,7 +330,30 @@ func (h *Handler) completeTopic(w http.ResponseWriter, r *http.Request) {
 		h.apiFailed(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/learn/"+cid+"/"+tid+"?done=1", http.StatusSeeOther)
+	http.Redirect(w, r, topicPath(courseID, topicID)+"?done=1", http.StatusSeeOther)
+}
+
+// topicPost reads the course and topic of a form posted from a topic page,
+// and the learner's session. It answers itself, with 404 for a bad path or
+// the sign-in page without a session, and then returns a nil session.
+func (h *Handler) topicPost(w http.ResponseWriter, r *http.Request) (courseID, topicID int64, s *session) {
+	cid, tid := r.PathValue("course"), r.PathValue("topic")
+	if !isID(cid) || !isID(tid) {
+		h.notFound(w, r)
+		return 0, 0, nil
+	}
+	if s = h.readSession(r); s == nil {
+		http.Redirect(w, r, "/login?next="+url.QueryEscape("/learn/"+cid+"/"+tid), http.StatusSeeOther)
+		return 0, 0, nil
+	}
+	courseID, _ = strconv.ParseInt(cid, 10, 64)
+	topicID, _ = strconv.ParseInt(tid, 10, 64)
+	return courseID, topicID, s
+}
+
+// topicPath is the page of a topic.
+func topicPath(courseID, topicID int64) string {
+	return "/learn/" + strconv.FormatInt(courseID, 10) + "/" + strconv.FormatInt(topicID, 10)
 }
 
 // maxProject caps a project upload through the frontend; the API applies
