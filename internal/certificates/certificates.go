@@ -71,7 +71,7 @@ func (s *Service) Listener(ctx context.Context, t *platform.Tenant, ev events.St
 	if err != nil && err != errNotFound {
 		return err
 	}
-	_, err = s.make(ctx, t, ev.UserID, int64(courseID), ev.CreatedAt)
+	_, err = s.make(ctx, t, ev.UserID, int64(courseID), ev.CreatedAt, false)
 	return err
 }
 
@@ -81,7 +81,7 @@ func (s *Service) Regenerate(ctx context.Context, t *platform.Tenant, id int64) 
 	if err != nil {
 		return Certificate{}, err
 	}
-	c, err := s.make(ctx, t, cur.UserID, cur.CourseID, cur.FinishedAt)
+	c, err := s.make(ctx, t, cur.UserID, cur.CourseID, cur.FinishedAt, true)
 	if err != nil {
 		return Certificate{}, err
 	}
@@ -93,8 +93,11 @@ func (s *Service) Regenerate(ctx context.Context, t *platform.Tenant, id int64) 
 
 // make renders, stores and records the certificate of a learner and a
 // course finished at finishedAt. With the pdf template switched off it
-// makes nothing and returns a zero Certificate.
-func (s *Service) make(ctx context.Context, t *platform.Tenant, userID, courseID int64, finishedAt time.Time) (Certificate, error) {
+// makes nothing and returns a zero Certificate. Unless again, a
+// certificate of the same or a later finish is kept: two deliveries of one
+// event at once make one certificate, and the other's PDF is dropped.
+func (s *Service) make(ctx context.Context, t *platform.Tenant, userID, courseID int64, finishedAt time.Time,
+	again bool) (Certificate, error) {
 	tpl, err := s.Templates.Effective(ctx, t.DB, pdfSlot)
 	if err != nil || !tpl.Enabled {
 		return Certificate{}, err
@@ -123,14 +126,19 @@ func (s *Service) make(ctx context.Context, t *platform.Tenant, userID, courseID
 	if err != nil && err != errNotFound {
 		return Certificate{}, err
 	}
-	_, err = t.DB.ExecContext(ctx, `INSERT INTO certificates (user_id, course_id, course_title, blob_key, finished_at, created_at, updated_at)
+	res, err := t.DB.ExecContext(ctx, `INSERT INTO certificates (user_id, course_id, course_title, blob_key, finished_at, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $6)
 		ON CONFLICT (user_id, course_id) DO UPDATE SET course_title = excluded.course_title, blob_key = excluded.blob_key,
-		finished_at = excluded.finished_at, updated_at = excluded.updated_at`,
-		userID, courseID, d.Course.Title, key, finishedAt.UTC().Truncate(time.Second), now)
+		finished_at = excluded.finished_at, updated_at = excluded.updated_at
+		WHERE $7 OR certificates.finished_at < excluded.finished_at`,
+		userID, courseID, d.Course.Title, key, finishedAt.UTC().Truncate(time.Second), now, again)
 	if err != nil {
 		t.Blob.Delete(context.WithoutCancel(ctx), key)
 		return Certificate{}, fmt.Errorf("certificates: record: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		t.Blob.Delete(context.WithoutCancel(ctx), key) // another delivery made it
+		return s.find(ctx, t, `user_id = $1 AND course_id = $2`, userID, courseID)
 	}
 	if old.key != "" && old.key != key {
 		t.Blob.Delete(ctx, old.key) // the new PDF replaces it

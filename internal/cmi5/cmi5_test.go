@@ -226,7 +226,11 @@ func TestLaunchAndSessionRules(t *testing.T) {
 		wrong["context"].(map[string]any)["extensions"] = map[string]any{cmi5.ExtSessionID: "other"}
 		s.send(t, 403, wrong)
 		s.send(t, 403, s.statement(cmi5.VerbLaunched, nil, false))
-		s.send(t, 200, s.statement(cmi5.VerbInitialized, nil, false))
+		first := s.statement(cmi5.VerbInitialized, nil, false)
+		s.send(t, 200, first)
+		// Sent again as it was (a retry whose answer was lost), it is
+		// stored already: no rule refuses it. Another initialized is.
+		s.send(t, 200, first)
 		s.send(t, 403, s.statement(cmi5.VerbInitialized, nil, false))
 		s.send(t, 403, s.statement(cmi5.VerbCompleted, map[string]any{"completion": true, "duration": "PT1S"}, false))
 		s.send(t, 403, s.statement(cmi5.VerbCompleted, map[string]any{"completion": true}, true))

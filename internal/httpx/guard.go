@@ -53,11 +53,13 @@ func checkLimit(hc huma.Context, lim limit.Limiter, rl RateLimit, op *huma.Opera
 	if name == "" {
 		name = op.OperationID
 	}
-	host := ""
+	// Buckets are the tenant's, named by its database, which no other
+	// tenant shares, even of another platform on the same Redis.
+	tenant := ""
 	if t := TenantFrom(ctx); t != nil {
-		host = t.PrimaryHost()
+		tenant = t.DatabaseName
 	}
-	d, err := lim.Allow(ctx, fmt.Sprintf("%s|%s|%s", host, name, who), rl.Limit, time.Minute)
+	d, err := lim.Allow(ctx, fmt.Sprintf("%s|%s|%s", tenant, name, who), rl.Limit, time.Minute)
 	if err != nil {
 		return apperr.Wrap(apperr.Unavailable, err, "The rate limiter is unavailable.")
 	}

@@ -166,7 +166,14 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 	}
 	defer release()
 	if s.Rules != nil && !scope.Admin {
-		if err := s.Rules.Check(ctx, t, scope, list); err != nil {
+		// A statement sent again as it was stored (a client retrying a
+		// request whose answer it lost) is stored already: the rules judge
+		// only the others.
+		pending, err := unstored(ctx, t.DB, list)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Rules.Check(ctx, t, scope, pending); err != nil {
 			return nil, err
 		}
 	}

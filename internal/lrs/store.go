@@ -13,26 +13,56 @@ import (
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
+// unstored returns the statements of list that are not stored already as
+// they are (a statement stored under its id with other content is kept:
+// storing it is a conflict).
+func unstored(ctx context.Context, q sqldb.Querier, list []*Statement) ([]*Statement, error) {
+	var out []*Statement
+	for _, st := range list {
+		stored, same, err := storedAs(ctx, q, st)
+		if err != nil {
+			return nil, err
+		}
+		if !stored || !same {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+// storedAs tells whether a statement is stored under st's id, and if so
+// whether it is st.
+func storedAs(ctx context.Context, q sqldb.Querier, st *Statement) (stored, same bool, err error) {
+	var body string
+	err = q.QueryRowContext(ctx, `SELECT body FROM lrs_statements WHERE id = $1`, st.ID).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, fmt.Errorf("lrs: look up statement: %w", err)
+	}
+	var old map[string]any
+	d := json.NewDecoder(strings.NewReader(body))
+	d.UseNumber()
+	d.Decode(&old)
+	return true, sameStatement(old, st.Object), nil
+}
+
 // insertStatements stores the statements not stored yet and returns them;
 // an id stored for another statement is a conflict, and voiding marks its
 // target.
 func insertStatements(ctx context.Context, tx *sqldb.Tx, list []*Statement, attachments map[string]Attachment, now time.Time) ([]*Statement, error) {
 	var fresh []*Statement
 	for _, st := range list {
-		var body string
-		err := tx.QueryRowContext(ctx, `SELECT body FROM lrs_statements WHERE id = $1`, st.ID).Scan(&body)
-		if err == nil {
-			var old map[string]any
-			d := json.NewDecoder(strings.NewReader(body))
-			d.UseNumber()
-			d.Decode(&old)
-			if !sameStatement(old, st.Object) {
-				return nil, apperr.New(apperr.Conflict, "The statement id "+st.ID+" is already stored for another statement.")
-			}
-			continue
+		stored, same, err := storedAs(ctx, tx, st)
+		if err != nil {
+			return nil, err
 		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("lrs: look up statement: %w", err)
+		if stored && !same {
+			return nil, apperr.New(apperr.Conflict, "The statement id "+st.ID+" is already stored for another statement.")
+		}
+		if stored {
+			continue
 		}
 		if st.Verb == VerbVoided {
 			var verb string
