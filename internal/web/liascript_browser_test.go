@@ -1,6 +1,7 @@
 package web
 
 import (
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -146,9 +147,18 @@ func TestLiaScriptInBrowser(t *testing.T) {
 	}
 
 	// The .zip course's image comes from the tenant's store by its path.
+	// The .zip course's image is served by its path relative to the
+	// course, below the frame's play link, through this origin.
 	b.run("zip course", chromedp.Navigate(origin+"/learn/"+id(c.course)+"/"+id(int64(dots.Number("data.id")))),
-		chromedp.WaitVisible(`#lia-frame`, chromedp.ByID))
-	f = b.frame(`#lia-frame`)
-	b.run("image", waitJS(`(function () { var i = document.querySelector('main img'); return !!i && i.complete && i.naturalWidth === 40; })()`,
-		chromedp.WithPollingInFrame(f)))
+		chromedp.WaitVisible(`#lia-frame`, chromedp.ByID),
+		waitJS(`Number(document.getElementById('lia-frame').dataset.reported || 0) >= 1`))
+	var image string
+	b.run("image", chromedp.Evaluate(`(async function () {
+		var src = new URL(document.getElementById('lia-frame').getAttribute('src'), location.href);
+		var r = await fetch(new URL('img/dot.svg', src));
+		return r.status + ' ' + r.headers.get('content-type') + ' ' + (await r.text()).indexOf('<circle');
+	})()`, &image, func(p *cdpruntime.EvaluateParams) *cdpruntime.EvaluateParams { return p.WithAwaitPromise(true) }))
+	if !strings.HasPrefix(image, "200 image/svg+xml") || strings.HasSuffix(image, " -1") {
+		t.Errorf("the course's image by its relative path: %q", image)
+	}
 }
