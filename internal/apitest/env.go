@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,12 +113,14 @@ func New(t testing.TB, backend string, opts Options) *Env {
 	if opts.Configure != nil {
 		opts.Configure(cfg)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var log *slog.Logger
 	switch {
 	case opts.Log != nil:
 		log = slog.New(slog.NewJSONHandler(opts.Log, nil))
 	case os.Getenv("LMS_TEST_LOG") != "":
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	default:
+		log = failureLog(t)
 	}
 	s, err := server.New(ctx, cfg, server.Options{Clock: env.Clock, Logger: log, NoDispatch: opts.NoDispatch})
 	if err != nil {
@@ -445,3 +448,30 @@ func (e *Env) OpenTenant(rec platform.Record) (*platform.Tenant, func()) {
 	}
 	return t, release
 }
+
+// failureLog keeps the server's warnings and errors and prints them when
+// the test fails, so a 500 seen in CI comes with its cause.
+func failureLog(t testing.TB) *slog.Logger {
+	var mu sync.Mutex
+	var kept bytes.Buffer
+	w := writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if kept.Len() < 64<<10 {
+			kept.Write(p)
+		}
+		return len(p), nil
+	})
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if t.Failed() && kept.Len() > 0 {
+			t.Logf("server log (warnings and errors):\n%s", kept.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -45,6 +45,11 @@ type DB struct {
 	// after their transaction commits: the tenant publishes them so that
 	// every process drops what it cached from that data.
 	OnChange func(keys []string)
+	// writer, for SQLite, holds the one transaction of this handle that
+	// may run: writers wait their turn here, woken the moment the last
+	// one ends, rather than in SQLite's busy handler, which sleeps 1 to
+	// 100 ms between tries and leaves the database idle meanwhile.
+	writer chan struct{}
 }
 
 // Querier is what *sql.DB and *sql.Tx have in common, so store functions
@@ -113,7 +118,11 @@ func OpenPostgres(ctx context.Context, location string) (*DB, error) {
 }
 
 func newDB(db *sql.DB, dialect Dialect, location string) *DB {
-	return &DB{DB: db, stmts: newStatements(db, maxStatements), Dialect: dialect, Location: location}
+	out := &DB{DB: db, stmts: newStatements(db, maxStatements), Dialect: dialect, Location: location}
+	if dialect == SQLite {
+		out.writer = make(chan struct{}, 1)
+	}
+	return out
 }
 
 // Close closes the kept statements and the database.
@@ -147,9 +156,30 @@ func (tx *Tx) Signal() {
 
 // Tx runs fn in a transaction, committing when it returns nil.
 func (db *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
+	tx, err := db.run(ctx, fn)
+	if err != nil {
+		return err
+	}
+	for _, f := range tx.afterCommit {
+		f()
+	}
+	return nil
+}
+
+// run begins, runs fn and commits, holding the writer's turn until the
+// transaction ends (code after the commit may start another one).
+func (db *DB) run(ctx context.Context, fn func(tx *Tx) error) (*Tx, error) {
+	if db.writer != nil {
+		select {
+		case db.writer <- struct{}{}:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("sqldb: begin: %w", ctx.Err())
+		}
+		defer func() { <-db.writer }()
+	}
 	stx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sqldb: begin: %w", err)
+		return nil, fmt.Errorf("sqldb: begin: %w", err)
 	}
 	tx := &Tx{Tx: stx, db: db, Dialect: db.Dialect, signal: db.Signal}
 	defer func() {
@@ -160,15 +190,12 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
 	}()
 	if err := fn(tx); err != nil {
 		stx.Rollback()
-		return err
+		return nil, err
 	}
 	if err := stx.Commit(); err != nil {
-		return fmt.Errorf("sqldb: commit: %w", err)
+		return nil, fmt.Errorf("sqldb: commit: %w", err)
 	}
-	for _, f := range tx.afterCommit {
-		f()
-	}
-	return nil
+	return tx, nil
 }
 
 // Changed names data that a write through q changed, for the caches built
