@@ -223,7 +223,7 @@ func scratchDatabase(ctx context.Context, url string) (string, func(), error) {
 // hello-world rate and the latency percentiles, and returns the rate.
 func (ld *loader) load(title, backend string, next func(c, i int) *http.Request) (float64, error) {
 	if ld.hold {
-		return 0, holdFor(title, next(0, 0))
+		return 0, holdFor(title, next)
 	}
 	var mu sync.Mutex
 	var all []time.Duration
@@ -292,21 +292,68 @@ func (ld *loader) load(title, backend string, next func(c, i int) *http.Request)
 	return rate, nil
 }
 
-// holdFor prints a wrk command sending req (GET only: the scenarios that
-// write vary their requests) and waits for standard input to close.
-func holdFor(title string, req *http.Request) error {
-	if req.Method != http.MethodGet {
-		return fmt.Errorf("%s: -hold serves GET scenarios only", title)
-	}
-	cmd := "wrk"
-	for _, name := range []string{"Authorization"} {
-		if v := req.Header.Get(name); v != "" {
-			cmd += fmt.Sprintf(" -H '%s: %s'", name, v)
+// holdFor prints a wrk command sending req and waits for standard input
+// to close. A GET is sent as is; a scenario that writes varies its
+// requests (next(0, i) for i below holdRequests), so wrk sends them in
+// turn through a Lua script written for it.
+func holdFor(title string, next func(c, i int) *http.Request) error {
+	req := next(0, 0)
+	cmd := "wrk -H 'Host: " + req.Host + "'"
+	if req.Method == http.MethodGet {
+		if v := req.Header.Get("Authorization"); v != "" {
+			cmd += fmt.Sprintf(" -H 'Authorization: %s'", v)
 		}
+	} else {
+		script, err := wrkScript(req, next)
+		if err != nil {
+			return err
+		}
+		defer os.Remove(script)
+		cmd += " -s " + script
 	}
-	fmt.Printf("%s: serving; load it with\n%s -H 'Host: %s' %s\n", title, cmd, req.Host, req.URL)
+	fmt.Printf("%s: serving; load it with\n%s %s\n", title, cmd, req.URL)
 	io.Copy(io.Discard, os.Stdin)
 	return nil
+}
+
+// holdRequests is how many distinct requests a held writing scenario
+// cycles through (the ping scenario's learners).
+const holdRequests = pingLearners
+
+// wrkScript writes a wrk Lua script cycling through holdRequests
+// requests, the first being first.
+func wrkScript(first *http.Request, next func(c, i int) *http.Request) (string, error) {
+	var lua strings.Builder
+	lua.WriteString("local all = {}\nlocal n = 0\nfunction init(args)\n")
+	for i := range holdRequests {
+		req := first
+		if i > 0 {
+			req = next(0, i)
+		}
+		body := ""
+		if req.Body != nil {
+			raw, err := io.ReadAll(req.Body)
+			if err != nil {
+				return "", err
+			}
+			body = string(raw)
+		}
+		headers := fmt.Sprintf("[%q] = %q", "Host", req.Host)
+		for _, name := range []string{"Authorization", "Content-Type"} {
+			if v := req.Header.Get(name); v != "" {
+				headers += fmt.Sprintf(", [%q] = %q", name, v)
+			}
+		}
+		fmt.Fprintf(&lua, "  all[%d] = wrk.format(%q, %q, {%s}, %q)\n", i+1, req.Method, req.URL.RequestURI(), headers, body)
+	}
+	lua.WriteString("end\nfunction request()\n  n = n % #all + 1\n  return all[n]\nend\n")
+	f, err := os.CreateTemp("", "lmsbench-*.lua")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	_, err = f.WriteString(lua.String())
+	return f.Name(), err
 }
 
 func (b *bench) request(method, path, token string, body any) *http.Request {

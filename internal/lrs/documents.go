@@ -95,7 +95,6 @@ func (s *Service) PutDocument(ctx context.Context, t *platform.Tenant, scope Sco
 		return apperr.New(apperr.TooLarge, "The document is too large.")
 	}
 	now := s.now()
-	defer s.writeLock(t)()
 	return t.Tx(ctx, func(tx *sqldb.Tx) error {
 		old, err := loadDocument(ctx, tx, k)
 		exists := err == nil
@@ -213,26 +212,29 @@ func (s *Service) DeleteDocument(ctx context.Context, t *platform.Tenant, scope 
 	if err := allowedDocs(scope, k); err != nil {
 		return err
 	}
-	defer s.writeLock(t)()
-	if k.ID != "" && pre.IfMatch != "" {
-		old, err := loadDocument(ctx, t.DB, k)
-		if err != nil && !apperr.Is(err, apperr.NotFound) {
-			return err
+	// The check and the delete share a transaction, so no write lands
+	// between them.
+	return t.Tx(ctx, func(tx *sqldb.Tx) error {
+		if k.ID != "" && pre.IfMatch != "" {
+			old, err := loadDocument(ctx, tx, k)
+			if err != nil && !apperr.Is(err, apperr.NotFound) {
+				return err
+			}
+			if err != nil || !matches(pre.IfMatch, old.ETag) {
+				return PreconditionFailed
+			}
 		}
-		if err != nil || !matches(pre.IfMatch, old.ETag) {
-			return PreconditionFailed
+		var args sqldb.Args
+		q := `DELETE FROM lrs_documents WHERE kind = ` + args.Add(k.Kind) + ` AND activity_id = ` + args.Add(k.ActivityID) +
+			` AND agent_key = ` + args.Add(k.AgentKey) + ` AND registration = ` + args.Add(k.Registration)
+		if k.ID != "" {
+			q += ` AND doc_id = ` + args.Add(k.ID)
 		}
-	}
-	var args sqldb.Args
-	q := `DELETE FROM lrs_documents WHERE kind = ` + args.Add(k.Kind) + ` AND activity_id = ` + args.Add(k.ActivityID) +
-		` AND agent_key = ` + args.Add(k.AgentKey) + ` AND registration = ` + args.Add(k.Registration)
-	if k.ID != "" {
-		q += ` AND doc_id = ` + args.Add(k.ID)
-	}
-	if _, err := t.DB.ExecContext(ctx, q, args...); err != nil {
-		return fmt.Errorf("lrs: delete document: %w", err)
-	}
-	return nil
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("lrs: delete document: %w", err)
+		}
+		return nil
+	})
 }
 
 // WriteState writes a state document for the LMS itself (cmi5's

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,10 +58,6 @@ type Service struct {
 	Principal func(ctx context.Context, t *platform.Tenant, token string) (*access.Principal, error)
 	// Locker orders the batches of one launch session.
 	Locker lock.Locker
-
-	// writers queues this process's statement writes per SQLite database
-	// (see quiz.Service.writeLock for why).
-	writers sync.Map
 }
 
 var (
@@ -71,16 +66,6 @@ var (
 )
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Millisecond) }
-
-func (s *Service) writeLock(t *platform.Tenant) func() {
-	if t.DB.Dialect != sqldb.SQLite {
-		return func() {}
-	}
-	v, _ := s.writers.LoadOrStore(t.DB.Location, &sync.Mutex{})
-	mu := v.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
-}
 
 // sessionLockTTL bounds how long one batch of a session may hold its
 // session's lock.
@@ -177,7 +162,6 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 			return nil, err
 		}
 	}
-	unlock := s.writeLock(t)
 	var after func(context.Context) error
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		fresh, err := insertStatements(ctx, tx, list, attachments, now)
@@ -187,7 +171,6 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 		after, err = s.Rules.Record(ctx, tx, t, scope, fresh)
 		return err
 	})
-	unlock()
 	if err != nil {
 		return nil, err
 	}

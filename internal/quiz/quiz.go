@@ -10,7 +10,6 @@ package quiz
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
@@ -43,10 +42,6 @@ type Service struct {
 	// Locker orders the question edits of one quiz across replicas: each
 	// rewrites the whole list, so two at once would lose one.
 	Locker lock.Locker
-
-	// writers holds a write queue per SQLite tenant database, by file:
-	// a tenant handle opened again after eviction keeps its queue.
-	writers sync.Map
 }
 
 var (
@@ -56,20 +51,6 @@ var (
 	errTimeOver     = apperr.New(apperr.Conflict, "The time of this attempt is over; it has ended.")
 	errAnswered     = apperr.New(apperr.Conflict, "This question is answered and reviewed; its answer cannot be changed.")
 )
-
-// writeLock queues this process's quiz writes to an SQLite tenant in Go:
-// SQLite lets one writer in at a time and makes the others sleep in its
-// busy handler, in growing steps, which a rush of 2,000 starts turns into
-// seconds of tail latency. PostgreSQL needs no queue.
-func (s *Service) writeLock(t *platform.Tenant) func() {
-	if t.DB.Dialect != sqldb.SQLite {
-		return func() {}
-	}
-	v, _ := s.writers.LoadOrStore(t.DB.Location, &sync.Mutex{})
-	mu := v.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
-}
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Microsecond) }
 
@@ -137,9 +118,9 @@ func (s *Service) Start(ctx context.Context, t *platform.Tenant, p *access.Princ
 	a := Attempt{TopicID: topicID, UserID: p.UserID, Number: used + 1, Questions: v.Questions, StartedAt: now,
 		EndsAt: now.Add(time.Duration(minutes) * time.Minute), MaxScore: v.MaxTotal(), MinPassScore: v.MinPassScore,
 		Review: v.ReviewMode()}
-	unlock := s.writeLock(t)
-	err = insertAttempt(ctx, t.DB, &a)
-	unlock()
+	// In a transaction, so that a rush of starts queues for SQLite's
+	// writer in Go (sqldb.DB.Tx) instead of sleeping in its busy handler.
+	err = t.Tx(ctx, func(tx *sqldb.Tx) error { return insertAttempt(ctx, tx, &a) })
 	if err != nil {
 		if sqldb.IsUniqueViolation(err) {
 			// Two starts at once: the other one made the attempt.
@@ -247,9 +228,11 @@ func (s *Service) SaveAnswer(ctx context.Context, t *platform.Tenant, p *access.
 		ans.Fraction = &f
 	}
 	final := a.Review == quizkind.ReviewAfterAnswer
-	unlock := s.writeLock(t)
-	saved, err := saveAnswer(ctx, t.DB, a.ID, ans, now, final)
-	unlock()
+	var saved bool
+	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
+		saved, err = saveAnswer(ctx, tx, a.ID, ans, now, final)
+		return err
+	})
 	if err != nil {
 		return SavedAnswer{}, err
 	}
