@@ -85,7 +85,7 @@ func allowedDocs(scope Scope, k DocKey) error {
 // PutDocument writes a document (replace), or with merge the POST of JSON
 // objects merged into the stored one. Concurrency per xAPI: If-Match and
 // If-None-Match are checked (412 when they fail); a PUT of a profile
-// document that exists without either header is a 409.
+// document without either header is a 409 when it exists, else a 400.
 func (s *Service) PutDocument(ctx context.Context, t *platform.Tenant, scope Scope, k DocKey, contentType string, body []byte,
 	pre Preconditions, merge bool) error {
 	if err := allowedDocs(scope, k); err != nil {
@@ -107,8 +107,14 @@ func (s *Service) PutDocument(ctx context.Context, t *platform.Tenant, scope Sco
 		if pre.IfNoneMatch != "" && exists && matches(pre.IfNoneMatch, old.ETag) {
 			return PreconditionFailed
 		}
-		if !merge && exists && k.Kind != StateDoc && pre.IfMatch == "" && pre.IfNoneMatch == "" {
-			return errPrecondition
+		if !merge && k.Kind != StateDoc && pre.IfMatch == "" && pre.IfNoneMatch == "" {
+			// A client must send one of them with a profile PUT
+			// (Communication 3.1): for a document that exists the answer
+			// is the 409 xAPI names, for a new one a 400.
+			if exists {
+				return errPrecondition
+			}
+			return bad("A PUT of a profile document needs If-Match or If-None-Match (If-None-Match: * for a new one).")
 		}
 		if merge && exists {
 			body, contentType, err = mergeJSON(old, contentType, body)

@@ -36,6 +36,7 @@ const LaunchUser = "cmi5"
 // request is any LRS call: the body as sent, the query and the headers.
 type request struct {
 	RawBody []byte
+	method  string
 	query   url.Values
 	header  http.Header
 }
@@ -53,6 +54,7 @@ func (r *request) Resolve(ctx huma.Context) []error {
 	if ctx.Method() == http.MethodGet && strings.HasSuffix(u.Path, "/statements") {
 		ctx.SetHeader("X-Experience-API-Consistent-Through", time.Now().UTC().Format(time.RFC3339Nano))
 	}
+	r.method = ctx.Method()
 	r.query = u.Query()
 	r.header = http.Header{}
 	ctx.EachHeader(func(name, value string) { r.header.Add(name, value) })
@@ -94,7 +96,9 @@ const MaxRequest = 32 << 20
 const authDoc = " Credentials: a tenant admin's access token as Bearer, or as the password of Basic credentials (any user name); " +
 	"or the auth token a cmi5 launch's fetch URL answered, sent as `Authorization: Basic <token>`, which reaches only that launch's " +
 	"registration and learner. Every request but GET about carries X-Experience-API-Version 1.0.x (400 otherwise); answers carry " +
-	"X-Experience-API-Version 1.0.3 and are xAPI bodies, not envelopes."
+	"X-Experience-API-Version 1.0.3 and are xAPI bodies, not envelopes. The alternate request syntax (xAPI Communication 1.3) reaches " +
+	"the resources with a POST: ?method=GET|PUT|POST|DELETE as the only query parameter and an application/x-www-form-urlencoded form " +
+	"holding the parameters, the headers (Authorization, X-Experience-API-Version, Content-Type, If-Match, If-None-Match) and the body as content."
 
 // Routes registers the LRS resources (xAPI 1.0.3 Communication, section 2).
 func Routes(api huma.API, s *Service) {
@@ -103,8 +107,25 @@ func Routes(api huma.API, s *Service) {
 			Tags: []string{"xapi"}, MaxBody: MaxRequest, Credentials: true,
 			Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusPreconditionFailed, http.StatusRequestEntityTooLarge}}
 	}
-	handle := func(r httpx.Route, h func(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error)) {
+	// handlers are the resources' handlers by method and path, which the
+	// alternate request syntax (a POST naming its method) reaches.
+	handlers := map[string]handler{}
+	handle := func(r httpx.Route, h handler) {
+		handlers[r.Method+" "+r.Path] = h
+		path := r.Path
 		httpx.Handle(api, r, func(ctx context.Context, in *request) (*response, error) {
+			h := h
+			if in.query.Has("method") {
+				if in.method != http.MethodPost {
+					return nil, bad("The alternate request syntax (a method parameter) must be sent as POST.")
+				}
+				if err := alternate(in); err != nil {
+					return nil, err
+				}
+				if h = handlers[in.method+" "+path]; h == nil {
+					return nil, bad("This resource has no %s.", in.method)
+				}
+			}
 			t := httpx.TenantFrom(ctx)
 			scope, err := s.scope(ctx, t, in.header)
 			if err != nil {
@@ -117,6 +138,15 @@ func Routes(api huma.API, s *Service) {
 			if errors.Is(err, PreconditionFailed) {
 				return nil, &preconditionError{}
 			}
+			if out != nil && in.method == http.MethodGet && strings.HasSuffix(path, "/statements") {
+				// A GET sent as POST still says how far the store is
+				// consistent.
+				write := out.Body
+				out.Body = func(ctx huma.Context) {
+					ctx.SetHeader("X-Experience-API-Consistent-Through", s.now().Format(time.RFC3339Nano))
+					write(ctx)
+				}
+			}
 			return out, err
 		})
 	}
@@ -127,13 +157,16 @@ func Routes(api huma.API, s *Service) {
 		})
 	handle(route(http.MethodGet, "statements", "Get a statement or query statements",
 		"statementId or voidedStatementId gets one; otherwise the filters agent, verb, activity, registration, related_activities, "+
-			"related_agents, since, until, limit (at most 500), format (exact, ids, canonical), attachments and ascending select a page, "+
-			"newest stored first, with a more link to the next one. Voided statements appear only by voidedStatementId."), s.getStatements)
+			"related_agents, since, until, limit (at most 500), format (exact, ids, canonical: one language of each verb display and activity "+
+			"language map, chosen by Accept-Language), attachments and ascending select a page, newest stored first, with a more link to the next "+
+			"one. A statement whose object is a StatementRef also meets the filters but since, until and limit through the statement it targets. "+
+			"Voided statements appear only by voidedStatementId."), s.getStatements)
 	handle(route(http.MethodPut, "statements", "Store a statement under statementId",
 		"204 when stored, or when the id holds the same statement already; 409 when it holds another. Attachments in multipart/mixed."),
 		s.putStatement)
 	handle(route(http.MethodPost, "statements", "Store statements",
-		"One statement or an array; answers the ids in order. Attachments in multipart/mixed. A launch's statements pass cmi5's session rules."),
+		"One statement or an array; answers the ids in order. Attachments in multipart/mixed. A signed statement's JWS (RS256/384/512) "+
+			"is checked against the statement and its x5c certificate. A launch's statements pass cmi5's session rules."),
 		s.postStatements)
 	for _, d := range []struct{ path, kind, what string }{
 		{"activities/state", StateDoc, "a state document (activityId, agent, registration, stateId)"},
@@ -147,7 +180,7 @@ func Routes(api huma.API, s *Service) {
 				return s.getDocument(ctx, t, scope, in, kind)
 			})
 		handle(route(http.MethodPut, d.path, "Store "+d.what,
-			"Replaces the document. If-Match / If-None-Match are checked (412); a profile document that exists needs one of them (409)."),
+			"Replaces the document. If-Match / If-None-Match are checked (412); a profile PUT needs one of them (409 when the document exists, else 400)."),
 			func(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error) {
 				return s.putDocument(ctx, t, scope, in, kind, false)
 			})
@@ -162,7 +195,7 @@ func Routes(api huma.API, s *Service) {
 				return s.deleteDocument(ctx, t, scope, in, kind)
 			})
 	}
-	handle(route(http.MethodGet, "activities", "The definition of an activity", "From the latest statement naming it (activityId)."),
+	handle(route(http.MethodGet, "activities", "The definition of an activity", "Its definition merged from the statements naming it (activityId), newest last; language maps merge by language."),
 		s.getActivity)
 	handle(route(http.MethodGet, "agents", "The person object of an agent", "Its identifiers as known (agent)."), s.getPerson)
 	// Bodies are optional: an empty document is a document, and GET and
@@ -177,6 +210,60 @@ func Routes(api huma.API, s *Service) {
 			}
 		}
 	}
+}
+
+type handler func(ctx context.Context, t *platform.Tenant, scope Scope, in *request) (*response, error)
+
+// alternateHeaders are the form parameters of the alternate request
+// syntax that stand for headers (Communication 1.3).
+var alternateHeaders = []string{"Authorization", "X-Experience-API-Version", "Content-Type", "Content-Length", "If-Match", "If-None-Match"}
+
+// alternate turns a request in the alternate request syntax
+// (Communication 1.3: POST with the method as the only query parameter
+// and a form body) into the request it stands for: the form's content is
+// the body, its header parameters are headers, the rest are the query.
+func alternate(in *request) error {
+	method := strings.ToUpper(in.query.Get("method"))
+	switch method {
+	case http.MethodGet, http.MethodPut, http.MethodPost, http.MethodDelete:
+	default:
+		return bad("The method parameter must be GET, PUT, POST or DELETE.")
+	}
+	if len(in.query) != 1 || len(in.query["method"]) != 1 {
+		return bad("A request in the alternate syntax has no query parameters but method; the others go in its form.")
+	}
+	if mt, _, _ := mime.ParseMediaType(in.header.Get("Content-Type")); len(in.RawBody) > 0 && mt != "application/x-www-form-urlencoded" {
+		return bad("A request in the alternate syntax must send its parameters as application/x-www-form-urlencoded.")
+	}
+	form, err := url.ParseQuery(string(in.RawBody))
+	if err != nil {
+		return bad("The form of the alternate request syntax cannot be read.")
+	}
+	in.method = method
+	in.query = url.Values{}
+	in.header.Del("Content-Type")
+	in.header.Del("Content-Length")
+	in.RawBody = nil
+	for k, v := range form {
+		switch {
+		case k == "content":
+			in.RawBody = []byte(v[0])
+		case isAlternateHeader(k):
+			in.header.Set(k, v[0])
+		default:
+			in.query[k] = v
+		}
+	}
+	return nil
+}
+
+func isAlternateHeader(name string) bool {
+	for _, h := range alternateHeaders {
+		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
 }
 
 type preconditionError struct{}
@@ -223,6 +310,15 @@ func (s *Service) scope(ctx context.Context, t *platform.Tenant, h http.Header) 
 	if err := httpx.AuthError(ctx); err != nil {
 		return Scope{}, err
 	}
+	// A bearer token the API's middleware did not see: one sent as a form
+	// parameter of the alternate request syntax.
+	if len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") && s.Principal != nil {
+		p, err := s.Principal(ctx, t, strings.TrimSpace(auth[7:]))
+		if err != nil {
+			return Scope{}, err
+		}
+		return adminScope(p)
+	}
 	return Scope{}, apperr.New(apperr.Unauthorized, "Unauthenticated.")
 }
 
@@ -237,9 +333,17 @@ func adminScope(p *access.Principal) (Scope, error) {
 // multipart/mixed with the statements first and attachments after.
 func statementsBody(in *request) (json.RawMessage, map[string]Attachment, error) {
 	ct := in.header.Get("Content-Type")
-	mt, params, err := mime.ParseMediaType(ct)
-	if err != nil || mt != "multipart/mixed" {
+	if ct == "" {
 		return in.RawBody, nil, nil
+	}
+	// Statements come as JSON, or as multipart/mixed with their
+	// attachments (Communication 1.5).
+	mt, params, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/json" {
+		return in.RawBody, nil, nil
+	}
+	if err != nil || mt != "multipart/mixed" {
+		return nil, nil, bad("Statements are sent as application/json or multipart/mixed, not %s.", ct)
 	}
 	mr := multipart.NewReader(bytes.NewReader(in.RawBody), params["boundary"])
 	first, err := mr.NextPart()
@@ -349,6 +453,7 @@ func (s *Service) getStatements(ctx context.Context, t *platform.Tenant, scope S
 	if err != nil {
 		return nil, err
 	}
+	langs := acceptLanguages(in.header.Get("Accept-Language"))
 	consistent := map[string]string{"X-Experience-API-Consistent-Through": s.now().Format(time.RFC3339Nano)}
 	id, voided := q.Get("statementId"), false
 	if v := q.Get("voidedStatementId"); v != "" {
@@ -367,7 +472,7 @@ func (s *Service) getStatements(ctx context.Context, t *platform.Tenant, scope S
 		if err != nil {
 			return nil, err
 		}
-		body := formatted(st.Body, format)
+		body := formatted(st.Body, format, langs)
 		consistent["Last-Modified"] = st.Stored.UTC().Format(http.TimeFormat)
 		if withAttachments {
 			return s.withAttachments(ctx, t, body, []json.RawMessage{body}, consistent)
@@ -384,7 +489,7 @@ func (s *Service) getStatements(ctx context.Context, t *platform.Tenant, scope S
 	}
 	res := Result{Statements: make([]json.RawMessage, len(list))}
 	for i, st := range list {
-		res.Statements[i] = formatted(st.Body, format)
+		res.Statements[i] = formatted(st.Body, format, langs)
 	}
 	if more {
 		next := url.Values{}
@@ -524,81 +629,6 @@ func filterOf(q url.Values) (Filter, error) {
 		f.After = n
 	}
 	return f, nil
-}
-
-// formatted applies format=ids: agents and groups reduced to their
-// identifier, activities to their id. exact and canonical return the
-// statement as stored (canonical keeps every language).
-func formatted(body json.RawMessage, format string) json.RawMessage {
-	if format != "ids" {
-		return body
-	}
-	var m map[string]any
-	if json.Unmarshal(body, &m) != nil {
-		return body
-	}
-	idsOnly(m)
-	out, err := json.Marshal(m)
-	if err != nil {
-		return body
-	}
-	return out
-}
-
-func idsOnly(st map[string]any) {
-	for _, k := range []string{"actor", "authority"} {
-		if a, ok := st[k].(map[string]any); ok {
-			st[k] = agentIDs(a)
-		}
-	}
-	if o, ok := st["object"].(map[string]any); ok {
-		switch o["objectType"] {
-		case "Agent", "Group":
-			st["object"] = agentIDs(o)
-		case "SubStatement":
-			idsOnly(o)
-		case "StatementRef":
-		default:
-			st["object"] = map[string]any{"objectType": "Activity", "id": o["id"]}
-		}
-	}
-	if c, ok := st["context"].(map[string]any); ok {
-		for _, k := range []string{"instructor", "team"} {
-			if a, ok := c[k].(map[string]any); ok {
-				c[k] = agentIDs(a)
-			}
-		}
-		if ca, ok := c["contextActivities"].(map[string]any); ok {
-			for k, list := range ca {
-				items, _ := list.([]any)
-				for i, a := range items {
-					if am, ok := a.(map[string]any); ok {
-						items[i] = map[string]any{"objectType": "Activity", "id": am["id"]}
-					}
-				}
-				ca[k] = items
-			}
-		}
-	}
-}
-
-func agentIDs(a map[string]any) map[string]any {
-	out := map[string]any{}
-	for _, k := range []string{"objectType", "mbox", "mbox_sha1sum", "openid", "account"} {
-		if v, ok := a[k]; ok {
-			out[k] = v
-		}
-	}
-	if members, ok := a["member"].([]any); ok {
-		list := make([]any, len(members))
-		for i, m := range members {
-			if mm, ok := m.(map[string]any); ok {
-				list[i] = agentIDs(mm)
-			}
-		}
-		out["member"] = list
-	}
-	return out
 }
 
 // docKey reads a document's key from the query of its resource.

@@ -124,6 +124,9 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 				return nil, bad("The attachment %s has neither a fileUrl nor its content in the request.", a.SHA2)
 			}
 		}
+		if err := checkSignature(st, attachments); err != nil {
+			return nil, err
+		}
 		st.Object["id"] = st.ID
 		st.Object["stored"] = now.Format(time.RFC3339Nano)
 		st.Object["authority"] = authority(t, scope)
@@ -245,10 +248,7 @@ type Result struct {
 // registration only.
 func (s *Service) Query(ctx context.Context, t *platform.Tenant, scope Scope, q Filter) ([]StoredStatement, bool, error) {
 	if !scope.Admin {
-		if q.Registration != "" && q.Registration != scope.Registration {
-			return nil, false, nil
-		}
-		q.Registration = scope.Registration
+		q.Within = scope.Registration
 	}
 	return queryStatements(ctx, t.DB, q)
 }

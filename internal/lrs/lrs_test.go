@@ -248,8 +248,10 @@ func TestPutConflictVoiding(t *testing.T) {
 		if res := xapi(env, "GET", "statements?voidedStatementId="+id, nil, nil); res.Status != 200 {
 			t.Fatalf("voided by voidedStatementId: %d", res.Status)
 		}
+		// The voided statement is left out; the voiding statement, which
+		// targets it, matches its verb (Communication 2.1.3).
 		q := xapi(env, "GET", "statements?verb="+url.QueryEscape("http://example.com/verbs/did"), nil, nil)
-		if n := len(q.Get("statements").([]any)); n != 0 {
+		if list := q.Get("statements").([]any); len(list) != 1 || q.String("statements.0.id") != voidID {
 			t.Fatalf("voided statement in query: %s", q.Body)
 		}
 		voidVoid := map[string]any{"actor": s["actor"], "verb": map[string]any{"id": lrs.VerbVoided},
@@ -441,7 +443,13 @@ func TestDocuments(t *testing.T) {
 			t.Fatalf("delete with stale ETag: %d", res.Status)
 		}
 		actProf := "activities/profile?activityId=" + act + "&profileId=p1"
-		if res := xapi(env, "PUT", actProf, []byte("plain"), map[string]string{"Content-Type": "text/plain"}); res.Status != 204 {
+		if res := xapi(env, "PUT", actProf, []byte("plain"), map[string]string{"Content-Type": "text/plain"}); res.Status != 400 {
+			t.Fatalf("new profile without If-None-Match: %d %s", res.Status, res.Body)
+		}
+		if res := xapi(env, "GET", actProf, nil, nil); res.Status != 404 {
+			t.Fatalf("refused profile stored: %d", res.Status)
+		}
+		if res := xapi(env, "PUT", actProf, []byte("plain"), map[string]string{"Content-Type": "text/plain", "If-None-Match": "*"}); res.Status != 204 {
 			t.Fatalf("activity profile: %d", res.Status)
 		}
 		if got := xapi(env, "GET", actProf, nil, nil); string(got.Body) != "plain" || got.Header.Get("Content-Type") != "text/plain" {

@@ -46,6 +46,7 @@ type Related struct {
 
 // AttachmentRef is an attachment a statement declares.
 type AttachmentRef struct {
+	UsageType   string
 	SHA2        string
 	ContentType string
 	Length      int64
@@ -564,7 +565,7 @@ func checkAttachments(s *Statement, v any) error {
 		if !isStr || !sha2Re.MatchString(sha) {
 			return bad("The attachment sha2 must be a SHA-2 hash in hex.")
 		}
-		ref := AttachmentRef{SHA2: strings.ToLower(sha), ContentType: ct, Length: length}
+		ref := AttachmentRef{UsageType: ut, SHA2: strings.ToLower(sha), ContentType: ct, Length: length}
 		if f, ok := a["fileUrl"]; ok {
 			u, isStr := f.(string)
 			if !isStr || !isIRI(u) {

@@ -138,35 +138,69 @@ type Filter struct {
 	// After continues a query past the statement with this seq (the more
 	// link's cursor), in the query's order.
 	After int64
+	// Within bounds the query to one registration whatever the statements
+	// target (a launch's scope), unlike Registration, which a statement
+	// also meets through the statement it targets.
+	Within string
 }
 
 // MaxLimit caps a page of statements.
 const MaxLimit = 500
 
-func queryStatements(ctx context.Context, q sqldb.Querier, f Filter) ([]StoredStatement, bool, error) {
-	var args sqldb.Args
-	conds := []string{"s.voided = FALSE"}
+// matchConds are the filters a statement meets by itself or through the
+// statement it targets (Communication 2.1.3, filter conditions for
+// StatementRefs): all but the time and sequence ones. alias names the
+// statement row.
+func matchConds(f Filter, args *sqldb.Args, alias string) []string {
+	var conds []string
+	related := func(kind, arg string) string {
+		return "EXISTS (SELECT 1 FROM lrs_statement_related r WHERE r.seq = " + alias + ".seq AND r.kind = '" + kind + "' AND r.value = " + arg + ")"
+	}
 	if f.AgentKey != "" {
 		a := args.Add(f.AgentKey)
-		c := "(s.actor_key = " + a + " OR s.object_agent_key = " + a
+		c := "(" + alias + ".actor_key = " + a + " OR " + alias + ".object_agent_key = " + a
 		if f.RelatedAgents {
-			c += " OR EXISTS (SELECT 1 FROM lrs_statement_related r WHERE r.seq = s.seq AND r.kind = 'agent' AND r.value = " + a + ")"
+			c += " OR " + related("agent", a)
 		}
 		conds = append(conds, c+")")
 	}
 	if f.Verb != "" {
-		conds = append(conds, "s.verb = "+args.Add(f.Verb))
+		conds = append(conds, alias+".verb = "+args.Add(f.Verb))
 	}
 	if f.Activity != "" {
 		a := args.Add(f.Activity)
-		c := "((s.object_type = 'Activity' AND s.object_id = " + a + ")"
+		c := "((" + alias + ".object_type = 'Activity' AND " + alias + ".object_id = " + a + ")"
 		if f.RelatedActivities {
-			c += " OR EXISTS (SELECT 1 FROM lrs_statement_related r WHERE r.seq = s.seq AND r.kind = 'activity' AND r.value = " + a + ")"
+			c += " OR " + related("activity", a)
 		}
 		conds = append(conds, c+")")
 	}
 	if f.Registration != "" {
-		conds = append(conds, "s.registration = "+args.Add(f.Registration))
+		conds = append(conds, alias+".registration = "+args.Add(f.Registration))
+	}
+	return conds
+}
+
+func queryStatements(ctx context.Context, q sqldb.Querier, f Filter) ([]StoredStatement, bool, error) {
+	var args sqldb.Args
+	conds := []string{"s.voided = FALSE"}
+	with := ""
+	if match := matchConds(f, &args, "s"); len(match) > 0 {
+		// A statement whose object is a StatementRef also matches when the
+		// statement it targets does, voided or not, and so on down a chain
+		// of references: targeted holds the ids of the statements that
+		// match and are targeted.
+		base := matchConds(f, &args, "t")
+		with = `WITH RECURSIVE targeted(id) AS (
+SELECT t.id FROM lrs_statements t WHERE ` + strings.Join(base, " AND ") + `
+ AND EXISTS (SELECT 1 FROM lrs_statements x WHERE x.object_type = 'StatementRef' AND x.object_id = t.id)
+UNION
+SELECT x.id FROM lrs_statements x JOIN targeted ON x.object_type = 'StatementRef' AND x.object_id = targeted.id
+) `
+		conds = append(conds, "(("+strings.Join(match, " AND ")+") OR (s.object_type = 'StatementRef' AND s.object_id IN (SELECT id FROM targeted)))")
+	}
+	if f.Within != "" {
+		conds = append(conds, "s.registration = "+args.Add(f.Within))
 	}
 	if f.Since != nil {
 		conds = append(conds, "s.stored > "+args.Add(*f.Since))
@@ -189,7 +223,7 @@ func queryStatements(ctx context.Context, q sqldb.Querier, f Filter) ([]StoredSt
 	if limit <= 0 || limit > MaxLimit {
 		limit = MaxLimit
 	}
-	rows, err := q.QueryContext(ctx, `SELECT s.seq, s.id, s.registration, s.voided, s.stored, s.body FROM lrs_statements s WHERE `+
+	rows, err := q.QueryContext(ctx, with+`SELECT s.seq, s.id, s.registration, s.voided, s.stored, s.body FROM lrs_statements s WHERE `+
 		strings.Join(conds, " AND ")+` ORDER BY s.seq `+order+` LIMIT `+args.Add(limit+1), args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("lrs: query statements: %w", err)
@@ -228,27 +262,123 @@ func attachment(ctx context.Context, q sqldb.Querier, sha string) (Attachment, b
 	return a, true, nil
 }
 
-// activityDefinition is the definition of an activity in the latest
-// statement whose object is the activity and has one.
+// definitionStatements bounds how many of the latest statements naming an
+// activity its definition is gathered from.
+const definitionStatements = 200
+
+// activityDefinition is the definition of an activity as the statements
+// whose object it is define it (Communication 2.5): their definitions
+// merged from the oldest to the newest, a newer one replacing what it
+// states again and keeping what it leaves out, and language maps and
+// extensions merged key by key, so that two statements in two languages
+// give both.
 func activityDefinition(ctx context.Context, q sqldb.Querier, id string) (map[string]any, error) {
-	rows, err := q.QueryContext(ctx, `SELECT body FROM lrs_statements WHERE object_type = 'Activity' AND object_id = $1 ORDER BY seq DESC LIMIT 20`, id)
+	rows, err := q.QueryContext(ctx, `SELECT body FROM lrs_statements WHERE object_type = 'Activity' AND object_id = $1 ORDER BY seq DESC LIMIT $2`,
+		id, definitionStatements)
 	if err != nil {
 		return nil, fmt.Errorf("lrs: load activity: %w", err)
 	}
 	defer rows.Close()
+	var defs []map[string]any
 	for rows.Next() {
 		var body string
 		if err := rows.Scan(&body); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("lrs: read activity: %w", err)
 		}
 		var st struct {
 			Object struct {
 				Definition map[string]any `json:"definition"`
 			} `json:"object"`
 		}
-		if json.Unmarshal([]byte(body), &st) == nil && st.Object.Definition != nil {
-			return st.Object.Definition, nil
+		d := json.NewDecoder(strings.NewReader(body))
+		d.UseNumber()
+		if d.Decode(&st) == nil && st.Object.Definition != nil {
+			defs = append(defs, st.Object.Definition)
 		}
 	}
-	return nil, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("lrs: read activity: %w", err)
+	}
+	var merged map[string]any
+	for i := len(defs) - 1; i >= 0; i-- {
+		merged = mergeDefinition(merged, defs[i])
+	}
+	return merged, nil
+}
+
+// mergeDefinition lays a newer definition over an older one.
+func mergeDefinition(old, newer map[string]any) map[string]any {
+	if old == nil {
+		return newer
+	}
+	out := map[string]any{}
+	for k, v := range old {
+		out[k] = v
+	}
+	for k, v := range newer {
+		switch k {
+		case "name", "description", "extensions":
+			out[k] = mergeMaps(old[k], v)
+		case "choices", "scale", "source", "target", "steps":
+			out[k] = mergeComponents(old[k], v)
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// mergeMaps merges two JSON objects key by key, the newer's values
+// winning; a value that is not an object replaces the older one.
+func mergeMaps(old, newer any) any {
+	om, ok1 := old.(map[string]any)
+	nm, ok2 := newer.(map[string]any)
+	if !ok1 || !ok2 {
+		return newer
+	}
+	out := map[string]any{}
+	for k, v := range om {
+		out[k] = v
+	}
+	for k, v := range nm {
+		out[k] = v
+	}
+	return out
+}
+
+// mergeComponents takes the newer list of interaction components, each
+// keeping the description languages of the older component of its id.
+func mergeComponents(old, newer any) any {
+	ol, ok1 := old.([]any)
+	nl, ok2 := newer.([]any)
+	if !ok1 || !ok2 {
+		return newer
+	}
+	byID := map[any]map[string]any{}
+	for _, c := range ol {
+		if cm, ok := c.(map[string]any); ok {
+			byID[cm["id"]] = cm
+		}
+	}
+	out := make([]any, len(nl))
+	for i, c := range nl {
+		cm, ok := c.(map[string]any)
+		prev, had := byID[cm["id"]]
+		if !ok || !had {
+			out[i] = c
+			continue
+		}
+		m := map[string]any{}
+		for k, v := range cm {
+			m[k] = v
+		}
+		if d, ok := prev["description"]; ok {
+			m["description"] = mergeMaps(d, cm["description"])
+			if cm["description"] == nil {
+				m["description"] = d
+			}
+		}
+		out[i] = m
+	}
+	return out
 }
