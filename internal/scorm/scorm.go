@@ -48,6 +48,8 @@ type Progress interface {
 	CanRecord(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) error
 	// AddTopicTime adds seconds of the learner's time to the topic.
 	AddTopicTime(ctx context.Context, t *platform.Tenant, userID, topicID, seconds int64) error
+	// TopicComplete tells whether the learner's topic is complete.
+	TopicComplete(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, error)
 }
 
 // Service stores packages and runs SCOs.
