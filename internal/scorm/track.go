@@ -26,6 +26,8 @@ type ScoLaunch struct {
 	SCO         scormkind.SCO `json:"sco"`
 	Attempt     int           `json:"attempt"`
 	Entry       string        `json:"entry" enum:"ab-initio,resume" doc:"resume when the SCO gets its stored data back (after exit=suspend, or an attempt left without a normal exit)."`
+	Ended       bool          `json:"ended,omitempty" doc:"Navigation only: no SCO comes next (exit, or an exitAll rule, or flow past the end after a rule): the other fields are empty."`
+	Rule        string        `json:"rule,omitempty" doc:"Navigation only: the SCORM 2004 exit or post-condition rule that decided (exit, exitParent, exitAll, retry, retryAll, continue, previous)."`
 }
 
 // Track is a learner's track of one SCO, as GET /api/courses/{course}/scorm lists it.
@@ -121,7 +123,7 @@ func (s *Service) open(ctx context.Context, t *platform.Tenant, userID, topicID 
 	// normal exit; a suspended attempt, or one left without a normal exit
 	// (a closed tab), comes back whole.
 	resume := tr.ID != 0 && len(tr.CMI) > 0
-	newAttempt := resume && tr.Exit != "suspend" && ended(tr.Completion, tr.Success)
+	newAttempt := resume && tr.Exit != "suspend" && ended(tr.Completion, tr.Success) || tr.ID != 0 && tr.Exit == exitRetry
 	if newAttempt {
 		resume = false
 	}
