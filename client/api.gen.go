@@ -765,6 +765,13 @@ func (c *Client) PostAdminScormUpload(ctx context.Context, form PostAdminScormUp
 	return &out, nil
 }
 
+// DeleteAdminScormID is DELETE /api/admin/scorm/{package}: Delete an uploaded SCORM package no
+// topic plays
+func (c *Client) DeleteAdminScormID(ctx context.Context, packageParam int64) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/scorm/" + pathParam(packageParam)}
+	return c.call(ctx, r, nil)
+}
+
 // GetAdminTokens is GET /api/admin/tokens: List every scoped token of the tenant, newest first,
 // optionally one user's (permission token_manage)
 func (c *Client) GetAdminTokens(ctx context.Context, params GetAdminTokensParams) (*Page[Token], error) {

@@ -38,6 +38,10 @@ type uploadInput struct {
 	Upload uploadBody
 }
 
+type packageInput struct {
+	Package int64 `path:"package" doc:"Package id (from POST /api/admin/scorm/upload)."`
+}
+
 type tracksInput struct {
 	Course int64 `path:"course" doc:"Course id."`
 	UserID int64 `query:"user_id" minimum:"0" doc:"Another learner's tracks: for admins and the course's tutors."`
@@ -125,6 +129,16 @@ func Routes(api huma.API, s *Service) {
 		return httpx.Created(pkg, "Package uploaded.")
 	})
 	describeUpload(api)
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/scorm/{package}", "Delete an uploaded SCORM package no topic plays",
+		"Removes the package's files, its SCOs and the tracks left on them. 409 (error package_in_use, details.topics listing "+
+			"their ids) while a topic plays it. Admins delete any package; tutors the packages they uploaded.", httpx.User,
+		http.StatusConflict),
+		func(ctx context.Context, in *packageInput) (*httpx.Response[*httpx.Empty], error) {
+			if err := s.DeletePackage(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Package); err != nil {
+				return nil, err
+			}
+			return httpx.Done("Package deleted.")
+		})
 
 	httpx.Handle(api, route(http.MethodGet, "/api/courses/{course}/scorm", "List my SCORM tracks in a course",
 		"One entry per topic and SCO the caller launched: status, score, time and last access. Admins and the course's tutors read "+

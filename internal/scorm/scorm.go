@@ -213,9 +213,11 @@ func (s *Service) extract(ctx context.Context, t *platform.Tenant, pkg *h5ppacka
 	return nil
 }
 
-// Package returns a stored package with its SCOs.
+// Package returns a stored package with its SCOs, for a topic that is to
+// play it: read from the database, not the cache, so that a package
+// another server deleted is not found.
 func (s *Service) Package(ctx context.Context, t *platform.Tenant, id int64) (scormkind.ScormPackage, error) {
-	p, err := loadPackage(ctx, t, id)
+	p, err := packageByID(ctx, t.DB, id)
 	if err != nil {
 		return scormkind.ScormPackage{}, err
 	}
