@@ -140,7 +140,9 @@ func (s *Service) open(ctx context.Context, t *platform.Tenant, userID, topicID 
 	}
 	k := ticket{UserID: userID, TopicID: topicID, SCOID: scoID, Session: tr.Session, Expires: now.Add(trackTokenTTL).Unix(),
 		Preview: preview, Owns: scoID == value.SCOID}
-	if err := s.settle(ctx, t, k, &tr); err != nil {
+	// A refused completion (the deadline passed since the session
+	// began) does not keep the learner from the SCO.
+	if err := s.settle(ctx, t, k, &tr); err != nil && !apperr.Is(err, apperr.Forbidden) {
 		return ScoLaunch{}, err
 	}
 	entry := "ab-initio"
