@@ -765,6 +765,13 @@ func (c *Client) PostAdminScormUpload(ctx context.Context, form PostAdminScormUp
 	return &out, nil
 }
 
+// DeleteAdminScormID is DELETE /api/admin/scorm/{package}: Delete an uploaded SCORM package no
+// topic plays
+func (c *Client) DeleteAdminScormID(ctx context.Context, packageParam int64) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/scorm/" + pathParam(packageParam)}
+	return c.call(ctx, r, nil)
+}
+
 // GetAdminTokens is GET /api/admin/tokens: List every scoped token of the tenant, newest first,
 // optionally one user's (permission token_manage)
 func (c *Client) GetAdminTokens(ctx context.Context, params GetAdminTokensParams) (*Page[Token], error) {
@@ -4348,7 +4355,8 @@ type ModuleInfo struct {
 
 // NavigateInputBody is a schema of the API.
 type NavigateInputBody struct {
-	// Flow to the next or previous SCO, or a choice from the table of contents.
+	// Flow to the next or previous SCO, a choice from the table of contents, or exit (the SCO
+	// terminated without a request).
 	Action string `json:"action"`
 	// The identifier of the chosen item (choice).
 	Target *string `json:"target,omitzero"`
@@ -6323,6 +6331,9 @@ type SavedContent struct {
 // ScoLaunch is a schema of the API.
 type ScoLaunch struct {
 	Attempt int64 `json:"attempt"`
+	// Navigation only: no SCO comes next (exit, or an exitAll rule, or flow past the end after a
+	// rule): the other fields are empty.
+	Ended *bool `json:"ended,omitzero"`
 	// resume when the SCO gets its stored data back (after exit=suspend, or an attempt left without a
 	// normal exit).
 	Entry     string    `json:"entry"`
@@ -6330,7 +6341,10 @@ type ScoLaunch struct {
 	// The player page: POST it the token as form field token (an HTML form whose target is an iframe),
 	// so the token never appears in a URL.
 	PlayerURL string `json:"player_url"`
-	Sco       SCO    `json:"sco"`
+	// Navigation only: the SCORM 2004 exit or post-condition rule that decided (exit, exitParent,
+	// exitAll, retry, retryAll, continue, previous).
+	Rule *string `json:"rule,omitzero"`
+	Sco  SCO     `json:"sco"`
 	// Tracking token, bound to tenant, user, topic and SCO; sent as X-Lms-Tracking-Token on the SCO's
 	// tracking routes, refused everywhere else.
 	Token string `json:"token"`

@@ -33,3 +33,16 @@ func (s *Service) AddTopicTime(ctx context.Context, t *platform.Tenant, userID, 
 	}
 	return nil
 }
+
+// TopicComplete tells whether the learner's topic is complete; content
+// kinds that complete topics themselves (SCORM) read it to finish a
+// completion that an earlier request recorded on their side only.
+func (s *Service) TopicComplete(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, error) {
+	var n int
+	err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM topic_progress WHERE user_id = $1 AND topic_id = $2 AND status = $3`,
+		userID, topicID, Complete).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("learning: topic %d status: %w", topicID, err)
+	}
+	return n > 0, nil
+}

@@ -44,3 +44,15 @@ func (c *packageCache) put(id int64, p storedPackage) {
 	defer c.mu.Unlock()
 	c.m[id] = p
 }
+
+// forget drops a deleted package from the caches of the tenant handle.
+func forget(t interface{ Local(any, func() any) any }, id int64) {
+	pc := t.Local(packageCacheKey{}, func() any { return &packageCache{m: map[int64]storedPackage{}} }).(*packageCache)
+	pc.mu.Lock()
+	delete(pc.m, id)
+	pc.mu.Unlock()
+	xc := t.Local(prefixCacheKey{}, func() any { return &prefixCache{m: map[int64]string{}} }).(*prefixCache)
+	xc.mu.Lock()
+	delete(xc.m, id)
+	xc.mu.Unlock()
+}

@@ -38,6 +38,10 @@ type uploadInput struct {
 	Upload uploadBody
 }
 
+type packageInput struct {
+	Package int64 `path:"package" doc:"Package id (from POST /api/admin/scorm/upload)."`
+}
+
 type tracksInput struct {
 	Course int64 `path:"course" doc:"Course id."`
 	UserID int64 `query:"user_id" minimum:"0" doc:"Another learner's tracks: for admins and the course's tutors."`
@@ -65,7 +69,7 @@ type navigateInput struct {
 	SCO   int64  `path:"sco" doc:"SCO id; the tracking token must be for it."`
 	Token string `header:"X-Lms-Tracking-Token" required:"true" doc:"The tracking token of POST /api/scorm/launch/{sco}."`
 	Body  struct {
-		Action string `json:"action" enum:"continue,previous,choice" doc:"Flow to the next or previous SCO, or a choice from the table of contents."`
+		Action string `json:"action" enum:"continue,previous,choice,exit" doc:"Flow to the next or previous SCO, a choice from the table of contents, or exit (the SCO terminated without a request)."`
 		Target string `json:"target,omitempty" maxLength:"4000" doc:"The identifier of the chosen item (choice)."`
 	}
 }
@@ -125,6 +129,16 @@ func Routes(api huma.API, s *Service) {
 		return httpx.Created(pkg, "Package uploaded.")
 	})
 	describeUpload(api)
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/scorm/{package}", "Delete an uploaded SCORM package no topic plays",
+		"Removes the package's files, its SCOs and the tracks left on them. 409 (error package_in_use, details.topics listing "+
+			"their ids) while a topic plays it. Admins delete any package; tutors the packages they uploaded.", httpx.User,
+		http.StatusConflict),
+		func(ctx context.Context, in *packageInput) (*httpx.Response[*httpx.Empty], error) {
+			if err := s.DeletePackage(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Package); err != nil {
+				return nil, err
+			}
+			return httpx.Done("Package deleted.")
+		})
 
 	httpx.Handle(api, route(http.MethodGet, "/api/courses/{course}/scorm", "List my SCORM tracks in a course",
 		"One entry per topic and SCO the caller launched: status, score, time and last access. Admins and the course's tutors read "+
@@ -172,9 +186,11 @@ func Routes(api huma.API, s *Service) {
 		return answer(s.Commit(ctx, t, k, in.Body))
 	})
 	httpx.Handle(api, route(http.MethodPost, "/api/scorm/tracks/{sco}/navigate", "Go to another SCO of the package",
-		"Tracking route (X-Lms-Tracking-Token): continue, previous or a choice from the table of contents, as the package's navigation "+
-			"allows (1.2 prerequisites; 2004 control modes, pre-condition rules and attempt limits). Answers the launch of the SCO it "+
-			"reaches, with its own tracking token.", httpx.Anyone, http.StatusUnprocessableEntity),
+		"Tracking route (X-Lms-Tracking-Token): continue, previous, a choice from the table of contents, or exit, as the package's "+
+			"navigation allows (1.2 prerequisites; 2004 control modes, pre-condition rules and attempt limits). The attempt on the SCO "+
+			"ends first: SCORM 2004 exit rules and post-condition rules (exitParent, exitAll, retry, retryAll, continue, previous) "+
+			"may replace the request (rule names the one that did; retry starts a new attempt, clean). Answers the launch of the SCO "+
+			"it reaches, with its own tracking token, or ended true when none comes next.", httpx.Anyone, http.StatusUnprocessableEntity),
 		func(ctx context.Context, in *navigateInput) (*httpx.Response[ScoLaunch], error) {
 			t := httpx.TenantFrom(ctx)
 			k, err := readTicket(t, in.Token, in.SCO, s.Clock.Now())

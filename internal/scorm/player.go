@@ -122,47 +122,6 @@ func (s *Service) contentURL(t *platform.Tenant, pkg storedPackage, launch strin
 	return fmt.Sprintf("/api/scorm/content/%d/%d/%s/%s", pkg.ID, exp, filesSignature(t, pkg.ID, exp), launch)
 }
 
-// Navigate starts the session of another SCO of the topic's package: the
-// next or previous one (flow), or one chosen from the table of contents.
-func (s *Service) Navigate(ctx context.Context, t *platform.Tenant, k ticket, action, target string) (ScoLaunch, error) {
-	_, value, err := scormTopic(ctx, t, k.TopicID)
-	if err != nil {
-		return ScoLaunch{}, err
-	}
-	pkg, err := loadPackage(ctx, t, value.PackageID)
-	if err != nil {
-		return ScoLaunch{}, err
-	}
-	cur, ok := pkg.sco(k.SCOID)
-	if !ok {
-		return ScoLaunch{}, errSCOMissing
-	}
-	tracks, err := tracksOfTopic(ctx, t.DB, k.TopicID, k.UserID)
-	if err != nil {
-		return ScoLaunch{}, err
-	}
-	tree := newTree(pkg, tracks)
-	var next *node
-	switch action {
-	case "continue", "previous":
-		dir := 1
-		if action == "previous" {
-			dir = -1
-		}
-		next, err = tree.step(cur.Item.Identifier, dir)
-	case "choice":
-		if err = tree.chosen(target); err == nil {
-			next = tree.byID[target]
-		}
-	default:
-		err = apperr.New(apperr.Invalid, "The action must be continue, previous or choice.")
-	}
-	if err != nil {
-		return ScoLaunch{}, err
-	}
-	return s.open(ctx, t, k.UserID, k.TopicID, value, next.sco.ID, k.Preview)
-}
-
 // Stored is a track as its tracking routes read it back.
 type Stored struct {
 	Attempt    int            `json:"attempt"`

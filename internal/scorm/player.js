@@ -116,8 +116,10 @@
     if (navigating) return;
     navigating = true;
     // Unloading the SCO lets it finish (its unload handler calls
-    // LMSFinish / Terminate), then the next SCO is launched.
-    frame.src = "about:blank";
+    // LMSFinish / Terminate), then the next SCO is launched. exit comes
+    // after Terminate: the SCO stays on screen unless a rule of the
+    // package delivers another.
+    if (action !== "exit") frame.src = "about:blank";
     var tries = 0;
     (function wait() {
       if ((inFlight > 0 || pending) && tries++ < 50) { setTimeout(wait, 100); return; }
@@ -125,7 +127,13 @@
         body: JSON.stringify({ action: action, target: target || "" }) })
         .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); })
         .then(function (res) {
-          if (!res.ok) { navigating = false; say(res.body.message); frame.src = rt.content; return; }
+          if (!res.ok) {
+            navigating = false;
+            say(res.body.message);
+            if (action !== "exit") frame.src = rt.content;
+            return;
+          }
+          if (res.body.data.ended) { navigating = false; say("You may close this activity."); return; }
           var form = document.getElementById("go");
           form.action = res.body.data.player_url;
           form.elements.token.value = res.body.data.token;
@@ -147,7 +155,10 @@
         var m = /^\{target=([^}]+)\}(choice|jump)$/.exec(req || "");
         if (m) navigate("choice", m[1]);
         else if (req === "continue" || req === "previous") navigate(req);
-        else if (req === "exit" || req === "exitAll" || req === "suspendAll") say("You may close this activity.");
+        // The end of the attempt may meet exit and post-condition rules
+        // (retry, continue...): the server decides what comes next.
+        else if (req === "_none_" || req === "exit") navigate("exit");
+        else if (req === "exitAll" || req === "suspendAll") say("You may close this activity.");
       }, 0);
     });
   }

@@ -48,6 +48,8 @@ type Progress interface {
 	CanRecord(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) error
 	// AddTopicTime adds seconds of the learner's time to the topic.
 	AddTopicTime(ctx context.Context, t *platform.Tenant, userID, topicID, seconds int64) error
+	// TopicComplete tells whether the learner's topic is complete.
+	TopicComplete(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, error)
 }
 
 // Service stores packages and runs SCOs.
@@ -211,9 +213,11 @@ func (s *Service) extract(ctx context.Context, t *platform.Tenant, pkg *h5ppacka
 	return nil
 }
 
-// Package returns a stored package with its SCOs.
+// Package returns a stored package with its SCOs, for a topic that is to
+// play it: read from the database, not the cache, so that a package
+// another server deleted is not found.
 func (s *Service) Package(ctx context.Context, t *platform.Tenant, id int64) (scormkind.ScormPackage, error) {
-	p, err := loadPackage(ctx, t, id)
+	p, err := packageByID(ctx, t.DB, id)
 	if err != nil {
 		return scormkind.ScormPackage{}, err
 	}

@@ -26,6 +26,8 @@ type ScoLaunch struct {
 	SCO         scormkind.SCO `json:"sco"`
 	Attempt     int           `json:"attempt"`
 	Entry       string        `json:"entry" enum:"ab-initio,resume" doc:"resume when the SCO gets its stored data back (after exit=suspend, or an attempt left without a normal exit)."`
+	Ended       bool          `json:"ended,omitempty" doc:"Navigation only: no SCO comes next (exit, or an exitAll rule, or flow past the end after a rule): the other fields are empty."`
+	Rule        string        `json:"rule,omitempty" doc:"Navigation only: the SCORM 2004 exit or post-condition rule that decided (exit, exitParent, exitAll, retry, retryAll, continue, previous)."`
 }
 
 // Track is a learner's track of one SCO, as GET /api/courses/{course}/scorm lists it.
@@ -121,7 +123,7 @@ func (s *Service) open(ctx context.Context, t *platform.Tenant, userID, topicID 
 	// normal exit; a suspended attempt, or one left without a normal exit
 	// (a closed tab), comes back whole.
 	resume := tr.ID != 0 && len(tr.CMI) > 0
-	newAttempt := resume && tr.Exit != "suspend" && ended(tr.Completion, tr.Success)
+	newAttempt := resume && tr.Exit != "suspend" && ended(tr.Completion, tr.Success) || tr.ID != 0 && tr.Exit == exitRetry
 	if newAttempt {
 		resume = false
 	}
@@ -131,12 +133,18 @@ func (s *Service) open(ctx context.Context, t *platform.Tenant, userID, topicID 
 	if sco.Item.ScormType == "asset" && !done(tr.Completion, tr.Success) {
 		// Assets cannot talk to the runtime: launching one completes it,
 		// as the commercial engines do.
-		if err := s.completeAsset(ctx, t, &tr, now, !preview && scoID == value.SCOID); err != nil {
+		// The topic completes with settle below.
+		if err := completeAsset(ctx, t, &tr, now); err != nil {
 			return ScoLaunch{}, err
 		}
 	}
 	k := ticket{UserID: userID, TopicID: topicID, SCOID: scoID, Session: tr.Session, Expires: now.Add(trackTokenTTL).Unix(),
 		Preview: preview, Owns: scoID == value.SCOID}
+	// A refused completion (the deadline passed since the session
+	// began) does not keep the learner from the SCO.
+	if err := s.settle(ctx, t, k, &tr); err != nil && !apperr.Is(err, apperr.Forbidden) {
+		return ScoLaunch{}, err
+	}
 	entry := "ab-initio"
 	if resume {
 		entry = "resume"
@@ -145,15 +153,12 @@ func (s *Service) open(ctx context.Context, t *platform.Tenant, userID, topicID 
 		ExpiresAt: time.Unix(k.Expires, 0).UTC(), TopicID: topicID, SCO: sco.view(), Attempt: tr.Attempt, Entry: entry}, nil
 }
 
-func (s *Service) completeAsset(ctx context.Context, t *platform.Tenant, tr *track, now time.Time, completes bool) error {
+func completeAsset(ctx context.Context, t *platform.Tenant, tr *track, now time.Time) error {
 	tr.Completion, tr.CompletedAt = "completed", &now
 	if _, err := commitTrack(ctx, t.DB, tr, tr.Session, 1, now); err != nil {
 		return err
 	}
 	tr.Seq = 1
-	if completes {
-		return s.Progress.CompleteTopic(ctx, t, tr.UserID, tr.TopicID)
-	}
 	return nil
 }
 
@@ -196,7 +201,9 @@ func (s *Service) Commit(ctx context.Context, t *platform.Tenant, k ticket, in C
 	}
 	stale := CommitResult{Result: true, Seq: tr.Seq, Status: Track{Completion: tr.Completion, Success: tr.Success}.status()}
 	if k.Session != tr.Session || in.Seq <= tr.Seq {
-		return stale, nil
+		// A retried commit whose first try stored the track but failed
+		// to complete the topic finishes the completion now.
+		return stale, s.settle(ctx, t, k, tr)
 	}
 	pkgID, err := packageOfSCO(ctx, t.DB, k.SCOID)
 	if err != nil {
@@ -210,11 +217,10 @@ func (s *Service) Commit(ctx context.Context, t *platform.Tenant, k ticket, in C
 	now := s.Clock.Now().UTC()
 	r := read(in.CMI, manifest.Is2004(pkg.Version), sco.Item)
 	before := tr.SessionSeconds
-	wasDone := tr.CompletedAt != nil
 	tr.CMI, tr.Completion, tr.Success, tr.Exit = in.CMI, r.Completion, r.Success, r.Exit
 	tr.ScoreRaw, tr.ScoreMin, tr.ScoreMax, tr.ScoreScaled = r.Raw, r.Min, r.Max, r.Scaled
 	tr.SessionSeconds = max(r.SessionSeconds, tr.SessionSeconds)
-	if done(r.Completion, r.Success) && !wasDone {
+	if done(r.Completion, r.Success) && tr.CompletedAt == nil {
 		tr.CompletedAt = &now
 	}
 	applied, err := commitTrack(ctx, t.DB, tr, k.Session, in.Seq, now)
@@ -222,7 +228,7 @@ func (s *Service) Commit(ctx context.Context, t *platform.Tenant, k ticket, in C
 		return CommitResult{}, err
 	}
 	if !applied {
-		// A newer commit got there first.
+		// A newer commit got there first, and settles the topic itself.
 		return stale, nil
 	}
 	out := CommitResult{Result: true, Applied: true, Seq: in.Seq, Status: Track{Completion: tr.Completion, Success: tr.Success}.status()}
@@ -234,12 +240,27 @@ func (s *Service) Commit(ctx context.Context, t *platform.Tenant, k ticket, in C
 			return CommitResult{}, err
 		}
 	}
-	if k.Owns && tr.CompletedAt != nil && !wasDone {
-		if err := s.Progress.CompleteTopic(ctx, t, k.UserID, k.TopicID); err != nil {
-			return CommitResult{}, err
-		}
+	if err := s.settle(ctx, t, k, tr); err != nil {
+		return CommitResult{}, err
 	}
 	return out, nil
+}
+
+// settle completes the topic of a session whose SCO is done when the
+// topic is not complete yet. The track's completion is stored first and
+// the topic's in the learning package after it, so a request can fail
+// between the two (a lost connection, the deadline passing): the topic's
+// completion is derived from the track on every later commit, retry and
+// launch instead of only on the commit that turned the track done.
+func (s *Service) settle(ctx context.Context, t *platform.Tenant, k ticket, tr *track) error {
+	if k.Preview || !k.Owns || tr == nil || tr.CompletedAt == nil {
+		return nil
+	}
+	complete, err := s.Progress.TopicComplete(ctx, t, k.UserID, k.TopicID)
+	if err != nil || complete {
+		return err
+	}
+	return s.Progress.CompleteTopic(ctx, t, k.UserID, k.TopicID)
 }
 
 // Tracks lists a learner's tracks in a course: the caller's own, or

@@ -117,37 +117,184 @@ func (t *tree) control(n *node) (choice, flow, forwardOnly bool) {
 	return flag(cm.Choice, true), flag(cm.Flow, false), flag(cm.ForwardOnly, false)
 }
 
-// completed and satisfied read a leaf's track or roll its children up
-// (the default rules: every child that counts is completed, satisfied).
+// completed and satisfied read a leaf's track or roll its children up.
 func (n *node) completed() bool {
-	if n.sco != nil {
-		return n.track != nil && done(n.track.Completion, "")
-	}
-	return n.rollup(func(c *node) bool { return c.completed() }, func(r *manifest.RollupRules) *bool { return r.ProgressCompletion })
+	_, ok := n.progress()
+	return ok
 }
 
 func (n *node) satisfied() bool {
-	if n.sco != nil {
-		return n.track != nil && (n.track.Success == "passed" || n.track.Completion == "passed")
-	}
-	return n.rollup(func(c *node) bool { return c.satisfied() }, func(r *manifest.RollupRules) *bool { return r.ObjectiveSatisfied })
+	_, ok := n.objective()
+	return ok
 }
 
-func (n *node) rollup(ok func(*node) bool, counts func(*manifest.RollupRules) *bool) bool {
-	any := false
-	for _, c := range n.children {
-		if c.seq != nil && c.seq.RollupRules != nil && !flag(counts(c.seq.RollupRules), true) {
-			continue
+// progress is the activity's completion: whether it is known, and
+// whether it is completed. A SCO's comes from its track (not attempted
+// and unknown are not known); a cluster's from rollup.
+func (n *node) progress() (known, completed bool) {
+	if n.sco != nil {
+		if n.track == nil {
+			return false, false
 		}
+		switch n.track.Completion {
+		case "completed", "passed":
+			return true, true
+		case "not attempted", "unknown", "":
+			return false, false
+		}
+		return true, false
+	}
+	return n.rollup(n.progressRules(), "completed", "incomplete")
+}
+
+// objective is the activity's satisfaction, known or not.
+func (n *node) objective() (known, satisfied bool) {
+	if n.sco != nil {
+		if n.track == nil {
+			return false, false
+		}
+		switch {
+		case n.track.Success == "passed" || n.track.Completion == "passed":
+			return true, true
+		case n.track.Success == "failed" || n.track.Completion == "failed":
+			return true, false
+		}
+		return false, false
+	}
+	return n.rollup(n.objectiveRules(), "satisfied", "notSatisfied")
+}
+
+// Rollup (SN book, Overall Rollup Process, without measures): the
+// cluster's rollup rules with the actions of the kind, or when it has
+// none the default ones: positive when every child that counts is, and
+// known negative when every child that counts is known. The negative
+// rules are applied first, the positive ones after (they win).
+type rollupRule struct {
+	set         string
+	count       int
+	percent     float64
+	combination string
+	conditions  []manifest.Condition
+	action      string
+}
+
+func (n *node) rules(actions ...string) []rollupRule {
+	var out []rollupRule
+	if n.seq == nil || n.seq.RollupRules == nil {
+		return nil
+	}
+	for _, r := range n.seq.RollupRules.Rules {
+		for _, a := range actions {
+			if !strings.EqualFold(r.Action.Action, a) {
+				continue
+			}
+			rr := rollupRule{set: r.ChildActivitySet, combination: r.Conditions.Combination, conditions: r.Conditions.List, action: a}
+			fmt.Sscan(r.MinimumCount, &rr.count)
+			fmt.Sscan(r.MinimumPercent, &rr.percent)
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+func (n *node) progressRules() []rollupRule {
+	if r := n.rules("completed", "incomplete"); len(r) > 0 {
+		return r
+	}
+	return []rollupRule{
+		{set: "all", conditions: []manifest.Condition{{Condition: "activityProgressKnown"}}, action: "incomplete"},
+		{set: "all", conditions: []manifest.Condition{{Condition: "completed"}}, action: "completed"},
+	}
+}
+
+func (n *node) objectiveRules() []rollupRule {
+	if r := n.rules("satisfied", "notSatisfied"); len(r) > 0 {
+		return r
+	}
+	return []rollupRule{
+		{set: "all", conditions: []manifest.Condition{{Condition: "objectiveStatusKnown"}}, action: "notSatisfied"},
+		{set: "all", conditions: []manifest.Condition{{Condition: "satisfied"}}, action: "satisfied"},
+	}
+}
+
+// rollup applies the rules of one kind: positive and negative are the
+// actions (completed and incomplete, satisfied and notSatisfied).
+func (n *node) rollup(rules []rollupRule, positive, negative string) (known, value bool) {
+	var children []*node
+	for _, c := range n.children {
 		if c.sco == nil && len(c.children) == 0 {
 			continue
 		}
-		any = true
-		if !ok(c) {
-			return false
+		if c.seq != nil && c.seq.RollupRules != nil {
+			counts := c.seq.RollupRules.ObjectiveSatisfied
+			if positive == "completed" {
+				counts = c.seq.RollupRules.ProgressCompletion
+			}
+			if !flag(counts, true) {
+				continue
+			}
+		}
+		if c.seq != nil && c.seq.DeliveryControls != nil && !flag(c.seq.DeliveryControls.Tracked, true) {
+			continue
+		}
+		children = append(children, c)
+	}
+	for _, action := range []string{negative, positive} {
+		for _, r := range rules {
+			if r.action == action && r.applies(children) {
+				known, value = true, action == positive
+				break
+			}
 		}
 	}
-	return any
+	return known, value
+}
+
+// applies tells whether a rollup rule's conditions hold on its child
+// activity set of the children.
+func (r rollupRule) applies(children []*node) bool {
+	if len(children) == 0 {
+		return false
+	}
+	hits := 0
+	for _, c := range children {
+		if c.rollupHolds(r.combination, r.conditions) {
+			hits++
+		}
+	}
+	switch strings.ToLower(r.set) {
+	case "any":
+		return hits > 0
+	case "none":
+		return hits == 0
+	case "atleastcount":
+		return hits >= max(r.count, 0)
+	case "atleastpercent":
+		return float64(hits) >= r.percent*float64(len(children))-1e-9
+	}
+	return hits == len(children)
+}
+
+// rollupHolds evaluates rollup conditions on a child: any of them by
+// default (the IMS schema's default for rollupConditions), or all.
+func (n *node) rollupHolds(combination string, cs []manifest.Condition) bool {
+	if len(cs) == 0 {
+		return false
+	}
+	all := strings.EqualFold(combination, "all")
+	for _, c := range cs {
+		v := n.condition(c.Condition)
+		if strings.EqualFold(c.Operator, "not") {
+			v = !v
+		}
+		if all && !v {
+			return false
+		}
+		if !all && v {
+			return true
+		}
+	}
+	return all
 }
 
 func (n *node) attempted() bool {
@@ -181,38 +328,58 @@ func (n *node) ruleHolds(action string) bool {
 	if n.seq == nil || n.seq.Rules == nil {
 		return false
 	}
-	for _, r := range n.seq.Rules.Pre {
-		if !strings.EqualFold(r.Action.Action, action) {
-			continue
-		}
-		all := !strings.EqualFold(r.Conditions.Combination, "any")
-		result := all
-		for _, c := range r.Conditions.List {
-			v := n.condition(c.Condition)
-			if strings.EqualFold(c.Operator, "not") {
-				v = !v
+	return n.firstRule(n.seq.Rules.Pre, action) != ""
+}
+
+// firstRule is the action of the first rule, in the manifest's order,
+// whose action is one of actions and whose conditions hold on the node;
+// "" when none does.
+func (n *node) firstRule(rules []manifest.Rule, actions ...string) string {
+	for _, r := range rules {
+		for _, a := range actions {
+			if strings.EqualFold(r.Action.Action, a) && n.holds(r.Conditions) {
+				return a
 			}
-			if all {
-				result = result && v
-			} else {
-				result = result || v
-			}
-		}
-		if len(r.Conditions.List) > 0 && result {
-			return true
 		}
 	}
-	return false
+	return ""
+}
+
+// holds evaluates a rule's conditions (all by default, or any).
+func (n *node) holds(cs manifest.Conditions) bool {
+	if len(cs.List) == 0 {
+		return false
+	}
+	all := !strings.EqualFold(cs.Combination, "any")
+	result := all
+	for _, c := range cs.List {
+		v := n.condition(c.Condition)
+		if strings.EqualFold(c.Operator, "not") {
+			v = !v
+		}
+		if all {
+			result = result && v
+		} else {
+			result = result || v
+		}
+	}
+	return result
 }
 
 func (n *node) condition(name string) bool {
 	switch name {
 	case "always":
 		return true
-	case "completed", "activityProgressKnown":
+	case "completed":
 		return n.completed()
-	case "satisfied", "objectiveStatusKnown":
+	case "activityProgressKnown":
+		known, _ := n.progress()
+		return known
+	case "satisfied":
 		return n.satisfied()
+	case "objectiveStatusKnown":
+		known, _ := n.objective()
+		return known
 	case "attempted":
 		return n.attempted()
 	case "attemptLimitExceeded":
@@ -290,26 +457,76 @@ func (t *tree) chosen(identifier string) error {
 // step finds the leaf before (dir -1) or after (dir 1) the current one
 // that flow navigation reaches, skipping items a skip rule holds on.
 func (t *tree) step(current string, dir int) (*node, error) {
-	i := -1
-	for j, l := range t.leaves {
-		if l.item.Identifier == current {
-			i = j
-		}
-	}
-	if i < 0 {
+	n, ok := t.byID[current]
+	if !ok || n.sco == nil {
 		return nil, errSCOMissing
 	}
-	cur := t.leaves[i]
-	_, flow, forwardOnly := t.control(cur.parent)
-	if !flow || dir < 0 && forwardOnly {
-		return nil, apperr.New(apperr.Forbidden, "This package does not allow that navigation here.")
+	return t.stepFrom(n, dir)
+}
+
+var (
+	errNoActivity = apperr.New(apperr.Invalid, "There is no activity in that direction.")
+	errNoFlow     = apperr.New(apperr.Forbidden, "This package does not allow that navigation here.")
+)
+
+// flows checks that the control mode of n's parent lets flow navigation
+// leave n in the direction.
+func (t *tree) flows(n *node, dir int) error {
+	if n.parent == nil {
+		return errNoActivity
 	}
-	for j := i + dir; j >= 0 && j < len(t.leaves); j += dir {
+	if _, flow, forwardOnly := t.control(n.parent); !flow || dir < 0 && forwardOnly {
+		return errNoFlow
+	}
+	return nil
+}
+
+// stepFrom finds the first leaf outside n's subtree, after it (dir 1)
+// or before it (dir -1), that flow navigation reaches: n is a SCO or a
+// cluster whose attempt an exit or exitParent rule ended. Leaving the
+// root, or the last leaf forwards, reaches nothing (errNoActivity).
+func (t *tree) stepFrom(n *node, dir int) (*node, error) {
+	if err := t.flows(n, dir); err != nil {
+		return nil, err
+	}
+	lo, hi := t.span(n)
+	if lo < 0 {
+		return nil, errNoActivity
+	}
+	start := hi + 1
+	if dir < 0 {
+		start = lo - 1
+	}
+	for j := start; j >= 0 && j < len(t.leaves); j += dir {
 		if l := t.leaves[j]; !l.skipped() {
 			return l, nil
 		}
 	}
-	return nil, apperr.New(apperr.Invalid, "There is no activity in that direction.")
+	return nil, errNoActivity
+}
+
+// span is the range of t.leaves in n's subtree; -1, -1 when it has none.
+func (t *tree) span(n *node) (lo, hi int) {
+	lo, hi = -1, -1
+	for j, l := range t.leaves {
+		if l.within(n) {
+			if lo < 0 {
+				lo = j
+			}
+			hi = j
+		}
+	}
+	return lo, hi
+}
+
+// within tells whether n is a or below it.
+func (n *node) within(a *node) bool {
+	for x := n; x != nil; x = x.parent {
+		if x == a {
+			return true
+		}
+	}
+	return false
 }
 
 func (n *node) skipped() bool {

@@ -187,6 +187,7 @@ var matrix = map[string]string{
 	// routes, the player and package files need a tracking token or a
 	// signed link (internal/scorm tests them per role and token).
 	"POST /api/admin/scorm/upload":                                  authors,
+	"DELETE /api/admin/scorm/{package}":                             authors,
 	"GET /api/courses/{course}/scorm":                               users,
 	"POST /api/scorm/launch/{sco}":                                  "",
 	"GET /api/scorm/tracks/{sco}":                                   "",

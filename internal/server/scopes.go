@@ -159,6 +159,7 @@ var scopePolicy = func() tokens.Policy {
 		// the package files carry their own authority (tracking token,
 		// signed links), like signed file links.
 		"POST /api/admin/scorm/upload":                                  write(courses),
+		"DELETE /api/admin/scorm/{package}":                             write(courses),
 		"GET /api/courses/{course}/scorm":                               read(progress),
 		"POST /api/scorm/launch/{sco}":                                  write(progress),
 		"GET /api/scorm/tracks/{sco}":                                   tokens.AnyToken,

@@ -458,6 +458,12 @@ func (p *scormPlay) uploadPackage(pkgFile string) *apitest.Response {
 	if err != nil {
 		p.t.Fatal(err)
 	}
+	return p.uploadBytes(pkgFile, data)
+}
+
+// uploadBytes uploads a package the test built.
+func (p *scormPlay) uploadBytes(pkgFile string, data []byte) *apitest.Response {
+	p.t.Helper()
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
 	part, _ := w.CreateFormFile("package", "package.zip")

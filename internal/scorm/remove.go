@@ -1,0 +1,90 @@
+package scorm
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
+	scormkind "github.com/lms-platform/lms/internal/content/scorm"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// DeletePackage removes an uploaded package that no topic plays: its
+// files, its row, its SCOs and the tracks left on them. Admins delete
+// any package; tutors those they uploaded. While a topic plays it the
+// answer is 409 with details.topics naming them.
+func (s *Service) DeletePackage(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64) error {
+	if !CanUpload(p) {
+		return errUnauthorized
+	}
+	err := t.Tx(ctx, func(tx *sqldb.Tx) error {
+		var prefix string
+		var by sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT blob_prefix, created_by FROM scorm_packages WHERE id = $1`, id).Scan(&prefix, &by)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errPackageMissing
+		}
+		if err != nil {
+			return fmt.Errorf("scorm: load package %d: %w", id, err)
+		}
+		if !p.Has(access.CourseUpdate) && (!by.Valid || by.Int64 != p.UserID) {
+			return errUnauthorized
+		}
+		users, err := topicsPlaying(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if len(users) > 0 {
+			return &apperr.Error{Kind: apperr.Conflict, Code: "package_in_use",
+				Message: fmt.Sprintf("%d topic(s) play this package; delete them or give them another package first.", len(users)),
+				Details: map[string]any{"topics": users}}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM scorm_tracks WHERE sco_id IN (SELECT id FROM scorm_scos WHERE package_id = $1)`,
+			id); err != nil {
+			return fmt.Errorf("scorm: delete tracks of %d: %w", id, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM scorm_scos WHERE package_id = $1`, id); err != nil {
+			return fmt.Errorf("scorm: delete scos of %d: %w", id, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM scorm_packages WHERE id = $1`, id); err != nil {
+			return fmt.Errorf("scorm: delete package %d: %w", id, err)
+		}
+		// The files go inside the transaction: when they cannot, the
+		// rows stay and the delete can be tried again; when the commit
+		// fails after them, the package is left without files but
+		// unused, and a new try removes it.
+		if err := t.Blob.DeletePrefix(ctx, prefix); err != nil {
+			return fmt.Errorf("scorm: delete files of %d: %w", id, err)
+		}
+		return nil
+	})
+	forget(t, id)
+	return err
+}
+
+// topicsPlaying lists the ids of the topics whose value names the package.
+func topicsPlaying(ctx context.Context, q sqldb.Querier, packageID int64) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, content FROM topics WHERE topicable_type = $1 ORDER BY id`, scormkind.Class)
+	if err != nil {
+		return nil, fmt.Errorf("scorm: topics of package %d: %w", packageID, err)
+	}
+	defer rows.Close()
+	out := []int64{}
+	for rows.Next() {
+		var id int64
+		var doc string
+		if err := rows.Scan(&id, &doc); err != nil {
+			return nil, err
+		}
+		var v scormkind.Value
+		if json.Unmarshal([]byte(doc), &v) == nil && v.PackageID == packageID {
+			out = append(out, id)
+		}
+	}
+	return out, rows.Err()
+}
