@@ -211,7 +211,7 @@ func (s *Service) addTime(ctx context.Context, t *platform.Tenant, sess session,
 	if s.Time == nil || seconds <= 0 {
 		return nil
 	}
-	err := s.Time.AddTopicTime(ctx, t, sess.UserID, sess.TopicID, seconds)
+	err := s.Time.AddTopicTime(ctx, t.DB, sess.UserID, sess.TopicID, seconds)
 	if err != nil && !apperr.Is(err, apperr.NotFound) && !apperr.Is(err, apperr.Forbidden) {
 		return err
 	}

@@ -32,7 +32,7 @@ type Gate interface {
 // TopicTime adds time a content kind measured itself to a learner's time
 // on a topic (package learning).
 type TopicTime interface {
-	AddTopicTime(ctx context.Context, t *platform.Tenant, userID, topicID, seconds int64) error
+	AddTopicTime(ctx context.Context, q sqldb.Querier, userID, topicID, seconds int64) error
 }
 
 // Service imports packages, launches AUs and applies cmi5's rules to the

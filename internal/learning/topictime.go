@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
 	"github.com/lms-platform/lms/internal/topics"
 )
 
@@ -12,16 +13,16 @@ import (
 // session time) to the learner's time on a topic, and marks the topic in
 // progress unless it is complete. The caller has checked that the learner
 // may record progress there.
-func (s *Service) AddTopicTime(ctx context.Context, t *platform.Tenant, userID, topicID, seconds int64) error {
+func (s *Service) AddTopicTime(ctx context.Context, q sqldb.Querier, userID, topicID, seconds int64) error {
 	if seconds <= 0 {
 		return nil
 	}
-	courseID, err := topics.CourseOf(ctx, t.DB, topicID)
+	courseID, err := topics.CourseOf(ctx, q, topicID)
 	if err != nil {
 		return err
 	}
 	now := s.now()
-	_, err = t.DB.ExecContext(ctx, `INSERT INTO topic_progress (user_id, topic_id, course_id, status, seconds, started_at, updated_at)
+	_, err = q.ExecContext(ctx, `INSERT INTO topic_progress (user_id, topic_id, course_id, status, seconds, started_at, updated_at)
 		VALUES ($1, $2, $3, 2, $4, $5, $5)
 		ON CONFLICT (user_id, topic_id) DO UPDATE SET
 			seconds = topic_progress.seconds + $4,

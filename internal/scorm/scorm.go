@@ -27,6 +27,7 @@ import (
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/scorm/manifest"
+	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // Limits of an uploaded package.
@@ -47,7 +48,7 @@ type Progress interface {
 	// CanRecord says whether p may record progress in the topic now.
 	CanRecord(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) error
 	// AddTopicTime adds seconds of the learner's time to the topic.
-	AddTopicTime(ctx context.Context, t *platform.Tenant, userID, topicID, seconds int64) error
+	AddTopicTime(ctx context.Context, q sqldb.Querier, userID, topicID, seconds int64) error
 	// TopicComplete tells whether the learner's topic is complete.
 	TopicComplete(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, error)
 }

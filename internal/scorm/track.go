@@ -13,6 +13,7 @@ import (
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/scorm/manifest"
+	"github.com/lms-platform/lms/internal/sqldb"
 	"github.com/lms-platform/lms/internal/topics"
 )
 
@@ -223,7 +224,16 @@ func (s *Service) Commit(ctx context.Context, t *platform.Tenant, k ticket, in C
 	if done(r.Completion, r.Success) && tr.CompletedAt == nil {
 		tr.CompletedAt = &now
 	}
-	applied, err := commitTrack(ctx, t.DB, tr, k.Session, in.Seq, now)
+	var applied bool
+	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
+		var err error
+		if applied, err = commitTrack(ctx, tx, tr, k.Session, in.Seq, now); err != nil || !applied || k.Preview {
+			return err
+		}
+		// The time lands with the commit that measured it: a commit
+		// retried after a failure neither loses it nor counts it twice.
+		return s.Progress.AddTopicTime(ctx, tx, k.UserID, k.TopicID, tr.SessionSeconds-before)
+	})
 	if err != nil {
 		return CommitResult{}, err
 	}
@@ -234,11 +244,6 @@ func (s *Service) Commit(ctx context.Context, t *platform.Tenant, k ticket, in C
 	out := CommitResult{Result: true, Applied: true, Seq: in.Seq, Status: Track{Completion: tr.Completion, Success: tr.Success}.status()}
 	if k.Preview {
 		return out, nil
-	}
-	if d := tr.SessionSeconds - before; d > 0 {
-		if err := s.Progress.AddTopicTime(ctx, t, k.UserID, k.TopicID, d); err != nil {
-			return CommitResult{}, err
-		}
 	}
 	if err := s.settle(ctx, t, k, tr); err != nil {
 		return CommitResult{}, err
