@@ -45,11 +45,16 @@ type DB struct {
 	// after their transaction commits: the tenant publishes them so that
 	// every process drops what it cached from that data.
 	OnChange func(keys []string)
-	// writer, for SQLite, holds the one transaction of this handle that
-	// may run: writers wait their turn here, woken the moment the last
-	// one ends, rather than in SQLite's busy handler, which sleeps 1 to
-	// 100 ms between tries and leaves the database idle meanwhile.
-	writer chan struct{}
+	// writes is, on SQLite, a pool of one connection that runs every
+	// transaction and every ExecContext, with its own kept statements.
+	// SQLite lets one writer in at a time: here writers wait their turn in
+	// Go, each woken the moment the last one ends, instead of in SQLite's
+	// busy handler, which sleeps 1 to 100 ms between tries and leaves the
+	// database idle meanwhile. And the one connection that writes keeps
+	// its page cache, which SQLite empties on every other connection that
+	// a write of another has changed the database under.
+	writes     *sql.DB
+	writeStmts *statements
 }
 
 // Querier is what *sql.DB and *sql.Tx have in common, so store functions
@@ -99,7 +104,17 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: ping %s: %w", path, err)
 	}
-	return newDB(db, SQLite, path), nil
+	writes, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqldb: open %s: %w", path, err)
+	}
+	writes.SetMaxOpenConns(1)
+	writes.SetMaxIdleConns(1)
+	writes.SetConnMaxIdleTime(SQLiteIdleConn)
+	out := newDB(db, SQLite, path)
+	out.writes, out.writeStmts = writes, newStatements(writes, maxStatements)
+	return out, nil
 }
 
 // OpenPostgres opens a PostgreSQL database by URL.
@@ -118,23 +133,33 @@ func OpenPostgres(ctx context.Context, location string) (*DB, error) {
 }
 
 func newDB(db *sql.DB, dialect Dialect, location string) *DB {
-	out := &DB{DB: db, stmts: newStatements(db, maxStatements), Dialect: dialect, Location: location}
-	if dialect == SQLite {
-		out.writer = make(chan struct{}, 1)
-	}
-	return out
+	return &DB{DB: db, stmts: newStatements(db, maxStatements), Dialect: dialect, Location: location}
 }
 
 // Close closes the kept statements and the database.
 func (db *DB) Close() error {
 	db.stmts.close()
+	if db.writes != nil {
+		db.writeStmts.close()
+		db.writes.Close()
+	}
 	return db.DB.Close()
+}
+
+// writePool is the pool and kept statements that transactions and
+// ExecContext run on.
+func (db *DB) writePool() (*sql.DB, *statements) {
+	if db.writes != nil {
+		return db.writes, db.writeStmts
+	}
+	return db.DB, db.stmts
 }
 
 // Tx is a transaction that can run code after it commits.
 type Tx struct {
 	*sql.Tx
 	db          *DB
+	stmts       *statements
 	Dialect     Dialect
 	afterCommit []func()
 	signal      func()
@@ -166,22 +191,15 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
 	return nil
 }
 
-// run begins, runs fn and commits, holding the writer's turn until the
-// transaction ends (code after the commit may start another one).
+// run begins, runs fn and commits; code after the commit runs once the
+// writer's connection is free again, as it may start a transaction.
 func (db *DB) run(ctx context.Context, fn func(tx *Tx) error) (*Tx, error) {
-	if db.writer != nil {
-		select {
-		case db.writer <- struct{}{}:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("sqldb: begin: %w", ctx.Err())
-		}
-		defer func() { <-db.writer }()
-	}
-	stx, err := db.BeginTx(ctx, nil)
+	pool, stmts := db.writePool()
+	stx, err := pool.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb: begin: %w", err)
 	}
-	tx := &Tx{Tx: stx, db: db, Dialect: db.Dialect, signal: db.Signal}
+	tx := &Tx{Tx: stx, db: db, stmts: stmts, Dialect: db.Dialect, signal: db.Signal}
 	defer func() {
 		if p := recover(); p != nil {
 			stx.Rollback()

@@ -165,12 +165,14 @@ func (s *statements) close() {
 	s.byQuery = map[string]*list.Element{}
 }
 
-// ExecContext runs query as the DB's kept statement.
+// ExecContext runs query as the DB's kept statement, on the writer's
+// connection on SQLite (ExecContext is for writes).
 func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	k := db.stmts.acquire(ctx, query)
-	defer db.stmts.release(k)
+	pool, stmts := db.writePool()
+	k := stmts.acquire(ctx, query)
+	defer stmts.release(k)
 	if k.stmt == nil {
-		return db.DB.ExecContext(ctx, query, args...)
+		return pool.ExecContext(ctx, query, args...)
 	}
 	return k.stmt.ExecContext(ctx, args...)
 }
@@ -206,12 +208,12 @@ func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *s
 // The query then runs unprepared in the transaction, and is prepared on
 // the pool in the background for the next one.
 func (tx *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
-	k := tx.db.stmts.kept(query)
+	k := tx.stmts.kept(query)
 	if k == nil {
-		tx.db.stmts.prepareLater(query)
+		tx.stmts.prepareLater(query)
 		return nil
 	}
-	defer tx.db.stmts.release(k)
+	defer tx.stmts.release(k)
 	if k.stmt == nil {
 		return nil
 	}

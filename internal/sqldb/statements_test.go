@@ -74,8 +74,11 @@ func TestStatementsReused(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			kept := db.stmts.acquire(ctx, insert)
-			db.stmts.release(kept)
+			// Writes keep their statements where transactions run (on
+			// SQLite the writer's connection), reads in the read pool.
+			_, writes := db.writePool()
+			kept := writes.acquire(ctx, insert)
+			writes.release(kept)
 			err := db.Tx(ctx, func(tx *Tx) error {
 				for i := 3; i < 5; i++ {
 					if _, err := tx.ExecContext(ctx, insert, i, fmt.Sprint("v", i)); err != nil {
@@ -97,12 +100,16 @@ func TestStatementsReused(t *testing.T) {
 			}
 			// CREATE TABLE, the insert, the count (first run in the
 			// transaction, so prepared in the background) and the select.
-			db.stmts.background.Wait()
-			if n := db.stmts.len(); n != 4 {
+			writes.background.Wait()
+			n := db.stmts.len()
+			if writes != db.stmts {
+				n += writes.len()
+			}
+			if n != 4 {
 				t.Errorf("%d statements kept, want 4", n)
 			}
-			again := db.stmts.acquire(ctx, insert)
-			db.stmts.release(again)
+			again := writes.acquire(ctx, insert)
+			writes.release(again)
 			if again != kept || kept.stmt == nil {
 				t.Error("the insert was prepared again")
 			}
