@@ -117,29 +117,12 @@ func isoDuration(d time.Duration) string {
 	return fmt.Sprintf("PT%.2fS", d.Seconds())
 }
 
-// Check applies cmi5's session rules to a batch a launch writes, before it
-// is stored (cmi5 section 9.3 and 9.5).
-func (s *Service) Check(ctx context.Context, t *platform.Tenant, scope lrs.Scope, list []*lrs.Statement) error {
-	sess, err := sessionBy(ctx, t.DB, "id", scope.Session)
-	if err != nil {
-		return err
-	}
-	au, err := auByID(ctx, t.DB, sess.AUID)
-	if err != nil {
-		return err
-	}
-	st, err := statusOf(ctx, t.DB, sess.Registration, au.ID)
-	if err != nil {
-		return err
-	}
-	_, err = apply(&sess, &st, au, list)
-	return err
-}
-
-// Record records, in the transaction storing a batch the rules accepted,
-// what it changed: the session and the AU's status and score. When the AU
-// turns satisfied, the returned function completes the topic and
-// satisfies the AU's blocks and course, after the commit.
+// Record applies cmi5's session rules to a batch a launch writes (cmi5
+// sections 9.3 and 9.5), in the transaction storing it, so a refusal
+// refuses the batch, and records what it changed: the session and the
+// AU's status and score. When the AU turns satisfied, the returned
+// function completes the topic and satisfies the AU's blocks and course,
+// after the commit.
 func (s *Service) Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope lrs.Scope, list []*lrs.Statement) (func(context.Context) error, error) {
 	sess, err := sessionBy(ctx, tx, "id", scope.Session)
 	if err != nil {

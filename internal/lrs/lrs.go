@@ -38,13 +38,14 @@ type Launches interface {
 }
 
 // Rules are a profile's rules over the statements a launch writes (cmi5's
-// session rules). Check runs before the statements are stored, one batch
-// of one session at a time; a refusal refuses the batch. Record runs in
-// the transaction that stores them, so the profile's state changes with
-// them or not at all; the function it returns (nil for none) runs after
-// the commit, for reactions that store statements of their own.
+// session rules). Record judges and records a batch in the transaction
+// that stores it, one batch of one session at a time, so the profile's
+// state changes with the statements or not at all: a refusal rolls the
+// batch back. It sees only the statements not stored before (a batch sent
+// again after a lost answer passes). The function it returns (nil for
+// none) runs after the commit, for reactions that store statements of
+// their own.
 type Rules interface {
-	Check(ctx context.Context, t *platform.Tenant, scope Scope, statements []*Statement) error
 	Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope Scope, statements []*Statement) (func(context.Context) error, error)
 }
 
@@ -153,18 +154,6 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 		return nil, err
 	}
 	defer release()
-	if s.Rules != nil && !scope.Admin {
-		// A statement sent again as it was stored (a client retrying a
-		// request whose answer it lost) is stored already: the rules judge
-		// only the others.
-		pending, err := unstored(ctx, t.DB, list)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.Rules.Check(ctx, t, scope, pending); err != nil {
-			return nil, err
-		}
-	}
 	var after func(context.Context) error
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		fresh, err := insertStatements(ctx, tx, list, attachments, now)

@@ -13,23 +13,6 @@ import (
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
-// unstored returns the statements of list that are not stored already as
-// they are (a statement stored under its id with other content is kept:
-// storing it is a conflict).
-func unstored(ctx context.Context, q sqldb.Querier, list []*Statement) ([]*Statement, error) {
-	var out []*Statement
-	for _, st := range list {
-		stored, same, err := storedAs(ctx, q, st)
-		if err != nil {
-			return nil, err
-		}
-		if !stored || !same {
-			out = append(out, st)
-		}
-	}
-	return out, nil
-}
-
 // storedAs tells whether a statement is stored under st's id, and if so
 // whether it is st.
 func storedAs(ctx context.Context, q sqldb.Querier, st *Statement) (stored, same bool, err error) {
