@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	scormkind "github.com/lms-platform/lms/internal/content/scorm"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/topics"
 )
 
 // DeletePackage removes an uploaded package that no topic plays: its
@@ -69,22 +71,17 @@ func (s *Service) DeletePackage(ctx context.Context, t *platform.Tenant, p *acce
 
 // topicsPlaying lists the ids of the topics whose value names the package.
 func topicsPlaying(ctx context.Context, q sqldb.Querier, packageID int64) ([]int64, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, content FROM topics WHERE topicable_type = $1 ORDER BY id`, scormkind.Class)
+	all, err := topics.Contents(ctx, q, scormkind.Class)
 	if err != nil {
-		return nil, fmt.Errorf("scorm: topics of package %d: %w", packageID, err)
+		return nil, err
 	}
-	defer rows.Close()
 	out := []int64{}
-	for rows.Next() {
-		var id int64
-		var doc string
-		if err := rows.Scan(&id, &doc); err != nil {
-			return nil, err
-		}
+	for id, doc := range all {
 		var v scormkind.Value
-		if json.Unmarshal([]byte(doc), &v) == nil && v.PackageID == packageID {
+		if json.Unmarshal(doc, &v) == nil && v.PackageID == packageID {
 			out = append(out, id)
 		}
 	}
-	return out, rows.Err()
+	slices.Sort(out)
+	return out, nil
 }

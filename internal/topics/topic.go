@@ -117,3 +117,24 @@ func CourseOf(ctx context.Context, q sqldb.Querier, topicID int64) (int64, error
 	}
 	return id, nil
 }
+
+// Contents returns the content value of every topic of a content class,
+// by topic id: a kind reads it to know which topics use one of its
+// packages.
+func Contents(ctx context.Context, q sqldb.Querier, class string) (map[int64]json.RawMessage, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, content FROM topics WHERE topicable_type = $1`, class)
+	if err != nil {
+		return nil, fmt.Errorf("topics: contents of %s: %w", class, err)
+	}
+	defer rows.Close()
+	out := map[int64]json.RawMessage{}
+	for rows.Next() {
+		var id int64
+		var doc string
+		if err := rows.Scan(&id, &doc); err != nil {
+			return nil, err
+		}
+		out[id] = json.RawMessage(doc)
+	}
+	return out, rows.Err()
+}
