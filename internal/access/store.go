@@ -92,7 +92,29 @@ func RolePermissions(ctx context.Context, q sqldb.Querier) (map[string][]Permiss
 		if err := rows.Scan(&role, &perm); err != nil {
 			return nil, err
 		}
-		out[role] = append(out[role], Permission(perm))
+		out[seedName(role)] = append(out[seedName(role)], Permission(seedName(perm)))
 	}
 	return out, rows.Err()
+}
+
+// seedNames are the seed's role and permission names. Every open tenant
+// keeps its role table, a hundred and more names: those of the seed are
+// shared, not read into copies of their own for each tenant.
+var seedNames = func() map[string]string {
+	out := map[string]string{}
+	for _, role := range Roles {
+		out[role] = role
+	}
+	for _, row := range Seed {
+		out[string(row.Permission)] = string(row.Permission)
+	}
+	return out
+}()
+
+// seedName returns the seed's copy of name, or name when the seed has none.
+func seedName(name string) string {
+	if shared, ok := seedNames[name]; ok {
+		return shared
+	}
+	return name
 }
