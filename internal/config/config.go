@@ -129,7 +129,7 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 		{"LMS_ADMIN_EMAIL", "admin@localhost", &c.AdminEmail, "first admin of the platform tenant"},
 		{"LMS_ADMIN_PASSWORD", "", &c.AdminPass, "its password (empty: generated and printed once)"},
 		{"LMS_TENANT_IDLE", "30m", &idle, "close a tenant's handles after this idle time (0: never)"},
-		{"LMS_TENANT_WARM", "200", &warm, "how many of the most recently used tenants keep their idle database connections"},
+		{"LMS_TENANT_WARM", "100", &warm, "how many of the most recently used tenants keep their idle database connections"},
 		{"LMS_SMTP_URL", "", &c.SMTPURL, "smtp://user:pass@host:port?from=... (empty: mail log only)"},
 		{"LMS_SETTINGS_FILE", "", &c.SettingsFile, "JSON file of setting defaults"},
 		{"LMS_INTERNAL_TOKEN", "", &c.InternalKey, "token the parts use to call each other (empty: derived from the master key)"},

@@ -129,9 +129,9 @@ type Options struct {
 
 // DefaultWarm is how many tenants keep their idle database connections
 // when Options.Warm is not set. An SQLite connection holds about half a
-// megabyte (parsed schema, page cache, prepared statements), so 200 warm
-// tenants hold about 100 MB whatever the number of open tenants.
-const DefaultWarm = 200
+// megabyte (parsed schema, page cache, prepared statements), so 100 warm
+// tenants hold about 50 MB whatever the number of open tenants.
+const DefaultWarm = 100
 
 type entry struct {
 	ready  chan struct{}
