@@ -8,8 +8,14 @@ import (
 )
 
 // SeedRoles writes the roles and the permission table into a tenant
-// database. It is idempotent, so it runs on every tenant migration.
+// database. It is idempotent, so it runs on every tenant migration, that is
+// every time a tenant is opened; it writes only when something is missing,
+// since its some hundred statements take most of the time a tenant takes to
+// open.
 func SeedRoles(ctx context.Context, db *sqldb.DB) error {
+	if done, err := seeded(ctx, db); err != nil || done {
+		return err
+	}
 	insertIgnore := "INSERT INTO %s (name) VALUES ($1) ON CONFLICT (name) DO NOTHING"
 	for _, role := range Roles {
 		if _, err := db.ExecContext(ctx, fmt.Sprintf(insertIgnore, "roles"), role); err != nil {
@@ -32,6 +38,46 @@ func SeedRoles(ctx context.Context, db *sqldb.DB) error {
 	return nil
 }
 
+// seeded reports whether the database holds every role, permission and
+// grant of the seed.
+func seeded(ctx context.Context, q sqldb.Querier) (bool, error) {
+	have := map[string]bool{}
+	rows, err := q.QueryContext(ctx, `SELECT 'role:' || name FROM roles
+		UNION ALL SELECT 'permission:' || name FROM permissions
+		UNION ALL SELECT 'grant:' || r.name || ':' || p.name FROM role_permissions rp
+			JOIN roles r ON r.id = rp.role_id JOIN permissions p ON p.id = rp.permission_id`)
+	if err != nil {
+		return false, fmt.Errorf("access: read the seeded roles: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return false, err
+		}
+		have[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	for _, role := range Roles {
+		if !have["role:"+role] {
+			return false, nil
+		}
+	}
+	for _, row := range Seed {
+		if !have["permission:"+string(row.Permission)] {
+			return false, nil
+		}
+		for _, role := range row.Roles {
+			if !have["grant:"+role+":"+string(row.Permission)] {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
 // RolePermissions loads which permissions each role holds.
 func RolePermissions(ctx context.Context, q sqldb.Querier) (map[string][]Permission, error) {
 	rows, err := q.QueryContext(ctx, `SELECT r.name, p.name FROM role_permissions rp
@@ -46,7 +92,29 @@ func RolePermissions(ctx context.Context, q sqldb.Querier) (map[string][]Permiss
 		if err := rows.Scan(&role, &perm); err != nil {
 			return nil, err
 		}
-		out[role] = append(out[role], Permission(perm))
+		out[seedName(role)] = append(out[seedName(role)], Permission(seedName(perm)))
 	}
 	return out, rows.Err()
+}
+
+// seedNames are the seed's role and permission names. Every open tenant
+// keeps its role table, a hundred and more names: those of the seed are
+// shared, not read into copies of their own for each tenant.
+var seedNames = func() map[string]string {
+	out := map[string]string{}
+	for _, role := range Roles {
+		out[role] = role
+	}
+	for _, row := range Seed {
+		out[string(row.Permission)] = string(row.Permission)
+	}
+	return out
+}()
+
+// seedName returns the seed's copy of name, or name when the seed has none.
+func seedName(name string) string {
+	if shared, ok := seedNames[name]; ok {
+		return shared
+	}
+	return name
 }

@@ -31,8 +31,11 @@ type Config struct {
 	AdminEmail   string
 	AdminPass    string
 	TenantIdle   time.Duration // 0: never evict
-	SMTPURL      string        // empty: mail is only recorded in the mail log
-	SettingsFile string        // JSON object of setting defaults
+	// TenantWarm is how many of the most recently used tenants keep their
+	// idle database connections (0: platform.DefaultWarm).
+	TenantWarm   int
+	SMTPURL      string // empty: mail is only recorded in the mail log
+	SettingsFile string // JSON object of setting defaults
 	// NotifyExclude lists event names never stored as notifications.
 	NotifyExclude []string
 	InternalKey   string // X-Internal-Token shared by the parts
@@ -110,7 +113,7 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 	}
 	c := &Config{}
 	var webFresh string
-	var idle, exclude, embedOrigins, jobsPoll, eventsPoll string
+	var idle, warm, exclude, embedOrigins, jobsPoll, eventsPoll string
 	vars := []env{
 		{"LMS_API_ADDR", "127.0.0.1:8080", &c.APIAddr, "API listen address"},
 		{"LMS_API_URL", "", &c.APIURL, "base URL the H5P service calls the API at (empty: http:// + the API address)"},
@@ -126,6 +129,7 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 		{"LMS_ADMIN_EMAIL", "admin@localhost", &c.AdminEmail, "first admin of the platform tenant"},
 		{"LMS_ADMIN_PASSWORD", "", &c.AdminPass, "its password (empty: generated and printed once)"},
 		{"LMS_TENANT_IDLE", "30m", &idle, "close a tenant's handles after this idle time (0: never)"},
+		{"LMS_TENANT_WARM", "100", &warm, "how many of the most recently used tenants keep their idle database connections"},
 		{"LMS_SMTP_URL", "", &c.SMTPURL, "smtp://user:pass@host:port?from=... (empty: mail log only)"},
 		{"LMS_SETTINGS_FILE", "", &c.SettingsFile, "JSON file of setting defaults"},
 		{"LMS_INTERNAL_TOKEN", "", &c.InternalKey, "token the parts use to call each other (empty: derived from the master key)"},
@@ -168,6 +172,9 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 		return nil, nil, fmt.Errorf("config: LMS_TENANT_IDLE: %w", err)
 	}
 	c.TenantIdle = d
+	if c.TenantWarm, err = strconv.Atoi(warm); err != nil || c.TenantWarm < 1 {
+		return nil, nil, fmt.Errorf("config: LMS_TENANT_WARM: %q is not a positive number", warm)
+	}
 	if c.WebCacheFresh, err = parseDuration(webFresh); err != nil {
 		return nil, nil, fmt.Errorf("config: LMS_WEB_CACHE_FRESH: %w", err)
 	}

@@ -8,7 +8,10 @@
 //
 // The scheduler remembers, for each tenant and job, the earliest time the
 // job can next be due, so a tick opens only the tenants with a due job:
-// the others stay closed and idle eviction can close them. The time is a
+// the others stay closed and idle eviction can close them. A tick borrows
+// the tenants it opens (platform.Tenants.Borrow), closing again those no
+// request used meanwhile: the first tick after a start, which knows no
+// due times yet, does not leave every tenant open. The time is a
 // lower bound (another replica running the job only moves it later), and
 // the database still decides under the claim.
 package jobs
@@ -263,7 +266,7 @@ func (s *Scheduler) tickTenant(ctx context.Context, rec platform.Record, jobs []
 	if len(mine) == 0 {
 		return nil
 	}
-	t, release, err := s.tenants.Get(ctx, rec)
+	t, release, err := s.tenants.Borrow(ctx, rec)
 	if err != nil {
 		return fmt.Errorf("jobs: open tenant %d: %w", rec.ID, err)
 	}

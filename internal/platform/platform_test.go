@@ -13,7 +13,8 @@ import (
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
-func setup(t *testing.T, idle time.Duration) (*platform.Registry, *platform.Tenants, *clock.Fake, platform.MasterKey) {
+// setup makes a registry and its tenants; warm, when given, is Options.Warm.
+func setup(t *testing.T, idle time.Duration, warm ...int) (*platform.Registry, *platform.Tenants, *clock.Fake, platform.MasterKey) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -35,7 +36,11 @@ func setup(t *testing.T, idle time.Duration) (*platform.Registry, *platform.Tena
 	}
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	reg := platform.NewRegistry(db, mk, clk.Now)
-	ts := platform.NewTenants(reg, platform.Options{DataDir: dir, Blob: store, Clock: clk, Idle: idle})
+	opts := platform.Options{DataDir: dir, Blob: store, Clock: clk, Idle: idle}
+	if len(warm) > 0 {
+		opts.Warm = warm[0]
+	}
+	ts := platform.NewTenants(reg, opts)
 	t.Cleanup(ts.CloseAll)
 	return reg, ts, clk, mk
 }
@@ -130,6 +135,90 @@ func TestNoEvictionWhenIdleIsZero(t *testing.T) {
 	if ts.CloseIdle() != 0 || ts.OpenCount() != 1 {
 		t.Fatal("LMS_TENANT_IDLE=0 must never evict")
 	}
+}
+
+func TestWarmTenantsKeepConnections(t *testing.T) {
+	ctx := context.Background()
+	reg, ts, _, _ := setup(t, 0, 2)
+	open := map[string]*platform.Tenant{}
+	for _, host := range []string{"a.test", "b.test", "c.test"} {
+		reg.Create(ctx, platform.NewTenant{Host: host})
+		tn, release, err := ts.Resolve(ctx, host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tn.DB.ExecContext(ctx, `SELECT 1`); err != nil {
+			t.Fatal(err)
+		}
+		release()
+		open[host] = tn
+	}
+	// a.test, the least recently used, left the two warm tenants: its pool
+	// closed its idle connections, the others keep theirs.
+	if ts.WarmCount() != 2 || ts.OpenCount() != 3 {
+		t.Fatalf("warm %d, open %d", ts.WarmCount(), ts.OpenCount())
+	}
+	if n := open["a.test"].DB.Stats().OpenConnections; n != 0 {
+		t.Fatalf("cold tenant holds %d connections", n)
+	}
+	for _, host := range []string{"b.test", "c.test"} {
+		if n := open[host].DB.Stats().Idle; n == 0 {
+			t.Fatalf("warm tenant %s holds no idle connection", host)
+		}
+	}
+	// Used again, a.test queries as before and pushes b.test out.
+	tn, release, err := ts.Resolve(ctx, "a.test")
+	if err != nil || tn != open["a.test"] {
+		t.Fatalf("resolve a.test again: %v", err)
+	}
+	var n int
+	if err := tn.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM roles`).Scan(&n); err != nil || n == 0 {
+		t.Fatalf("query after its connections closed: %d, %v", n, err)
+	}
+	release()
+	if n := open["b.test"].DB.Stats().OpenConnections; n != 0 {
+		t.Fatalf("b.test, now cold, holds %d connections", n)
+	}
+}
+
+func TestBorrowClosesWhatItOpened(t *testing.T) {
+	ctx := context.Background()
+	reg, ts, _, _ := setup(t, 0)
+	a, _ := reg.Create(ctx, platform.NewTenant{Host: "a.test"})
+	b, _ := reg.Create(ctx, platform.NewTenant{Host: "b.test"})
+	// Borrowed while closed: closed again on release.
+	tn, release, err := ts.Borrow(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts.OpenCount() != 1 {
+		t.Fatal("a borrowed tenant is open while held")
+	}
+	release()
+	if ts.OpenCount() != 0 || tn.DB.Ping() == nil {
+		t.Fatalf("a tenant only borrowed stays open: %d open", ts.OpenCount())
+	}
+	// Borrowed while a request holds it, or used by one meanwhile: left
+	// open for the requests.
+	_, releaseReq, err := ts.Resolve(ctx, "b.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, release, _ = ts.Borrow(ctx, b)
+	release()
+	releaseReq()
+	_, release, _ = ts.Borrow(ctx, a)
+	_, releaseReq, _ = ts.Resolve(ctx, "a.test")
+	release()
+	releaseReq()
+	if ts.OpenCount() != 2 {
+		t.Fatalf("open %d, want both tenants a request used", ts.OpenCount())
+	}
+	tn, release, err = ts.Resolve(ctx, "a.test")
+	if err != nil || tn.DB.Ping() != nil {
+		t.Fatalf("resolve after borrow: %v", err)
+	}
+	release()
 }
 
 func TestMasterKey(t *testing.T) {

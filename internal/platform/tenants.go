@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"log/slog"
@@ -38,8 +39,14 @@ type Tenant struct {
 	users    int
 	lastUse  time.Time
 	// retired handles (see Evict) close when their last user releases.
-	retired   bool
+	retired bool
+	// borrowed is set while only background work (Borrow) that opened the
+	// tenant has used it: the last such user closes it again.
+	borrowed  bool
 	closeOnce sync.Once
+	// warm is the tenant's place among the warm tenants (nil: cold), under
+	// Tenants.warmMu.
+	warm *list.Element
 }
 
 // Local returns the tenant's value for key, made by create on first use.
@@ -108,7 +115,10 @@ type Options struct {
 	Blob        blob.Store // the root store; each tenant gets a sub-store
 	Clock       clock.Clock
 	Idle        time.Duration // 0: never evict
-	Logger      *slog.Logger
+	// Warm is how many open tenants, the most recently used, keep their
+	// idle database connections (0: DefaultWarm).
+	Warm   int
+	Logger *slog.Logger
 	// Changes carries the notices of changed data between the processes
 	// (nil: in this process only).
 	Changes *changes.Feed
@@ -116,6 +126,12 @@ type Options struct {
 	// returns its stop function, called when the tenant is closed.
 	OnOpen []func(t *Tenant) (stop func())
 }
+
+// DefaultWarm is how many tenants keep their idle database connections
+// when Options.Warm is not set. An SQLite connection holds about half a
+// megabyte (parsed schema, page cache, prepared statements), so 100 warm
+// tenants hold about 50 MB whatever the number of open tenants.
+const DefaultWarm = 100
 
 type entry struct {
 	ready  chan struct{}
@@ -132,6 +148,15 @@ type Tenants struct {
 	mu     sync.Mutex
 	open   map[int64]*entry
 	byHost map[string]int64
+
+	// warm lists the open tenants whose pools keep idle connections, most
+	// recently used first; one pushed out of its opts.Warm places closes
+	// them. An open tenant otherwise costs a few tens of kilobytes, its
+	// connections many times that, so touching every tenant of a large
+	// platform once must not leave each with its connections for
+	// SQLiteIdleConn.
+	warmMu sync.Mutex
+	warm   list.List
 }
 
 // NewTenants manages the tenants of reg.
@@ -141,6 +166,9 @@ func NewTenants(reg *Registry, opts Options) *Tenants {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.Warm <= 0 {
+		opts.Warm = DefaultWarm
 	}
 	if opts.Changes == nil {
 		// In process only: New cannot fail without Redis.
@@ -198,14 +226,22 @@ func (ts *Tenants) Resolve(ctx context.Context, host string) (*Tenant, func(), e
 		if err != nil {
 			return nil, nil, err
 		}
-		return ts.acquire(ctx, rec)
+		return ts.acquire(ctx, rec, false)
 	}
 	return ts.acquireID(ctx, id)
 }
 
 // Get opens the tenant with the given id.
 func (ts *Tenants) Get(ctx context.Context, rec Record) (*Tenant, func(), error) {
-	return ts.acquire(ctx, rec)
+	return ts.acquire(ctx, rec, false)
+}
+
+// Borrow is Get for background work that visits every tenant (the job
+// scheduler): a tenant it had to open is closed again once released, unless
+// a request or Get used it meanwhile, so that a restart does not leave every
+// tenant open with its connections until it is idle for opts.Idle.
+func (ts *Tenants) Borrow(ctx context.Context, rec Record) (*Tenant, func(), error) {
+	return ts.acquire(ctx, rec, true)
 }
 
 func (ts *Tenants) acquireID(ctx context.Context, id int64) (*Tenant, func(), error) {
@@ -220,15 +256,15 @@ func (ts *Tenants) acquireID(ctx context.Context, id int64) (*Tenant, func(), er
 		}
 		for _, rec := range recs {
 			if rec.ID == id {
-				return ts.acquire(ctx, rec)
+				return ts.acquire(ctx, rec, false)
 			}
 		}
 		return nil, nil, apperr.New(apperr.NotFound, "Unknown tenant.")
 	}
-	return ts.wait(ctx, e)
+	return ts.wait(ctx, e, false)
 }
 
-func (ts *Tenants) acquire(ctx context.Context, rec Record) (*Tenant, func(), error) {
+func (ts *Tenants) acquire(ctx context.Context, rec Record, borrow bool) (*Tenant, func(), error) {
 	ts.mu.Lock()
 	e := ts.open[rec.ID]
 	if e == nil {
@@ -239,6 +275,9 @@ func (ts *Tenants) acquire(ctx context.Context, rec Record) (*Tenant, func(), er
 		// A detached context: the first caller going away must not fail the
 		// open for everyone waiting on it.
 		e.tenant, e.err = ts.openTenant(context.WithoutCancel(ctx), rec)
+		if e.err == nil {
+			e.tenant.borrowed = borrow
+		}
 		ts.mu.Lock()
 		if e.err != nil {
 			delete(ts.open, rec.ID)
@@ -250,10 +289,10 @@ func (ts *Tenants) acquire(ctx context.Context, rec Record) (*Tenant, func(), er
 		close(e.ready)
 	}
 	ts.mu.Unlock()
-	return ts.wait(ctx, e)
+	return ts.wait(ctx, e, borrow)
 }
 
-func (ts *Tenants) wait(ctx context.Context, e *entry) (*Tenant, func(), error) {
+func (ts *Tenants) wait(ctx context.Context, e *entry, borrow bool) (*Tenant, func(), error) {
 	select {
 	case <-e.ready:
 	case <-ctx.Done():
@@ -271,20 +310,87 @@ func (ts *Tenants) wait(ctx context.Context, e *entry) (*Tenant, func(), error) 
 	}
 	t.users++
 	t.lastUse = ts.opts.Clock.Now()
+	t.borrowed = t.borrowed && borrow
 	t.mu.Unlock()
+	if !borrow {
+		ts.warmUp(t)
+	}
 	var once sync.Once
 	return t, func() {
 		once.Do(func() {
 			t.mu.Lock()
 			t.users--
 			t.lastUse = ts.opts.Clock.Now()
+			lent := t.borrowed && t.users == 0 && !t.retired
+			if lent {
+				t.retired = true
+			}
 			last := t.retired && t.users == 0
 			t.mu.Unlock()
+			if lent {
+				ts.drop(t)
+			}
 			if last {
 				t.close()
 			}
 		})
 	}, nil
+}
+
+// drop removes the handle t from the maps when it is still the open one,
+// so that the next user opens the tenant afresh.
+func (ts *Tenants) drop(t *Tenant) {
+	ts.mu.Lock()
+	if e := ts.open[t.ID]; e != nil && e.tenant == t {
+		delete(ts.open, t.ID)
+		for _, h := range t.Hosts {
+			if ts.byHost[h] == t.ID {
+				delete(ts.byHost, h)
+			}
+		}
+	}
+	ts.mu.Unlock()
+	ts.coolDown(t)
+}
+
+// warmUp puts t first among the warm tenants. A tenant joining them
+// pushes out the least recently used one beyond opts.Warm, whose pool
+// closes its idle connections (the tenant stays open; its next query opens
+// a connection again).
+func (ts *Tenants) warmUp(t *Tenant) {
+	ts.warmMu.Lock()
+	if t.warm != nil {
+		ts.warm.MoveToFront(t.warm)
+		ts.warmMu.Unlock()
+		return
+	}
+	t.warm = ts.warm.PushFront(t)
+	var cold *Tenant
+	if ts.warm.Len() > ts.opts.Warm {
+		cold = ts.warm.Remove(ts.warm.Back()).(*Tenant)
+		cold.warm = nil
+	}
+	ts.warmMu.Unlock()
+	if cold != nil {
+		cold.DB.CloseIdle()
+	}
+}
+
+// coolDown takes t out of the warm tenants, when it is closed.
+func (ts *Tenants) coolDown(t *Tenant) {
+	ts.warmMu.Lock()
+	defer ts.warmMu.Unlock()
+	if t.warm != nil {
+		ts.warm.Remove(t.warm)
+		t.warm = nil
+	}
+}
+
+// WarmCount is the number of tenants whose pools keep idle connections.
+func (ts *Tenants) WarmCount() int {
+	ts.warmMu.Lock()
+	defer ts.warmMu.Unlock()
+	return ts.warm.Len()
 }
 
 // databaseLocation is where a tenant's database lives.
@@ -394,6 +500,9 @@ func (ts *Tenants) forget(id int64) *Tenant {
 		return nil
 	}
 	<-e.ready
+	if e.tenant != nil {
+		ts.coolDown(e.tenant)
+	}
 	return e.tenant
 }
 

@@ -203,7 +203,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 	}
 	s.Tenants = platform.NewTenants(s.Registry, platform.Options{
 		DataDir: cfg.DataDir, DatabaseURL: cfg.DatabaseURL, Blob: s.Blob, Clock: s.Clock,
-		Idle: cfg.TenantIdle, Logger: s.Log, Changes: s.Changes, OnOpen: onOpen,
+		Idle: cfg.TenantIdle, Warm: cfg.TenantWarm, Logger: s.Log, Changes: s.Changes, OnOpen: onOpen,
 	})
 	s.Jobs = jobs.New(s.Clock, s.Locker, s.Tenants, s.Log)
 	if err := s.configureJobs(); err != nil {

@@ -55,6 +55,9 @@ type DB struct {
 	// a write of another has changed the database under.
 	writes     *sql.DB
 	writeStmts *statements
+	// maxIdle is the pool's number of idle connections kept (CloseIdle
+	// restores it).
+	maxIdle int
 }
 
 // Querier is what *sql.DB and *sql.Tx have in common, so store functions
@@ -96,9 +99,10 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("sqldb: open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(8)
-	db.SetMaxIdleConns(8)
-	// Each connection holds its own page cache and parsed schema, about a
-	// megabyte: a tenant nobody asks for a while gives them back.
+	// Each connection holds its own page cache, parsed schema and prepared
+	// statements, about half a megabyte: a tenant nobody asks for a while
+	// gives them back, and so does one that many others pushed out of the
+	// warm tenants (platform.Tenants).
 	db.SetConnMaxIdleTime(SQLiteIdleConn)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
@@ -112,7 +116,7 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	writes.SetMaxOpenConns(1)
 	writes.SetMaxIdleConns(1)
 	writes.SetConnMaxIdleTime(SQLiteIdleConn)
-	out := newDB(db, SQLite, path)
+	out := newDB(db, SQLite, path, 8)
 	out.writes, out.writeStmts = writes, newStatements(writes, maxStatements)
 	return out, nil
 }
@@ -124,16 +128,28 @@ func OpenPostgres(ctx context.Context, location string) (*DB, error) {
 		return nil, fmt.Errorf("sqldb: open postgres: %w", err)
 	}
 	db.SetMaxOpenConns(16)
-	db.SetMaxIdleConns(8)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: ping postgres %s: %w", Redact(location), err)
 	}
-	return newDB(db, Postgres, location), nil
+	return newDB(db, Postgres, location, 8), nil
 }
 
-func newDB(db *sql.DB, dialect Dialect, location string) *DB {
-	return &DB{DB: db, stmts: newStatements(db, maxStatements), Dialect: dialect, Location: location}
+func newDB(db *sql.DB, dialect Dialect, location string, maxIdle int) *DB {
+	db.SetMaxIdleConns(maxIdle)
+	return &DB{DB: db, stmts: newStatements(db, maxStatements), Dialect: dialect, Location: location, maxIdle: maxIdle}
+}
+
+// CloseIdle closes the pool's idle connections now, with the statements
+// prepared on them; connections in use go back to the pool as usual, and
+// the next query opens a new one when none is left.
+func (db *DB) CloseIdle() {
+	db.DB.SetMaxIdleConns(0)
+	db.DB.SetMaxIdleConns(db.maxIdle)
+	if db.writes != nil {
+		db.writes.SetMaxIdleConns(0)
+		db.writes.SetMaxIdleConns(1)
+	}
 }
 
 // Close closes the kept statements and the database.
