@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"database/sql"
+	"strings"
 	"sync"
 )
 
@@ -177,24 +178,48 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 	return k.stmt.ExecContext(ctx, args...)
 }
 
-// QueryContext runs query as the DB's kept statement.
+// QueryContext runs query as the DB's kept statement (a write returning
+// rows on the writer's connection, as ExecContext).
 func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	k := db.stmts.acquire(ctx, query)
-	defer db.stmts.release(k)
+	pool, stmts := db.poolFor(query)
+	k := stmts.acquire(ctx, query)
+	defer stmts.release(k)
 	if k.stmt == nil {
-		return db.DB.QueryContext(ctx, query, args...)
+		return pool.QueryContext(ctx, query, args...)
 	}
 	return k.stmt.QueryContext(ctx, args...)
 }
 
-// QueryRowContext runs query as the DB's kept statement.
+// QueryRowContext runs query as the DB's kept statement (a write
+// returning a row on the writer's connection, as ExecContext).
 func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	k := db.stmts.acquire(ctx, query)
-	defer db.stmts.release(k)
+	pool, stmts := db.poolFor(query)
+	k := stmts.acquire(ctx, query)
+	defer stmts.release(k)
 	if k.stmt == nil {
-		return db.DB.QueryRowContext(ctx, query, args...)
+		return pool.QueryRowContext(ctx, query, args...)
 	}
 	return k.stmt.QueryRowContext(ctx, args...)
+}
+
+// poolFor is the pool and kept statements of a query: the writer's for
+// one that starts as a write (INSERT, UPDATE, DELETE … RETURNING), the
+// readers' otherwise.
+func (db *DB) poolFor(query string) (*sql.DB, *statements) {
+	if db.writes != nil && isWrite(query) {
+		return db.writes, db.writeStmts
+	}
+	return db.DB, db.stmts
+}
+
+func isWrite(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n")
+	for _, verb := range []string{"INSERT", "UPDATE", "DELETE", "REPLACE"} {
+		if len(q) >= len(verb) && strings.EqualFold(q[:len(verb)], verb) {
+			return true
+		}
+	}
+	return false
 }
 
 // stmt returns the transaction's copy of the kept statement of query, or

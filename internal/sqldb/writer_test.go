@@ -1,0 +1,77 @@
+package sqldb
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// TestSQLiteWritesQueueOnOneConnection sends many writes at once through
+// each way of writing (a transaction, ExecContext, an INSERT … RETURNING
+// through QueryRowContext) with reads beside them: every write lands, all
+// of them ran on the writer's one connection, and they waited for it in
+// Go rather than in SQLite's busy handler.
+func TestSQLiteWritesQueueOnOneConnection(t *testing.T) {
+	ctx := context.Background()
+	db, err := OpenSQLite(ctx, filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	kv(t, db)
+	const each = 40
+	var wg sync.WaitGroup
+	errs := make(chan error, 4*each)
+	for i := range each {
+		wg.Add(4)
+		go func() {
+			defer wg.Done()
+			errs <- db.Tx(ctx, func(tx *Tx) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES ($1, $2)`, i, "tx")
+				return err
+			})
+		}()
+		go func() {
+			defer wg.Done()
+			_, err := db.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES ($1, $2)`, 1000+i, "exec")
+			errs <- err
+		}()
+		go func() {
+			defer wg.Done()
+			var k int
+			errs <- db.QueryRowContext(ctx, `INSERT INTO kv (k, v) VALUES ($1, $2) RETURNING k`, 2000+i, "returning").Scan(&k)
+		}()
+		go func() {
+			defer wg.Done()
+			var n int
+			errs <- db.QueryRowContext(ctx, `SELECT COUNT(*) FROM kv`).Scan(&n)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM kv`).Scan(&n); err != nil || n != 3*each {
+		t.Fatalf("%d rows (%v), want %d", n, err, 3*each)
+	}
+	w := db.writes.Stats()
+	if w.MaxOpenConnections != 1 || w.OpenConnections > 1 {
+		t.Errorf("writer pool: %+v", w)
+	}
+	if w.WaitCount == 0 {
+		t.Errorf("no write waited for the writer's connection: %+v", w)
+	}
+	if k := db.writeStmts.kept(`INSERT INTO kv (k, v) VALUES ($1, $2) RETURNING k`); k == nil {
+		t.Error("the INSERT … RETURNING did not run on the writer's connection")
+	} else {
+		db.writeStmts.release(k)
+	}
+	if r := db.DB.Stats(); r.OpenConnections == 0 {
+		t.Errorf("the reads did not use the readers' pool: %+v", r)
+	}
+}
