@@ -1,7 +1,6 @@
 package cmi5
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -118,33 +117,21 @@ func isoDuration(d time.Duration) string {
 	return fmt.Sprintf("PT%.2fS", d.Seconds())
 }
 
-// Prepare reads the session of a batch a launch writes and its AU before
-// the batch's transaction: the session's batches take turns, and nothing
-// else changes what its rules read of the session but its abandonment,
-// which record's update checks.
-func (s *Service) Prepare(ctx context.Context, t *platform.Tenant, scope lrs.Scope) (lrs.Recorder, error) {
-	sess, err := sessionBy(ctx, t.DB, "id", scope.Session)
-	if err != nil {
-		return nil, err
-	}
-	au, err := auByID(ctx, t.DB, sess.AUID)
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context, tx *sqldb.Tx, list []*lrs.Statement) (func(context.Context) error, error) {
-		return s.record(ctx, tx, t, sess, au, list)
-	}, nil
-}
-
-// record applies cmi5's session rules to a batch a launch writes (cmi5
+// Record applies cmi5's session rules to a batch a launch writes (cmi5
 // sections 9.3 and 9.5), in the transaction storing it, so a refusal
 // refuses the batch, and records what it changed: the session and the
-// AU's status and score (read here: other sessions of the registration
-// change it). When the AU turns satisfied, the returned function
-// completes the topic and satisfies the AU's blocks and course, after the
-// commit.
-func (s *Service) record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, sess session, au AUInfo,
-	list []*lrs.Statement) (func(context.Context) error, error) {
+// AU's status and score. When the AU turns satisfied, the returned
+// function completes the topic and satisfies the AU's blocks and course,
+// after the commit.
+func (s *Service) Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope lrs.Scope, list []*lrs.Statement) (func(context.Context) error, error) {
+	sess, err := sessionBy(ctx, tx, "id", scope.Session)
+	if err != nil {
+		return nil, err
+	}
+	au, err := auByID(ctx, tx, sess.AUID)
+	if err != nil {
+		return nil, err
+	}
 	st, err := statusOf(ctx, tx, sess.Registration, au.ID)
 	if err != nil {
 		return nil, err
@@ -158,15 +145,10 @@ func (s *Service) record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, 
 	// an abandoned session's time is measured to: the AU's clock is not
 	// trusted for the learner's time.
 	last := s.now()
-	res, err := tx.ExecContext(ctx, `UPDATE cmi5_sessions SET initialized_at = $1, completed = $2, passed = $3, failed = $4, terminated_at = $5,
-seconds = $6, last_at = $7 WHERE id = $8 AND abandoned_at IS NULL`, sess.Initialized, sess.Completed, sess.Passed, sess.Failed, sess.Terminated,
-		sess.Seconds, last, sess.ID)
+	_, err = tx.ExecContext(ctx, `UPDATE cmi5_sessions SET initialized_at = $1, completed = $2, passed = $3, failed = $4, terminated_at = $5,
+seconds = $6, last_at = $7 WHERE id = $8`, sess.Initialized, sess.Completed, sess.Passed, sess.Failed, sess.Terminated, sess.Seconds, last, sess.ID)
 	if err != nil {
 		return nil, fmt.Errorf("cmi5: update session: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		// Abandoned since Prepare read it.
-		return nil, cmp.Or(err, rejected("the session was abandoned."))
 	}
 	// After the commit: the session's time (terminated's duration) joins
 	// the learner's time on the topic, and a satisfied AU completes the

@@ -38,21 +38,16 @@ type Launches interface {
 }
 
 // Rules are a profile's rules over the statements a launch writes (cmi5's
-// session rules). Prepare runs once the batch holds its session's turn
-// (one batch of one session at a time) and before the writer's: it reads
-// what only the session's own batches change. The Recorder it returns
-// judges and records the batch in the transaction that stores it, so the
-// profile's state changes with the statements or not at all: a refusal
-// rolls the batch back. The Recorder sees only the statements not stored
-// before (a batch sent again after a lost answer passes), and the function
-// it returns (nil for none) runs after the commit, for reactions that
-// store statements of their own.
+// session rules). Record judges and records a batch in the transaction
+// that stores it, one batch of one session at a time, so the profile's
+// state changes with the statements or not at all: a refusal rolls the
+// batch back. It sees only the statements not stored before (a batch sent
+// again after a lost answer passes). The function it returns (nil for
+// none) runs after the commit, for reactions that store statements of
+// their own.
 type Rules interface {
-	Prepare(ctx context.Context, t *platform.Tenant, scope Scope) (Recorder, error)
+	Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope Scope, statements []*Statement) (func(context.Context) error, error)
 }
-
-// Recorder judges and records a batch of statements inside tx.
-type Recorder func(ctx context.Context, tx *sqldb.Tx, statements []*Statement) (func(context.Context) error, error)
 
 // Service is the store.
 type Service struct {
@@ -159,30 +154,13 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 		return nil, err
 	}
 	defer release()
-	// What can be done before the writer's turn is: on SQLite the
-	// transactions of a tenant take turns, so their length bounds the
-	// statements stored per second.
-	var record Recorder
-	if s.Rules != nil && !scope.Admin {
-		if record, err = s.Rules.Prepare(ctx, t, scope); err != nil {
-			return nil, err
-		}
-	}
-	bodies := make([]string, len(list))
-	for i, st := range list {
-		data, err := json.Marshal(st.Object)
-		if err != nil {
-			return nil, fmt.Errorf("lrs: encode statement: %w", err)
-		}
-		bodies[i] = string(data)
-	}
 	var after func(context.Context) error
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
-		fresh, err := insertStatements(ctx, tx, list, bodies, attachments, now)
-		if err != nil || record == nil || len(fresh) == 0 {
+		fresh, err := insertStatements(ctx, tx, list, attachments, now)
+		if err != nil || s.Rules == nil || scope.Admin || len(fresh) == 0 {
 			return err
 		}
-		after, err = record(ctx, tx, fresh)
+		after, err = s.Rules.Record(ctx, tx, t, scope, fresh)
 		return err
 	})
 	if err != nil {

@@ -31,14 +31,12 @@ func storedAs(ctx context.Context, q sqldb.Querier, st *Statement) (stored, same
 	return true, sameStatement(old, st.Object), nil
 }
 
-// insertStatements stores the statements not stored yet (bodies are their
-// JSON, by position) and returns them;
+// insertStatements stores the statements not stored yet and returns them;
 // an id stored for another statement is a conflict, and voiding marks its
 // target.
-func insertStatements(ctx context.Context, tx *sqldb.Tx, list []*Statement, bodies []string, attachments map[string]Attachment,
-	now time.Time) ([]*Statement, error) {
+func insertStatements(ctx context.Context, tx *sqldb.Tx, list []*Statement, attachments map[string]Attachment, now time.Time) ([]*Statement, error) {
 	var fresh []*Statement
-	for i, st := range list {
+	for _, st := range list {
 		stored, same, err := storedAs(ctx, tx, st)
 		if err != nil {
 			return nil, err
@@ -62,10 +60,14 @@ func insertStatements(ctx context.Context, tx *sqldb.Tx, list []*Statement, bodi
 				return nil, fmt.Errorf("lrs: void statement: %w", err)
 			}
 		}
+		data, err := json.Marshal(st.Object)
+		if err != nil {
+			return nil, fmt.Errorf("lrs: encode statement: %w", err)
+		}
 		var seq int64
 		err = tx.QueryRowContext(ctx, `INSERT INTO lrs_statements (id, stored, verb, actor_key, object_type, object_id, object_agent_key, registration, body)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq`, st.ID, now, st.Verb, st.ActorKey, st.ObjectType, st.ObjectID, st.ObjectAgent,
-			st.Registration, bodies[i]).Scan(&seq)
+			st.Registration, string(data)).Scan(&seq)
 		if err != nil {
 			return nil, fmt.Errorf("lrs: insert statement: %w", err)
 		}
