@@ -55,6 +55,9 @@ type DB struct {
 	// a write of another has changed the database under.
 	writes     *sql.DB
 	writeStmts *statements
+	// commits queues the transactions for the writer, on SQLite, to run
+	// them in batches (group.go).
+	commits *commits
 	// maxIdle is the pool's number of idle connections kept (CloseIdle
 	// restores it).
 	maxIdle int
@@ -108,7 +111,10 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: ping %s: %w", path, err)
 	}
-	writes, err := sql.Open("sqlite", dsn)
+	// The writer runs batches of transactions in savepoints (group.go):
+	// SQLite keeps the pages each savepoint changes in a sub-journal,
+	// which in memory costs a copy instead of a write to a temporary file.
+	writes, err := sql.Open("sqlite", dsn+"&_pragma=temp_store(MEMORY)")
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: open %s: %w", path, err)
@@ -117,7 +123,7 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	writes.SetMaxIdleConns(1)
 	writes.SetConnMaxIdleTime(SQLiteIdleConn)
 	out := newDB(db, SQLite, path, 8)
-	out.writes, out.writeStmts = writes, newStatements(writes, maxStatements)
+	out.writes, out.writeStmts, out.commits = writes, newStatements(writes, maxStatements), newCommits()
 	return out, nil
 }
 
@@ -162,8 +168,7 @@ func (db *DB) Close() error {
 	return db.DB.Close()
 }
 
-// writePool is the pool and kept statements that transactions and
-// ExecContext run on.
+// writePool is the pool and kept statements that ExecContext runs on.
 func (db *DB) writePool() (*sql.DB, *statements) {
 	if db.writes != nil {
 		return db.writes, db.writeStmts
@@ -180,6 +185,8 @@ type Tx struct {
 	afterCommit []func()
 	signal      func()
 	signalled   bool
+	// batched is set on a transaction that runs in a batch (group.go).
+	batched bool
 }
 
 // AfterCommit runs fn once the transaction has committed (never on
@@ -197,7 +204,13 @@ func (tx *Tx) Signal() {
 
 // Tx runs fn in a transaction, committing when it returns nil.
 func (db *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
-	tx, err := db.run(ctx, fn)
+	var tx *Tx
+	var err error
+	if db.commits != nil {
+		tx, err = db.grouped(ctx, fn)
+	} else {
+		tx, err = db.run(ctx, fn)
+	}
 	if err != nil {
 		return err
 	}
@@ -207,15 +220,15 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
 	return nil
 }
 
-// run begins, runs fn and commits; code after the commit runs once the
-// writer's connection is free again, as it may start a transaction.
+// run begins, runs fn and commits (on PostgreSQL, where transactions run
+// side by side); code after the commit runs once the transaction's
+// connection is free again, as it may start a transaction.
 func (db *DB) run(ctx context.Context, fn func(tx *Tx) error) (*Tx, error) {
-	pool, stmts := db.writePool()
-	stx, err := pool.BeginTx(ctx, nil)
+	stx, err := db.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb: begin: %w", err)
 	}
-	tx := &Tx{Tx: stx, db: db, stmts: stmts, Dialect: db.Dialect, signal: db.Signal}
+	tx := &Tx{Tx: stx, db: db, stmts: db.stmts, Dialect: db.Dialect, signal: db.Signal}
 	defer func() {
 		if p := recover(); p != nil {
 			stx.Rollback()

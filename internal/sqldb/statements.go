@@ -245,8 +245,21 @@ func (tx *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
 	return tx.Tx.StmtContext(ctx, k.stmt)
 }
 
+// statementContext is the context a statement of the transaction runs
+// with. In a batch it is never cancelled: SQLite answers a cancelled
+// statement by interrupting the connection, which rolls back the whole
+// transaction, the other members' work with it. The member whose caller
+// went away is rolled back to its savepoint once it returns instead.
+func (tx *Tx) statementContext(ctx context.Context) context.Context {
+	if tx.batched {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
 // ExecContext runs query as the DB's kept statement, in the transaction.
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = tx.statementContext(ctx)
 	if st := tx.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -255,6 +268,7 @@ func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 
 // QueryContext runs query as the DB's kept statement, in the transaction.
 func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = tx.statementContext(ctx)
 	if st := tx.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -264,6 +278,7 @@ func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql
 // QueryRowContext runs query as the DB's kept statement, in the
 // transaction.
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = tx.statementContext(ctx)
 	if st := tx.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
