@@ -124,15 +124,7 @@ func isoDuration(d time.Duration) string {
 // function completes the topic and satisfies the AU's blocks and course,
 // after the commit.
 func (s *Service) Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope lrs.Scope, list []*lrs.Statement) (func(context.Context) error, error) {
-	sess, err := sessionBy(ctx, tx, "id", scope.Session)
-	if err != nil {
-		return nil, err
-	}
-	au, err := auByID(ctx, tx, sess.AUID)
-	if err != nil {
-		return nil, err
-	}
-	st, err := statusOf(ctx, tx, sess.Registration, au.ID)
+	sess, au, st, err := recordState(ctx, tx, scope.Session)
 	if err != nil {
 		return nil, err
 	}

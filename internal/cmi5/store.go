@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lms-platform/lms/internal/apperr"
@@ -155,18 +156,7 @@ func scanSession(row interface{ Scan(...any) error }) (session, error) {
 	var init, term, aband, last sql.NullTime
 	err := row.Scan(&s.ID, &s.Registration, &s.AUID, &s.TopicID, &s.UserID, &s.LaunchMode, &s.LaunchedAt, &init, &s.Completed, &s.Passed,
 		&s.Failed, &term, &aband, &s.Seconds, &last)
-	if last.Valid {
-		s.LastAt = &last.Time
-	}
-	if init.Valid {
-		s.Initialized = &init.Time
-	}
-	if term.Valid {
-		s.Terminated = &term.Time
-	}
-	if aband.Valid {
-		s.Abandoned = &aband.Time
-	}
+	s.Initialized, s.Terminated, s.Abandoned, s.LastAt = timeOrNil(init), timeOrNil(term), timeOrNil(aband), timeOrNil(last)
 	return s, err
 }
 
@@ -222,6 +212,61 @@ func statusOf(ctx context.Context, q sqldb.Querier, reg string, auID int64) (auS
 		return st, fmt.Errorf("cmi5: load AU status: %w", err)
 	}
 	return st, nil
+}
+
+// recordState reads what the rules check a session's statements against,
+// in one query as it runs in the writer's turn: the session, its AU (the
+// columns the rules need) and the AU's status in the registration.
+func recordState(ctx context.Context, q sqldb.Querier, sessionID string) (session, AUInfo, auStatus, error) {
+	var au AUInfo
+	var st auStatus
+	var mastery, score sql.NullFloat64
+	var completed, passed, satisfied sql.NullBool
+	row := q.QueryRowContext(ctx, `SELECT `+prefixed("s.", sessionColumns)+`, a.package_id, a.iri, a.move_on, a.mastery_score,
+st.completed, st.passed, st.satisfied, st.score
+FROM cmi5_sessions s JOIN cmi5_aus a ON a.id = s.au_id
+LEFT JOIN cmi5_au_status st ON st.registration = s.registration AND st.au_id = s.au_id
+WHERE s.id = $1`, sessionID)
+	sess, err := scanSession(scanAlso{row, []any{&au.packageID, &au.IRI, &au.MoveOn, &mastery, &completed, &passed, &satisfied, &score}})
+	if errors.Is(err, sql.ErrNoRows) {
+		return sess, au, st, apperr.New(apperr.NotFound, "Session not found.")
+	}
+	if err != nil {
+		return sess, au, st, fmt.Errorf("cmi5: load session: %w", err)
+	}
+	au.ID = sess.AUID
+	if mastery.Valid {
+		au.MasteryScore = &mastery.Float64
+	}
+	st.Completed, st.Passed, st.Satisfied = completed.Bool, passed.Bool, satisfied.Bool
+	if score.Valid {
+		st.Score = &score.Float64
+	}
+	return sess, au, st, nil
+}
+
+// scanAlso scans a row into a scan function's destinations and then more.
+type scanAlso struct {
+	row  *sql.Row
+	more []any
+}
+
+func (s scanAlso) Scan(dest ...any) error { return s.row.Scan(append(dest, s.more...)...) }
+
+// prefixed qualifies each of a list of columns with a table's alias.
+func prefixed(alias, columns string) string {
+	list := strings.Split(columns, ",")
+	for i, c := range list {
+		list[i] = alias + strings.TrimSpace(c)
+	}
+	return strings.Join(list, ", ")
+}
+
+func timeOrNil(t sql.NullTime) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	return &t.Time
 }
 
 func saveStatus(ctx context.Context, q sqldb.Querier, reg string, auID int64, st auStatus) error {

@@ -149,6 +149,13 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 			return nil, bad("The request carries an attachment (%s) no statement declares.", sha)
 		}
 	}
+	bodies := make([][]byte, len(list))
+	for i, st := range list {
+		var err error
+		if bodies[i], err = json.Marshal(st.Object); err != nil {
+			return nil, fmt.Errorf("lrs: encode statement: %w", err)
+		}
+	}
 	release, err := s.sessionLock(ctx, t, scope.Session)
 	if err != nil {
 		return nil, err
@@ -156,7 +163,7 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 	defer release()
 	var after func(context.Context) error
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
-		fresh, err := insertStatements(ctx, tx, list, attachments, now)
+		fresh, err := insertStatements(ctx, tx, list, bodies, attachments, now)
 		if err != nil || s.Rules == nil || scope.Admin || len(fresh) == 0 {
 			return err
 		}

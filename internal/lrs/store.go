@@ -33,49 +33,38 @@ func storedAs(ctx context.Context, q sqldb.Querier, st *Statement) (stored, same
 
 // insertStatements stores the statements not stored yet and returns them;
 // an id stored for another statement is a conflict, and voiding marks its
-// target.
-func insertStatements(ctx context.Context, tx *sqldb.Tx, list []*Statement, attachments map[string]Attachment, now time.Time) ([]*Statement, error) {
+// target. bodies holds each statement's JSON, encoded before the
+// transaction: on SQLite the transactions of all writers run one after the
+// other, so what can be done outside is.
+func insertStatements(ctx context.Context, tx *sqldb.Tx, list []*Statement, bodies [][]byte, attachments map[string]Attachment, now time.Time) ([]*Statement, error) {
 	var fresh []*Statement
-	for _, st := range list {
-		stored, same, err := storedAs(ctx, tx, st)
-		if err != nil {
-			return nil, err
+	for i, st := range list {
+		if st.Verb == VerbVoided {
+			if err := void(ctx, tx, st); err != nil {
+				return nil, err
+			}
 		}
-		if stored && !same {
-			return nil, apperr.New(apperr.Conflict, "The statement id "+st.ID+" is already stored for another statement.")
-		}
-		if stored {
+		// The insert itself finds an id stored before, which is rare: a
+		// lookup first would cost every statement a query.
+		var seq int64
+		err := tx.QueryRowContext(ctx, `INSERT INTO lrs_statements (id, stored, verb, actor_key, object_type, object_id, object_agent_key, registration, body)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING RETURNING seq`, st.ID, now, st.Verb, st.ActorKey, st.ObjectType, st.ObjectID, st.ObjectAgent,
+			st.Registration, string(bodies[i])).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			_, same, err := storedAs(ctx, tx, st)
+			if err != nil {
+				return nil, err
+			}
+			if !same {
+				return nil, apperr.New(apperr.Conflict, "The statement id "+st.ID+" is already stored for another statement.")
+			}
 			continue
 		}
-		if st.Verb == VerbVoided {
-			var verb string
-			err := tx.QueryRowContext(ctx, `SELECT verb FROM lrs_statements WHERE id = $1`, st.ObjectID).Scan(&verb)
-			if err == nil && verb == VerbVoided {
-				return nil, bad("A voiding statement cannot be voided.")
-			}
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return nil, fmt.Errorf("lrs: look up voided statement: %w", err)
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE lrs_statements SET voided = TRUE WHERE id = $1`, st.ObjectID); err != nil {
-				return nil, fmt.Errorf("lrs: void statement: %w", err)
-			}
-		}
-		data, err := json.Marshal(st.Object)
-		if err != nil {
-			return nil, fmt.Errorf("lrs: encode statement: %w", err)
-		}
-		var seq int64
-		err = tx.QueryRowContext(ctx, `INSERT INTO lrs_statements (id, stored, verb, actor_key, object_type, object_id, object_agent_key, registration, body)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq`, st.ID, now, st.Verb, st.ActorKey, st.ObjectType, st.ObjectID, st.ObjectAgent,
-			st.Registration, string(data)).Scan(&seq)
 		if err != nil {
 			return nil, fmt.Errorf("lrs: insert statement: %w", err)
 		}
-		for _, r := range st.Related {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO lrs_statement_related (seq, kind, value) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-				seq, r.Kind, r.Value); err != nil {
-				return nil, fmt.Errorf("lrs: insert related: %w", err)
-			}
+		if err := insertRelated(ctx, tx, seq, st.Related); err != nil {
+			return nil, err
 		}
 		for _, a := range st.Attachments {
 			at, ok := attachments[a.SHA2]
@@ -90,6 +79,57 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq`, st.ID, now, st.Verb,
 		fresh = append(fresh, st)
 	}
 	return fresh, nil
+}
+
+// void marks the statement a voiding statement names as voided, unless
+// that one voids too. A voiding statement stored before voided its target
+// then already, so repeating it is harmless.
+func void(ctx context.Context, tx *sqldb.Tx, st *Statement) error {
+	var verb string
+	err := tx.QueryRowContext(ctx, `SELECT verb FROM lrs_statements WHERE id = $1`, st.ObjectID).Scan(&verb)
+	if err == nil && verb == VerbVoided {
+		return bad("A voiding statement cannot be voided.")
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("lrs: look up voided statement: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE lrs_statements SET voided = TRUE WHERE id = $1`, st.ObjectID); err != nil {
+		return fmt.Errorf("lrs: void statement: %w", err)
+	}
+	return nil
+}
+
+// insertRelated stores the activities and agents a statement names
+// beyond actor and object, a few hundred rows to an INSERT.
+func insertRelated(ctx context.Context, tx *sqldb.Tx, seq int64, related []Related) error {
+	const perInsert = 300 // 900 parameters, well below both engines' limits
+	seen := make(map[Related]bool, len(related))
+	var args sqldb.Args
+	var rows []string
+	flush := func() error {
+		if len(rows) == 0 {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO lrs_statement_related (seq, kind, value) VALUES `+strings.Join(rows, ", ")+` ON CONFLICT DO NOTHING`, args...)
+		if err != nil {
+			return fmt.Errorf("lrs: insert related: %w", err)
+		}
+		args, rows = nil, nil
+		return nil
+	}
+	for _, r := range related {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		rows = append(rows, "("+args.Add(seq)+", "+args.Add(r.Kind)+", "+args.Add(r.Value)+")")
+		if len(rows) == perInsert {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
 }
 
 func statementByID(ctx context.Context, q sqldb.Querier, id string) (*StoredStatement, error) {
