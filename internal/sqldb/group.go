@@ -154,10 +154,11 @@ func (db *DB) runBatch(batch []*member) {
 // gone.
 func (db *DB) runMember(stx *sql.Tx, m *member) error {
 	ctx := context.Background()
-	if _, err := stx.ExecContext(ctx, "SAVEPOINT member"); err != nil {
+	tx := &Tx{Tx: stx, db: db, stmts: db.writeStmts, Dialect: db.Dialect, signal: db.Signal, batched: true}
+	// The savepoint statements are kept prepared like any other.
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT member"); err != nil {
 		return err
 	}
-	tx := &Tx{Tx: stx, db: db, stmts: db.writeStmts, Dialect: db.Dialect, signal: db.Signal, batched: true}
 	func() {
 		defer func() { m.panicked = recover() }()
 		m.err = m.fn(tx)
@@ -168,10 +169,10 @@ func (db *DB) runMember(stx *sql.Tx, m *member) error {
 		}
 	}
 	if m.tx == nil {
-		if _, err := stx.ExecContext(ctx, "ROLLBACK TO member"); err != nil {
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO member"); err != nil {
 			return err
 		}
 	}
-	_, err := stx.ExecContext(ctx, "RELEASE member")
+	_, err := tx.ExecContext(ctx, "RELEASE member")
 	return err
 }
