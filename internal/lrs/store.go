@@ -13,22 +13,17 @@ import (
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
-// storedAs tells whether a statement is stored under st's id, and if so
-// whether it is st.
-func storedAs(ctx context.Context, q sqldb.Querier, st *Statement) (stored, same bool, err error) {
+// sameAsStored tells whether the statement stored under st's id is st.
+func sameAsStored(ctx context.Context, q sqldb.Querier, st *Statement) (bool, error) {
 	var body string
-	err = q.QueryRowContext(ctx, `SELECT body FROM lrs_statements WHERE id = $1`, st.ID).Scan(&body)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, false, nil
-	}
-	if err != nil {
-		return false, false, fmt.Errorf("lrs: look up statement: %w", err)
+	if err := q.QueryRowContext(ctx, `SELECT body FROM lrs_statements WHERE id = $1`, st.ID).Scan(&body); err != nil {
+		return false, fmt.Errorf("lrs: look up statement: %w", err)
 	}
 	var old map[string]any
 	d := json.NewDecoder(strings.NewReader(body))
 	d.UseNumber()
 	d.Decode(&old)
-	return true, sameStatement(old, st.Object), nil
+	return sameStatement(old, st.Object), nil
 }
 
 // insertStatements stores the statements not stored yet and returns them;
@@ -51,7 +46,7 @@ func insertStatements(ctx context.Context, tx *sqldb.Tx, list []*Statement, bodi
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING RETURNING seq`, st.ID, now, st.Verb, st.ActorKey, st.ObjectType, st.ObjectID, st.ObjectAgent,
 			st.Registration, string(bodies[i])).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
-			_, same, err := storedAs(ctx, tx, st)
+			same, err := sameAsStored(ctx, tx, st)
 			if err != nil {
 				return nil, err
 			}

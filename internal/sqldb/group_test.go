@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,11 +18,7 @@ import (
 // neighbours in the batch commit.
 func TestSQLiteTransactionsCommitInBatches(t *testing.T) {
 	ctx := context.Background()
-	db, err := OpenSQLite(ctx, filepath.Join(t.TempDir(), "g.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := dialects(t)["sqlite"](t)
 	kv(t, db)
 	if _, err := db.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES (0, '0')`); err != nil {
 		t.Fatal(err)

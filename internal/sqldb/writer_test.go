@@ -2,7 +2,6 @@ package sqldb
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -14,11 +13,7 @@ import (
 // Go rather than in SQLite's busy handler.
 func TestSQLiteWritesQueueOnOneConnection(t *testing.T) {
 	ctx := context.Background()
-	db, err := OpenSQLite(ctx, filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := dialects(t)["sqlite"](t)
 	kv(t, db)
 	const each = 40
 	var wg sync.WaitGroup
