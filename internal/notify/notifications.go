@@ -118,8 +118,9 @@ func (n *Notifications) Listener(ctx context.Context, t *platform.Tenant, ev eve
 	return nil
 }
 
-// List returns one page of the notifications f selects, newest first, and
-// how many there are in all.
+// List returns one page of the notifications f selects, newest event
+// first (deliveries may land in another order), and how many there are in
+// all.
 func (n *Notifications) List(ctx context.Context, t *platform.Tenant, f Filter) ([]Notification, int64, error) {
 	var where []string
 	var args []any
@@ -142,7 +143,7 @@ func (n *Notifications) List(ctx context.Context, t *platform.Tenant, f Filter) 
 		return nil, 0, fmt.Errorf("notify: count notifications: %w", err)
 	}
 	query := `SELECT id, user_id, event, data, read_at, created_at FROM notifications` + cond +
-		` ORDER BY id DESC LIMIT ` + arg(f.Limit) + ` OFFSET ` + arg(f.Offset)
+		` ORDER BY event_id DESC, id DESC LIMIT ` + arg(f.Limit) + ` OFFSET ` + arg(f.Offset)
 	rows, err := t.DB.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("notify: list notifications: %w", err)
