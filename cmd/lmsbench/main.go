@@ -212,7 +212,7 @@ func scratchDatabase(ctx context.Context, url string) (string, func(), error) {
 	buf := make([]byte, 4)
 	rand.Read(buf)
 	name := "lmsbench_" + hex.EncodeToString(buf)
-	if err := sqldb.CreateDatabase(ctx, url, name); err != nil {
+	if err := sqldb.CreateMigrated(ctx, url, name, sqldb.PlatformSet); err != nil {
 		return "", nil, err
 	}
 	drop := func() { sqldb.DropDatabasesLike(ctx, url, name) }

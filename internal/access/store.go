@@ -16,26 +16,29 @@ func SeedRoles(ctx context.Context, db *sqldb.DB) error {
 	if done, err := seeded(ctx, db); err != nil || done {
 		return err
 	}
-	insertIgnore := "INSERT INTO %s (name) VALUES ($1) ON CONFLICT (name) DO NOTHING"
-	for _, role := range Roles {
-		if _, err := db.ExecContext(ctx, fmt.Sprintf(insertIgnore, "roles"), role); err != nil {
-			return fmt.Errorf("access: seed role %s: %w", role, err)
-		}
-	}
-	for _, row := range Seed {
-		if _, err := db.ExecContext(ctx, fmt.Sprintf(insertIgnore, "permissions"), string(row.Permission)); err != nil {
-			return fmt.Errorf("access: seed permission %s: %w", row.Permission, err)
-		}
-		for _, role := range row.Roles {
-			_, err := db.ExecContext(ctx, `INSERT INTO role_permissions (role_id, permission_id)
-				SELECT r.id, p.id FROM roles r, permissions p WHERE r.name = $1 AND p.name = $2
-				ON CONFLICT (role_id, permission_id) DO NOTHING`, role, string(row.Permission))
-			if err != nil {
-				return fmt.Errorf("access: grant %s to %s: %w", row.Permission, role, err)
+	// One transaction: a new database takes some 160 rows, one commit.
+	return db.Tx(ctx, func(tx *sqldb.Tx) error {
+		insertIgnore := "INSERT INTO %s (name) VALUES ($1) ON CONFLICT (name) DO NOTHING"
+		for _, role := range Roles {
+			if _, err := tx.ExecContext(ctx, fmt.Sprintf(insertIgnore, "roles"), role); err != nil {
+				return fmt.Errorf("access: seed role %s: %w", role, err)
 			}
 		}
-	}
-	return nil
+		for _, row := range Seed {
+			if _, err := tx.ExecContext(ctx, fmt.Sprintf(insertIgnore, "permissions"), string(row.Permission)); err != nil {
+				return fmt.Errorf("access: seed permission %s: %w", row.Permission, err)
+			}
+			for _, role := range row.Roles {
+				_, err := tx.ExecContext(ctx, `INSERT INTO role_permissions (role_id, permission_id)
+					SELECT r.id, p.id FROM roles r, permissions p WHERE r.name = $1 AND p.name = $2
+					ON CONFLICT (role_id, permission_id) DO NOTHING`, role, string(row.Permission))
+				if err != nil {
+					return fmt.Errorf("access: grant %s to %s: %w", row.Permission, role, err)
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // seeded reports whether the database holds every role, permission and

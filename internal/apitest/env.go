@@ -156,7 +156,7 @@ func postgresDatabase(t testing.TB) string {
 	rand.Read(b)
 	name := "lmstest_" + hex.EncodeToString(b)
 	ctx := context.Background()
-	if err := sqldb.CreateDatabase(ctx, serverURL, name); err != nil {
+	if err := sqldb.CreateMigrated(ctx, serverURL, name, sqldb.PlatformSet); err != nil {
 		t.Fatalf("apitest: %v", err)
 	}
 	t.Cleanup(func() {

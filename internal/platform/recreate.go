@@ -33,10 +33,8 @@ func (ts *Tenants) Recreate(ctx context.Context, rec Record) error {
 	if err != nil {
 		return err
 	}
-	if ts.opts.DatabaseURL != "" {
-		if err := sqldb.CreateDatabase(ctx, ts.opts.DatabaseURL, rec.DatabaseName); err != nil {
-			return err
-		}
+	if err := ts.createDatabase(ctx, rec); err != nil {
+		return err
 	}
 	db, err := sqldb.Open(ctx, loc)
 	if err != nil {

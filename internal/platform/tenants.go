@@ -404,10 +404,8 @@ func (ts *Tenants) databaseLocation(rec Record) (string, error) {
 // Provision creates the tenant's database (on PostgreSQL), migrates it and
 // seeds the roles. It is idempotent.
 func (ts *Tenants) Provision(ctx context.Context, rec Record) error {
-	if ts.opts.DatabaseURL != "" {
-		if err := sqldb.CreateDatabase(ctx, ts.opts.DatabaseURL, rec.DatabaseName); err != nil {
-			return err
-		}
+	if err := ts.createDatabase(ctx, rec); err != nil {
+		return err
 	}
 	loc, err := ts.databaseLocation(rec)
 	if err != nil {
@@ -419,6 +417,16 @@ func (ts *Tenants) Provision(ctx context.Context, rec Record) error {
 	}
 	defer db.Close()
 	return migrateTenant(ctx, db)
+}
+
+// createDatabase creates the tenant's database on PostgreSQL, a copy of
+// the migrated template, unless it exists; SQLite makes its file when it is
+// opened.
+func (ts *Tenants) createDatabase(ctx context.Context, rec Record) error {
+	if ts.opts.DatabaseURL == "" {
+		return nil
+	}
+	return sqldb.CreateMigrated(ctx, ts.opts.DatabaseURL, rec.DatabaseName, sqldb.TenantSet)
 }
 
 func migrateTenant(ctx context.Context, db *sqldb.DB) error {
@@ -437,10 +445,8 @@ func (ts *Tenants) openTenant(ctx context.Context, rec Record) (*Tenant, error) 
 	if err != nil {
 		return nil, err
 	}
-	if ts.opts.DatabaseURL != "" {
-		if err := sqldb.CreateDatabase(ctx, ts.opts.DatabaseURL, rec.DatabaseName); err != nil {
-			return nil, err
-		}
+	if err := ts.createDatabase(ctx, rec); err != nil {
+		return nil, err
 	}
 	db, err := sqldb.Open(ctx, loc)
 	if err != nil {

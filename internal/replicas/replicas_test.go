@@ -92,7 +92,7 @@ func newCluster(t *testing.T, b backends) *cluster {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	name := "lmsreplicas_" + strings.ToLower(rand.Text()[:10])
-	if err := sqldb.CreateDatabase(ctx, b.pg, name); err != nil {
+	if err := sqldb.CreateMigrated(ctx, b.pg, name, sqldb.PlatformSet); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

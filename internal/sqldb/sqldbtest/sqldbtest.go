@@ -17,7 +17,7 @@ func Postgres(t *testing.T, serverURL, prefix string, set sqldb.Set) *sqldb.DB {
 	t.Helper()
 	ctx := context.Background()
 	name := prefix + "_" + strings.ToLower(rand.Text()[:10])
-	if err := sqldb.CreateDatabase(ctx, serverURL, name); err != nil {
+	if err := sqldb.CreateMigrated(ctx, serverURL, name, set); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
