@@ -133,7 +133,7 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 				DeploymentID: f.Get("lti_deployment_id"), ClientID: f.Get("client_id")})
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: LaunchPath, Tags: toolTags, Status: http.StatusSeeOther,
-		MaxBody: 64 << 10, Credentials: true, Errors: []int{400, 403, 415, 422, 503},
+		MaxBody: 64 << 10, Credentials: true, Errors: []int{400, 401, 403, 415, 422, 503},
 		Summary: "LTI resource link launch: the platform's signed id_token (form post of id_token and state)",
 		Description: "Checks, in this order, each refusal naming its check in `error`: the `state` of the login " +
 			"(401 `invalid_state`: unknown, used or expired), the JWT (401 `invalid_token`), its algorithm (401 " +
@@ -168,10 +168,11 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 			return redirectTo(http.StatusSeeOther, front(t.Record)+"/lti/launch?"+q.Encode()), nil
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/tool/exchange", Tags: toolTags,
-		Limit: &httpx.RateLimit{Limit: 30, Per: httpx.PerIP}, MaxBody: 4 << 10, Credentials: true,
+		Limit: &httpx.RateLimit{Limit: 30, Per: httpx.PerIP}, MaxBody: 4 << 10, Credentials: true, Errors: []int{401},
 		Summary: "Exchange the one-time code of a launch for an access token",
 		Description: "The code is valid once, for one minute after the launch. An unknown, used or expired code " +
-			"answers 401 with `error` `invalid_code`. The token is a regular access token of the launched user."},
+			"answers 401 with `error` `invalid_code`. The token is a regular access token of the launched user. " +
+			"30 calls a minute per IP, counted whatever they answer (429 with Retry-After beyond)."},
 		func(ctx context.Context, in *exchangeInput) (*httpx.Response[auth.Issued], error) {
 			out, err := s.Exchange(ctx, httpx.TenantFrom(ctx), in.Body.Code)
 			if err != nil {
@@ -522,8 +523,10 @@ func serviceRoutes(api huma.API, s *Platform) {
 			}
 			return &tokenOutput{CacheControl: "no-store", Body: tok}, nil
 		})
+	// Every grade service answers 401 without a service token and 403
+	// without its scope (serviceCaller).
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/lti/ags/{topic}/lineitems", Tags: toolTags,
-		Summary: "AGS: the line items of an lti topic", Description: "Scope lineitem or lineitem.readonly." + agsDoc},
+		Errors: []int{401, 403}, Summary: "AGS: the line items of an lti topic", Description: "Scope lineitem or lineitem.readonly." + agsDoc},
 		func(ctx context.Context, in *agsInput) (*lineItemsOutput, error) {
 			out, err := s.LineItems(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Authorization, in.Topic)
 			if err != nil {
@@ -532,7 +535,7 @@ func serviceRoutes(api huma.API, s *Platform) {
 			return &lineItemsOutput{ContentType: "application/vnd.ims.lis.v2.lineitemcontainer+json", Body: out}, nil
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/ags/{topic}/lineitems", Tags: toolTags,
-		Status: 201, MaxBody: 16 << 10, Errors: []int{422},
+		Status: 201, MaxBody: 16 << 10, Errors: []int{401, 403, 422},
 		Summary: "AGS: add a line item to an lti topic", Description: "Scope lineitem. Body {label, scoreMaximum, resourceId?, tag?}." + agsDoc},
 		func(ctx context.Context, in *agsBodyInput) (*lineItemOutput, error) {
 			li, err := s.AddLineItem(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Authorization, in.Topic, in.RawBody)
@@ -542,7 +545,7 @@ func serviceRoutes(api huma.API, s *Platform) {
 			return &lineItemOutput{Status: 201, ContentType: "application/vnd.ims.lis.v2.lineitem+json", Body: li}, nil
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/ags/{topic}/lineitems/{lineitem}/scores", Tags: toolTags,
-		Status: 204, MaxBody: 16 << 10, Errors: []int{422},
+		Status: 204, MaxBody: 16 << 10, Errors: []int{401, 403, 422},
 		Summary: "AGS: post a learner's score; a completed activity or a fully graded score completes the topic",
 		Description: "Scope score. Body {userId (the sub of our launch), scoreGiven?, scoreMaximum?, activityProgress, " +
 			"gradingProgress, timestamp}. The score is recorded per line item and learner; the learner must hold access to " +

@@ -37,6 +37,7 @@ type twoTenants struct {
 	courseA, lessonA int64
 	courseB, topicB  int64
 	tool             map[string]any
+	log              *syncBuffer
 }
 
 func (w *twoTenants) do(t *testing.T, want int, method, origin, path, token string, body any) *apitest.Response {
@@ -72,12 +73,13 @@ func (w *twoTenants) browse(t *testing.T, method, rawURL, form string) *http.Res
 }
 
 func newTwoTenants(t *testing.T, backend string) *twoTenants {
-	env := apitest.New(t, backend, apitest.Options{Configure: func(c *config.Config) {
+	log := &syncBuffer{}
+	env := apitest.New(t, backend, apitest.Options{Log: log, Configure: func(c *config.Config) {
 		c.FetchAllowPrivate = true
 		c.WebURL = "https://{host}"
 	}})
 	ctx := context.Background()
-	w := &twoTenants{env: env}
+	w := &twoTenants{env: env, log: log}
 	_, w.port, _ = strings.Cut(strings.TrimPrefix(env.HTTP.URL, "http://"), ":")
 	w.originA, w.originB = "http://127.0.0.1:"+w.port, "http://localhost:"+w.port
 	for host, email := range map[string]string{"127.0.0.1": "admin@a.test", "localhost": "admin@b.test"} {
@@ -170,6 +172,7 @@ func TestPlatformLaunchesTool(t *testing.T) {
 			if !strings.HasPrefix(authorize, w.originA+lti.AuthorizePath+"?") {
 				t.Fatalf("the tool sent the browser to %s", authorize)
 			}
+			hint, _ := url.Parse(authorize)
 			action, fields := w.authorizeForm(t, authorize)
 			if action != w.originB+lti.LaunchPath || fields.Get("id_token") == "" {
 				t.Fatalf("form: %s %v", action, fields)
@@ -194,7 +197,19 @@ func TestPlatformLaunchesTool(t *testing.T) {
 				t.Fatalf("user on B: %s", me.Body)
 			}
 			w.do(t, 200, "GET", w.originB, "/api/courses/"+strconv.FormatInt(w.courseB, 10)+"/program", ex.String("data.token"), nil)
-			w.gradeBack(t)
+			secrets := append(w.gradeBack(t), hint.Query().Get("login_hint"), fields.Get("id_token"), fields.Get("state"),
+				loc.Query().Get("code"), ex.String("data.token"))
+			// The log holds the requests of both roles, and none of the
+			// secrets they carried.
+			log := w.log.String()
+			if !strings.Contains(log, `"route":"GET `+lti.AuthorizePath+`"`) || !strings.Contains(log, `"route":"POST `+lti.TokenPath+`"`) {
+				t.Fatalf("the server log was not captured: %.500s", log)
+			}
+			for _, secret := range secrets {
+				if secret == "" || strings.Contains(log, secret) {
+					t.Fatalf("a secret of the protocol (%.12s…) is empty or reached the log", secret)
+				}
+			}
 		})
 	}
 }
@@ -212,29 +227,59 @@ func (w *twoTenants) keyOfB(t *testing.T) (*rsa.PrivateKey, string) {
 	return tenantB.Keys.Private, tenantB.Keys.ID
 }
 
+// tokenAnswer is the token endpoint's answer: a token or an OAuth error.
+type tokenAnswer struct {
+	lti.ServiceToken
+	Error string `json:"error"`
+}
+
+// askToken posts a client assertion for scope to A's token endpoint.
+func (w *twoTenants) askToken(t *testing.T, assertion, scope string) (int, tokenAnswer) {
+	t.Helper()
+	form := url.Values{"grant_type": {"client_credentials"}, "client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"},
+		"client_assertion": {assertion}, "scope": {scope}}
+	res := w.browse(t, "POST", w.originA+lti.TokenPath, form.Encode())
+	var out tokenAnswer
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		t.Fatalf("token answer: %d %v", res.StatusCode, err)
+	}
+	return res.StatusCode, out
+}
+
 // gradeBack is the tool (B) sending a score through AGS: a token for its
 // client assertion signed with B's key, a line item, a completed score;
-// the topic is then complete for A's learner.
-func (w *twoTenants) gradeBack(t *testing.T) {
+// the topic is then complete for A's learner. Scopes are checked: none
+// offered is refused, the unknown ones are dropped, and a token without
+// a service's scope is refused there. It returns the assertions and
+// tokens it used.
+func (w *twoTenants) gradeBack(t *testing.T) []string {
 	t.Helper()
 	keyB, kidB := w.keyOfB(t)
 	now := w.env.Clock.Now()
 	clientID := w.tool["client_id"].(string)
-	assertion := sign(t, jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
-		"iat": now.Unix(), "exp": now.Add(time.Minute).Unix(), "jti": "j1"}, kidB, keyB)
-	form := url.Values{"grant_type": {"client_credentials"}, "client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"},
-		"client_assertion": {assertion}, "scope": {lti.ScopeLineItem + " " + lti.ScopeScore + " https://example/other"}}
-	res := w.browse(t, "POST", w.originA+lti.TokenPath, form.Encode())
-	var tok lti.ServiceToken
-	if err := json.NewDecoder(res.Body).Decode(&tok); err != nil || res.StatusCode != 200 || tok.Scope != lti.ScopeLineItem+" "+lti.ScopeScore {
-		t.Fatalf("token: %d %+v", res.StatusCode, tok)
+	assertion := func(jti string, key *rsa.PrivateKey) string {
+		return sign(t, jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
+			"iat": now.Unix(), "exp": now.Add(time.Minute).Unix(), "jti": jti}, kidB, key)
+	}
+	full := assertion("j1", keyB)
+	status, tok := w.askToken(t, full, lti.ScopeLineItem+" "+lti.ScopeScore+" https://example/other")
+	if status != 200 || tok.Scope != lti.ScopeLineItem+" "+lti.ScopeScore {
+		t.Fatalf("token: %d %+v", status, tok)
 	}
 	// Another key than the tool's is refused.
-	forged := sign(t, jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
-		"iat": now.Unix(), "exp": now.Add(time.Minute).Unix()}, kidB, mustKey(t))
-	form.Set("client_assertion", forged)
-	if res := w.browse(t, "POST", w.originA+lti.TokenPath, form.Encode()); res.StatusCode != 401 {
-		t.Fatalf("forged assertion: %d", res.StatusCode)
+	if status, out := w.askToken(t, assertion("j-forged", mustKey(t)), lti.ScopeScore); status != 401 || out.Error != "invalid_client" {
+		t.Fatalf("forged assertion: %d %+v", status, out)
+	}
+	// No scope we offer: 400 invalid_scope (RFC 6749 5.2), issuing
+	// nothing and keeping nothing, so the assertion still serves once.
+	scoreOnly := assertion("j2", keyB)
+	if status, out := w.askToken(t, scoreOnly, "https://example/other"); status != 400 ||
+		out.Error != "invalid_scope" || out.AccessToken != "" {
+		t.Fatalf("unknown scope: %d %+v", status, out)
+	}
+	status, scoreTok := w.askToken(t, scoreOnly, lti.ScopeScore)
+	if status != 200 || scoreTok.Scope != lti.ScopeScore {
+		t.Fatalf("score token: %d %+v", status, scoreTok)
 	}
 	items := w.originA + "/api/lti/ags/" + strconv.FormatInt(w.topic, 10) + "/lineitems"
 	call := func(method, u, ctype, body, bearer string) *http.Response {
@@ -254,6 +299,14 @@ func (w *twoTenants) gradeBack(t *testing.T) {
 	if res := call("GET", items, "", "", "made-up"); res.StatusCode != 401 {
 		t.Fatalf("line items without a token: %d", res.StatusCode)
 	}
+	// The score scope alone neither lists nor adds line items.
+	if res := call("GET", items, "", "", scoreTok.AccessToken); res.StatusCode != 403 {
+		t.Fatalf("line items with the score scope: %d %s", res.StatusCode, readAll(t, res))
+	}
+	if res := call("POST", items, "application/vnd.ims.lis.v2.lineitem+json", `{"label":"Week 1","scoreMaximum":10}`,
+		scoreTok.AccessToken); res.StatusCode != 403 {
+		t.Fatalf("a line item with the score scope: %d %s", res.StatusCode, readAll(t, res))
+	}
 	created := call("POST", items, "application/vnd.ims.lis.v2.lineitem+json", `{"label":"Week 1","scoreMaximum":10}`, tok.AccessToken)
 	var li lti.LineItem
 	if err := json.NewDecoder(created.Body).Decode(&li); err != nil || created.StatusCode != 201 || !strings.HasPrefix(li.ID, items+"/") {
@@ -267,16 +320,21 @@ func (w *twoTenants) gradeBack(t *testing.T) {
 	recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
 	tenantA, release := w.env.OpenTenant(recA)
 	defer release()
-	var status int
+	var progress int
 	var given float64
 	ctx := context.Background()
 	if err := tenantA.DB.QueryRowContext(ctx, `SELECT status FROM topic_progress WHERE user_id = $1 AND topic_id = $2`,
-		w.studentID, w.topic).Scan(&status); err != nil || status != 1 {
-		t.Fatalf("topic progress: %d %v", status, err)
+		w.studentID, w.topic).Scan(&progress); err != nil || progress != 1 {
+		t.Fatalf("topic progress: %d %v", progress, err)
 	}
 	if err := tenantA.DB.QueryRowContext(ctx, `SELECT score_given FROM lti_scores WHERE user_id = $1`, w.studentID).Scan(&given); err != nil || given != 8 {
 		t.Fatalf("score: %v %v", given, err)
 	}
+	var made int
+	if err := tenantA.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM lti_line_items`).Scan(&made); err != nil || made != 1 {
+		t.Fatalf("%d line items, want the one made with the lineitem scope: %v", made, err)
+	}
+	return []string{full, scoreOnly, tok.AccessToken, scoreTok.AccessToken}
 }
 
 func mustKey(t *testing.T) *rsa.PrivateKey {

@@ -145,9 +145,10 @@ type world struct {
 	platform *testPlatform
 	courseID int64
 	regID    int64
-	log      *bytes.Buffer
+	log      *syncBuffer
 }
 
+// syncBuffer is a server log the tests read while the server writes it.
 type syncBuffer struct {
 	mu sync.Mutex
 	bytes.Buffer
@@ -159,13 +160,19 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	return b.Buffer.Write(p)
 }
 
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.Buffer.String()
+}
+
 func newWorld(t *testing.T, backend string) *world {
 	log := &syncBuffer{}
 	env := apitest.New(t, backend, apitest.Options{Log: log, Configure: func(c *config.Config) {
 		c.FetchAllowPrivate = true
 		c.WebURL = "https://{host}"
 	}})
-	w := &world{env: env, platform: newTestPlatform(t), log: &log.Buffer}
+	w := &world{env: env, platform: newTestPlatform(t), log: log}
 	admin := env.As("admin")
 	course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Launched", "status": "published"})
 	w.courseID = int64(course.Number("data.id"))
@@ -563,5 +570,177 @@ func TestRegistrations(t *testing.T) {
 	if jwks.Status != 200 || jwks.String("keys.0.kty") != "RSA" || jwks.String("keys.0.alg") != "RS256" ||
 		other.String("keys.0.kid") == jwks.String("keys.0.kid") {
 		t.Fatalf("jwks: %s / %s", jwks.Body, other.Body)
+	}
+}
+
+// TestToolLogin checks the login initiation: the form post keeps a state
+// a launch then uses, as the query does; each refusal, by query or form,
+// names its check and keeps no state.
+func TestToolLogin(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			env := w.env
+			good := url.Values{"iss": {issuer}, "login_hint": {"user-7"}, "target_link_uri": {"https://tool/launch"},
+				"lti_deployment_id": {deploy}}
+			form := "application/x-www-form-urlencoded"
+			res := w.noFollow(t, "POST", env.Host, lti.LoginPath, form, good.Encode())
+			loc, err := url.Parse(res.Header.Get("Location"))
+			if res.StatusCode != http.StatusFound || err != nil || !strings.HasPrefix(loc.String(), issuer+"/mod/lti/auth.php?") {
+				t.Fatalf("form login: %d %s", res.StatusCode, loc)
+			}
+			q := loc.Query()
+			idToken := sign(t, w.claims(q.Get("nonce"), "s"), "platform-key-1", w.platform.key("platform-key-1"))
+			if r := w.launch(t, env.Host, idToken, q.Get("state")); r.status != http.StatusSeeOther {
+				t.Fatalf("launch after a form login: %d %s", r.status, r.code)
+			}
+
+			changed := func(key, value string) url.Values {
+				v := url.Values{}
+				for k := range good {
+					v.Set(k, good.Get(k))
+				}
+				if value == "" {
+					v.Del(key)
+				} else {
+					v.Set(key, value)
+				}
+				return v
+			}
+			refused := func(t *testing.T, v url.Values, status int, code string) {
+				t.Helper()
+				for _, req := range []apitest.Request{
+					{Method: "GET", Path: lti.LoginPath + "?" + v.Encode()},
+					{Method: "POST", Path: lti.LoginPath, Body: v.Encode(), Type: form},
+				} {
+					if res := env.Do(req); res.Status != status || res.String("error") != code {
+						t.Errorf("%s: %d %s, want %d %s", req.Method, res.Status, res.Body, status, code)
+					}
+				}
+			}
+			states := env.Count(t, `SELECT COUNT(*) FROM lti_states`)
+			for _, tc := range []struct {
+				name   string
+				query  url.Values
+				status int
+				code   string
+			}{
+				{"no iss", changed("iss", ""), 400, "invalid_login"},
+				{"no login_hint", changed("login_hint", ""), 400, "invalid_login"},
+				{"no target_link_uri", changed("target_link_uri", ""), 400, "invalid_login"},
+				{"unknown issuer", changed("iss", "https://evil.example"), 400, "unknown_platform"},
+				{"unknown client_id", changed("client_id", "someone-else"), 400, "unknown_platform"},
+				{"unknown deployment", changed("lti_deployment_id", "deployment-2"), 403, "unknown_deployment"},
+			} {
+				t.Run(tc.name, func(t *testing.T) { refused(t, tc.query, tc.status, tc.code) })
+			}
+			// A body that is not a form is refused before it is read.
+			if res := env.Do(apitest.Request{Method: "POST", Path: lti.LoginPath, Body: map[string]string{"iss": issuer}}); res.Status != 415 {
+				t.Errorf("JSON login: %d %s", res.Status, res.Body)
+			}
+			// A second registration of the issuer: the login must say
+			// which, by client_id.
+			env.Call(t, 201, "POST", "/api/admin/lti/registrations", env.As("admin").Token, map[string]any{
+				"name": "Moodle, second site", "issuer": issuer, "client_id": "tool-client-2",
+				"auth_login_url": issuer + "/mod/lti/auth.php", "jwks_url": w.platform.srv.URL + "/jwks", "deployment_ids": []string{deploy},
+			})
+			refused(t, good, 400, "client_id_required")
+			if n := env.Count(t, `SELECT COUNT(*) FROM lti_states`); n != states {
+				t.Fatalf("refused logins kept %d states", n-states)
+			}
+			if res := w.noFollow(t, "GET", env.Host, lti.LoginPath+"?"+changed("client_id", "tool-client-2").Encode(), "", ""); res.StatusCode != http.StatusFound ||
+				!strings.Contains(res.Header.Get("Location"), "client_id=tool-client-2") {
+				t.Fatalf("login naming its client_id: %d %s", res.StatusCode, res.Header.Get("Location"))
+			}
+		})
+	}
+}
+
+// TestExchangeIsLimited: the exchange takes 30 calls a minute per IP,
+// whatever they answer; the 31st is refused before its code is read (the
+// code stays unused), and the next minute opens a new window.
+func TestExchangeIsLimited(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			code := w.goodLaunch(t, "sub-patient").Query().Get("code")
+			for i := range 30 {
+				if res := w.exchange(t, "made-up"); res.Status != 401 || res.String("error") != "invalid_code" {
+					t.Fatalf("call %d: %d %s", i+1, res.Status, res.Body)
+				}
+			}
+			res := w.exchange(t, code)
+			if wait, err := strconv.Atoi(res.Header.Get("Retry-After")); res.Status != http.StatusTooManyRequests ||
+				err != nil || wait < 1 || wait > 60 {
+				t.Fatalf("31st call: %d %v %s", res.Status, res.Header, res.Body)
+			}
+			if n := w.env.Count(t, `SELECT COUNT(*) FROM lti_codes WHERE used_at IS NULL`); n != 1 {
+				t.Fatalf("%d unused codes after the refused call, want 1", n)
+			}
+			w.env.Clock.Advance(time.Minute)
+			code = w.goodLaunch(t, "sub-patient").Query().Get("code")
+			if res := w.exchange(t, code); res.Status != 200 || res.String("data.token") == "" {
+				t.Fatalf("exchange in the next window: %d %s", res.Status, res.Body)
+			}
+		})
+	}
+}
+
+// roleCases are roles claims of launches and the role each makes: the
+// context role Instructor, short or full or as a sub-role, makes a tutor;
+// anything else, administrators of any kind included, a student; nothing
+// makes an admin.
+var roleCases = []struct {
+	name  string
+	roles []string
+	want  string
+}{
+	{"short Instructor", []string{"Instructor"}, "tutor"},
+	{"full Instructor", []string{lti.RoleInstructor}, "tutor"},
+	{"sub-role of Instructor", []string{"http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"}, "tutor"},
+	{"Instructor among other roles", []string{lti.RoleLearner, "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Student",
+		"Instructor"}, "tutor"},
+	{"Learner", []string{lti.RoleLearner}, "student"},
+	{"short Learner", []string{"Learner"}, "student"},
+	{"Administrator of the context", []string{"http://purl.imsglobal.org/vocab/lis/v2/membership#Administrator"}, "student"},
+	{"short Administrator", []string{"Administrator"}, "student"},
+	{"Administrator of the institution", []string{"http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator"}, "student"},
+	{"Administrator of the system", []string{"http://purl.imsglobal.org/vocab/lis/v2/system/person#SysAdmin",
+		"http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator"}, "student"},
+	// Canvas sends the institution role of anyone who teaches anywhere,
+	// also when they are a learner of this context.
+	{"Instructor of the institution", []string{"http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor"}, "student"},
+	{"Instructor of another vocabulary", []string{"http://example.com/vocab/lis/v2/membership/Instructor#TeachingAssistant",
+		"http://purl.imsglobal.org/vocab/lis/v2/membership#InstructorX"}, "student"},
+	{"no roles", []string{}, "student"},
+}
+
+func TestMapRoles(t *testing.T) {
+	for _, tc := range roleCases {
+		if got := lti.MapRoles(tc.roles); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestLaunchRoles launches a new user with each of roleCases: the user
+// holds the mapped role and no other.
+func TestLaunchRoles(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			for i, tc := range roleCases {
+				t.Run(tc.name, func(t *testing.T) {
+					// An empty, non-nil roles list is sent as [], not
+					// replaced by the Learner of claims.
+					loc := w.goodLaunch(t, "sub-role-"+strconv.Itoa(i), tc.roles...)
+					token := w.exchange(t, loc.Query().Get("code")).String("data.token")
+					me := w.env.Call(t, 200, "GET", "/api/profile/me", token, nil)
+					if roles, _ := me.Get("data.roles").([]any); len(roles) != 1 || roles[0] != tc.want {
+						t.Fatalf("roles %v, want [%s]", me.Get("data.roles"), tc.want)
+					}
+				})
+			}
+		})
 	}
 }
