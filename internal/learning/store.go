@@ -8,6 +8,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/topics"
 )
 
 // topicProgress is a learner's row of topic_progress.
@@ -253,4 +254,38 @@ func finishCourse(ctx context.Context, tx *sqldb.Tx, now time.Time, userID, cour
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+// keepScore stores score as the learner's score in a topic when it beats
+// the one kept, and reports whether it did and whether the topic was
+// complete before. A topic without a row gets one, incomplete, which the
+// completion that comes with the score then turns complete.
+func keepScore(ctx context.Context, tx *sqldb.Tx, now time.Time, userID, courseID, topicID int64,
+	score *topics.Score) (kept, wasComplete bool, err error) {
+	var status int
+	var raw, outOf sql.NullFloat64
+	err = tx.QueryRowContext(ctx, `SELECT status, score_raw, score_max FROM topic_progress WHERE user_id = $1 AND topic_id = $2`,
+		userID, topicID).Scan(&status, &raw, &outOf)
+	if err != nil && !sqldb.NotFound(err) {
+		return false, false, fmt.Errorf("learning: load topic %d score: %w", topicID, err)
+	}
+	if !score.Beats(rowScore(raw, outOf)) {
+		return false, status == Complete, nil
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO topic_progress (user_id, topic_id, course_id, status, seconds, score_raw, score_max,
+			updated_at) VALUES ($1, $2, $3, 0, 0, $4, $5, $6)
+		ON CONFLICT (user_id, topic_id) DO UPDATE SET score_raw = excluded.score_raw, score_max = excluded.score_max,
+			updated_at = excluded.updated_at`, userID, topicID, courseID, score.Raw, score.Max, now)
+	if err != nil {
+		return false, false, fmt.Errorf("learning: keep topic %d score: %w", topicID, err)
+	}
+	return true, status == Complete, nil
+}
+
+// rowScore is the score of a topic_progress row; nil when it has none.
+func rowScore(raw, outOf sql.NullFloat64) *topics.Score {
+	if !raw.Valid || !outOf.Valid {
+		return nil
+	}
+	return &topics.Score{Raw: raw.Float64, Max: outOf.Float64}
 }
