@@ -159,7 +159,7 @@ seconds = $6, last_at = $7 WHERE id = $8`, sess.Initialized, sess.Completed, ses
 	// passes on a better one later (the topic keeps the best).
 	rescored := st.Score != nil && (before.Score == nil || *st.Score > *before.Score)
 	if st.Satisfied && (!before.Satisfied || rescored) {
-		var score *topics.Score
+		var score *topics.TopicScore
 		if st.Score != nil {
 			score = topics.Scaled(*st.Score)
 		}

@@ -89,9 +89,9 @@ func scoreOf(statement map[string]any) (raw, max *float64) {
 // topicScore is the score a completing statement gives its topic:
 // result.score's raw of max, else its scaled score; nil when it has
 // neither.
-func topicScore(statement map[string]any) *topics.Score {
+func topicScore(statement map[string]any) *topics.TopicScore {
 	if raw, outOf := scoreOf(statement); raw != nil && outOf != nil {
-		return &topics.Score{Raw: *raw, Max: *outOf}
+		return &topics.TopicScore{Raw: *raw, Max: *outOf}
 	}
 	result, _ := statement["result"].(map[string]any)
 	score, _ := result["score"].(map[string]any)

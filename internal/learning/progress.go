@@ -184,7 +184,7 @@ func (s *Service) CompleteTopic(ctx context.Context, t *platform.Tenant, userID,
 // completion still counts. TopicFinished carries the score; a better
 // score for a topic already complete is stored and emits TopicScored, so
 // the platform gets it too.
-func (s *Service) CompleteTopicScored(ctx context.Context, t *platform.Tenant, userID, topicID int64, score *topics.Score) error {
+func (s *Service) CompleteTopicScored(ctx context.Context, t *platform.Tenant, userID, topicID int64, score *topics.TopicScore) error {
 	now := s.now()
 	topic, err := topics.ByID(ctx, t.DB, topicID)
 	if err != nil {
@@ -221,7 +221,7 @@ func (s *Service) CompleteTopicScored(ctx context.Context, t *platform.Tenant, u
 // two completions of one learner compare their scores one after the
 // other. It returns the learner's course row.
 func (s *Service) record(ctx context.Context, tx *sqldb.Tx, now time.Time, userID int64, c courses.Course, tr *tree,
-	writes []ProgressWrite, score *topics.Score) (*courseProgress, error) {
+	writes []ProgressWrite, score *topics.TopicScore) (*courseProgress, error) {
 	started, err := startCourse(ctx, tx, now, userID, c)
 	if err != nil {
 		return nil, err

@@ -463,12 +463,12 @@ func TestCompleteTopic(t *testing.T) {
 // changes nothing, and a completion without a valid score carries none.
 func TestCompleteTopicScored(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		_, _, ids := grid(t, env, courseRow{Public: true}, 1, 3)
+		c, _, ids := grid(t, env, courseRow{Public: true}, 1, 3)
 		u := env.NewUser("student")
 		tenant, release := env.OpenTenant(env.Tenant)
 		defer release()
 		ctx := context.Background()
-		complete := func(topic int64, score *topics.Score) []string {
+		complete := func(topic int64, score *topics.TopicScore) []string {
 			t.Helper()
 			return eventsOf(env, func() {
 				if err := env.Server.Learning.CompleteTopicScored(ctx, tenant, u.ID, topic, score); err != nil {
@@ -498,18 +498,18 @@ func TestCompleteTopicScored(t *testing.T) {
 				name, u.ID).Scan(&payload); err != nil {
 				t.Fatal(err)
 			}
-			var p struct{ Score *topics.Score }
+			var p struct{ Score *topics.TopicScore }
 			if err := json.Unmarshal([]byte(payload), &p); err != nil || p.Score == nil {
 				return "none"
 			}
 			return fmt.Sprintf("%v/%v", p.Score.Raw, p.Score.Max)
 		}
 		first := ids[0][0]
-		if got := complete(first, &topics.Score{Raw: 3, Max: 4}); !slices.Equal(got, []string{"CourseStarted", "TopicFinished"}) ||
+		if got := complete(first, &topics.TopicScore{Raw: 3, Max: 4}); !slices.Equal(got, []string{"CourseStarted", "TopicFinished"}) ||
 			kept(first) != "3/4" || lastScore("TopicFinished") != "3/4" {
 			t.Fatalf("first completion: %v, kept %s, sent %s", got, kept(first), lastScore("TopicFinished"))
 		}
-		for _, lower := range []*topics.Score{{Raw: 50, Max: 100}, {Raw: 5, Max: 4}, {Raw: 1, Max: 0}, nil} {
+		for _, lower := range []*topics.TopicScore{{Raw: 50, Max: 100}, {Raw: 5, Max: 4}, {Raw: 1, Max: 0}, nil} {
 			if got := complete(first, lower); len(got) != 0 || kept(first) != "3/4" {
 				t.Fatalf("score %v: %v, kept %s", lower, got, kept(first))
 			}
@@ -518,13 +518,19 @@ func TestCompleteTopicScored(t *testing.T) {
 			kept(first) != "90/100" || lastScore("TopicScored") != "90/100" {
 			t.Fatalf("better score: %v, kept %s, sent %s", got, kept(first), lastScore("TopicScored"))
 		}
-		if got := complete(ids[0][1], &topics.Score{Raw: 5, Max: 4}); !slices.Equal(got, []string{"TopicFinished"}) ||
+		if got := complete(ids[0][1], &topics.TopicScore{Raw: 5, Max: 4}); !slices.Equal(got, []string{"TopicFinished"}) ||
 			kept(ids[0][1]) != "none" || lastScore("TopicFinished") != "none" {
 			t.Fatalf("invalid score: %v, kept %s, sent %s", got, kept(ids[0][1]), lastScore("TopicFinished"))
 		}
 		if got := complete(ids[0][2], nil); !slices.Equal(got, []string{"TopicFinished", "LessonFinished", "CourseFinished"}) ||
 			kept(ids[0][2]) != "none" || lastScore("TopicFinished") != "none" {
 			t.Fatalf("no score: %v, kept %s", got, kept(ids[0][2]))
+		}
+		// The learner's progress shows the kept score.
+		res := call(t, env, 200, "GET", "/api/courses/progress/"+id(c), u, nil)
+		if res.Number("data.topics.0.score.raw") != 90 || res.Number("data.topics.0.score.max") != 100 ||
+			res.Get("data.topics.1.score") != nil {
+			t.Fatalf("progress: %s", res.Body)
 		}
 	})
 }

@@ -40,7 +40,7 @@ func (s *Service) AddTopicTime(ctx context.Context, q sqldb.Querier, userID, top
 // kept score (nil: none); content kinds that complete topics themselves
 // (SCORM) read it to finish a completion, or pass on a better score, that
 // an earlier request recorded on their side only.
-func (s *Service) TopicResult(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, *topics.Score, error) {
+func (s *Service) TopicResult(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, *topics.TopicScore, error) {
 	var status int
 	var raw, outOf sql.NullFloat64
 	err := t.DB.QueryRowContext(ctx, `SELECT status, score_raw, score_max FROM topic_progress WHERE user_id = $1 AND topic_id = $2`,

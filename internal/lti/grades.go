@@ -66,7 +66,7 @@ func (g *Grades) Listener(ctx context.Context, t *platform.Tenant, ev events.Sto
 }
 
 // scoreOf is the score an event's payload carries (learning's
-// topics.Score: raw points of max), or 1 of 1 when it carries none: the
+// topics.TopicScore: raw points of max), or 1 of 1 when it carries none: the
 // completion of a topic whose kind measures no score, or of a course.
 func scoreOf(ev events.Stored) (given, maximum float64) {
 	score, _ := ev.Payload["score"].(map[string]any)

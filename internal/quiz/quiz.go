@@ -367,7 +367,7 @@ func (s *Service) complete(ctx context.Context, t *platform.Tenant, a Attempt) e
 	if !done || s.Progress == nil {
 		return nil
 	}
-	err := s.Progress.CompleteTopicScored(ctx, t, a.UserID, a.TopicID, &topics.Score{Raw: a.Score, Max: a.MaxScore})
+	err := s.Progress.CompleteTopicScored(ctx, t, a.UserID, a.TopicID, &topics.TopicScore{Raw: a.Score, Max: a.MaxScore})
 	if apperr.Is(err, apperr.Forbidden) || apperr.Is(err, apperr.NotFound) {
 		// Past the learner's deadline, outside the lesson's window, or an
 		// editor trying the quiz: the attempt counts, progress does not

@@ -46,14 +46,14 @@ const (
 type Progress interface {
 	// CompleteTopicScored completes the topic for the learner with their
 	// score (nil: none); the topic keeps the best score.
-	CompleteTopicScored(ctx context.Context, t *platform.Tenant, userID, topicID int64, score *topics.Score) error
+	CompleteTopicScored(ctx context.Context, t *platform.Tenant, userID, topicID int64, score *topics.TopicScore) error
 	// CanRecord says whether p may record progress in the topic now.
 	CanRecord(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) error
 	// AddTopicTime adds seconds of the learner's time to the topic.
 	AddTopicTime(ctx context.Context, q sqldb.Querier, userID, topicID, seconds int64) error
 	// TopicResult tells whether the learner's topic is complete, and the
 	// score it keeps.
-	TopicResult(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, *topics.Score, error)
+	TopicResult(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, *topics.TopicScore, error)
 }
 
 // Service stores packages and runs SCOs.

@@ -274,14 +274,14 @@ func (s *Service) settle(ctx context.Context, t *platform.Tenant, k ticket, tr *
 // score is the track's score as a topic's result: the 2004 scaled score,
 // else raw of max, else a raw score alone out of 100 (SCORM 1.2 scores
 // are on 0..100 unless the SCO says otherwise); nil when the SCO set none.
-func (tr *track) score() *topics.Score {
+func (tr *track) score() *topics.TopicScore {
 	switch {
 	case tr.ScoreScaled != nil:
 		return topics.Scaled(*tr.ScoreScaled)
 	case tr.ScoreRaw != nil && tr.ScoreMax != nil:
-		return &topics.Score{Raw: *tr.ScoreRaw, Max: *tr.ScoreMax}
+		return &topics.TopicScore{Raw: *tr.ScoreRaw, Max: *tr.ScoreMax}
 	case tr.ScoreRaw != nil:
-		return &topics.Score{Raw: *tr.ScoreRaw, Max: 100}
+		return &topics.TopicScore{Raw: *tr.ScoreRaw, Max: 100}
 	}
 	return nil
 }
