@@ -6614,12 +6614,20 @@ type TopicPing struct {
 type TopicProgress struct {
 	FinishedAt *time.Time `json:"finished_at"`
 	LessonID   int64      `json:"lesson_id"`
+	// The learner's best score in the topic, points of max; absent when its kind measures none.
+	Score *TopicScore `json:"score,omitzero"`
 	// Time spent on the topic.
 	Seconds   int64      `json:"seconds"`
 	StartedAt *time.Time `json:"started_at"`
 	// 0 incomplete, 1 complete, 2 in progress.
 	Status  int64 `json:"status"`
 	TopicID int64 `json:"topic_id"`
+}
+
+// TopicScore is a schema of the API.
+type TopicScore struct {
+	Max float64 `json:"max"`
+	Raw float64 `json:"raw"`
 }
 
 // TopicState is a schema of the API.

@@ -15,6 +15,7 @@ import (
 	"github.com/lms-platform/lms/internal/lrs"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/topics"
 )
 
 func insertSession(ctx context.Context, db *sqldb.DB, s session, fetchHash string) error {
@@ -154,11 +155,21 @@ seconds = $6, last_at = $7 WHERE id = $8`, sess.Initialized, sess.Completed, ses
 			return nil, err
 		}
 	}
-	if st.Satisfied && !before.Satisfied {
+	// A satisfied AU completes the topic with its best scaled score, and
+	// passes on a better one later (the topic keeps the best).
+	rescored := st.Score != nil && (before.Score == nil || *st.Score > *before.Score)
+	if st.Satisfied && (!before.Satisfied || rescored) {
+		var score *topics.TopicScore
+		if st.Score != nil {
+			score = topics.Scaled(*st.Score)
+		}
 		after = append(after, func(ctx context.Context) error {
-			if err := s.Progress.CompleteTopic(ctx, t, sess.UserID, sess.TopicID); err != nil && !apperr.Is(err, apperr.Forbidden) &&
-				!apperr.Is(err, apperr.NotFound) {
+			err := s.Progress.CompleteTopicScored(ctx, t, sess.UserID, sess.TopicID, score)
+			if err != nil && !apperr.Is(err, apperr.Forbidden) && !apperr.Is(err, apperr.NotFound) {
 				return err
+			}
+			if before.Satisfied {
+				return nil
 			}
 			pkg, err := packageByID(ctx, t.DB, au.packageID)
 			if err != nil {

@@ -42,7 +42,7 @@ type Service struct {
 	LRS   *lrs.Service
 	// Progress completes a topic when its AU is satisfied; Gate says
 	// whether a learner may launch (both package learning).
-	Progress topics.Completer
+	Progress topics.ScoredCompleter
 	Gate     Gate
 	// Time adds a session's time to the learner's time on the topic
 	// (package learning); nil: session time stays in cmi5_sessions.

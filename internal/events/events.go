@@ -40,6 +40,7 @@ const (
 	CourseTutorUnassigned      = "CourseTutorUnassigned"
 	LessonFinished             = "LessonFinished"
 	TopicFinished              = "TopicFinished"
+	TopicScored                = "TopicScored"
 )
 
 // Names of the internal events: reactions of one capability to another's
@@ -93,6 +94,7 @@ var Catalog = []struct {
 	{CourseTutorUnassigned, "tutor unassigned from a course"},
 	{LessonFinished, "lesson finished"},
 	{TopicFinished, "topic finished"},
+	{TopicScored, "better score in a finished topic"},
 }
 
 // Event is one occurrence. UserID is the user the event is about; it

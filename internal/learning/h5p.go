@@ -86,6 +86,21 @@ func scoreOf(statement map[string]any) (raw, max *float64) {
 	return raw, max
 }
 
+// topicScore is the score a completing statement gives its topic:
+// result.score's raw of max, else its scaled score; nil when it has
+// neither.
+func topicScore(statement map[string]any) *topics.TopicScore {
+	if raw, outOf := scoreOf(statement); raw != nil && outOf != nil {
+		return &topics.TopicScore{Raw: *raw, Max: *outOf}
+	}
+	result, _ := statement["result"].(map[string]any)
+	score, _ := result["score"].(map[string]any)
+	if scaled, ok := score["scaled"].(float64); ok {
+		return topics.Scaled(scaled)
+	}
+	return nil
+}
+
 // checkScore refuses a result.score outside its bounds (xAPI's, with the
 // non-negative scores H5P reports): every part a number, 0 ≤ min ≤ raw ≤
 // max, max above 0 and scaled in [0, 1]. A learner's browser sends the
@@ -172,7 +187,7 @@ func (s *Service) StoreStatement(ctx context.Context, t *platform.Tenant, p *acc
 	// A completing statement completes the topic when it is about the
 	// topic's own content.
 	if CompletesTopic(statement) && slices.Contains(statementContentIDs(statement), contentID) {
-		if err := s.CompleteTopic(ctx, t, p.UserID, topicID); err != nil {
+		if err := s.CompleteTopicScored(ctx, t, p.UserID, topicID, topicScore(statement)); err != nil {
 			return H5PStatement{}, err
 		}
 		out.Completed = true

@@ -82,12 +82,13 @@ type TopicState struct {
 
 // TopicProgress is a learner's progress in one topic.
 type TopicProgress struct {
-	TopicID    int64      `json:"topic_id"`
-	LessonID   int64      `json:"lesson_id"`
-	Status     int        `json:"status" enum:"0,1,2" doc:"0 incomplete, 1 complete, 2 in progress."`
-	Seconds    int64      `json:"seconds" doc:"Time spent on the topic."`
-	StartedAt  *time.Time `json:"started_at"`
-	FinishedAt *time.Time `json:"finished_at"`
+	TopicID    int64              `json:"topic_id"`
+	LessonID   int64              `json:"lesson_id"`
+	Status     int                `json:"status" enum:"0,1,2" doc:"0 incomplete, 1 complete, 2 in progress."`
+	Seconds    int64              `json:"seconds" doc:"Time spent on the topic."`
+	StartedAt  *time.Time         `json:"started_at"`
+	FinishedAt *time.Time         `json:"finished_at"`
+	Score      *topics.TopicScore `json:"score,omitempty" doc:"The learner's best score in the topic, points of max; absent when its kind measures none."`
 }
 
 // Program returns the program of a course for p (nil: anonymous). It runs
@@ -220,7 +221,7 @@ func (s *Service) contentEnv(t *platform.Tenant, now time.Time, topicID int64) c
 
 func topicStatus(topic *topics.Topic, tp topicProgress) TopicProgress {
 	return TopicProgress{TopicID: topic.ID, LessonID: topic.LessonID, Status: tp.Status, Seconds: tp.Seconds,
-		StartedAt: tp.StartedAt, FinishedAt: tp.FinishedAt}
+		StartedAt: tp.StartedAt, FinishedAt: tp.FinishedAt, Score: tp.Score}
 }
 
 // Preview returns one preview topic of a published course with its

@@ -142,7 +142,7 @@ func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Prin
 	}
 	var out CourseProgress
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
-		cp, err := s.record(ctx, tx, now, p.UserID, c, tr, writes)
+		cp, err := s.record(ctx, tx, now, p.UserID, c, tr, writes, nil)
 		if err != nil {
 			return err
 		}
@@ -174,6 +174,17 @@ func (s *Service) completesItself(topic *topics.Topic) bool {
 // or outside the window of the topic's lesson, and NotFound for a topic
 // learners do not see.
 func (s *Service) CompleteTopic(ctx context.Context, t *platform.Tenant, userID, topicID int64) error {
+	return s.CompleteTopicScored(ctx, t, userID, topicID, nil)
+}
+
+// CompleteTopicScored is CompleteTopic for a kind that measured the
+// learner's score (nil: none). The topic keeps the best score it was
+// given, so a later, lower attempt does not lower the result an LTI
+// platform received; a score that is not Valid is dropped and the
+// completion still counts. TopicFinished carries the score; a better
+// score for a topic already complete is stored and emits TopicScored, so
+// the platform gets it too.
+func (s *Service) CompleteTopicScored(ctx context.Context, t *platform.Tenant, userID, topicID int64, score *topics.TopicScore) error {
 	now := s.now()
 	topic, err := topics.ByID(ctx, t.DB, topicID)
 	if err != nil {
@@ -195,7 +206,7 @@ func (s *Service) CompleteTopic(ctx context.Context, t *platform.Tenant, userID,
 		return errClosed
 	}
 	return t.Tx(ctx, func(tx *sqldb.Tx) error {
-		_, err := s.record(ctx, tx, now, userID, c, tr, []ProgressWrite{{TopicID: topicID, Status: Complete}})
+		_, err := s.record(ctx, tx, now, userID, c, tr, []ProgressWrite{{TopicID: topicID, Status: Complete}}, score)
 		return err
 	})
 }
@@ -203,10 +214,14 @@ func (s *Service) CompleteTopic(ctx context.Context, t *platform.Tenant, userID,
 // record applies writes inside tx and emits their events: CourseStarted
 // when this starts the course, TopicFinished for each topic turning
 // complete, LessonFinished for each lesson turning finished (children
-// first), CourseFinished when the course turns finished. It returns the
-// learner's course row.
+// first), CourseFinished when the course turns finished, and TopicScored
+// when score beats the one kept for a topic already complete. score, when
+// not nil, is the learner's score in the topic of the single write (see
+// CompleteTopicScored); it is kept under the lock startCourse takes, so
+// two completions of one learner compare their scores one after the
+// other. It returns the learner's course row.
 func (s *Service) record(ctx context.Context, tx *sqldb.Tx, now time.Time, userID int64, c courses.Course, tr *tree,
-	writes []ProgressWrite) (*courseProgress, error) {
+	writes []ProgressWrite, score *topics.TopicScore) (*courseProgress, error) {
 	started, err := startCourse(ctx, tx, now, userID, c)
 	if err != nil {
 		return nil, err
@@ -221,6 +236,18 @@ func (s *Service) record(ctx context.Context, tx *sqldb.Tx, now time.Time, userI
 	if started {
 		if err := emit(ctx, tx, now, events.CourseStarted, userID, map[string]any{"course_id": c.ID,
 			"deadline": cp.Deadline}); err != nil {
+			return nil, err
+		}
+	}
+	var kept, wasComplete bool
+	if score != nil {
+		if kept, wasComplete, err = keepScore(ctx, tx, now, userID, c.ID, writes[0].TopicID, score); err != nil {
+			return nil, err
+		}
+	}
+	if kept && wasComplete {
+		if err := emit(ctx, tx, now, events.TopicScored, userID, map[string]any{"course_id": c.ID,
+			"lesson_id": tr.topics[writes[0].TopicID].LessonID, "topic_id": writes[0].TopicID, "score": score}); err != nil {
 			return nil, err
 		}
 	}
@@ -247,9 +274,13 @@ func (s *Service) record(ctx context.Context, tx *sqldb.Tx, now time.Time, userI
 	}
 	for _, id := range completed {
 		before[id] = Incomplete
-		topic := tr.topics[id]
-		if err := emit(ctx, tx, now, events.TopicFinished, userID, map[string]any{"course_id": c.ID,
-			"lesson_id": topic.LessonID, "topic_id": id}); err != nil {
+		payload := map[string]any{"course_id": c.ID, "lesson_id": tr.topics[id].LessonID, "topic_id": id}
+		if kept {
+			// A topic turning complete had no score yet, so the one
+			// given is the one kept.
+			payload["score"] = score
+		}
+		if err := emit(ctx, tx, now, events.TopicFinished, userID, payload); err != nil {
 			return nil, err
 		}
 	}
@@ -312,7 +343,7 @@ func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Princi
 	out := TopicPing{TopicID: topicID}
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		if cp == nil {
-			if _, err := s.record(ctx, tx, now, p.UserID, c, nil, nil); err != nil {
+			if _, err := s.record(ctx, tx, now, p.UserID, c, nil, nil, nil); err != nil {
 				return err
 			}
 		}

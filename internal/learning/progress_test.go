@@ -2,7 +2,9 @@ package learning_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	"github.com/lms-platform/lms/internal/topics"
 )
 
 func TestProgressEvents(t *testing.T) {
@@ -451,6 +454,84 @@ func TestCompleteTopic(t *testing.T) {
 			t.Error("unknown topic completed")
 		}
 		_ = c
+	})
+}
+
+// TestCompleteTopicScored: a topic keeps the best score it was given.
+// The completion's TopicFinished carries it; a better score later is
+// stored and emits TopicScored; a lower one, or one that is not valid,
+// changes nothing, and a completion without a valid score carries none.
+func TestCompleteTopicScored(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		c, _, ids := grid(t, env, courseRow{Public: true}, 1, 3)
+		u := env.NewUser("student")
+		tenant, release := env.OpenTenant(env.Tenant)
+		defer release()
+		ctx := context.Background()
+		complete := func(topic int64, score *topics.TopicScore) []string {
+			t.Helper()
+			return eventsOf(env, func() {
+				if err := env.Server.Learning.CompleteTopicScored(ctx, tenant, u.ID, topic, score); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		// kept is the topic's stored score, "none" without one.
+		kept := func(topic int64) string {
+			t.Helper()
+			var raw, outOf sql.NullFloat64
+			if err := tenant.DB.QueryRowContext(ctx, `SELECT score_raw, score_max FROM topic_progress WHERE user_id = $1 AND topic_id = $2`,
+				u.ID, topic).Scan(&raw, &outOf); err != nil {
+				t.Fatal(err)
+			}
+			if !raw.Valid || !outOf.Valid {
+				return "none"
+			}
+			return fmt.Sprintf("%v/%v", raw.Float64, outOf.Float64)
+		}
+		// lastScore is the score in the payload of the latest event of a
+		// name, "none" without one.
+		lastScore := func(name string) string {
+			t.Helper()
+			var payload string
+			if err := tenant.DB.QueryRowContext(ctx, `SELECT payload FROM events WHERE name = $1 AND user_id = $2 ORDER BY id DESC LIMIT 1`,
+				name, u.ID).Scan(&payload); err != nil {
+				t.Fatal(err)
+			}
+			var p struct{ Score *topics.TopicScore }
+			if err := json.Unmarshal([]byte(payload), &p); err != nil || p.Score == nil {
+				return "none"
+			}
+			return fmt.Sprintf("%v/%v", p.Score.Raw, p.Score.Max)
+		}
+		first := ids[0][0]
+		if got := complete(first, &topics.TopicScore{Raw: 3, Max: 4}); !slices.Equal(got, []string{"CourseStarted", "TopicFinished"}) ||
+			kept(first) != "3/4" || lastScore("TopicFinished") != "3/4" {
+			t.Fatalf("first completion: %v, kept %s, sent %s", got, kept(first), lastScore("TopicFinished"))
+		}
+		for _, lower := range []*topics.TopicScore{{Raw: 50, Max: 100}, {Raw: 5, Max: 4}, {Raw: 1, Max: 0}, nil} {
+			if got := complete(first, lower); len(got) != 0 || kept(first) != "3/4" {
+				t.Fatalf("score %v: %v, kept %s", lower, got, kept(first))
+			}
+		}
+		if got := complete(first, topics.Scaled(0.9)); !slices.Equal(got, []string{"TopicScored"}) ||
+			kept(first) != "90/100" || lastScore("TopicScored") != "90/100" {
+			t.Fatalf("better score: %v, kept %s, sent %s", got, kept(first), lastScore("TopicScored"))
+		}
+		if got := complete(ids[0][1], &topics.TopicScore{Raw: 5, Max: 4}); !slices.Equal(got, []string{"TopicFinished"}) ||
+			kept(ids[0][1]) != "none" || lastScore("TopicFinished") != "none" {
+			t.Fatalf("invalid score: %v, kept %s, sent %s", got, kept(ids[0][1]), lastScore("TopicFinished"))
+		}
+		if got := complete(ids[0][2], nil); !slices.Equal(got, []string{"TopicFinished", "LessonFinished", "CourseFinished"}) ||
+			kept(ids[0][2]) != "none" || lastScore("TopicFinished") != "none" {
+			t.Fatalf("no score: %v, kept %s", got, kept(ids[0][2]))
+		}
+		// The learner's progress shows the kept score.
+		res := call(t, env, 200, "GET", "/api/courses/progress/"+id(c), u, nil)
+		if res.Number("data.topics.0.score.raw") != 90 || res.Number("data.topics.0.score.max") != 100 ||
+			res.Get("data.topics.1.score") != nil {
+			t.Fatalf("progress: %s", res.Body)
+		}
 	})
 }
 

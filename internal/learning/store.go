@@ -8,6 +8,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/topics"
 )
 
 // topicProgress is a learner's row of topic_progress.
@@ -18,6 +19,7 @@ type topicProgress struct {
 	StartedAt  *time.Time
 	FinishedAt *time.Time
 	LastPingAt *time.Time
+	Score      *topics.TopicScore
 }
 
 // courseProgress is a learner's row of course_progress.
@@ -43,8 +45,8 @@ func (cp *courseProgress) missed(now time.Time) bool {
 
 // topicRows loads the learner's progress in the topics of one course.
 func topicRows(ctx context.Context, q sqldb.Querier, userID, courseID int64) (map[int64]topicProgress, error) {
-	rows, err := q.QueryContext(ctx, `SELECT topic_id, status, seconds, started_at, finished_at, last_ping_at
-		FROM topic_progress WHERE user_id = $1 AND course_id = $2`, userID, courseID)
+	rows, err := q.QueryContext(ctx, `SELECT topic_id, status, seconds, started_at, finished_at, last_ping_at, score_raw,
+		score_max FROM topic_progress WHERE user_id = $1 AND course_id = $2`, userID, courseID)
 	if err != nil {
 		return nil, fmt.Errorf("learning: load topic progress: %w", err)
 	}
@@ -53,10 +55,12 @@ func topicRows(ctx context.Context, q sqldb.Querier, userID, courseID int64) (ma
 	for rows.Next() {
 		var tp topicProgress
 		var started, finished, ping sql.NullTime
-		if err := rows.Scan(&tp.TopicID, &tp.Status, &tp.Seconds, &started, &finished, &ping); err != nil {
+		var raw, outOf sql.NullFloat64
+		if err := rows.Scan(&tp.TopicID, &tp.Status, &tp.Seconds, &started, &finished, &ping, &raw, &outOf); err != nil {
 			return nil, fmt.Errorf("learning: scan topic progress: %w", err)
 		}
 		tp.StartedAt, tp.FinishedAt, tp.LastPingAt = timePtr(started), timePtr(finished), timePtr(ping)
+		tp.Score = rowScore(raw, outOf)
 		out[tp.TopicID] = tp
 	}
 	return out, rows.Err()
@@ -253,4 +257,38 @@ func finishCourse(ctx context.Context, tx *sqldb.Tx, now time.Time, userID, cour
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+// keepScore stores score as the learner's score in a topic when it beats
+// the one kept, and reports whether it did and whether the topic was
+// complete before. A topic without a row gets one, incomplete, which the
+// completion that comes with the score then turns complete.
+func keepScore(ctx context.Context, tx *sqldb.Tx, now time.Time, userID, courseID, topicID int64,
+	score *topics.TopicScore) (kept, wasComplete bool, err error) {
+	var status int
+	var raw, outOf sql.NullFloat64
+	err = tx.QueryRowContext(ctx, `SELECT status, score_raw, score_max FROM topic_progress WHERE user_id = $1 AND topic_id = $2`,
+		userID, topicID).Scan(&status, &raw, &outOf)
+	if err != nil && !sqldb.NotFound(err) {
+		return false, false, fmt.Errorf("learning: load topic %d score: %w", topicID, err)
+	}
+	if !score.Beats(rowScore(raw, outOf)) {
+		return false, status == Complete, nil
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO topic_progress (user_id, topic_id, course_id, status, seconds, score_raw, score_max,
+			updated_at) VALUES ($1, $2, $3, 0, 0, $4, $5, $6)
+		ON CONFLICT (user_id, topic_id) DO UPDATE SET score_raw = excluded.score_raw, score_max = excluded.score_max,
+			updated_at = excluded.updated_at`, userID, topicID, courseID, score.Raw, score.Max, now)
+	if err != nil {
+		return false, false, fmt.Errorf("learning: keep topic %d score: %w", topicID, err)
+	}
+	return true, status == Complete, nil
+}
+
+// rowScore is the score of a topic_progress row; nil when it has none.
+func rowScore(raw, outOf sql.NullFloat64) *topics.TopicScore {
+	if !raw.Valid || !outOf.Valid {
+		return nil
+	}
+	return &topics.TopicScore{Raw: raw.Float64, Max: outOf.Float64}
 }

@@ -2,6 +2,7 @@ package learning
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/lms-platform/lms/internal/platform"
@@ -35,15 +36,20 @@ func (s *Service) AddTopicTime(ctx context.Context, q sqldb.Querier, userID, top
 	return nil
 }
 
-// TopicComplete tells whether the learner's topic is complete; content
-// kinds that complete topics themselves (SCORM) read it to finish a
-// completion that an earlier request recorded on their side only.
-func (s *Service) TopicComplete(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, error) {
-	var n int
-	err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM topic_progress WHERE user_id = $1 AND topic_id = $2 AND status = $3`,
-		userID, topicID, Complete).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("learning: topic %d status: %w", topicID, err)
+// TopicResult tells whether the learner's topic is complete, and its
+// kept score (nil: none); content kinds that complete topics themselves
+// (SCORM) read it to finish a completion, or pass on a better score, that
+// an earlier request recorded on their side only.
+func (s *Service) TopicResult(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, *topics.TopicScore, error) {
+	var status int
+	var raw, outOf sql.NullFloat64
+	err := t.DB.QueryRowContext(ctx, `SELECT status, score_raw, score_max FROM topic_progress WHERE user_id = $1 AND topic_id = $2`,
+		userID, topicID).Scan(&status, &raw, &outOf)
+	if sqldb.NotFound(err) {
+		return false, nil, nil
 	}
-	return n > 0, nil
+	if err != nil {
+		return false, nil, fmt.Errorf("learning: topic %d result: %w", topicID, err)
+	}
+	return status == Complete, rowScore(raw, outOf), nil
 }

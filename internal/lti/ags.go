@@ -278,7 +278,13 @@ func (s *Platform) PostScore(ctx context.Context, t *platform.Tenant, authorizat
 		return fmt.Errorf("lti: record score: %w", err)
 	}
 	if sc.ActivityProgress == "Completed" || sc.GradingProgress == "FullyGraded" {
-		return s.Progress.CompleteTopic(ctx, t, userID, topicID)
+		var score *topics.TopicScore
+		if sc.ScoreGiven != nil && sc.ScoreMaximum != nil {
+			// A score outside 0..scoreMaximum (AGS allows extra credit)
+			// is kept here, not by the topic.
+			score = &topics.TopicScore{Raw: *sc.ScoreGiven, Max: *sc.ScoreMaximum}
+		}
+		return s.Progress.CompleteTopicScored(ctx, t, userID, topicID, score)
 	}
 	return nil
 }

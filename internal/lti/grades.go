@@ -23,7 +23,9 @@ import (
 // learner who finishes what a platform launched (the topic of a launch
 // that named one, else the course) gets a completed, fully graded score
 // on the line item of the launch, posted to the platform with a service
-// token got by a client assertion signed with the tenant's key.
+// token got by a client assertion signed with the tenant's key. The score
+// is the topic's own (quiz points, a SCORM or cmi5 score...) when its
+// kind measured one, else 1 of 1, the completion; a course's is 1 of 1.
 type Grades struct {
 	Clock clock.Clock
 	// Fetch reaches the platforms' token and score URLs through the
@@ -41,25 +43,39 @@ type gradeTarget struct {
 	resourceLink, scopeAsked string
 }
 
-// Listener posts the scores of a TopicFinished or CourseFinished event.
-// Posting a score again is harmless (a platform keeps the latest), and a
-// line item is looked for before one is made, so a redelivered event
-// needs no record; a platform that fails makes the event be delivered
-// again later.
+// Listener posts the scores of a TopicFinished, TopicScored (a better
+// score in a finished topic) or CourseFinished event. Posting a score
+// again is harmless (a platform keeps the latest), and a line item is
+// looked for before one is made, so a redelivered event needs no record;
+// a platform that fails makes the event be delivered again later.
 func (g *Grades) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
-	if (ev.Name != events.TopicFinished && ev.Name != events.CourseFinished) || ev.UserID == 0 {
+	if (ev.Name != events.TopicFinished && ev.Name != events.TopicScored && ev.Name != events.CourseFinished) || ev.UserID == 0 {
 		return nil
 	}
 	targets, err := gradeTargets(ctx, t.DB, ev)
 	if err != nil {
 		return err
 	}
+	given, maximum := scoreOf(ev)
 	for _, to := range targets {
-		if err := g.post(ctx, t, to); err != nil {
+		if err := g.post(ctx, t, to, given, maximum); err != nil {
 			return fmt.Errorf("lti: score to %s: %w", to.tokenURL, err)
 		}
 	}
 	return nil
+}
+
+// scoreOf is the score an event's payload carries (learning's
+// topics.TopicScore: raw points of max), or 1 of 1 when it carries none: the
+// completion of a topic whose kind measures no score, or of a course.
+func scoreOf(ev events.Stored) (given, maximum float64) {
+	score, _ := ev.Payload["score"].(map[string]any)
+	raw, okRaw := score["raw"].(float64)
+	max, okMax := score["max"].(float64)
+	if !okRaw || !okMax || max <= 0 {
+		return 1, 1
+	}
+	return raw, max
 }
 
 // gradeTargets are the line items of the user's launches that the event
@@ -69,7 +85,7 @@ func (g *Grades) Listener(ctx context.Context, t *platform.Tenant, ev events.Sto
 // platform granted the scopes the post needs and has a token URL.
 func gradeTargets(ctx context.Context, q sqldb.Querier, ev events.Stored) ([]gradeTarget, error) {
 	key, query := "course_id", `l.topic_id IS NULL AND l.course_id = $2`
-	if ev.Name == events.TopicFinished {
+	if ev.Name != events.CourseFinished {
 		key, query = "topic_id", `l.topic_id = $2`
 	}
 	id, ok := ev.Payload[key].(float64)
@@ -118,7 +134,7 @@ func (to gradeTarget) same(o gradeTarget) bool {
 
 // post gets a service token and posts the score, to the launch's line
 // item or to the one found or made in the container.
-func (g *Grades) post(ctx context.Context, t *platform.Tenant, to gradeTarget) error {
+func (g *Grades) post(ctx context.Context, t *platform.Tenant, to gradeTarget, given, maximum float64) error {
 	token, err := g.token(ctx, t, to)
 	if err != nil {
 		return err
@@ -131,7 +147,7 @@ func (g *Grades) post(ctx context.Context, t *platform.Tenant, to gradeTarget) e
 		}
 	}
 	body, _ := json.Marshal(map[string]any{
-		"userId": to.sub, "scoreGiven": 1, "scoreMaximum": 1,
+		"userId": to.sub, "scoreGiven": given, "scoreMaximum": maximum,
 		"activityProgress": "Completed", "gradingProgress": "FullyGraded",
 		"timestamp": g.Clock.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 	})

@@ -66,7 +66,7 @@ type Platform struct {
 	// Keys fetches tools' key sets, for their client assertions.
 	Keys *KeySets
 	// Progress completes a topic when a tool posts a completed score.
-	Progress topics.Completer
+	Progress topics.ScoredCompleter
 	// Topics makes the topics of deep linking answers.
 	Topics TopicMaker
 }

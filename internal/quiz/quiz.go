@@ -37,7 +37,7 @@ type Service struct {
 	Topics *topics.Service
 	// Progress completes the topic when an attempt passes, and Gate says
 	// whether a learner may take it now (both package learning).
-	Progress topics.Completer
+	Progress topics.ScoredCompleter
 	Gate     Gate
 	// Locker orders the question edits of one quiz across replicas: each
 	// rewrites the whole list, so two at once would lose one.
@@ -360,13 +360,14 @@ func (s *Service) finish(ctx context.Context, t *platform.Tenant, a Attempt, now
 	return a, s.complete(ctx, t, a)
 }
 
-// complete completes the topic for an attempt that earns it.
+// complete completes the topic for an attempt that earns it, with the
+// attempt's score (the topic keeps the best of its attempts).
 func (s *Service) complete(ctx context.Context, t *platform.Tenant, a Attempt) error {
 	done := a.Passed != nil && *a.Passed || a.MinPassScore == nil && !a.Pending
 	if !done || s.Progress == nil {
 		return nil
 	}
-	err := s.Progress.CompleteTopic(ctx, t, a.UserID, a.TopicID)
+	err := s.Progress.CompleteTopicScored(ctx, t, a.UserID, a.TopicID, &topics.TopicScore{Raw: a.Score, Max: a.MaxScore})
 	if apperr.Is(err, apperr.Forbidden) || apperr.Is(err, apperr.NotFound) {
 		// Past the learner's deadline, outside the lesson's window, or an
 		// editor trying the quiz: the attempt counts, progress does not
@@ -453,7 +454,6 @@ func (s *Service) Grade(ctx context.Context, t *platform.Tenant, p *access.Princ
 	if q.Score > 0 {
 		fraction = score / q.Score
 	}
-	wasDone := a.Passed != nil && *a.Passed || a.MinPassScore == nil && !a.Pending
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		found, err := gradeAnswer(ctx, tx, a.ID, questionID, fraction, p.UserID, now)
 		if err != nil {
@@ -472,10 +472,10 @@ func (s *Service) Grade(ctx context.Context, t *platform.Tenant, p *access.Princ
 	if err != nil {
 		return AttemptView{}, err
 	}
-	if !wasDone {
-		if err := s.complete(ctx, t, a); err != nil {
-			return AttemptView{}, err
-		}
+	// An attempt that had completed the topic completes it again: a
+	// higher grade may raise the score the topic keeps.
+	if err := s.complete(ctx, t, a); err != nil {
+		return AttemptView{}, err
 	}
 	return s.view(ctx, t, a, now, true)
 }

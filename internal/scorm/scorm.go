@@ -28,6 +28,7 @@ import (
 	"github.com/lms-platform/lms/internal/scan"
 	"github.com/lms-platform/lms/internal/scorm/manifest"
 	"github.com/lms-platform/lms/internal/sqldb"
+	"github.com/lms-platform/lms/internal/topics"
 )
 
 // Limits of an uploaded package.
@@ -43,14 +44,16 @@ const (
 
 // Progress is what the learning package does for SCORM tracks.
 type Progress interface {
-	// CompleteTopic completes the topic for the learner.
-	CompleteTopic(ctx context.Context, t *platform.Tenant, userID, topicID int64) error
+	// CompleteTopicScored completes the topic for the learner with their
+	// score (nil: none); the topic keeps the best score.
+	CompleteTopicScored(ctx context.Context, t *platform.Tenant, userID, topicID int64, score *topics.TopicScore) error
 	// CanRecord says whether p may record progress in the topic now.
 	CanRecord(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) error
 	// AddTopicTime adds seconds of the learner's time to the topic.
 	AddTopicTime(ctx context.Context, q sqldb.Querier, userID, topicID, seconds int64) error
-	// TopicComplete tells whether the learner's topic is complete.
-	TopicComplete(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, error)
+	// TopicResult tells whether the learner's topic is complete, and the
+	// score it keeps.
+	TopicResult(ctx context.Context, t *platform.Tenant, userID, topicID int64) (bool, *topics.TopicScore, error)
 }
 
 // Service stores packages and runs SCOs.

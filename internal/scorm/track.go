@@ -252,20 +252,38 @@ func (s *Service) Commit(ctx context.Context, t *platform.Tenant, k ticket, in C
 }
 
 // settle completes the topic of a session whose SCO is done when the
-// topic is not complete yet. The track's completion is stored first and
+// topic is not complete yet, or passes on the track's score when it beats
+// the one the topic keeps. The track's completion is stored first and
 // the topic's in the learning package after it, so a request can fail
 // between the two (a lost connection, the deadline passing): the topic's
-// completion is derived from the track on every later commit, retry and
-// launch instead of only on the commit that turned the track done.
+// completion and score are derived from the track on every later commit,
+// retry and launch instead of only on the commit that turned the track
+// done.
 func (s *Service) settle(ctx context.Context, t *platform.Tenant, k ticket, tr *track) error {
 	if k.Preview || !k.Owns || tr == nil || tr.CompletedAt == nil {
 		return nil
 	}
-	complete, err := s.Progress.TopicComplete(ctx, t, k.UserID, k.TopicID)
-	if err != nil || complete {
+	complete, kept, err := s.Progress.TopicResult(ctx, t, k.UserID, k.TopicID)
+	score := tr.score()
+	if err != nil || complete && !score.Beats(kept) {
 		return err
 	}
-	return s.Progress.CompleteTopic(ctx, t, k.UserID, k.TopicID)
+	return s.Progress.CompleteTopicScored(ctx, t, k.UserID, k.TopicID, score)
+}
+
+// score is the track's score as a topic's result: the 2004 scaled score,
+// else raw of max, else a raw score alone out of 100 (SCORM 1.2 scores
+// are on 0..100 unless the SCO says otherwise); nil when the SCO set none.
+func (tr *track) score() *topics.TopicScore {
+	switch {
+	case tr.ScoreScaled != nil:
+		return topics.Scaled(*tr.ScoreScaled)
+	case tr.ScoreRaw != nil && tr.ScoreMax != nil:
+		return &topics.TopicScore{Raw: *tr.ScoreRaw, Max: *tr.ScoreMax}
+	case tr.ScoreRaw != nil:
+		return &topics.TopicScore{Raw: *tr.ScoreRaw, Max: 100}
+	}
+	return nil
 }
 
 // Tracks lists a learner's tracks in a course: the caller's own, or
