@@ -237,7 +237,14 @@ func tool(op ops.Operation, dirs []string) *mcp.Tool {
 }
 
 func (t *tools) handler(op ops.Operation) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (result *mcp.CallToolResult, _ error) {
+		// The SDK runs handlers on its own goroutines, beyond the recover of
+		// Main: a panic would end the server with exit code 2.
+		defer func() {
+			if v := recover(); v != nil {
+				result = failed(panicFailure(v))
+			}
+		}()
 		in, confirm, canonical, err := toolInput(op, req.Params.Arguments)
 		var form map[string]any
 		if op.Form != nil {
