@@ -18,6 +18,8 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer/html"
+
+	"github.com/lms-platform/lms/internal/gift"
 )
 
 // topicType is one type of `lmsctl create-topic`: its content class, the
@@ -118,7 +120,7 @@ var topicTypes = map[string]topicType{
 	},
 	"quiz": {
 		class:   `Lms\TopicTypeGift\Models\GiftQuiz`,
-		summary: "a quiz: questions {prompt, options:[{text, correct}], score?} (made GIFT by the server) or {gift, score?}",
+		summary: "a quiz: questions {prompt, options:[{text, correct}], score?} (converted to GIFT here) or {gift, score?}",
 		flags: []topicFlag{
 			{"questions", "the JSON list of questions, or @file.json"},
 			{"gift", "questions in GIFT, blank-line separated, or @file.gift (instead of --questions)"},
@@ -262,20 +264,39 @@ func prepareLayout(v topicValues, body map[string]any) error {
 	return nil
 }
 
-// prepareQuiz sends the questions as given, or each GIFT question of a
-// file as {gift}; the server parses and checks them.
+// prepareQuiz sends every question as GIFT: a question {prompt, options}
+// is converted here, by the function the server converts with, and each
+// question of a GIFT file is sent on its own; the server parses and
+// checks the GIFT.
 func prepareQuiz(v topicValues, body map[string]any) error {
 	if (v["questions"] == "") == (v["gift"] == "") {
 		return usagef("create-topic quiz: give exactly one of --questions and --gift")
 	}
-	var questions []any
+	var questions []quizQuestion
 	if v["questions"] != "" {
 		text, err := textArg("questions", v["questions"])
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal([]byte(text), &questions); err != nil || len(questions) == 0 {
-			return usagef("--questions: not a non-empty JSON list of questions")
+		var given []struct {
+			Prompt  string        `json:"prompt"`
+			Options []gift.Option `json:"options"`
+			GIFT    string        `json:"gift"`
+			Score   *float64      `json:"score"`
+		}
+		if err := json.Unmarshal([]byte(text), &given); err != nil || len(given) == 0 {
+			return usagef("--questions: not a non-empty JSON list of questions {prompt, options, score?} or {gift, score?}")
+		}
+		for i, q := range given {
+			if q.GIFT != "" && (q.Prompt != "" || len(q.Options) > 0) {
+				return usagef("--questions: question %d: give either gift or prompt with options, not both", i+1)
+			}
+			if q.GIFT == "" {
+				if q.GIFT, err = gift.FromOptions(q.Prompt, q.Options); err != nil {
+					return usagef("--questions: question %d: %v", i+1, err)
+				}
+			}
+			questions = append(questions, quizQuestion{GIFT: q.GIFT, Score: q.Score})
 		}
 	} else {
 		text, err := textArg("gift", v["gift"])
@@ -283,7 +304,7 @@ func prepareQuiz(v topicValues, body map[string]any) error {
 			return err
 		}
 		for _, q := range giftQuestions(text) {
-			questions = append(questions, map[string]any{"gift": q})
+			questions = append(questions, quizQuestion{GIFT: q})
 		}
 		if len(questions) == 0 {
 			return usagef("--gift: no question in the text")
@@ -312,6 +333,12 @@ func prepareQuiz(v topicValues, body map[string]any) error {
 		body["value"] = text
 	}
 	return nil
+}
+
+// quizQuestion is one question of a quiz topic as lmsctl sends it.
+type quizQuestion struct {
+	GIFT  string   `json:"gift"`
+	Score *float64 `json:"score,omitempty"`
 }
 
 var blankLine = regexp.MustCompile(`\r?\n[ \t]*\r?\n`)
