@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/lmsctl"
@@ -63,5 +67,57 @@ func TestCreateVideoAwaitsTranscoding(t *testing.T) {
 	}
 	if code, _, _ := s.run("", "create-topic", "pdf", "--lesson", lesson, "--title", "No", "--file", clip, "--await"); code != lmsctl.ExitUsage {
 		t.Fatalf("--await on another type: exit %d", code)
+	}
+}
+
+// TestAwaitNamesTheTopic: when following a video's operation fails (here
+// the polls are rate limited), the failure says that the topic exists
+// (details.topic) and how to go on; with --wait the polls wait the limit
+// out like any other request. A video on a video site has nothing to
+// transcode: its operation is done at once.
+func TestAwaitNamesTheTopic(t *testing.T) {
+	env := apitest.New(t, "sqlite", apitest.Options{})
+	var refusals atomic.Int32 // polls still to refuse
+	s := proxied(t, env, func(w http.ResponseWriter, r *http.Request) bool {
+		if !strings.HasPrefix(r.URL.Path, "/api/admin/operations/video:") || refusals.Add(-1) < 0 {
+			return false
+		}
+		w.Header().Set("Retry-After", "3")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, `{"success":false,"error":"RATE_LIMITED","message":"Too many requests."}`)
+		return true
+	}, "courses:write")
+	var slept []time.Duration
+	s.sleep = func(_ context.Context, d time.Duration) error {
+		slept = append(slept, d)
+		return nil
+	}
+	lesson := courseWithLesson(t, env)
+	const site = "https://video.example/watch/1"
+
+	refusals.Store(1000)
+	code, out, errOut := s.run("", "create-topic", "video", "--lesson", lesson, "--title", "Clip", "--video-site-url", site, "--await")
+	f := lastFailure(t, errOut)
+	topic, _ := f.Details["topic"].(float64)
+	if code != lmsctl.ExitLimited || f.Code != "RATE_LIMITED" || topic == 0 || f.Details["retryAfter"] != float64(3) || out != "" {
+		t.Fatalf("rate limited while awaiting: exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	id := fmt.Sprint(int64(topic))
+	for _, want := range []string{"video topic " + id + " was created", "lmsctl get-admin-operations-operation --operation video:" + id,
+		"lmsctl get-admin-topics-id --id " + id, "lmsctl delete-admin-topics-id --id " + id} {
+		if !strings.Contains(f.Message, want) {
+			t.Errorf("the message does not say %q: %s", want, f.Message)
+		}
+	}
+	env.Call(t, 200, "GET", "/api/admin/topics/"+id, env.As("admin").Token, nil)
+
+	refusals.Store(1)
+	code, out, errOut = s.run("", "create-topic", "video", "--lesson", lesson, "--title", "Clip 2", "--video-site-url", site, "--await", "--wait")
+	var created map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &created) != nil || created["title"] != "Clip 2" {
+		t.Fatalf("--wait while awaiting: exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	if len(slept) != 1 || slept[0] != 3*time.Second || refusals.Load() >= 0 {
+		t.Fatalf("waits %v, refusals left %d", slept, refusals.Load())
 	}
 }

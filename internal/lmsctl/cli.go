@@ -47,19 +47,27 @@ type app struct {
 
 // Main runs one lmsctl command and returns its exit code. Failures go to
 // standard error as {"error": {code, message, details}}.
-func Main(ctx context.Context, env Env) int {
+func Main(ctx context.Context, env Env) (code int) {
 	a := &app{Env: env, ctx: ctx}
 	if a.Getenv == nil {
 		a.Getenv = os.Getenv
 	}
+	// A panic would otherwise end the process with Go's exit code 2, which
+	// means "a choice is needed" here.
+	defer func() {
+		if v := recover(); v != nil {
+			code = a.report(panicFailure(v))
+		}
+	}()
 	err := a.run()
-	if err == nil {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	}
-	f := failureOf(err)
+	return a.report(failureOf(err))
+}
+
+// report prints a failure on standard error and returns its exit code.
+func (a *app) report(f *Failure) int {
 	enc := json.NewEncoder(a.Stderr)
 	enc.SetEscapeHTML(false)
 	enc.Encode(map[string]any{"error": f})

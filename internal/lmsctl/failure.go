@@ -6,6 +6,8 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"runtime/debug"
+	"strings"
 
 	"github.com/lms-platform/lms/client"
 )
@@ -34,6 +36,33 @@ type Failure struct {
 }
 
 func (f *Failure) Error() string { return f.Code + ": " + f.Message }
+
+// setDetail sets one detail. Failures made without details (a network
+// error, a usage error) have no map yet, and whatever adds to a failure
+// must not depend on how it was made.
+func (f *Failure) setDetail(key string, value any) {
+	if f.Details == nil {
+		f.Details = map[string]any{}
+	}
+	f.Details[key] = value
+}
+
+// addNote adds a sentence to the message, such as what a half-done
+// command left behind and how to finish it.
+func (f *Failure) addNote(note string) {
+	if f.Message != "" && !strings.HasSuffix(f.Message, ".") {
+		f.Message += "."
+	}
+	f.Message = strings.TrimSpace(f.Message + " " + note)
+}
+
+// panicFailure reports a panic, which is a bug of lmsctl, as a failure
+// with the generic exit code: left alone, Go would exit with 2, which
+// scripts read as "a choice is needed".
+func panicFailure(v any) *Failure {
+	return &Failure{Code: "INTERNAL", Exit: ExitFailure, Details: map[string]any{"stack": string(debug.Stack())},
+		Message: fmt.Sprintf("lmsctl failed unexpectedly (a bug: please report it with details.stack): %v", v)}
+}
 
 func usagef(format string, args ...any) *Failure {
 	return &Failure{Code: "USAGE", Message: fmt.Sprintf(format, args...), Exit: ExitUsage}

@@ -170,6 +170,16 @@ func target(op ops.Operation, in Input) string {
 // send sends one request (a body of contentType, or none) with the
 // retries --wait allows, and reads the envelope.
 func (c *Caller) send(ctx context.Context, method, target string, b body, contentType string) (Result, error) {
+	res, err := c.do(ctx, method, target, b, contentType)
+	if err != nil {
+		return Result{}, err
+	}
+	return readResult(res)
+}
+
+// do sends one request with the retries --wait allows and returns the
+// answer unread, for callers that need its headers too.
+func (c *Caller) do(ctx context.Context, method, target string, b body, contentType string) (*http.Response, error) {
 	cl := c.Client
 	if method != http.MethodGet {
 		cl = cl.WithHeader("Idempotency-Key", newKey())
@@ -179,7 +189,7 @@ func (c *Caller) send(ctx context.Context, method, target string, b body, conten
 		if b != nil {
 			rc, size, err := b.open()
 			if err != nil {
-				return Result{}, err
+				return nil, err
 			}
 			defer rc.Close()
 			rd = rc
@@ -195,14 +205,11 @@ func (c *Caller) send(ctx context.Context, method, target string, b body, conten
 				c.Notify(fmt.Sprintf("rate limited: retrying in %s", wait))
 			}
 			if err := c.sleep(ctx, wait); err != nil {
-				return Result{}, err
+				return nil, err
 			}
 			continue
 		}
-		if err != nil {
-			return Result{}, err
-		}
-		return readResult(res)
+		return res, err
 	}
 }
 

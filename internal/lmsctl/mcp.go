@@ -192,11 +192,6 @@ func tool(op ops.Operation, dirs []string) *mcp.Tool {
 		desc.WriteString(" H5P: upload the .h5p with post-h5p-contents-upload first, then topicable " +
 			"Lms\\TopicTypes\\Models\\TopicContent\\H5P with content_id, the contentId it answered.")
 		desc.WriteString(" Rich text: topicable Lms\\TopicTypes\\Models\\TopicContent\\RichText with html (sanitised) or markdown.")
-		desc.WriteString(" Layout: topicable Lms\\TopicTypes\\Models\\TopicContent\\Layout with document, a list of nodes " +
-			"{component, props, id?} of the approved components only, and fallback, Markdown for clients that do not " +
-			"render layouts, which must leave out hints and worked solutions. Practice goes only in a PracticeActivity. " +
-			"Read the tool get-admin-layout-components first: it gives each component's props and the rules beyond " +
-			"them, and a refused document answers every problem at once, keyed by node and prop path.")
 		desc.WriteString(" Quiz: topicable Lms\\TopicTypeGift\\Models\\GiftQuiz with questions, each {prompt, options:[{text, " +
 			"correct}], score?} or {gift, score?} (one question in Moodle's GIFT format), and optional maxAttempts, " +
 			"minPassScore (points), review (when learners see the right answers and feedback: after_end, the default; " +
@@ -220,6 +215,7 @@ func tool(op ops.Operation, dirs []string) *mcp.Tool {
 			"of string parameters sent in the launch). Learners launch it with post-lti-launches-topic; the tool's " +
 			"completed score (AGS) completes it.")
 	}
+	desc.WriteString(layoutRules(op))
 	desc.WriteString("\n\n" + untrusted)
 	destructive := op.Kind == ops.Destructive
 	return &mcp.Tool{
@@ -236,8 +232,54 @@ func tool(op ops.Operation, dirs []string) *mcp.Tool {
 	}
 }
 
+// layoutRules are the spec's layout rules, in the description of every
+// tool whose body takes a layout document (creating or updating a
+// topic), so that an agent writes one right the first time; "" for the
+// other tools.
+func layoutRules(op ops.Operation) string {
+	names := layoutComponents(op)
+	if len(names) == 0 {
+		return ""
+	}
+	return " Layout (topicable Lms\\TopicTypes\\Models\\TopicContent\\Layout): document is a list of nodes {component, " +
+		"props, id?} of the approved components only: " + strings.Join(names, ", ") + ". Practice goes only in a " +
+		"PracticeActivity. fallback is Markdown for clients that do not render layouts and must leave out hints and " +
+		"worked solutions. Read the tool get-admin-layout-components first: it gives each component's props and the " +
+		"rules beyond them, and a refused document answers every problem at once, keyed by node and prop path."
+}
+
+// layoutComponents are the approved components an operation's body takes
+// in document, read from its schema: the server's component registry
+// makes that schema, so the list cannot drift from what it accepts.
+func layoutComponents(op ops.Operation) []string {
+	var body struct {
+		Properties struct {
+			Document struct {
+				Items struct {
+					Properties struct {
+						Component struct {
+							Enum []string `json:"enum"`
+						} `json:"component"`
+					} `json:"properties"`
+				} `json:"items"`
+			} `json:"document"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(op.Body, &body) != nil {
+		return nil
+	}
+	return body.Properties.Document.Items.Properties.Component.Enum
+}
+
 func (t *tools) handler(op ops.Operation) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (result *mcp.CallToolResult, _ error) {
+		// The SDK runs handlers on its own goroutines, beyond the recover of
+		// Main: a panic would end the server with exit code 2.
+		defer func() {
+			if v := recover(); v != nil {
+				result = failed(panicFailure(v))
+			}
+		}()
 		in, confirm, canonical, err := toolInput(op, req.Params.Arguments)
 		var form map[string]any
 		if op.Form != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/lmsctl"
 	"github.com/lms-platform/lms/internal/lmsctl/lmsctltest"
@@ -118,10 +119,28 @@ func TestMCPToolGates(t *testing.T) {
 	if tools["put-admin-lessons-id"] == nil || !tools["put-admin-lessons-id"].Annotations.IdempotentHint || tools["delete-admin-courses-id"] != nil {
 		t.Fatal("--allow-write tools")
 	}
-	// Authoring a layout right the first time: the rules are in the tool.
-	if d := tools["post-admin-topics"].Description; !strings.Contains(d, "PracticeActivity") ||
-		!strings.Contains(d, "get-admin-layout-components") || !strings.Contains(d, "hints") || !strings.Contains(d, "GiftQuiz") {
-		t.Fatalf("topic creation tool without the layout rules: %s", d)
+	// Authoring a layout right the first time: every tool that creates or
+	// updates a topic says the rules, with the components the server
+	// approves.
+	if d := tools["post-admin-topics"].Description; !strings.Contains(d, "GiftQuiz") {
+		t.Fatalf("topic creation tool without the types' fields: %s", d)
+	}
+	for _, name := range []string{"post-admin-topics", "post-admin-topics-id", "put-admin-topics-id", "patch-admin-topics-id"} {
+		d := tools[name].Description
+		for _, rule := range []string{"Practice goes only in a PracticeActivity", "leave out hints and worked solutions",
+			"get-admin-layout-components"} {
+			if !strings.Contains(d, rule) {
+				t.Errorf("%s does not say %q: %s", name, rule, d)
+			}
+		}
+		for _, c := range layout.Components {
+			if !strings.Contains(d, c.Name) {
+				t.Errorf("%s does not name the approved component %s: %s", name, c.Name, d)
+			}
+		}
+	}
+	if d := tools["post-admin-courses"].Description; strings.Contains(d, "PracticeActivity") {
+		t.Errorf("a tool that takes no layout has its rules: %s", d)
 	}
 	// Uploads read local files: no tool without a directory allowed, and
 	// no topic of a local file either.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/lmsctl"
@@ -20,6 +21,8 @@ type session struct {
 	dir string
 	// tty says standard error is a terminal (progress bars are drawn).
 	tty bool
+	// sleep, when set, stands for the waits of --wait.
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func newSession(t *testing.T, tty bool) *session {
@@ -28,7 +31,7 @@ func newSession(t *testing.T, tty bool) *session {
 
 // env is the process environment of one run.
 func (s *session) env(stdin string, out, errOut *bytes.Buffer, args ...string) lmsctl.Env {
-	return lmsctl.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: out, Stderr: errOut, StderrTTY: s.tty,
+	return lmsctl.Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: out, Stderr: errOut, StderrTTY: s.tty, Sleep: s.sleep,
 		Getenv: func(k string) string {
 			if k == lmsctl.ConfigDirEnv {
 				return s.dir
@@ -48,7 +51,13 @@ func (s *session) run(stdin string, args ...string) (int, string, string) {
 // login logs the session in to env's tenant with token.
 func (s *session) login(env *apitest.Env, token string) {
 	s.t.Helper()
-	if code, _, errOut := s.run(token, "login", "--token", "--server", env.HTTP.URL, "--host", env.Host); code != 0 {
+	s.loginAt(env.HTTP.URL, env.Host, token)
+}
+
+// loginAt logs the session in to the tenant host at server with token.
+func (s *session) loginAt(server, host, token string) {
+	s.t.Helper()
+	if code, _, errOut := s.run(token, "login", "--token", "--server", server, "--host", host); code != 0 {
 		s.t.Fatalf("login: exit %d: %s", code, errOut)
 	}
 }
@@ -58,9 +67,15 @@ func (s *session) login(env *apitest.Env, token string) {
 func loggedIn(t *testing.T, env *apitest.Env, tty bool, scopes ...string) *session {
 	t.Helper()
 	s := newSession(t, tty)
-	s.login(env, env.Call(t, 201, "POST", "/api/auth/tokens", env.As("admin").Token,
-		map[string]any{"name": "cli", "scopes": scopes}).String("data.token"))
+	s.login(env, adminToken(t, env, scopes...))
 	return s
+}
+
+// adminToken is a new token of env's admin holding scopes.
+func adminToken(t *testing.T, env *apitest.Env, scopes ...string) string {
+	t.Helper()
+	return env.Call(t, 201, "POST", "/api/auth/tokens", env.As("admin").Token,
+		map[string]any{"name": "cli", "scopes": scopes}).String("data.token")
 }
 
 // failure is the error lmsctl printed last on standard error (progress

@@ -18,19 +18,22 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer/html"
+
+	"github.com/lms-platform/lms/internal/gift"
 )
 
 // topicType is one type of `lmsctl create-topic`: its content class, the
 // flags it adds to the common ones, and how it turns them into the body
 // of POST /api/admin/topics: prepare checks and converts the flags before
-// any request, upload (when the type has one) sends files first. Each new
-// type the API supports is one more entry of topicTypes.
+// any request, upload (when the type has one) sends files first and says
+// what it left on the server. Each new type the API supports is one more
+// entry of topicTypes.
 type topicType struct {
 	class   string
 	summary string
 	flags   []topicFlag
 	prepare func(v topicValues, body map[string]any) error
-	upload  func(ctx context.Context, c *Caller, v topicValues, body map[string]any) error
+	upload  func(ctx context.Context, c *Caller, v topicValues, body map[string]any) (*leftover, error)
 	// extensions, when set, make --file a local file of one of them, sent
 	// with the topic as multipart form data.
 	extensions []string
@@ -38,6 +41,15 @@ type topicType struct {
 
 type topicFlag struct {
 	name, usage string
+}
+
+// leftover is what an upload left on the server. When creating the topic
+// then fails, the failure names it under details[key] and its message
+// says what exists and how to finish the topic or remove it.
+type leftover struct {
+	key   string
+	value any
+	note  string
 }
 
 // topicValues are the type's flags as given ("" when not).
@@ -108,7 +120,7 @@ var topicTypes = map[string]topicType{
 	},
 	"quiz": {
 		class:   `Lms\TopicTypeGift\Models\GiftQuiz`,
-		summary: "a quiz: questions {prompt, options:[{text, correct}], score?} (made GIFT by the server) or {gift, score?}",
+		summary: "a quiz: questions {prompt, options:[{text, correct}], score?} (converted to GIFT here) or {gift, score?}",
 		flags: []topicFlag{
 			{"questions", "the JSON list of questions, or @file.json"},
 			{"gift", "questions in GIFT, blank-line separated, or @file.gift (instead of --questions)"},
@@ -180,7 +192,7 @@ var topicTypes = map[string]topicType{
 			{"sco", "id of the SCO to play (from details.choices or the upload's scos)"},
 		},
 		prepare: preparePackage("sco", ".zip"),
-		upload:  uploadPackage("/api/admin/scorm/upload"),
+		upload:  uploadPackage("/api/admin/scorm/upload", "sco", "delete-admin-scorm-package --package"),
 	},
 	"cmi5": {
 		class:   `Lms\TopicTypes\Models\TopicContent\Cmi5Au`,
@@ -190,7 +202,7 @@ var topicTypes = map[string]topicType{
 			{"au", "the AU id (from details.choices or the upload's aus)"},
 		},
 		prepare: preparePackage("au", ".zip", ".xml"),
-		upload:  uploadPackage("/api/admin/cmi5"),
+		upload:  uploadPackage("/api/admin/cmi5", "au", ""),
 	},
 	"lti": {
 		class:   `Lms\TopicTypes\Models\TopicContent\LTI`,
@@ -252,20 +264,39 @@ func prepareLayout(v topicValues, body map[string]any) error {
 	return nil
 }
 
-// prepareQuiz sends the questions as given, or each GIFT question of a
-// file as {gift}; the server parses and checks them.
+// prepareQuiz sends every question as GIFT: a question {prompt, options}
+// is converted here, by the function the server converts with, and each
+// question of a GIFT file is sent on its own; the server parses and
+// checks the GIFT.
 func prepareQuiz(v topicValues, body map[string]any) error {
 	if (v["questions"] == "") == (v["gift"] == "") {
 		return usagef("create-topic quiz: give exactly one of --questions and --gift")
 	}
-	var questions []any
+	var questions []quizQuestion
 	if v["questions"] != "" {
 		text, err := textArg("questions", v["questions"])
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal([]byte(text), &questions); err != nil || len(questions) == 0 {
-			return usagef("--questions: not a non-empty JSON list of questions")
+		var given []struct {
+			Prompt  string        `json:"prompt"`
+			Options []gift.Option `json:"options"`
+			GIFT    string        `json:"gift"`
+			Score   *float64      `json:"score"`
+		}
+		if err := json.Unmarshal([]byte(text), &given); err != nil || len(given) == 0 {
+			return usagef("--questions: not a non-empty JSON list of questions {prompt, options, score?} or {gift, score?}")
+		}
+		for i, q := range given {
+			if q.GIFT != "" && (q.Prompt != "" || len(q.Options) > 0) {
+				return usagef("--questions: question %d: give either gift or prompt with options, not both", i+1)
+			}
+			if q.GIFT == "" {
+				if q.GIFT, err = gift.FromOptions(q.Prompt, q.Options); err != nil {
+					return usagef("--questions: question %d: %v", i+1, err)
+				}
+			}
+			questions = append(questions, quizQuestion{GIFT: q.GIFT, Score: q.Score})
 		}
 	} else {
 		text, err := textArg("gift", v["gift"])
@@ -273,7 +304,7 @@ func prepareQuiz(v topicValues, body map[string]any) error {
 			return err
 		}
 		for _, q := range giftQuestions(text) {
-			questions = append(questions, map[string]any{"gift": q})
+			questions = append(questions, quizQuestion{GIFT: q})
 		}
 		if len(questions) == 0 {
 			return usagef("--gift: no question in the text")
@@ -302,6 +333,12 @@ func prepareQuiz(v topicValues, body map[string]any) error {
 		body["value"] = text
 	}
 	return nil
+}
+
+// quizQuestion is one question of a quiz topic as lmsctl sends it.
+type quizQuestion struct {
+	GIFT  string   `json:"gift"`
+	Score *float64 `json:"score,omitempty"`
 }
 
 var blankLine = regexp.MustCompile(`\r?\n[ \t]*\r?\n`)
@@ -454,25 +491,29 @@ func checkH5P(v topicValues, _ map[string]any) error {
 	return checkFile("package", v["package"], ".h5p")
 }
 
-// uploadH5P uploads the package; if creating the topic then fails, the
-// error says which content exists and how to use or remove it.
-func uploadH5P(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
+// uploadH5P uploads the package to the H5P service; the topic then names
+// the new content.
+func uploadH5P(ctx context.Context, c *Caller, v topicValues, body map[string]any) (*leftover, error) {
 	form, ctype, err := multipartForm(nil, map[string]string{"h5p_file": v["package"]})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res, err := c.send(ctx, "POST", "/h5p/contents/upload", form, ctype)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var up struct {
 		ContentID string `json:"contentId"`
 	}
 	if err := json.Unmarshal(res.Data, &up); err != nil || up.ContentID == "" {
-		return fmt.Errorf("the H5P service answered no content id")
+		return nil, fmt.Errorf("the H5P service answered no content id")
 	}
 	body["content_id"] = up.ContentID
-	return nil
+	id := up.ContentID
+	return &leftover{key: "created", value: map[string]any{"h5pContentId": id},
+		note: fmt.Sprintf("The H5P content %s was uploaded but no topic was created: retry with "+
+			"`lmsctl post-admin-topics --body '{\"lesson\":%v,\"title\":...,\"topicable\":...,\"content_id\":\"%s\"}'`, "+
+			"or remove it with `lmsctl delete-h5p-contents-id --id %s`.", id, body["lesson"], id, id)}, nil
 }
 
 // preparePackage checks --package (a file of one of exts, or an
@@ -501,27 +542,36 @@ func preparePackage(choice string, exts ...string) func(v topicValues, body map[
 // uploadPackage uploads a package file to path (an id given to --package
 // is used as it is); the topic then names it by id, so when creating the
 // topic fails (exit code 2 without a choice) the retry can reuse it.
-func uploadPackage(path string) func(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
-	return func(ctx context.Context, c *Caller, v topicValues, body map[string]any) error {
+// choice is the flag of the part to play; remove is the command and flag
+// that delete an unused package ("" when the API has none).
+func uploadPackage(path, choice, remove string) func(ctx context.Context, c *Caller, v topicValues, body map[string]any) (*leftover, error) {
+	return func(ctx context.Context, c *Caller, v topicValues, body map[string]any) (*leftover, error) {
 		if _, ok := body["package"]; ok {
-			return nil
+			return nil, nil
 		}
 		form, ctype, err := multipartForm(nil, map[string]string{"package": v["package"]})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		res, err := c.send(ctx, "POST", path, form, ctype)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var up struct {
 			ID int64 `json:"id"`
 		}
 		if err := json.Unmarshal(res.Data, &up); err != nil || up.ID == 0 {
-			return fmt.Errorf("%s answered no package id", path)
+			return nil, fmt.Errorf("%s answered no package id", path)
 		}
 		body["package"] = up.ID
-		return nil
+		note := fmt.Sprintf("The package %d was uploaded but no topic was created: retry with --package %d "+
+			"(and --%s when it has several) to reuse it", up.ID, up.ID, choice)
+		if remove != "" {
+			note += fmt.Sprintf(", or remove it with `lmsctl %s %d`.", remove, up.ID)
+		} else {
+			note += "; the API has no operation that removes an unused package of this kind."
+		}
+		return &leftover{key: "package", value: up.ID, note: note}, nil
 	}
 }
 
@@ -609,8 +659,9 @@ func (a *app) createTopic(args []string) error {
 	if err != nil {
 		return err
 	}
+	var left *leftover
 	if tt.upload != nil {
-		if err := tt.upload(a.ctx, c, v, body); err != nil {
+		if left, err = tt.upload(a.ctx, c, v, body); err != nil {
 			return err
 		}
 	}
@@ -622,16 +673,10 @@ func (a *app) createTopic(args []string) error {
 	}
 	if err != nil {
 		f := failureOf(err)
-		if id, ok := body["content_id"]; ok {
+		if left != nil {
 			// The upload is done: say what exists and how to finish or remove it.
-			f.Details["created"] = map[string]any{"h5pContentId": id}
-			f.Message += fmt.Sprintf(" The H5P content %v was uploaded but no topic was created: retry with "+
-				"`lmsctl post-admin-topics --body '{\"lesson\":%d,\"title\":...,\"topicable\":...,\"content_id\":\"%v\"}'`, "+
-				"or remove it with `lmsctl delete-h5p-contents-id --id %v`.", id, *lesson, id, id)
-		}
-		if id, ok := body["package"]; ok && tt.upload != nil {
-			f.Details["package"] = id
-			f.Message += fmt.Sprintf(" Retry with --package %v to reuse the uploaded package.", id)
+			f.setDetail(left.key, left.value)
+			f.addNote(left.note)
 		}
 		return f
 	}

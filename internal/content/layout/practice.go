@@ -226,12 +226,12 @@ func (pr *Practice) Check(ctx context.Context, t *platform.Tenant, p *access.Pri
 func (q PracticeQuestion) asGIFT() (gift.Question, error) {
 	src := q.GIFT
 	if src == "" {
-		opts := make([]quizkind.Option, len(q.Options))
+		opts := make([]gift.Option, len(q.Options))
 		for i, o := range q.Options {
-			opts[i] = quizkind.Option{Text: o.Text, Correct: o.Correct}
+			opts[i] = gift.Option{Text: o.Text, Correct: o.Correct}
 		}
 		var err error
-		if src, err = quizkind.FromOptions(q.Prompt, opts); err != nil {
+		if src, err = gift.FromOptions(q.Prompt, opts); err != nil {
 			return gift.Question{}, err
 		}
 	}

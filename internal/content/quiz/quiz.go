@@ -94,17 +94,11 @@ func (v Value) MaxTotal() float64 {
 type Input struct {
 	// ID keeps an existing question's id (the admin question routes
 	// rewrite the list through it); new questions have none.
-	ID      int64    `json:"id,omitempty"`
-	Prompt  string   `json:"prompt,omitempty"`
-	Options []Option `json:"options,omitempty"`
-	GIFT    string   `json:"gift,omitempty"`
-	Score   *float64 `json:"score,omitempty"`
-}
-
-// Option is one option of a multiple-choice Input.
-type Option struct {
-	Text    string `json:"text"`
-	Correct bool   `json:"correct"`
+	ID      int64         `json:"id,omitempty"`
+	Prompt  string        `json:"prompt,omitempty"`
+	Options []gift.Option `json:"options,omitempty"`
+	GIFT    string        `json:"gift,omitempty"`
+	Score   *float64      `json:"score,omitempty"`
 }
 
 // Kind is the quiz kind.
@@ -248,7 +242,7 @@ func (qi Input) question(field string) (Question, map[string][]string) {
 		}
 		q.GIFT, q.Q = qi.GIFT, parsed
 	default:
-		g, err := FromOptions(qi.Prompt, qi.Options)
+		g, err := gift.FromOptions(qi.Prompt, qi.Options)
 		if err != nil {
 			problems[field] = []string{err.Error()}
 			break
@@ -276,42 +270,6 @@ func ParseOne(src string) (gift.Question, error) {
 		return gift.Question{}, fmt.Errorf("expected one question, found %d", len(qs))
 	}
 	return qs[0], nil
-}
-
-// FromOptions writes a multiple-choice question as GIFT: one right option
-// is a single-answer question; with several, each right option earns an
-// equal share and each wrong one takes a share away.
-func FromOptions(prompt string, options []Option) (string, error) {
-	if strings.TrimSpace(prompt) == "" {
-		return "", fmt.Errorf("the prompt is required")
-	}
-	right := 0
-	for _, o := range options {
-		if strings.TrimSpace(o.Text) == "" {
-			return "", fmt.Errorf("every option needs a text")
-		}
-		if o.Correct {
-			right++
-		}
-	}
-	if len(options) < 2 || right == 0 {
-		return "", fmt.Errorf("a question needs at least two options, one of them correct")
-	}
-	q := gift.Question{Type: gift.MultipleChoice, Stem: gift.Text{Text: strings.TrimSpace(prompt), Format: gift.FormatMoodle}, Single: right == 1}
-	share := 100 / float64(right)
-	for _, o := range options {
-		w := -share
-		switch {
-		case o.Correct && right == 1:
-			w = 100
-		case o.Correct:
-			w = share
-		case right == 1:
-			w = 0
-		}
-		q.Answers = append(q.Answers, gift.Answer{Text: gift.Text{Text: strings.TrimSpace(o.Text), Format: gift.FormatMoodle}, Weight: w})
-	}
-	return gift.RenderQuestion(q), nil
 }
 
 // Copy returns the value: a quiz holds no files.
