@@ -2874,6 +2874,9 @@ type AppProgressView struct {
 	Completed bool `json:"completed"`
 	// The topic's rule.
 	Completion string `json:"completion"`
+	// The steps of the played range (startStep to endStep, defaults resolved) in the version the topic
+	// plays, in order; the page sends them to the app in its init message.
+	Range []Step `json:"range"`
 	// Best score reported.
 	Score *int64 `json:"score"`
 	// Step ids reached, in the order first reached.

@@ -60,6 +60,23 @@ type SelfCompleting interface {
 	CompletesItself(value json.RawMessage) bool
 }
 
+// Switchable is a kind a tenant can switch off with a setting. Its topics
+// are kept while it is off, but their views (Env.Off) offer no way to play
+// them.
+type Switchable interface {
+	Enabled(ctx context.Context, t *platform.Tenant) (bool, error)
+}
+
+// SwitchedOff reports whether tenant t has switched kind k off.
+func SwitchedOff(ctx context.Context, t *platform.Tenant, k Kind) (bool, error) {
+	s, ok := k.(Switchable)
+	if !ok {
+		return false, nil
+	}
+	on, err := s.Enabled(ctx, t)
+	return err == nil && !on, err
+}
+
 // Described is a kind that documents its own fields of a topic create or
 // update in the API description.
 type Described interface {
@@ -79,6 +96,9 @@ type Env struct {
 	FilePrefix string
 	// FileURL returns a signed link serving the stored file at key.
 	FileURL func(key string) string
+	// Off is true while the tenant has switched the kind off
+	// (Switchable): View then offers no way to play the topic.
+	Off bool
 }
 
 // Input is what a create or update sent, beyond the common topic fields.
@@ -131,6 +151,21 @@ func (r *Registry) ByClass(class string) (Kind, bool) {
 
 // Kinds lists the registered kinds in registration order.
 func (r *Registry) Kinds() []Kind { return slices.Clone(r.kinds) }
+
+// Off returns the classes of the kinds tenant t has switched off.
+func (r *Registry) Off(ctx context.Context, t *platform.Tenant) (map[string]bool, error) {
+	off := map[string]bool{}
+	for _, k := range r.kinds {
+		switched, err := SwitchedOff(ctx, t, k)
+		if err != nil {
+			return nil, err
+		}
+		if switched {
+			off[k.Class()] = true
+		}
+	}
+	return off, nil
+}
 
 // KindName is the kind a class stands for, "unknown" when no kind is
 // registered for it.

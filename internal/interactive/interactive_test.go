@@ -2,13 +2,16 @@ package interactive_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/blob"
 	kind "github.com/lms-platform/lms/internal/content/interactive"
 	"github.com/lms-platform/lms/internal/interactive/interactivetest"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -166,6 +169,7 @@ func TestTopicFields(t *testing.T) {
 		pkg := w.pkg(t)
 		netManifest := `{"entry":"index.html","steps":[{"id":"a","title":"A"},{"id":"b","title":"B"}],"network":["https://tiles.example.org"]}`
 		netPkg := w.upload(t, app(netManifest), 0).Number("data.id")
+		onePkg := w.upload(t, app(`{"entry":"index.html","steps":[{"id":"only","title":"Only"}]}`), 0).Number("data.id")
 		scenarios := []struct {
 			name   string
 			fields map[string]any
@@ -188,6 +192,12 @@ func TestTopicFields(t *testing.T) {
 			{"unknown endStep", map[string]any{"package": pkg, "endStep": "nope"}, 422, "endStep", nil},
 			{"start after end", map[string]any{"package": pkg, "startStep": "done", "endStep": "intro"}, 422, "endStep", nil},
 			{"start equals end", map[string]any{"package": pkg, "startStep": "swing", "endStep": "swing"}, 422, "endStep", nil},
+			// The defaults resolved, the range must still run forward.
+			{"endStep alone at the first step", map[string]any{"package": pkg, "endStep": "intro"}, 422, "endStep", nil},
+			{"startStep alone at the last step", map[string]any{"package": pkg, "startStep": "done"}, 422, "startStep", nil},
+			{"endStep alone", map[string]any{"package": pkg, "endStep": "swing"}, 201, "", map[string]any{"data.topicable.end_step": "swing"}},
+			{"startStep alone", map[string]any{"package": pkg, "startStep": "swing"}, 201, "", map[string]any{"data.topicable.start_step": "swing"}},
+			{"one step plays just it", map[string]any{"package": onePkg, "startStep": "only", "endStep": "only"}, 201, "", nil},
 			{"completion on_open", map[string]any{"package": pkg, "completion": "on_open"}, 201, "", map[string]any{"data.topicable.completion": "on_open"}},
 			{"completion on_complete", map[string]any{"package": pkg, "completion": "on_complete"}, 201, "", nil},
 			{"completion unknown", map[string]any{"package": pkg, "completion": "sometimes"}, 422, "completion", nil},
@@ -258,6 +268,60 @@ func TestTopicFields(t *testing.T) {
 		if r := env.Do(apitest.Request{Method: "PATCH", Path: "/api/admin/topics/" + id, Token: w.tutor.Token,
 			Body: map[string]any{"endStep": "nope"}}); r.Status != 422 {
 			t.Errorf("update with unknown step: %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+// TestRefusedCreateStoresNothing: a create carrying a .zip in file that
+// is refused, by a rule of its manifest or by its own fields, leaves no
+// package, version or file behind.
+func TestRefusedCreateStoresNothing(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		netManifest := `{"entry":"index.html","steps":[{"id":"a","title":"A"},{"id":"b","title":"B"}],"network":["https://tiles.example.org"]}`
+		create := func(manifest string, fields map[string]string) *apitest.Response {
+			form := map[string]string{"lesson": num(w.lesson), "title": "Uploaded", "topicable": kind.Class}
+			for k, v := range fields {
+				form[k] = v
+			}
+			body, ctype := interactivetest.Form(t, "file", "app.zip", interactivetest.Zip(t, app(manifest)), form)
+			return env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: w.tutor.Token, Body: body, Type: ctype})
+		}
+		refused := []struct {
+			name     string
+			manifest string
+			fields   map[string]string
+			field    string
+		}{
+			{"unknown startStep", interactivetest.Manifest, map[string]string{"startStep": "nope"}, "startStep"},
+			{"endStep alone at the first step", interactivetest.Manifest, map[string]string{"endStep": "intro"}, "endStep"},
+			{"network not accepted", netManifest, nil, "acceptNetwork"},
+			{"network refused by the tenant", netManifest, map[string]string{"acceptNetwork": "true"}, "acceptNetwork"},
+			{"version with file", interactivetest.Manifest, map[string]string{"version": "1"}, "version"},
+		}
+		for _, c := range refused {
+			if res := create(c.manifest, c.fields); res.Status != 422 || !hasError(res, c.field) {
+				t.Errorf("%s: %d %s, want 422 naming %s", c.name, res.Status, res.Body, c.field)
+			}
+		}
+		files := func() int {
+			tenant, release := env.OpenTenant(env.Tenant)
+			defer release()
+			n := 0
+			if err := tenant.Blob.List(context.Background(), "interactive/", func(blob.Info) error { n++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if p, v, f := env.Count(t, `SELECT COUNT(*) FROM interactive_packages`), env.Count(t, `SELECT COUNT(*) FROM interactive_versions`), files(); p+v+f != 0 {
+			t.Errorf("refused creates left %d packages, %d versions and %d files", p, v, f)
+		}
+		// The same create, accepted, stores one package of three files.
+		if res := create(interactivetest.Manifest, map[string]string{"startStep": "swing"}); res.Status != 201 {
+			t.Fatalf("accepted create: %d %s", res.Status, res.Body)
+		}
+		if p, f := env.Count(t, `SELECT COUNT(*) FROM interactive_packages`), files(); p != 1 || f != 3 {
+			t.Errorf("accepted create stored %d packages and %d files", p, f)
 		}
 	})
 }
@@ -358,8 +422,29 @@ func TestPlayback(t *testing.T) {
 			t.Errorf("network after the tenant forbade it: %s", csp)
 		}
 
-		// A disabled tenant hides playback and refuses new topics and packages.
+		// A disabled tenant hides playback and refuses new topics and
+		// packages. Topic views and the learner's program, read (and
+		// kept) before, lose the play link and say why.
+		program := func() *apitest.Response {
+			t.Helper()
+			res := env.Call(t, 200, "GET", "/api/courses/"+num(w.course)+"/program", w.learner.Token, nil)
+			if res.Number("data.lessons.0.topics.0.id") != topic {
+				t.Fatalf("program: %s", res.Body)
+			}
+			return res
+		}
+		if p := program(); !strings.HasPrefix(p.String("data.lessons.0.topics.0.topicable.play_url"), "/api/interactive/play/") ||
+			p.Get("data.lessons.0.topics.0.topicable.disabled") != nil {
+			t.Fatalf("program while enabled: %s", p.Body)
+		}
 		setting(t, env, kind.EnabledSetting, false)
+		if p := program(); p.Get("data.lessons.0.topics.0.topicable.play_url") != nil || p.Get("data.lessons.0.topics.0.topicable.disabled") != true {
+			t.Errorf("program while disabled: %s", p.Body)
+		}
+		view := env.Call(t, 200, "GET", "/api/admin/topics/"+num(topic), w.tutor.Token, nil)
+		if view.Get("data.topicable.play_url") != nil || view.Get("data.topicable.disabled") != true || view.String("data.topicable.completion") != "on_range_end" {
+			t.Errorf("topic view while disabled: %s", view.Body)
+		}
 		if r := env.Do(apitest.Request{Method: "GET", Path: u + "index.html"}); r.Status != 404 {
 			t.Errorf("play while disabled: %d", r.Status)
 		}
@@ -405,6 +490,25 @@ func TestCompletion(t *testing.T) {
 			{"on_score", map[string]any{"completion": "on_score", "passScore": 70},
 				[]map[string]any{{"event": "complete"}, {"event": "step", "step": "done"}, {"event": "score", "score": 69}},
 				map[string]any{"event": "score", "score": 70}},
+		}
+		// The answer carries the played range's steps, defaults resolved,
+		// for the app's init message.
+		for fields, want := range map[string][]string{
+			`{"startStep":"intro","endStep":"swing"}`: {"intro", "swing"},
+			`{"startStep":"swing"}`:                   {"swing", "done"},
+			`{}`:                                      {"intro", "swing", "done"},
+		} {
+			body := map[string]any{"package": pkg}
+			json.Unmarshal([]byte(fields), &body)
+			res := report(w.create(t, body).Number("data.id"), map[string]any{"event": "open"})
+			steps, _ := res.Get("data.range").([]any)
+			var got []string
+			for i := range steps {
+				got = append(got, res.String(fmt.Sprintf("data.range.%d.id", i)))
+			}
+			if !slices.Equal(got, want) || res.String("data.range.0.title") == "" {
+				t.Errorf("%s: range %v, want %v: %s", fields, got, want, res.Body)
+			}
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -535,6 +639,28 @@ func TestCSPReportsKeepTheNewest(t *testing.T) {
 		if list.Number("meta.total") != 1000 || list.String("data.0.blocked_uri") != "http://new.example/4" ||
 			env.Count(t, `SELECT COUNT(*) FROM csp_reports WHERE blocked_uri = 'http://old.example/3'`) != 1 {
 			t.Errorf("newest: %s", list.Body)
+		}
+	})
+}
+
+// TestManifestSchema: the OpenAPI description publishes the manifest's
+// schema, which the upload route names.
+func TestManifestSchema(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		spec := env.Call(t, 200, "GET", "/api/openapi.json", "", nil)
+		required, _ := spec.Get("components.schemas.Manifest.required").([]any)
+		if !slices.Contains(required, any("entry")) || !slices.Contains(required, any("steps")) ||
+			spec.Number("components.schemas.Manifest.properties.steps.maxItems") != kind.MaxSteps ||
+			spec.Number("components.schemas.Manifest.properties.network.maxItems") != kind.MaxOrigins {
+			t.Fatalf("Manifest schema: %v", spec.Get("components.schemas.Manifest"))
+		}
+		step, _ := spec.Get("components.schemas.Manifest.properties.steps.items.$ref").(string)
+		name := strings.TrimPrefix(step, "#/components/schemas/")
+		if spec.String("components.schemas."+name+".properties.id.pattern") != "^[A-Za-z0-9_-]{1,64}$" {
+			t.Errorf("step schema %q: %v", step, spec.Get("components.schemas."+name))
+		}
+		if d := spec.String("paths./api/admin/interactive.post.description"); !strings.Contains(d, "schema Manifest") {
+			t.Errorf("the upload route does not name the schema: %q", d)
 		}
 	})
 }

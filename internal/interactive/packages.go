@@ -116,7 +116,7 @@ func (s *Service) Upload(ctx context.Context, t *platform.Tenant, p *access.Prin
 		return PackageView{}, apperr.Field("file", "The file must be a .zip package with lms-interactive.json at its root.")
 	}
 	uploader := p.UserID
-	v, err := s.store(ctx, t, pkg, &uploader, f)
+	v, err := s.store(ctx, t, pkg, &uploader, f, nil)
 	if err != nil {
 		return PackageView{}, err
 	}
@@ -124,9 +124,10 @@ func (s *Service) Upload(ctx context.Context, t *platform.Tenant, p *access.Prin
 }
 
 // Add stores an uploaded .zip as a new package of nobody in particular
-// (the topic create that carried it); content/interactive calls it.
-func (s *Service) Add(ctx context.Context, t *platform.Tenant, f content.File) (kind.Version, error) {
-	return s.store(ctx, t, 0, nil, f)
+// (the topic create that carried it), once check has accepted its
+// manifest; content/interactive calls it.
+func (s *Service) Add(ctx context.Context, t *platform.Tenant, f content.File, check func(kind.Manifest) error) (kind.Version, error) {
+	return s.store(ctx, t, 0, nil, f, check)
 }
 
 // Version finds a package's version; 0 is its current one.
@@ -155,9 +156,11 @@ func (s *Service) View(ctx context.Context, t *platform.Tenant, p *access.Princi
 		Versions: versions, Manifest: &cur.Manifest}, nil
 }
 
-// store checks the archive and its manifest, extracts the files to the
-// blob store and records the version.
-func (s *Service) store(ctx context.Context, t *platform.Tenant, pkg int64, uploader *int64, f content.File) (kind.Version, error) {
+// store checks the archive and its manifest, and the manifest with check
+// when there is one, before it extracts the files to the blob store and
+// records the version: a refused package leaves nothing stored.
+func (s *Service) store(ctx context.Context, t *platform.Tenant, pkg int64, uploader *int64, f content.File,
+	check func(kind.Manifest) error) (kind.Version, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return kind.Version{}, fmt.Errorf("interactive: open upload: %w", err)
@@ -182,6 +185,11 @@ func (s *Service) store(ctx context.Context, t *platform.Tenant, pkg int64, uplo
 	files := zp.Files()
 	if !contains(files, m.Entry) {
 		return kind.Version{}, apperr.Field("manifest.entry", fmt.Sprintf("The entry %s is not a file of the archive.", m.Entry))
+	}
+	if check != nil {
+		if err := check(m); err != nil {
+			return kind.Version{}, err
+		}
 	}
 	if m.Title == "" {
 		m.Title = strings.TrimSuffix(content.SafeName(f.Name), ".zip")

@@ -33,6 +33,9 @@ type AppProgressView struct {
 	Score       *int     `json:"score" doc:"Best score reported."`
 	Completion  string   `json:"completion" doc:"The topic's rule."`
 	Completed   bool     `json:"completed" doc:"Whether the topic's rule is met; the topic is then complete in the learner's progress."`
+	// Range is here because the page needs it for the app's init message
+	// and only the server knows the version a followLatest topic plays.
+	Range []kind.Step `json:"range" doc:"The steps of the played range (startStep to endStep, defaults resolved) in the version the topic plays, in order; the page sends them to the app in its init message."`
 }
 
 // Record applies one report of the app and completes the topic when its
@@ -80,7 +83,7 @@ func (s *Service) Record(ctx context.Context, t *platform.Tenant, p *access.Prin
 			return err
 		}
 		view = AppProgressView{Steps: pr.Steps, AppComplete: pr.AppComplete, Score: pr.Score, Completion: pl.value.Completion,
-			Completed: met(pl.value, m, pr)}
+			Completed: met(pl.value, m, pr), Range: pl.value.Played(m)}
 		return nil
 	})
 	if err != nil || !view.Completed {

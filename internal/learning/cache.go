@@ -16,9 +16,10 @@ import (
 // rendered programs of its courses (without anyone's progress) in memory,
 // checked on every read against program_versions, a per-course counter
 // that database triggers move whenever the course, its authors or tags, or
-// one of its lessons or topics changes, whoever changes it. An entry also expires when a lesson's
-// window opens or closes, and after programTTL, well within the lifetime
-// of the signed file links it holds.
+// one of its lessons or topics changes, whoever changes it, and whenever a
+// setting changes (a setting can switch a kind off). An entry also expires
+// when a lesson's window opens or closes, and after programTTL, well
+// within the lifetime of the signed file links it holds.
 const (
 	programTTL     = 5 * time.Minute
 	programEntries = 512
@@ -86,8 +87,14 @@ func (s *Service) staticAt(ctx context.Context, t *platform.Tenant, q sqldb.Quer
 	if err != nil {
 		return nil, err
 	}
+	// Settings can switch kinds off; their changes move every course's
+	// program counter, so the entry goes with them.
+	off, err := s.switchedOff(ctx, t)
+	if err != nil {
+		return nil, err
+	}
 	e := &staticProgram{course: c, tree: tr}
-	if e.lessons, err = s.renderLessons(t, now, tr.roots); err != nil {
+	if e.lessons, err = s.renderLessons(t, now, tr.roots, off); err != nil {
 		return nil, err
 	}
 	if e.encoded, err = encodeLessons(e.lessons); err != nil {

@@ -158,22 +158,23 @@ func loadTree(ctx context.Context, q sqldb.Querier, courseID int64, now time.Tim
 }
 
 // renderLessons shows the visible lessons with their topics and content,
-// without anyone's progress.
-func (s *Service) renderLessons(t *platform.Tenant, now time.Time, nodes []*lessonNode) ([]LearnerLesson, error) {
+// without anyone's progress; off holds the classes of the kinds the tenant
+// has switched off (content.Registry.Off).
+func (s *Service) renderLessons(t *platform.Tenant, now time.Time, nodes []*lessonNode, off map[string]bool) ([]LearnerLesson, error) {
 	out := make([]LearnerLesson, 0, len(nodes))
 	for _, n := range nodes {
 		pl := LearnerLesson{ID: n.ID, ParentID: n.ParentID, Title: n.Title, Summary: n.Summary, Duration: n.Duration,
 			Order: n.Position, ActiveFrom: n.ActiveFrom, ActiveTo: n.ActiveTo, Open: n.open,
 			Topics: make([]LearnerTopic, 0, len(n.topics))}
 		for _, topic := range n.topics {
-			pt, err := s.programTopic(t, now, topic, n.open)
+			pt, err := s.programTopic(t, now, topic, n.open, off)
 			if err != nil {
 				return nil, err
 			}
 			pl.Topics = append(pl.Topics, pt)
 		}
 		var err error
-		if pl.Lessons, err = s.renderLessons(t, now, n.children); err != nil {
+		if pl.Lessons, err = s.renderLessons(t, now, n.children, off); err != nil {
 			return nil, err
 		}
 		out = append(out, pl)
@@ -182,7 +183,7 @@ func (s *Service) renderLessons(t *platform.Tenant, now time.Time, nodes []*less
 }
 
 // programTopic shows a topic, with its content when withContent.
-func (s *Service) programTopic(t *platform.Tenant, now time.Time, topic *topics.Topic, withContent bool) (LearnerTopic, error) {
+func (s *Service) programTopic(t *platform.Tenant, now time.Time, topic *topics.Topic, withContent bool, off map[string]bool) (LearnerTopic, error) {
 	pt := LearnerTopic{ID: topic.ID, LessonID: topic.LessonID, Title: topic.Title, Summary: topic.Summary,
 		Order: topic.Position, Preview: topic.Preview, CanSkip: topic.CanSkip, Duration: topic.Duration,
 		TopicableType: topic.TopicableType, Kind: "unknown"}
@@ -201,12 +202,22 @@ func (s *Service) programTopic(t *platform.Tenant, now time.Time, topic *topics.
 	if lv, ok := kind.(content.LearnerViewer); ok {
 		show = lv.LearnerView
 	}
-	view, err := show(s.contentEnv(t, now, topic.ID), topic.Content)
+	env := s.contentEnv(t, now, topic.ID)
+	env.Off = off[topic.TopicableType]
+	view, err := show(env, topic.Content)
 	if err != nil {
 		return pt, fmt.Errorf("learning: show topic %d: %w", topic.ID, err)
 	}
 	pt.Topicable = view
 	return pt, nil
+}
+
+// switchedOff returns the classes of the kinds tenant t has switched off.
+func (s *Service) switchedOff(ctx context.Context, t *platform.Tenant) (map[string]bool, error) {
+	if s.Kinds == nil {
+		return nil, nil
+	}
+	return s.Kinds.Off(ctx, t)
 }
 
 func (s *Service) contentEnv(t *platform.Tenant, now time.Time, topicID int64) content.Env {
@@ -247,5 +258,9 @@ func (s *Service) Preview(ctx context.Context, t *platform.Tenant, courseID, top
 	if _, ok := tr.topics[topic.ID]; !ok {
 		return LearnerTopic{}, apperr.New(apperr.NotFound, "Topic not found.")
 	}
-	return s.programTopic(t, now, &topic, true)
+	off, err := s.switchedOff(ctx, t)
+	if err != nil {
+		return LearnerTopic{}, err
+	}
+	return s.programTopic(t, now, &topic, true, off)
 }

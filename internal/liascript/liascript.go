@@ -67,7 +67,7 @@ type LiaCourseView struct {
 
 func (s *Service) view(t *platform.Tenant, c kind.Course) LiaCourseView {
 	return LiaCourseView{ID: c.ID, Structure: c.Structure, MarkdownURL: s.FileURL(t, c.Prefix+kind.MarkdownFile),
-		PlayURL: kind.PlayURL(t, kind.PreviewGrant, c.ID, s.now())}
+		PlayURL: kind.PlayURL(t, kind.CourseGrant, c.ID, s.now())}
 }
 
 // Upload stores a course from the upload route: markdown (text), or file
@@ -106,6 +106,16 @@ func (s *Service) Preview(ctx context.Context, t *platform.Tenant, p *access.Pri
 		return LiaCourseView{}, err
 	}
 	return s.view(t, c), nil
+}
+
+// CourseExists tells whether tenant t has the course id (a layout's
+// LiaScriptLesson names one).
+func (s *Service) CourseExists(ctx context.Context, t *platform.Tenant, id int64) (bool, error) {
+	_, err := s.Course(ctx, t, id)
+	if apperr.Is(err, apperr.NotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // AddMarkdown stores a course written as Markdown text.

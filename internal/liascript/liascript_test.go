@@ -180,15 +180,22 @@ func TestProgress(t *testing.T) {
 		if r.Status != 200 || r.Number("data.sections") != 33 || r.Number("data.quizzes") != 2 || r.Get("data.completed") != false {
 			t.Errorf("workshop: %d %s", r.Status, r.Body)
 		}
-		// 120 per minute: the reports above and more until the limit.
-		sent := 0
-		for ; sent < 130; sent++ {
-			if r := report(topic, map[string]any{"visited": []int{0}}); r.Status == 429 {
-				break
+		// 120 per minute per user: a learner who has sent nothing yet gets
+		// exactly 120 reports through, then 429.
+		fresh := env.NewUser("student")
+		env.Call(t, 200, "POST", "/api/admin/courses/"+num(w.course)+"/access", env.As("admin").Token,
+			map[string]any{"users": []map[string]any{{"id": fresh.ID}}})
+		send := func() *apitest.Response {
+			return env.Do(apitest.Request{Method: "POST", Path: "/api/liascript/progress/" + num(topic), Token: fresh.Token,
+				Body: map[string]any{"visited": []int{0}}})
+		}
+		for i := 1; i <= 120; i++ {
+			if r := send(); r.Status != 200 {
+				t.Fatalf("report %d: %d %s", i, r.Status, r.Body)
 			}
 		}
-		if sent == 130 || sent < 100 {
-			t.Errorf("limit after %d more reports", sent)
+		if r := send(); r.Status != 429 || r.Header.Get("Retry-After") == "" {
+			t.Errorf("report 121: %d %v", r.Status, r.Header)
 		}
 	})
 }
@@ -279,10 +286,17 @@ func TestPlayer(t *testing.T) {
 			}
 		}
 
-		// A preview plays the course without reporting anything.
+		// A preview plays the course without reporting anything, and
+		// records no progress.
 		pv := env.Call(t, 200, "POST", "/api/liascript/"+num(created.Number("data.topicable.course"))+"/preview", w.tutor.Token, nil)
 		if r := get(pv.String("data.play_url")); r.Status != 200 || strings.Contains(r.Header.Get("Content-Security-Policy"), "report-uri") {
 			t.Errorf("preview page: %d %v", r.Status, r.Header)
+		}
+		if r := get(pv.String("data.play_url") + "course.md"); r.Status != 200 || string(r.Body) != lesson {
+			t.Errorf("preview course.md: %d %q", r.Status, r.Body)
+		}
+		if n := env.Count(t, `SELECT COUNT(*) FROM liascript_progress`); n != 0 {
+			t.Errorf("a preview left %d progress rows", n)
 		}
 
 		// The page's violations are stored for the topic.
@@ -321,6 +335,9 @@ func TestPreviewLimit(t *testing.T) {
 		}
 		if sent != 60 {
 			t.Errorf("the limit answered after %d previews, want 60", sent)
+		}
+		if n := env.Count(t, `SELECT COUNT(*) FROM liascript_progress`); n != 0 {
+			t.Errorf("previews left %d progress rows", n)
 		}
 	})
 }

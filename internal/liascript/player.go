@@ -44,9 +44,10 @@ var bridge []byte
 var errNotFound = apperr.New(apperr.NotFound, "Not found.")
 
 // Played is what a player link opens: a topic's course (progress is
-// reported by the page around it) or an author's preview of a course.
+// reported by the page around it) or a course by its id (an author's
+// preview, a layout's LiaScriptLesson), which reports nothing.
 type Played struct {
-	// TopicID is 0 for a preview.
+	// TopicID is 0 for a course by its id.
 	TopicID   int64
 	Prefix    string
 	Structure kind.Structure
@@ -73,7 +74,7 @@ func (s *Service) Open(ctx context.Context, t *platform.Tenant, grant string) (P
 		}
 		return Played{TopicID: topicID, Prefix: prefix, Structure: v.Structure}, nil
 	}
-	courseID, err := content.VerifyGrant(t.URLKey, kind.PreviewGrant, grant, now)
+	courseID, err := content.VerifyGrant(t.URLKey, kind.CourseGrant, grant, now)
 	if err != nil {
 		return Played{}, err
 	}

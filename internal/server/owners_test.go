@@ -145,6 +145,9 @@ var triggers = map[string]string{
 	"course_groups":      "access_version, program_versions",
 	"user_group_members": "access_version, program_versions",
 	"user_groups":        "access_version, program_versions",
+	// A setting can switch a content kind off, which changes how programs
+	// show its topics.
+	"settings": "program_versions",
 }
 
 // foreign lists the places left where a package names a table it does not

@@ -30,6 +30,8 @@ func (s *Server) contentKinds() *content.Registry {
 	// separate deployment; s.H5P is built after the kinds, so its
 	// address is read on each call.
 	h5p := h5pcontent.New(s.Config.InternalKey, func() string { return s.H5P.API.BaseURL() })
+	// A layout's LiaScriptLesson is checked with the LiaScript service.
+	lia := s.liascriptKind()
 	return content.NewRegistry(
 		richtext.Kind{},
 		file.PDF(),
@@ -41,14 +43,14 @@ func (s *Server) contentKinds() *content.Registry {
 		h5p,
 		// A layout's H5PFrame is checked with the H5P service through the
 		// H5P kind's client.
-		&layout.Kind{H5P: h5p},
+		&layout.Kind{H5P: h5p, LiaScript: s.liascript},
 		quizkind.Kind{},
 		// SCORM topics store their packages through the SCORM service,
 		// whose progress is wired in topicRoutes.
 		scormkind.Kind{Packages: s.scormService()},
 		&cmi5kind.Kind{Packages: s.cmi5},
 		s.interactiveKind(),
-		s.liascriptKind(),
+		lia,
 		ltikind.Kind{},
 	)
 }

@@ -524,9 +524,13 @@ func (s *Service) List(ctx context.Context, t *platform.Tenant, p *access.Princi
 	if err != nil {
 		return nil, 0, err
 	}
+	off, err := s.Kinds.Off(ctx, t)
+	if err != nil {
+		return nil, 0, err
+	}
 	out := make([]View, 0, len(list))
 	for _, topic := range list {
-		v, err := s.view(t, topic, nil)
+		v, err := s.view(t, topic, nil, off)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -81,13 +81,17 @@ type submitterView struct {
 	LastName  string `json:"last_name"`
 }
 
-func (s *Service) view(t *platform.Tenant, topic Topic, resources []Resource) (View, error) {
+// view shows a topic; off holds the classes of the kinds the tenant has
+// switched off (content.Registry.Off).
+func (s *Service) view(t *platform.Tenant, topic Topic, resources []Resource, off map[string]bool) (View, error) {
 	v := View{ID: topic.ID, LessonID: topic.LessonID, CourseID: topic.CourseID, Title: topic.Title, Summary: topic.Summary,
 		Order: topic.Position, Preview: topic.Preview, Active: topic.Active, CanSkip: topic.CanSkip, Duration: topic.Duration,
 		TopicableType: topic.TopicableType, Kind: s.Kinds.KindName(topic.TopicableType), CreatedAt: topic.CreatedAt,
 		UpdatedAt: topic.UpdatedAt}
 	if k, ok := s.Kinds.ByClass(topic.TopicableType); ok {
-		shown, err := k.View(s.env(t, topic.ID), topic.Content)
+		env := s.env(t, topic.ID)
+		env.Off = off[topic.TopicableType]
+		shown, err := k.View(env, topic.Content)
 		if err != nil {
 			return v, fmt.Errorf("topics: view topic %d: %w", topic.ID, err)
 		}
@@ -113,7 +117,11 @@ func (s *Service) viewByID(ctx context.Context, t *platform.Tenant, id int64, wi
 			return View{}, err
 		}
 	}
-	return s.view(t, topic, resources)
+	off, err := s.Kinds.Off(ctx, t)
+	if err != nil {
+		return View{}, err
+	}
+	return s.view(t, topic, resources, off)
 }
 
 func (s *Service) resourceView(t *platform.Tenant, r Resource) ResourceView {

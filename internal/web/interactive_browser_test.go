@@ -29,7 +29,8 @@ var stepsApp = map[string]string{
 var at = -1;
 window.addEventListener('message', function (e) {
   if (e.data && e.data.type === 'lms-interactive:init') {
-    document.getElementById('range').textContent = e.data.startStep + '..' + e.data.endStep;
+    document.getElementById('range').textContent = e.data.startStep + '..' + e.data.endStep + ' ' +
+      (e.data.steps || []).map(function (s) { return s.id + ':' + s.title; }).join(',');
     at = Math.max(steps.indexOf(e.data.startStep), 0) - 1;
   }
 });
@@ -161,7 +162,7 @@ func TestInteractiveAppsInBrowser(t *testing.T) {
 	var rng string
 	b.run("range", waitJS(`document.getElementById('range').textContent`, chromedp.WithPollingInFrame(f)),
 		chromedp.Text(`#range`, &rng, chromedp.ByQuery, chromedp.FromNode(f)))
-	if rng != "intro..swing" {
+	if rng != "intro..swing intro:Intro,swing:Swing" {
 		t.Errorf("the app got the range %q", rng)
 	}
 	press(f, "next")
@@ -175,6 +176,23 @@ func TestInteractiveAppsInBrowser(t *testing.T) {
 	// on_complete, played as the page's background: steps and a score do
 	// not complete it; the app's word does.
 	f = open("on_complete")
+	var background struct {
+		Class    string  `json:"class"`
+		Position string  `json:"position"`
+		ZIndex   string  `json:"zIndex"`
+		Height   float64 `json:"height"`
+		Window   float64 `json:"window"`
+		Range    string  `json:"range"`
+	}
+	b.run("background", chromedp.Evaluate(`(function () {
+		var frame = document.getElementById('app-frame'), box = frame.parentElement, style = getComputedStyle(box);
+		return {class: box.className, position: style.position, zIndex: style.zIndex,
+			height: frame.getBoundingClientRect().height, window: window.innerHeight};
+	})()`, &background), chromedp.Text(`#range`, &background.Range, chromedp.ByQuery, chromedp.FromNode(f)))
+	if background.Class != "app-frame app-background" || background.Position != "fixed" || background.ZIndex != "-1" ||
+		background.Height != background.Window || background.Range != "intro..done intro:Intro,swing:Swing,done:Done" {
+		t.Errorf("the background app: %+v", background)
+	}
 	press(f, "next")
 	press(f, "next")
 	press(f, "next")

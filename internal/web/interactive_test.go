@@ -45,6 +45,17 @@ func TestInteractivePage(t *testing.T) {
 		if r.get("data.app_complete") != true {
 			t.Errorf("progress through /bff: %s", r.body)
 		}
+
+		// A site with interactive content switched off frames no app (it
+		// would not be served) and says so; the lesson text stays.
+		s.env.Call(t, 200, "POST", "/api/admin/config", admin,
+			map[string]any{"config": []map[string]any{{"key": kind.EnabledSetting, "value": false}}})
+		r = s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
+		if strings.Contains(r.text(), "app-frame") || strings.Contains(r.text(), "/api/interactive/play/") ||
+			!strings.Contains(r.text(), `<p class="notice" id="app-off">Interactive content is switched off on this site.</p>`) ||
+			!strings.Contains(r.text(), "<strong>it</strong>") || !strings.Contains(r.text(), `data-mode="none"`) {
+			t.Errorf("app page while switched off: %s", r.body)
+		}
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"strconv"
+	"strings"
 )
 
 // layoutContent is a layout topic as the page renders it: the learner's
@@ -25,7 +26,9 @@ type layoutNode struct {
 	Props     map[string]any
 	// H5PSrc is an H5PFrame's embed address; its state is kept per topic
 	// and node.
-	H5PSrc    string
+	H5PSrc string
+	// LiaSrc is a LiaScriptLesson's player link.
+	LiaSrc    string
 	Questions []practiceQuestion
 }
 
@@ -61,7 +64,7 @@ func texts(list []giftText) []string {
 // renderable are the components this page knows how to show; a document
 // with any other is shown as its fallback.
 var renderable = map[string]bool{"Callout": true, "Steps": true, "ComparisonTable": true, "H5PFrame": true,
-	"Timeline": true, "FlipCards": true, "CodeBlock": true, "PracticeActivity": true}
+	"LiaScriptLesson": true, "Timeline": true, "FlipCards": true, "CodeBlock": true, "PracticeActivity": true}
 
 // decodeLayout reads the learner's view of a layout; nil when any part
 // cannot be rendered, so that the page shows the fallback instead of half
@@ -94,6 +97,13 @@ func decodeLayout(raw json.RawMessage, topicID int64) *layoutContent {
 				return nil
 			}
 			node.H5PSrc = fmt.Sprintf("/h5p/embed/play/%s?contextId=topic-%d-node-%d", cid, topicID, i)
+		case "LiaScriptLesson":
+			// Only the API's player is framed, whatever the props say.
+			src, _ := node.Props["play_url"].(string)
+			if !strings.HasPrefix(src, "/api/liascript/play/") {
+				return nil
+			}
+			node.LiaSrc = src
 		case "PracticeActivity":
 			var p struct {
 				Questions []struct {
@@ -127,9 +137,16 @@ func decodeLayout(raw json.RawMessage, topicID int64) *layoutContent {
 	return out
 }
 
+// liaSandbox is the sandbox of LiaScript's player frames (a LiaScript
+// topic's and a layout's LiaScriptLesson): no allow-same-origin, so the
+// course's scripts reach neither the API nor the session.
+const liaSandbox = "allow-scripts allow-popups allow-forms allow-modals allow-downloads"
+
 // layoutFuncs help the layout templates: labels of callout tones (the
-// colour is never the only sign), and ids unique in the page.
+// colour is never the only sign), ids unique in the page, and the sandbox
+// of LiaScript's player frames.
 var layoutFuncs = template.FuncMap{
+	"liaSandbox": func() string { return liaSandbox },
 	"toneLabel": func(tone any) string {
 		switch tone {
 		case "tip":

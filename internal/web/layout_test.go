@@ -2,7 +2,9 @@ package web
 
 import (
 	"encoding/json"
+	"html"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,13 +19,15 @@ func TestLayoutFallback(t *testing.T) {
 		doc      string
 		fallback bool
 	}{
-		"renderable":        {`[{"component":"Callout","props":{"tone":"info","body":"Hi"}}]`, false},
-		"unknown component": {`[{"component":"Callout","props":{"tone":"info","body":"Hi"}},{"component":"Carousel","props":{}}]`, true},
-		"not yet rendered":  {`[{"component":"LiaScriptLesson","props":{"topic_id":3}}]`, true},
-		"props not object":  {`[{"component":"Callout","props":"Hi"}]`, true},
-		"bad H5P id":        {`[{"component":"H5PFrame","props":{"content_id":"../x","title":"T"}}]`, true},
-		"empty":             {`[]`, true},
-		"not a list":        {`{"a":1}`, true},
+		"renderable":          {`[{"component":"Callout","props":{"tone":"info","body":"Hi"}}]`, false},
+		"unknown component":   {`[{"component":"Callout","props":{"tone":"info","body":"Hi"}},{"component":"Carousel","props":{}}]`, true},
+		"LiaScript":           {`[{"component":"LiaScriptLesson","props":{"course_id":3,"title":"T","play_url":"/api/liascript/play/3-9-ab/"}}]`, false},
+		"LiaScript no link":   {`[{"component":"LiaScriptLesson","props":{"course_id":3,"title":"T"}}]`, true},
+		"LiaScript elsewhere": {`[{"component":"LiaScriptLesson","props":{"course_id":3,"title":"T","play_url":"https://evil.example/"}}]`, true},
+		"props not object":    {`[{"component":"Callout","props":"Hi"}]`, true},
+		"bad H5P id":          {`[{"component":"H5PFrame","props":{"content_id":"../x","title":"T"}}]`, true},
+		"empty":               {`[]`, true},
+		"not a list":          {`{"a":1}`, true},
 	} {
 		d := &topicData{Topic: &topic{ID: 4, Kind: "layout", Topicable: json.RawMessage(`{"document":` + c.doc + `,` + fallback + `}`)}}
 		(&Handler{}).fillContent(d)
@@ -79,6 +83,41 @@ func TestGIFTPracticePage(t *testing.T) {
 			json: map[string]any{"node": 0, "question": 5, "answer": map[string]any{"matches": []string{"meow", "woof"}}}}, http.StatusOK)
 		if check.get("data.correct") != true || check.get("data.right_answer.matches.1") != "woof" {
 			t.Errorf("check through /bff: %s", check.body)
+		}
+	})
+}
+
+// TestLayoutLiaScriptPage checks that a layout's LiaScriptLesson frames
+// its course's player in the sandbox of a LiaScript topic's player, and
+// that the player passes through the frontend.
+func TestLayoutLiaScriptPage(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		admin := s.env.As("admin").Token
+		c := seedCourse(t, s.env, s.env.Host, admin, "Layout course")
+		md := "# Soil\n\nIntro\n\n## Layers\n\n[[humus]]\n"
+		course := s.env.Call(t, 201, "POST", "/api/admin/liascript", admin, map[string]any{"markdown": md}).Number("data.id")
+		doc := []any{
+			map[string]any{"component": "Callout", "props": map[string]any{"tone": "info", "body": "Read the course below."}},
+			map[string]any{"component": "LiaScriptLesson", "id": "soil", "props": map[string]any{"course_id": course, "title": "Soil layers"}},
+		}
+		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Soil",
+			"topicable": layout.Class, "document": doc, "fallback": "Read about soil."}).Number("data.id")
+
+		r := s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
+		frame := regexp.MustCompile(`<div class="lia-box" id="soil"><iframe class="lia-frame layout-lia" sandbox="([^"]*)" src="([^"]+)" title="LiaScript course: Soil layers"`).
+			FindStringSubmatch(r.text())
+		if frame == nil || frame[1] != "allow-scripts allow-popups allow-forms allow-modals allow-downloads" ||
+			strings.Contains(r.text(), `id="layout-fallback"`) || strings.Contains(r.text(), `id="lia-frame"`) {
+			t.Fatalf("layout page: %s", r.body)
+		}
+		play := html.UnescapeString(frame[2])
+		page := s.must(req{path: play}, http.StatusOK)
+		if csp := page.header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox allow-scripts") || strings.Contains(csp, "report-uri") {
+			t.Errorf("player through the frontend: %v", page.header)
+		}
+		if course := s.must(req{path: play + "course.md"}, http.StatusOK); course.text() != md {
+			t.Errorf("course.md through the frontend: %q", course.body)
 		}
 	})
 }

@@ -274,9 +274,15 @@ func (h *Handler) fillContent(d *topicData) {
 		json.Unmarshal(raw, d.App)
 		// The API renders the text's Markdown to sanitised HTML.
 		d.HTML = template.HTML(d.App.TextHTML)
-		d.Mode = "app"
-		if d.App.Completion == "on_open" {
+		switch {
+		case d.App.Disabled:
+			// The site has switched interactive content off: nothing
+			// plays, so nothing completes.
+			d.Mode = "none"
+		case d.App.Completion == "on_open":
 			d.Mode, d.Manual = "open", true
+		default:
+			d.Mode = "app"
 		}
 	case "liascript":
 		// The player page reports visits and solved quizzes; the server
@@ -312,6 +318,9 @@ type appContent struct {
 	EndStep    string `json:"end_step"`
 	Completion string `json:"completion"`
 	TextHTML   string `json:"text_html"`
+	// Disabled: the site has interactive topics switched off, and the
+	// topic has no play link.
+	Disabled bool `json:"disabled"`
 }
 
 // completeTopic is the no-script way to complete a topic (and the button

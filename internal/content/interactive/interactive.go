@@ -90,8 +90,9 @@ type Version struct {
 // Packages is the package library the kind builds topics on (package
 // internal/interactive).
 type Packages interface {
-	// Add stores an uploaded .zip as a new package.
-	Add(ctx context.Context, t *platform.Tenant, f content.File) (Version, error)
+	// Add stores an uploaded .zip as a new package, once check has
+	// accepted its manifest: a package check refuses is not stored.
+	Add(ctx context.Context, t *platform.Tenant, f content.File, check func(Manifest) error) (Version, error)
 	// Version finds a package's version; 0 is its current version.
 	Version(ctx context.Context, t *platform.Tenant, pkg int64, version int) (Version, error)
 }
@@ -141,7 +142,7 @@ func (*Kind) Fields() map[string]*huma.Schema {
 // Build validates a create or update. On update, fields not sent keep
 // their values, and the whole is checked again against the manifest.
 func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, in content.Input) (json.RawMessage, error) {
-	if on, err := k.Settings.Bool(ctx, env.Tenant, EnabledSetting); err != nil {
+	if on, err := k.Enabled(ctx, env.Tenant); err != nil {
 		return nil, err
 	} else if !on {
 		return nil, apperr.New(apperr.Forbidden, "Interactive topics are disabled on this platform (lms_interactive.enabled).")
@@ -170,8 +171,12 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 	case !hasFile && !hasPkg && old == nil:
 		fail("package", "The package field (or a .zip in the file field) is required.")
 	}
-	if hasVersion && version < 1 {
+	switch {
+	case hasVersion && version < 1:
 		fail("version", "The version must be at least 1.")
+	case hasVersion && hasFile:
+		// A package uploaded on the way has only its first version.
+		fail("version", "The version pins a version of a package sent by its id; a .zip in file makes a new package.")
 	}
 	if hasFollow {
 		v.FollowLatest = follow
@@ -247,6 +252,16 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 	if len(errs) > 0 {
 		return nil, apperr.Validation(errs)
 	}
+	if !hasAccept && old != nil {
+		accept = len(v.Network) > 0
+	}
+	// The rules that depend on the manifest.
+	check := func(m Manifest) error {
+		if err := v.checkSteps(m); err != nil {
+			return err
+		}
+		return k.checkNetwork(ctx, env.Tenant, m, accept)
+	}
 
 	var ver Version
 	var err error
@@ -255,7 +270,9 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 		if content.Ext(file.Name) != ".zip" {
 			return nil, apperr.Field(fileField, "The file must be a .zip package with lms-interactive.json at its root.")
 		}
-		ver, err = k.Packages.Add(ctx, env.Tenant, file)
+		// Checked before the package is stored, so that a refused topic
+		// leaves no package behind.
+		ver, err = k.Packages.Add(ctx, env.Tenant, file, check)
 	default:
 		if hasPkg {
 			v.Package = pkg
@@ -268,6 +285,9 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 			}
 			return nil, apperr.Field(field, "The package has no such version.")
 		}
+		if err == nil {
+			err = check(ver.Manifest)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -278,15 +298,6 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 	} else {
 		v.Version = 0
 	}
-	if err := v.checkSteps(ver.Manifest); err != nil {
-		return nil, err
-	}
-	if !hasAccept && old != nil {
-		accept = len(v.Network) > 0
-	}
-	if err := k.checkNetwork(ctx, env.Tenant, ver.Manifest, accept); err != nil {
-		return nil, err
-	}
 	v.Network = nil
 	if accept {
 		v.Network = slices.Clone(ver.Manifest.Network)
@@ -294,27 +305,47 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 	return json.Marshal(v)
 }
 
-// checkSteps checks the played range against the manifest.
+// checkSteps checks the played range against the manifest: named steps
+// are steps of it, and the range, the defaults resolved, runs forward
+// from its start to a later end (a manifest of one step plays just it).
+// The field named is the one the topic names: endStep, else startStep.
 func (v Value) checkSteps(m Manifest) error {
 	errs := map[string][]string{}
-	start, end := 0, len(m.Steps)-1
-	if v.StartStep != "" {
-		if start = m.Step(v.StartStep); start < 0 {
-			errs["startStep"] = []string{"The startStep must be a step id of the package's manifest."}
-		}
+	start, end := v.steps(m)
+	if start < 0 {
+		errs["startStep"] = []string{"The startStep must be a step id of the package's manifest."}
 	}
-	if v.EndStep != "" {
-		if end = m.Step(v.EndStep); end < 0 {
-			errs["endStep"] = []string{"The endStep must be a step id of the package's manifest."}
-		}
+	if end < 0 {
+		errs["endStep"] = []string{"The endStep must be a step id of the package's manifest."}
 	}
-	if len(errs) == 0 && start >= end && (v.StartStep != "" && v.EndStep != "") {
-		errs["endStep"] = []string{"The endStep must come after the startStep."}
+	if len(errs) == 0 && len(m.Steps) > 1 && start >= end {
+		switch {
+		case v.StartStep != "" && v.EndStep != "":
+			errs["endStep"] = []string{"The endStep must come after the startStep."}
+		case v.EndStep != "":
+			errs["endStep"] = []string{"The endStep must come after the manifest's first step, where the range starts by default."}
+		default:
+			errs["startStep"] = []string{"The startStep must come before the manifest's last step, where the range ends by default."}
+		}
 	}
 	if len(errs) > 0 {
 		return apperr.Validation(errs)
 	}
 	return nil
+}
+
+// steps finds the played range in a manifest: the indexes of the steps
+// the topic names, by default the first and the last; -1 for a step the
+// manifest lacks.
+func (v Value) steps(m Manifest) (start, end int) {
+	start, end = 0, len(m.Steps)-1
+	if v.StartStep != "" {
+		start = m.Step(v.StartStep)
+	}
+	if v.EndStep != "" {
+		end = m.Step(v.EndStep)
+	}
+	return start, end
 }
 
 // checkNetwork applies the acceptNetwork rule and the tenant's setting.
@@ -344,17 +375,31 @@ func (*Kind) Copy(_ context.Context, _ content.Env, value json.RawMessage) (json
 // Remove keeps the package: it belongs to the library, not the topic.
 func (*Kind) Remove(context.Context, content.Env, json.RawMessage) error { return nil }
 
-// View is the value with the range, and the link that plays the app.
-type View struct {
-	Value
-	PlayURL string `json:"play_url"`
+// Enabled reports whether the tenant plays interactive topics (the
+// setting lms_interactive.enabled). While it is off their topics are kept
+// but not played, so that switching it on again brings them back.
+func (k *Kind) Enabled(ctx context.Context, t *platform.Tenant) (bool, error) {
+	return k.Settings.Bool(ctx, t, EnabledSetting)
 }
 
-// View shows the settings and a signed link that plays the app.
+// View is the value with the link that plays the app.
+type View struct {
+	Value
+	PlayURL string `json:"play_url,omitempty"`
+	// Disabled is true while the tenant has interactive topics switched
+	// off: there is no play link, as the app would not be served.
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// View shows the settings and a signed link that plays the app, or, while
+// the tenant has the kind switched off, that it is.
 func (*Kind) View(env content.Env, value json.RawMessage) (any, error) {
 	v, err := Parse(value)
 	if err != nil {
 		return nil, err
+	}
+	if env.Off {
+		return View{Value: v, Disabled: true}, nil
 	}
 	return View{Value: v, PlayURL: PlayURL(env.Tenant, env.TopicID, env.Now)}, nil
 }
@@ -376,17 +421,25 @@ func Parse(value json.RawMessage) (Value, error) {
 }
 
 // Range is the played range of the manifest: the indexes of its first and
-// last step. A step the topic names that a later version lacks
-// (followLatest) falls back to the manifest's first or last step.
+// last step. Build checked the range against the version it pinned; a
+// later version (followLatest) may lack a step the topic names, or hold
+// it elsewhere: a start it lacks falls back to the first step, an end it
+// lacks or that no longer follows the start to the last.
 func (v Value) Range(m Manifest) (int, int) {
-	start, end := 0, len(m.Steps)-1
-	if i := m.Step(v.StartStep); i >= 0 {
-		start = i
+	start, end := v.steps(m)
+	if start < 0 {
+		start = 0
 	}
-	if i := m.Step(v.EndStep); i > start {
-		end = i
+	if end <= start {
+		end = len(m.Steps) - 1
 	}
 	return start, end
+}
+
+// Played is the played range's steps of a manifest, in order.
+func (v Value) Played(m Manifest) []Step {
+	start, end := v.Range(m)
+	return m.Steps[start : end+1]
 }
 
 // PlayURL is the signed link of a topic's app:

@@ -52,10 +52,10 @@ type H5PFrameProps struct {
 	Title     string `json:"title" minLength:"1" maxLength:"200" doc:"Title of the frame, read by screen readers."`
 }
 
-// LiaScriptLessonProps names a LiaScript topic.
+// LiaScriptLessonProps plays a LiaScript course of the tenant.
 type LiaScriptLessonProps struct {
-	TopicID int64  `json:"topic_id" minimum:"1" doc:"Id of a LiaScript topic. LiaScript topics do not exist yet, so no document can hold this component today."`
-	Title   string `json:"title,omitempty" maxLength:"200"`
+	CourseID int64  `json:"course_id" minimum:"1" doc:"Id of a LiaScript course of this tenant: from POST /api/admin/liascript, or the course of a LiaScript topic."`
+	Title    string `json:"title" minLength:"1" maxLength:"200" doc:"Title of the frame, read by screen readers."`
 }
 
 // TimelineProps is a sequence of dated events.
@@ -129,7 +129,7 @@ var Components = []Component{
 	{"Steps", "An ordered procedure.", reflect.TypeFor[StepsProps]()},
 	{"ComparisonTable", "A table comparing options, one cell per column in every row.", reflect.TypeFor[ComparisonTableProps]()},
 	{"H5PFrame", "Embedded H5P content of this tenant.", reflect.TypeFor[H5PFrameProps]()},
-	{"LiaScriptLesson", "A LiaScript topic, once that kind exists.", reflect.TypeFor[LiaScriptLessonProps]()},
+	{"LiaScriptLesson", "A LiaScript course of this tenant, played by LiaScript's runtime in its sandboxed player; it records no LiaScript progress.", reflect.TypeFor[LiaScriptLessonProps]()},
 	{"Timeline", "Dated events in order.", reflect.TypeFor[TimelineProps]()},
 	{"FlipCards", "Cards with a question or term on the front and the answer on the back.", reflect.TypeFor[FlipCardsProps]()},
 	{"CodeBlock", "Source code, shown as it is.", reflect.TypeFor[CodeBlockProps]()},

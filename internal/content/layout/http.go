@@ -35,7 +35,7 @@ var Rules = []string{
 	"Practice must use PracticeActivity: choice questions {prompt, options:[{text, correct}], score?, hints?, solution?} with 2 to 10 options, at least one correct; or GIFT questions {gift, score?, hints?, solution?}, exactly one question per entry, of a type the browser checks (multiple choice, true/false, short answer, numerical, matching; not essay or description). Learners see GIFT questions as the quiz shows them (no weights, no feedback); a check answers {node, question, answer} with answer shaped as a quiz answer (choices, truth, text or matches).",
 	"Every row of a ComparisonTable has one cell per column.",
 	"An H5PFrame names H5P content of this tenant by content_id.",
-	"A LiaScriptLesson is refused: LiaScript topics do not exist yet.",
+	"A LiaScriptLesson names a LiaScript course of this tenant by course_id; learners get its player's play_url with the props. It records no LiaScript progress: the layout completes as layouts do.",
 	"Text props are plain text; no HTML or Markdown is interpreted.",
 	"A layout topic completes for a learner on the first checked answer (POST /api/topics/{topic}/practice/check) when it holds a PracticeActivity, otherwise when the learner has viewed it.",
 	"Invalid documents answer 422; errors are keyed by node and prop path (document[2].props.steps[0].title) and every message names the node's index and id.",

@@ -42,6 +42,12 @@ type H5PContents interface {
 	ContentExists(ctx context.Context, t *platform.Tenant, id string) (bool, error)
 }
 
+// LiaCourses tells whether a LiaScript course exists for a tenant; the
+// LiaScript service answers.
+type LiaCourses interface {
+	CourseExists(ctx context.Context, t *platform.Tenant, id int64) (bool, error)
+}
+
 // Node is one component of a document.
 type Node struct {
 	Component string          `json:"component"`
@@ -60,7 +66,8 @@ type Value struct {
 
 // Kind is the layout kind.
 type Kind struct {
-	H5P H5PContents
+	H5P       H5PContents
+	LiaScript LiaCourses
 }
 
 func (*Kind) Class() string { return Class }
@@ -98,16 +105,19 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 			p.add("fallback", "The fallback is required: Markdown for clients that do not render layouts.")
 		}
 	}
-	var practice []PracticeActivityProps
-	var frames []frameRef
+	var g gathered
 	for i, n := range nodes {
-		practice, frames = p.node(i, n, practice, frames)
+		p.node(i, n, &g)
 	}
 	// A kept fallback is checked too: new hints may be in it.
 	if hasFallback || old != nil {
-		p.fallback(fallback, practice)
+		p.fallback(fallback, g.practice)
 	}
-	if err := k.checkFrames(ctx, env.Tenant, p, frames); err != nil {
+	t := env.Tenant
+	if err := checkRefs(p, g.frames, "H5P content", func(id string) (bool, error) { return k.H5P.ContentExists(ctx, t, id) }); err != nil {
+		return nil, err
+	}
+	if err := checkRefs(p, g.courses, "LiaScript course", func(id int64) (bool, error) { return k.LiaScript.CourseExists(ctx, t, id) }); err != nil {
 		return nil, err
 	}
 	if len(p.fields) > 0 {
@@ -198,31 +208,41 @@ func (p *problems) document(text string) []Node {
 	return nodes
 }
 
-// frameRef is an H5PFrame's content, to be checked with the H5P service.
-type frameRef struct {
-	key, name, id string
+// ref is what a node names in another service (H5P content, a LiaScript
+// course), checked with that service once every node was read.
+type ref[ID comparable] struct {
+	key, name string
+	id        ID
+}
+
+// gathered is what the nodes of a document hold that is checked across
+// them: the practice (against the fallback) and the references.
+type gathered struct {
+	practice []PracticeActivityProps
+	frames   []ref[string]
+	courses  []ref[int64]
 }
 
 // node checks one node against its component's schema and rules; it
-// gathers the node's practice props and H5P references.
-func (p *problems) node(i int, n Node, practice []PracticeActivityProps, frames []frameRef) ([]PracticeActivityProps, []frameRef) {
+// gathers the node's practice props and references.
+func (p *problems) node(i int, n Node, g *gathered) {
 	key, name := nodeKey(i), nodeName(i, n)
 	if n.Component == "" {
 		if _, seen := p.fields[key]; !seen {
 			p.add(key+".component", name+": the component is required.")
 		}
-		return practice, frames
+		return
 	}
 	c, ok := componentNamed(n.Component)
 	if !ok {
 		p.add(key+".component", fmt.Sprintf("%s: %q is not an approved component; use one of %s.", name, n.Component, approvedList()))
-		return practice, frames
+		return
 	}
 	name += " " + c.Name
 	var props any
 	if len(n.Props) == 0 || json.Unmarshal(n.Props, &props) != nil {
 		p.add(key+".props", name+": the props are required: an object.")
-		return practice, frames
+		return
 	}
 	reg := schemas()
 	res := &huma.ValidateResult{}
@@ -235,7 +255,7 @@ func (p *problems) node(i int, n Node, practice []PracticeActivityProps, frames 
 		}
 	}
 	if len(res.Errors) > 0 {
-		return practice, frames
+		return
 	}
 	switch c.Name {
 	case "ComparisonTable":
@@ -245,16 +265,17 @@ func (p *problems) node(i int, n Node, practice []PracticeActivityProps, frames 
 	case "H5PFrame":
 		var f H5PFrameProps
 		json.Unmarshal(n.Props, &f)
-		frames = append(frames, frameRef{key: key + ".props.content_id", name: name, id: f.ContentID})
+		g.frames = append(g.frames, ref[string]{key: key + ".props.content_id", name: name, id: f.ContentID})
 	case "LiaScriptLesson":
-		p.add(key+".props.topic_id", name+": LiaScript topics do not exist on this platform yet, so a LiaScriptLesson cannot name one; link the material from a Callout instead.")
+		var l LiaScriptLessonProps
+		json.Unmarshal(n.Props, &l)
+		g.courses = append(g.courses, ref[int64]{key: key + ".props.course_id", name: name, id: l.CourseID})
 	case "PracticeActivity":
 		var a PracticeActivityProps
 		json.Unmarshal(n.Props, &a)
 		p.practice(key, name, a)
-		practice = append(practice, a)
+		g.practice = append(g.practice, a)
 	}
-	return practice, frames
 }
 
 func approvedList() string {
@@ -374,28 +395,30 @@ func short(s string) string {
 	return s
 }
 
-// checkFrames asks the H5P service for each content id once; content of
-// another tenant is unknown to it, as is content that does not exist.
-func (k *Kind) checkFrames(ctx context.Context, t *platform.Tenant, p *problems, frames []frameRef) error {
-	known := map[string]bool{}
-	for _, f := range frames {
-		ok, seen := known[f.id]
+// checkRefs asks exists once for each id the nodes name; the services
+// know only the calling tenant's content, so another tenant's is as
+// unknown as content that does not exist.
+func checkRefs[ID comparable](p *problems, refs []ref[ID], what string, exists func(ID) (bool, error)) error {
+	known := map[ID]bool{}
+	for _, r := range refs {
+		ok, seen := known[r.id]
 		if !seen {
 			var err error
-			if ok, err = k.H5P.ContentExists(ctx, t, f.id); err != nil {
+			if ok, err = exists(r.id); err != nil {
 				return err
 			}
-			known[f.id] = ok
+			known[r.id] = ok
 		}
 		if !ok {
-			p.add(f.key, fmt.Sprintf("%s: no H5P content %s exists on this platform.", f.name, f.id))
+			p.add(r.key, fmt.Sprintf("%s: no %s %v exists on this platform.", r.name, what, r.id))
 		}
 	}
 	return nil
 }
 
-// Copy returns the value: the document names H5P content, shared as H5P
-// topics share it, and holds no files.
+// Copy returns the value: the document names H5P content and LiaScript
+// courses, shared as H5P and LiaScript topics share them, and holds no
+// files.
 func (*Kind) Copy(_ context.Context, _ content.Env, value json.RawMessage) (json.RawMessage, error) {
 	return value, nil
 }

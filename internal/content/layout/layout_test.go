@@ -112,7 +112,9 @@ func TestValidationErrors(t *testing.T) {
 				"rows": []any{map[string]any{"label": "r", "cells": []any{"1", "2"}}}})}, "Fallback", "document[0].props.columns[1]", "column heading"},
 			{"h5p id", []any{node("H5PFrame", map[string]any{"content_id": "abc", "title": "T"})}, "Fallback", "document[0].props.content_id", "H5PFrame"},
 			{"h5p missing", []any{node("H5PFrame", map[string]any{"content_id": "999999", "title": "T"})}, "Fallback", "document[0].props.content_id", "no H5P content 999999"},
-			{"liascript", []any{node("LiaScriptLesson", map[string]any{"topic_id": 1})}, "Fallback", "document[0].props.topic_id", "LiaScript topics do not exist"},
+			{"liascript missing", []any{node("LiaScriptLesson", map[string]any{"course_id": 999999, "title": "Soil"})}, "Fallback", "document[0].props.course_id", "no LiaScript course 999999"},
+			{"liascript id", []any{node("LiaScriptLesson", map[string]any{"course_id": 0, "title": "Soil"})}, "Fallback", "document[0].props.course_id", "LiaScriptLesson"},
+			{"liascript title", []any{node("LiaScriptLesson", map[string]any{"course_id": 1})}, "Fallback", "document[0].props", "title"},
 			{"one option", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{"prompt": "P",
 				"options": []any{map[string]any{"text": "a", "correct": true}}}}})}, "Fallback", "document[0].props.questions[0].options", "at least 2 options"},
 			{"none correct", []any{node("PracticeActivity", map[string]any{"questions": []any{map[string]any{"prompt": "P",
@@ -281,6 +283,56 @@ func TestH5PFrameTenant(t *testing.T) {
 			t.Errorf("another tenant's content: %d %s", res.Status, res.Body)
 		}
 		env.Call(t, 201, "POST", "/api/admin/topics", env.As("tutor").Token, w.body(frame(mine), "Play it."))
+	})
+}
+
+// TestLiaScriptLesson: a LiaScriptLesson names a LiaScript course of
+// this tenant; learners get the link of its player, which plays the
+// course and records nothing.
+func TestLiaScriptLesson(t *testing.T) {
+	const md = "# Soil\n\nIntro\n\n## Layers\n\n[[humus]]\n"
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		tutor := env.As("tutor")
+		course := env.Call(t, 201, "POST", "/api/admin/liascript", tutor.Token, map[string]any{"markdown": md}).Number("data.id")
+		env.AddTenant("other.test")
+		otherToken, _ := env.Login("other.test", "admin@other.test", "admin-password")
+		// Both tenants number their courses from 1: the other tenant's
+		// second course is one this tenant does not have.
+		var foreign float64
+		for range 2 {
+			res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/liascript", Host: "other.test", Token: otherToken, Body: map[string]any{"markdown": md}})
+			foreign = res.Number("data.id")
+		}
+		lesson := func(id float64) []any {
+			return []any{callout(), node("LiaScriptLesson", map[string]any{"course_id": id, "title": "Soil layers"})}
+		}
+		res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: tutor.Token, Body: w.body(lesson(foreign), "Read about soil.")})
+		if res.Status != 422 || !strings.Contains(fmt.Sprint(problems(res)["document[1].props.course_id"]), "no LiaScript course "+num(foreign)) {
+			t.Errorf("another tenant's course: %d %s", res.Status, res.Body)
+		}
+		topic := env.Call(t, 201, "POST", "/api/admin/topics", tutor.Token, w.body(lesson(course), "Read about soil.")).Number("data.id")
+
+		program := env.Call(t, 200, "GET", "/api/courses/"+num(w.course)+"/program", w.learner.Token, nil)
+		props := "data.lessons.0.topics.0.topicable.document.1.props."
+		play := program.String(props + "play_url")
+		if program.Number("data.lessons.0.topics.0.id") != topic || program.Number(props+"course_id") != course ||
+			program.String(props+"title") != "Soil layers" || !strings.HasPrefix(play, "/api/liascript/play/") {
+			t.Fatalf("learner's view: %s", program.Body)
+		}
+		page := env.Do(apitest.Request{Method: "GET", Path: play})
+		if csp := page.Header.Get("Content-Security-Policy"); page.Status != 200 || !strings.HasPrefix(csp, "sandbox allow-scripts ") ||
+			strings.Contains(csp, "allow-same-origin") || strings.Contains(csp, "report-uri") {
+			t.Errorf("player: %d %v", page.Status, page.Header)
+		}
+		if r := env.Do(apitest.Request{Method: "GET", Path: play + "course.md"}); r.Status != 200 || string(r.Body) != md {
+			t.Errorf("course.md: %d %q", r.Status, r.Body)
+		}
+		// Authors see the document as they wrote it.
+		authored := env.Call(t, 200, "GET", "/api/admin/topics/"+num(topic), tutor.Token, nil)
+		if authored.Number("data.topicable.document.1.props.course_id") != course || authored.Get("data.topicable.document.1.props.play_url") != nil {
+			t.Errorf("authors' view: %s", authored.Body)
+		}
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/content/liascript"
 	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/gift"
 	"github.com/lms-platform/lms/internal/platform"
@@ -57,8 +58,16 @@ type learnerOption struct {
 	Text string `json:"text"`
 }
 
-// LearnerView strips what would give the answers away.
-func (*Kind) LearnerView(_ content.Env, value json.RawMessage) (any, error) {
+// learnerLesson is a LiaScriptLesson with the link of the player that
+// plays its course, recording nothing.
+type learnerLesson struct {
+	LiaScriptLessonProps
+	PlayURL string `json:"play_url"`
+}
+
+// LearnerView strips what would give the answers away, and gives each
+// LiaScriptLesson its player's link.
+func (*Kind) LearnerView(env content.Env, value json.RawMessage) (any, error) {
 	v, err := parse(value)
 	if err != nil {
 		return nil, err
@@ -66,6 +75,15 @@ func (*Kind) LearnerView(_ content.Env, value json.RawMessage) (any, error) {
 	out := LearnerValue{Fallback: v.Fallback, FallbackHTML: v.FallbackHTML, Document: make([]LearnerNode, len(v.Document))}
 	for i, n := range v.Document {
 		out.Document[i] = LearnerNode{Component: n.Component, Props: n.Props, ID: n.ID}
+		if n.Component == "LiaScriptLesson" {
+			var l LiaScriptLessonProps
+			if err := json.Unmarshal(n.Props, &l); err != nil {
+				return nil, fmt.Errorf("layout: parse LiaScript lesson: %w", err)
+			}
+			out.Document[i].Props = learnerLesson{LiaScriptLessonProps: l,
+				PlayURL: liascript.PlayURL(env.Tenant, liascript.CourseGrant, l.CourseID, env.Now)}
+			continue
+		}
 		if n.Component != "PracticeActivity" {
 			continue
 		}

@@ -1,6 +1,7 @@
 package layout_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,6 +119,12 @@ func TestComponentCatalogue(t *testing.T) {
 			res.String("data.components.0.props") != "#/components/schemas/CalloutProps" ||
 			res.Get("data.schemas.PracticeActivityProps.properties.questions") == nil || res.String("data.rules.0") == "" {
 			t.Errorf("catalogue: %s", res.Body)
+		}
+		// LiaScriptLesson is approved: it names a LiaScript course.
+		required, _ := res.Get("data.schemas.LiaScriptLessonProps.required").([]any)
+		if res.String("data.components.4.name") != "LiaScriptLesson" || !slices.Contains(required, any("course_id")) ||
+			strings.Contains(string(res.Body), "do not exist") {
+			t.Errorf("LiaScriptLesson in the catalogue: %s", res.Body)
 		}
 		env.Call(t, 200, "GET", "/api/admin/layout/components", env.As("admin").Token, nil)
 		env.Call(t, 403, "GET", "/api/admin/layout/components", env.As("student").Token, nil)

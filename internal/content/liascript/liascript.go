@@ -176,11 +176,12 @@ func (*Kind) View(env content.Env, value json.RawMessage) (any, error) {
 	return View{Value: v.Value, MarkdownURL: env.FileURL(v.Key), PlayURL: PlayURL(env.Tenant, TopicGrant, env.TopicID, env.Now)}, nil
 }
 
-// Grant purposes of player links: a topic's (progress is reported) or an
-// author's preview of a course (nothing is recorded).
+// Grant purposes of player links: a topic's (progress is reported) or a
+// course's, which records nothing: an author's preview, or a layout's
+// LiaScriptLesson.
 const (
-	TopicGrant   = "liascript"
-	PreviewGrant = "liascript-preview"
+	TopicGrant  = "liascript"
+	CourseGrant = "liascript-course"
 )
 
 // playTTL is how long a player link works; pages fetch the topic again
@@ -188,7 +189,7 @@ const (
 const playTTL = 6 * time.Hour
 
 // PlayURL is the signed link of the player page of a topic (TopicGrant,
-// id a topic) or a preview (PreviewGrant, id a course):
+// id a topic) or a course (CourseGrant, id a course):
 // /api/liascript/play/<id>-<expires>-<signature>/. The course's Markdown
 // and assets are served under it by their relative paths.
 func PlayURL(t *platform.Tenant, purpose string, id int64, now time.Time) string {

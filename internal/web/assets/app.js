@@ -559,18 +559,31 @@
   // set from here.
   if (app && app.dataset.height) { app.style.height = Number(app.dataset.height) + 'px'; }
   if (app && signedIn) {
+    // The app gets the played range once its frame has loaded and the
+    // server has answered the open report with the range's steps (only
+    // the server knows the version a topic plays). Without that answer
+    // the app gets the topic's own start and end and no steps.
+    var loaded = false, range = null;
+    var init = function () {
+      if (!loaded || !range) { return; }
+      var first = range[0], last = range[range.length - 1];
+      app.contentWindow.postMessage({ type: 'lms-interactive:init', startStep: first ? first.id : app.dataset.start,
+        endStep: last ? last.id : app.dataset.end, steps: range }, '*');
+    };
     var report = function (body) {
       return bff('POST', '/api/interactive/progress/' + topicId, body)
-        .then(function (res) { return res.ok ? res.json() : null; })
+        .then(function (res) { return res.ok ? res.json() : null; }, function () { return null; })
         .then(function (b) {
           if (b && b.data && b.data.completed) { setStatus(1); }
+          if (!range) {
+            range = (b && b.data && Array.isArray(b.data.range)) ? b.data.range : [];
+            init();
+          }
           app.dataset.reported = String(Number(app.dataset.reported || 0) + 1);
         })
         .catch(function () {});
     };
-    app.addEventListener('load', function () {
-      app.contentWindow.postMessage({ type: 'lms-interactive:init', startStep: app.dataset.start, endStep: app.dataset.end }, '*');
-    });
+    app.addEventListener('load', function () { loaded = true; init(); });
     report({ event: 'open' });
     window.addEventListener('message', function (e) {
       if (e.source !== app.contentWindow) { return; }
