@@ -17,19 +17,8 @@ import (
 // connections though its template does not, and an existing database is
 // left as it is.
 func TestCreateMigrated(t *testing.T) {
-	serverURL := os.Getenv("LMS_TEST_PG_URL")
-	if serverURL == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but LMS_TEST_PG_URL is not set")
-		}
-		t.Skip("LMS_TEST_PG_URL not set")
-	}
+	serverURL, server := postgresServer(t)
 	ctx := context.Background()
-	server, err := sql.Open("pgx", serverURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
 	for _, set := range []Set{PlatformSet, TenantSet} {
 		t.Run(string(set), func(t *testing.T) {
 			prefix := "lmstmpl_" + rand6()
@@ -91,19 +80,8 @@ func TestCreateMigrated(t *testing.T) {
 // TestOtherTemplatesDropped: a template of other migrations goes when a
 // new one is built; one being built by this version stays.
 func TestOtherTemplatesDropped(t *testing.T) {
-	serverURL := os.Getenv("LMS_TEST_PG_URL")
-	if serverURL == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but LMS_TEST_PG_URL is not set")
-		}
-		t.Skip("LMS_TEST_PG_URL not set")
-	}
+	serverURL, server := postgresServer(t)
 	ctx := context.Background()
-	server, err := sql.Open("pgx", serverURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
 	// A set of its own, so that no other test's templates are touched.
 	set := Set("zz" + rand6())
 	keep := templatePrefix + string(set) + "_current"
@@ -121,6 +99,23 @@ func TestOtherTemplatesDropped(t *testing.T) {
 			t.Errorf("%s exists: %v (%v), want %v", n, got, err, want)
 		}
 	}
+}
+
+// postgresServer is the test PostgreSQL server's URL and a handle on it.
+func postgresServer(t *testing.T) (string, *sql.DB) {
+	serverURL := os.Getenv("LMS_TEST_PG_URL")
+	if serverURL == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but LMS_TEST_PG_URL is not set")
+		}
+		t.Skip("LMS_TEST_PG_URL not set")
+	}
+	server, err := sql.Open("pgx", serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	return serverURL, server
 }
 
 func rand6() string {
