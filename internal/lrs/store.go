@@ -142,6 +142,18 @@ func statementByID(ctx context.Context, q sqldb.Querier, id string) (*StoredStat
 	return st, nil
 }
 
+// statementOwner is the actor and registration of a stored statement.
+func statementOwner(ctx context.Context, q sqldb.Querier, id string) (actor, registration string, err error) {
+	err = q.QueryRowContext(ctx, `SELECT actor_key, registration FROM lrs_statements WHERE id = $1`, strings.ToLower(id)).Scan(&actor, &registration)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", errNotFound
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("lrs: look up statement: %w", err)
+	}
+	return actor, registration, nil
+}
+
 // Filter is a statement query (xAPI 1.0.3 Communication 2.1.3).
 type Filter struct {
 	AgentKey          string
@@ -199,7 +211,23 @@ func matchConds(f Filter, args *sqldb.Args, alias string) []string {
 	return conds
 }
 
-func queryStatements(ctx context.Context, q sqldb.Querier, f Filter) ([]StoredStatement, bool, error) {
+// Page is a page of a statement query as read: at most the query's limit
+// of statements and, beyond the first, at most PageBytes of them as
+// formatted by the page's format function.
+type Page struct {
+	Statements []StoredStatement
+	// More tells that statements follow the last one.
+	More bool
+	// Size is the bytes of the statements as formatted, with a
+	// separator each.
+	Size int
+}
+
+// queryStatements reads a page: rows are read one at a time and reading
+// stops at the limit or before the statement that would take the page past
+// budget bytes (format gives a statement's bytes as answered), so a page
+// never holds more than its budget and one statement.
+func queryStatements(ctx context.Context, q sqldb.Querier, f Filter, budget int, format func(json.RawMessage) json.RawMessage) (Page, error) {
 	var args sqldb.Args
 	conds := []string{"s.voided = FALSE"}
 	with := ""
@@ -244,27 +272,28 @@ SELECT x.id FROM lrs_statements x JOIN targeted ON x.object_type = 'StatementRef
 	rows, err := q.QueryContext(ctx, with+`SELECT s.seq, s.id, s.registration, s.voided, s.stored, s.body FROM lrs_statements s WHERE `+
 		strings.Join(conds, " AND ")+` ORDER BY s.seq `+order+` LIMIT `+args.Add(limit+1), args...)
 	if err != nil {
-		return nil, false, fmt.Errorf("lrs: query statements: %w", err)
+		return Page{}, fmt.Errorf("lrs: query statements: %w", err)
 	}
 	defer rows.Close()
-	var out []StoredStatement
+	var page Page
 	for rows.Next() {
 		var st StoredStatement
-		var body string
+		var body []byte
 		if err := rows.Scan(&st.Seq, &st.ID, &st.Registration, &st.Voided, &st.Stored, &body); err != nil {
-			return nil, false, fmt.Errorf("lrs: read statement: %w", err)
+			return Page{}, fmt.Errorf("lrs: read statement: %w", err)
 		}
-		st.Body = json.RawMessage(body)
-		out = append(out, st)
+		st.Body = format(body)
+		if len(page.Statements) == limit || (len(page.Statements) > 0 && page.Size+len(st.Body)+1 > budget) {
+			page.More = true
+			break
+		}
+		page.Statements = append(page.Statements, st)
+		page.Size += len(st.Body) + 1
 	}
 	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("lrs: read statements: %w", err)
+		return Page{}, fmt.Errorf("lrs: read statements: %w", err)
 	}
-	more := len(out) > limit
-	if more {
-		out = out[:limit]
-	}
-	return out, more, nil
+	return page, nil
 }
 
 // attachment loads an attachment's content.
