@@ -42,9 +42,9 @@ func insertStatements(ctx context.Context, tx *sqldb.Tx, list []*Statement, bodi
 		// The insert itself finds an id stored before, which is rare: a
 		// lookup first would cost every statement a query.
 		var seq int64
-		err := tx.QueryRowContext(ctx, `INSERT INTO lrs_statements (id, stored, verb, actor_key, object_type, object_id, object_agent_key, registration, body)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING RETURNING seq`, st.ID, now, st.Verb, st.ActorKey, st.ObjectType, st.ObjectID, st.ObjectAgent,
-			st.Registration, string(bodies[i])).Scan(&seq)
+		err := tx.QueryRowContext(ctx, `INSERT INTO lrs_statements (id, stored, verb, actor_key, object_type, object_id, object_agent_key, registration, body, size)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING RETURNING seq`, st.ID, now, st.Verb, st.ActorKey, st.ObjectType, st.ObjectID, st.ObjectAgent,
+			st.Registration, string(bodies[i]), len(bodies[i])).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			same, err := sameAsStored(ctx, tx, st)
 			if err != nil {
@@ -269,19 +269,29 @@ SELECT x.id FROM lrs_statements x JOIN targeted ON x.object_type = 'StatementRef
 	if limit <= 0 || limit > MaxLimit {
 		limit = MaxLimit
 	}
-	rows, err := q.QueryContext(ctx, with+`SELECT s.seq, s.id, s.registration, s.voided, s.stored, s.body FROM lrs_statements s WHERE `+
-		strings.Join(conds, " AND ")+` ORDER BY s.seq `+order+` LIMIT `+args.Add(limit+1), args...)
+	// The database leaves out the rows past the byte budget by their
+	// stored size (before_size: the bytes of the rows ahead of a row in
+	// the page's order), keeping the one that crosses it, so no more
+	// bodies than a page's are read out; total tells whether it left out
+	// any. The page's own cut is by the sizes as formatted.
+	rows, err := q.QueryContext(ctx, with+`SELECT b.seq, b.id, b.registration, b.voided, b.stored, b.body, w.total FROM (
+SELECT p.seq, COUNT(*) OVER () AS total,
+COALESCE(SUM(p.size) OVER (ORDER BY p.seq `+order+` ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before_size
+FROM (SELECT s.seq, s.size FROM lrs_statements s WHERE `+strings.Join(conds, " AND ")+` ORDER BY s.seq `+order+` LIMIT `+args.Add(limit+1)+`) p
+) w JOIN lrs_statements b ON b.seq = w.seq WHERE w.before_size <= `+args.Add(budget)+` ORDER BY b.seq `+order, args...)
 	if err != nil {
 		return Page{}, fmt.Errorf("lrs: query statements: %w", err)
 	}
 	defer rows.Close()
 	var page Page
+	read, total := 0, 0
 	for rows.Next() {
 		var st StoredStatement
 		var body []byte
-		if err := rows.Scan(&st.Seq, &st.ID, &st.Registration, &st.Voided, &st.Stored, &body); err != nil {
+		if err := rows.Scan(&st.Seq, &st.ID, &st.Registration, &st.Voided, &st.Stored, &body, &total); err != nil {
 			return Page{}, fmt.Errorf("lrs: read statement: %w", err)
 		}
+		read++
 		st.Body = format(body)
 		if len(page.Statements) == limit || (len(page.Statements) > 0 && page.Size+len(st.Body)+1 > budget) {
 			page.More = true
@@ -290,6 +300,7 @@ SELECT x.id FROM lrs_statements x JOIN targeted ON x.object_type = 'StatementRef
 		page.Statements = append(page.Statements, st)
 		page.Size += len(st.Body) + 1
 	}
+	page.More = page.More || read < total
 	if err := rows.Err(); err != nil {
 		return Page{}, fmt.Errorf("lrs: read statements: %w", err)
 	}
