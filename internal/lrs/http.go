@@ -99,7 +99,12 @@ const authDoc = " Credentials: a tenant admin's access token as Bearer, or as th
 	"registration and learner. Every request but GET about carries X-Experience-API-Version 1.0.x (400 otherwise); answers carry " +
 	"X-Experience-API-Version 1.0.3 and are xAPI bodies, not envelopes. The alternate request syntax (xAPI Communication 1.3) reaches " +
 	"the resources with a POST: ?method=GET|PUT|POST|DELETE as the only query parameter and an application/x-www-form-urlencoded form " +
-	"holding the parameters, the headers (Authorization, X-Experience-API-Version, Content-Type, If-Match, If-None-Match) and the body as content."
+	"holding the parameters, the headers (Authorization, X-Experience-API-Version, Content-Type, If-Match, If-None-Match) and the body as content. " +
+	"Limits (413 with the error envelope beyond): 1 MiB for one statement as sent, 500 statements and 10 MiB of body (statements, " +
+	"attachments, a document) for one request. A launch's token may send 200 statements a minute (fixed windows; 429 with Retry-After " +
+	"beyond), may void no statement (cmi5 section 6.3), reaches the state documents of its own activity (the launch's activityId), " +
+	"learner and registration only and reads LMS.LaunchData without changing it (cmi5 section 10.2.1), reads activity profiles, and " +
+	"reaches its own learner's agent profiles only; other access is 403."
 
 // Routes registers the LRS resources (xAPI 1.0.3 Communication, section 2).
 func Routes(api huma.API, s *Service) {
@@ -160,7 +165,8 @@ func Routes(api huma.API, s *Service) {
 		"statementId or voidedStatementId gets one; otherwise the filters agent, verb, activity, registration, related_activities, "+
 			"related_agents, since, until, limit (at most 500), format (exact, ids, canonical: one language of each verb display and activity "+
 			"language map, chosen by Accept-Language), attachments and ascending select a page, newest stored first, with a more link to the next "+
-			"one. A statement whose object is a StatementRef also meets the filters but since, until and limit through the statement it targets. "+
+			"one. A page also ends before the statement that would take its answer past 2 MiB (it holds at least one statement), and is written "+
+			"to the response statement by statement. A statement whose object is a StatementRef also meets the filters but since, until and limit through the statement it targets. "+
 			"Voided statements appear only by voidedStatementId."), s.getStatements)
 	handle(route(http.MethodPut, "statements", "Store a statement under statementId",
 		"204 when stored, or when the id holds the same statement already; 409 when it holds another. Attachments in multipart/mixed."),
