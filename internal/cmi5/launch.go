@@ -347,7 +347,15 @@ func (s *Service) LaunchScope(ctx context.Context, t *platform.Tenant, token str
 	if sess.Abandoned != nil {
 		return lrs.Scope{}, apperr.New(apperr.Unauthorized, "The session of this auth token was abandoned.")
 	}
-	return lrs.Scope{UserID: sess.UserID, Session: sess.ID, Registration: sess.Registration, ActorKey: actorKey(t, sess.UserID)}, nil
+	au, err := auByID(ctx, t.DB, sess.AUID)
+	if err != nil {
+		return lrs.Scope{}, err
+	}
+	// The AU reaches the state of its own activity (the launch's
+	// activityId) and registration, and reads LMS.LaunchData without
+	// changing it (cmi5 section 10.2.1).
+	return lrs.Scope{UserID: sess.UserID, Session: sess.ID, Registration: sess.Registration, ActorKey: actorKey(t, sess.UserID),
+		ActivityID: au.IRI, ReadOnlyStates: []string{LaunchDataID}}, nil
 }
 
 // lmsActivityID is the LMS's own id of a block or course of a package,

@@ -111,6 +111,8 @@ func (s *Service) abandon(ctx context.Context, t *platform.Tenant, sess session,
 	return s.issue(ctx, t, stmt)
 }
 
+var errAUVoiding = apperr.New(apperr.Forbidden, "An AU may not void statements (cmi5 section 6.3).")
+
 func isoDuration(d time.Duration) string {
 	if d < 0 {
 		d = 0
@@ -125,6 +127,13 @@ func isoDuration(d time.Duration) string {
 // function completes the topic and satisfies the AU's blocks and course,
 // after the commit.
 func (s *Service) Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope lrs.Scope, list []*lrs.Statement) (func(context.Context) error, error) {
+	// The LMS gives an AU no credentials to void statements (cmi5 section
+	// 6.3), not even its own: the batch is refused and its voiding undone.
+	for _, st := range list {
+		if st.Verb == lrs.VerbVoided {
+			return nil, errAUVoiding
+		}
+	}
 	sess, au, st, err := recordState(ctx, tx, scope.Session)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,8 +41,8 @@ type Document struct {
 	Updated     time.Time
 }
 
-// MaxDocument caps a document's size.
-const MaxDocument = 16 << 20
+// MaxDocument caps a document's size: a request's.
+const MaxDocument = MaxRequest
 
 // Preconditions are a write's If-Match and If-None-Match headers.
 type Preconditions struct {
@@ -73,13 +74,39 @@ var (
 // does not hold.
 var PreconditionFailed = errors.New("lrs: precondition failed")
 
-// allowedDocs checks a scope's access to a document key: a launch reaches
-// the documents of its learner only.
-func allowedDocs(scope Scope, k DocKey) error {
-	if scope.Admin || k.Kind == ActivityDoc || k.AgentKey == scope.ActorKey {
+var (
+	errOtherState   = apperr.New(apperr.Forbidden, "A launch reaches only the state of its own activity, learner and registration.")
+	errReadOnlyDoc  = apperr.New(apperr.Forbidden, "A launch may only read activity profiles.")
+	errOtherProfile = apperr.New(apperr.Forbidden, "A launch reaches only its own learner's agent profile.")
+)
+
+// allowedDocs checks a scope's access to a document key (write for PUT,
+// POST and DELETE): a launch reaches the state documents of its own
+// activity, learner and registration, and may only read those it holds
+// read-only (LMS.LaunchData, cmi5 section 10.2.1); it may read activity
+// profiles, and its learner's agent profile. An admin reaches everything.
+func allowedDocs(scope Scope, k DocKey, write bool) error {
+	if scope.Admin {
 		return nil
 	}
-	return errForbidden
+	switch k.Kind {
+	case StateDoc:
+		if k.AgentKey != scope.ActorKey || k.ActivityID != scope.ActivityID || k.Registration != scope.Registration {
+			return errOtherState
+		}
+		if write && k.ID != "" && slices.Contains(scope.ReadOnlyStates, k.ID) {
+			return apperr.New(apperr.Forbidden, "The state document "+k.ID+" is read-only for a launch.")
+		}
+	case ActivityDoc:
+		if write {
+			return errReadOnlyDoc
+		}
+	default:
+		if k.AgentKey != scope.ActorKey {
+			return errOtherProfile
+		}
+	}
+	return nil
 }
 
 // PutDocument writes a document (replace), or with merge the POST of JSON
@@ -88,7 +115,7 @@ func allowedDocs(scope Scope, k DocKey) error {
 // document without either header is a 409 when it exists, else a 400.
 func (s *Service) PutDocument(ctx context.Context, t *platform.Tenant, scope Scope, k DocKey, contentType string, body []byte,
 	pre Preconditions, merge bool) error {
-	if err := allowedDocs(scope, k); err != nil {
+	if err := allowedDocs(scope, k, true); err != nil {
 		return err
 	}
 	if len(body) > MaxDocument {
@@ -177,7 +204,7 @@ WHERE kind = $1 AND activity_id = $2 AND agent_key = $3 AND registration = $4 AN
 
 // GetDocument reads one document.
 func (s *Service) GetDocument(ctx context.Context, t *platform.Tenant, scope Scope, k DocKey) (Document, error) {
-	if err := allowedDocs(scope, k); err != nil {
+	if err := allowedDocs(scope, k, false); err != nil {
 		return Document{}, err
 	}
 	return loadDocument(ctx, t.DB, k)
@@ -186,7 +213,7 @@ func (s *Service) GetDocument(ctx context.Context, t *platform.Tenant, scope Sco
 // DocumentIDs lists the ids of the documents under k (ID empty), changed
 // after since when given.
 func (s *Service) DocumentIDs(ctx context.Context, t *platform.Tenant, scope Scope, k DocKey, since *time.Time) ([]string, error) {
-	if err := allowedDocs(scope, k); err != nil {
+	if err := allowedDocs(scope, k, false); err != nil {
 		return nil, err
 	}
 	var args sqldb.Args
@@ -212,10 +239,10 @@ func (s *Service) DocumentIDs(ctx context.Context, t *platform.Tenant, scope Sco
 }
 
 // DeleteDocument deletes one document, or with k.ID empty (state only)
-// every state document of the activity, agent and registration. If-Match
-// is honoured.
+// every state document of the activity, agent and registration but those
+// the scope holds read-only. If-Match is honoured.
 func (s *Service) DeleteDocument(ctx context.Context, t *platform.Tenant, scope Scope, k DocKey, pre Preconditions) error {
-	if err := allowedDocs(scope, k); err != nil {
+	if err := allowedDocs(scope, k, true); err != nil {
 		return err
 	}
 	// The check and the delete share a transaction, so no write lands
@@ -235,6 +262,11 @@ func (s *Service) DeleteDocument(ctx context.Context, t *platform.Tenant, scope 
 			` AND agent_key = ` + args.Add(k.AgentKey) + ` AND registration = ` + args.Add(k.Registration)
 		if k.ID != "" {
 			q += ` AND doc_id = ` + args.Add(k.ID)
+		}
+		if !scope.Admin {
+			for _, id := range scope.ReadOnlyStates {
+				q += ` AND doc_id <> ` + args.Add(id)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("lrs: delete document: %w", err)

@@ -1,6 +1,7 @@
 package lrs
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -18,7 +19,7 @@ func formatted(body json.RawMessage, format string, langs []string) json.RawMess
 		return body
 	}
 	var m map[string]any
-	d := json.NewDecoder(strings.NewReader(string(body)))
+	d := json.NewDecoder(bytes.NewReader(body))
 	d.UseNumber()
 	if d.Decode(&m) != nil {
 		return body

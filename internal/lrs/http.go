@@ -1,6 +1,7 @@
 package lrs
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -9,11 +10,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,15 +94,17 @@ func jsonReply(status int, v any, headers map[string]string) (*response, error) 
 	return reply(status, "application/json", b, headers), nil
 }
 
-// MaxRequest caps an LRS request body (statements with attachments).
-const MaxRequest = 32 << 20
-
 const authDoc = " Credentials: a tenant admin's access token as Bearer, or as the password of Basic credentials (any user name); " +
 	"or the auth token a cmi5 launch's fetch URL answered, sent as `Authorization: Basic <token>`, which reaches only that launch's " +
 	"registration and learner. Every request but GET about carries X-Experience-API-Version 1.0.x (400 otherwise); answers carry " +
 	"X-Experience-API-Version 1.0.3 and are xAPI bodies, not envelopes. The alternate request syntax (xAPI Communication 1.3) reaches " +
 	"the resources with a POST: ?method=GET|PUT|POST|DELETE as the only query parameter and an application/x-www-form-urlencoded form " +
-	"holding the parameters, the headers (Authorization, X-Experience-API-Version, Content-Type, If-Match, If-None-Match) and the body as content."
+	"holding the parameters, the headers (Authorization, X-Experience-API-Version, Content-Type, If-Match, If-None-Match) and the body as content. " +
+	"Limits (413 with the error envelope beyond): 1 MiB for one statement as sent, 500 statements and 10 MiB of body (statements, " +
+	"attachments, a document) for one request. A launch's token may send 200 statements a minute (fixed windows; 429 with Retry-After " +
+	"beyond), may void no statement (cmi5 section 6.3), reaches the state documents of its own activity (the launch's activityId), " +
+	"learner and registration only and reads LMS.LaunchData without changing it (cmi5 section 10.2.1), reads activity profiles, and " +
+	"reaches its own learner's agent profiles only; other access is 403."
 
 // Routes registers the LRS resources (xAPI 1.0.3 Communication, section 2).
 func Routes(api huma.API, s *Service) {
@@ -159,7 +165,8 @@ func Routes(api huma.API, s *Service) {
 		"statementId or voidedStatementId gets one; otherwise the filters agent, verb, activity, registration, related_activities, "+
 			"related_agents, since, until, limit (at most 500), format (exact, ids, canonical: one language of each verb display and activity "+
 			"language map, chosen by Accept-Language), attachments and ascending select a page, newest stored first, with a more link to the next "+
-			"one. A statement whose object is a StatementRef also meets the filters but since, until and limit through the statement it targets. "+
+			"one. A page also ends before the statement that would take its answer past 2 MiB (it holds at least one statement), and is written "+
+			"to the response statement by statement. A statement whose object is a StatementRef also meets the filters but since, until and limit through the statement it targets. "+
 			"Voided statements appear only by voidedStatementId."), s.getStatements)
 	handle(route(http.MethodPut, "statements", "Store a statement under statementId",
 		"204 when stored, or when the id holds the same statement already; 409 when it holds another. Attachments in multipart/mixed."),
@@ -397,6 +404,9 @@ func (s *Service) putStatement(ctx context.Context, t *platform.Tenant, scope Sc
 	if err != nil {
 		return nil, err
 	}
+	if len(bytes.TrimSpace(body)) > MaxStatement {
+		return nil, errStatementTooLarge
+	}
 	st, err := ParseStatement(body)
 	if err != nil {
 		return nil, err
@@ -427,6 +437,14 @@ func (s *Service) postStatements(ctx context.Context, t *platform.Tenant, scope 
 	}
 	if len(list) == 0 {
 		return nil, bad("The array holds no statements.")
+	}
+	if len(list) > MaxBatch {
+		return nil, errBatchTooLarge
+	}
+	for _, raw := range list {
+		if len(raw) > MaxStatement {
+			return nil, errStatementTooLarge
+		}
 	}
 	stmts := make([]*Statement, len(list))
 	for i, raw := range list {
@@ -475,7 +493,10 @@ func (s *Service) getStatements(ctx context.Context, t *platform.Tenant, scope S
 		body := formatted(st.Body, format, langs)
 		consistent["Last-Modified"] = st.Stored.UTC().Format(http.TimeFormat)
 		if withAttachments {
-			return s.withAttachments(ctx, t, body, []json.RawMessage{body}, consistent)
+			return s.withAttachments(t, consistent, func(w io.Writer) ([]string, error) {
+				_, err := w.Write(body)
+				return attachmentHashes(nil, body), err
+			}), nil
 		}
 		return reply(http.StatusOK, "application/json", body, consistent), nil
 	}
@@ -483,67 +504,114 @@ func (s *Service) getStatements(ctx context.Context, t *platform.Tenant, scope S
 	if err != nil {
 		return nil, err
 	}
-	list, more, err := s.Query(ctx, t, scope, f)
-	if err != nil {
-		return nil, err
-	}
-	res := Result{Statements: make([]json.RawMessage, len(list))}
-	for i, st := range list {
-		res.Statements[i] = formatted(st.Body, format, langs)
-	}
-	if more {
+	// The more link of a page continues after its last statement; the
+	// page's budget keeps room for the longest link and the JSON around
+	// the statements, so a whole answer of several statements stays
+	// within PageBytes.
+	moreLink := func(cursor int64) string {
 		next := url.Values{}
 		for k, v := range q {
 			next[k] = v
 		}
-		next.Set("cursor", strconv.FormatInt(list[len(list)-1].Seq, 10))
-		res.More = Base + "statements?" + next.Encode()
+		next.Set("cursor", strconv.FormatInt(cursor, 10))
+		return Base + "statements?" + next.Encode()
 	}
-	body, err := json.Marshal(res)
+	longest, _ := json.Marshal(moreLink(math.MaxInt64))
+	budget := PageBytes - len(`{"statements":[],"more":}`) - len(longest)
+	page, err := s.Query(ctx, t, scope, f, budget, func(b json.RawMessage) json.RawMessage { return formatted(b, format, langs) })
 	if err != nil {
 		return nil, err
 	}
-	if withAttachments {
-		return s.withAttachments(ctx, t, body, res.Statements, consistent)
+	more := ""
+	if page.More {
+		more = moreLink(page.Statements[len(page.Statements)-1].Seq)
 	}
-	return reply(http.StatusOK, "application/json", body, consistent), nil
+	// The page is written statement by statement, not encoded into one
+	// more buffer.
+	write := func(w io.Writer) ([]string, error) {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		bw.WriteString(`{"statements":[`)
+		var hashes []string
+		for i, st := range page.Statements {
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			bw.Write(st.Body)
+			if withAttachments {
+				hashes = attachmentHashes(hashes, st.Body)
+			}
+		}
+		link, _ := json.Marshal(more)
+		bw.WriteString(`],"more":`)
+		bw.Write(link)
+		bw.WriteByte('}')
+		return hashes, bw.Flush()
+	}
+	if withAttachments {
+		return s.withAttachments(t, consistent, write), nil
+	}
+	return &response{Body: func(hc huma.Context) {
+		for k, v := range consistent {
+			hc.SetHeader(k, v)
+		}
+		hc.SetHeader("Content-Type", "application/json")
+		hc.SetStatus(http.StatusOK)
+		write(hc.BodyWriter())
+	}}, nil
 }
 
-// withAttachments answers multipart/mixed: the statements, then the
-// content of every attachment they declare that the store holds.
-func (s *Service) withAttachments(ctx context.Context, t *platform.Tenant, body []byte, stmts []json.RawMessage, headers map[string]string) (*response, error) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	part, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Type": {"application/json"}})
-	part.Write(body)
-	done := map[string]bool{}
-	for _, raw := range stmts {
-		var st struct {
-			Attachments []struct {
-				SHA2 string `json:"sha2"`
-			} `json:"attachments"`
+// attachmentHashes adds the sha2 of the attachments a statement declares
+// to hashes, once each.
+func attachmentHashes(hashes []string, body json.RawMessage) []string {
+	var st struct {
+		Attachments []struct {
+			SHA2 string `json:"sha2"`
+		} `json:"attachments"`
+	}
+	json.Unmarshal(body, &st)
+	for _, a := range st.Attachments {
+		if sha := strings.ToLower(a.SHA2); !slices.Contains(hashes, sha) {
+			hashes = append(hashes, sha)
 		}
-		json.Unmarshal(raw, &st)
-		for _, a := range st.Attachments {
-			sha := strings.ToLower(a.SHA2)
-			if done[sha] {
-				continue
-			}
-			done[sha] = true
-			at, ok, err := attachment(ctx, t.DB, sha)
+	}
+	return hashes
+}
+
+// withAttachments answers multipart/mixed: the statements (as write
+// writes them), then the content of every attachment they declare that
+// the store holds, one at a time, straight to the response.
+func (s *Service) withAttachments(t *platform.Tenant, headers map[string]string, write func(io.Writer) ([]string, error)) *response {
+	return &response{Body: func(hc huma.Context) {
+		mw := multipart.NewWriter(hc.BodyWriter())
+		for k, v := range headers {
+			hc.SetHeader(k, v)
+		}
+		hc.SetHeader("Content-Type", "multipart/mixed; boundary="+mw.Boundary())
+		hc.SetStatus(http.StatusOK)
+		part, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Type": {"application/json"}})
+		hashes, err := write(part)
+		if err != nil {
+			return
+		}
+		for _, sha := range hashes {
+			at, ok, err := attachment(hc.Context(), t.DB, sha)
 			if err != nil {
-				return nil, err
+				// The status is sent: an unfinished multipart body tells
+				// the client the answer is incomplete.
+				slog.ErrorContext(hc.Context(), "lrs: attachment of an answer", "sha2", sha, "err", err)
+				return
 			}
 			if !ok {
 				continue
 			}
 			p, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Type": {at.ContentType}, "Content-Transfer-Encoding": {"binary"},
 				"X-Experience-API-Hash": {sha}})
-			p.Write(at.Body)
+			if _, err := p.Write(at.Body); err != nil {
+				return
+			}
 		}
-	}
-	mw.Close()
-	return reply(http.StatusOK, "multipart/mixed; boundary="+mw.Boundary(), buf.Bytes(), headers), nil
+		mw.Close()
+	}}
 }
 
 func boolParam(q url.Values, name string) (bool, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/limit"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -30,6 +31,12 @@ type Scope struct {
 	Session      string
 	Registration string
 	ActorKey     string
+	// ActivityID is the launch's activity (the AU's publisher id): the
+	// only activity whose state documents the launch reaches.
+	ActivityID string
+	// ReadOnlyStates are the ids of the state documents the launch may
+	// read but not write or delete (cmi5's LMS.LaunchData).
+	ReadOnlyStates []string
 }
 
 // Launches finds the scope of a launch's auth token.
@@ -59,6 +66,9 @@ type Service struct {
 	Principal func(ctx context.Context, t *platform.Tenant, token string) (*access.Principal, error)
 	// Locker orders the batches of one launch session.
 	Locker lock.Locker
+	// Limiter counts the statements of launch sessions
+	// (StatementsPerMinute); nil for none.
+	Limiter limit.Limiter
 }
 
 var (
@@ -105,8 +115,15 @@ type Attachment struct {
 // Store stores statements (in order) and returns their ids. An id the
 // store has for the same statement is left as it is; for another one, the
 // batch is refused with 409. A launch scope may write only statements of
-// its learner and registration, and passes the Rules.
+// its learner and registration, void only its own statements, send at
+// most StatementsPerMinute statements a minute, and passes the Rules.
 func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, list []*Statement, attachments map[string]Attachment) ([]string, error) {
+	if len(list) > MaxBatch {
+		return nil, errBatchTooLarge
+	}
+	if err := s.allowStatements(ctx, t, scope, len(list)); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	seen := map[string]bool{}
 	for _, st := range list {
@@ -127,6 +144,11 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 		}
 		if err := checkSignature(st, attachments); err != nil {
 			return nil, err
+		}
+		if st.Verb == VerbVoided && !scope.Admin {
+			if err := mayVoid(ctx, t, scope, st.ObjectID); err != nil {
+				return nil, err
+			}
 		}
 		st.Object["id"] = st.ID
 		st.Object["stored"] = now.Format(time.RFC3339Nano)
@@ -185,6 +207,25 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 	return ids, nil
 }
 
+var errVoidOthers = apperr.New(apperr.Forbidden, "A launch may void only its own statements.")
+
+// mayVoid tells whether a launch may void the statement id: one of its
+// learner's in its registration. The statement must be stored already: a
+// launch cannot void in advance what another may store under that id.
+func mayVoid(ctx context.Context, t *platform.Tenant, scope Scope, id string) error {
+	actor, reg, err := statementOwner(ctx, t.DB, id)
+	if apperr.Is(err, apperr.NotFound) {
+		return errVoidOthers
+	}
+	if err != nil {
+		return err
+	}
+	if actor != scope.ActorKey || reg != scope.Registration {
+		return errVoidOthers
+	}
+	return nil
+}
+
 // sameStatement tells whether two statements are the same apart from
 // what the store sets (stored, authority, version).
 func sameStatement(a, b map[string]any) bool {
@@ -234,17 +275,11 @@ type StoredStatement struct {
 	Body         json.RawMessage
 }
 
-// Result is a page of a statement query.
-type Result struct {
-	Statements []json.RawMessage `json:"statements"`
-	More       string            `json:"more"`
-}
-
-// Query lists statements matching q, a page at a time; a launch sees its
-// registration only.
-func (s *Service) Query(ctx context.Context, t *platform.Tenant, scope Scope, q Filter) ([]StoredStatement, bool, error) {
+// Query reads a page of the statements matching q (see queryStatements
+// for budget and format); a launch sees its registration only.
+func (s *Service) Query(ctx context.Context, t *platform.Tenant, scope Scope, q Filter, budget int, format func(json.RawMessage) json.RawMessage) (Page, error) {
 	if !scope.Admin {
 		q.Within = scope.Registration
 	}
-	return queryStatements(ctx, t.DB, q)
+	return queryStatements(ctx, t.DB, q, budget, format)
 }

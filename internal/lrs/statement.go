@@ -6,6 +6,7 @@
 package lrs
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -70,7 +71,7 @@ func IsUUID(s string) bool { return uuidRe.MatchString(s) }
 // naming the property.
 func ParseStatement(raw json.RawMessage) (*Statement, error) {
 	var obj map[string]any
-	d := json.NewDecoder(strings.NewReader(string(raw)))
+	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	if err := d.Decode(&obj); err != nil || obj == nil {
 		return nil, bad("A statement must be a JSON object.")

@@ -42,9 +42,9 @@ func insertStatements(ctx context.Context, tx *sqldb.Tx, list []*Statement, bodi
 		// The insert itself finds an id stored before, which is rare: a
 		// lookup first would cost every statement a query.
 		var seq int64
-		err := tx.QueryRowContext(ctx, `INSERT INTO lrs_statements (id, stored, verb, actor_key, object_type, object_id, object_agent_key, registration, body)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING RETURNING seq`, st.ID, now, st.Verb, st.ActorKey, st.ObjectType, st.ObjectID, st.ObjectAgent,
-			st.Registration, string(bodies[i])).Scan(&seq)
+		err := tx.QueryRowContext(ctx, `INSERT INTO lrs_statements (id, stored, verb, actor_key, object_type, object_id, object_agent_key, registration, body, size)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING RETURNING seq`, st.ID, now, st.Verb, st.ActorKey, st.ObjectType, st.ObjectID, st.ObjectAgent,
+			st.Registration, string(bodies[i]), len(bodies[i])).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			same, err := sameAsStored(ctx, tx, st)
 			if err != nil {
@@ -142,6 +142,18 @@ func statementByID(ctx context.Context, q sqldb.Querier, id string) (*StoredStat
 	return st, nil
 }
 
+// statementOwner is the actor and registration of a stored statement.
+func statementOwner(ctx context.Context, q sqldb.Querier, id string) (actor, registration string, err error) {
+	err = q.QueryRowContext(ctx, `SELECT actor_key, registration FROM lrs_statements WHERE id = $1`, strings.ToLower(id)).Scan(&actor, &registration)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", errNotFound
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("lrs: look up statement: %w", err)
+	}
+	return actor, registration, nil
+}
+
 // Filter is a statement query (xAPI 1.0.3 Communication 2.1.3).
 type Filter struct {
 	AgentKey          string
@@ -199,7 +211,23 @@ func matchConds(f Filter, args *sqldb.Args, alias string) []string {
 	return conds
 }
 
-func queryStatements(ctx context.Context, q sqldb.Querier, f Filter) ([]StoredStatement, bool, error) {
+// Page is a page of a statement query as read: at most the query's limit
+// of statements and, beyond the first, at most PageBytes of them as
+// formatted by the page's format function.
+type Page struct {
+	Statements []StoredStatement
+	// More tells that statements follow the last one.
+	More bool
+	// Size is the bytes of the statements as formatted, with a
+	// separator each.
+	Size int
+}
+
+// queryStatements reads a page: rows are read one at a time and reading
+// stops at the limit or before the statement that would take the page past
+// budget bytes (format gives a statement's bytes as answered), so a page
+// never holds more than its budget and one statement.
+func queryStatements(ctx context.Context, q sqldb.Querier, f Filter, budget int, format func(json.RawMessage) json.RawMessage) (Page, error) {
 	var args sqldb.Args
 	conds := []string{"s.voided = FALSE"}
 	with := ""
@@ -241,30 +269,42 @@ SELECT x.id FROM lrs_statements x JOIN targeted ON x.object_type = 'StatementRef
 	if limit <= 0 || limit > MaxLimit {
 		limit = MaxLimit
 	}
-	rows, err := q.QueryContext(ctx, with+`SELECT s.seq, s.id, s.registration, s.voided, s.stored, s.body FROM lrs_statements s WHERE `+
-		strings.Join(conds, " AND ")+` ORDER BY s.seq `+order+` LIMIT `+args.Add(limit+1), args...)
+	// The database leaves out the rows past the byte budget by their
+	// stored size (before_size: the bytes of the rows ahead of a row in
+	// the page's order), keeping the one that crosses it, so no more
+	// bodies than a page's are read out; total tells whether it left out
+	// any. The page's own cut is by the sizes as formatted.
+	rows, err := q.QueryContext(ctx, with+`SELECT b.seq, b.id, b.registration, b.voided, b.stored, b.body, w.total FROM (
+SELECT p.seq, COUNT(*) OVER () AS total,
+COALESCE(SUM(p.size) OVER (ORDER BY p.seq `+order+` ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before_size
+FROM (SELECT s.seq, s.size FROM lrs_statements s WHERE `+strings.Join(conds, " AND ")+` ORDER BY s.seq `+order+` LIMIT `+args.Add(limit+1)+`) p
+) w JOIN lrs_statements b ON b.seq = w.seq WHERE w.before_size <= `+args.Add(budget)+` ORDER BY b.seq `+order, args...)
 	if err != nil {
-		return nil, false, fmt.Errorf("lrs: query statements: %w", err)
+		return Page{}, fmt.Errorf("lrs: query statements: %w", err)
 	}
 	defer rows.Close()
-	var out []StoredStatement
+	var page Page
+	read, total := 0, 0
 	for rows.Next() {
 		var st StoredStatement
-		var body string
-		if err := rows.Scan(&st.Seq, &st.ID, &st.Registration, &st.Voided, &st.Stored, &body); err != nil {
-			return nil, false, fmt.Errorf("lrs: read statement: %w", err)
+		var body []byte
+		if err := rows.Scan(&st.Seq, &st.ID, &st.Registration, &st.Voided, &st.Stored, &body, &total); err != nil {
+			return Page{}, fmt.Errorf("lrs: read statement: %w", err)
 		}
-		st.Body = json.RawMessage(body)
-		out = append(out, st)
+		read++
+		st.Body = format(body)
+		if len(page.Statements) == limit || (len(page.Statements) > 0 && page.Size+len(st.Body)+1 > budget) {
+			page.More = true
+			break
+		}
+		page.Statements = append(page.Statements, st)
+		page.Size += len(st.Body) + 1
 	}
+	page.More = page.More || read < total
 	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("lrs: read statements: %w", err)
+		return Page{}, fmt.Errorf("lrs: read statements: %w", err)
 	}
-	more := len(out) > limit
-	if more {
-		out = out[:limit]
-	}
-	return out, more, nil
+	return page, nil
 }
 
 // attachment loads an attachment's content.

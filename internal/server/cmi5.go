@@ -16,7 +16,7 @@ import (
 // which import packages through it. Progress and Gate are learning, set
 // once it exists (cmi5Routes).
 func (s *Server) newCmi5() {
-	s.lrs = &lrs.Service{Clock: s.Clock, Principal: s.lrsPrincipal, Locker: s.Locker}
+	s.lrs = &lrs.Service{Clock: s.Clock, Principal: s.lrsPrincipal, Locker: s.Locker, Limiter: s.Limiter}
 	s.cmi5 = &cmi5.Service{Clock: s.Clock, LRS: s.lrs, Locker: s.Locker}
 	s.lrs.Launches = s.cmi5
 	s.lrs.Rules = s.cmi5

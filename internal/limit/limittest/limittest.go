@@ -46,6 +46,10 @@ func (n namespaced) Allow(ctx context.Context, key string, l int, window time.Du
 	return n.Limiter.Allow(ctx, n.ns+key, l, window)
 }
 
+func (n namespaced) AllowN(ctx context.Context, key string, hits, l int, window time.Duration) (limit.Decision, error) {
+	return limit.AllowN(ctx, n.Limiter, n.ns+key, hits, l, window)
+}
+
 // start is aligned to whole hours, so tests know where windows begin.
 var start = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -75,6 +79,29 @@ func Conformance(t *testing.T, b Backend) {
 			if d != want {
 				t.Fatalf("hit %d over the limit: got %+v, want %+v", i+1, d, want)
 			}
+		}
+	})
+
+	t.Run("AllowNCountsSeveralHits", func(t *testing.T) {
+		l, clk := open(t)
+		clk.Advance(30 * time.Second)
+		allowN := func(n int) limit.Decision {
+			t.Helper()
+			d, err := limit.AllowN(context.Background(), l, "k", n, 5, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		if d := allowN(3); d != (limit.Decision{Allowed: true, Limit: 5, Remaining: 2}) {
+			t.Fatalf("3 of 5: %+v", d)
+		}
+		if d := allowN(3); d.Allowed || d.RetryAfter != 30*time.Second {
+			t.Fatalf("6 of 5 allowed: %+v", d)
+		}
+		clk.Advance(time.Minute)
+		if d := allowN(5); d != (limit.Decision{Allowed: true, Limit: 5, Remaining: 0}) {
+			t.Fatalf("5 of 5 in the next window: %+v", d)
 		}
 	})
 
