@@ -3297,11 +3297,14 @@ type CreateGroupInputBody struct {
 
 // CreateInputBody is a schema of the API.
 type CreateInputBody struct {
-	// When the token stops working; omitted: never.
+	// When the token stops working; omitted: never. A token created with a scoped token expires at the
+	// latest with it: omitted is then its expiry, a later time is refused (422).
 	ExpiresAt *time.Time `json:"expires_at,omitzero"`
 	// What the token is for, shown in lists.
 	Name string `json:"name"`
-	// Requests per minute this token may make; omitted: no per-token limit.
+	// Requests per minute this token may make; omitted: no per-token limit. A token created with a
+	// scoped token is limited at most like it: omitted is then its limit, a higher one is refused
+	// (422).
 	RateLimitPerMinute *int64 `json:"rate_limit_per_minute,omitzero"`
 	// Scope names (see the API description); a scoped token may only name scopes it holds itself.
 	Scopes []string `json:"scopes"`

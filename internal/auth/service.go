@@ -151,6 +151,9 @@ func (s *Service) Register(ctx context.Context, t *platform.Tenant, in Registrat
 	if !open {
 		return accounts.User{}, apperr.New(apperr.Forbidden, "Registration is disabled.")
 	}
+	if err := s.checkReturnURL(ctx, t, in.ReturnURL); err != nil {
+		return accounts.User{}, err
+	}
 	if msg := accounts.ValidPassword(in.Password); msg != "" {
 		return accounts.User{}, apperr.Field("password", msg)
 	}
@@ -271,6 +274,11 @@ func (s *Service) sendVerification(ctx context.Context, t *platform.Tenant, even
 // reset token and mails it. Unknown addresses succeed silently so the
 // answer does not reveal which addresses have accounts.
 func (s *Service) ForgotPassword(ctx context.Context, t *platform.Tenant, email, returnURL string) error {
+	// Checked before the address is looked up: the answer tells nothing
+	// of which addresses have accounts.
+	if err := s.checkReturnURL(ctx, t, returnURL); err != nil {
+		return err
+	}
 	u, err := accounts.ByEmail(ctx, t.DB, email)
 	if apperr.Is(err, apperr.NotFound) {
 		return nil

@@ -45,3 +45,13 @@ func (f *Fake) Set(t time.Time) {
 	f.now = t.UTC()
 	f.mu.Unlock()
 }
+
+// Spent is the whole seconds a client says it spent since start, never
+// more than the wall-clock time from start to now (and never negative):
+// content reports its own time (a SCORM session_time, a cmi5 duration),
+// and a claim of more time than has passed since its launch is cut to
+// the time that has.
+func Spent(claimed int64, start, now time.Time) int64 {
+	elapsed := int64(now.Sub(start) / time.Second)
+	return max(min(claimed, elapsed), 0)
+}

@@ -298,6 +298,7 @@ func TestMasteryAndModes(t *testing.T) {
 			"score": map[string]any{"scaled": 0.85}}, true))
 		s.send(t, 403, s.statement(cmi5.VerbFailed, map[string]any{"success": false, "duration": "PT1S",
 			"score": map[string]any{"scaled": 0.1}}, true))
+		env.Clock.Advance(time.Minute)
 		s.send(t, 200, s.statement(cmi5.VerbTerminated, map[string]any{"duration": "PT42S"}, false))
 		// The block and the course are satisfied, the score kept.
 		tn, release := env.OpenTenant(env.Tenant)
@@ -355,6 +356,7 @@ func TestSessionTime(t *testing.T) {
 			t.Fatalf("the abandoned session's time: %d, want 90", n)
 		}
 		s2.send(t, 200, s2.statement(cmi5.VerbInitialized, nil, false))
+		env.Clock.Advance(time.Minute)
 		s2.send(t, 200, s2.statement(cmi5.VerbTerminated, map[string]any{"duration": "PT42.4S"}, false))
 		if n := topicSeconds(t, w, topic); n != 132 {
 			t.Fatalf("time after a terminated session: %d, want 132", n)
@@ -364,9 +366,17 @@ func TestSessionTime(t *testing.T) {
 		}
 		// A terminated session is not abandoned by the next launch: its
 		// time is not counted twice.
-		launch(t, w, topic, "")
+		s3 := launch(t, w, topic, "")
 		if n := topicSeconds(t, w, topic); n != 132 {
 			t.Fatalf("time after the next launch: %d", n)
+		}
+		// A duration longer than the time since the launch counts that
+		// time only.
+		s3.send(t, 200, s3.statement(cmi5.VerbInitialized, nil, false))
+		env.Clock.Advance(2 * time.Minute)
+		s3.send(t, 200, s3.statement(cmi5.VerbTerminated, map[string]any{"duration": "PT9999H59M59S"}, false))
+		if n := topicSeconds(t, w, topic); n != 252 {
+			t.Fatalf("time after claiming 9999 hours in 2 minutes: %d, want 252", n)
 		}
 	})
 }

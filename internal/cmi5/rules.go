@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/lrs"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -147,6 +148,11 @@ func (s *Service) Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, 
 	// an abandoned session's time is measured to: the AU's clock is not
 	// trusted for the learner's time.
 	last := s.now()
+	if sess.Terminated != nil && !wasTerminated {
+		// terminated's duration is the AU's claim: it counts at most the
+		// wall-clock time since the launch.
+		sess.Seconds = clock.Spent(sess.Seconds, sess.LaunchedAt, last)
+	}
 	_, err = tx.ExecContext(ctx, `UPDATE cmi5_sessions SET initialized_at = $1, completed = $2, passed = $3, failed = $4, terminated_at = $5,
 seconds = $6, last_at = $7 WHERE id = $8`, sess.Initialized, sess.Completed, sess.Passed, sess.Failed, sess.Terminated, sess.Seconds, last, sess.ID)
 	if err != nil {

@@ -326,7 +326,8 @@ func (s *Service) Approve(ctx context.Context, t *platform.Tenant, p *access.Pri
 			return DeviceRequest{}, apperr.New(apperr.Forbidden, "An approval cannot grant scopes the device did not ask for.")
 		}
 	}
-	created, err := s.Tokens.Issue(ctx, t, p.UserID, tokens.NewToken{Name: r.ClientName, Scopes: granted, Ceiling: p.Scopes})
+	created, err := s.Tokens.Issue(ctx, t, p.UserID, tokens.NewToken{Name: r.ClientName, Scopes: granted, Ceiling: p.Scopes,
+		Parent: tokens.ParentOf(p)})
 	if err != nil {
 		return DeviceRequest{}, err
 	}

@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"net/http"
+	"strings"
 )
 
 // Unmatched serves mux, answering in the envelope where the ServeMux would
@@ -63,4 +64,19 @@ func (a *muxAnswer) WriteHeader(status int) {
 func (a *muxAnswer) Write(b []byte) (int, error) {
 	a.WriteHeader(http.StatusOK)
 	return len(b), nil
+}
+
+// NoNUL answers 404 "Not found." to a request whose path holds a NUL
+// byte (%00): no route serves such a name, and file systems and stores
+// refuse it with errors that would otherwise surface as 500s. It stands
+// before every part of the listener (API, H5P, PDF), so no file-serving
+// route needs its own check.
+func NoNUL(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.IndexByte(r.URL.Path, 0) >= 0 {
+			writeNotFound(w)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

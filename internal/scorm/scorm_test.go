@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	scormkind "github.com/lms-platform/lms/internal/content/scorm"
@@ -259,7 +260,9 @@ func TestPrerequisitesPackage(t *testing.T) {
 			t.Errorf("forged content link: %d", res.Status)
 		}
 
-		// Ordered, idempotent commits.
+		// Ordered, idempotent commits. The session time counts as sent
+		// when it fits in the time since the launch.
+		env.Clock.Advance(2 * time.Minute)
 		s1.commit(t, env, 2, map[string]any{"cmi.core.lesson_status": "incomplete", "cmi.core.lesson_location": "page3",
 			"cmi.suspend_data": "newer", "cmi.core.exit": "suspend", "cmi.core.session_time": "00:01:30"})
 		late := s1.commit(t, env, 1, map[string]any{"cmi.core.lesson_status": "incomplete", "cmi.suspend_data": "older"})
@@ -292,6 +295,7 @@ func TestPrerequisitesPackage(t *testing.T) {
 		}
 		// masteryscore 80: a raw score of 85 passes though the SCO said
 		// incomplete; the topic completes.
+		env.Clock.Advance(time.Minute)
 		done := s1b.commit(t, env, 1, map[string]any{"cmi.core.lesson_status": "incomplete", "cmi.core.score.raw": "85",
 			"cmi.core.exit": "", "cmi.core.session_time": "00:00:30", "cmi.suspend_data": "newer"})
 		if done.String("data.status") != "passed" {
@@ -338,6 +342,7 @@ func TestGolf2004Track(t *testing.T) {
 		sco := n(pkg.Number("data.scos.0.id"))
 		s, _ := launch(t, env, w.learner, sco, topic, 200)
 		long := strings.Repeat("x", 64000)
+		env.Clock.Advance(2 * time.Minute)
 		s.commit(t, env, 1, map[string]any{"cmi.completion_status": "incomplete", "cmi.location": "5", "cmi.suspend_data": long,
 			"cmi.exit": "suspend", "cmi.session_time": "PT1M5S", "cmi.interactions.0.id": "q1", "cmi.interactions.0.result": "correct",
 			"cmi.learner_preference.audio_level": "0.5", "adl.nav.request": "_none_", "cmi.objectives": map[string]any{},
@@ -354,6 +359,7 @@ func TestGolf2004Track(t *testing.T) {
 			cmi["cmi.objectives"] != nil {
 			t.Fatalf("stored 2004 model: %.300s", st.Body)
 		}
+		env.Clock.Advance(time.Minute)
 		res := s2.commit(t, env, 1, map[string]any{"cmi.completion_status": "completed", "cmi.success_status": "passed",
 			"cmi.score.scaled": "0.9", "cmi.score.raw": "90", "cmi.exit": "normal", "cmi.session_time": "PT10S"})
 		if res.String("data.status") != "passed" || topicStatus(t, env, w.learner, w.course, topic) != 1 {

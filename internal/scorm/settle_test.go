@@ -3,6 +3,7 @@ package scorm_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
 	scormkind "github.com/lms-platform/lms/internal/content/scorm"
@@ -61,6 +62,7 @@ func TestCommitRetryCompletesTopic(t *testing.T) {
 		create := map[string]any{"lesson": w.lesson, "title": "Golf", "topicable": scormkind.Class, "package": pkg.Number("data.id")}
 		topic := n(env.Call(t, 201, "POST", "/api/admin/topics", w.tutor.Token, create).Number("data.id"))
 		s, _ := launch(t, env, w.learner, sco, topic, 200)
+		env.Clock.Advance(2 * time.Minute)
 		s.commit(t, env, 1, map[string]any{"cmi.completion_status": "incomplete", "cmi.session_time": "PT30S"})
 
 		finish := map[string]any{"seq": 2, "terminate": true, "cmi": map[string]any{"cmi.completion_status": "completed",

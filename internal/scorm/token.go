@@ -28,6 +28,12 @@ type ticket struct {
 	Preview, Owns          bool
 }
 
+// launchedAt is when the ticket's session was launched: every ticket is
+// signed at its launch to expire trackTokenTTL later (Launch).
+func (k ticket) launchedAt() time.Time {
+	return time.Unix(k.Expires, 0).Add(-trackTokenTTL)
+}
+
 var errTicket = apperr.New(apperr.Unauthorized, "Invalid or expired tracking token.")
 
 func (k ticket) payload() string {

@@ -9,6 +9,7 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/clock"
 	scormkind "github.com/lms-platform/lms/internal/content/scorm"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/platform"
@@ -220,7 +221,9 @@ func (s *Service) Commit(ctx context.Context, t *platform.Tenant, k ticket, in C
 	before := tr.SessionSeconds
 	tr.CMI, tr.Completion, tr.Success, tr.Exit = in.CMI, r.Completion, r.Success, r.Exit
 	tr.ScoreRaw, tr.ScoreMin, tr.ScoreMax, tr.ScoreScaled = r.Raw, r.Min, r.Max, r.Scaled
-	tr.SessionSeconds = max(r.SessionSeconds, tr.SessionSeconds)
+	// The SCO's session_time is its own claim: it counts at most the
+	// wall-clock time since the session's launch.
+	tr.SessionSeconds = max(clock.Spent(r.SessionSeconds, k.launchedAt(), now), tr.SessionSeconds)
 	if done(r.Completion, r.Success) && tr.CompletedAt == nil {
 		tr.CompletedAt = &now
 	}

@@ -45,10 +45,12 @@ var scopePolicy = func() tokens.Policy {
 		"PUT /api/admin/message-templates/{id}":                  write(settings),
 		del + " /api/admin/message-templates/{id}":               write(settings),
 		"POST /api/admin/message-templates/{id}/restore-default": write(settings),
-		// Certificates are the record of a finished course: progress.
+		// Certificates are the record of a finished course: the caller's
+		// own are progress; every learner's (admins) are users' records,
+		// which progress:read ("the user's own progress") never opens.
 		"GET /api/certificates":                        read(progress),
-		"GET /api/admin/certificates":                  read(progress),
-		"POST /api/admin/certificates/{id}/regenerate": write(progress),
+		"GET /api/admin/certificates":                  read(users),
+		"POST /api/admin/certificates/{id}/regenerate": write(users),
 		// The image renderer: the signed link it names is its authority.
 		"GET /api/img":  tokens.AnyToken,
 		"POST /api/img": tokens.AnyToken,
@@ -129,13 +131,16 @@ var scopePolicy = func() tokens.Policy {
 		"POST /api/admin/user-groups/{id}/members":             write(groups),
 		del + " /api/admin/user-groups/{id}/members/{user_id}": write(groups),
 
-		"GET /api/notifications":                            read(notifications),
-		"GET /api/notifications/events":                     read(notifications),
-		"POST /api/notifications/{notification}/read":       write(notifications),
-		"POST /api/notifications/read-all":                  write(notifications),
+		"GET /api/notifications":                      read(notifications),
+		"GET /api/notifications/events":               read(notifications),
+		"POST /api/notifications/{notification}/read": write(notifications),
+		"POST /api/notifications/read-all":            write(notifications),
+		// The caller's own notifications are notifications:read; every
+		// user's (/all, /{user}) are users' records: users:read, which
+		// also keeps the permission to list them.
 		"GET /api/admin/notifications":                      read(notifications),
-		"GET /api/admin/notifications/all":                  read(notifications),
-		"GET /api/admin/notifications/{user}":               read(notifications),
+		"GET /api/admin/notifications/all":                  read(users),
+		"GET /api/admin/notifications/{user}":               read(users),
 		"GET /api/admin/notifications/events":               read(notifications),
 		"POST /api/admin/notifications/{notification}/read": write(notifications),
 		"POST /api/admin/notifications/read-all":            write(notifications),

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +16,8 @@ import (
 // the policy names a route that is not registered, and checks that every
 // operation of the API description states its decision.
 func TestScopePolicy(t *testing.T) {
-	s := &Server{Config: &config.Config{}, Clock: clock.System{}, Limiter: limit.NewMemory(nil)}
+	s := &Server{Config: &config.Config{}, Clock: clock.System{}, Limiter: limit.NewMemory(nil),
+		Log: slog.New(slog.DiscardHandler)}
 	s.buildAPI()
 	defer s.Audit.Close()
 	routes := httpx.Routes(s.API)

@@ -325,7 +325,7 @@ func (s *Server) buildAPI() {
 	// The H5P service resolves its tenant and callers itself (sub-hosts,
 	// _token, profiles from the API), so it bypasses the API's tenancy and
 	// authentication and shares only the request log.
-	s.Handler = httpx.Observe(s.Log, s.Config.TrustProxy)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Handler = httpx.Observe(s.Log, s.Config.TrustProxy)(httpx.NoNUL(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/h5p/") {
 			h5pHandler.ServeHTTP(w, r)
 			return
@@ -335,7 +335,7 @@ func (s *Server) buildAPI() {
 			return
 		}
 		api.ServeHTTP(w, r)
-	}))
+	})))
 }
 
 // apiURL is where the H5P service calls the API.

@@ -16,8 +16,8 @@ type createInput struct {
 	Body struct {
 		Name               string     `json:"name" minLength:"1" maxLength:"100" doc:"What the token is for, shown in lists."`
 		Scopes             []string   `json:"scopes" minItems:"1" maxItems:"64" doc:"Scope names (see the API description); a scoped token may only name scopes it holds itself."`
-		ExpiresAt          *time.Time `json:"expires_at,omitempty" doc:"When the token stops working; omitted: never."`
-		RateLimitPerMinute *int       `json:"rate_limit_per_minute,omitempty" minimum:"1" maximum:"6000" doc:"Requests per minute this token may make; omitted: no per-token limit."`
+		ExpiresAt          *time.Time `json:"expires_at,omitempty" doc:"When the token stops working; omitted: never. A token created with a scoped token expires at the latest with it: omitted is then its expiry, a later time is refused (422)."`
+		RateLimitPerMinute *int       `json:"rate_limit_per_minute,omitempty" minimum:"1" maximum:"6000" doc:"Requests per minute this token may make; omitted: no per-token limit. A token created with a scoped token is limited at most like it: omitted is then its limit, a higher one is refused (422)."`
 	}
 }
 
@@ -69,7 +69,8 @@ func Routes(api huma.API, s *Service) {
 		func(ctx context.Context, in *createInput) (*httpx.Response[Created], error) {
 			p := httpx.PrincipalFrom(ctx)
 			out, err := s.Issue(ctx, httpx.TenantFrom(ctx), p.UserID, NewToken{Name: in.Body.Name, Scopes: in.Body.Scopes,
-				ExpiresAt: in.Body.ExpiresAt, RateLimitPerMinute: in.Body.RateLimitPerMinute, Ceiling: p.Scopes})
+				ExpiresAt: in.Body.ExpiresAt, RateLimitPerMinute: in.Body.RateLimitPerMinute, Ceiling: p.Scopes,
+				Parent: ParentOf(p)})
 			if err != nil {
 				return nil, err
 			}
@@ -153,6 +154,15 @@ func adminRoutes(api huma.API, s *Service) {
 			}
 			return httpx.Paged(list, in.PageQuery, total)
 		})
+}
+
+// ParentOf is the scoped token p's request carries, the parent of any
+// token it creates; "" for a signed access token.
+func ParentOf(p *access.Principal) string {
+	if p.Scoped() {
+		return p.TokenID
+	}
+	return ""
 }
 
 func manage(ctx context.Context) error {

@@ -80,13 +80,19 @@ type NewToken struct {
 	// within: the scopes of the token that asks for it (or of a device
 	// request being approved).
 	Ceiling []string
+	// Parent, when set, is the id of the scoped token that asks for this
+	// one. The new token never exceeds it: an omitted expiry or rate limit
+	// is the parent's, a later expiry or a higher limit is refused (422),
+	// and revoking the parent revokes it.
+	Parent string
 }
 
 // Issue creates a scoped token for the user and returns it with its
 // secret, the only time the secret is ever seen. It checks the name, the
 // scopes (known names, within in.Ceiling), the expiry, the rate limit and
 // the user's number of live tokens (setting lms_tokens.max_per_user).
-// The device login calls it once a request is approved.
+// The device login calls it once a request is approved. With in.Parent
+// it also keeps the token within its parent's expiry and rate limit.
 func (s *Service) Issue(ctx context.Context, t *platform.Tenant, userID int64, in NewToken) (Created, error) {
 	name := strings.TrimSpace(in.Name)
 	if name == "" || utf8.RuneCountInString(name) > maxNameLen {
@@ -122,15 +128,63 @@ func (s *Service) Issue(ctx context.Context, t *platform.Tenant, userID int64, i
 		if live >= max {
 			return apperr.Field("tokens", fmt.Sprintf(limitReachedFormat, max))
 		}
+		var parent *string
+		if in.Parent != "" {
+			if err := withinParent(ctx, tx, now, in.Parent, &out.Token); err != nil {
+				return err
+			}
+			parent = &in.Parent
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO personal_tokens (id, user_id, name, scopes, secret_hash,
-			rate_limit_per_minute, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			id, userID, name, strings.Join(scopes, " "), HashSecret(secret), in.RateLimitPerMinute, now, in.ExpiresAt)
+			rate_limit_per_minute, created_at, expires_at, parent_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			id, userID, name, strings.Join(scopes, " "), HashSecret(secret), out.RateLimitPerMinute, now, out.ExpiresAt, parent)
 		if err != nil {
 			return fmt.Errorf("tokens: record token: %w", err)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// withinParent bounds a new token by the live parent token that asks for
+// it: the parent's expiry and rate limit are the child's when it names
+// none, and a child asking for more is refused. The parent's row is
+// locked (a write that changes nothing) until the child is recorded, so a
+// revocation of the parent either comes first and refuses the child, or
+// comes after and finds the child to revoke with it.
+func withinParent(ctx context.Context, tx *sqldb.Tx, now time.Time, parentID string, child *Token) error {
+	var (
+		limit   sql.NullInt64
+		expires sql.NullTime
+	)
+	err := tx.QueryRowContext(ctx, `UPDATE personal_tokens SET revoked_at = revoked_at
+		WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)
+		RETURNING rate_limit_per_minute, expires_at`, parentID, now).Scan(&limit, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return apperr.New(apperr.Unauthorized, revokedMessage)
+	}
+	if err != nil {
+		return fmt.Errorf("tokens: lock parent token: %w", err)
+	}
+	if expires.Valid {
+		switch at := expires.Time; {
+		case child.ExpiresAt == nil:
+			child.ExpiresAt = &at
+		case child.ExpiresAt.After(at):
+			return apperr.Field("expires_at", "The expires_at must be at most "+at.UTC().Format(time.RFC3339)+
+				", when the token that creates it expires.")
+		}
+	}
+	if limit.Valid {
+		switch n := int(limit.Int64); {
+		case child.RateLimitPerMinute == nil:
+			child.RateLimitPerMinute = &n
+		case *child.RateLimitPerMinute > n:
+			return apperr.Field("rate_limit_per_minute", "The rate_limit_per_minute must be at most "+strconv.Itoa(n)+
+				", the limit of the token that creates it.")
+		}
+	}
+	return nil
 }
 
 func (s *Service) setting(ctx context.Context, t *platform.Tenant, key string, def int) (int, error) {
@@ -259,15 +313,36 @@ func (s *Service) RevokeAny(ctx context.Context, t *platform.Tenant, id string) 
 	return s.revoke(ctx, t, id)
 }
 
+// revoke revokes the token and every live token it made, transitively,
+// and tells every process to drop them from its caches. The descendants
+// are found by a second statement, once the token's row is locked by the
+// first: a child being issued at the same time has then either been
+// recorded (and is found) or is refused (see withinParent). Revoking a
+// revoked token again still revokes what it made.
 func (s *Service) revoke(ctx context.Context, t *platform.Tenant, id string) error {
+	now := s.Clock.Now()
 	return t.Tx(ctx, func(tx *sqldb.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE personal_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`,
-			s.Clock.Now(), id)
+			now, id)
 		if err != nil {
 			return fmt.Errorf("tokens: revoke: %w", err)
 		}
+		var ids []string
 		if n, _ := res.RowsAffected(); n > 0 {
-			sqldb.Changed(tx, access.TokenKey(id))
+			ids = append(ids, id)
+		}
+		children, err := sqldb.Column[string](tx.QueryContext(ctx, `UPDATE personal_tokens SET revoked_at = $1
+			WHERE revoked_at IS NULL AND id IN (
+				WITH RECURSIVE made(id) AS (
+					SELECT id FROM personal_tokens WHERE parent_id = $2
+					UNION SELECT c.id FROM personal_tokens c JOIN made ON c.parent_id = made.id)
+				SELECT id FROM made)
+			RETURNING id`, now, id))
+		if err != nil {
+			return fmt.Errorf("tokens: revoke the tokens made by %s: %w", id, err)
+		}
+		if ids = append(ids, children...); len(ids) > 0 {
+			sqldb.Changed(tx, access.TokenKeys(ids)...)
 		}
 		return nil
 	})

@@ -3,13 +3,30 @@ package web
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/lms-platform/lms/client"
+)
+
+// ltiPendingCookie holds the token of an LTI launch waiting for the
+// learner's confirmation because another user is signed in in this
+// browser. It is SameSite=Strict and limited to /lti/: another site can
+// neither make the browser send it nor post the confirmation with it.
+const (
+	ltiPendingCookie = "lms_lti_pending"
+	ltiPendingTTL    = 10 * time.Minute
 )
 
 // ltiLaunch is where the API's LTI tool launch sends the browser with a
 // one-time code: the code is exchanged for a token, which becomes the
 // session (8 hours), and the learner lands on the course.
+//
+// A launch link is only a code, which anyone can send to anyone: opened
+// in a browser where another user is signed in, it would silently swap
+// that user's session for the account of whoever made the link (login
+// CSRF). So when the browser holds a live session of a different user,
+// the launch asks first (ltiSwitch) and keeps the new token aside until
+// the learner chooses.
 func (h *Handler) ltiLaunch(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	code := q.Get("code")
@@ -35,11 +52,83 @@ func (h *Handler) ltiLaunch(w http.ResponseWriter, r *http.Request) {
 			"This launch link is invalid or has expired. Please start again from your course platform.")
 		return
 	}
-	h.setSession(w, r, *tok, false, ltiSessionTTL)
 	w.Header().Set("Cache-Control", "no-store")
-	target := "/my"
-	if course != "" {
-		target = "/learn/" + course
+	if s := h.readSession(r); s != nil && s.token != tok.Token {
+		if sw, ask := h.ltiSwitch(r, s.token, tok.Token, course); ask {
+			http.SetCookie(w, &http.Cookie{Name: ltiPendingCookie, Value: tok.Token, Path: "/lti/", HttpOnly: true,
+				SameSite: http.SameSiteStrictMode, Secure: h.secure(r), MaxAge: int(ltiPendingTTL / time.Second)})
+			h.render(w, r, http.StatusOK, "lti-switch", view{Title: "Switch account?", SignedIn: true, Data: sw})
+			return
+		}
 	}
-	http.Redirect(w, r, target, http.StatusSeeOther)
+	h.setSession(w, r, *tok, false, ltiSessionTTL)
+	http.Redirect(w, r, ltiTarget(course), http.StatusSeeOther)
+}
+
+// ltiSwitchView is what the confirmation page shows.
+type ltiSwitchView struct {
+	Current, Next string
+	Course        string
+}
+
+// ltiSwitch tells whether the launch must ask before replacing the
+// session: the session is live (the API still accepts it) and belongs to
+// another user than the launch's token, or the launch's user cannot be
+// told. A dead session is replaced without asking.
+func (h *Handler) ltiSwitch(r *http.Request, current, next, course string) (ltiSwitchView, bool) {
+	host := h.apiHost(r)
+	cur, err := h.api.as(host, current).GetProfileMe(r.Context())
+	if err != nil || cur == nil {
+		return ltiSwitchView{}, false
+	}
+	sw := ltiSwitchView{Current: displayName(cur), Next: "another account", Course: course}
+	nu, err := h.api.as(host, next).GetProfileMe(r.Context())
+	if err == nil && nu != nil {
+		if nu.ID == cur.ID {
+			return ltiSwitchView{}, false
+		}
+		sw.Next = displayName(nu)
+	}
+	return sw, true
+}
+
+func displayName(p *client.Profile) string {
+	if p.Name != "" {
+		return p.Name + " (" + p.Email + ")"
+	}
+	return p.Email
+}
+
+// ltiConfirm answers the confirmation page: choice "switch" makes the
+// pending launch token the session and goes on to the course; anything
+// else keeps the current session. Either way the pending token is
+// dropped. Like every POST it passes the frontend's same-origin guard.
+func (h *Handler) ltiConfirm(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	course := r.PostFormValue("course")
+	if course != "" && !isID(course) {
+		h.plainError(w, http.StatusBadRequest, "The launch names no valid course.")
+		return
+	}
+	pending, err := r.Cookie(ltiPendingCookie)
+	if err != nil || pending.Value == "" {
+		h.plainError(w, http.StatusBadRequest,
+			"There is no launch to confirm, or it has expired. Please start again from your course platform.")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: ltiPendingCookie, Path: "/lti/", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: h.secure(r)})
+	if r.PostFormValue("choice") != "switch" {
+		http.Redirect(w, r, "/my", http.StatusSeeOther)
+		return
+	}
+	h.setSession(w, r, client.Issued{Token: pending.Value}, false, ltiSessionTTL)
+	http.Redirect(w, r, ltiTarget(course), http.StatusSeeOther)
+}
+
+func ltiTarget(course string) string {
+	if course != "" {
+		return "/learn/" + course
+	}
+	return "/my"
 }

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -233,11 +234,47 @@ func kindLabel(kind string) string {
 }
 
 // localPath accepts only a path on this site as a place to go after
-// signing in.
+// signing in (the login, demo login and device pages' next), else
+// fallback. Browsers drop tabs and line breaks from a URL and read a
+// backslash as a slash, so "/\t/evil.example" or "/\\evil.example" would
+// leave the site: a candidate is refused when it, or any form of it
+// after percent-decoding, holds a control character or a backslash, or
+// does not start with exactly one slash. What passes is a path with an
+// optional query and fragment, and is returned unchanged.
 func localPath(p, fallback string) string {
-	if p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") ||
-		strings.ContainsAny(p, "\r\n") {
+	if len(p) > 2048 {
+		return fallback
+	}
+	for form, i := p, 0; ; i++ {
+		if !singleSlashPath(form) {
+			return fallback
+		}
+		decoded, err := url.PathUnescape(form)
+		if err != nil || i == 3 {
+			return fallback
+		}
+		if decoded == form {
+			break
+		}
+		form = decoded
+	}
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return fallback
 	}
 	return p
+}
+
+// singleSlashPath tells whether p starts with one slash (not two, not a
+// slash and a backslash) and holds no control character or backslash.
+func singleSlashPath(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
+		return false
+	}
+	for _, c := range p {
+		if c < 0x20 || c == 0x7f || c == '\\' || (c >= 0x80 && c <= 0x9f) {
+			return false
+		}
+	}
+	return true
 }

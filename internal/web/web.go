@@ -85,6 +85,7 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("/bff/", h.bff)
 	mux.HandleFunc("/h5p/", h.h5pProxy)
 	mux.HandleFunc("GET /lti/launch", h.ltiLaunch)
+	mux.HandleFunc("POST /lti/launch/confirm", h.ltiConfirm)
 	mux.HandleFunc("GET /healthz", h.healthz)
 
 	// Signed file links of the program (/api/files/...?signature=) are
