@@ -412,17 +412,22 @@ func (e *Env) DeliverEvents() {
 	if _, err := e.Server.Dispatcher.DispatchPending(ctx, t); err != nil {
 		e.T.Fatal(err)
 	}
-	if t.DB.Dialect != sqldb.Postgres {
-		return
-	}
-	// On PostgreSQL the server's own dispatcher may have claimed some of
-	// them, which DispatchPending skips: a plain FOR UPDATE waits until that
-	// claim ends, with its reactions committed.
-	if err := t.DB.Tx(ctx, func(tx *sqldb.Tx) error {
-		_, err := tx.ExecContext(ctx, `SELECT id FROM events WHERE dispatched_at IS NULL FOR UPDATE`)
-		return err
-	}); err != nil {
-		e.T.Fatal(err)
+	// The server's own dispatcher may hold some of them under its lease,
+	// which DispatchPending skips: wait until it recorded them, with their
+	// reactions committed.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var held int
+		if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM event_deliveries WHERE claim IS NOT NULL`).Scan(&held); err != nil {
+			e.T.Fatal(err)
+		}
+		if held == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.T.Fatalf("%d event deliveries still held by the dispatcher", held)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -36,7 +36,7 @@ func (s *Server) certificateRoutes() {
 		FileURL: s.Files.URL}
 	certificates.Routes(s.API, s.Certificates)
 	if s.Dispatcher != nil {
-		s.Dispatcher.Listen(s.Certificates.Listener)
+		s.Dispatcher.Listen("certificates", s.Certificates.Listener)
 	}
 }
 

@@ -32,6 +32,6 @@ func (s *Server) ltiRoutes(authService *auth.Service) {
 	if s.Dispatcher != nil {
 		// Learners who finish what a platform launched get their score
 		// posted back to it.
-		s.Dispatcher.Listen((&lti.Grades{Clock: s.Clock, Fetch: outbound}).Listener)
+		s.Dispatcher.Listen("lti_grades", (&lti.Grades{Clock: s.Clock, Fetch: outbound}).Listener)
 	}
 }
