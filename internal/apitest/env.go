@@ -418,16 +418,21 @@ func (e *Env) DeliverEvents() {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var held int
-		if err := t.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM event_deliveries WHERE claim IS NOT NULL`).Scan(&held); err != nil {
+		if err := t.DB.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM event_deliveries WHERE claim IS NOT NULL)
+			+ (SELECT COUNT(*) FROM events WHERE dispatched_at IS NULL)`).Scan(&held); err != nil {
 			e.T.Fatal(err)
 		}
 		if held == 0 {
-			return
+			break
 		}
 		if time.Now().After(deadline) {
 			e.T.Fatalf("%d event deliveries still held by the dispatcher", held)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	// Pairs made by the server's dispatcher meanwhile are delivered here.
+	if _, err := e.Server.Dispatcher.DispatchPending(ctx, t); err != nil {
+		e.T.Fatal(err)
 	}
 }
 

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lms-platform/lms/internal/clock"
@@ -61,6 +63,7 @@ const maxSleep = time.Hour
 // Dispatcher delivers recorded events to listeners, each (event, listener)
 // pair on its own.
 type Dispatcher struct {
+	mu        sync.RWMutex // guards names, listeners, targets
 	names     []string
 	listeners map[string]Listener
 	targets   []Targets
@@ -87,21 +90,42 @@ func NewDispatcher(clk clock.Clock, log *slog.Logger) *Dispatcher {
 }
 
 // Listen adds a listener under a stable name, the name its deliveries are
-// recorded and listed under; call before tenants are opened.
+// recorded and listed under. Events recorded before get no pair for it.
 func (d *Dispatcher) Listen(name string, l Listener) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if _, dup := d.listeners[name]; dup || name == "" {
 		panic("events: listener name empty or taken: " + name)
 	}
-	d.names = append(d.names, name)
-	d.listeners[name] = l
+	// Copied on write: dispatchers read the old map without the lock.
+	listeners := make(map[string]Listener, len(d.listeners)+1)
+	maps.Copy(listeners, d.listeners)
+	listeners[name] = l
+	d.listeners = listeners
+	d.names = append(d.names[:len(d.names):len(d.names)], name)
 }
 
 // ListenTargets adds a family of listeners whose pairs depend on the
 // event and the tenant's data (webhook endpoints).
-func (d *Dispatcher) ListenTargets(tg Targets) { d.targets = append(d.targets, tg) }
+func (d *Dispatcher) ListenTargets(tg Targets) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.targets = append(d.targets[:len(d.targets):len(d.targets)], tg)
+}
 
 // Listeners are the names of the fixed listeners, in the order added.
-func (d *Dispatcher) Listeners() []string { return append([]string(nil), d.names...) }
+func (d *Dispatcher) Listeners() []string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return append([]string(nil), d.names...)
+}
+
+// registered returns the listeners and target families.
+func (d *Dispatcher) registered() ([]string, map[string]Listener, []Targets) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.names, d.listeners, d.targets
+}
 
 // permanent marks an error that a retry cannot cure.
 type permanent struct{ err error }
@@ -252,8 +276,9 @@ func (d *Dispatcher) expand(ctx context.Context, t *platform.Tenant) error {
 			}
 			now := d.clock.Now()
 			for _, ev := range evs {
-				names := append([]string(nil), d.names...)
-				for _, tg := range d.targets {
+				fixed, _, targets := d.registered()
+				names := append([]string(nil), fixed...)
+				for _, tg := range targets {
 					more, err := tg.Match(ctx, tx, t, ev)
 					if err != nil {
 						return err
@@ -287,6 +312,7 @@ type pair struct {
 	listener string
 	attempts int
 	claim    string
+	since    time.Time // start of its retry window
 	ev       Stored
 }
 
@@ -320,7 +346,7 @@ func (d *Dispatcher) claim(ctx context.Context, t *platform.Tenant, seen map[int
 		ORDER BY next_attempt_at, id LIMIT $5`+lock+`)`, args...); err != nil {
 		return nil, fmt.Errorf("events: claim: %w", err)
 	}
-	rows, err := t.DB.QueryContext(ctx, `SELECT p.id, p.listener, p.attempts, e.id, e.name, e.user_id, e.payload, e.created_at
+	rows, err := t.DB.QueryContext(ctx, `SELECT p.id, p.listener, p.attempts, p.created_at, e.id, e.name, e.user_id, e.payload, e.created_at
 		FROM event_deliveries p JOIN events e ON e.id = p.event_id WHERE p.claim = $1 ORDER BY p.next_attempt_at, p.id`, token)
 	if err != nil {
 		return nil, fmt.Errorf("events: claimed: %w", err)
@@ -331,7 +357,7 @@ func (d *Dispatcher) claim(ctx context.Context, t *platform.Tenant, seen map[int
 		p := pair{claim: token}
 		var user sql.NullInt64
 		var payload string
-		if err := rows.Scan(&p.id, &p.listener, &p.attempts, &p.ev.ID, &p.ev.Name, &user, &payload, &p.ev.CreatedAt); err != nil {
+		if err := rows.Scan(&p.id, &p.listener, &p.attempts, &p.since, &p.ev.ID, &p.ev.Name, &user, &payload, &p.ev.CreatedAt); err != nil {
 			return nil, err
 		}
 		p.ev.UserID = user.Int64
@@ -396,14 +422,15 @@ func (d *Dispatcher) deliverPair(ctx context.Context, t *platform.Tenant, p pair
 func (d *Dispatcher) call(ctx context.Context, t *platform.Tenant, p pair) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			d.log.Error("event listener panicked", "tenant", t.ID, "listener", p.listener, "panic", r, "stack", string(debug.Stack()))
+			d.log.Error("event listener panicked", "tenant", t.ID, "listener", p.listener, "panic", r, "at", panicSite())
 			err = fmt.Errorf("panic: %v", r)
 		}
 	}()
-	if l, ok := d.listeners[p.listener]; ok {
+	_, listeners, targets := d.registered()
+	if l, ok := listeners[p.listener]; ok {
 		return l(ctx, t, p.ev)
 	}
-	for _, tg := range d.targets {
+	for _, tg := range targets {
 		if strings.HasPrefix(p.listener, tg.Prefix) {
 			return tg.Run(ctx, t, p.listener, p.ev)
 		}
@@ -411,8 +438,21 @@ func (d *Dispatcher) call(ctx context.Context, t *platform.Tenant, p pair) (err 
 	return Permanent(fmt.Errorf("no listener %q in this version", p.listener))
 }
 
+// panicSite is the first frame of the stack outside the runtime and this
+// file: where the listener panicked.
+func panicSite() string {
+	for _, line := range strings.Split(string(debug.Stack()), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "/") && !strings.Contains(line, "/runtime/") && !strings.Contains(line, "events/dispatch.go") {
+			return line
+		}
+	}
+	return ""
+}
+
 func (d *Dispatcher) gaveUp(ctx context.Context, t *platform.Tenant, p pair, reason string) {
-	for _, tg := range d.targets {
+	_, _, targets := d.registered()
+	for _, tg := range targets {
 		if tg.GaveUp != nil && strings.HasPrefix(p.listener, tg.Prefix) {
 			tg.GaveUp(ctx, t, p.listener, p.ev, reason)
 		}
@@ -422,7 +462,7 @@ func (d *Dispatcher) gaveUp(ctx context.Context, t *platform.Tenant, p pair, rea
 // nextAttempt is when a pair that failed at now (its attempts-th attempt
 // before this one) is tried again, or dead when it is not: the error is
 // permanent, or the next try would fall after the retry window counted
-// from the event's time.
+// from the pair's making (the event's time, or an admin's retry).
 func (d *Dispatcher) nextAttempt(ctx context.Context, t *platform.Tenant, p pair, now time.Time, err error) (time.Time, bool) {
 	if IsPermanent(err) {
 		return now, true
@@ -432,7 +472,7 @@ func (d *Dispatcher) nextAttempt(ctx context.Context, t *platform.Tenant, p pair
 		window = d.Window(ctx, t)
 	}
 	next := now.Add(RetryDelay(p.attempts + 1))
-	if next.After(p.ev.CreatedAt.Add(window)) {
+	if next.After(p.since.Add(window)) {
 		return now, true
 	}
 	return next, false

@@ -25,6 +25,7 @@ var owners = map[string]string{
 	"demo_tenants": "demo",
 	// infrastructure of every tenant
 	"events":           "events",
+	"event_deliveries": "events",
 	"job_runs":         "jobs",
 	"job_claims":       "jobs",
 	"queue_jobs":       "queue",

@@ -19,6 +19,7 @@ func (s *Server) routes() {
 	authService := &auth.Service{Clock: s.Clock, Passwords: s.Passwords, Settings: s.Settings, Mail: s.Mail}
 	notifications := &notify.Notifications{Clock: s.Clock, Exclude: s.Config.NotifyExclude, UserExists: accounts.Exists}
 	s.generalRoutes()
+	s.deliveryRoutes()
 	auth.Routes(s.API, authService)
 	tokens.Routes(s.API, s.Tokens)
 	s.deviceRoutes()
