@@ -298,6 +298,49 @@ func (c *Client) GetAdminCoursesIDEdit(ctx context.Context, id int64) (*CourseEd
 	return &out, nil
 }
 
+// GetAdminDeliveries is GET /api/admin/deliveries: Event deliveries per listener, newest first,
+// with attempts, next try and last error (admins)
+func (c *Client) GetAdminDeliveries(ctx context.Context, params GetAdminDeliveriesParams) (*Page[Delivery], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/deliveries"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "state", params.State)
+	addQuery(r.query, "listener", params.Listener)
+	addQuery(r.query, "event", params.Event)
+	addQuery(r.query, "from", params.From)
+	addQuery(r.query, "to", params.To)
+	return callPage[Delivery](ctx, c, r)
+}
+
+// PostAdminDeliveriesRetry is POST /api/admin/deliveries/retry: Try again now the failed deliveries
+// the filters select (admins)
+func (c *Client) PostAdminDeliveriesRetry(ctx context.Context, params PostAdminDeliveriesRetryParams) (*RetriedData, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/deliveries/retry"}
+	r.query = url.Values{}
+	addQuery(r.query, "state", params.State)
+	addQuery(r.query, "listener", params.Listener)
+	addQuery(r.query, "event", params.Event)
+	addQuery(r.query, "from", params.From)
+	addQuery(r.query, "to", params.To)
+	var out RetriedData
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminDeliveriesIDRetry is POST /api/admin/deliveries/{id}/retry: Try a failed or pending
+// delivery again now (admins); 409 when it was delivered
+func (c *Client) PostAdminDeliveriesIDRetry(ctx context.Context, id int64) (*Delivery, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/deliveries/" + pathParam(id) + "/retry"}
+	var out Delivery
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // PostAdminGiftQuestions is POST /api/admin/gift-questions: Add a GIFT question to a quiz topic
 func (c *Client) PostAdminGiftQuestions(ctx context.Context, body AddQuestionInputBody) (*QuizQuestion, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/gift-questions"}
@@ -3427,6 +3470,28 @@ type DeletedOrphans struct {
 	Files int64 `json:"files"`
 }
 
+// Delivery is a schema of the API.
+type Delivery struct {
+	Attempts       int64      `json:"attempts"`
+	DeliveredAt    *time.Time `json:"delivered_at"`
+	Event          string     `json:"event"`
+	EventCreatedAt time.Time  `json:"event_created_at"`
+	EventID        int64      `json:"event_id"`
+	ID             int64      `json:"id"`
+	LastError      string     `json:"last_error"`
+	Listener       string     `json:"listener"`
+	// When a pending delivery is tried next; null otherwise.
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+	State         string     `json:"state"`
+	UserID        *int64     `json:"user_id"`
+}
+
+// DeliveryBacklog is a schema of the API.
+type DeliveryBacklog struct {
+	Failed  int64 `json:"failed"`
+	Overdue int64 `json:"overdue"`
+}
+
 // DemoLoginInputBody is a schema of the API.
 type DemoLoginInputBody struct {
 	// true or 1 for a one-month token, as at /api/auth/login
@@ -3631,6 +3696,25 @@ type GetAdminCoursesUsersAssignableParams struct {
 	Search *string
 	// Leave out the users assigned to this course directly.
 	CourseID *int64
+}
+
+// GetAdminDeliveriesParams are the parameters of GET /api/admin/deliveries; nil fields are not
+// sent.
+type GetAdminDeliveriesParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only deliveries in this state.
+	State *string
+	// Only this listener (as listed: notifications, mail, lti_grades, webhook:<id>...).
+	Listener *string
+	// Only deliveries of events of this name.
+	Event *string
+	// Only events at or after this time (RFC 3339).
+	From *time.Time
+	// Only events before this time (RFC 3339).
+	To *time.Time
 }
 
 // GetAdminLessonsCreateParams are the parameters of GET /api/admin/lessons/create; nil fields are
@@ -4068,7 +4152,9 @@ type Header struct {
 
 // HealthData is a schema of the API.
 type HealthData struct {
-	Ok bool `json:"ok"`
+	// Admins only: event deliveries failed for good, and pending ones overdue by more than a minute.
+	Deliveries *DeliveryBacklog `json:"deliveries,omitzero"`
+	Ok         bool             `json:"ok"`
 	// Each dependency with ok or down; ffmpeg ok or missing.
 	Services map[string]string `json:"services"`
 	Tenant   int64             `json:"tenant"`
@@ -4885,6 +4971,21 @@ func (f PostAdminCoursesIDForm) writeForm(w *multipart.Writer) error {
 		{"title", f.Title},
 		{"image", f.Image},
 	})
+}
+
+// PostAdminDeliveriesRetryParams are the parameters of POST /api/admin/deliveries/retry; nil fields
+// are not sent.
+type PostAdminDeliveriesRetryParams struct {
+	// Only deliveries in this state.
+	State *string
+	// Only this listener (as listed: notifications, mail, lti_grades, webhook:<id>...).
+	Listener *string
+	// Only deliveries of events of this name.
+	Event *string
+	// Only events at or after this time (RFC 3339).
+	From *time.Time
+	// Only events before this time (RFC 3339).
+	To *time.Time
 }
 
 // PostAdminInteractiveForm is a schema of the API. Fields left nil are not sent.
@@ -6305,6 +6406,12 @@ type Response struct {
 type RestrictedBody struct {
 	// Whether the library is restricted (authors without h5p_library_update may not use it).
 	Restricted *bool `json:"restricted"`
+}
+
+// RetriedData is a schema of the API.
+type RetriedData struct {
+	// How many deliveries were made due now.
+	Retried int64 `json:"retried"`
 }
 
 // SCO is a schema of the API.
