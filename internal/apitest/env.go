@@ -28,6 +28,7 @@ import (
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/notify/smtptest"
+	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/server"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -417,9 +418,8 @@ func (e *Env) DeliverEvents() {
 	// reactions committed.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var held int
-		if err := t.DB.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM event_deliveries WHERE claim IS NOT NULL)
-			+ (SELECT COUNT(*) FROM events WHERE dispatched_at IS NULL)`).Scan(&held); err != nil {
+		held, err := events.Unsettled(ctx, t.DB)
+		if err != nil {
 			e.T.Fatal(err)
 		}
 		if held == 0 {

@@ -175,3 +175,13 @@ func Backlog(ctx context.Context, q sqldb.Querier, now time.Time) (failed, overd
 		FROM event_deliveries WHERE state <> 'delivered'`, now.Add(-time.Minute)).Scan(&failed, &overdue)
 	return failed, overdue, err
 }
+
+// Unsettled counts the events whose pairs are not made yet and the pairs
+// a dispatcher holds now: zero when every delivery due so far has been
+// run and recorded (tests wait for it).
+func Unsettled(ctx context.Context, q sqldb.Querier) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM event_deliveries WHERE claim IS NOT NULL)
+		+ (SELECT COUNT(*) FROM events WHERE dispatched_at IS NULL)`).Scan(&n)
+	return n, err
+}
