@@ -10,7 +10,9 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/events"
+	"github.com/lms-platform/lms/internal/fetch"
 	"github.com/lms-platform/lms/internal/httpx"
+	"github.com/lms-platform/lms/internal/webhooks"
 )
 
 // DeliveryFilter is the query of the delivery lists and the bulk retry.
@@ -50,8 +52,15 @@ const deliveriesDoc = "After a change commits, each listener of its event (notif
 	"tenant's retry window (setting lms_events.retry_window_hours, 72 by default), then failed (a dead letter) with " +
 	"its last error. A retry makes a failed or pending delivery due now, with a fresh window."
 
-// deliveryRoutes registers the admin API of event deliveries.
+// deliveryRoutes registers the admin API of event deliveries and of the
+// webhook endpoints, whose deliveries they are too.
 func (s *Server) deliveryRoutes() {
+	hooks := &webhooks.Service{Clock: s.Clock, AllowHTTP: s.Config.FetchAllowPrivate,
+		Fetch: fetch.New(fetch.Options{AllowPrivate: s.Config.FetchAllowPrivate})}
+	webhooks.Routes(s.API, hooks)
+	if s.Dispatcher != nil {
+		s.Dispatcher.ListenTargets(hooks.Targets())
+	}
 	tags := []string{"deliveries"}
 	admin := func(ctx context.Context) error {
 		if !httpx.PrincipalFrom(ctx).HasRole(access.Admin) {
