@@ -1439,6 +1439,66 @@ func (c *Client) PatchAdminUsersIDSettings(ctx context.Context, id int64, body m
 	return out, err
 }
 
+// GetAdminWebhooks is GET /api/admin/webhooks: The webhook endpoints (admins)
+func (c *Client) GetAdminWebhooks(ctx context.Context, params GetAdminWebhooksParams) (*Page[Endpoint], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/webhooks"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	return callPage[Endpoint](ctx, c, r)
+}
+
+// PostAdminWebhooks is POST /api/admin/webhooks: Subscribe an endpoint to events (admins); the
+// answer carries its signing secret, once
+func (c *Client) PostAdminWebhooks(ctx context.Context, body WebhookCreateInputBody) (*Endpoint, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/webhooks"}
+	r.body = jsonBody(body)
+	var out Endpoint
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminWebhooksID is GET /api/admin/webhooks/{id}: One webhook endpoint (admins)
+func (c *Client) GetAdminWebhooksID(ctx context.Context, id int64) (*Endpoint, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/webhooks/" + pathParam(id)}
+	var out Endpoint
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAdminWebhooksID is DELETE /api/admin/webhooks/{id}: Remove a webhook endpoint (admins)
+func (c *Client) DeleteAdminWebhooksID(ctx context.Context, id int64) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/webhooks/" + pathParam(id)}
+	return c.call(ctx, r, nil)
+}
+
+// PatchAdminWebhooksID is PATCH /api/admin/webhooks/{id}: Change a webhook endpoint, or switch it
+// on or off (admins)
+func (c *Client) PatchAdminWebhooksID(ctx context.Context, id int64, body WebhookPatchInputBody) (*Endpoint, error) {
+	r := request{method: http.MethodPatch, path: "/api/admin/webhooks/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out Endpoint
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminWebhooksIDDeliveries is GET /api/admin/webhooks/{id}/deliveries: The endpoint's delivery
+// log, newest first (admins)
+func (c *Client) GetAdminWebhooksIDDeliveries(ctx context.Context, id int64, params GetAdminWebhooksIDDeliveriesParams) (*Page[Delivery], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/webhooks/" + pathParam(id) + "/deliveries"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "state", params.State)
+	return callPage[Delivery](ctx, c, r)
+}
+
 // PostAuthDeviceCode is POST /api/auth/device/code: Start a device login: a device code to poll
 // with and a user code to approve on the frontend's /device page
 func (c *Client) PostAuthDeviceCode(ctx context.Context, body DeviceCodeInputBody) (*DeviceGrant, error) {
@@ -3580,6 +3640,22 @@ type EmailInputBody struct {
 	ReturnURL *string `json:"return_url,omitzero"`
 }
 
+// Endpoint is a schema of the API.
+type Endpoint struct {
+	CreatedAt   time.Time `json:"created_at"`
+	Description string    `json:"description"`
+	// Why the endpoint was switched off, empty while enabled.
+	DisabledReason string `json:"disabled_reason"`
+	Enabled        bool   `json:"enabled"`
+	// Event names of GET /api/events; * matches any run of characters (Course*, *).
+	Events []string `json:"events"`
+	ID     int64    `json:"id"`
+	// The signing secret (whsec_...), answered once, at creation.
+	Secret    *string   `json:"secret,omitzero"`
+	UpdatedAt time.Time `json:"updated_at"`
+	URL       string    `json:"url"`
+}
+
 // EventInfo is a schema of the API.
 type EventInfo struct {
 	Description string `json:"description"`
@@ -3886,6 +3962,25 @@ type GetAdminUsersParams struct {
 	Status  *string
 	OrderBy *string
 	Order   *string
+}
+
+// GetAdminWebhooksIDDeliveriesParams are the parameters of GET /api/admin/webhooks/{id}/deliveries;
+// nil fields are not sent.
+type GetAdminWebhooksIDDeliveriesParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only deliveries in this state.
+	State *string
+}
+
+// GetAdminWebhooksParams are the parameters of GET /api/admin/webhooks; nil fields are not sent.
+type GetAdminWebhooksParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
 }
 
 // GetAuthEmailVerifyIDIDParams are the parameters of GET /api/auth/email/verify/{id}/{hash}; nil
@@ -6905,6 +7000,24 @@ type Waived struct {
 	AuIri        string `json:"au_iri"`
 	Reason       string `json:"reason"`
 	Registration string `json:"registration"`
+}
+
+// WebhookCreateInputBody is a schema of the API.
+type WebhookCreateInputBody struct {
+	Description *string `json:"description,omitzero"`
+	// Event names of GET /api/events, * as a wildcard (Course*, *).
+	Events []string `json:"events"`
+	// The HTTPS URL that receives the events.
+	URL string `json:"url"`
+}
+
+// WebhookPatchInputBody is a schema of the API.
+type WebhookPatchInputBody struct {
+	Description *string `json:"description,omitzero"`
+	// true switches a switched-off endpoint on again.
+	Enabled *bool    `json:"enabled,omitzero"`
+	Events  []string `json:"events,omitzero"`
+	URL     *string  `json:"url,omitzero"`
 }
 
 // WriteInputBody is a schema of the API.
