@@ -121,7 +121,7 @@ func ValidPattern(p string) bool {
 	return false
 }
 
-const columns = `id, url, events, description, enabled, disabled_reason, created_at, updated_at`
+const columns = `id, url, event_patterns, description, enabled, disabled_reason, created_at, updated_at`
 
 func scan(row interface{ Scan(...any) error }) (Endpoint, error) {
 	var e Endpoint
@@ -143,7 +143,7 @@ func (s *Service) Create(ctx context.Context, q sqldb.Querier, e Endpoint, by in
 	if by != 0 {
 		creator = by
 	}
-	err := q.QueryRowContext(ctx, `INSERT INTO webhook_endpoints (url, events, description, secret, enabled, disabled_reason,
+	err := q.QueryRowContext(ctx, `INSERT INTO webhook_endpoints (url, event_patterns, description, secret, enabled, disabled_reason,
 		created_by, created_at, updated_at) VALUES ($1, $2, $3, $4, TRUE, '', $5, $6, $6) RETURNING id`,
 		e.URL, string(evs), e.Description, e.Secret, creator, now).Scan(&e.ID)
 	if err != nil {
@@ -192,7 +192,7 @@ func (s *Service) Update(ctx context.Context, q sqldb.Querier, e Endpoint) (Endp
 		e.DisabledReason = ""
 	}
 	e.UpdatedAt = s.Clock.Now()
-	res, err := q.ExecContext(ctx, `UPDATE webhook_endpoints SET url = $1, events = $2, description = $3, enabled = $4,
+	res, err := q.ExecContext(ctx, `UPDATE webhook_endpoints SET url = $1, event_patterns = $2, description = $3, enabled = $4,
 		disabled_reason = $5, updated_at = $6 WHERE id = $7`, e.URL, string(evs), e.Description, e.Enabled, e.DisabledReason,
 		e.UpdatedAt, e.ID)
 	if err != nil {
@@ -226,7 +226,7 @@ func (s *Service) match(ctx context.Context, q sqldb.Querier, _ *platform.Tenant
 	if !subscribable(ev.Name) {
 		return nil, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT id, events FROM webhook_endpoints WHERE enabled = TRUE ORDER BY id`)
+	rows, err := q.QueryContext(ctx, `SELECT id, event_patterns FROM webhook_endpoints WHERE enabled = TRUE ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: endpoints: %w", err)
 	}

@@ -8,7 +8,7 @@
 CREATE TABLE webhook_endpoints (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     url TEXT NOT NULL,
-    events TEXT NOT NULL,
+    event_patterns TEXT NOT NULL,
     description TEXT NOT NULL DEFAULT '',
     secret TEXT NOT NULL,
     enabled BOOLEAN NOT NULL DEFAULT TRUE,
