@@ -231,6 +231,9 @@ func TestEndpointSwitchedOff(t *testing.T) {
 	if n := env.Count(t, `SELECT COUNT(*) FROM events WHERE name = $1 AND user_id = $2`, webhooks.Disabled, admin.ID); n != 1 {
 		t.Errorf("%d %s events for the admin", n, webhooks.Disabled)
 	}
+	if got := env.Call(t, 200, "GET", "/api/notifications?per_page=100", token, nil); !strings.Contains(string(got.Body), webhooks.Disabled) {
+		t.Errorf("the admin's notifications do not tell: %s", got.Body)
+	}
 	// Switched on again by an admin.
 	on := env.Call(t, 200, "PATCH", "/api/admin/webhooks/"+strconv.Itoa(id), token, map[string]any{"enabled": true})
 	if on.Get("data.enabled") != true || on.String("data.disabled_reason") != "" {
