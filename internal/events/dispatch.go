@@ -242,13 +242,15 @@ func (d *Dispatcher) run(ctx context.Context, t *platform.Tenant, delivered *int
 			break
 		}
 		for _, p := range batch {
-			seen[p.id] = true
 			ok, err := d.deliverPair(ctx, t, p)
 			if err != nil {
 				return time.Time{}, err
 			}
 			if ok {
 				*delivered++
+			} else {
+				// Only a failed pair can be pending again in this call.
+				seen[p.id] = true
 			}
 		}
 	}
