@@ -17,6 +17,9 @@ PLAYER := node_modules/h5p-standalone/dist/frame.bundle.js
 # its database plugin; a test-only node project of its own.
 LTIJS_DIR := internal/lti/testdata/ltijs
 LTIJS := $(LTIJS_DIR)/node_modules/ltijs/package.json
+# standardwebhooks (npm), the independent verifier of internal/webhooks' tests.
+WEBHOOKS_DIR := internal/webhooks/testdata/verifier
+WEBHOOKS := $(WEBHOOKS_DIR)/node_modules/standardwebhooks/package.json
 # Screenshots of the browser tests land here.
 export LMS_TEST_ARTIFACTS ?= $(CURDIR)/var/test-artifacts
 
@@ -28,6 +31,9 @@ $(PLAYER): package.json package-lock.json
 
 $(LTIJS): $(LTIJS_DIR)/package.json $(LTIJS_DIR)/package-lock.json
 	npm ci --prefix $(LTIJS_DIR) --ignore-scripts --no-audit --no-fund
+
+$(WEBHOOKS): $(WEBHOOKS_DIR)/package.json $(WEBHOOKS_DIR)/package-lock.json
+	npm ci --prefix $(WEBHOOKS_DIR) --ignore-scripts --no-audit --no-fund
 	@touch $@
 
 build: $(PLAYER)
@@ -62,11 +68,11 @@ demo-reset: build
 # Unit tests and the API suite on SQLite; with LMS_TEST_PG_URL,
 # LMS_TEST_REDIS_URL and LMS_TEST_S3_URL set (as .ci/run does) the same
 # suites also run on PostgreSQL, Redis and S3.
-test: $(PLAYER) $(LTIJS)
+test: $(PLAYER) $(LTIJS) $(WEBHOOKS)
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 
-test-race: $(PLAYER) $(LTIJS)
+test-race: $(PLAYER) $(LTIJS) $(WEBHOOKS)
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 # The OpenAPI description (what /api/openapi.json serves) must pass
@@ -110,4 +116,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin var node_modules $(LTIJS_DIR)/node_modules
+	rm -rf bin var node_modules $(LTIJS_DIR)/node_modules $(WEBHOOKS_DIR)/node_modules

@@ -298,6 +298,49 @@ func (c *Client) GetAdminCoursesIDEdit(ctx context.Context, id int64) (*CourseEd
 	return &out, nil
 }
 
+// GetAdminDeliveries is GET /api/admin/deliveries: Event deliveries per listener, newest first,
+// with attempts, next try and last error (admins)
+func (c *Client) GetAdminDeliveries(ctx context.Context, params GetAdminDeliveriesParams) (*Page[Delivery], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/deliveries"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "state", params.State)
+	addQuery(r.query, "listener", params.Listener)
+	addQuery(r.query, "event", params.Event)
+	addQuery(r.query, "from", params.From)
+	addQuery(r.query, "to", params.To)
+	return callPage[Delivery](ctx, c, r)
+}
+
+// PostAdminDeliveriesRetry is POST /api/admin/deliveries/retry: Try again now the failed deliveries
+// the filters select (admins)
+func (c *Client) PostAdminDeliveriesRetry(ctx context.Context, params PostAdminDeliveriesRetryParams) (*RetriedData, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/deliveries/retry"}
+	r.query = url.Values{}
+	addQuery(r.query, "state", params.State)
+	addQuery(r.query, "listener", params.Listener)
+	addQuery(r.query, "event", params.Event)
+	addQuery(r.query, "from", params.From)
+	addQuery(r.query, "to", params.To)
+	var out RetriedData
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostAdminDeliveriesIDRetry is POST /api/admin/deliveries/{id}/retry: Try a failed or pending
+// delivery again now (admins); 409 when it was delivered
+func (c *Client) PostAdminDeliveriesIDRetry(ctx context.Context, id int64) (*Delivery, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/deliveries/" + pathParam(id) + "/retry"}
+	var out Delivery
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // PostAdminGiftQuestions is POST /api/admin/gift-questions: Add a GIFT question to a quiz topic
 func (c *Client) PostAdminGiftQuestions(ctx context.Context, body AddQuestionInputBody) (*QuizQuestion, error) {
 	r := request{method: http.MethodPost, path: "/api/admin/gift-questions"}
@@ -1394,6 +1437,66 @@ func (c *Client) PatchAdminUsersIDSettings(ctx context.Context, id int64, body m
 	var out map[string]string
 	err := c.call(ctx, r, &out)
 	return out, err
+}
+
+// GetAdminWebhooks is GET /api/admin/webhooks: The webhook endpoints (admins)
+func (c *Client) GetAdminWebhooks(ctx context.Context, params GetAdminWebhooksParams) (*Page[Endpoint], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/webhooks"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	return callPage[Endpoint](ctx, c, r)
+}
+
+// PostAdminWebhooks is POST /api/admin/webhooks: Subscribe an endpoint to events (admins); the
+// answer carries its signing secret, once
+func (c *Client) PostAdminWebhooks(ctx context.Context, body WebhookCreateInputBody) (*Endpoint, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/webhooks"}
+	r.body = jsonBody(body)
+	var out Endpoint
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminWebhooksID is GET /api/admin/webhooks/{id}: One webhook endpoint (admins)
+func (c *Client) GetAdminWebhooksID(ctx context.Context, id int64) (*Endpoint, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/webhooks/" + pathParam(id)}
+	var out Endpoint
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAdminWebhooksID is DELETE /api/admin/webhooks/{id}: Remove a webhook endpoint (admins)
+func (c *Client) DeleteAdminWebhooksID(ctx context.Context, id int64) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/webhooks/" + pathParam(id)}
+	return c.call(ctx, r, nil)
+}
+
+// PatchAdminWebhooksID is PATCH /api/admin/webhooks/{id}: Change a webhook endpoint, or switch it
+// on or off (admins)
+func (c *Client) PatchAdminWebhooksID(ctx context.Context, id int64, body WebhookPatchInputBody) (*Endpoint, error) {
+	r := request{method: http.MethodPatch, path: "/api/admin/webhooks/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out Endpoint
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminWebhooksIDDeliveries is GET /api/admin/webhooks/{id}/deliveries: The endpoint's delivery
+// log, newest first (admins)
+func (c *Client) GetAdminWebhooksIDDeliveries(ctx context.Context, id int64, params GetAdminWebhooksIDDeliveriesParams) (*Page[Delivery], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/webhooks/" + pathParam(id) + "/deliveries"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "state", params.State)
+	return callPage[Delivery](ctx, c, r)
 }
 
 // PostAuthDeviceCode is POST /api/auth/device/code: Start a device login: a device code to poll
@@ -3430,6 +3533,28 @@ type DeletedOrphans struct {
 	Files int64 `json:"files"`
 }
 
+// Delivery is a schema of the API.
+type Delivery struct {
+	Attempts       int64      `json:"attempts"`
+	DeliveredAt    *time.Time `json:"delivered_at"`
+	Event          string     `json:"event"`
+	EventCreatedAt time.Time  `json:"event_created_at"`
+	EventID        int64      `json:"event_id"`
+	ID             int64      `json:"id"`
+	LastError      string     `json:"last_error"`
+	Listener       string     `json:"listener"`
+	// When a pending delivery is tried next; null otherwise.
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+	State         string     `json:"state"`
+	UserID        *int64     `json:"user_id"`
+}
+
+// DeliveryBacklog is a schema of the API.
+type DeliveryBacklog struct {
+	Failed  int64 `json:"failed"`
+	Overdue int64 `json:"overdue"`
+}
+
 // DemoLoginInputBody is a schema of the API.
 type DemoLoginInputBody struct {
 	// true or 1 for a one-month token, as at /api/auth/login
@@ -3516,6 +3641,22 @@ type DeviceTokenInputBody struct {
 type EmailInputBody struct {
 	Email     string  `json:"email"`
 	ReturnURL *string `json:"return_url,omitzero"`
+}
+
+// Endpoint is a schema of the API.
+type Endpoint struct {
+	CreatedAt   time.Time `json:"created_at"`
+	Description string    `json:"description"`
+	// Why the endpoint was switched off, empty while enabled.
+	DisabledReason string `json:"disabled_reason"`
+	Enabled        bool   `json:"enabled"`
+	// Event names of GET /api/events; * matches any run of characters (Course*, *).
+	Events []string `json:"events"`
+	ID     int64    `json:"id"`
+	// The signing secret (whsec_...), answered once, at creation.
+	Secret    *string   `json:"secret,omitzero"`
+	UpdatedAt time.Time `json:"updated_at"`
+	URL       string    `json:"url"`
 }
 
 // EventInfo is a schema of the API.
@@ -3634,6 +3775,25 @@ type GetAdminCoursesUsersAssignableParams struct {
 	Search *string
 	// Leave out the users assigned to this course directly.
 	CourseID *int64
+}
+
+// GetAdminDeliveriesParams are the parameters of GET /api/admin/deliveries; nil fields are not
+// sent.
+type GetAdminDeliveriesParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only deliveries in this state.
+	State *string
+	// Only this listener (as listed: notifications, mail, lti_grades, webhook:<id>...).
+	Listener *string
+	// Only deliveries of events of this name.
+	Event *string
+	// Only events at or after this time (RFC 3339).
+	From *time.Time
+	// Only events before this time (RFC 3339).
+	To *time.Time
 }
 
 // GetAdminLessonsCreateParams are the parameters of GET /api/admin/lessons/create; nil fields are
@@ -3805,6 +3965,25 @@ type GetAdminUsersParams struct {
 	Status  *string
 	OrderBy *string
 	Order   *string
+}
+
+// GetAdminWebhooksIDDeliveriesParams are the parameters of GET /api/admin/webhooks/{id}/deliveries;
+// nil fields are not sent.
+type GetAdminWebhooksIDDeliveriesParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only deliveries in this state.
+	State *string
+}
+
+// GetAdminWebhooksParams are the parameters of GET /api/admin/webhooks; nil fields are not sent.
+type GetAdminWebhooksParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
 }
 
 // GetAuthEmailVerifyIDIDParams are the parameters of GET /api/auth/email/verify/{id}/{hash}; nil
@@ -4071,7 +4250,9 @@ type Header struct {
 
 // HealthData is a schema of the API.
 type HealthData struct {
-	Ok bool `json:"ok"`
+	// Admins only: event deliveries failed for good, and pending ones overdue by more than a minute.
+	Deliveries *DeliveryBacklog `json:"deliveries,omitzero"`
+	Ok         bool             `json:"ok"`
 	// Each dependency with ok or down; ffmpeg ok or missing.
 	Services map[string]string `json:"services"`
 	Tenant   int64             `json:"tenant"`
@@ -4888,6 +5069,21 @@ func (f PostAdminCoursesIDForm) writeForm(w *multipart.Writer) error {
 		{"title", f.Title},
 		{"image", f.Image},
 	})
+}
+
+// PostAdminDeliveriesRetryParams are the parameters of POST /api/admin/deliveries/retry; nil fields
+// are not sent.
+type PostAdminDeliveriesRetryParams struct {
+	// Only deliveries in this state.
+	State *string
+	// Only this listener (as listed: notifications, mail, lti_grades, webhook:<id>...).
+	Listener *string
+	// Only deliveries of events of this name.
+	Event *string
+	// Only events at or after this time (RFC 3339).
+	From *time.Time
+	// Only events before this time (RFC 3339).
+	To *time.Time
 }
 
 // PostAdminInteractiveForm is a schema of the API. Fields left nil are not sent.
@@ -6310,6 +6506,12 @@ type RestrictedBody struct {
 	Restricted *bool `json:"restricted"`
 }
 
+// RetriedData is a schema of the API.
+type RetriedData struct {
+	// How many deliveries were made due now.
+	Retried int64 `json:"retried"`
+}
+
 // SCO is a schema of the API.
 type SCO struct {
 	ID         int64  `json:"id"`
@@ -6801,6 +7003,24 @@ type Waived struct {
 	AuIri        string `json:"au_iri"`
 	Reason       string `json:"reason"`
 	Registration string `json:"registration"`
+}
+
+// WebhookCreateInputBody is a schema of the API.
+type WebhookCreateInputBody struct {
+	Description *string `json:"description,omitzero"`
+	// Event names of GET /api/events, * as a wildcard (Course*, *).
+	Events []string `json:"events"`
+	// The HTTPS URL that receives the events.
+	URL string `json:"url"`
+}
+
+// WebhookPatchInputBody is a schema of the API.
+type WebhookPatchInputBody struct {
+	Description *string `json:"description,omitzero"`
+	// true switches a switched-off endpoint on again.
+	Enabled *bool    `json:"enabled,omitzero"`
+	Events  []string `json:"events,omitzero"`
+	URL     *string  `json:"url,omitzero"`
 }
 
 // WriteInputBody is a schema of the API.

@@ -27,6 +27,7 @@ import (
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/notify/smtptest"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/server"
@@ -409,20 +410,26 @@ func (e *Env) DeliverEvents() {
 	}
 	defer release()
 	ctx := context.Background()
-	if _, err := e.Server.Dispatcher.DispatchPending(ctx, t); err != nil {
-		e.T.Fatal(err)
-	}
-	if t.DB.Dialect != sqldb.Postgres {
-		return
-	}
-	// On PostgreSQL the server's own dispatcher may have claimed some of
-	// them, which DispatchPending skips: a plain FOR UPDATE waits until that
-	// claim ends, with its reactions committed.
-	if err := t.DB.Tx(ctx, func(tx *sqldb.Tx) error {
-		_, err := tx.ExecContext(ctx, `SELECT id FROM events WHERE dispatched_at IS NULL FOR UPDATE`)
-		return err
-	}); err != nil {
-		e.T.Fatal(err)
+	// The server's own dispatcher may hold some of them under its lease,
+	// which DispatchPending skips, and listeners may record events of
+	// their own: deliver until none is left unmade or held, with the
+	// reactions committed.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := e.Server.Dispatcher.DispatchPending(ctx, t); err != nil {
+			e.T.Fatal(err)
+		}
+		held, err := events.Unsettled(ctx, t.DB)
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		if held == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.T.Fatalf("%d event deliveries still held by the dispatcher", held)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

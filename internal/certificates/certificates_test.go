@@ -140,7 +140,7 @@ func redeliver(t *testing.T, env *apitest.Env, id int64) {
 	t.Helper()
 	tenant, release := env.OpenTenant(env.Tenant)
 	defer release()
-	if _, err := tenant.DB.ExecContext(context.Background(), `UPDATE events SET dispatched_at = NULL WHERE id = $1`, id); err != nil {
+	if err := events.Redeliver(context.Background(), tenant.DB, env.Clock.Now(), id, id); err != nil {
 		t.Fatal(err)
 	}
 }

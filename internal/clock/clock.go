@@ -19,8 +19,15 @@ func (System) Now() time.Time { return time.Now().UTC() }
 
 // Fake is a clock that moves only when told to.
 type Fake struct {
-	mu  sync.Mutex
-	now time.Time
+	mu     sync.Mutex
+	now    time.Time
+	timers []fakeTimer
+}
+
+// fakeTimer is a channel waiting for the fake time to reach at.
+type fakeTimer struct {
+	at time.Time
+	ch chan time.Time
 }
 
 // NewFake returns a fake clock set to t.
@@ -36,6 +43,7 @@ func (f *Fake) Now() time.Time {
 func (f *Fake) Advance(d time.Duration) {
 	f.mu.Lock()
 	f.now = f.now.Add(d)
+	f.fire()
 	f.mu.Unlock()
 }
 
@@ -43,6 +51,7 @@ func (f *Fake) Advance(d time.Duration) {
 func (f *Fake) Set(t time.Time) {
 	f.mu.Lock()
 	f.now = t.UTC()
+	f.fire()
 	f.mu.Unlock()
 }
 
@@ -54,4 +63,44 @@ func (f *Fake) Set(t time.Time) {
 func Spent(claimed int64, start, now time.Time) int64 {
 	elapsed := int64(now.Sub(start) / time.Second)
 	return max(min(claimed, elapsed), 0)
+}
+
+// After returns a channel that receives the fake time once Advance or Set
+// moves it d or more past now, as time.After does for the real clock.
+func (f *Fake) After(d time.Duration) <-chan time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	at := f.now.Add(d)
+	if d <= 0 {
+		ch <- f.now
+		return ch
+	}
+	f.timers = append(f.timers, fakeTimer{at: at, ch: ch})
+	return ch
+}
+
+// fire sends the time to the timers it reached; f.mu is held.
+func (f *Fake) fire() {
+	kept := f.timers[:0]
+	for _, tm := range f.timers {
+		if !f.now.Before(tm.at) {
+			tm.ch <- f.now
+			continue
+		}
+		kept = append(kept, tm)
+	}
+	f.timers = kept
+}
+
+// After waits on c's own timers when it has them (a Fake), else on the
+// real time: code that sleeps until a time read from c uses it, so tests
+// wake it by moving the clock.
+func After(c Clock, d time.Duration) <-chan time.Time {
+	if a, ok := c.(interface {
+		After(time.Duration) <-chan time.Time
+	}); ok {
+		return a.After(d)
+	}
+	return time.After(d)
 }

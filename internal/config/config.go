@@ -82,6 +82,10 @@ type Config struct {
 	// EventsPoll is how often a tenant's dispatcher looks for events
 	// without being woken: events of other replicas, and retries.
 	EventsPoll time.Duration
+	// EventsLease is how long a dispatcher holds an event delivery it
+	// runs; a replica that dies leaves its deliveries to the others after
+	// it.
+	EventsLease time.Duration
 	// JobSchedules replace the schedules of named jobs:
 	// "name=cron;name=cron" (LMS_JOB_SCHEDULES).
 	JobSchedules string
@@ -113,7 +117,7 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 	}
 	c := &Config{}
 	var webFresh string
-	var idle, warm, exclude, embedOrigins, jobsPoll, eventsPoll string
+	var idle, warm, exclude, embedOrigins, jobsPoll, eventsPoll, eventsLease string
 	vars := []env{
 		{"LMS_API_ADDR", "127.0.0.1:8080", &c.APIAddr, "API listen address"},
 		{"LMS_API_URL", "", &c.APIURL, "base URL the H5P service calls the API at (empty: http:// + the API address)"},
@@ -144,6 +148,7 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 		{"LMS_H5P_EMBED_ORIGINS", "", &embedOrigins, "comma-separated origins that may embed H5P pages (* for any)"},
 		{"LMS_JOBS_POLL", "1m", &jobsPoll, "how often the scheduler looks for due jobs"},
 		{"LMS_EVENTS_POLL", "5s", &eventsPoll, "how often events committed by other replicas, and retries, are looked for"},
+		{"LMS_EVENTS_LEASE", "5m", &eventsLease, "how long a replica holds an event delivery it runs (a dead replica's deliveries run again after it)"},
 		{"LMS_JOB_SCHEDULES", "", &c.JobSchedules, "replace job schedules: name=cron;name=cron (cron in UTC, or @every 10m)"},
 		{"LMS_CLAMAV_ADDR", "", &c.ClamAVAddr, "clamd address uploads are scanned through: tcp://host:port or unix:///path (empty: no scan)"},
 		{"LMS_H5P_HUB_URL", "", &c.H5PHubURL, "H5P hub content-type endpoint (empty: https://api.h5p.org/v1/content-types/)"},
@@ -184,6 +189,9 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 	}
 	if c.EventsPoll, err = parseDuration(eventsPoll); err != nil || c.EventsPoll <= 0 {
 		return nil, nil, fmt.Errorf("config: LMS_EVENTS_POLL must be a positive duration, got %q", eventsPoll)
+	}
+	if c.EventsLease, err = parseDuration(eventsLease); err != nil || c.EventsLease <= 0 {
+		return nil, nil, fmt.Errorf("config: LMS_EVENTS_LEASE must be a positive duration, got %q", eventsLease)
 	}
 	c.PlatformHost = strings.ToLower(c.PlatformHost)
 	if c.APIURL == "" {

@@ -2,10 +2,18 @@ package events
 
 import (
 	"context"
+	crand "crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"runtime/debug"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/lms-platform/lms/internal/clock"
@@ -15,55 +23,178 @@ import (
 
 // Listener handles one event of a tenant. Listeners must be idempotent:
 // delivery is at least once, since a process that dies after a listener
-// ran but before the delivery was recorded leaves the event to be
+// ran but before the delivery was recorded leaves the pair to be
 // delivered again (by itself after a restart, or by another replica).
 type Listener func(ctx context.Context, t *platform.Tenant, ev Stored) error
 
-// Dispatcher delivers recorded events to listeners.
+// Targets names the pairs a family of listeners adds for one event (the
+// webhook endpoints subscribed to it, each its own pair): names all start
+// with the family's prefix, and Run delivers one of them.
+type Targets struct {
+	Prefix string
+	// Match returns the listener names (Prefix + something) that ev goes
+	// to; it runs when the event's pairs are made.
+	Match func(ctx context.Context, q sqldb.Querier, t *platform.Tenant, ev Stored) ([]string, error)
+	// Run delivers ev to the named listener.
+	Run func(ctx context.Context, t *platform.Tenant, name string, ev Stored) error
+	// GaveUp, when set, is called after the named pair failed for good.
+	GaveUp func(ctx context.Context, t *platform.Tenant, name string, ev Stored, reason string)
+}
+
+// Retry schedule: the first retry comes FirstRetry after a failure, each
+// next one twice as late up to MaxRetryDelay, with a jitter of up to a
+// quarter less, for the tenant's retry window (DefaultWindow unless
+// Window says otherwise); after it the pair fails for good.
+const (
+	FirstRetry    = 5 * time.Second
+	MaxRetryDelay = 6 * time.Hour
+	DefaultWindow = 72 * time.Hour
+)
+
+// DefaultLease is how long a dispatcher holds the pairs it runs; a
+// listener gets somewhat less (see Dispatcher.Lease).
+const DefaultLease = 5 * time.Minute
+
+// maxSleep bounds a dispatcher's sleep until the next due pair, so a
+// pair made due by another way (an admin's retry on another replica) is
+// not missed for long.
+const maxSleep = time.Hour
+
+// Dispatcher delivers recorded events to listeners, each (event, listener)
+// pair on its own.
 type Dispatcher struct {
-	listeners []Listener
+	mu        sync.RWMutex // guards names, listeners, targets
+	names     []string
+	listeners map[string]Listener
+	targets   []Targets
 	clock     clock.Clock
 	log       *slog.Logger
-	// Poll is how often pending events are looked for without a wake-up,
-	// which catches events of crashed processes and failed deliveries.
+	// Poll is how often a PostgreSQL tenant's dispatcher looks for pairs
+	// without a wake-up: other replicas write events and retries too.
 	Poll time.Duration
+	// Lease is how long a claimed pair is this dispatcher's (wall clock);
+	// its listener is cancelled at four fifths of it.
+	Lease time.Duration
+	// Window returns the tenant's retry window; nil is DefaultWindow.
+	Window func(ctx context.Context, t *platform.Tenant) time.Duration
+	// LeaseClock is the clock of leases, the real one unless a test sets
+	// it: a lease is about processes alive, not about the injected time
+	// that tests move by days.
+	LeaseClock clock.Clock
 }
 
-// NewDispatcher returns a dispatcher calling listeners in order.
-func NewDispatcher(clk clock.Clock, log *slog.Logger, listeners ...Listener) *Dispatcher {
-	return &Dispatcher{listeners: listeners, clock: clk, log: log, Poll: 5 * time.Second}
+// NewDispatcher returns a dispatcher without listeners.
+func NewDispatcher(clk clock.Clock, log *slog.Logger) *Dispatcher {
+	return &Dispatcher{listeners: map[string]Listener{}, clock: clk, log: log, Poll: 5 * time.Second,
+		Lease: DefaultLease, LeaseClock: clock.System{}}
 }
 
-// Listen adds a listener; call before tenants are opened.
-func (d *Dispatcher) Listen(l Listener) { d.listeners = append(d.listeners, l) }
+// Listen adds a listener under a stable name, the name its deliveries are
+// recorded and listed under. Events recorded before get no pair for it.
+func (d *Dispatcher) Listen(name string, l Listener) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, dup := d.listeners[name]; dup || name == "" {
+		panic("events: listener name empty or taken: " + name)
+	}
+	// Copied on write: dispatchers read the old map without the lock.
+	listeners := make(map[string]Listener, len(d.listeners)+1)
+	maps.Copy(listeners, d.listeners)
+	listeners[name] = l
+	d.listeners = listeners
+	d.names = append(d.names[:len(d.names):len(d.names)], name)
+}
+
+// ListenTargets adds a family of listeners whose pairs depend on the
+// event and the tenant's data (webhook endpoints).
+func (d *Dispatcher) ListenTargets(tg Targets) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.targets = append(d.targets[:len(d.targets):len(d.targets)], tg)
+}
+
+// Listeners are the names of the fixed listeners, in the order added.
+func (d *Dispatcher) Listeners() []string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return append([]string(nil), d.names...)
+}
+
+// registered returns the listeners and target families.
+func (d *Dispatcher) registered() ([]string, map[string]Listener, []Targets) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.names, d.listeners, d.targets
+}
+
+// permanent marks an error that a retry cannot cure.
+type permanent struct{ err error }
+
+func (p permanent) Error() string { return p.err.Error() }
+func (p permanent) Unwrap() error { return p.err }
+
+// Permanent wraps err so the pair fails for good at once, with err as its
+// reason: a partner's answer that means "never" (unknown user, refused
+// scope), not "later".
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return permanent{err}
+}
+
+// IsPermanent reports whether err was wrapped by Permanent.
+func IsPermanent(err error) bool {
+	var p permanent
+	return errors.As(err, &p)
+}
 
 // Start runs the dispatcher of one tenant until the returned stop is
 // called. It fits platform.Options.OnOpen.
+//
+// It sleeps until the earliest due pair (the injected clock's time), a
+// commit's kick, or on PostgreSQL the poll; on SQLite a tenant with
+// nothing due is not polled at all, so idle tenants cost nothing and their
+// pools can close their connections.
 func (d *Dispatcher) Start(t *platform.Tenant) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(d.Poll)
-		defer tick.Stop()
-		for {
-			_, failed, err := d.dispatchPending(ctx, t)
-			if err != nil && ctx.Err() == nil {
-				d.log.Error("dispatch events", "tenant", t.ID, "error", err)
+		if t.DB.Dialect != sqldb.Postgres {
+			// One process writes an SQLite tenant: leases left in it are a
+			// dead process's, which ran out with it.
+			if _, err := t.DB.ExecContext(ctx, `UPDATE event_deliveries SET claim = NULL, claimed_until = NULL
+				WHERE state = 'pending' AND claim IS NOT NULL`); err != nil && ctx.Err() == nil {
+				d.log.Error("release delivery leases", "tenant", t.ID, "error", err)
 			}
-			// On SQLite this process writes every event and kicks the
-			// dispatcher, so with nothing left to retry it waits for a kick
-			// only: polling would keep a connection of every open tenant
-			// busy, and the pool would never close it when idle (about a
-			// megabyte each).
-			poll := tick.C
-			if t.DB.Dialect == sqldb.SQLite && err == nil && failed == 0 {
-				poll = nil
+		}
+		for {
+			next, err := d.dispatch(ctx, t)
+			if ctx.Err() != nil {
+				return
+			}
+			var wake <-chan time.Time
+			switch {
+			case err != nil:
+				d.log.Error("dispatch events", "tenant", t.ID, "error", err)
+				wake = time.After(d.Poll)
+			case !next.IsZero() && next.After(d.clock.Now()):
+				wake = clock.After(d.clock, min(next.Sub(d.clock.Now()), maxSleep))
+			case !next.IsZero():
+				// Due but not claimable now (this run's own failure with a
+				// clock set back): look again at the poll.
+				wake = time.After(d.Poll)
+			}
+			var poll <-chan time.Time
+			if t.DB.Dialect == sqldb.Postgres {
+				poll = time.After(d.Poll)
 			}
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.Kicked():
+			case <-wake:
 			case <-poll:
 			}
 		}
@@ -71,114 +202,312 @@ func (d *Dispatcher) Start(t *platform.Tenant) (stop func()) {
 	return func() { cancel(); <-done }
 }
 
-const maxAttempts = 10
-
-// batchSize is how many pending events one claim takes.
+// batchSize is how many events or pairs one step takes.
 const batchSize = 100
 
-// DispatchPending delivers the tenant's pending events, each at most once
-// per call, and returns how many were delivered. A failed delivery is
-// counted and retried on a later call, up to maxAttempts.
+// DispatchPending makes the pairs of new events and delivers the pairs
+// that are due, each at most once per call, and returns how many were
+// delivered. A failed pair is retried on a later call once due.
 //
-// On PostgreSQL several replicas dispatch the same tenant: each batch is
-// claimed with FOR UPDATE SKIP LOCKED in a transaction held while its
-// events are delivered, so another replica skips them, and a replica that
-// dies mid-batch releases them with its connection, uncommitted, for the
-// next dispatcher to deliver again. SQLite has one process writing, which
-// delivers without a claim: a transaction there would hold the write lock
-// the listeners need.
+// Pairs are claimed with a lease: claim and claimed_until are set in one
+// short statement (on PostgreSQL over rows locked FOR UPDATE SKIP LOCKED,
+// so two replicas never claim the same pair), and the listener runs
+// outside any transaction, so a slow partner holds no connection or lock.
+// A replica that dies leaves its lease to run out; another then runs the
+// pair again (at least once).
 func (d *Dispatcher) DispatchPending(ctx context.Context, t *platform.Tenant) (int, error) {
-	delivered, _, err := d.dispatchPending(ctx, t)
-	return delivered, err
+	n := 0
+	_, err := d.run(ctx, t, &n)
+	return n, err
 }
 
-// dispatchPending is DispatchPending that also counts the events whose
-// delivery failed and that stay pending for a retry.
-func (d *Dispatcher) dispatchPending(ctx context.Context, t *platform.Tenant) (delivered, failed int, err error) {
-	var cursor int64
-	for {
-		n, f, last, err := d.dispatchBatch(ctx, t, cursor)
-		delivered += n
-		failed += f
-		if err != nil || last == 0 {
-			return delivered, failed, err
-		}
-		cursor = last
+// dispatch is DispatchPending returning the time the next pending pair is
+// due (zero when none is).
+func (d *Dispatcher) dispatch(ctx context.Context, t *platform.Tenant) (time.Time, error) {
+	n := 0
+	return d.run(ctx, t, &n)
+}
+
+func (d *Dispatcher) run(ctx context.Context, t *platform.Tenant, delivered *int) (time.Time, error) {
+	if err := d.expand(ctx, t); err != nil {
+		return time.Time{}, err
 	}
+	seen := map[int64]bool{}
+	for {
+		batch, err := d.claim(ctx, t, seen)
+		if err != nil {
+			return time.Time{}, err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		for _, p := range batch {
+			ok, err := d.deliverPair(ctx, t, p)
+			if err != nil {
+				return time.Time{}, err
+			}
+			if ok {
+				*delivered++
+			} else {
+				// Only a failed pair can be pending again in this call.
+				seen[p.id] = true
+			}
+		}
+	}
+	return d.nextDue(ctx, t)
 }
 
-// dispatchBatch claims and delivers the next batch of pending events after
-// cursor. It returns how many it delivered, how many failed, and the id of
-// the last event it looked at, 0 when none was pending.
-func (d *Dispatcher) dispatchBatch(ctx context.Context, t *platform.Tenant, cursor int64) (delivered, failed int, last int64, err error) {
-	work := func(q sqldb.Querier, claim string) error {
-		batch, err := pending(ctx, q, claim, cursor)
-		if err != nil {
-			return err
-		}
-		for _, ev := range batch {
-			last = ev.ID
-			ok, err := d.deliverOne(ctx, t, q, ev)
+// expand makes the pairs of the events that have none yet and marks them
+// (dispatched_at is the time their pairs were made).
+func (d *Dispatcher) expand(ctx context.Context, t *platform.Tenant) error {
+	lock := ""
+	if t.DB.Dialect == sqldb.Postgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	for {
+		n := 0
+		err := t.DB.Tx(ctx, func(tx *sqldb.Tx) error {
+			rows, err := tx.QueryContext(ctx, `SELECT id, name, user_id, payload, created_at FROM events
+				WHERE dispatched_at IS NULL ORDER BY id LIMIT $1`+lock, batchSize)
+			if err != nil {
+				return fmt.Errorf("events: new events: %w", err)
+			}
+			evs, err := scanEvents(rows)
 			if err != nil {
 				return err
 			}
-			if ok {
-				delivered++
-			} else {
-				failed++
+			now := d.clock.Now()
+			for _, ev := range evs {
+				fixed, _, targets := d.registered()
+				names := append([]string(nil), fixed...)
+				for _, tg := range targets {
+					more, err := tg.Match(ctx, tx, t, ev)
+					if err != nil {
+						return err
+					}
+					names = append(names, more...)
+				}
+				for _, name := range names {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO event_deliveries
+						(event_id, listener, state, attempts, next_attempt_at, last_error, created_at, updated_at)
+						VALUES ($1, $2, 'pending', 0, $3, '', $3, $3) ON CONFLICT (event_id, listener) DO NOTHING`,
+						ev.ID, name, now); err != nil {
+						return fmt.Errorf("events: pairs of %d: %w", ev.ID, err)
+					}
+				}
+				if _, err := tx.ExecContext(ctx, `UPDATE events SET dispatched_at = $1 WHERE id = $2`, now, ev.ID); err != nil {
+					return err
+				}
 			}
-		}
-		return nil
-	}
-	if t.DB.Dialect != sqldb.Postgres {
-		err = work(t.DB, "")
-		return delivered, failed, last, err
-	}
-	err = t.DB.Tx(ctx, func(tx *sqldb.Tx) error { return work(tx, "FOR UPDATE SKIP LOCKED") })
-	if err != nil {
-		// Nothing of the batch was recorded: it counts for nothing.
-		return 0, 0, last, err
-	}
-	return delivered, failed, last, nil
-}
-
-// deliverOne calls the listeners for ev and records the outcome through q.
-// A listener's failure is recorded as a failed attempt; only a failure to
-// record, or the dispatcher stopping, is returned.
-func (d *Dispatcher) deliverOne(ctx context.Context, t *platform.Tenant, q sqldb.Querier, ev Stored) (bool, error) {
-	if err := d.deliver(ctx, t, ev); err != nil {
-		if ctx.Err() != nil {
-			// Stopping: not a failed attempt; the event stays pending for
-			// the next run.
-			return false, ctx.Err()
-		}
-		d.log.Warn("event listener failed", "tenant", t.ID, "event", ev.Name, "id", ev.ID, "error", err)
-		_, err := q.ExecContext(ctx, `UPDATE events SET attempts = attempts + 1, last_error = $1 WHERE id = $2`,
-			err.Error(), ev.ID)
-		return false, err
-	}
-	_, err := q.ExecContext(ctx, `UPDATE events SET dispatched_at = $1, attempts = attempts + 1 WHERE id = $2`,
-		d.clock.Now(), ev.ID)
-	return err == nil, err
-}
-
-func (d *Dispatcher) deliver(ctx context.Context, t *platform.Tenant, ev Stored) error {
-	for _, l := range d.listeners {
-		if err := l(ctx, t, ev); err != nil {
+			n = len(evs)
+			return nil
+		})
+		if err != nil || n < batchSize {
 			return err
 		}
 	}
-	return nil
 }
 
-// pending reads the next pending events after id after; claim is the
-// locking clause that makes them this caller's on PostgreSQL.
-func pending(ctx context.Context, q sqldb.Querier, claim string, after int64) ([]Stored, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, name, user_id, payload, created_at FROM events
-		WHERE dispatched_at IS NULL AND attempts < $1 AND id > $2 ORDER BY id LIMIT $3 `+claim, maxAttempts, after, batchSize)
-	if err != nil {
-		return nil, fmt.Errorf("events: pending: %w", err)
+// pair is a claimed (event, listener) pair.
+type pair struct {
+	id       int64
+	listener string
+	attempts int
+	claim    string
+	since    time.Time // start of its retry window
+	ev       Stored
+}
+
+// claim leases the next due pairs not yet run in this call.
+func (d *Dispatcher) claim(ctx context.Context, t *platform.Tenant, seen map[int64]bool) ([]pair, error) {
+	token := newClaim()
+	now, wall := d.clock.Now(), d.LeaseClock.Now()
+	lock := ""
+	if t.DB.Dialect == sqldb.Postgres {
+		lock = " FOR UPDATE SKIP LOCKED"
 	}
+	// A pair this call already ran (failed, and due again at once: a
+	// clock behind) waits for the next call.
+	var skip strings.Builder
+	args := []any{token, wall.Add(d.Lease), now, wall, batchSize}
+	for id := range seen {
+		if skip.Len() == 0 {
+			skip.WriteString(" AND id NOT IN (")
+		} else {
+			skip.WriteString(", ")
+		}
+		args = append(args, id)
+		fmt.Fprintf(&skip, "$%d", len(args))
+	}
+	if skip.Len() > 0 {
+		skip.WriteString(")")
+	}
+	free := `state = 'pending' AND next_attempt_at <= $3 AND (claimed_until IS NULL OR claimed_until <= $4)`
+	if _, err := t.DB.ExecContext(ctx, `UPDATE event_deliveries SET claim = $1, claimed_until = $2
+		WHERE `+free+` AND id IN (SELECT id FROM event_deliveries WHERE `+free+skip.String()+`
+		ORDER BY next_attempt_at, id LIMIT $5`+lock+`)`, args...); err != nil {
+		return nil, fmt.Errorf("events: claim: %w", err)
+	}
+	rows, err := t.DB.QueryContext(ctx, `SELECT p.id, p.listener, p.attempts, p.created_at, e.id, e.name, e.user_id, e.payload, e.created_at
+		FROM event_deliveries p JOIN events e ON e.id = p.event_id WHERE p.claim = $1 ORDER BY p.next_attempt_at, p.id`, token)
+	if err != nil {
+		return nil, fmt.Errorf("events: claimed: %w", err)
+	}
+	defer rows.Close()
+	var out []pair
+	for rows.Next() {
+		p := pair{claim: token}
+		var user sql.NullInt64
+		var payload string
+		if err := rows.Scan(&p.id, &p.listener, &p.attempts, &p.since, &p.ev.ID, &p.ev.Name, &user, &payload, &p.ev.CreatedAt); err != nil {
+			return nil, err
+		}
+		p.ev.UserID = user.Int64
+		if err := json.Unmarshal([]byte(payload), &p.ev.Payload); err != nil {
+			return nil, fmt.Errorf("events: decode %d: %w", p.ev.ID, err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+func newClaim() string {
+	b := make([]byte, 12)
+	crand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// deliverPair runs one claimed pair and records its outcome, under its
+// claim (a lease that ran out and was taken over records nothing). Only a
+// failure to record, or the dispatcher stopping, is returned.
+func (d *Dispatcher) deliverPair(ctx context.Context, t *platform.Tenant, p pair) (bool, error) {
+	lctx, cancel := context.WithTimeout(ctx, d.Lease*4/5)
+	err := d.call(lctx, t, p)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		// Stopping: not an attempt. The pair, and the rest of its batch,
+		// are released for the next run.
+		_, rerr := t.DB.ExecContext(context.Background(), `UPDATE event_deliveries SET claim = NULL, claimed_until = NULL
+			WHERE claim = $1`, p.claim)
+		return false, errors.Join(ctx.Err(), rerr)
+	}
+	now := d.clock.Now()
+	if err == nil {
+		_, err := t.DB.ExecContext(ctx, `UPDATE event_deliveries SET state = 'delivered', attempts = attempts + 1,
+			delivered_at = $1, updated_at = $1, claim = NULL, claimed_until = NULL WHERE id = $2 AND claim = $3`,
+			now, p.id, p.claim)
+		return err == nil, err
+	}
+	reason := err.Error()
+	next, dead := d.nextAttempt(ctx, t, p, now, err)
+	state := "pending"
+	if dead {
+		state = "failed"
+		d.log.Warn("event delivery failed for good", "tenant", t.ID, "event", p.ev.Name, "id", p.ev.ID,
+			"listener", p.listener, "attempts", p.attempts+1, "error", reason)
+	} else {
+		d.log.Info("event delivery failed", "tenant", t.ID, "event", p.ev.Name, "id", p.ev.ID,
+			"listener", p.listener, "attempts", p.attempts+1, "next", next, "error", reason)
+	}
+	if _, err := t.DB.ExecContext(ctx, `UPDATE event_deliveries SET state = $1, attempts = attempts + 1,
+		next_attempt_at = $2, last_error = $3, updated_at = $4, claim = NULL, claimed_until = NULL
+		WHERE id = $5 AND claim = $6`, state, next, reason, now, p.id, p.claim); err != nil {
+		return false, err
+	}
+	if dead {
+		d.gaveUp(ctx, t, p, reason)
+	}
+	return false, nil
+}
+
+// call runs the pair's listener, a panic counting as its failure.
+func (d *Dispatcher) call(ctx context.Context, t *platform.Tenant, p pair) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.log.Error("event listener panicked", "tenant", t.ID, "listener", p.listener, "panic", r, "at", panicSite())
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	_, listeners, targets := d.registered()
+	if l, ok := listeners[p.listener]; ok {
+		return l(ctx, t, p.ev)
+	}
+	for _, tg := range targets {
+		if strings.HasPrefix(p.listener, tg.Prefix) {
+			return tg.Run(ctx, t, p.listener, p.ev)
+		}
+	}
+	return Permanent(fmt.Errorf("no listener %q in this version", p.listener))
+}
+
+// panicSite is the first frame of the stack outside the runtime and this
+// file: where the listener panicked.
+func panicSite() string {
+	for _, line := range strings.Split(string(debug.Stack()), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "/") && !strings.Contains(line, "/runtime/") && !strings.Contains(line, "events/dispatch.go") {
+			return line
+		}
+	}
+	return ""
+}
+
+func (d *Dispatcher) gaveUp(ctx context.Context, t *platform.Tenant, p pair, reason string) {
+	_, _, targets := d.registered()
+	for _, tg := range targets {
+		if tg.GaveUp != nil && strings.HasPrefix(p.listener, tg.Prefix) {
+			tg.GaveUp(ctx, t, p.listener, p.ev, reason)
+		}
+	}
+}
+
+// nextAttempt is when a pair that failed at now (its attempts-th attempt
+// before this one) is tried again, or dead when it is not: the error is
+// permanent, or the next try would fall after the retry window counted
+// from the pair's making (the event's time, or an admin's retry).
+func (d *Dispatcher) nextAttempt(ctx context.Context, t *platform.Tenant, p pair, now time.Time, err error) (time.Time, bool) {
+	if IsPermanent(err) {
+		return now, true
+	}
+	window := DefaultWindow
+	if d.Window != nil {
+		window = d.Window(ctx, t)
+	}
+	next := now.Add(RetryDelay(p.attempts + 1))
+	if next.After(p.since.Add(window)) {
+		return now, true
+	}
+	return next, false
+}
+
+// RetryDelay is the wait after a pair's failed attempt n (1 for the first):
+// FirstRetry doubled n-1 times, at most MaxRetryDelay, less a random jitter
+// of up to a quarter, so pairs that failed together do not all come back
+// at once.
+func RetryDelay(n int) time.Duration {
+	delay := MaxRetryDelay
+	if n < 32 {
+		delay = min(FirstRetry<<(n-1), MaxRetryDelay)
+	}
+	return delay - time.Duration(rand.Int64N(int64(delay/4)+1))
+}
+
+// nextDue is when the earliest pending pair is due, zero when none is.
+// Pairs leased by another replica are left to the poll.
+func (d *Dispatcher) nextDue(ctx context.Context, t *platform.Tenant) (time.Time, error) {
+	var next time.Time
+	err := t.DB.QueryRowContext(ctx, `SELECT next_attempt_at FROM event_deliveries WHERE state = 'pending'
+		AND (claimed_until IS NULL OR claimed_until <= $1) ORDER BY next_attempt_at LIMIT 1`, d.LeaseClock.Now()).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("events: next due: %w", err)
+	}
+	return next, nil
+}
+
+func scanEvents(rows *sql.Rows) ([]Stored, error) {
 	defer rows.Close()
 	var out []Stored
 	for rows.Next() {

@@ -136,3 +136,12 @@ func Emit(ctx context.Context, tx *sqldb.Tx, now time.Time, ev Event) error {
 	tx.Signal()
 	return nil
 }
+
+// Redeliver makes the pairs of the events first..last pending and due at
+// now again, as after a process died between their listeners and the
+// record of their delivery; tests use it to show redelivery is harmless.
+func Redeliver(ctx context.Context, q sqldb.Querier, now time.Time, first, last int64) error {
+	_, err := q.ExecContext(ctx, `UPDATE event_deliveries SET state = 'pending', next_attempt_at = $1,
+		claim = NULL, claimed_until = NULL, updated_at = $1 WHERE event_id >= $2 AND event_id <= $3`, now, first, last)
+	return err
+}

@@ -3,6 +3,7 @@ package lti
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -31,6 +32,10 @@ type Grades struct {
 	// Fetch reaches the platforms' token and score URLs through the
 	// outbound-fetch guard.
 	Fetch *fetch.Client
+	// Kept, when set, reads the learner's kept (best) score of a topic
+	// (ok false when it has none): a delivery replayed after a better
+	// score sends that one, never the older lower one.
+	Kept func(ctx context.Context, t *platform.Tenant, userID, topicID int64) (raw, max float64, ok bool, err error)
 }
 
 // gradeTarget is where one score goes: the line item of a launch at its
@@ -46,8 +51,13 @@ type gradeTarget struct {
 // Listener posts the scores of a TopicFinished, TopicScored (a better
 // score in a finished topic) or CourseFinished event. Posting a score
 // again is harmless (a platform keeps the latest), and a line item is
-// looked for before one is made, so a redelivered event needs no record;
-// a platform that fails makes the event be delivered again later.
+// looked for before one is made, so a redelivered event needs no record.
+// The score sent is the topic's kept best one, stamped with the event's
+// time: a replay of an older event sends nothing lower than what was
+// sent, and platforms that keep the newest score by timestamp keep the
+// later one. A platform that fails for now fails the delivery, retried
+// later; one whose answer means never (a refused scope, an unknown user)
+// fails it for good (events.Permanent) once every target was tried.
 func (g *Grades) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
 	if (ev.Name != events.TopicFinished && ev.Name != events.TopicScored && ev.Name != events.CourseFinished) || ev.UserID == 0 {
 		return nil
@@ -56,13 +66,44 @@ func (g *Grades) Listener(ctx context.Context, t *platform.Tenant, ev events.Sto
 	if err != nil {
 		return err
 	}
-	given, maximum := scoreOf(ev)
+	given, maximum, err := g.scoreOf(ctx, t, ev)
+	if err != nil {
+		return err
+	}
+	var failed []error
+	permanent := true
 	for _, to := range targets {
-		if err := g.post(ctx, t, to, given, maximum); err != nil {
-			return fmt.Errorf("lti: score to %s: %w", to.tokenURL, err)
+		if err := g.post(ctx, t, to, given, maximum, ev.CreatedAt); err != nil {
+			failed = append(failed, fmt.Errorf("lti: score to %s: %w", to.tokenURL, err))
+			permanent = permanent && events.IsPermanent(err)
 		}
 	}
-	return nil
+	if len(failed) == 0 {
+		return nil
+	}
+	if permanent {
+		return events.Permanent(errors.Join(failed...))
+	}
+	// A retry posts to every target again, which is harmless.
+	return errors.Join(failed...)
+}
+
+// scoreOf is the score to send for ev: the event's own (scoreOf), or the
+// topic's kept score when it is better.
+func (g *Grades) scoreOf(ctx context.Context, t *platform.Tenant, ev events.Stored) (float64, float64, error) {
+	given, maximum := scoreOf(ev)
+	topic, ok := ev.Payload["topic_id"].(float64)
+	if g.Kept == nil || ev.Name == events.CourseFinished || !ok {
+		return given, maximum, nil
+	}
+	raw, max, ok, err := g.Kept(ctx, t, ev.UserID, int64(topic))
+	if err != nil {
+		return 0, 0, err
+	}
+	if ok && max > 0 && raw/max > given/maximum {
+		return raw, max, nil
+	}
+	return given, maximum, nil
 }
 
 // scoreOf is the score an event's payload carries (learning's
@@ -134,7 +175,7 @@ func (to gradeTarget) same(o gradeTarget) bool {
 
 // post gets a service token and posts the score, to the launch's line
 // item or to the one found or made in the container.
-func (g *Grades) post(ctx context.Context, t *platform.Tenant, to gradeTarget, given, maximum float64) error {
+func (g *Grades) post(ctx context.Context, t *platform.Tenant, to gradeTarget, given, maximum float64, at time.Time) error {
 	token, err := g.token(ctx, t, to)
 	if err != nil {
 		return err
@@ -149,7 +190,7 @@ func (g *Grades) post(ctx context.Context, t *platform.Tenant, to gradeTarget, g
 	body, _ := json.Marshal(map[string]any{
 		"userId": to.sub, "scoreGiven": given, "scoreMaximum": maximum,
 		"activityProgress": "Completed", "gradingProgress": "FullyGraded",
-		"timestamp": g.Clock.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		"timestamp": at.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 	})
 	res, err := g.Fetch.Send(ctx, http.MethodPost, serviceURL(lineItem, "/scores"), http.Header{
 		"Content-Type":  {"application/vnd.ims.lis.v1.score+json"},
@@ -159,9 +200,21 @@ func (g *Grades) post(ctx context.Context, t *platform.Tenant, to gradeTarget, g
 		return err
 	}
 	if res.Status/100 != 2 {
-		return fmt.Errorf("the score service answered %d", res.Status)
+		return answered("the score service", res.Status)
 	}
 	return nil
+}
+
+// answered is the error of a platform's service answering status: for
+// good when the answer means the request can never succeed (400, 404,
+// 422: an unknown user or line item, a refused scope), else for now.
+func answered(service string, status int) error {
+	err := fmt.Errorf("%s answered %d", service, status)
+	switch status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity:
+		return events.Permanent(err)
+	}
+	return err
 }
 
 // lineItem finds the line item of the launch's resource link in the
@@ -233,8 +286,11 @@ func (g *Grades) token(ctx context.Context, t *platform.Tenant, to gradeTarget) 
 		return "", err
 	}
 	var tok ServiceToken
-	if res.Status != http.StatusOK || json.Unmarshal(res.Body, &tok) != nil || tok.AccessToken == "" {
-		return "", fmt.Errorf("the token service answered %d", res.Status)
+	if res.Status != http.StatusOK {
+		return "", answered("the token service", res.Status)
+	}
+	if json.Unmarshal(res.Body, &tok) != nil || tok.AccessToken == "" {
+		return "", fmt.Errorf("the token service answered %d without a token", res.Status)
 	}
 	return tok.AccessToken, nil
 }

@@ -39,6 +39,12 @@ type testPlatform struct {
 	fetches atomic.Int32
 	toolKey *rsa.PublicKey
 	scores  chan postedScore
+	// unavailable, when set and true, makes the token service answer 503;
+	// tokenCalls counts its requests.
+	unavailable func() bool
+	tokenCalls  atomic.Int32
+	// now, when set, is the platform's clock for client assertions.
+	now func() time.Time
 }
 
 // postedScore is a score the platform received on a line item.
@@ -88,13 +94,21 @@ func newTestPlatform(t *testing.T) *testPlatform {
 // token is the platform's token endpoint: a client assertion of our
 // tool, signed with our key, for the score scope.
 func (p *testPlatform) token(w http.ResponseWriter, r *http.Request) {
+	p.tokenCalls.Add(1)
 	p.mu.Lock()
-	key := p.toolKey
+	key, down, now := p.toolKey, p.unavailable, p.now
 	p.mu.Unlock()
+	if now == nil {
+		now = time.Now
+	}
+	if down != nil && down() {
+		http.Error(w, "maintenance", http.StatusServiceUnavailable)
+		return
+	}
 	claims := jwt.MapClaims{}
 	_, err := jwt.ParseWithClaims(r.FormValue("client_assertion"), claims, func(*jwt.Token) (any, error) { return key, nil },
 		jwt.WithValidMethods([]string{"RS256"}), jwt.WithIssuer(clientID), jwt.WithSubject(clientID),
-		jwt.WithAudience(p.srv.URL+"/token"), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+		jwt.WithAudience(p.srv.URL+"/token"), jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithTimeFunc(now))
 	if key == nil || err != nil || claims["jti"] == nil || r.FormValue("grant_type") != "client_credentials" ||
 		r.FormValue("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" {
 		http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)

@@ -19,7 +19,7 @@ func (s *Server) pdfService() *pdf.Service {
 	}
 	svc := &pdf.Service{InternalKey: s.Config.InternalKey, Log: s.Log}
 	svc.Fonts, svc.FontsErr = pdf.LoadFonts(latin, cjk)
-	if svc.FontsErr != nil {
+	if svc.FontsErr != nil && s.Log != nil { // nil: only describing the routes
 		s.Log.Warn("pdf service without fonts: certificates fail until they are installed", "error", svc.FontsErr)
 	}
 	return svc
@@ -36,7 +36,7 @@ func (s *Server) certificateRoutes() {
 		FileURL: s.Files.URL}
 	certificates.Routes(s.API, s.Certificates)
 	if s.Dispatcher != nil {
-		s.Dispatcher.Listen(s.Certificates.Listener)
+		s.Dispatcher.Listen("certificates", s.Certificates.Listener)
 	}
 }
 

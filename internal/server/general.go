@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/httpx"
 )
@@ -23,6 +24,13 @@ type healthData struct {
 	// Warnings name what works only in part (a missing ffmpeg stops video
 	// transcoding only), without making the service unhealthy.
 	Warnings []string `json:"warnings,omitempty" doc:"What works only in part, such as video transcoding without ffmpeg."`
+	// Deliveries is told to admins only.
+	Deliveries *deliveryBacklog `json:"deliveries,omitempty" doc:"Admins only: event deliveries failed for good, and pending ones overdue by more than a minute."`
+}
+
+type deliveryBacklog struct {
+	Failed  int64 `json:"failed"`
+	Overdue int64 `json:"overdue"`
 }
 
 type moduleInfo struct {
@@ -109,6 +117,11 @@ func (s *Server) health(ctx context.Context) (*httpx.Response[healthData], error
 		d.Services[name] = "ok"
 	}
 	check("database", t.DB.PingContext(ctx))
+	if p := httpx.PrincipalFrom(ctx); p != nil && p.HasRole(access.Admin) {
+		failed, overdue, err := events.Backlog(ctx, t.DB, s.Clock.Now())
+		check("deliveries", err)
+		d.Deliveries = &deliveryBacklog{Failed: failed, Overdue: overdue}
+	}
 	check("blob", t.Blob.Ping(ctx))
 	if s.Redis != nil {
 		check("redis", s.Redis.Ping(ctx).Err())

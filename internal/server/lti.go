@@ -32,6 +32,16 @@ func (s *Server) ltiRoutes(authService *auth.Service) {
 	if s.Dispatcher != nil {
 		// Learners who finish what a platform launched get their score
 		// posted back to it.
-		s.Dispatcher.Listen((&lti.Grades{Clock: s.Clock, Fetch: outbound}).Listener)
+		s.Dispatcher.Listen("lti_grades", (&lti.Grades{Clock: s.Clock, Fetch: outbound, Kept: s.keptScore}).Listener)
 	}
+}
+
+// keptScore is the learner's kept score of a topic, for the grades sent
+// back to LTI platforms.
+func (s *Server) keptScore(ctx context.Context, t *platform.Tenant, userID, topicID int64) (float64, float64, bool, error) {
+	_, score, err := s.Learning.TopicResult(ctx, t, userID, topicID)
+	if err != nil || score == nil {
+		return 0, 0, false, err
+	}
+	return score.Raw, score.Max, true, nil
 }

@@ -2,10 +2,12 @@ package server_test
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/server"
 )
 
@@ -52,7 +54,7 @@ func TestReactionSurvivesCrash(t *testing.T) {
 			if _, err := next.Dispatcher.DispatchPending(ctx, tenant); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := tenant.DB.ExecContext(ctx, `UPDATE events SET dispatched_at = NULL WHERE id > $1`, before); err != nil {
+			if err := events.Redeliver(ctx, tenant.DB, env.Clock.Now(), before+1, math.MaxInt64); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := next.Dispatcher.DispatchPending(ctx, tenant); err != nil {

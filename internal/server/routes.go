@@ -19,6 +19,7 @@ func (s *Server) routes() {
 	authService := &auth.Service{Clock: s.Clock, Passwords: s.Passwords, Settings: s.Settings, Mail: s.Mail}
 	notifications := &notify.Notifications{Clock: s.Clock, Exclude: s.Config.NotifyExclude, UserExists: accounts.Exists}
 	s.generalRoutes()
+	s.deliveryRoutes()
 	auth.Routes(s.API, authService)
 	tokens.Routes(s.API, s.Tokens)
 	s.deviceRoutes()
@@ -39,13 +40,13 @@ func (s *Server) routes() {
 	s.demoRoutes(authService)
 	s.ltiRoutes(authService)
 	if s.Dispatcher != nil {
-		s.Dispatcher.Listen(notifications.Listener)
-		s.Dispatcher.Listen(authService.Listener)
-		s.Dispatcher.Listen(s.Mail.Listener)
+		s.Dispatcher.Listen("notifications", notifications.Listener)
+		s.Dispatcher.Listen("auth", authService.Listener)
+		s.Dispatcher.Listen("mail", s.Mail.Listener)
 		// Reactions between capabilities (docs/architecture.md).
-		s.Dispatcher.Listen(s.Courses.Listener)
-		s.Dispatcher.Listen(s.Learning.Listener)
-		s.Dispatcher.Listen(s.topics.Listener)
+		s.Dispatcher.Listen("courses", s.Courses.Listener)
+		s.Dispatcher.Listen("learning", s.Learning.Listener)
+		s.Dispatcher.Listen("topics", s.topics.Listener)
 	}
 }
 

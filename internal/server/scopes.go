@@ -35,6 +35,16 @@ var scopePolicy = func() tokens.Policy {
 		"GET /api/files/{key}":   tokens.AnyToken,
 		"GET /api/config":        read(settings),
 		"POST /api/admin/config": write(settings),
+		// Event deliveries and their dead letters: tenant operations.
+		"GET /api/admin/deliveries":               read(settings),
+		"POST /api/admin/deliveries/{id}/retry":   write(settings),
+		"POST /api/admin/deliveries/retry":        write(settings),
+		"GET /api/admin/webhooks":                 read(settings),
+		"POST /api/admin/webhooks":                write(settings),
+		"GET /api/admin/webhooks/{id}":            read(settings),
+		"PATCH /api/admin/webhooks/{id}":          write(settings),
+		del + " /api/admin/webhooks/{id}":         write(settings),
+		"GET /api/admin/webhooks/{id}/deliveries": read(settings),
 
 		// Message templates are tenant configuration, as settings are;
 		// a preview renders without saving, so reading suffices.

@@ -196,6 +196,10 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 	if cfg.EventsPoll > 0 {
 		s.Dispatcher.Poll = cfg.EventsPoll
 	}
+	if cfg.EventsLease > 0 {
+		s.Dispatcher.Lease = cfg.EventsLease
+	}
+	s.Dispatcher.Window = s.retryWindow
 	s.Registry = platform.NewRegistry(s.PlatformDB, s.MasterKey, s.Clock.Now)
 	var onOpen []func(*platform.Tenant) func()
 	if !opts.NoDispatch {
@@ -390,4 +394,14 @@ func (s *Server) Close() {
 	if s.PlatformDB != nil {
 		s.PlatformDB.Close()
 	}
+}
+
+// retryWindow is the tenant's lms_events.retry_window_hours: how long a
+// failing event delivery is retried before it is a dead letter.
+func (s *Server) retryWindow(ctx context.Context, t *platform.Tenant) time.Duration {
+	hours, err := s.Settings.Int(ctx, t, "lms_events.retry_window_hours")
+	if err != nil || hours <= 0 {
+		return events.DefaultWindow
+	}
+	return time.Duration(hours) * time.Hour
 }

@@ -124,6 +124,10 @@ func keyTable() []Key {
 		// and how long the agent audit keeps its rows.
 		{Name: "lms_tokens.max_per_user", Rule: integer(1), Default: 50.0},
 		{Name: "lms_tokens.audit_retention_days", Rule: integer(1), Default: 90.0},
+		// Event deliveries (internal/events): how long a failing listener
+		// or webhook is retried before it is a dead letter; at least the
+		// three days a partner may be down over a long weekend.
+		{Name: "lms_events.retry_window_hours", Rule: integer(72), Default: 72.0},
 	}
 	for _, provider := range []string{"google", "facebook"} {
 		p := "lms_auth.socialite." + provider + "."
