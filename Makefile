@@ -31,6 +31,7 @@ $(PLAYER): package.json package-lock.json
 
 $(LTIJS): $(LTIJS_DIR)/package.json $(LTIJS_DIR)/package-lock.json
 	npm ci --prefix $(LTIJS_DIR) --ignore-scripts --no-audit --no-fund
+	@touch $@
 
 $(WEBHOOKS): $(WEBHOOKS_DIR)/package.json $(WEBHOOKS_DIR)/package-lock.json
 	npm ci --prefix $(WEBHOOKS_DIR) --ignore-scripts --no-audit --no-fund
