@@ -175,9 +175,16 @@ func (c *cluster) lms(t *testing.T, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(c.bin, args...)
 	cmd.Env = c.env
-	out, err := cmd.CombinedOutput()
+	// Only standard output is the command's answer: its log goes to
+	// standard error, shown when the command fails.
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("lms %s: %v\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("lms %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Logf("lms %s logged:\n%s", strings.Join(args, " "), stderr.String())
 	}
 	return string(out)
 }
