@@ -36,6 +36,7 @@ func (h *Handler) ltiLaunch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.setSession(w, r, *tok, false, ltiSessionTTL)
+	h.newCSRFSecret(w, r)
 	w.Header().Set("Cache-Control", "no-store")
 	target := "/my"
 	if course != "" {

@@ -111,6 +111,9 @@ type view struct {
 	// version query of the stylesheet and script.
 	L     labels
 	Asset string
+	// CSRF is the token of the page's forms (see csrf.go); render fills
+	// it in.
+	CSRF string
 }
 
 // labels are the words of the layout (header, footer, skip link).
@@ -135,6 +138,9 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bufPool.Put(buf)
+	if v.CSRF == "" {
+		v.CSRF = h.csrfToken(w, r, csrfForm)
+	}
 	if err := h.execute(buf, r, name, v); err != nil {
 		h.log.Error("web: render", "page", name, "err", err)
 		h.plainError(w, http.StatusInternalServerError, "Something went wrong.")

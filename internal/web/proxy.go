@@ -130,6 +130,15 @@ func (h *Handler) files(w http.ResponseWriter, r *http.Request) {
 	}
 	defer res.Body.Close()
 	copyHeaders(w.Header(), res.Header)
+	if strings.HasPrefix(r.URL.Path, "/api/files/") && activeType(res.Header.Get("Content-Type")) {
+		// An uploaded file that would run script (HTML, SVG, XML) runs
+		// none: sandboxed to an opaque origin, and on the frontend's
+		// origin a download rather than a page.
+		w.Header().Add("Content-Security-Policy", "sandbox")
+		if _, content := r.Context().Value(contentKey{}).(string); !content {
+			w.Header().Set("Content-Disposition", "attachment")
+		}
+	}
 	w.WriteHeader(res.StatusCode)
 	streamBody(w, res.Body)
 }
