@@ -85,9 +85,9 @@ func (c *countingAPI) hold(path string) (release func()) {
 
 // front is the frontend under test, pointed at an API.
 type front struct {
-	t     testing.TB
-	web   *Handler
-	srv   *httptest.Server
+	t   testing.TB
+	web *Handler
+	srv *httptest.Server
 	// content is the content origin's listener; contentPort its port.
 	content     *httptest.Server
 	contentPort string
@@ -131,6 +131,20 @@ func newFront(t testing.TB, apiURL, platformHost string, o frontOptions) *front 
 		h.cache.wait()
 	})
 	return f
+}
+
+// contentPath checks that a link names the content origin of the
+// harness's tenant and returns its path and query, to request with
+// content: true; the frontend's own origin must not serve it (404).
+func (f *front) contentPath(link string) string {
+	f.t.Helper()
+	origin := "http://" + f.host + ":" + f.contentPort
+	path, ok := strings.CutPrefix(link, origin)
+	if !ok || !strings.HasPrefix(path, "/") {
+		f.t.Fatalf("%q is not on the content origin %s", link, origin)
+	}
+	f.must(req{path: path}, http.StatusNotFound)
+	return path
 }
 
 // testCSRFSecret is the CSRF secret of the harness's requests: do sends it
@@ -177,10 +191,10 @@ func eachBackend(t *testing.T, fn func(t *testing.T, backend string)) {
 
 // req is one request to the frontend.
 type req struct {
-	method  string
-	path    string
-	host    string
-	token   string // sent as the lms_session cookie
+	method string
+	path   string
+	host   string
+	token  string // sent as the lms_session cookie
 	// noCSRF leaves out the CSRF cookie and token do adds to page forms.
 	noCSRF bool
 	// content sends the request to the content origin's listener.

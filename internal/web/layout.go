@@ -154,7 +154,7 @@ const liaSandbox = "allow-scripts allow-popups allow-forms allow-modals allow-do
 // colour is never the only sign), ids unique in the page, and the sandbox
 // of LiaScript's player frames.
 var layoutFuncs = template.FuncMap{
-	"liaSandbox": func() string { return liaSandbox },
+	"liaSandbox":     func() string { return liaSandbox },
 	"packageSandbox": func() string { return packageSandbox },
 	"toneLabel": func(tone any) string {
 		switch tone {
