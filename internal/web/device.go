@@ -148,6 +148,6 @@ func (h *Handler) renderDevice(w http.ResponseWriter, r *http.Request, status in
 	// in a frame (no clickjacking of its buttons).
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Options", "DENY")
-	w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", strings.Replace(pageCSP, "frame-ancestors 'self'", "frame-ancestors 'none'", 1))
 	h.render(w, r, status, "device", view{Title: "Connect a device", SignedIn: true, Data: d})
 }
