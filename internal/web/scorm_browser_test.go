@@ -58,6 +58,7 @@ type scormPlay struct {
 	admin   string
 	learner *apitest.User
 	api     *countingAPI
+	front   *front
 
 	mu      sync.Mutex
 	dialogs []string // the SCO's alert and confirm boxes, as "type: message"
@@ -68,10 +69,17 @@ var scormSession = 3 * time.Minute
 
 func newScormPlay(t *testing.T) *scormPlay {
 	t.Helper()
+	return newScormPlayAs(t, "student")
+}
+
+// newScormPlayAs is newScormPlay with a user of another role in the
+// browser.
+func newScormPlayAs(t *testing.T, role string) *scormPlay {
+	t.Helper()
 	env := apitest.New(t, "sqlite", apitest.Options{})
 	api := newCountingAPI(t, env.Server.Handler)
 	f := newFront(t, api.srv.URL, "platform.test", frontOptions{clock: env.Clock})
-	p := &scormPlay{t: t, env: env, api: api, admin: env.As("admin").Token, learner: env.NewUser("student")}
+	p := &scormPlay{t: t, env: env, api: api, admin: env.As("admin").Token, learner: env.NewUser(role), front: f}
 	p.course = seedCourse(t, env, env.Host, p.admin, "Golf course")
 	_, port, _ := strings.Cut(strings.TrimPrefix(f.srv.URL, "http://"), ":")
 	p.origin = "http://" + env.Host + ":" + port
