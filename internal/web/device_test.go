@@ -34,10 +34,14 @@ func pollDevice(t *testing.T, env *apitest.Env, deviceCode string) *apitest.Resp
 // confirmation is the decision form of a device confirmation page as a
 // browser would post it: the code, the page's token and the CSRF cookie
 // the page set.
-func confirmation(t *testing.T, page *resp) req {
+// A browser that had a secret already keeps it (known).
+func confirmation(t *testing.T, page *resp, known ...*http.Cookie) req {
 	t.Helper()
 	m := regexp.MustCompile(`name="code" value="([^"]+)"><input type="hidden" name="csrf_token" value="([^"]+)"`).FindStringSubmatch(page.text())
 	c := page.cookie(csrfCookie)
+	if c == nil && len(known) > 0 {
+		c = known[0]
+	}
 	if m == nil || c == nil {
 		t.Fatalf("the confirmation page has no token (cookie %v): %.800s", c, page.text())
 	}
