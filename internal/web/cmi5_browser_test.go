@@ -107,7 +107,9 @@ func (b *cmi5Browser) frameValue(what string, f *cdp.Node, expr string, res any)
 	b.run(what, chromedp.ActionFunc(func(ctx context.Context) error {
 		for {
 			err := browsertest.Until(expr, res, chromedp.WithPollingInFrame(f)).Do(ctx)
-			if err == nil || ctx.Err() != nil || !navigated(err) {
+			// Before the frame's first document has a script context,
+			// the browser names none: that is a wait too.
+			if err == nil || ctx.Err() != nil || !navigated(err) && !strings.Contains(err.Error(), "executionContextId") {
 				return err
 			}
 		}
@@ -136,6 +138,8 @@ func (b *cmi5Browser) startUntil(course, topic int64, ready string) (*cdp.Node, 
 	var href string
 	b.frameValue("AU loaded", f, `location.origin === '`+b.content+`' && location.pathname.indexOf('/api/cmi5/content/') === 0 &&
 		document.readyState === 'complete' && location.href`, &href)
+	// The node again: it holds the AU's document now.
+	f = b.frame()
 	b.inFrame("AU initialized", f, ready)
 	u, err := url.Parse(href)
 	if err != nil {

@@ -5,13 +5,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/demo/cmi5demo"
 	"github.com/lms-platform/lms/internal/device"
 	"github.com/lms-platform/lms/internal/scorm"
 )
@@ -217,6 +220,88 @@ func TestHostileScormInBrowser(t *testing.T) {
 	var here string
 	p.run("location", chromedp.Location(&here))
 	if !strings.HasPrefix(here, p.origin+"/learn/") {
+		t.Errorf("the topic page was navigated to %s", here)
+	}
+}
+
+// hostileAU is the demo's cmi5 package with hostileScript run first in
+// its AU's page; the AU then starts as usual (au.js), so its own LRS
+// calls show that the legitimate tracking works. The findings are left
+// in the page as data-hostile.
+func hostileAU(t *testing.T, front, code string) []byte {
+	t.Helper()
+	data, err := cmi5demo.Package()
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	for _, f := range zr.File {
+		rc, _ := f.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		if f.Name == "index.html" {
+			probe := `<script>` + fmt.Sprintf(hostileScript, front, code) + `
+probe().then(function (found) {
+  document.body.dataset.hostile = JSON.stringify(found);
+  var s = document.createElement('script'); s.src = 'au.js'; document.body.appendChild(s);
+});
+</script>`
+			if !bytes.Contains(b, []byte(`<script src="au.js"></script>`)) {
+				t.Fatal("the demo AU's page changed")
+			}
+			b = bytes.Replace(b, []byte(`<script src="au.js"></script>`), []byte(probe), 1)
+		}
+		w, _ := zw.Create(f.Name)
+		w.Write(b)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestHostileCmi5InBrowser is TestHostileScormInBrowser for a cmi5 AU:
+// launched into the topic's frame, it runs on the content origin, its
+// endpoint and fetch URL there too; every attempt against the admin who
+// opened it fails, the device login stays pending, and the AU's own
+// statements (initialized, passed) reach the LRS.
+func TestHostileCmi5InBrowser(t *testing.T) {
+	env, f, admin, c := cmi5Site(t, "Hostile AU")
+	viewer := env.NewUser("admin")
+	b := newCmi5Browser(t, env, f, viewer)
+	codes := env.Call(t, 200, "POST", "/api/auth/device/code", "", map[string]any{"client_name": "lmsctl",
+		"scopes": []string{"courses:read", "courses:write", "users:read"}})
+	dc, uc := codes.String("data.device_code"), codes.String("data.user_code")
+	topic := demoTopic(t, env, admin.Token, c.lesson, hostileAU(t, b.origin, uc))
+
+	b.run("storage", chromedp.Navigate(b.origin+"/my"), chromedp.WaitVisible(`main`, chromedp.ByQuery),
+		chromedp.Evaluate(`localStorage.setItem('front-secret', 'admin-only'), true`, nil))
+	frame, launch := b.startUntil(c.course, topic, `document.body.dataset.ready === '1'`)
+	var raw string
+	b.frameValue("the AU has tried", frame, `document.body.dataset.hostile`, &raw)
+	var found map[string]string
+	if err := json.Unmarshal([]byte(raw), &found); err != nil {
+		t.Fatalf("findings %q: %v", raw, err)
+	}
+	checkFindings(t, found, b.content)
+
+	// Its own tracking works: the answer is judged and stored.
+	b.run("answer", chromedp.Click(`#a-spaced`, chromedp.ByID, chromedp.FromNode(frame)))
+	b.inFrame("judged", frame, `document.body.dataset.busy === '0' && document.getElementById('status').textContent.indexOf('passed') >= 0`)
+	if n := len(statements(t, env, admin.Token, url.Values{"registration": {launch.Get("registration")}, "verb": {verbPassed}})); n != 1 {
+		t.Errorf("passed statements: %d", n)
+	}
+	if poll := pollDevice(t, env, dc); poll.String("error") != device.CodePending {
+		t.Errorf("the device login after the AU ran: %d %s", poll.Status, poll.Body)
+	}
+	var here string
+	b.run("location", chromedp.Location(&here))
+	if !strings.HasPrefix(here, b.origin+"/learn/") {
 		t.Errorf("the topic page was navigated to %s", here)
 	}
 }
