@@ -2,10 +2,12 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -242,6 +244,39 @@ func TestDeviceApproveNeedsConfirmation(t *testing.T) {
 		}
 		if res := pollDevice(t, s.env, dc); res.Status != 200 || res.Number("data.user_id") != float64(u.ID) {
 			t.Fatalf("poll after approval: %d %s", res.Status, res.Body)
+		}
+	})
+}
+
+// TestUploadedActiveFiles: a signed link to an uploaded file that would
+// run script (HTML, SVG) is a sandboxed download on the frontend's origin
+// and sandboxed on the content origin; PDFs stay inline. (The API's files
+// route answers so already; the frontend holds it whatever answers.)
+func TestUploadedActiveFiles(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		tn, release := s.env.OpenTenant(s.env.Tenant)
+		defer release()
+		put := func(key, ct, body string) string {
+			if err := tn.Blob.Put(context.Background(), key, strings.NewReader(body), int64(len(body)), ct); err != nil {
+				t.Fatal(err)
+			}
+			return s.env.Server.Files.URL(tn, key)
+		}
+		for _, f := range []struct{ key, ct string }{{"resources/a/page.html", "text/html"}, {"content/b/pic.svg", "image/svg+xml"}} {
+			link := put(f.key, f.ct, `<script>fetch('/bff/api/profile/me')</script>`)
+			r := s.must(req{path: link}, http.StatusOK)
+			if !strings.HasPrefix(r.header.Get("Content-Disposition"), "attachment") || !slices.Contains(r.header.Values("Content-Security-Policy"), "sandbox") {
+				t.Fatalf("%s on the frontend: %v", f.ct, r.header)
+			}
+			r = s.must(req{path: link, content: true}, http.StatusOK)
+			if !slices.Contains(r.header.Values("Content-Security-Policy"), "sandbox") {
+				t.Fatalf("%s on the content origin: %v", f.ct, r.header)
+			}
+		}
+		r := s.must(req{path: put("content/c/doc.pdf", "application/pdf", "%PDF-1.4\n")}, http.StatusOK)
+		if !strings.HasPrefix(r.header.Get("Content-Disposition"), "inline") || len(r.header.Values("Content-Security-Policy")) != 0 {
+			t.Fatalf("a PDF: %v", r.header)
 		}
 	})
 }

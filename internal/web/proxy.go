@@ -133,9 +133,11 @@ func (h *Handler) files(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/files/") && activeType(res.Header.Get("Content-Type")) {
 		// An uploaded file that would run script (HTML, SVG, XML) runs
 		// none: sandboxed to an opaque origin, and on the frontend's
-		// origin a download rather than a page.
+		// origin a download rather than a page. The API's files route
+		// does so already; this holds whatever answers behind it.
 		w.Header().Add("Content-Security-Policy", "sandbox")
-		if _, content := r.Context().Value(contentKey{}).(string); !content {
+		_, content := r.Context().Value(contentKey{}).(string)
+		if d := w.Header().Get("Content-Disposition"); !content && !strings.HasPrefix(d, "attachment") {
 			w.Header().Set("Content-Disposition", "attachment")
 		}
 	}
