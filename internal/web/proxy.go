@@ -59,6 +59,12 @@ func (h *Handler) h5pProxy(w http.ResponseWriter, r *http.Request) {
 	}
 	defer res.Body.Close()
 	copyHeaders(w.Header(), res.Header)
+	if strings.HasPrefix(r.URL.Path, "/h5p/content/") && activeType(res.Header.Get("Content-Type")) {
+		// A content file of a package that would run script when opened
+		// on its own (SVG, XML, HTML) runs none on this origin, whatever
+		// the H5P service sent.
+		w.Header().Add("Content-Security-Policy", "sandbox")
+	}
 	if loc := res.Header.Get("Location"); loc != "" {
 		w.Header().Set("Location", h.rewriteLocation(r, loc))
 	}
