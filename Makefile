@@ -44,8 +44,11 @@ build: $(PLAYER)
 # the API with Host: DEMO_HOST); the platform tenant at HOST.
 DEMO_HOST ?= 127.0.0.1
 WEB_PORT  ?= 3000
+# The content origin: package content (SCORM, cmi5, apps, LiaScript) is
+# served on this second port, away from the session (docs/web.md).
+CONTENT_PORT ?= 3001
 RUN_ENV = DEMO_MODE=true LMS_API_ADDR=$(ADDR) LMS_PLATFORM_HOST=$(HOST) LMS_ADMIN_EMAIL=$(ADMIN_EMAIL) \
-	LMS_ADMIN_PASSWORD=$(ADMIN_PASSWORD) LMS_WEB_ADDR=127.0.0.1:$(WEB_PORT)
+	LMS_ADMIN_PASSWORD=$(ADMIN_PASSWORD) LMS_WEB_ADDR=127.0.0.1:$(WEB_PORT) LMS_CONTENT_ADDR=127.0.0.1:$(CONTENT_PORT)
 
 run: build
 	@$(RUN_ENV) ./$(BIN) tenant list --json | grep -q '"$(DEMO_HOST)"' || { \
@@ -56,6 +59,7 @@ run: build
 	@echo "  Learn in the browser:  http://$(DEMO_HOST):$(WEB_PORT)/  (Log in: one click as student, tutor or admin)"
 	@echo "  Demo accounts:         student@demo.local, tutor@demo.local, admin@demo.local (no password in demo mode)"
 	@echo "  Platform landing:      http://$(HOST):$(WEB_PORT)/"
+	@echo "  Content origin:        http://$(DEMO_HOST):$(CONTENT_PORT)/  (package content only, no session: the topic pages frame it)"
 	@echo "  API:                   http://$(ADDR)/api/...  (send Host: $(DEMO_HOST) for the demo, Host: $(HOST) for the platform)"
 	@echo "  Platform admin:        $(ADMIN_EMAIL) / $(ADMIN_PASSWORD)"
 	@echo "  API description:       http://$(ADDR)/api/openapi.json"

@@ -65,6 +65,7 @@ func TestDemoCommands(t *testing.T) {
 	setEnv(t)
 	t.Setenv("LMS_PLATFORM_HOST", "localhost")
 	t.Setenv("LMS_WEB_ADDR", "127.0.0.1:0")
+	t.Setenv("LMS_CONTENT_ADDR", "127.0.0.1:0")
 	t.Setenv("LMS_DEMO_CONTENT_DIR", "")
 	t.Setenv("LMS_DEMO_FRONT_URL", "")
 	t.Setenv("DEMO_MODE", "true")

@@ -21,6 +21,7 @@ func setEnv(t *testing.T) string {
 	t.Setenv("LMS_REDIS_URL", "")
 	t.Setenv("LMS_BLOB_URL", "")
 	t.Setenv("LMS_WEB_ADDR", "127.0.0.1:0")
+	t.Setenv("LMS_CONTENT_ADDR", "127.0.0.1:0")
 	return dir
 }
 

@@ -645,7 +645,7 @@ func startServe(binary, dir string) (*served, error) {
 	cmd := exec.Command(binary, "serve")
 	// The frontend runs too, as in a default `lms serve`, on a free port.
 	cmd.Env = append(os.Environ(), "LMS_DATA_DIR="+dir, "LMS_API_ADDR="+addr, "LMS_ADMIN_PASSWORD=bench-password",
-		"LMS_LOG_LEVEL=error", "LMS_WEB_ADDR="+web)
+		"LMS_LOG_LEVEL=error", "LMS_WEB_ADDR="+web, "LMS_CONTENT_ADDR="+freeAddr())
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

@@ -19,6 +19,15 @@ type Config struct {
 	// APIURL is where the other parts (the H5P service) reach the API.
 	APIURL  string
 	WebAddr string // empty: no web frontend
+	// ContentAddr is where the web frontend's content origin listens: the
+	// second listener that serves untrusted package content (SCORM,
+	// cmi5, interactive apps, LiaScript, uploaded HTML) away from the
+	// origin that holds the session. Empty: no content listener.
+	ContentAddr string
+	// ContentOrigin is the content origin's public URL, {host} standing
+	// for a tenant's host, e.g. https://content.{host} (empty:
+	// http://TENANT-HOST:CONTENT-PORT).
+	ContentOrigin string
 	// WebURL is the frontend's public URL, {host} standing for a tenant's
 	// host (empty: http://TENANT-HOST:WEB-PORT); see FrontURL.
 	WebURL       string
@@ -105,7 +114,7 @@ type env struct {
 
 // offWhenEmpty lists the variables whose empty value, when set, switches
 // their part off instead of taking the default.
-var offWhenEmpty = map[string]bool{"LMS_WEB_ADDR": true}
+var offWhenEmpty = map[string]bool{"LMS_WEB_ADDR": true, "LMS_CONTENT_ADDR": true}
 
 // Load parses args (without the program and command names) with the
 // environment (os.LookupEnv) as defaults. It returns the flag set's
@@ -122,6 +131,8 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 		{"LMS_API_ADDR", "127.0.0.1:8080", &c.APIAddr, "API listen address"},
 		{"LMS_API_URL", "", &c.APIURL, "base URL the H5P service calls the API at (empty: http:// + the API address)"},
 		{"LMS_WEB_ADDR", "127.0.0.1:3000", &c.WebAddr, "web frontend listen address (empty: no frontend)"},
+		{"LMS_CONTENT_ADDR", "127.0.0.1:3001", &c.ContentAddr, "listen address of the frontend's content origin, which serves package content without a session (empty: none, packages are not played)"},
+		{"LMS_CONTENT_ORIGIN", "", &c.ContentOrigin, "public origin of the content listener, {host} standing for the tenant's host, e.g. https://content.{host} (empty: http://TENANT-HOST:CONTENT-PORT)"},
 		{"LMS_WEB_URL", "", &c.WebURL, "public URL of the web frontend, {host} standing for the tenant's host, e.g. https://{host} (empty: http://TENANT-HOST:WEB-PORT)"},
 		{"LMS_WEB_CACHE_FRESH", "45s", &webFresh, "how long the frontend keeps public API data fresh (minimum 5s)"},
 		{"LMS_DATA_DIR", "./var", &c.DataDir, "data directory (SQLite files, local blobs, master key)"},
@@ -211,6 +222,23 @@ func FrontURL(template, webAddr, host string) string {
 	}
 	port := "3000"
 	if _, p, err := net.SplitHostPort(webAddr); err == nil && p != "" && p != "0" {
+		port = p
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	return (&url.URL{Scheme: "http", Host: net.JoinHostPort(host, port)}).String()
+}
+
+// ContentURL is the content origin for a tenant host: the template
+// (LMS_CONTENT_ORIGIN) with {host} replaced, or the host at the port the
+// content listener listens on (contentAddr), over plain HTTP.
+func ContentURL(template, contentAddr, host string) string {
+	if template != "" {
+		return strings.TrimSuffix(strings.ReplaceAll(template, "{host}", host), "/")
+	}
+	port := "3001"
+	if _, p, err := net.SplitHostPort(contentAddr); err == nil && p != "" && p != "0" {
 		port = p
 	}
 	if host == "" {

@@ -121,7 +121,7 @@ func newCluster(t *testing.T, b backends) *cluster {
 		"LMS_ADMIN_EMAIL=root@platform.test",
 		"LMS_ADMIN_PASSWORD=platform-password",
 		"LMS_PASSWORD_COST=test",
-		"LMS_WEB_ADDR=127.0.0.1:0",
+		"LMS_WEB_ADDR=127.0.0.1:0", "LMS_CONTENT_ADDR=127.0.0.1:0",
 		"LMS_LOG_LEVEL=info",
 		"LMS_JOBS_POLL=" + jobsPoll,
 		// Both replicas look for pending events all the time, so without

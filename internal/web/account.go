@@ -220,6 +220,8 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.setSession(w, r, *tok, false, 0)
+	// A new session, a new CSRF secret: tokens of before are void.
+	h.newCSRFSecret(w, r)
 	http.Redirect(w, r, localPath(d.Next, "/my"), http.StatusSeeOther)
 }
 
@@ -241,6 +243,7 @@ func (h *Handler) demoLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.setSession(w, r, *tok, role == "student", 0)
+	h.newCSRFSecret(w, r)
 	http.Redirect(w, r, localPath(r.PostFormValue("next"), "/my"), http.StatusSeeOther)
 }
 
@@ -253,5 +256,6 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.clearSession(w, r)
+	h.newCSRFSecret(w, r)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }

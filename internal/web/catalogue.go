@@ -64,8 +64,11 @@ func (h *Handler) catalogue(w http.ResponseWriter, r *http.Request) {
 	// The page is a function of the cached answers, the query and the
 	// signed-in flag: rendered once per version of its data.
 	key := memoKey{host: h.apiHost(r), uri: r.URL.RequestURI(), signedIn: signedIn}
+	// The memoised page holds a placeholder where the sign-out form's
+	// CSRF token goes: each caller gets their own.
+	token := []byte(h.csrfToken(w, r, csrfForm))
 	if body, ok := h.memo.get(key, site, c, tags); ok {
-		writePage(w, http.StatusOK, body)
+		writePage(w, http.StatusOK, bytes.ReplaceAll(body, []byte(csrfPlaceholder), token))
 		return
 	}
 	d := catalogueData{Courses: *c.value.(*[]course), Query: query, Tag: tag, Page: page, Last: 1,
@@ -101,13 +104,14 @@ func (h *Handler) catalogue(w http.ResponseWriter, r *http.Request) {
 		title = "Courses matching “" + query + "”"
 	}
 	var buf bytes.Buffer
-	if err := h.execute(&buf, r, "catalogue", view{Site: site, Title: title, Nav: "courses", SignedIn: signedIn, Data: d}); err != nil {
+	if err := h.execute(&buf, r, "catalogue", view{Site: site, Title: title, Nav: "courses", SignedIn: signedIn, Data: d,
+		CSRF: csrfPlaceholder}); err != nil {
 		h.log.Error("web: render", "page", "catalogue", "err", err)
 		h.plainError(w, http.StatusInternalServerError, "Something went wrong.")
 		return
 	}
 	h.memo.put(key, site, c, tags, buf.Bytes())
-	writePage(w, http.StatusOK, buf.Bytes())
+	writePage(w, http.StatusOK, bytes.ReplaceAll(buf.Bytes(), []byte(csrfPlaceholder), token))
 }
 
 type courseData struct {

@@ -25,24 +25,28 @@ type cmi5Content struct {
 // OwnWindow tells whether the AU asks for a window of its own.
 func (c *cmi5Content) OwnWindow() bool { return c.LaunchMethod == "OwnWindow" }
 
-// cmi5Routes registers the launch, the page AUs return to, and the
-// pass-through of the AU's files, its fetch URL and the LRS, so that an AU
-// runs on the frontend's origin.
+// cmi5Routes registers the launch and the page AUs return to. The AU's
+// files, its fetch URL and the LRS are passed through by the content
+// origin only (contentRoutes), so that the AU never runs on the origin of
+// the session.
 func (h *Handler) cmi5Routes(mux *http.ServeMux) {
-	mux.HandleFunc("POST /learn/{course}/{topic}/cmi5", h.launchCmi5)
+	mux.HandleFunc("POST /learn/{course}/{topic}/cmi5", h.csrfForms(16<<10, h.launchCmi5))
 	mux.HandleFunc("GET /learn/{course}/{topic}/cmi5/return", h.cmi5Return)
-	mux.HandleFunc("/api/cmi5/", h.cmi5Proxy)
-	mux.HandleFunc("/api/xapi/", h.cmi5Proxy)
 }
 
 // launchCmi5 starts a session of the topic's AU for the signed-in learner
 // (POST /api/cmi5/launch/{topic} with the session's token) and sends the
 // frame or window that posted the form on to the AU. The launch URL and
-// the URLs in it that name the API are moved onto this origin, where
-// cmi5Proxy passes them through; the AU returns to cmi5Return.
+// the URLs in it that name the API are moved onto the content origin,
+// where cmi5Proxy passes them through; the AU returns to cmi5Return, on
+// this origin.
 func (h *Handler) launchCmi5(w http.ResponseWriter, r *http.Request) {
 	courseID, topicID, s := h.topicPost(w, r)
 	if s == nil {
+		return
+	}
+	if h.contentOrigin(r) == "" {
+		h.errorPage(w, r, http.StatusServiceUnavailable, "Not available", "This site plays no packages: it has no content origin.")
 		return
 	}
 	back := h.origin(r) + topicPath(courseID, topicID) + "/cmi5/return"
@@ -60,8 +64,9 @@ func (h *Handler) launchCmi5(w http.ResponseWriter, r *http.Request) {
 }
 
 // frontLaunchURL rewrites a launch URL so that the AU (when it is a file
-// of the package), its endpoint and its fetch URL name this origin
-// instead of the API's. An AU hosted elsewhere keeps its address.
+// of the package), its endpoint and its fetch URL name the content origin
+// instead of the API's: they carry the AU's own token, never a session.
+// An AU hosted elsewhere keeps its address.
 func (h *Handler) frontLaunchURL(r *http.Request, launch string) string {
 	u, err := url.Parse(launch)
 	if err != nil {
@@ -70,11 +75,34 @@ func (h *Handler) frontLaunchURL(r *http.Request, launch string) string {
 	q := u.Query()
 	for _, k := range []string{"endpoint", "fetch"} {
 		if v := q.Get(k); v != "" {
-			q.Set(k, h.rewriteLocation(r, v))
+			q.Set(k, h.toContent(r, v))
 		}
 	}
 	u.RawQuery = q.Encode()
-	return h.rewriteLocation(r, u.String())
+	return h.toContent(r, u.String())
+}
+
+// toContent points a URL that names the API's own address (or the tenant
+// host) at the content origin; a relative one is made absolute there.
+func (h *Handler) toContent(r *http.Request, loc string) string {
+	u, err := url.Parse(loc)
+	if err != nil {
+		return loc
+	}
+	if u.Host != "" && !strings.EqualFold(u.Host, h.api.base.Host) && normalizeHost(u.Host) != h.apiHost(r) {
+		return loc
+	}
+	if u.Host == "" && !strings.HasPrefix(u.Path, "/") {
+		return loc
+	}
+	out := h.contentOrigin(r) + u.EscapedPath()
+	if u.RawQuery != "" {
+		out += "?" + u.RawQuery
+	}
+	if u.Fragment != "" {
+		out += "#" + u.EscapedFragment()
+	}
+	return out
 }
 
 // cmi5Return is the page an AU sends the learner to when it exits (the

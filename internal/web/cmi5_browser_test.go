@@ -70,6 +70,8 @@ type cmi5Browser struct {
 	t      *testing.T
 	ctx    context.Context
 	origin string
+	// content is the content origin, where the AU runs.
+	content string
 }
 
 func (b *cmi5Browser) run(what string, actions ...chromedp.Action) {
@@ -90,10 +92,28 @@ func (b *cmi5Browser) frame() *cdp.Node {
 	return nodes[0]
 }
 
-// inFrame waits for expr to hold in the AU's frame.
+// inFrame waits for expr to hold in the AU's frame, polling again when a
+// navigation of the frame ends a poll. The AU runs on the content origin:
+// the topic page cannot look into the frame, the test can.
 func (b *cmi5Browser) inFrame(what string, f *cdp.Node, expr string) {
 	b.t.Helper()
-	b.run(what, browsertest.Until(expr, nil, chromedp.WithPollingInFrame(f)))
+	b.frameValue(what, f, expr, nil)
+}
+
+// frameValue waits for expr to hold in the AU's frame and stores its
+// value in res.
+func (b *cmi5Browser) frameValue(what string, f *cdp.Node, expr string, res any) {
+	b.t.Helper()
+	b.run(what, chromedp.ActionFunc(func(ctx context.Context) error {
+		for {
+			err := browsertest.Until(expr, res, chromedp.WithPollingInFrame(f)).Do(ctx)
+			// Before the frame's first document has a script context,
+			// the browser names none: that is a wait too.
+			if err == nil || ctx.Err() != nil || !navigated(err) && !strings.Contains(err.Error(), "executionContextId") {
+				return err
+			}
+		}
+	}))
 }
 
 // start opens the topic page and presses the start button: the AU loads
@@ -113,23 +133,22 @@ func (b *cmi5Browser) startUntil(course, topic int64, ready string) (*cdp.Node, 
 	b.t.Helper()
 	b.run("topic page", chromedp.Navigate(b.origin+"/learn/"+id(course)+"/"+id(topic)),
 		chromedp.WaitVisible(`#cmi5-start`, chromedp.ByID), chromedp.Click(`#cmi5-start`, chromedp.ByID),
-		browsertest.Until(`(function () { try {
-			var f = document.getElementById('cmi5-frame');
-			return !f.hidden && f.contentWindow.location.pathname.indexOf('/api/cmi5/content/') === 0 &&
-				f.contentDocument.readyState === 'complete';
-		} catch (e) { return false; } })()`, nil))
+		browsertest.Until(`!document.getElementById('cmi5-frame').hidden`, nil))
 	f := b.frame()
-	b.inFrame("AU initialized", f, ready)
 	var href string
-	b.run("launch URL", chromedp.Evaluate(`document.getElementById('cmi5-frame').contentWindow.location.href`, &href))
+	b.frameValue("AU loaded", f, `location.origin === '`+b.content+`' && location.pathname.indexOf('/api/cmi5/content/') === 0 &&
+		document.readyState === 'complete' && location.href`, &href)
+	// The node again: it holds the AU's document now.
+	f = b.frame()
+	b.inFrame("AU initialized", f, ready)
 	u, err := url.Parse(href)
 	if err != nil {
 		b.t.Fatal(err)
 	}
 	q := u.Query()
 	for _, k := range []string{"endpoint", "fetch"} {
-		if !strings.HasPrefix(q.Get(k), b.origin+"/api/") {
-			b.t.Fatalf("the launch URL's %s is not on the frontend's origin: %s", k, q.Get(k))
+		if !strings.HasPrefix(q.Get(k), b.content+"/api/") {
+			b.t.Fatalf("the launch URL's %s is not on the content origin: %s", k, q.Get(k))
 		}
 	}
 	return f, q
@@ -186,10 +205,10 @@ func (b *cmi5Browser) complete(what string) {
 	}
 }
 
-func newCmi5Browser(t *testing.T, env *apitest.Env, frontURL string, learner *apitest.User) *cmi5Browser {
-	_, frontPort, _ := strings.Cut(strings.TrimPrefix(frontURL, "http://"), ":")
-	b := &cmi5Browser{t: t, origin: "http://" + env.Host + ":" + frontPort}
-	b.ctx = browsertest.New(t, 3*time.Minute, browsertest.MapHosts(env.Host))
+func newCmi5Browser(t *testing.T, env *apitest.Env, f *front, learner *apitest.User) *cmi5Browser {
+	_, frontPort, _ := strings.Cut(strings.TrimPrefix(f.srv.URL, "http://"), ":")
+	b := &cmi5Browser{t: t, origin: "http://" + env.Host + ":" + frontPort, content: "http://" + env.Host + ":" + f.contentPort}
+	b.ctx = browsertest.New(t, 3*time.Minute, browsertest.MapHosts(env.Host), browsertest.SameProcessFrames())
 	chromedp.ListenTarget(b.ctx, func(ev any) {
 		switch e := ev.(type) {
 		case *runtime.EventExceptionThrown:
@@ -239,7 +258,7 @@ func TestCmi5SingleAUInBrowser(t *testing.T) {
 	pkg, aus := cmi5Package(t, env, admin.Token, "cmi5/single_au_basic_responsive.zip")
 	topic := cmi5Topic(t, env, admin.Token, c.lesson, pkg, aus[0], "Introduction to Geology")
 	learner := env.NewUser("student")
-	b := newCmi5Browser(t, env, f.srv.URL, learner)
+	b := newCmi5Browser(t, env, f, learner)
 
 	// Session 1: page through to the quiz, pass it, exit.
 	frame, launch := b.start(c.course, topic)
@@ -249,7 +268,7 @@ func TestCmi5SingleAUInBrowser(t *testing.T) {
 	}
 	browsertest.Screenshot(t, b.ctx, "web-cmi5-single")
 	var pages int
-	b.run("pages", chromedp.Evaluate(`document.getElementById('cmi5-frame').contentDocument.querySelectorAll('.navmenuitem').length`, &pages))
+	b.frameValue("pages", frame, `document.querySelectorAll('.navmenuitem').length`, &pages)
 	if pages < 3 {
 		t.Fatalf("the AU shows %d pages", pages)
 	}
@@ -341,7 +360,7 @@ func TestCmi5MultiAUInBrowser(t *testing.T) {
 		topics[i] = cmi5Topic(t, env, admin.Token, c.lesson, pkg, au, "Part "+id(int64(i+1)))
 	}
 	learner := env.NewUser("student")
-	b := newCmi5Browser(t, env, f.srv.URL, learner)
+	b := newCmi5Browser(t, env, f, learner)
 
 	var reg string
 	for i, topic := range topics {
@@ -414,7 +433,7 @@ func TestCmi5DemoAUInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	topic := demoTopic(t, env, admin.Token, c.lesson, data)
-	b := newCmi5Browser(t, env, f.srv.URL, env.NewUser("student"))
+	b := newCmi5Browser(t, env, f, env.NewUser("student"))
 
 	frame, launch := b.startUntil(c.course, topic, `document.body.dataset.ready === '1'`)
 	reg := launch.Get("registration")
@@ -476,7 +495,7 @@ func ownWindow(t *testing.T) []byte {
 func TestCmi5OwnWindowInBrowser(t *testing.T) {
 	env, f, admin, c := cmi5Site(t, "Study habits")
 	topic := demoTopic(t, env, admin.Token, c.lesson, ownWindow(t))
-	b := newCmi5Browser(t, env, f.srv.URL, env.NewUser("student"))
+	b := newCmi5Browser(t, env, f, env.NewUser("student"))
 	b.run("topic page", chromedp.Navigate(b.origin+"/learn/"+id(c.course)+"/"+id(topic)),
 		chromedp.WaitVisible(`#cmi5-start`, chromedp.ByID))
 	var frames int
@@ -494,8 +513,9 @@ func TestCmi5OwnWindowInBrowser(t *testing.T) {
 	}
 	wctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(tab))
 	defer cancel()
-	win := &cmi5Browser{t: t, ctx: wctx, origin: b.origin}
-	win.run("AU ready", acrossNavigation(`location.pathname.indexOf('/api/cmi5/content/') === 0 && document.body.dataset.ready === '1'`))
+	win := &cmi5Browser{t: t, ctx: wctx, origin: b.origin, content: b.content}
+	win.run("AU ready", acrossNavigation(`location.origin === '`+b.content+`' && location.pathname.indexOf('/api/cmi5/content/') === 0 &&
+		document.body.dataset.ready === '1'`))
 	var reg string
 	win.run("registration", chromedp.Evaluate(`new URLSearchParams(location.search).get('registration')`, &reg))
 	win.run("answer", chromedp.Click(`#a-spaced`, chromedp.ByID),

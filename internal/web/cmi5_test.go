@@ -22,10 +22,11 @@ const ownWindowXML = `<?xml version="1.0"?>
 
 // TestCmi5Pages checks the cmi5 routes of the frontend without a
 // browser: the topic page's start form, the launch that sends the frame
-// to the AU on the frontend's origin (endpoint and fetch URL too), the
+// to the AU on the content origin (endpoint and fetch URL too), the
 // pass-through of the package files, the one-time fetch URL and the LRS
-// (with the launch's token, never the session), the page the AU returns
-// to, and an AU hosted elsewhere that keeps its address.
+// there (with the launch's token, never the session; the frontend's
+// origin serves none of them), the page the AU returns to, and an AU
+// hosted elsewhere that keeps its address.
 func TestCmi5Pages(t *testing.T) {
 	eachBackend(t, func(t *testing.T, backend string) {
 		s := newStack(t, backend, frontOptions{})
@@ -51,35 +52,43 @@ func TestCmi5Pages(t *testing.T) {
 			}
 		}
 
-		// The launch sends the frame to the AU, on this origin.
+		// The launch sends the frame to the AU, on the content origin.
 		origin := "http://" + s.env.Host
+		content := "http://" + s.env.Host + ":" + s.contentPort
 		r = s.must(req{method: "POST", path: page + "/cmi5", token: tok}, http.StatusSeeOther)
 		loc, err := url.Parse(r.header.Get("Location"))
-		if err != nil || !strings.HasPrefix(loc.String(), origin+"/api/cmi5/content/") || !strings.HasSuffix(loc.Path, "/index.html") {
+		if err != nil || !strings.HasPrefix(loc.String(), content+"/api/cmi5/content/") || !strings.HasSuffix(loc.Path, "/index.html") {
 			t.Fatalf("launch: %q", r.header.Get("Location"))
 		}
 		q := loc.Query()
-		if q.Get("endpoint") != origin+"/api/xapi/" || !strings.HasPrefix(q.Get("fetch"), origin+"/api/cmi5/fetch?code=") ||
+		if q.Get("endpoint") != content+"/api/xapi/" || !strings.HasPrefix(q.Get("fetch"), content+"/api/cmi5/fetch?code=") ||
 			q.Get("registration") == "" || q.Get("actor") == "" || q.Get("activityId") == "" {
 			t.Fatalf("launch parameters: %v", q)
 		}
-		r = s.must(req{path: loc.RequestURI()}, http.StatusOK)
+		r = s.must(req{path: loc.RequestURI(), content: true}, http.StatusOK)
 		if !strings.Contains(r.text(), "Introduction to Geology") {
 			t.Fatal("the AU's page passes through")
 		}
-		s.must(req{path: strings.Replace(loc.Path, "index.html", "js/cmi5.min.js", 1)}, http.StatusOK)
+		if r.header.Get("Set-Cookie") != "" || !strings.Contains(strings.Join(r.header.Values("Content-Security-Policy"), ","), "frame-ancestors 'self' ") {
+			t.Fatalf("content origin headers: %v", r.header)
+		}
+		s.must(req{path: strings.Replace(loc.Path, "index.html", "js/cmi5.min.js", 1), content: true}, http.StatusOK)
+		// The frontend's origin serves no package file.
+		s.must(req{path: loc.RequestURI(), token: tok}, http.StatusNotFound)
 		// Launching and anything but the files and the fetch URL are
 		// not passed: they need a token the browser does not hold.
+		s.must(req{method: "POST", path: "/api/cmi5/launch/" + id(topic), token: tok, content: true}, http.StatusNotFound)
+		s.must(req{method: "POST", path: "/api/cmi5/nothing", token: tok, content: true}, http.StatusNotFound)
 		s.must(req{method: "POST", path: "/api/cmi5/launch/" + id(topic), token: tok}, http.StatusNotFound)
-		s.must(req{method: "POST", path: "/api/cmi5/nothing", token: tok}, http.StatusNotFound)
 
 		fetch, _ := url.Parse(q.Get("fetch"))
-		r = s.must(req{method: "POST", path: fetch.RequestURI()}, http.StatusOK)
+		s.must(req{method: "POST", path: fetch.RequestURI()}, http.StatusNotFound)
+		r = s.must(req{method: "POST", path: fetch.RequestURI(), content: true}, http.StatusOK)
 		auth, _ := r.get("auth-token").(string)
 		if auth == "" {
 			t.Fatalf("fetch: %s", r.body)
 		}
-		if r = s.must(req{method: "POST", path: fetch.RequestURI()}, http.StatusBadRequest); r.get("error-code") != "1" {
+		if r = s.must(req{method: "POST", path: fetch.RequestURI(), content: true}, http.StatusBadRequest); r.get("error-code") != "1" {
 			t.Fatalf("second fetch: %s", r.body)
 		}
 
@@ -88,9 +97,10 @@ func TestCmi5Pages(t *testing.T) {
 			"agent": {q.Get("actor")}, "registration": {q.Get("registration")}}.Encode()
 		xapi := map[string]string{"X-Experience-API-Version": "1.0.3"}
 		// The session cookie is no credential there.
-		s.must(req{path: state, token: tok, headers: xapi}, http.StatusUnauthorized)
+		s.must(req{path: state, token: tok, headers: xapi, content: true}, http.StatusUnauthorized)
 		xapi["Authorization"] = "Basic " + auth
-		r = s.must(req{path: state, headers: xapi}, http.StatusOK)
+		s.must(req{path: state, headers: xapi}, http.StatusNotFound)
+		r = s.must(req{path: state, headers: xapi, content: true}, http.StatusOK)
 		if r.get("returnURL") != origin+page+"/cmi5/return" || r.get("launchMode") != "Normal" {
 			t.Fatalf("launch data: %s", r.body)
 		}
@@ -101,8 +111,8 @@ func TestCmi5Pages(t *testing.T) {
 		bm := strings.Replace(state, "LMS.LaunchData", "suspendData", 1)
 		xapi["Content-Type"] = "application/json"
 		xapi["If-None-Match"] = "*"
-		s.must(req{method: "PUT", path: bm, headers: xapi, body: strings.NewReader(`{"bookmark":"page3"}`)}, http.StatusNoContent)
-		s.must(req{method: "PUT", path: bm, headers: xapi, body: strings.NewReader(`{"bookmark":"page4"}`)}, http.StatusPreconditionFailed)
+		s.must(req{method: "PUT", path: bm, headers: xapi, body: strings.NewReader(`{"bookmark":"page3"}`), content: true}, http.StatusNoContent)
+		s.must(req{method: "PUT", path: bm, headers: xapi, body: strings.NewReader(`{"bookmark":"page4"}`), content: true}, http.StatusPreconditionFailed)
 
 		// The page the AU returns to.
 		r = s.must(req{path: page + "/cmi5/return"}, http.StatusOK)
@@ -112,7 +122,7 @@ func TestCmi5Pages(t *testing.T) {
 		s.must(req{path: "/learn/x/1/cmi5/return"}, http.StatusNotFound)
 
 		// An AU hosted elsewhere, in its own window: its address stays,
-		// its endpoint and fetch URL are on this origin.
+		// its endpoint and fetch URL are on the content origin.
 		var b bytes.Buffer
 		w := multipart.NewWriter(&b)
 		part, _ := w.CreateFormFile("package", "cmi5.xml")
@@ -130,7 +140,7 @@ func TestCmi5Pages(t *testing.T) {
 		}
 		r = s.must(req{method: "POST", path: ownPage + "/cmi5", token: tok}, http.StatusSeeOther)
 		loc, _ = url.Parse(r.header.Get("Location"))
-		if loc.Host != "cdn.example.com" || loc.Query().Get("lang") != "en" || loc.Query().Get("endpoint") != origin+"/api/xapi/" {
+		if loc.Host != "cdn.example.com" || loc.Query().Get("lang") != "en" || loc.Query().Get("endpoint") != content+"/api/xapi/" {
 			t.Fatalf("launch elsewhere: %s", loc)
 		}
 	})

@@ -16,6 +16,35 @@ type deviceView struct {
 	Request *client.DeviceRequest
 	Notice  string
 	Error   string
+	// Token is the CSRF token of the approve and deny forms: bound to
+	// this browser's session and to the request's code, so only this
+	// confirmation page can decide this request.
+	Token string
+}
+
+// deviceCSRF is the CSRF purpose of deciding the request with this code,
+// read as the API reads codes: without case, dash or spaces.
+func deviceCSRF(code string) string {
+	var b strings.Builder
+	for _, c := range strings.ToUpper(code) {
+		if (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') {
+			b.WriteRune(c)
+		}
+	}
+	return "device:" + b.String()
+}
+
+// deliberate tells whether a browser says the request is a navigation of
+// a whole page that the user started (a click, a key): fetch metadata
+// that script cannot forge. Clients that send no metadata pass; the
+// token check still applies to them.
+func deliberate(r *http.Request) bool {
+	mode := r.Header.Get("Sec-Fetch-Mode")
+	if mode == "" {
+		return true
+	}
+	dest := r.Header.Get("Sec-Fetch-Dest")
+	return mode == "navigate" && (dest == "" || dest == "document") && r.Header.Get("Sec-Fetch-User") == "?1"
 }
 
 // maxUserCode bounds what the page passes on of a typed code; the API
@@ -47,10 +76,16 @@ func (h *Handler) devicePage(w http.ResponseWriter, r *http.Request) {
 		d.Request, err = api.GetAuthDeviceRequestsID(r.Context(), d.Code)
 		return err
 	})
+	if err == nil && d.Request != nil {
+		d.Token = h.csrfToken(w, r, deviceCSRF(d.Request.UserCode))
+	}
 	h.deviceAnswer(w, r, d, err)
 }
 
 // deviceDecide approves or denies the request named by the posted code.
+// Only the confirmation page's own form can: its token names this
+// browser's session and the code, and the browser must say the user
+// submitted it. Anything else is 403 and decides nothing.
 func (h *Handler) deviceDecide(approve bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s := h.requireSession(w, r)
@@ -63,6 +98,12 @@ func (h *Handler) deviceDecide(approve bool) http.HandlerFunc {
 			return
 		}
 		d := deviceView{Code: typedCode(r.PostFormValue("code"))}
+		if d.Code == "" || !h.csrfValid(r, deviceCSRF(d.Code), r.PostFormValue(csrfField)) || !deliberate(r) {
+			h.log.Info("web: device decision without its confirmation page refused", "approve", approve)
+			d.Code, d.Error = "", "This decision did not come from the confirmation page. Open the page with the code again and choose there."
+			h.renderDevice(w, r, http.StatusForbidden, d)
+			return
+		}
 		err := h.userCall(w, r, s, func(api *client.Client) (err error) {
 			if approve {
 				d.Request, err = api.PostAuthDeviceRequestsIDApprove(r.Context(), d.Code, client.DeviceApproveInputBody{})
@@ -103,7 +144,10 @@ func (h *Handler) deviceAnswer(w http.ResponseWriter, r *http.Request, d deviceV
 }
 
 func (h *Handler) renderDevice(w http.ResponseWriter, r *http.Request, status int, d deviceView) {
-	// The page shows who asks for access: never from a cache.
+	// The page shows who asks for access: never from a cache, and never
+	// in a frame (no clickjacking of its buttons).
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Content-Security-Policy", strings.Replace(pageCSP, "frame-ancestors 'self'", "frame-ancestors 'none'", 1))
 	h.render(w, r, status, "device", view{Title: "Connect a device", SignedIn: true, Data: d})
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,23 @@ func pollDevice(t *testing.T, env *apitest.Env, deviceCode string) *apitest.Resp
 	t.Helper()
 	env.Clock.Advance(device.Interval)
 	return env.Do(apitest.Request{Method: "POST", Path: "/api/auth/device/token", Body: map[string]any{"device_code": deviceCode}})
+}
+
+// confirmation is the decision form of a device confirmation page as a
+// browser would post it: the code, the page's token and the CSRF cookie
+// the page set.
+// A browser that had a secret already keeps it (known).
+func confirmation(t *testing.T, page *resp, known ...*http.Cookie) req {
+	t.Helper()
+	m := regexp.MustCompile(`name="code" value="([^"]+)"><input type="hidden" name="csrf_token" value="([^"]+)"`).FindStringSubmatch(page.text())
+	c := page.cookie(csrfCookie)
+	if c == nil && len(known) > 0 {
+		c = known[0]
+	}
+	if m == nil || c == nil {
+		t.Fatalf("the confirmation page has no token (cookie %v): %.800s", c, page.text())
+	}
+	return req{form: url.Values{"code": {m[1]}, csrfField: {m[2]}}, cookies: []*http.Cookie{c}}
 }
 
 // TestDevicePage: anonymous visitors are sent to sign in and back; a
@@ -59,7 +77,9 @@ func TestDevicePage(t *testing.T) {
 			t.Fatalf("the request page lacks %q", want)
 		}
 	}
-	r = s.must(req{method: "POST", path: "/device/approve", token: u.Token, form: url.Values{"code": {uc}}}, http.StatusOK)
+	approve := confirmation(t, r)
+	approve.method, approve.path, approve.token = "POST", "/device/approve", u.Token
+	r = s.must(approve, http.StatusOK)
 	if !strings.Contains(r.text(), "Approved.") || strings.Contains(r.text(), `id="device-approve"`) {
 		t.Fatalf("approved: %.600s", r.text())
 	}
@@ -68,7 +88,8 @@ func TestDevicePage(t *testing.T) {
 		t.Fatalf("poll after approval: %d %s", res.Status, res.Body)
 	}
 	// Deciding again says why it cannot.
-	r = s.must(req{method: "POST", path: "/device/deny", token: u.Token, form: url.Values{"code": {uc}}}, http.StatusConflict)
+	approve.path = "/device/deny"
+	r = s.must(approve, http.StatusConflict)
 	if !strings.Contains(r.text(), "already") {
 		t.Fatalf("decided twice: %.600s", r.text())
 	}

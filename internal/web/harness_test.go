@@ -2,10 +2,12 @@ package web
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -83,11 +85,14 @@ func (c *countingAPI) hold(path string) (release func()) {
 
 // front is the frontend under test, pointed at an API.
 type front struct {
-	t     testing.TB
-	web   *Handler
-	srv   *httptest.Server
-	clock *clock.Fake
-	host  string // the Host requests are sent with by default
+	t   testing.TB
+	web *Handler
+	srv *httptest.Server
+	// content is the content origin's listener; contentPort its port.
+	content     *httptest.Server
+	contentPort string
+	clock       *clock.Fake
+	host        string // the Host requests are sent with by default
 }
 
 type frontOptions struct {
@@ -106,18 +111,57 @@ func newFront(t testing.TB, apiURL, platformHost string, o frontOptions) *front 
 	if os.Getenv("LMS_TEST_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
+	// The content origin: the tenant's host on the content listener's
+	// port, as make run has it.
+	content := httptest.NewUnstartedServer(nil)
+	_, contentPort, _ := net.SplitHostPort(content.Listener.Addr().String())
 	h, err := New(Options{APIURL: apiURL, PlatformHost: platformHost, TrustProxy: o.trustProxy,
-		CacheFresh: o.fresh, Clock: clk, Log: log,
+		CacheFresh: o.fresh, Clock: clk, Log: log, ContentOrigin: "http://{host}:" + contentPort,
 		HLSPlayer: filepath.Join(apitest.RepoRoot(), "node_modules", "hls.js", "dist", "hls.min.js")})
 	if err != nil {
+		content.Close()
 		t.Fatal(err)
 	}
-	f := &front{t: t, web: h, srv: httptest.NewServer(h), clock: clk}
+	content.Config.Handler = h.Content()
+	content.Start()
+	f := &front{t: t, web: h, srv: httptest.NewServer(h), content: content, contentPort: contentPort, clock: clk}
 	t.Cleanup(func() {
 		f.srv.Close()
+		f.content.Close()
 		h.cache.wait()
 	})
 	return f
+}
+
+// contentPath checks that a link names the content origin of the
+// harness's tenant and returns its path and query, to request with
+// content: true; the frontend's own origin must not serve it (404).
+func (f *front) contentPath(link string) string {
+	f.t.Helper()
+	origin := "http://" + f.host + ":" + f.contentPort
+	path, ok := strings.CutPrefix(link, origin)
+	if !ok || !strings.HasPrefix(path, "/") {
+		f.t.Fatalf("%q is not on the content origin %s", link, origin)
+	}
+	f.must(req{path: path}, http.StatusNotFound)
+	return path
+}
+
+// testCSRFSecret is the CSRF secret of the harness's requests: do sends it
+// as the lms_csrf cookie and its token in every page form it posts,
+// unless the request says noCSRF.
+var testCSRFSecret = base64.RawURLEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
+
+// pageForm tells whether a POST to path is one of the frontend's forms
+// (not the BFF, a pass-through or the device decision, which binds its
+// token to the code).
+func pageForm(path string) bool {
+	for _, p := range []string{"/bff/", "/api/", "/h5p/", "/device/"} {
+		if strings.HasPrefix(path, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // stack is a real API on a real database with the frontend in front of
@@ -147,10 +191,14 @@ func eachBackend(t *testing.T, fn func(t *testing.T, backend string)) {
 
 // req is one request to the frontend.
 type req struct {
-	method  string
-	path    string
-	host    string
-	token   string // sent as the lms_session cookie
+	method string
+	path   string
+	host   string
+	token  string // sent as the lms_session cookie
+	// noCSRF leaves out the CSRF cookie and token do adds to page forms.
+	noCSRF bool
+	// content sends the request to the content origin's listener.
+	content bool
 	cookies []*http.Cookie
 	headers map[string]string
 	body    io.Reader
@@ -208,6 +256,15 @@ func (f *front) do(q req) *resp {
 	}
 	body := q.body
 	ctype := ""
+	csrf := method == http.MethodPost && !q.noCSRF && pageForm(q.path) && !q.content
+	if csrf && q.body == nil {
+		form := url.Values{}
+		for k, v := range q.form {
+			form[k] = v
+		}
+		form.Set(csrfField, csrfMAC(testCSRFSecret, csrfForm))
+		q.form = form
+	}
 	switch {
 	case q.form != nil:
 		body = strings.NewReader(q.form.Encode())
@@ -217,13 +274,20 @@ func (f *front) do(q req) *resp {
 		body = bytes.NewReader(b)
 		ctype = "application/json"
 	}
-	r, err := http.NewRequest(method, f.srv.URL+q.path, body)
+	base := f.srv.URL
+	if q.content {
+		base = f.content.URL
+	}
+	r, err := http.NewRequest(method, base+q.path, body)
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	r.Host = q.host
 	if r.Host == "" {
 		r.Host = f.host
+	}
+	if csrf {
+		r.AddCookie(&http.Cookie{Name: csrfCookie, Value: testCSRFSecret})
 	}
 	if ctype != "" {
 		r.Header.Set("Content-Type", ctype)

@@ -33,13 +33,13 @@ func TestInteractivePage(t *testing.T) {
 			!strings.Contains(r.text(), `data-height="600"`) {
 			t.Fatalf("app page: %s", r.body)
 		}
-		page := s.must(req{path: html.UnescapeString(frame[2]) + "index.html"}, http.StatusOK)
+		page := s.must(req{path: s.contentPath(html.UnescapeString(frame[2])) + "index.html", content: true}, http.StatusOK)
 		if !strings.Contains(page.text(), "<p>App</p>") || !strings.Contains(page.header.Get("Content-Security-Policy"), "sandbox allow-scripts") {
 			t.Fatalf("app through the frontend: %v %s", page.header, page.body)
 		}
 		report := `{"csp-report":{"document-uri":"http://x/a","blocked-uri":"http://x/bff/api/profile/me","effective-directive":"connect-src"}}`
 		s.must(req{method: "POST", path: "/api/csp-report?topic=" + id(int64(topic)), body: strings.NewReader(report),
-			headers: map[string]string{"Content-Type": "application/csp-report"}}, http.StatusOK)
+			headers: map[string]string{"Content-Type": "application/csp-report"}, content: true}, http.StatusOK)
 		r = s.must(req{method: "POST", path: "/bff/api/interactive/progress/" + id(int64(topic)), token: admin,
 			json: map[string]any{"event": "complete"}}, http.StatusOK)
 		if r.get("data.app_complete") != true {
@@ -79,21 +79,21 @@ func TestLiaScriptPage(t *testing.T) {
 		if frame == nil || strings.Contains(frame[1], "allow-same-origin") || !strings.Contains(r.text(), "topic-layout-wide") {
 			t.Fatalf("LiaScript page: %s", r.body)
 		}
-		play := html.UnescapeString(frame[2])
-		page := s.must(req{path: play}, http.StatusOK)
+		play := s.contentPath(html.UnescapeString(frame[2]))
+		page := s.must(req{path: play, content: true}, http.StatusOK)
 		runtime := regexp.MustCompile(`src="(/api/liascript/runtime/[^"]+/lms-liascript\.js)"`).FindStringSubmatch(page.text())
 		if runtime == nil || !strings.HasPrefix(page.header.Get("Content-Security-Policy"), "sandbox allow-scripts") {
 			t.Fatalf("player through the frontend: %v %s", page.header, page.body)
 		}
-		if course := s.must(req{path: play + "course.md"}, http.StatusOK); course.text() != md {
+		if course := s.must(req{path: play + "course.md", content: true}, http.StatusOK); course.text() != md {
 			t.Errorf("course.md through the frontend: %q", course.body)
 		}
-		if bridge := s.must(req{path: runtime[1]}, http.StatusOK); !strings.Contains(bridge.text(), "lms-liascript:quiz") {
+		if bridge := s.must(req{path: runtime[1], content: true}, http.StatusOK); !strings.Contains(bridge.text(), "lms-liascript:quiz") {
 			t.Errorf("bridge through the frontend: %q", bridge.body)
 		}
 		report := `{"csp-report":{"document-uri":"http://x/a","blocked-uri":"http://x/bff/api/profile/me","effective-directive":"connect-src"}}`
 		s.must(req{method: "POST", path: "/api/csp-report?topic=" + id(int64(topic)), body: strings.NewReader(report),
-			headers: map[string]string{"Content-Type": "application/csp-report", "Origin": "null", "Sec-Fetch-Site": "cross-site"}}, http.StatusOK)
+			headers: map[string]string{"Content-Type": "application/csp-report", "Origin": "null", "Sec-Fetch-Site": "cross-site"}, content: true}, http.StatusOK)
 		// Other cross-site writes stay refused.
 		s.must(req{method: "POST", path: "/bff/api/liascript/progress/" + id(int64(topic)), token: admin,
 			json: map[string]any{"visited": []int{0}}, headers: map[string]string{"Origin": "null", "Sec-Fetch-Site": "cross-site"}}, http.StatusForbidden)

@@ -137,6 +137,14 @@ func decodeLayout(raw json.RawMessage, topicID int64) *layoutContent {
 	return out
 }
 
+// packageSandbox is the sandbox of the SCORM and cmi5 frames. Their
+// content runs on the content origin, and a SCO needs that origin (the
+// runtime is in its parent frame, same origin), so allow-same-origin
+// stays; what the sandbox takes away is navigating this page (no
+// allow-top-navigation): a package cannot replace the topic page with a
+// page of its own.
+const packageSandbox = "allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox allow-modals allow-downloads allow-pointer-lock"
+
 // liaSandbox is the sandbox of LiaScript's player frames (a LiaScript
 // topic's and a layout's LiaScriptLesson): no allow-same-origin, so the
 // course's scripts reach neither the API nor the session.
@@ -146,7 +154,8 @@ const liaSandbox = "allow-scripts allow-popups allow-forms allow-modals allow-do
 // colour is never the only sign), ids unique in the page, and the sandbox
 // of LiaScript's player frames.
 var layoutFuncs = template.FuncMap{
-	"liaSandbox": func() string { return liaSandbox },
+	"liaSandbox":     func() string { return liaSandbox },
+	"packageSandbox": func() string { return packageSandbox },
 	"toneLabel": func(tone any) string {
 		switch tone {
 		case "tip":

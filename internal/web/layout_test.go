@@ -111,12 +111,12 @@ func TestLayoutLiaScriptPage(t *testing.T) {
 			strings.Contains(r.text(), `id="layout-fallback"`) || strings.Contains(r.text(), `id="lia-frame"`) {
 			t.Fatalf("layout page: %s", r.body)
 		}
-		play := html.UnescapeString(frame[2])
-		page := s.must(req{path: play}, http.StatusOK)
+		play := s.contentPath(html.UnescapeString(frame[2]))
+		page := s.must(req{path: play, content: true}, http.StatusOK)
 		if csp := page.header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox allow-scripts") || strings.Contains(csp, "report-uri") {
 			t.Errorf("player through the frontend: %v", page.header)
 		}
-		if course := s.must(req{path: play + "course.md"}, http.StatusOK); course.text() != md {
+		if course := s.must(req{path: play + "course.md", content: true}, http.StatusOK); course.text() != md {
 			t.Errorf("course.md through the frontend: %q", course.body)
 		}
 	})

@@ -180,6 +180,7 @@ func (h *Handler) showTopic(w http.ResponseWriter, r *http.Request, status int, 
 		d.Notice = "Marked as complete."
 	}
 	h.fillContent(&d)
+	h.contentLinks(r, &d)
 	h.launchScorm(w, r, &d)
 	h.render(w, r, status, "topic", view{Title: d.Topic.Title, Nav: "my", SignedIn: d.SignedIn, Data: d})
 }
@@ -292,6 +293,24 @@ func (h *Handler) fillContent(d *topicData) {
 		d.Mode = "lia"
 	default:
 		d.Mode, d.Manual = "manual", true
+	}
+}
+
+// contentLinks moves the play links of interactive apps and LiaScript
+// courses onto the content origin; without one they are not played.
+func (h *Handler) contentLinks(r *http.Request, d *topicData) {
+	if d.App != nil && d.App.PlayURL != "" {
+		d.App.PlayURL = h.onContent(r, d.App.PlayURL)
+	}
+	if d.Lia != nil && d.Lia.PlayURL != "" {
+		d.Lia.PlayURL = h.onContent(r, d.Lia.PlayURL)
+	}
+	if d.Layout != nil {
+		for i := range d.Layout.Nodes {
+			if n := &d.Layout.Nodes[i]; n.LiaSrc != "" {
+				n.LiaSrc = h.onContent(r, n.LiaSrc)
+			}
+		}
 	}
 }
 

@@ -62,6 +62,7 @@ func (h *Handler) ltiLaunch(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.setSession(w, r, *tok, false, ltiSessionTTL)
+	h.newCSRFSecret(w, r)
 	http.Redirect(w, r, ltiTarget(course), http.StatusSeeOther)
 }
 
@@ -102,7 +103,8 @@ func displayName(p *client.Profile) string {
 // ltiConfirm answers the confirmation page: choice "switch" makes the
 // pending launch token the session and goes on to the course; anything
 // else keeps the current session. Either way the pending token is
-// dropped. Like every POST it passes the frontend's same-origin guard.
+// dropped. Like every form it passes the same-origin guard and carries
+// its CSRF token.
 func (h *Handler) ltiConfirm(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	course := r.PostFormValue("course")
@@ -123,6 +125,7 @@ func (h *Handler) ltiConfirm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.setSession(w, r, client.Issued{Token: pending.Value}, false, ltiSessionTTL)
+	h.newCSRFSecret(w, r)
 	http.Redirect(w, r, ltiTarget(course), http.StatusSeeOther)
 }
 

@@ -112,6 +112,9 @@ type view struct {
 	// version query of the stylesheet and script.
 	L     labels
 	Asset string
+	// CSRF is the token of the page's forms (see csrf.go); render fills
+	// it in.
+	CSRF string
 }
 
 // labels are the words of the layout (header, footer, skip link).
@@ -136,6 +139,12 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bufPool.Put(buf)
+	if v.CSRF == "" {
+		v.CSRF = h.csrfToken(w, r, csrfForm)
+	}
+	if w.Header().Get("Content-Security-Policy") == "" {
+		w.Header().Set("Content-Security-Policy", h.pageCSPFor(r))
+	}
 	if err := h.execute(buf, r, name, v); err != nil {
 		h.log.Error("web: render", "page", name, "err", err)
 		h.plainError(w, http.StatusInternalServerError, "Something went wrong.")
@@ -164,7 +173,9 @@ func writePage(w http.ResponseWriter, status int, body []byte) {
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/html; charset=utf-8")
 	hdr.Set("Cache-Control", "no-store")
-	hdr.Set("Content-Security-Policy", pageCSP)
+	if hdr.Get("Content-Security-Policy") == "" {
+		hdr.Set("Content-Security-Policy", pageCSP)
+	}
 	w.WriteHeader(status)
 	w.Write(body)
 }
@@ -175,6 +186,18 @@ func writePage(w http.ResponseWriter, status int, body []byte) {
 const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
 	"media-src 'self' https: blob:; frame-src 'self' https:; object-src 'none'; base-uri 'self'; " +
 	"form-action 'self'; frame-ancestors 'self'"
+
+// pageCSPFor is pageCSP with the tenant's content origin among the
+// frames and form targets: topic pages frame its players and post their
+// launch forms to it.
+func (h *Handler) pageCSPFor(r *http.Request) string {
+	origin := h.contentOrigin(r)
+	if origin == "" {
+		return pageCSP
+	}
+	csp := strings.Replace(pageCSP, "frame-src 'self' https:", "frame-src 'self' https: "+origin, 1)
+	return strings.Replace(csp, "form-action 'self'", "form-action 'self' "+origin, 1)
+}
 
 func (h *Handler) errorPage(w http.ResponseWriter, r *http.Request, status int, title, message string) {
 	h.render(w, r, status, "error", view{Title: title, SignedIn: h.readSession(r) != nil,

@@ -96,6 +96,7 @@ func TestLearnerPages(t *testing.T) {
 		// A project upload, streamed to the API.
 		var body bytes.Buffer
 		w := multipart.NewWriter(&body)
+		w.WriteField(csrfField, csrfMAC(testCSRFSecret, csrfForm))
 		part, _ := w.CreateFormFile("file", "work.txt")
 		part.Write([]byte("my work\n"))
 		w.Close()

@@ -59,6 +59,12 @@ func (h *Handler) h5pProxy(w http.ResponseWriter, r *http.Request) {
 	}
 	defer res.Body.Close()
 	copyHeaders(w.Header(), res.Header)
+	if strings.HasPrefix(r.URL.Path, "/h5p/content/") && activeType(res.Header.Get("Content-Type")) {
+		// A content file of a package that would run script when opened
+		// on its own (SVG, XML, HTML) runs none on this origin, whatever
+		// the H5P service sent.
+		w.Header().Add("Content-Security-Policy", "sandbox")
+	}
 	if loc := res.Header.Get("Location"); loc != "" {
 		w.Header().Set("Location", h.rewriteLocation(r, loc))
 	}
@@ -130,6 +136,17 @@ func (h *Handler) files(w http.ResponseWriter, r *http.Request) {
 	}
 	defer res.Body.Close()
 	copyHeaders(w.Header(), res.Header)
+	if strings.HasPrefix(r.URL.Path, "/api/files/") && activeType(res.Header.Get("Content-Type")) {
+		// An uploaded file that would run script (HTML, SVG, XML) runs
+		// none: sandboxed to an opaque origin, and on the frontend's
+		// origin a download rather than a page. The API's files route
+		// does so already; this holds whatever answers behind it.
+		w.Header().Add("Content-Security-Policy", "sandbox")
+		_, content := r.Context().Value(contentKey{}).(string)
+		if d := w.Header().Get("Content-Disposition"); !content && !strings.HasPrefix(d, "attachment") {
+			w.Header().Set("Content-Disposition", "attachment")
+		}
+	}
 	w.WriteHeader(res.StatusCode)
 	streamBody(w, res.Body)
 }

@@ -27,6 +27,10 @@ func (h *Handler) launchScorm(w http.ResponseWriter, r *http.Request, d *topicDa
 	if s == nil || d.Scorm == nil || d.Closed {
 		return
 	}
+	if h.contentOrigin(r) == "" {
+		d.Scorm.Error = "This site plays no packages: it has no content origin."
+		return
+	}
 	var l *client.ScoLaunch
 	err := h.userCall(w, r, s, func(api *client.Client) error {
 		var err error
@@ -41,7 +45,9 @@ func (h *Handler) launchScorm(w http.ResponseWriter, r *http.Request, d *topicDa
 		}
 		return
 	}
-	d.Scorm.PlayerURL, d.Scorm.Token = l.PlayerURL, l.Token
+	// The player runs on the content origin: the topic page posts it the
+	// token (never in a URL) from a form whose target is the frame.
+	d.Scorm.PlayerURL, d.Scorm.Token = h.onContent(r, l.PlayerURL), l.Token
 }
 
 // scormHeaders are the request headers the SCORM pass-through forwards:
@@ -49,9 +55,10 @@ func (h *Handler) launchScorm(w http.ResponseWriter, r *http.Request, d *topicDa
 var scormHeaders = []string{"Content-Type", "X-Lms-Tracking-Token", "Range", "If-Range", "If-None-Match", "If-Modified-Since", "Accept"}
 
 // scormProxy passes the SCORM player, its runtime, the package files and
-// the tracking routes through to the API, so that the SCO, its player and
-// the routes it commits to share one origin. They carry their own
-// authority (the tracking token, signed links): no session token is sent.
+// the tracking routes through to the API on the content origin, so that
+// the SCO, its player and the routes it commits to share one origin, which
+// is not the session's. They carry their own authority (the tracking
+// token, signed links): no session token is sent.
 func (h *Handler) scormProxy(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, "/api/scorm/")
 	area, _, _ := strings.Cut(rest, "/")

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -24,16 +25,17 @@ import (
 	"github.com/lms-platform/lms/internal/scorm"
 )
 
-// The SCORM player nests three frames on the frontend's origin: the topic
-// page holds the player (#scorm-frame), the player holds the SCO (#sco),
-// and the golf SCO's launch page shows its pages in #contentFrame. The
-// frontend passes the player, the package files and the tracking routes
-// through to the API, so all of them share one origin and a script of the
-// topic page reaches each frame's window. scormFrames is that walk; the
-// expressions below take its result as F.
+// The SCORM player nests three frames: the topic page (the frontend's
+// origin) holds the player (#scorm-frame), the player holds the SCO
+// (#sco), and the golf SCO's launch page shows its pages in
+// #contentFrame. The player, the package files and the tracking routes
+// are passed through by the content origin, so the topic page's scripts
+// reach none of them; the player and the frames in it share the content
+// origin. The expressions below run in the player's frame (see
+// inPlayer), where scormFrames is the walk; they take its result as F.
 const scormFrames = `(function () {
 	function win(doc, id) { var f = doc && doc.getElementById(id); return f && f.contentWindow; }
-	var player = win(document, 'scorm-frame');
+	var player = window;
 	var sco = player && win(player.document, 'sco');
 	var page = sco && win(sco.document, 'contentFrame');
 	return {player: player, sco: sco, page: page};
@@ -56,6 +58,7 @@ type scormPlay struct {
 	admin   string
 	learner *apitest.User
 	api     *countingAPI
+	front   *front
 
 	mu      sync.Mutex
 	dialogs []string // the SCO's alert and confirm boxes, as "type: message"
@@ -66,15 +69,22 @@ var scormSession = 3 * time.Minute
 
 func newScormPlay(t *testing.T) *scormPlay {
 	t.Helper()
+	return newScormPlayAs(t, "student")
+}
+
+// newScormPlayAs is newScormPlay with a user of another role in the
+// browser.
+func newScormPlayAs(t *testing.T, role string) *scormPlay {
+	t.Helper()
 	env := apitest.New(t, "sqlite", apitest.Options{})
 	api := newCountingAPI(t, env.Server.Handler)
 	f := newFront(t, api.srv.URL, "platform.test", frontOptions{clock: env.Clock})
-	p := &scormPlay{t: t, env: env, api: api, admin: env.As("admin").Token, learner: env.NewUser("student")}
+	p := &scormPlay{t: t, env: env, api: api, admin: env.As("admin").Token, learner: env.NewUser(role), front: f}
 	p.course = seedCourse(t, env, env.Host, p.admin, "Golf course")
 	_, port, _ := strings.Cut(strings.TrimPrefix(f.srv.URL, "http://"), ":")
 	p.origin = "http://" + env.Host + ":" + port
 	// The session bounds every wait of the test: a hang fails it.
-	p.ctx = browsertest.New(t, scormSession, browsertest.MapHosts(env.Host))
+	p.ctx = browsertest.New(t, scormSession, browsertest.MapHosts(env.Host), browsertest.SameProcessFrames())
 	chromedp.ListenTarget(p.ctx, func(ev any) {
 		switch e := ev.(type) {
 		case *runtime.EventExceptionThrown:
@@ -119,24 +129,64 @@ func newScormPlay(t *testing.T) *scormPlay {
 func (p *scormPlay) run(what string, actions ...chromedp.Action) {
 	p.t.Helper()
 	if err := chromedp.Run(p.ctx, actions...); err != nil {
-		p.t.Fatalf("%s: %v\n%s", what, err, browsertest.Show(p.ctx, `(function (F) {
-			function at(w) { try { return w ? w.location.href + ' | ' + w.document.body.innerText.slice(0, 300) : '-'; } catch (e) { return String(e); } }
-			return 'page: ' + at(window) + '\nplayer: ' + at(F.player) + '\nsco: ' + at(F.sco) + '\ncontent: ' + at(F.page);
-		})(`+scormFrames+`)`))
+		p.t.Fatalf("%s: %v\n%s", what, err, browsertest.Show(p.ctx, `location.href + ' | ' + document.body.innerText.slice(0, 300)`))
 	}
+}
+
+// inPlayer runs a poll in the player's frame (#scorm-frame of the topic
+// page), on the content origin. The frame's document changes as the
+// player moves between SCOs: a poll that its navigation cut short runs
+// again in the new document, until the browser session ends.
+func (p *scormPlay) inPlayer(what, expr string, res any) {
+	p.t.Helper()
+	var last error
+	for p.ctx.Err() == nil {
+		var nodes []*cdp.Node
+		err := chromedp.Run(p.ctx, chromedp.Nodes(`#scorm-frame`, &nodes, chromedp.ByQuery, chromedp.AtLeast(0)))
+		if err == nil && len(nodes) > 0 {
+			if err = chromedp.Run(p.ctx, browsertest.Until(expr, res, chromedp.WithPollingInFrame(nodes[0]),
+				chromedp.WithPollingInterval(50*time.Millisecond))); err == nil {
+				return
+			}
+		}
+		last = err
+		select {
+		case <-p.ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	p.t.Fatalf("%s: %v (last: %v)\n%s", what, p.ctx.Err(), last, browsertest.Show(p.ctx, `location.href + ' | ' + document.body.innerText.slice(0, 300)`))
 }
 
 // until waits for a JavaScript expression of the frames (F) to be truthy
 // and stores its value.
 func (p *scormPlay) until(what, expr string, res any) {
 	p.t.Helper()
-	p.run(what, browsertest.Until(inFrames(expr), res, chromedp.WithPollingInterval(50*time.Millisecond)))
+	p.inPlayer(what, inFrames(expr), res)
 }
 
 // eval evaluates a JavaScript expression of the frames (F) once.
 func (p *scormPlay) eval(what, expr string, res any) {
 	p.t.Helper()
-	p.run(what, chromedp.Evaluate(`(function (F) { return (`+expr+`); })(`+scormFrames+`)`, res))
+	var out struct {
+		V json.RawMessage `json:"v"`
+	}
+	p.inPlayer(what, `(function (F) { return {v: (`+expr+`)}; })(`+scormFrames+`)`, &out)
+	if len(out.V) == 0 {
+		out.V = json.RawMessage("null")
+	}
+	if res != nil {
+		if err := json.Unmarshal(out.V, res); err != nil {
+			p.t.Fatalf("%s: %v", what, err)
+		}
+	}
+}
+
+// untilTop waits for a JavaScript expression of the topic page to be
+// truthy and stores its value.
+func (p *scormPlay) untilTop(what, expr string, res any) {
+	p.t.Helper()
+	p.run(what, browsertest.Until(expr, res, chromedp.WithPollingInterval(50*time.Millisecond)))
 }
 
 // seen lists the dialogs the pages opened, as "type: message".
@@ -185,8 +235,8 @@ func (p *scormPlay) close() {
 // element is scrolled into view, its centre is carried up through the
 // offsets of the frames that hold it (the SCO's #sco in the player, the
 // player's #scorm-frame in the topic page) to the tab's viewport, and the
-// mouse clicks there. The frames' documents are reached from the topic
-// page, as they share its origin.
+// mouse clicks there. The frames in the player share its origin; the
+// player's own place in the topic page is read there.
 func (p *scormPlay) press(what, element string) {
 	p.t.Helper()
 	var ok bool
@@ -202,7 +252,15 @@ func (p *scormPlay) press(what, element string) {
 		}
 		return [x, y];
 	})(`+element+`)`, &at)
-	p.run(what, chromedp.MouseClickXY(at[0], at[1]))
+	var frame []float64
+	p.run(what, chromedp.Evaluate(`(function (f) { var r = f.getBoundingClientRect(); return [r.left + f.clientLeft, r.top + f.clientTop]; })(document.getElementById('scorm-frame'))`, &frame))
+	p.run(what, chromedp.MouseClickXY(at[0]+frame[0], at[1]+frame[1]))
+}
+
+// pressTop clicks an element of the topic page.
+func (p *scormPlay) pressTop(what, selector string) {
+	p.t.Helper()
+	p.run(what, chromedp.Click(selector, chromedp.ByQuery))
 }
 
 // click presses a button of the SCO's launch page.
@@ -662,9 +720,9 @@ func TestScormMultiSCOInBrowser(t *testing.T) {
 	p.until("the page before the quiz", playerOn("Playing/RulesOfGolf.html"), &ok)
 
 	// Full window: the player fills the tab, and Escape brings it back.
-	p.press("full window", `document.getElementById('scorm-full')`)
+	p.pressTop("full window", `#scorm-full`)
 	var full struct{ Width, Height, Pressed string }
-	p.until("filled", `document.getElementById('scorm-box').classList.contains('scorm-full') && {
+	p.untilTop("filled", `document.getElementById('scorm-box').classList.contains('scorm-full') && {
 		width: String(Math.round(document.getElementById('scorm-frame').getBoundingClientRect().width) >= window.innerWidth - 20),
 		height: String(Math.round(document.getElementById('scorm-frame').getBoundingClientRect().height) >= window.innerHeight - 80),
 		pressed: document.getElementById('scorm-full').getAttribute('aria-pressed')}`, &full)
@@ -672,7 +730,7 @@ func TestScormMultiSCOInBrowser(t *testing.T) {
 		t.Errorf("full window: %+v", full)
 	}
 	p.run("escape", chromedp.KeyEvent(kb.Escape))
-	p.until("back in the page", `!document.getElementById('scorm-box').classList.contains('scorm-full')`, &ok)
+	p.untilTop("back in the page", `!document.getElementById('scorm-box').classList.contains('scorm-full')`, &ok)
 
 	tracks := p.env.Call(t, 200, "GET", "/api/courses/"+id(p.course.course)+"/scorm", p.learner.Token, nil)
 	if n := len(tracks.Get("data").([]any)); n != 4 {

@@ -37,6 +37,15 @@ type Options struct {
 	// Client calls the API (default: a pooled client that never
 	// decompresses or follows redirects).
 	Client *http.Client
+	// ContentOrigin is the content origin's URL template, {host} standing
+	// for the tenant's host (LMS_CONTENT_ORIGIN, e.g.
+	// https://content.{host}): the origin package content is played from.
+	// "": no content origin, and packages are not played.
+	ContentOrigin string
+	// WebURL is the frontend's public URL template (LMS_WEB_URL): the
+	// content origin lets only it frame its pages ("": the tenant's host
+	// on any port).
+	WebURL string
 	// HLSPlayer is the file of hls.js's browser build, served as
 	// /assets/hls.min.js to play HLS videos where the browser has no
 	// native HLS ("": those browsers get the original file).
@@ -54,6 +63,10 @@ type Handler struct {
 	refresh refresher
 	memo    pageMemo
 	handler http.Handler
+	// content is the content origin's template (nil: none) and
+	// contentHandler the handler of its listener.
+	content        *contentTemplate
+	contentHandler http.Handler
 }
 
 // New builds the frontend.
@@ -73,8 +86,12 @@ func New(opts Options) (*Handler, error) {
 	if h.pages, err = loadPages(); err != nil {
 		return nil, err
 	}
+	if h.content, err = parseContentTemplate(opts.ContentOrigin); err != nil {
+		return nil, err
+	}
 	h.cache = newPublicCache(h.clock, opts.CacheFresh, h.loadPublic)
-	h.handler = h.observe(h.guard(h.routes()))
+	h.handler = h.observe(h.guard(h.routes()), true)
+	h.contentHandler = h.observe(h.contentGuard(h.contentRoutes()), false)
 	return h, nil
 }
 
@@ -85,25 +102,21 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("/bff/", h.bff)
 	mux.HandleFunc("/h5p/", h.h5pProxy)
 	mux.HandleFunc("GET /lti/launch", h.ltiLaunch)
-	mux.HandleFunc("POST /lti/launch/confirm", h.ltiConfirm)
+	mux.HandleFunc("POST /lti/launch/confirm", h.csrfForms(4<<10, h.ltiConfirm))
 	mux.HandleFunc("GET /healthz", h.healthz)
 
 	// Signed file links of the program (/api/files/...?signature=) are
 	// fetched by <img>, <audio>, <video> and the PDF viewer: passed
-	// through without any token.
+	// through without any token (a file that would run script is sent
+	// as a sandboxed download).
 	mux.HandleFunc("GET /api/files/", h.files)
-	// The SCORM player, runtime, package files and tracking routes.
-	mux.HandleFunc("/api/scorm/", h.scormProxy)
-	// cmi5: the launch, the AU's return page, its files, fetch URL and LRS.
+	// cmi5: the launch and the page an AU returns to. The SCORM player,
+	// package files of SCORM and cmi5, the LRS, interactive apps and
+	// LiaScript courses are served by the content origin only (see
+	// content.go): here they are 404.
 	h.cmi5Routes(mux)
 	mux.HandleFunc("GET /assets/hls.min.js", h.hlsPlayer)
-	// Interactive apps are signed links too (the grant is in the path);
-	// their CSP reports come from the browser without credentials.
-	mux.HandleFunc("GET /api/interactive/play/", h.files)
-	// LiaScript's player pages, their courses' files and the runtime:
-	// signed links and public files.
-	mux.HandleFunc("GET /api/liascript/play/", h.files)
-	mux.HandleFunc("GET /api/liascript/runtime/", h.files)
+	// CSP reports of apps played before the move still arrive here.
 	mux.HandleFunc("POST /api/csp-report", h.cspReport)
 	mux.HandleFunc("GET /assets/", h.assets)
 
@@ -116,20 +129,20 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /courses/{course}", h.coursePage)
 	mux.HandleFunc("GET /learn/{course}", h.learn)
 	mux.HandleFunc("GET /learn/{course}/{topic}", h.topicPage)
-	mux.HandleFunc("POST /learn/{course}/{topic}/complete", h.completeTopic)
-	mux.HandleFunc("POST /learn/{course}/{topic}/project", h.submitProject)
+	mux.HandleFunc("POST /learn/{course}/{topic}/complete", h.csrfForms(16<<10, h.completeTopic))
+	mux.HandleFunc("POST /learn/{course}/{topic}/project", h.csrfForms(maxProject, h.submitProject))
 	mux.HandleFunc("GET /my", h.myProgress)
 	mux.HandleFunc("GET /certificates", h.certificates)
-	mux.HandleFunc("POST /certificates/{id}/regenerate", h.regenerateCertificate)
+	mux.HandleFunc("POST /certificates/{id}/regenerate", h.csrfForms(16<<10, h.regenerateCertificate))
 	mux.HandleFunc("GET /profile", h.profile)
-	mux.HandleFunc("POST /profile", h.saveProfile)
+	mux.HandleFunc("POST /profile", h.csrfForms(64<<10, h.saveProfile))
 	mux.HandleFunc("GET /device", h.devicePage)
 	mux.HandleFunc("POST /device/approve", h.deviceDecide(true))
 	mux.HandleFunc("POST /device/deny", h.deviceDecide(false))
 	mux.HandleFunc("GET /login", h.loginPage)
-	mux.HandleFunc("POST /login", h.login)
-	mux.HandleFunc("POST /login/demo", h.demoLogin)
-	mux.HandleFunc("POST /logout", h.logout)
+	mux.HandleFunc("POST /login", h.csrfForms(16<<10, h.login))
+	mux.HandleFunc("POST /login/demo", h.csrfForms(4<<10, h.demoLogin))
+	mux.HandleFunc("POST /logout", h.csrfForms(16<<10, h.logout))
 	mux.HandleFunc("/", h.notFound)
 	return mux
 }
@@ -168,7 +181,12 @@ func (h *Handler) requestHost(r *http.Request) string {
 // without its port. The frontend is served at the tenants' own host
 // names, so Host: school.example on the frontend is the tenant
 // school.example on the API.
-func (h *Handler) apiHost(r *http.Request) string { return normalizeHost(h.requestHost(r)) }
+func (h *Handler) apiHost(r *http.Request) string {
+	if tenant, ok := r.Context().Value(contentKey{}).(string); ok {
+		return tenant
+	}
+	return normalizeHost(h.requestHost(r))
+}
 
 func (h *Handler) scheme(r *http.Request) string {
 	if h.opts.TrustProxy {
@@ -270,14 +288,15 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // observe logs one line per request (never a query string: LTI codes
-// ride in it) and sets the headers every answer carries.
-func (h *Handler) observe(next http.Handler) http.Handler {
+// ride in it) and sets the headers every answer carries; front is the
+// frontend's listener (the content origin sets its own).
+func (h *Handler) observe(next http.Handler, front bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		hdr := w.Header()
 		hdr.Set("X-Content-Type-Options", "nosniff")
-		if !strings.HasPrefix(r.URL.Path, "/h5p/") {
+		if front && !strings.HasPrefix(r.URL.Path, "/h5p/") {
 			// The H5P service sets its own framing and referrer rules for
 			// its embed pages; everything else is the frontend's.
 			hdr.Set("Referrer-Policy", "same-origin")
@@ -335,13 +354,33 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger) (string, e
 	if cfg.WebAddr == "" {
 		return "", nil
 	}
+	// The content origin listens first: its template names its port.
+	var contentLn net.Listener
+	contentOrigin := cfg.ContentOrigin
+	if cfg.ContentAddr != "" {
+		var err error
+		if contentLn, err = net.Listen("tcp", cfg.ContentAddr); err != nil {
+			return "", fmt.Errorf("web: listen on %s (LMS_CONTENT_ADDR): %w", cfg.ContentAddr, err)
+		}
+		if contentOrigin == "" {
+			contentOrigin = "http://{host}:" + portOf(contentLn)
+		}
+	} else if contentOrigin == "" {
+		log.Warn("web: LMS_CONTENT_ADDR is empty: SCORM, cmi5, interactive and LiaScript topics are not played")
+	}
 	h, err := New(Options{APIURL: cfg.APIURL, PlatformHost: cfg.PlatformHost, TrustProxy: cfg.TrustProxy,
-		CacheFresh: cfg.WebCacheFresh, Log: log, HLSPlayer: cfg.HLSPlayer})
+		CacheFresh: cfg.WebCacheFresh, Log: log, HLSPlayer: cfg.HLSPlayer, ContentOrigin: contentOrigin, WebURL: cfg.WebURL})
 	if err != nil {
+		if contentLn != nil {
+			contentLn.Close()
+		}
 		return "", err
 	}
 	ln, err := net.Listen("tcp", cfg.WebAddr)
 	if err != nil {
+		if contentLn != nil {
+			contentLn.Close()
+		}
 		return "", fmt.Errorf("web: listen on %s: %w", cfg.WebAddr, err)
 	}
 	go func() {
@@ -349,10 +388,21 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger) (string, e
 			log.Error("web: serve", "err", err)
 		}
 	}()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	if contentLn != nil {
+		go func() {
+			if err := Serve(ctx, contentLn, h.Content()); err != nil {
+				log.Error("web: serve the content origin", "err", err)
+			}
+		}()
+	}
 	host := cfg.PlatformHost
 	if host == "" {
 		host = "localhost"
 	}
-	return "http://" + net.JoinHostPort(host, port) + "/", nil
+	return "http://" + net.JoinHostPort(host, portOf(ln)) + "/", nil
+}
+
+func portOf(ln net.Listener) string {
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
 }

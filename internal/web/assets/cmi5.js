@@ -8,11 +8,10 @@
   var back = document.getElementById('cmi5-return');
   if (back) {
     var to = back.dataset.topic;
-    if (window.top !== window.self) {
-      try {
-        window.top.location.href = to;
-        return;
-      } catch (e) { /* another origin framed us: stay in the frame */ }
+    if (window.parent !== window.self) {
+      // The frame is sandboxed (it may not navigate the topic page): the
+      // page is told, on this origin only, and goes back itself.
+      window.parent.postMessage({ type: 'lms-cmi5:return', topic: to }, window.location.origin);
     }
     window.location.replace(to);
     return;
@@ -21,6 +20,16 @@
   var launch = document.getElementById('cmi5-launch');
   var frame = document.getElementById('cmi5-frame');
   if (!launch || !frame) { return; }
+
+  // The return page, in the frame and on this origin, asks to leave the
+  // activity: the whole window goes back to the topic.
+  window.addEventListener('message', function (e) {
+    if (e.source !== frame.contentWindow || e.origin !== window.location.origin) { return; }
+    var data = e.data || {};
+    if (data.type === 'lms-cmi5:return' && typeof data.topic === 'string' && data.topic.charAt(0) === '/' && data.topic.charAt(1) !== '/') {
+      window.location.href = data.topic;
+    }
+  });
 
   // While the AU plays, the topic's status is asked for now and then: the
   // AU completes the topic through the LRS, not through this page.
