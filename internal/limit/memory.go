@@ -2,6 +2,7 @@ package limit
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -43,9 +44,17 @@ func NewMemory(clk clock.Clock) *Memory {
 	return &Memory{clk: clk, counters: make(map[counterKey]counter), sweepAt: minSweep}
 }
 
-func (m *Memory) Allow(_ context.Context, key string, limit int, window time.Duration) (Decision, error) {
+func (m *Memory) Allow(ctx context.Context, key string, limit int, window time.Duration) (Decision, error) {
+	return m.AllowN(ctx, key, 1, limit, window)
+}
+
+// AllowN counts n hits at once.
+func (m *Memory) AllowN(_ context.Context, key string, n, limit int, window time.Duration) (Decision, error) {
 	if err := checkArgs(limit, window); err != nil {
 		return Decision{}, err
+	}
+	if n < 1 {
+		return Decision{}, errors.New("limit: n must be positive")
 	}
 	now := m.clk.Now()
 	number, end := fixedWindow(now, window)
@@ -60,7 +69,7 @@ func (m *Memory) Allow(_ context.Context, key string, limit int, window time.Dur
 		}
 		c = counter{window: number, end: end}
 	}
-	c.count++
+	c.count += int64(n)
 	m.counters[k] = c
 	return decide(c.count, limit, now, end), nil
 }

@@ -2,6 +2,7 @@ package limit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -19,11 +20,12 @@ const KeyPrefix = "lms:rl:"
 // a replica whose clock lags still finds the count instead of starting over.
 const clockSkew = 5 * time.Second
 
-// countScript counts a hit and, on the first hit of a window, sets when the
-// counter goes away; as one script, no counter can be left without expiry.
+// countScript adds ARGV[2] hits and, on the first hits of a window, sets
+// when the counter goes away; as one script, no counter can be left
+// without expiry.
 const countScript = `
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then
+local n = redis.call('INCRBY', KEYS[1], ARGV[2])
+if n == tonumber(ARGV[2]) then
 	redis.call('PEXPIRE', KEYS[1], ARGV[1])
 end
 return n
@@ -50,8 +52,17 @@ func NewRedis(rdb redis.UniversalClient, clk clock.Clock) *Redis {
 }
 
 func (r *Redis) Allow(ctx context.Context, key string, limit int, window time.Duration) (Decision, error) {
+	return r.AllowN(ctx, key, 1, limit, window)
+}
+
+// AllowN counts n hits at once, in Redis (in this process while Redis is
+// down, as Allow does).
+func (r *Redis) AllowN(ctx context.Context, key string, n, limit int, window time.Duration) (Decision, error) {
 	if err := checkArgs(limit, window); err != nil {
 		return Decision{}, err
+	}
+	if n < 1 {
+		return Decision{}, errors.New("limit: n must be positive")
 	}
 	now := r.clk.Now()
 	number, end := fixedWindow(now, window)
@@ -59,12 +70,12 @@ func (r *Redis) Allow(ctx context.Context, key string, limit int, window time.Du
 	// caller's key apart even when that key contains colons.
 	rkey := KeyPrefix + key + ":" + strconv.FormatInt(int64(window), 10) + ":" + strconv.FormatInt(number, 10)
 	ttl := end.Sub(now) + clockSkew
-	n, err := r.count.Run(ctx, r.rdb, []string{rkey}, ttl.Milliseconds()).Int64()
+	count, err := r.count.Run(ctx, r.rdb, []string{rkey}, ttl.Milliseconds(), n).Int64()
 	if redisconn.Down(err) && ctx.Err() == nil {
-		return r.local.Allow(ctx, key, limit, window)
+		return r.local.AllowN(ctx, key, n, limit, window)
 	}
 	if err != nil {
 		return Decision{}, fmt.Errorf("limit: count %q: %w", key, err)
 	}
-	return decide(n, limit, now, end), nil
+	return decide(count, limit, now, end), nil
 }
