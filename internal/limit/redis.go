@@ -56,7 +56,7 @@ func (r *Redis) Allow(ctx context.Context, key string, limit int, window time.Du
 }
 
 // AllowN counts n hits at once, in Redis (in this process while Redis is
-// down, as Allow does).
+// down).
 func (r *Redis) AllowN(ctx context.Context, key string, n, limit int, window time.Duration) (Decision, error) {
 	if err := checkArgs(limit, window); err != nil {
 		return Decision{}, err

@@ -95,14 +95,7 @@ func (h *Handler) toContent(r *http.Request, loc string) string {
 	if u.Host == "" && !strings.HasPrefix(u.Path, "/") {
 		return loc
 	}
-	out := h.contentOrigin(r) + u.EscapedPath()
-	if u.RawQuery != "" {
-		out += "?" + u.RawQuery
-	}
-	if u.Fragment != "" {
-		out += "#" + u.EscapedFragment()
-	}
-	return out
+	return onOrigin(h.contentOrigin(r), u)
 }
 
 // cmi5Return is the page an AU sends the learner to when it exits (the

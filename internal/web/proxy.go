@@ -83,7 +83,12 @@ func (h *Handler) rewriteLocation(r *http.Request, loc string) string {
 	if !strings.EqualFold(u.Host, h.api.base.Host) && normalizeHost(u.Host) != h.apiHost(r) {
 		return loc
 	}
-	out := h.origin(r) + u.EscapedPath()
+	return onOrigin(h.origin(r), u)
+}
+
+// onOrigin is u's path, query and fragment on origin.
+func onOrigin(origin string, u *url.URL) string {
+	out := origin + u.EscapedPath()
 	if u.RawQuery != "" {
 		out += "?" + u.RawQuery
 	}
