@@ -419,7 +419,7 @@ func (e *Env) DeliverEvents() {
 		if _, err := e.Server.Dispatcher.DispatchPending(ctx, t); err != nil {
 			e.T.Fatal(err)
 		}
-		held, err := events.Unsettled(ctx, t.DB)
+		held, err := events.Unsettled(ctx, t.DB, e.Server.Clock.Now())
 		if err != nil {
 			e.T.Fatal(err)
 		}

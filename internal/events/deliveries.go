@@ -176,12 +176,15 @@ func Backlog(ctx context.Context, q sqldb.Querier, now time.Time) (failed, overd
 	return failed, overdue, err
 }
 
-// Unsettled counts the events whose pairs are not made yet and the pairs
-// a dispatcher holds now: zero when every delivery due so far has been
-// run and recorded (tests wait for it).
-func Unsettled(ctx context.Context, q sqldb.Querier) (int, error) {
+// Unsettled counts the events whose pairs are not made yet, the pairs a
+// dispatcher holds now and the pending pairs due at now: zero when every
+// delivery due so far has been run and recorded (tests wait for it). The
+// due ones count because another dispatcher may have made them just after
+// the caller last looked, and not yet claimed them.
+func Unsettled(ctx context.Context, q sqldb.Querier, now time.Time) (int, error) {
 	var n int
-	err := q.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM event_deliveries WHERE claim IS NOT NULL)
-		+ (SELECT COUNT(*) FROM events WHERE dispatched_at IS NULL)`).Scan(&n)
+	err := q.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM event_deliveries
+			WHERE claim IS NOT NULL OR (state = 'pending' AND next_attempt_at <= $1))
+		+ (SELECT COUNT(*) FROM events WHERE dispatched_at IS NULL)`, now).Scan(&n)
 	return n, err
 }
