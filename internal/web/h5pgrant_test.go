@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
 )
@@ -112,5 +113,13 @@ func TestH5PPlayGrant(t *testing.T) {
 		s.must(req{method: "POST", path: "/bff/api/courses/progress/" + id(c.reading) + "/h5p/grant", token: u.Token},
 			http.StatusUnprocessableEntity)
 		s.must(req{method: "POST", path: "/bff/api/courses/progress/" + id(topicA) + "/h5p/grant"}, http.StatusUnauthorized)
+		// It expires after two hours: anonymous then.
+		s.env.Clock.Advance(2*time.Hour + time.Minute)
+		r = s.must(req{path: "/h5p/contents/" + contentA + "/play" + ctx, content: true, headers: bearer(gu)}, http.StatusOK)
+		if r.get("data.user.id") != "anonymous" {
+			t.Fatalf("an expired grant plays as %v", r.get("data.user.id"))
+		}
+		s.must(req{method: "POST", path: "/h5p/contentUserData/" + contentA + "/state/0" + ctx, content: true,
+			headers: bearer(gu), form: state}, http.StatusUnauthorized)
 	})
 }
