@@ -1825,6 +1825,17 @@ func (c *Client) PostCoursesProgressIDH5P(ctx context.Context, topicID int64, bo
 	return &out, nil
 }
 
+// PostCoursesProgressIDH5PGrant is POST /api/courses/progress/{topic_id}/h5p/grant: Issue the
+// caller's play grant of an H5P topic's content
+func (c *Client) PostCoursesProgressIDH5PGrant(ctx context.Context, topicID int64) (*H5PPlayGrant, error) {
+	r := request{method: http.MethodPost, path: "/api/courses/progress/" + pathParam(topicID) + "/h5p/grant"}
+	var out H5PPlayGrant
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // PutCoursesProgressIDPing is PUT /api/courses/progress/{topic_id}/ping: Record time on a topic:
 // adds the caller's seconds since their previous ping of any topic, at most 60
 func (c *Client) PutCoursesProgressIDPing(ctx context.Context, topicID int64) (*TopicPing, error) {
@@ -4217,6 +4228,16 @@ type GroupNode struct {
 	ParentID     *int64      `json:"parent_id"`
 	Registerable bool        `json:"registerable"`
 	UpdatedAt    time.Time   `json:"updated_at"`
+}
+
+// H5PPlayGrant is a schema of the API.
+type H5PPlayGrant struct {
+	// The H5P content the grant plays.
+	ContentID string    `json:"content_id"`
+	ExpiresAt time.Time `json:"expires_at"`
+	// The grant: send it as 'Authorization: Bearer <grant>' to the H5P play routes of the content.
+	Grant   string `json:"grant"`
+	TopicID int64  `json:"topic_id"`
 }
 
 // H5PStatement is a schema of the API.

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
+	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/auth"
 	"github.com/lms-platform/lms/internal/cache"
+	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/tokens"
@@ -37,6 +39,9 @@ type User struct {
 	tokenID   string
 	scopes    []string
 	rateLimit int
+	// grant is set for a caller holding an H5P play grant: it may play
+	// that one content and keep its own state of it, nothing more.
+	grant *content.H5PGrant
 }
 
 // Can reports whether the user holds the permission.
@@ -104,6 +109,10 @@ func (s *Service) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := httpx.TenantFrom(r.Context())
 		u := s.identify(r, t)
+		if u.grant != nil && !grantAllows(r, u.grant) {
+			writeError(w, r, apperr.New(apperr.Forbidden, "A play grant opens only the play routes of its content."))
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(withUser(r.Context(), u)))
 	})
 }
@@ -118,6 +127,9 @@ func (s *Service) identify(r *http.Request, t *platform.Tenant) *User {
 	}
 	if strings.HasPrefix(raw, tokens.Prefix) {
 		return s.scopedCaller(r, t, raw)
+	}
+	if strings.HasPrefix(raw, content.H5PGrantPrefix) {
+		return grantCaller(r, t, raw, s.clock.Now())
 	}
 	claims, err := auth.Parse(t, s.clock.Now(), raw, Leeway)
 	if err != nil || claims.Subject == "" {
@@ -230,4 +242,58 @@ func (n *news) forget(now time.Time) {
 			delete(n.seen, id)
 		}
 	}
+}
+
+// grantCaller is the caller of a play grant (content.H5PGrant): its user,
+// with no permission, confined to the grant's content by grantAllows.
+// Only from the Authorization header, never from a URL; a bad or expired
+// grant is anonymous, as a bad token is.
+func grantCaller(r *http.Request, t *platform.Tenant, raw string, now time.Time) *User {
+	if r.Header.Get("Authorization") == "" {
+		return Anonymous()
+	}
+	g, err := content.VerifyH5PGrant(t.URLKey, raw, now)
+	if err != nil {
+		return Anonymous()
+	}
+	return &User{ID: strconv.FormatInt(g.UserID, 10), Roles: []string{}, Permissions: []string{}, grant: &g}
+}
+
+// grantRoutes are the routes a play grant opens: what the player needs to
+// run its content and keep the grant user's state and result of it.
+var grantRoutes = map[string]string{
+	"GET /h5p/contents/{id}/play":                                     "id",
+	"GET /h5p/contentUserData/{contentId}/{dataType}/{subContentId}":  "contentId",
+	"POST /h5p/contentUserData/{contentId}/{dataType}/{subContentId}": "contentId",
+	"GET /h5p/finishedData":                                           "?contentId",
+	// The body names the content: saveResult checks it (confined).
+	"POST /h5p/finishedData":              "",
+	"GET /h5p/content/{id}/{file...}":     "id",
+	"GET /h5p/libraries/{uber}/{file...}": "",
+	"GET /h5p/embed/play/{id}":            "id",
+}
+
+// grantAllows tells whether a play grant opens the request's route for
+// the content it names.
+func grantAllows(r *http.Request, g *content.H5PGrant) bool {
+	param, ok := grantRoutes[r.Pattern]
+	if !ok {
+		return false
+	}
+	switch {
+	case param == "":
+		return true
+	case strings.HasPrefix(param, "?"):
+		return r.URL.Query().Get(param[1:]) == g.ContentID
+	default:
+		return r.PathValue(param) == g.ContentID
+	}
+}
+
+// confined refuses a play grant's caller the contents other than its own.
+func (u *User) confined(contentID int64) error {
+	if u.grant != nil && u.grant.ContentID != strconv.FormatInt(contentID, 10) {
+		return apperr.New(apperr.Forbidden, "The play grant is for another content.")
+	}
+	return nil
 }

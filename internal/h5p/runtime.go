@@ -428,6 +428,9 @@ func (s *Service) saveResult(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, err := parseID(f["contentId"], "contentId")
+	if err == nil {
+		err = UserFrom(ctx).confined(id)
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return

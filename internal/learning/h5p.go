@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/topics"
 )
@@ -239,4 +241,33 @@ func statementContentIDs(statement map[string]any) []string {
 		}
 	}
 	return out
+}
+
+// H5PPlayGrant is the play grant of an H5P topic's content for the
+// caller (content.H5PGrant): the embed page on the content origin calls
+// the H5P service with it instead of the learner's session.
+type H5PPlayGrant struct {
+	Grant     string    `json:"grant" doc:"The grant: send it as 'Authorization: Bearer <grant>' to the H5P play routes of the content."`
+	ContentID string    `json:"content_id" doc:"The H5P content the grant plays."`
+	TopicID   int64     `json:"topic_id"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// h5pGrantTTL is how long a play grant lasts: a sitting, not a session.
+const h5pGrantTTL = 2 * time.Hour
+
+// H5PGrant issues the caller's play grant of an H5P topic they may record
+// progress in.
+func (s *Service) H5PGrant(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (H5PPlayGrant, error) {
+	now := s.now()
+	if _, err := s.learnerTopic(ctx, t, t.DB, now, p, topicID); err != nil {
+		return H5PPlayGrant{}, err
+	}
+	contentID, err := s.h5pContent(ctx, t, topicID)
+	if err != nil {
+		return H5PPlayGrant{}, err
+	}
+	g := content.H5PGrant{UserID: p.UserID, ContentID: contentID, TopicID: topicID, Expires: now.Add(h5pGrantTTL).Unix()}
+	return H5PPlayGrant{Grant: content.SignH5PGrant(t.URLKey, g), ContentID: contentID, TopicID: topicID,
+		ExpiresAt: time.Unix(g.Expires, 0).UTC()}, nil
 }

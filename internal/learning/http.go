@@ -119,6 +119,14 @@ func Routes(api huma.API, s *Service) {
 		func(ctx context.Context, in *statementInput) (*httpx.Response[H5PStatement], error) {
 			return ok(s.StoreStatement(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID, in.Body))
 		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/courses/progress/{topic_id}/h5p/grant", Tags: tags,
+		Who: httpx.User, Status: http.StatusCreated, Summary: "Issue the caller's play grant of an H5P topic's content",
+		Description: "For learners who may record progress in the topic. The grant (2 hours) lets the H5P embed page, played on the " +
+			"frontend's content origin, load the play model, files and libraries of this one content and keep the caller's own state " +
+			"and result of it; every other route refuses it."},
+		func(ctx context.Context, in *topicInput) (*httpx.Response[H5PPlayGrant], error) {
+			return ok(s.H5PGrant(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID))
+		})
 }
 
 // rawJSON is a response body encoded by the handler (see ProgramJSON).

@@ -34,6 +34,7 @@ var bffAllow = []bffRule{
 	rule(http.MethodPatch, "/api/courses/progress/{id}"),
 	rule(http.MethodPut, "/api/courses/progress/{id}/ping"),
 	rule(http.MethodPost, "/api/courses/progress/{id}/h5p"),
+	rule(http.MethodPost, "/api/courses/progress/{id}/h5p/grant"),
 	// Quiz attempts and answers (the quiz topic kind's learner routes).
 	rule(http.MethodGet, "/api/quiz-attempts"),
 	rule(http.MethodPost, "/api/quiz-attempts"),

@@ -116,6 +116,9 @@ func (h *Handler) contentRoutes() http.Handler {
 	mux.HandleFunc("GET /api/interactive/play/", h.files)
 	mux.HandleFunc("GET /api/liascript/play/", h.files)
 	mux.HandleFunc("GET /api/liascript/runtime/", h.files)
+	// H5P: the embed page, the core, the content and library files and
+	// the player's calls with the play grant.
+	mux.HandleFunc("/h5p/", h.h5pContent)
 	mux.HandleFunc("POST /api/csp-report", h.cspReport)
 	// Signed file links, uploaded HTML among them.
 	mux.HandleFunc("GET /api/files/", h.files)

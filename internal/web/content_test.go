@@ -60,9 +60,9 @@ func TestContentOriginRoutes(t *testing.T) {
 			t.Fatalf("content origin headers: %v", r.header)
 		}
 		// Everything else is 404 there: no /bff/, no sign-in, no pages,
-		// no H5P proxy, no other API route, whatever the cookies.
+		// no other API route, whatever the cookies.
 		for _, p := range []string{"/bff/api/profile/me", "/login", "/", "/courses", "/my", "/device", "/profile", "/certificates",
-			"/learn/1/2", "/h5p/embed/play/1", "/assets/app.js", "/api/courses", "/api/profile/me", "/lti/launch"} {
+			"/learn/1/2", "/assets/app.js", "/api/courses", "/api/profile/me", "/lti/launch"} {
 			r := s.must(req{path: p, content: true, cookies: session}, http.StatusNotFound)
 			if len(r.header.Values("Set-Cookie")) != 0 {
 				t.Fatalf("%s on the content origin sets a cookie", p)

@@ -296,9 +296,13 @@ func (h *Handler) fillContent(d *topicData) {
 	}
 }
 
-// contentLinks moves the play links of interactive apps and LiaScript
-// courses onto the content origin; without one they are not played.
+// contentLinks moves the play links of interactive apps, LiaScript
+// courses and H5P embeds onto the content origin; without one they are
+// not played.
 func (h *Handler) contentLinks(r *http.Request, d *topicData) {
+	if d.H5P != nil && d.EmbedSrc != "" {
+		d.EmbedSrc = h.h5pEmbed(r, d.EmbedSrc)
+	}
 	if d.App != nil && d.App.PlayURL != "" {
 		d.App.PlayURL = h.onContent(r, d.App.PlayURL)
 	}
@@ -310,8 +314,22 @@ func (h *Handler) contentLinks(r *http.Request, d *topicData) {
 			if n := &d.Layout.Nodes[i]; n.LiaSrc != "" {
 				n.LiaSrc = h.onContent(r, n.LiaSrc)
 			}
+			if n := &d.Layout.Nodes[i]; n.H5PSrc != "" {
+				n.H5PSrc = h.h5pEmbed(r, n.H5PSrc)
+			}
 		}
 	}
+}
+
+// h5pEmbed is an H5P embed page's link on the content origin, naming the
+// frontend's origin, the only one the page talks to (frontOrigin); ""
+// without a content origin.
+func (h *Handler) h5pEmbed(r *http.Request, path string) string {
+	src := h.onContent(r, path)
+	if src == "" {
+		return ""
+	}
+	return src + "&" + frontParam + "=" + url.QueryEscape(h.origin(r))
 }
 
 // liaContent is what the page shows of a LiaScript topic: the player

@@ -5,26 +5,36 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/lms-platform/lms/internal/content"
 )
 
-// h5pStripped are request headers the H5P proxy never forwards: the
-// browser's cookies (the session travels as Authorization), credentials
-// only the parts hold, and forwarding headers the proxy sets itself.
+// h5pStripped are request headers the content origin's H5P proxy never
+// forwards: the browser's cookies, credentials only the parts hold, and
+// forwarding headers the proxy sets itself.
 var h5pStripped = []string{"Cookie", "X-Internal-Token", "X-Forwarded-Host", "X-Forwarded-For",
 	"X-Forwarded-Proto", "Forwarded", "X-Lms-Session-Proxy", "X-Lms-Embed-Origin"}
 
-// h5pProxy is the same-origin proxy to {base_url}/h5p/{path}: the embed
-// page, its scripts, its AJAX calls and content files all come from the
-// frontend's origin, so the session cookie reaches the proxy and the proxy
-// sends it on as Authorization. Bodies pass unchanged both ways.
+// frontParam names the frontend's origin on an embed page's link: the
+// page talks (postMessage) to that origin only.
+const frontParam = "lms_front"
+
+// h5pContent is the content origin's proxy to {base_url}/h5p/{path}: the
+// embed page, its scripts, its AJAX calls and the content and library
+// files. It holds no session: the only credential it forwards is a play
+// grant (POST /api/courses/progress/{topic}/h5p/grant) that the topic page
+// handed to the embed page by postMessage and that the player sends as
+// Authorization; the H5P service takes it for one content and one user
+// only. Bodies pass unchanged both ways.
 //
-// Two headers tell the H5P service that a session proxy is calling:
-// X-Lms-Session-Proxy: 1 (leave the token out of the player model's
-// URLs: the proxy adds it) and X-Lms-Embed-Origin: <front origin> (the
-// embed page's allowed origins are narrowed to exactly this origin, for
-// postMessage and for frame-ancestors).
-func (h *Handler) h5pProxy(w http.ResponseWriter, r *http.Request) {
+// Two headers tell the H5P service about the proxy: X-Lms-Session-Proxy: 1
+// (leave the credential out of the play model's URLs: the player sends it
+// as a header) and X-Lms-Embed-Origin: <frontend origin> (the embed page's
+// allowed origins are narrowed to exactly the frontend, for postMessage and
+// for frame-ancestors).
+func (h *Handler) h5pContent(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	tenant, _ := ctx.Value(contentKey{}).(string)
 	hdr := r.Header.Clone()
 	for k := range hopHeaders {
 		hdr.Del(k)
@@ -32,17 +42,20 @@ func (h *Handler) h5pProxy(w http.ResponseWriter, r *http.Request) {
 	for _, k := range h5pStripped {
 		hdr.Del(k)
 	}
-	token := ""
-	if s := h.readSession(r); s != nil {
-		h.maybeRefresh(ctx, w, r, s)
-		token = s.token
+	if a := hdr.Get("Authorization"); !strings.HasPrefix(a, "Bearer "+content.H5PGrantPrefix) {
 		hdr.Del("Authorization")
 	}
-	origin := h.origin(r)
 	hdr.Set("X-Lms-Session-Proxy", "1")
-	hdr.Set("X-Lms-Embed-Origin", origin)
+	q := r.URL.Query()
+	if front := h.frontOrigin(tenant, q.Get(frontParam)); front != "" {
+		hdr.Set("X-Lms-Embed-Origin", front)
+	}
 	hdr.Set("X-Forwarded-Proto", h.scheme(r))
 	path := r.URL.EscapedPath()
+	if q.Has(frontParam) {
+		q.Del(frontParam)
+		r.URL.RawQuery = q.Encode()
+	}
 	if r.URL.RawQuery != "" {
 		path += "?" + r.URL.RawQuery
 	}
@@ -50,7 +63,7 @@ func (h *Handler) h5pProxy(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength != 0 {
 		body = r.Body
 	}
-	res, err := h.api.do(ctx, apiCall{Method: r.Method, Path: path, Host: h.apiHost(r), Token: token,
+	res, err := h.api.do(ctx, apiCall{Method: r.Method, Path: path, Host: h.apiHost(r),
 		Body: body, ContentLength: r.ContentLength, Header: hdr})
 	if err != nil {
 		h.log.Warn("web: h5p proxy", "path", r.URL.Path, "err", err)
@@ -61,8 +74,8 @@ func (h *Handler) h5pProxy(w http.ResponseWriter, r *http.Request) {
 	copyHeaders(w.Header(), res.Header)
 	if strings.HasPrefix(r.URL.Path, "/h5p/content/") && activeType(res.Header.Get("Content-Type")) {
 		// A content file of a package that would run script when opened
-		// on its own (SVG, XML, HTML) runs none on this origin, whatever
-		// the H5P service sent.
+		// on its own (SVG, XML, HTML) runs none, whatever the H5P service
+		// sent.
 		w.Header().Add("Content-Security-Policy", "sandbox")
 	}
 	if loc := res.Header.Get("Location"); loc != "" {
@@ -70,6 +83,30 @@ func (h *Handler) h5pProxy(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(res.StatusCode)
 	streamBody(w, res.Body)
+}
+
+// frontOrigin is the frontend origin an embed page may talk to: the
+// frontend's public URL (LMS_WEB_URL) when set, else the origin the link
+// names if it is the tenant's host (on any port, as frontSource allows).
+func (h *Handler) frontOrigin(tenant, named string) string {
+	if h.opts.WebURL != "" {
+		if u, err := url.Parse(strings.ReplaceAll(h.opts.WebURL, "{host}", tenant)); err == nil && u.Host != "" {
+			return u.Scheme + "://" + u.Host
+		}
+		return ""
+	}
+	u, err := url.Parse(named)
+	if named == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.RawQuery != "" ||
+		u.User != nil || normalizeHost(u.Host) != tenant {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// h5pGone answers the frontend's former /h5p/ proxy: H5P content is
+// played on the content origin only.
+func (h *Handler) h5pGone(w http.ResponseWriter, r *http.Request) {
+	writeJSONError(w, http.StatusNotFound, "Not found: H5P content is played on the content origin.")
 }
 
 // rewriteLocation points a redirect that names the API's own address (or

@@ -45,8 +45,9 @@ func TestEveryAnswerSaysNosniff(t *testing.T) {
 		{req{path: "/courses"}, http.StatusOK},
 		{req{path: "/no-such-page"}, http.StatusNotFound},
 		{req{path: "/bff/api/profile/me"}, http.StatusUnauthorized},
-		{req{path: "/h5p/health"}, http.StatusOK},
-		{req{path: "/h5p/no-such-route"}, http.StatusNotFound},
+		{req{path: "/h5p/health"}, http.StatusNotFound},
+		{req{path: "/h5p/health", content: true}, http.StatusOK},
+		{req{path: "/h5p/no-such-route", content: true}, http.StatusNotFound},
 		{req{method: "POST", path: "/login", headers: map[string]string{"Origin": "http://evil.test",
 			"Sec-Fetch-Site": "cross-site"}}, http.StatusForbidden},
 	} {
@@ -321,41 +322,46 @@ func TestSecureCookieNeedsTrustProxy(t *testing.T) {
 	}
 }
 
-// TestH5PProxy checks the /h5p/ proxy on the real H5P service: the
-// session cookie becomes Authorization, browser-sent credentials of the
-// parts are dropped, bytes pass unchanged (ranges too), and the proxy
-// tells the service its origin.
+// TestH5PProxy checks the content origin's /h5p/ proxy on the real H5P
+// service: no session reaches it (cookies and tokens other than a play
+// grant are dropped, and so are the parts' credentials), bytes pass
+// unchanged (ranges too), the embed page talks to the frontend only, and
+// the frontend's own origin serves no H5P at all.
 func TestH5PProxy(t *testing.T) {
 	eachBackend(t, func(t *testing.T, backend string) {
 		s := newStack(t, backend, frontOptions{})
 		learner := s.env.NewUser("student")
-		r := s.must(req{path: "/h5p/whoami", token: learner.Token}, http.StatusOK)
-		if r.get("data.id") != float64(learner.ID) && r.get("data.id") != id(learner.ID) {
-			t.Fatalf("the H5P service must see the session's user: %s", r.body)
+		for _, q := range []req{
+			{path: "/h5p/whoami", token: learner.Token, content: true},
+			{path: "/h5p/whoami", content: true, headers: map[string]string{"Authorization": "Bearer " + learner.Token}},
+			{path: "/h5p/whoami", content: true, headers: map[string]string{"X-Internal-Token": s.env.Server.Config.InternalKey}},
+		} {
+			if r := s.must(q, http.StatusOK); r.get("data.id") != "anonymous" {
+				t.Fatalf("the content origin must forward no session nor token: %v %s", q.headers, r.body)
+			}
 		}
-		r = s.must(req{path: "/h5p/whoami"}, http.StatusOK)
-		if r.get("data.id") != "anonymous" {
-			t.Fatalf("without a session the caller is anonymous: %s", r.body)
-		}
-		// A browser cannot borrow the parts' internal token through the
-		// proxy.
-		r = s.must(req{path: "/h5p/whoami", headers: map[string]string{"X-Internal-Token": s.env.Server.Config.InternalKey}},
-			http.StatusOK)
-		if r.get("data.id") != "anonymous" {
-			t.Fatalf("X-Internal-Token must not pass the proxy: %s", r.body)
+		// The frontend's origin serves no H5P: no embed page, no content,
+		// no library, no API of the service, with or without a session.
+		for _, p := range []string{"/h5p/whoami", "/h5p/embed/play/1", "/h5p/contents", "/h5p/contents/1/play",
+			"/h5p/content/1/content.json", "/h5p/libraries/H5P.Foo-1.0/foo.js", "/h5p/embed/assets/protocol.js"} {
+			s.must(req{path: p, token: learner.Token}, http.StatusNotFound)
 		}
 
 		// The embed page's allowed origins are narrowed to the frontend's
-		// origin (X-Lms-Embed-Origin), whatever the service is configured
-		// with.
+		// origin the link names, if it is the tenant's host.
 		// (An unknown content id answers the page's 404 shell, with the
 		// same headers.)
-		r = s.do(req{path: "/h5p/embed/play/1", host: s.env.Host + ":3000"})
-		if csp := r.header.Get("Content-Security-Policy"); csp != "frame-ancestors 'self' http://"+s.env.Host+":3000" {
+		front := "http://" + s.env.Host + ":3000"
+		r := s.do(req{path: "/h5p/embed/play/1?contextId=topic-1&lms_front=" + url.QueryEscape(front), content: true})
+		if csp := r.header.Values("Content-Security-Policy"); len(csp) == 0 || csp[0] != "frame-ancestors 'self' "+front {
 			t.Fatalf("embed page CSP %q", csp)
 		}
 		if r.header.Get("Referrer-Policy") != "no-referrer" || r.header.Get("X-Frame-Options") != "" {
 			t.Fatalf("the embed page's own framing headers pass: %v", r.header)
+		}
+		r = s.do(req{path: "/h5p/embed/play/1?lms_front=" + url.QueryEscape("http://evil.test"), content: true})
+		if csp := strings.Join(r.header.Values("Content-Security-Policy"), ", "); strings.Contains(csp, "evil.test") {
+			t.Fatalf("another site named as the frontend: %q", csp)
 		}
 
 		// Bytes unchanged: the same file through the proxy and directly.
@@ -364,12 +370,12 @@ func TestH5PProxy(t *testing.T) {
 		if direct.Status != 200 {
 			t.Skipf("the H5P embed assets are not served yet: %d", direct.Status)
 		}
-		r = s.must(req{path: path}, http.StatusOK)
+		r = s.must(req{path: path, content: true}, http.StatusOK)
 		if string(r.body) != string(direct.Body) || r.header.Get("Content-Type") != direct.Header.Get("Content-Type") {
 			t.Fatal("the proxy must pass bytes and type unchanged")
 		}
 		// Compressed answers are not unpacked on the way.
-		r = s.must(req{path: path, headers: map[string]string{"Accept-Encoding": "gzip"}}, http.StatusOK)
+		r = s.must(req{path: path, content: true, headers: map[string]string{"Accept-Encoding": "gzip"}}, http.StatusOK)
 		direct = s.env.Do(apitest.Request{Method: "GET", Path: path, Headers: map[string]string{"Accept-Encoding": "gzip"}})
 		if string(r.body) != string(direct.Body) || r.header.Get("Content-Encoding") != direct.Header.Get("Content-Encoding") {
 			t.Fatal("encoded bodies must pass unchanged")
@@ -378,18 +384,14 @@ func TestH5PProxy(t *testing.T) {
 }
 
 // TestH5PProxyLocation checks the Location rewrite and the headers the
-// proxy sends, on a stub (the H5P service answers no redirect of its own).
+// content origin's proxy sends, on a stub (the H5P service answers no
+// redirect of its own).
 func TestH5PProxyLocation(t *testing.T) {
 	var got http.Header
 	var gotHost string
-	var stubURL string
 	stub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, gotHost = r.Header.Clone(), r.Host
 		switch r.URL.Path {
-		case "/h5p/absolute":
-			w.Header().Set("Location", stubURL+"/h5p/contents/5?x=1")
-		case "/h5p/tenant":
-			w.Header().Set("Location", "http://school.test/h5p/contents/6")
 		case "/h5p/elsewhere":
 			w.Header().Set("Location", "https://other.example/page")
 		case "/h5p/relative":
@@ -398,30 +400,28 @@ func TestH5PProxyLocation(t *testing.T) {
 		w.WriteHeader(http.StatusFound)
 	}))
 	defer stub.Close()
-	stubURL = stub.URL
 	f := newFront(t, stub.URL, "platform.test", frontOptions{})
-	f.host = "school.test:3000"
+	f.host = "school.test"
 	for path, want := range map[string]string{
-		"/h5p/absolute":  "http://school.test:3000/h5p/contents/5?x=1",
-		"/h5p/tenant":    "http://school.test:3000/h5p/contents/6",
 		"/h5p/elsewhere": "https://other.example/page",
 		"/h5p/relative":  "/h5p/contents/7",
 	} {
-		r := f.must(req{path: path, token: "session-token", headers: map[string]string{"Authorization": "Bearer page-token",
-			"X-Forwarded-Host": "evil.test"}}, http.StatusFound)
+		r := f.must(req{path: path + "?lms_front=http%3A%2F%2Fschool.test%3A3000", content: true, token: "session-token",
+			headers: map[string]string{"Authorization": "Bearer page-token", "X-Forwarded-Host": "evil.test"}}, http.StatusFound)
 		if loc := r.header.Get("Location"); loc != want {
 			t.Fatalf("%s: Location %q, want %q", path, loc, want)
 		}
 	}
-	if got.Get("Authorization") != "Bearer session-token" || got.Get("Cookie") != "" ||
+	if got.Get("Authorization") != "" || got.Get("Cookie") != "" ||
 		got.Get("X-Lms-Session-Proxy") != "1" || got.Get("X-Lms-Embed-Origin") != "http://school.test:3000" ||
 		got.Get("X-Forwarded-Host") != "" || gotHost != "school.test" {
 		t.Fatalf("proxied request: host %q headers %v", gotHost, got)
 	}
-	// Without a session the page's own Authorization passes.
-	f.must(req{path: "/h5p/relative", headers: map[string]string{"Authorization": "Bearer page-token"}}, http.StatusFound)
-	if got.Get("Authorization") != "Bearer page-token" {
-		t.Fatalf("Authorization %q", got.Get("Authorization"))
+	// A play grant passes, and nothing else of the page's.
+	f.must(req{path: "/h5p/relative", content: true, headers: map[string]string{"Authorization": "Bearer lms_h5pplay.1.2.3-4-x"}},
+		http.StatusFound)
+	if got.Get("Authorization") != "Bearer lms_h5pplay.1.2.3-4-x" || got.Get("X-Lms-Embed-Origin") != "" {
+		t.Fatalf("Authorization %q, embed origin %q", got.Get("Authorization"), got.Get("X-Lms-Embed-Origin"))
 	}
 }
 

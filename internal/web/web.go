@@ -100,7 +100,7 @@ func New(opts Options) (*Handler, error) {
 func (h *Handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/bff/", h.bff)
-	mux.HandleFunc("/h5p/", h.h5pProxy)
+	mux.HandleFunc("/h5p/", h.h5pGone)
 	mux.HandleFunc("GET /lti/launch", h.ltiLaunch)
 	mux.HandleFunc("POST /lti/launch/confirm", h.csrfForms(4<<10, h.ltiConfirm))
 	mux.HandleFunc("GET /healthz", h.healthz)

@@ -634,17 +634,33 @@
     });
   }
 
-  // The H5P embeds, served on this origin through the /h5p/ proxy: the
-  // frame of an H5P topic, or the H5PFrames of a layout. The token is
-  // never in this page: the parent answers lms-h5p:token with null and
-  // the proxy adds the session's Authorization header to the embed's own
-  // calls, so the player runs as the signed-in learner. Only an H5P
-  // topic's statements count for its completion.
+  // The H5P embeds, played on the content origin: the frame of an H5P
+  // topic, or the H5PFrames of a layout. The session never goes there.
+  // The embed page asks (lms-h5p:ready) and the topic frame is answered
+  // with a play grant of its content (POST .../h5p/grant through /bff/),
+  // posted to the content origin only; layout frames and visitors get
+  // null and play anonymously. Only an H5P topic's statements, relayed
+  // here, count for its completion.
   var frames = Array.prototype.slice.call(document.querySelectorAll('#h5p-frame, iframe[data-h5p]'));
   if (frames.length === 0) { return; }
-  var origin = window.location.origin;
   var forwarded = { completed: true, passed: true, failed: true, answered: true, scored: true, mastered: true };
   var tokenSent = false;
+  var grant = null;
+
+  function frameOrigin(f) {
+    try { return new URL(f.src, window.location.href).origin; } catch (err) { return ''; }
+  }
+
+  function grantFor(frame) {
+    if (frame.id !== 'h5p-frame' || !signedIn) { return Promise.resolve(null); }
+    if (!grant) {
+      grant = bff('POST', '/api/courses/progress/' + topicId + '/h5p/grant')
+        .then(function (res) { return res.ok ? res.json() : null; })
+        .then(function (body) { return body && body.data && body.data.grant ? body.data.grant : null; })
+        .catch(function () { return null; });
+    }
+    return grant;
+  }
 
   function verbOf(statement) {
     var id = statement && statement.verb && statement.verb.id;
@@ -664,7 +680,8 @@
   window.addEventListener('message', function (e) {
     var frame = null;
     frames.forEach(function (f) { if (f.contentWindow === e.source) { frame = f; } });
-    if (!frame || e.origin !== origin) { return; }
+    if (!frame || e.origin !== frameOrigin(frame)) { return; }
+    var origin = e.origin;
     var msg = e.data;
     if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string') { return; }
     var data = msg.payload && typeof msg.payload === 'object' ? msg.payload : msg;
@@ -672,8 +689,10 @@
       case 'lms-h5p:ready':
         // Answered every time the page asks: the embed repeats ready
         // until it hears back.
-        frame.contentWindow.postMessage({ type: 'lms-h5p:token', token: null }, origin);
-        tokenSent = true;
+        grantFor(frame).then(function (token) {
+          frame.contentWindow.postMessage({ type: 'lms-h5p:token', token: token }, origin);
+          tokenSent = true;
+        });
         break;
       case 'lms-h5p:loaded':
         frame.dataset.loaded = '1';
