@@ -1827,8 +1827,10 @@ func (c *Client) PostCoursesProgressIDH5P(ctx context.Context, topicID int64, bo
 
 // PostCoursesProgressIDH5PGrant is POST /api/courses/progress/{topic_id}/h5p/grant: Issue the
 // caller's play grant of an H5P topic's content
-func (c *Client) PostCoursesProgressIDH5PGrant(ctx context.Context, topicID int64) (*H5PPlayGrant, error) {
+func (c *Client) PostCoursesProgressIDH5PGrant(ctx context.Context, topicID int64, params PostCoursesProgressIDH5PGrantParams) (*H5PPlayGrant, error) {
 	r := request{method: http.MethodPost, path: "/api/courses/progress/" + pathParam(topicID) + "/h5p/grant"}
+	r.query = url.Values{}
+	addQuery(r.query, "content_id", params.ContentID)
 	var out H5PPlayGrant
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -5847,6 +5849,14 @@ func (f PostAdminUsersIDAvatarForm) writeForm(w *multipart.Writer) error {
 type PostCmi5FetchParams struct {
 	// The one-time code of the launch's fetch URL.
 	Code *string
+}
+
+// PostCoursesProgressIDH5PGrantParams are the parameters of POST
+// /api/courses/progress/{topic_id}/h5p/grant; nil fields are not sent.
+type PostCoursesProgressIDH5PGrantParams struct {
+	// H5P content the topic plays in a layout's H5PFrame; empty: the H5P topic's own content (422 when
+	// the topic plays no such content).
+	ContentID *string
 }
 
 // PostCspReportParams are the parameters of POST /api/csp-report; nil fields are not sent.

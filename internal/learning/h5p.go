@@ -256,18 +256,35 @@ type H5PPlayGrant struct {
 // h5pGrantTTL is how long a play grant lasts: a sitting, not a session.
 const h5pGrantTTL = 2 * time.Hour
 
-// H5PGrant issues the caller's play grant of an H5P topic they may record
-// progress in.
-func (s *Service) H5PGrant(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (H5PPlayGrant, error) {
+// H5PGrant issues the caller's play grant of H5P content in a topic they
+// may record progress in: the H5P topic's content when contentID is
+// empty, else content the topic plays (an H5PFrame of a layout).
+func (s *Service) H5PGrant(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, contentID string) (H5PPlayGrant, error) {
 	now := s.now()
 	if _, err := s.learnerTopic(ctx, t, t.DB, now, p, topicID); err != nil {
 		return H5PPlayGrant{}, err
 	}
-	contentID, err := s.h5pContent(ctx, t, topicID)
-	if err != nil {
+	if contentID == "" {
+		var err error
+		if contentID, err = s.h5pContent(ctx, t, topicID); err != nil {
+			return H5PPlayGrant{}, err
+		}
+	} else if err := s.playsH5P(ctx, t, topicID, contentID); err != nil {
 		return H5PPlayGrant{}, err
 	}
 	g := content.H5PGrant{UserID: p.UserID, ContentID: contentID, TopicID: topicID, Expires: now.Add(h5pGrantTTL).Unix()}
 	return H5PPlayGrant{Grant: content.SignH5PGrant(t.URLKey, g), ContentID: contentID, TopicID: topicID,
 		ExpiresAt: time.Unix(g.Expires, 0).UTC()}, nil
+}
+
+// playsH5P checks that the topic plays H5P content contentID.
+func (s *Service) playsH5P(ctx context.Context, t *platform.Tenant, topicID int64, contentID string) error {
+	topic, err := topics.ByID(ctx, t.DB, topicID)
+	if err != nil {
+		return err
+	}
+	if s.H5PPlayed != nil && slices.Contains(s.H5PPlayed(topic.TopicableType, topic.Content), contentID) {
+		return nil
+	}
+	return apperr.Field("content_id", "The topic does not play this H5P content.")
 }

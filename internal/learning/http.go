@@ -56,6 +56,11 @@ type topicInput struct {
 	TopicID int64 `path:"topic_id" doc:"Topic id."`
 }
 
+type grantInput struct {
+	TopicID   int64  `path:"topic_id" doc:"Topic id."`
+	ContentID string `query:"content_id" pattern:"^[1-9][0-9]{0,18}$" doc:"H5P content the topic plays in a layout's H5PFrame; empty: the H5P topic's own content (422 when the topic plays no such content)."`
+}
+
 type statementInput struct {
 	TopicID int64          `path:"topic_id" doc:"Topic id."`
 	Body    map[string]any `doc:"An xAPI statement, or {statement: <xAPI statement>}."`
@@ -123,9 +128,10 @@ func Routes(api huma.API, s *Service) {
 		Who: httpx.User, Status: http.StatusCreated, Summary: "Issue the caller's play grant of an H5P topic's content",
 		Description: "For learners who may record progress in the topic. The grant (2 hours) lets the H5P embed page, played on the " +
 			"frontend's content origin, load the play model, files and libraries of this one content and keep the caller's own state " +
-			"and result of it; every other route refuses it."},
-		func(ctx context.Context, in *topicInput) (*httpx.Response[H5PPlayGrant], error) {
-			return ok(s.H5PGrant(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID))
+			"and result of it; every other route refuses it. An H5P topic's grant plays its content; a layout topic's, with " +
+			"content_id, one of the H5P contents its H5PFrames play."},
+		func(ctx context.Context, in *grantInput) (*httpx.Response[H5PPlayGrant], error) {
+			return ok(s.H5PGrant(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID, in.ContentID))
 		})
 }
 

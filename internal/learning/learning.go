@@ -36,6 +36,10 @@ type Service struct {
 	// false for topics that are not H5P. Nil: no statement completes a
 	// topic.
 	H5PContentID func(class string, value json.RawMessage) (string, bool)
+	// H5PPlayed reads the H5P contents a topic's value of class plays:
+	// an H5P topic's own, a layout's frames. Nil: only H5P topics get
+	// play grants.
+	H5PPlayed func(class string, value json.RawMessage) []string
 }
 
 // Topic statuses of topic_progress.status.

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 
 	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/learning"
 )
 
 // newLearning builds learning before the capabilities that call it.
 func (s *Server) newLearning() {
 	s.Learning = &learning.Service{Clock: s.Clock, Kinds: s.Kinds, FileURL: s.Files.URL, Settings: s.Settings,
-		H5PContentID: h5pContentID}
+		H5PContentID: h5pContentID, H5PPlayed: h5pPlayed}
 }
 
 // learningRoutes registers the learner routes (programs, previews,
@@ -30,4 +31,16 @@ func h5pContentID(class string, value json.RawMessage) (string, bool) {
 	}
 	id, err := h5pcontent.ContentID(value)
 	return id, err == nil && id != ""
+}
+
+// h5pPlayed is the H5P content an H5P topic plays, or those a layout
+// topic's H5PFrames play.
+func h5pPlayed(class string, value json.RawMessage) []string {
+	if id, ok := h5pContentID(class, value); ok {
+		return []string{id}
+	}
+	if class == layout.Class {
+		return layout.H5PContentIDs(value)
+	}
+	return nil
 }

@@ -105,6 +105,7 @@ var matrix = map[string]string{
 	"PATCH /api/courses/progress/{course_id}":              users,
 	"PUT /api/courses/progress/{topic_id}/ping":            users,
 	"POST /api/courses/progress/{topic_id}/h5p":            users,
+	"POST /api/courses/progress/{topic_id}/h5p/grant":      users,
 	// Course authoring: tutors may create and list (their own courses);
 	// the matrix's course and lesson are the admin's, so only admins may
 	// act on them.
@@ -230,6 +231,15 @@ var matrix = map[string]string{
 	// Certificates (internal/certificates): the {id} names none.
 	"GET /api/certificates":                        users,
 	"GET /api/admin/certificates":                  admins,
+	"GET /api/admin/deliveries":                    admins,
+	"POST /api/admin/deliveries/retry":             admins,
+	"POST /api/admin/deliveries/{id}/retry":        admins,
+	"GET /api/admin/webhooks":                      admins,
+	"POST /api/admin/webhooks":                     admins,
+	"GET /api/admin/webhooks/{id}":                 admins,
+	"PATCH /api/admin/webhooks/{id}":               admins,
+	"DELETE /api/admin/webhooks/{id}":              admins,
+	"GET /api/admin/webhooks/{id}/deliveries":      admins,
 	"POST /api/admin/certificates/{id}/regenerate": "",
 	// The image renderer needs a valid signed link, which the matrix lacks.
 	"GET /api/img":  "",

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/content/layout"
 )
 
 // TestH5PPlayGrant checks the play grant of an H5P topic on the real API
@@ -109,6 +110,28 @@ func TestH5PPlayGrant(t *testing.T) {
 		if r.get("data.user.id") != "anonymous" {
 			t.Fatalf("a forged grant plays as %v", r.get("data.user.id"))
 		}
+		// A layout topic's grant plays an H5P content its H5PFrames name,
+		// as its user, and no other content.
+		doc := []any{map[string]any{"component": "H5PFrame", "props": map[string]any{"content_id": contentA, "title": "Images"}}}
+		lay := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Layout",
+			"topicable": layout.Class, "document": doc, "fallback": "# Layout\n\nImages to compare."})
+		layoutGrant := "/bff/api/courses/progress/" + id(int64(lay.Number("data.id"))) + "/h5p/grant"
+		r = s.must(req{method: "POST", path: layoutGrant + "?content_id=" + contentA, token: u.Token}, http.StatusCreated)
+		gl, _ := r.get("data.grant").(string)
+		if r.get("data.content_id") != contentA {
+			t.Fatalf("layout grant: %s", r.body)
+		}
+		r = s.must(req{path: "/h5p/contents/" + contentA + "/play", content: true, headers: bearer(gl)}, http.StatusOK)
+		if r.get("data.user.id") != id(u.ID) {
+			t.Fatalf("layout grant plays as %v", r.get("data.user.id"))
+		}
+		s.must(req{path: "/h5p/contents/" + contentB + "/play", content: true, headers: bearer(gl)}, http.StatusForbidden)
+		s.must(req{method: "POST", path: layoutGrant + "?content_id=" + contentB, token: u.Token}, http.StatusUnprocessableEntity)
+		s.must(req{method: "POST", path: layoutGrant, token: u.Token}, http.StatusUnprocessableEntity)
+		// An H5P topic's grant names its own content only.
+		s.must(req{method: "POST", path: "/bff/api/courses/progress/" + id(topicA) + "/h5p/grant?content_id=" + contentB,
+			token: u.Token}, http.StatusUnprocessableEntity)
+
 		// Only learners of the topic get one, and only for H5P topics.
 		s.must(req{method: "POST", path: "/bff/api/courses/progress/" + id(c.reading) + "/h5p/grant", token: u.Token},
 			http.StatusUnprocessableEntity)

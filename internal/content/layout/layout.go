@@ -431,6 +431,23 @@ func (*Kind) View(_ content.Env, value json.RawMessage) (any, error) {
 	return parse(value)
 }
 
+// H5PContentIDs are the H5P contents a layout topic's value plays in its
+// H5PFrames.
+func H5PContentIDs(value json.RawMessage) []string {
+	v, err := parse(value)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, n := range v.Document {
+		var f H5PFrameProps
+		if n.Component == "H5PFrame" && json.Unmarshal(n.Props, &f) == nil && f.ContentID != "" {
+			ids = append(ids, f.ContentID)
+		}
+	}
+	return ids
+}
+
 func parse(value json.RawMessage) (Value, error) {
 	var v Value
 	if err := json.Unmarshal(value, &v); err != nil {

@@ -638,28 +638,31 @@
   // topic, or the H5PFrames of a layout. The session never goes there.
   // The embed page asks (lms-h5p:ready) and the topic frame is answered
   // with a play grant of its content (POST .../h5p/grant through /bff/),
-  // posted to the content origin only; layout frames and visitors get
-  // null and play anonymously. Only an H5P topic's statements, relayed
-  // here, count for its completion.
+  // a layout's frame with one of the content it names (?content_id=),
+  // posted to the content origin only; visitors get null and play
+  // anonymously. Only an H5P topic's statements, relayed here, count for
+  // its completion.
   var frames = Array.prototype.slice.call(document.querySelectorAll('#h5p-frame, iframe[data-h5p]'));
   if (frames.length === 0) { return; }
   var forwarded = { completed: true, passed: true, failed: true, answered: true, scored: true, mastered: true };
   var tokenSent = false;
-  var grant = null;
+  var grants = {};
 
   function frameOrigin(f) {
     try { return new URL(f.src, window.location.href).origin; } catch (err) { return ''; }
   }
 
   function grantFor(frame) {
-    if (frame.id !== 'h5p-frame' || !signedIn) { return Promise.resolve(null); }
-    if (!grant) {
-      grant = bff('POST', '/api/courses/progress/' + topicId + '/h5p/grant')
+    var content = frame.id === 'h5p-frame' ? '' : frame.getAttribute('data-h5p') || '';
+    if (!signedIn || (frame.id !== 'h5p-frame' && !/^[1-9][0-9]*$/.test(content))) { return Promise.resolve(null); }
+    if (!grants[content]) {
+      var path = '/api/courses/progress/' + topicId + '/h5p/grant' + (content ? '?content_id=' + content : '');
+      grants[content] = bff('POST', path)
         .then(function (res) { return res.ok ? res.json() : null; })
         .then(function (body) { return body && body.data && body.data.grant ? body.data.grant : null; })
         .catch(function () { return null; });
     }
-    return grant;
+    return grants[content];
   }
 
   function verbOf(statement) {
