@@ -279,6 +279,7 @@ func sortedKeys[V any](m map[string]V) []string {
 var (
 	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	mdFence   = regexp.MustCompile("(?ms)^```.*?^```")
+	mdCode    = regexp.MustCompile("`[^`\n]*`")
 	mdHeading = regexp.MustCompile(`(?m)^#{1,6} +(.+?) *$`)
 	mdDrop    = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
 )
@@ -314,7 +315,8 @@ func TestDocLinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range mdLink.FindAllStringSubmatch(mdFence.ReplaceAllString(string(raw), ""), -1) {
+		text := mdCode.ReplaceAllString(mdFence.ReplaceAllString(string(raw), ""), "")
+		for _, m := range mdLink.FindAllStringSubmatch(text, -1) {
 			target := m[1]
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
