@@ -183,7 +183,7 @@ func TestListenersAreIndependent(t *testing.T) {
 
 // TestRetryScheduleAndWindow: a listener that always fails is retried
 // with growing delays, from seconds to hours, and given up only after the
-// retry window; the figures are logged for the README.
+// retry window; the figures are logged for docs/deliveries.md.
 func TestRetryScheduleAndWindow(t *testing.T) {
 	tn := tenant(t)
 	clk := clock.NewFake(start)

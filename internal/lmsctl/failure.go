@@ -12,7 +12,7 @@ import (
 	"github.com/lms-platform/lms/client"
 )
 
-// Exit codes of lmsctl. They are part of its interface (README): scripts
+// Exit codes of lmsctl. They are part of its interface (docs/agents.md): scripts
 // branch on them, so a number never changes its meaning.
 const (
 	ExitOK       = 0

@@ -12,8 +12,8 @@ import (
 	"github.com/lms-platform/lms/internal/platform"
 )
 
-// The LRS's limits (README, "cmi5 and the LRS"; the OpenAPI description of
-// each xAPI route). They bound what one request can make the service
+// The LRS's limits (docs/content-kinds.md, "cmi5 and the LRS"; the OpenAPI
+// description of each xAPI route). They bound what one request can make the service
 // hold: a statement is parsed into a map several times its size, so the
 // caps are on what is sent, before anything is decoded.
 const (

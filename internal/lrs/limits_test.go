@@ -23,7 +23,7 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
-// The documented limits (README, "cmi5 and the LRS"), spelled out here so
+// The documented limits (docs/content-kinds.md, "cmi5 and the LRS"), spelled out here so
 // the tests also run, and fail, against an LRS without them.
 const (
 	maxStatement = 1 << 20

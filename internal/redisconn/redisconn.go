@@ -5,8 +5,8 @@
 // one retry, and a circuit breaker that, once a command finds Redis
 // unreachable, refuses every command at once with ErrUnavailable for a
 // second before trying again. Each use decides what an outage means (see
-// the README: limits fall back to this process, the cache misses, locks
-// are refused).
+// docs/operators.md: limits fall back to this process, the cache misses,
+// locks are refused).
 package redisconn
 
 import (
