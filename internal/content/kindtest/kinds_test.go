@@ -202,7 +202,7 @@ func project() kindtest.Case {
 // h5p: the package is uploaded with the topic; the player's xAPI
 // statement of the whole content completes it.
 func h5p() kindtest.Case {
-	return kindtest.Case{Class: h5pClass, Kind: "h5p",
+	return kindtest.Case{Class: h5pClass, Kind: "h5p", Shared: []string{"h5p/"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			return formInput(client.PostAdminTopicsForm{ExtraFiles: map[string]client.File{
 				"package": *file("H5P.TrueFalse.h5p", fixtures.Read(t, "h5p/hub/H5P.TrueFalse.h5p"))}})
@@ -218,7 +218,7 @@ func h5p() kindtest.Case {
 			}
 			object := "http://" + w.Env.Host + "/h5p/embed/play/" + id
 			st := apitest.Must(w.Student.PostCoursesProgressIDH5P(w.Ctx(), topic.ID, map[string]any{"statement": map[string]any{
-				"actor": map[string]any{"name": "Learner"}, "verb": map[string]any{"id": "http://adlnet.gov/expapi/verbs/answered"},
+				"actor": map[string]any{"name": "Learner"}, "verb": map[string]any{"id": "http://adlnet.gov/expapi/verbs/completed"},
 				"object": map[string]any{"id": object, "definition": map[string]any{
 					"extensions": map[string]any{"http://h5p.org/x-api/h5p-local-content-id": id}}},
 				"result": map[string]any{"score": map[string]any{"raw": 1.0, "max": 1.0}, "completion": true, "success": true},
@@ -292,7 +292,7 @@ func quiz() kindtest.Case {
 // lesson status completes the topic.
 func scorm() kindtest.Case {
 	var sco int64
-	return kindtest.Case{Class: scormClass, Kind: "scorm", SelfCompleting: true,
+	return kindtest.Case{Class: scormClass, Kind: "scorm", SelfCompleting: true, Shared: []string{"scorm/"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			pkg := apitest.Must(w.Admin.PostAdminScormUpload(w.Ctx(), client.PostAdminScormUploadForm{
 				Package: file("golf.zip", fixtures.Read(t, "scorm/RuntimeBasicCalls_SCORM12.zip"))}))(t)
@@ -324,7 +324,7 @@ func scorm() kindtest.Case {
 // cmi5: the AU fetches its auth token and sends initialized and
 // completed statements to the LRS.
 func cmi5() kindtest.Case {
-	return kindtest.Case{Class: cmi5Class, Kind: "cmi5", SelfCompleting: true,
+	return kindtest.Case{Class: cmi5Class, Kind: "cmi5", SelfCompleting: true, Shared: []string{"cmi5/"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			pkg := apitest.Must(w.Admin.PostAdminCmi5(w.Ctx(), client.PostAdminCmi5Form{
 				Package: file("course.zip", fixtures.Read(t, "cmi5/single_au_basic_responsive.zip"))}))(t)
@@ -409,7 +409,7 @@ func uuid() string {
 // reaching its last step.
 func interactive() kindtest.Case {
 	manifest := `{"title":"Pendulum","entry":"index.html","steps":[{"id":"intro","title":"Intro"},{"id":"done","title":"Done"}]}`
-	return kindtest.Case{Class: interactiveClass, Kind: "interactive", SelfCompleting: true,
+	return kindtest.Case{Class: interactiveClass, Kind: "interactive", SelfCompleting: true, Shared: []string{"interactive/"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			return formInput(client.PostAdminTopicsForm{File: file("app.zip", zipOf(t, map[string]string{
 				"lms-interactive.json": manifest, "index.html": `<!doctype html><title>App</title><p>App</p>`}))})
@@ -434,7 +434,7 @@ func interactive() kindtest.Case {
 // liascript: the workshop course; the learner visits every section and
 // solves every quiz.
 func liascript() kindtest.Case {
-	return kindtest.Case{Class: liascriptClass, Kind: "liascript", SelfCompleting: true,
+	return kindtest.Case{Class: liascriptClass, Kind: "liascript", SelfCompleting: true, Shared: []string{"liascript/"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			return jsonInput(client.PostAdminTopicsBody{Markdown: client.Ptr(string(fixtures.Read(t, "liascript/workshop.md")))})
 		},

@@ -15,7 +15,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,6 +43,12 @@ type Case struct {
 	// Files says that a created topic stores files of its own in the
 	// tenant's blob store, which its clone copies and its delete removes.
 	Files bool
+	// Shared are the blob key prefixes of a store of packages the topic
+	// plays by reference (an uploaded SCORM package, H5P content and
+	// libraries): a clone shares them and they outlive the topics, as
+	// resources of their own. The suite checks that clone and delete leave
+	// them as the create made them, and that no file outside them is left.
+	Shared []string
 	// Invalid are create inputs the API refuses.
 	Invalid []Invalid
 	// Answers are texts the learner's program must not carry (right
@@ -129,7 +137,7 @@ func runCase(t *testing.T, backend string, c Case) {
 	if topic == nil {
 		t.FailNow()
 	}
-	mine := added(before, blobKeys(t, env))
+	mine := own(c, added(before, blobKeys(t, env)))
 	if c.Files && len(mine) == 0 {
 		t.Errorf("the %s topic stored no file", c.Kind)
 	}
@@ -144,6 +152,9 @@ func runCase(t *testing.T, backend string, c Case) {
 	t.Run("clone and delete", func(t *testing.T) { cloneAndDelete(t, w, c, topic, before) })
 }
 
+// newWorld makes the course. A second topic, plain text, stays
+// unfinished, so completing the kind's topic never finishes the course
+// (whose certificate would add files of its own).
 func newWorld(t *testing.T, env *apitest.Env) *World {
 	t.Helper()
 	cs := env.Clients()
@@ -156,6 +167,8 @@ func newWorld(t *testing.T, env *apitest.Env) *World {
 	w.Lesson = lesson.ID
 	apitest.Must(w.Admin.PostAdminCoursesIDAccess(ctx, w.Course,
 		client.AssignInputBody{Users: []client.GrantBody{{ID: w.StudentID}}}))(t)
+	apitest.Must(w.Admin.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: w.Lesson, Title: "Still to read",
+		Topicable: `Lms\TopicTypes\Models\TopicContent\RichText`, HTML: client.Ptr("<p>Later.</p>")}))(t)
 	return w
 }
 
@@ -319,17 +332,19 @@ func complete(t *testing.T, w *World, c Case, topic *client.View) {
 func cloneAndDelete(t *testing.T, w *World, c Case, topic *client.View, baseline []string) {
 	ctx := w.Ctx()
 	orig := apitest.Must(w.Admin.GetAdminTopicsID(ctx, topic.ID))(t)
-	origKeys := added(baseline, blobKeys(t, w.Env))
+	all := added(baseline, blobKeys(t, w.Env))
+	origKeys := own(c, all)
+	shared := sharedKeys(c, all)
 	clone := apitest.Must(w.Admin.PostAdminTopicsIDClone(ctx, topic.ID, client.CloneInputBody{}))(t)
 	if clone.ID == orig.ID || clone.Kind != orig.Kind || clone.TopicableType != orig.TopicableType || clone.LessonID != orig.LessonID ||
 		clone.Title != orig.Title {
 		t.Fatalf("clone: %+v of %+v", clone, orig)
 	}
 	cloned := apitest.Must(w.Admin.GetAdminTopicsID(ctx, clone.ID))(t)
-	if a, b := comparable(t, orig.Topicable), comparable(t, cloned.Topicable); a != b {
+	if a, b := comparable(t, orig.Topicable, orig.ID), comparable(t, cloned.Topicable, clone.ID); a != b {
 		t.Errorf("the clone's content differs:\n%s\n%s", a, b)
 	}
-	withClone := added(baseline, blobKeys(t, w.Env))
+	withClone := own(c, added(baseline, blobKeys(t, w.Env)))
 	cloneKeys := added(origKeys, withClone)
 	if c.Files && len(cloneKeys) == 0 {
 		t.Errorf("the clone stored no files of its own")
@@ -352,26 +367,60 @@ func cloneAndDelete(t *testing.T, w *World, c Case, topic *client.View, baseline
 		}
 	}
 	again := apitest.Must(w.Admin.GetAdminTopicsID(ctx, clone.ID))(t)
-	if a, b := comparable(t, cloned.Topicable), comparable(t, again.Topicable); a != b {
+	if a, b := comparable(t, cloned.Topicable, clone.ID), comparable(t, again.Topicable, clone.ID); a != b {
 		t.Errorf("the clone changed when the original was deleted:\n%s\n%s", a, b)
 	}
 
 	apitest.OK(t, w.Admin.DeleteAdminTopicsID(ctx, clone.ID))
-	if left := added(baseline, blobKeys(t, w.Env)); len(left) > 0 {
-		t.Errorf("deleting both topics left files in the tenant's blob store: %v", left)
+	left := added(baseline, blobKeys(t, w.Env))
+	if l := own(c, left); len(l) > 0 {
+		t.Errorf("deleting both topics left files in the tenant's blob store: %v", l)
 	}
+	if kept := sharedKeys(c, left); !slices.Equal(kept, shared) {
+		t.Errorf("the shared package store changed: %d files after the create, %d after clone and delete", len(shared), len(kept))
+	} else if len(kept) > 0 {
+		t.Logf("%d files of the shared package stay, as a resource of their own", len(kept))
+	}
+}
+
+// own leaves out of keys those of the case's shared package stores.
+func own(c Case, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if !isShared(c, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func sharedKeys(c Case, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if isShared(c, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func isShared(c Case, key string) bool {
+	return slices.ContainsFunc(c.Shared, func(p string) bool { return strings.HasPrefix(key, p) })
 }
 
 // comparable is a topic's content as JSON with what differs between two
 // equal contents blanked: signed links and the expiry or signature they
 // carry, blob keys and ids of copied things.
-func comparable(t *testing.T, v any) string {
+func comparable(t *testing.T, v any, topicID int64) string {
 	t.Helper()
 	raw, err := json.Marshal(blank(v))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(raw)
+	// Links naming the topic itself (its launch route) name the clone in
+	// the clone.
+	self := regexp.MustCompile(`/` + strconv.FormatInt(topicID, 10) + `\b`)
+	return self.ReplaceAllString(string(raw), "/<topic>")
 }
 
 // copyKeys are fields naming the copy a clone made of something: they
