@@ -1,17 +1,12 @@
 package apitest
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/lms-platform/lms/client"
 )
-
-// Roles are the roles a test can hold a typed client of: the tenant's
-// admin, a tutor, a student, and nobody signed in.
-var Roles = []string{"admin", "tutor", "student", "anonymous"}
 
 // ClientAs is the typed API client of the default tenant signed in as the
 // role's user (As), or anonymous for "anonymous" and "". Calls through it
@@ -41,11 +36,6 @@ func (e *Env) Clients() Clients {
 	e.T.Helper()
 	return Clients{Admin: e.ClientAs("admin"), Tutor: e.ClientAs("tutor"), Student: e.ClientAs("student"),
 		Anonymous: e.ClientAs("anonymous")}
-}
-
-// Ctx is the context of a test's calls: it ends with the test.
-func Ctx(t testing.TB) context.Context {
-	return t.Context()
 }
 
 // Must takes a client call's answer and error and, given the test, fails
