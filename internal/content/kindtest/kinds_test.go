@@ -110,12 +110,35 @@ func zipOf(t *testing.T, files map[string]string) []byte {
 	return b.Bytes()
 }
 
-func TestKinds(t *testing.T) {
-	kindtest.Run(t, []kindtest.Case{
+func cases(t *testing.T) []kindtest.Case {
+	return []kindtest.Case{
 		richText(), fileKind("pdf", pdfClass, "notes.pdf", pdfData), fileKind("image", imageClass, "pic.png", apitest.PNG(t)),
 		fileKind("audio", audioClass, "talk.mp3", mp3Data), fileKind("video", videoClass, "movie.mp4", mp4Data),
 		oembed(), project(), h5p(), layout(), quiz(), scorm(), cmi5(), interactive(), liascript(), lti(),
-	})
+	}
+}
+
+func TestKinds(t *testing.T) {
+	kindtest.Run(t, cases(t))
+}
+
+// TestEveryKindHasACase: a kind registered without a case here fails, so
+// no kind escapes the suite.
+func TestEveryKindHasACase(t *testing.T) {
+	env := apitest.New(t, "sqlite", apitest.Options{})
+	types := apitest.Must(env.ClientAs("admin").GetAdminTopicsTypes(t.Context()))(t)
+	covered := map[string]bool{}
+	for _, c := range cases(t) {
+		covered[c.Class] = true
+	}
+	for _, tv := range types {
+		if !covered[tv.Class] {
+			t.Errorf("the kind %s (%s) has no case in the conformance suite", tv.Kind, tv.Class)
+		}
+	}
+	if len(types) != len(covered) {
+		t.Errorf("%d kinds registered, %d cases", len(types), len(covered))
+	}
 }
 
 func richText() kindtest.Case {
