@@ -268,7 +268,7 @@ func layout() kindtest.Case {
 			{Name: "unknown component", Input: fixed(jsonInput(client.PostAdminTopicsBody{
 				Document: []client.PostAdminTopicsBodyDocumentItem{{Component: "Marquee", Props: map[string]any{}}}})), Status: 422},
 		},
-		Answers: []string{"correct", "fingers", "always"},
+		Answers: []string{"correct", "fingers", "always"}, AuthorSees: true,
 		Complete: func(t *testing.T, w *kindtest.World, topic *client.View) {
 			res := apitest.Must(w.Student.PostTopicsIDPracticeCheck(w.Ctx(), topic.ID, client.CheckInput{Node: 0, Question: 0,
 				Selected: []int64{1}}))(t)

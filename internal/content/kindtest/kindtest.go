@@ -54,6 +54,10 @@ type Case struct {
 	// Answers are texts the learner's program must not carry (right
 	// options, solutions): the author's view may hold them.
 	Answers []string
+	// AuthorSees says that the author's view of the topic holds the
+	// Answers, which shows that the learner's view leaves them out rather
+	// than never having them.
+	AuthorSees bool
 	// SelfCompleting says that a learner's progress write may not mark the
 	// topic complete: only its own activity does.
 	SelfCompleting bool
@@ -288,9 +292,16 @@ func learnerView(t *testing.T, w *World, c Case, topic *client.View) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	author, err := json.Marshal(topic.Topicable)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, answer := range c.Answers {
 		if strings.Contains(string(raw), answer) {
 			t.Errorf("the learner's program shows %q: %s", answer, raw)
+		}
+		if c.AuthorSees && !strings.Contains(string(author), answer) {
+			t.Errorf("the author's view lacks %q: %s", answer, author)
 		}
 	}
 }
