@@ -19,12 +19,6 @@ func newCourse(t *testing.T, env *apitest.Env, token string, body map[string]any
 	return int64(env.Call(t, 201, "POST", "/api/admin/courses", token, body).Number("data.id"))
 }
 
-// newLesson creates a lesson through the API and returns its id.
-func newLesson(t *testing.T, env *apitest.Env, token string, body map[string]any) int64 {
-	t.Helper()
-	return int64(env.Call(t, 201, "POST", "/api/admin/lessons", token, body).Number("data.id"))
-}
-
 // category inserts a category straight into the tenant database; the
 // category routes belong to another capability.
 func category(t *testing.T, env *apitest.Env, name string) int64 {
