@@ -105,22 +105,31 @@ type World struct {
 // Ctx is the context of the world's calls.
 func (w *World) Ctx() context.Context { return w.Env.T.Context() }
 
-// Run runs the suite for each case, on every backend apitest offers, each
-// kind on a server of its own.
+// Run runs the suite for each case, on every backend apitest offers. The
+// kinds share one server per backend (starting one is most of a case's
+// time), each in a course of its own; the server takes every case's
+// configuration.
 func Run(t *testing.T, cases []Case) {
+	configure := func(cfg *config.Config) {
+		for _, c := range cases {
+			if c.Configure != nil {
+				c.Configure(cfg)
+			}
+		}
+	}
 	for _, backend := range apitest.Backends(t) {
 		t.Run(backend, func(t *testing.T) {
+			env := apitest.New(t, backend, apitest.Options{Configure: configure})
 			for _, c := range cases {
 				t.Run(c.Kind, func(t *testing.T) {
-					runCase(t, backend, c)
+					runCase(t, env, c)
 				})
 			}
 		})
 	}
 }
 
-func runCase(t *testing.T, backend string, c Case) {
-	env := apitest.New(t, backend, apitest.Options{Configure: c.Configure})
+func runCase(t *testing.T, env *apitest.Env, c Case) {
 	w := newWorld(t, env)
 	if c.Setup != nil {
 		c.Setup(t, w)
