@@ -177,7 +177,7 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestProfileCache(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		calls := &countingTransport{}
-		env.Server.H5P.API.SetHTTPClient(&http.Client{Transport: calls})
+		env = withOptions(t, env, func(o *h5p.Options) { o.HTTPClient = &http.Client{Transport: calls} })
 		student := env.As("student")
 		id := strconv.FormatInt(student.ID, 10)
 		for range 2 {
@@ -215,7 +215,7 @@ func TestAPIUnreachable(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		student := env.As("student")
 		id := strconv.FormatInt(student.ID, 10)
-		env.Server.H5P.API.SetBaseURL("http://" + closedAddr(t))
+		env = withOptions(t, env, func(o *h5p.Options) { o.APIURL = "http://" + closedAddr(t) })
 		res := get(env, env.Host, "/h5p/whoami", student.Token, nil)
 		if res.String("data.id") != id || len(strs(res.Get("data.permissions"))) != 0 || res.Get("data.anonymous") != false {
 			t.Errorf("API down: %s", res.Body)
@@ -254,8 +254,8 @@ func TestHealth(t *testing.T) {
 		}
 		rdb := redis.NewClient(&redis.Options{Addr: closedAddr(t), MaxRetries: -1, DialTimeout: time.Second})
 		defer rdb.Close()
-		env.Server.H5P.SetRedis(rdb)
-		res = get(env, env.Host, "/h5p/health", "", nil)
+		down := withOptions(t, env, func(o *h5p.Options) { o.Redis = rdb })
+		res = get(down, env.Host, "/h5p/health", "", nil)
 		if res.Status != 503 || res.Get("ok") != false || res.String("redis") != "down" || res.String("db") != "ok" {
 			t.Errorf("Redis down: %d %s", res.Status, res.Body)
 		}
