@@ -112,6 +112,7 @@ func (s *Service) routes(doc huma.API) http.Handler {
 	httpx.Handle(private, httpx.Route{Method: "GET", Path: "/h5p/whoami", Tags: h5pTags, Who: httpx.Anyone,
 		Summary: "The caller as the H5P service sees it", Hidden: true}, s.whoami)
 	s.runtimeRoutes(private)
+	s.fileRoutes(mux)
 	s.editorRoutes(mux, private)
 	s.embedRoutes(mux, restAPI(doc, mux, s.user))
 	// Unknown paths and methods answer in the envelope, after the tenant
@@ -128,6 +129,10 @@ func (s *Service) user(h http.Handler) http.Handler {
 	return s.tenancy(false, s.authenticate(h))
 }
 
-func (s *Service) whoami(ctx context.Context, _ *struct{}) (*ajaxAnswer[*User], error) {
-	return ajaxOK(UserFrom(ctx))
+// caller is the User as whoami shows it, under a name of its own in the
+// document's schemas (other packages have a User).
+type caller User
+
+func (s *Service) whoami(ctx context.Context, _ *struct{}) (*ajaxAnswer[*caller], error) {
+	return ajaxOK((*caller)(UserFrom(ctx)))
 }

@@ -321,6 +321,8 @@ type userDataInput struct {
 	DataType     string `path:"dataType" doc:"The state's kind (state, ...), 1 to 255 characters."`
 	SubContentID string `path:"subContentId" doc:"Sub-content id; 0 for the content itself."`
 	ContextID    string `query:"contextId" doc:"The context the state belongs to (at most 255 characters)."`
+	// Raw is the request of a save, whose form body is read as it comes.
+	Raw rawRequest
 }
 
 // key is the state's key for the user.
@@ -422,13 +424,8 @@ type stateForm struct {
 	Invalidate string `json:"invalidate,omitempty" doc:"1: the state is dropped when the content changes."`
 }
 
-type saveUserDataInput struct {
-	userDataInput
-	Raw rawRequest
-}
-
 // saveUserData saves the caller's state, or deletes it when data is 0.
-func (s *Service) saveUserData(ctx context.Context, in *saveUserDataInput) (*ajaxAnswer[*httpx.Empty], error) {
+func (s *Service) saveUserData(ctx context.Context, in *userDataInput) (*ajaxAnswer[*httpx.Empty], error) {
 	t := httpx.TenantFrom(ctx)
 	userID, ok := stateUserID(UserFrom(ctx))
 	if !ok {
@@ -573,6 +570,13 @@ func resultOf(f map[string]string, contentID, userID int64) (h5pstore.Result, er
 }
 
 var errFileNotFound = apperr.New(apperr.NotFound, "File not found.")
+
+// fileRoutes registers the files the player loads: a content's files and
+// the libraries'.
+func (s *Service) fileRoutes(mux *http.ServeMux) {
+	mux.Handle("GET /h5p/content/{id}/{file...}", s.user(http.HandlerFunc(s.contentFile)))
+	mux.Handle("GET /h5p/libraries/{uber}/{file...}", s.user(http.HandlerFunc(s.libraryFile)))
+}
 
 // safeFile checks a file path taken from a URL: relative, no "." or ".."
 // segment, no empty segment, no backslash.
