@@ -2708,6 +2708,28 @@ func (c *Client) PostXapiStatements(ctx context.Context, body io.Reader, content
 	return c.send(ctx, r)
 }
 
+// GetH5PContentTypeCacheUpdate is GET /h5p/content-type-cache/update: Get the stored content-type
+// cache (h5p_library_list or h5p_library_read)
+func (c *Client) GetH5PContentTypeCacheUpdate(ctx context.Context) (*CacheAnswer, error) {
+	r := request{method: http.MethodGet, path: "/h5p/content-type-cache/update"}
+	var out CacheAnswer
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostH5PContentTypeCacheUpdate is POST /h5p/content-type-cache/update: Refresh the content-type
+// cache from the H5P hub (h5p_library_install or h5p_library_update)
+func (c *Client) PostH5PContentTypeCacheUpdate(ctx context.Context) (*CacheAnswer, error) {
+	r := request{method: http.MethodPost, path: "/h5p/content-type-cache/update"}
+	var out CacheAnswer
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetH5PContentUserDataIDIDID is GET /h5p/contentUserData/{contentId}/{dataType}/{subContentId}:
 // Get the caller's saved state of a content (false when none)
 func (c *Client) GetH5PContentUserDataIDIDID(ctx context.Context, contentID string, dataType string, subContentID string, params GetH5PContentUserDataIDIDIDParams) (any, error) {
@@ -3241,6 +3263,17 @@ type CSPReport struct {
 	// The page, without its query.
 	DocumentURI string `json:"document_uri"`
 	TopicID     *int64 `json:"topic_id"`
+}
+
+// CacheAnswer is a schema of the API.
+type CacheAnswer struct {
+	APIVersion map[string]int64 `json:"apiVersion"`
+	Details    any              `json:"details"`
+	// Whether the hub answered the refresh.
+	HubReachable *bool            `json:"hubReachable,omitzero"`
+	Libraries    []map[string]any `json:"libraries"`
+	Outdated     bool             `json:"outdated"`
+	RecentlyUsed []string         `json:"recentlyUsed"`
 }
 
 // Catalogue is a schema of the API.

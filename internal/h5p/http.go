@@ -104,7 +104,8 @@ func (s *Service) routes(doc huma.API) http.Handler {
 		Description: "The secret the platform's own parts share (LMS_INTERNAL_KEY).",
 	}
 	s.healthRoutes(restAPI(doc, mux, func(h http.Handler) http.Handler { return s.tenancy(true, h) }))
-	s.contentRoutes(restAPI(doc, mux, s.user))
+	api := restAPI(doc, mux, s.user)
+	s.contentRoutes(api)
 	// The player's and editor's models and states are never stored.
 	private := restAPI(doc, mux, func(h http.Handler) http.Handler { return s.user(noStore(h)) })
 	// Diagnostic route, not in the spec: the caller's own identity as the
@@ -113,8 +114,8 @@ func (s *Service) routes(doc huma.API) http.Handler {
 		Summary: "The caller as the H5P service sees it", Hidden: true}, s.whoami)
 	s.runtimeRoutes(private)
 	s.fileRoutes(mux)
-	s.editorRoutes(mux, private)
-	s.embedRoutes(mux, restAPI(doc, mux, s.user))
+	s.editorRoutes(mux, api, private)
+	s.embedRoutes(mux, api)
 	// Unknown paths and methods answer in the envelope, after the tenant
 	// check: an unknown host is "Unknown tenant." on every path.
 	return httpx.Unmatched(mux, func(h http.Handler) http.Handler { return s.tenancy(false, h) })

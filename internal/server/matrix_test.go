@@ -278,6 +278,8 @@ var matrix = map[string]string{
 	"POST /h5p/finishedData":                                          "",
 	"GET /h5p/embed/play/{id}":                                        "",
 	"GET /h5p/embed/edit/{id}":                                        "",
+	"GET /h5p/content-type-cache/update":                              authors,
+	"POST /h5p/content-type-cache/update":                             admins,
 	// The device login: anyone may start one; the matrix's device code
 	// and user code name no request.
 	"POST /api/auth/device/code":                         anyone,
