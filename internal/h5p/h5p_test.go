@@ -284,10 +284,11 @@ func TestTokensNeverLogged(t *testing.T) {
 	var log syncBuffer
 	env := apitest.New(t, "sqlite", apitest.Options{Log: &log})
 	student := env.As("student")
-	env.Server.H5P.API.SetBaseURL("http://" + closedAddr(t)) // the warning path logs too
-	get(env, env.Host, "/h5p/whoami?_token="+student.Token, "", nil)
-	get(env, env.Host, "/h5p/whoami", student.Token, nil)
-	get(env, env.Host, "/h5p/whoami", "", map[string]string{"X-Internal-Token": env.Server.Config.InternalKey})
+	// The API unreachable: the warning path logs too.
+	svc := withOptions(t, env, func(o *h5p.Options) { o.APIURL = "http://" + closedAddr(t) })
+	get(svc, env.Host, "/h5p/whoami?_token="+student.Token, "", nil)
+	get(svc, env.Host, "/h5p/whoami", student.Token, nil)
+	get(svc, env.Host, "/h5p/whoami", "", map[string]string{"X-Internal-Token": env.Server.Config.InternalKey})
 	out := log.String()
 	if !strings.Contains(out, `"route":"GET /h5p/whoami"`) {
 		t.Fatalf("no request log line for the H5P route: %s", out)
