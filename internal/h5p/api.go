@@ -12,10 +12,12 @@ import (
 	"github.com/lms-platform/lms/internal/httpx"
 )
 
-// The H5P service's REST routes are huma operations, described in the
-// API's OpenAPI document and answered through httpx's envelope and error
+// The H5P service's routes are huma operations, described in the API's
+// OpenAPI document and answered through httpx's envelope and error
 // mapping, but served by the service's own mux behind its own tenancy and
-// authentication. The H5P client's AJAX endpoints stay plain handlers.
+// authentication: the REST routes, the player's and editor's models, the
+// states and results, and the embed pages (HTML). Only the routes serving
+// files and the editor's AJAX endpoint stay plain handlers.
 
 // restAPI is a huma API whose operations are described in doc's document
 // and served by mux, each request passing through wrap first.

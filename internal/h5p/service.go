@@ -39,7 +39,8 @@ type Options struct {
 	TrustProxy bool
 	// APIURL is the base URL of the API, for GET /api/profile/me.
 	APIURL string
-	// HTTPClient calls the API; nil means a client with a short timeout.
+	// HTTPClient carries the typed client's calls to the API (tests count
+	// them); nil means a client with a short timeout.
 	HTTPClient *http.Client
 	// Store keeps the tenants' libraries and contents; nil means a store
 	// with the service's clock and an in-process lock.
