@@ -2708,6 +2708,62 @@ func (c *Client) PostXapiStatements(ctx context.Context, body io.Reader, content
 	return c.send(ctx, r)
 }
 
+// GetH5PContentTypeCacheUpdate is GET /h5p/content-type-cache/update: Get the stored content-type
+// cache (h5p_library_list or h5p_library_read)
+func (c *Client) GetH5PContentTypeCacheUpdate(ctx context.Context) (*CacheAnswer, error) {
+	r := request{method: http.MethodGet, path: "/h5p/content-type-cache/update"}
+	var out CacheAnswer
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostH5PContentTypeCacheUpdate is POST /h5p/content-type-cache/update: Refresh the content-type
+// cache from the H5P hub (h5p_library_install or h5p_library_update)
+func (c *Client) PostH5PContentTypeCacheUpdate(ctx context.Context) (*CacheAnswer, error) {
+	r := request{method: http.MethodPost, path: "/h5p/content-type-cache/update"}
+	var out CacheAnswer
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetH5PContentUserDataIDIDID is GET /h5p/contentUserData/{contentId}/{dataType}/{subContentId}:
+// Get the caller's saved state of a content (false when none)
+func (c *Client) GetH5PContentUserDataIDIDID(ctx context.Context, contentID string, dataType string, subContentID string, params GetH5PContentUserDataIDIDIDParams) (any, error) {
+	r := request{method: http.MethodGet, path: "/h5p/contentUserData/" + pathParam(contentID) + "/" + pathParam(dataType) + "/" + pathParam(subContentID)}
+	r.query = url.Values{}
+	addQuery(r.query, "contextId", params.ContextID)
+	var out any
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
+// PostH5PContentUserDataIDIDID is POST /h5p/contentUserData/{contentId}/{dataType}/{subContentId}:
+// Save or delete (data=0) the caller's state of a content
+func (c *Client) PostH5PContentUserDataIDIDID(ctx context.Context, contentID string, dataType string, subContentID string, params PostH5PContentUserDataIDIDIDParams, body StateForm) error {
+	r := request{method: http.MethodPost, path: "/h5p/contentUserData/" + pathParam(contentID) + "/" + pathParam(dataType) + "/" + pathParam(subContentID)}
+	r.query = url.Values{}
+	addQuery(r.query, "contextId", params.ContextID)
+	r.body = jsonBody(body)
+	return c.call(ctx, r, nil)
+}
+
+// PostH5PContentUserDataIDIDIDMultipart is POST
+// /h5p/contentUserData/{contentId}/{dataType}/{subContentId}: Save or delete (data=0) the caller's
+// state of a content
+//
+// The body is multipart form data, streamed.
+func (c *Client) PostH5PContentUserDataIDIDIDMultipart(ctx context.Context, contentID string, dataType string, subContentID string, params PostH5PContentUserDataIDIDIDParams, form PostH5PContentUserDataIDIDIDForm) error {
+	r := request{method: http.MethodPost, path: "/h5p/contentUserData/" + pathParam(contentID) + "/" + pathParam(dataType) + "/" + pathParam(subContentID)}
+	r.query = url.Values{}
+	addQuery(r.query, "contextId", params.ContextID)
+	r.body = formBody(form)
+	return c.call(ctx, r, nil)
+}
+
 // GetH5PContents is GET /h5p/contents: List contents (all with h5p_list, own with h5p_author_list)
 func (c *Client) GetH5PContents(ctx context.Context, params GetH5PContentsParams) (*Page[ContentSummary], error) {
 	r := request{method: http.MethodGet, path: "/h5p/contents"}
@@ -2793,6 +2849,90 @@ func (c *Client) GetH5PContentsIDDownload(ctx context.Context, id string) (*http
 	return c.send(ctx, r)
 }
 
+// GetH5PContentsIDEdit is GET /h5p/contents/{id}/edit: Get the editor model of a content (its edit
+// permission), or of a new one with id new (h5p_create)
+func (c *Client) GetH5PContentsIDEdit(ctx context.Context, id string, params GetH5PContentsIDEditParams) (*EditAnswer, error) {
+	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id) + "/edit"}
+	r.query = url.Values{}
+	addQuery(r.query, "language", params.Language)
+	var out EditAnswer
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetH5PContentsIDPlay is GET /h5p/contents/{id}/play: Get the player model of a content (another
+// user's state with h5p_read)
+func (c *Client) GetH5PContentsIDPlay(ctx context.Context, id string, params GetH5PContentsIDPlayParams) (*PlayAnswer, error) {
+	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id) + "/play"}
+	r.query = url.Values{}
+	addQuery(r.query, "contextId", params.ContextID)
+	addQuery(r.query, "asUserId", params.AsUserID)
+	addQuery(r.query, "readOnlyState", params.ReadOnlyState)
+	addQuery(r.query, "language", params.Language)
+	var out PlayAnswer
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetH5PEmbedEditID is GET /h5p/embed/edit/{id}: The editor page of a content, or of a new one with
+// id new, for an iframe (HTML)
+func (c *Client) GetH5PEmbedEditID(ctx context.Context, id string, params GetH5PEmbedEditIDParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/h5p/embed/edit/" + pathParam(id)}
+	r.query = url.Values{}
+	addQuery(r.query, "language", params.Language)
+	r.header = http.Header{}
+	setHeader(r.header, "X-Lms-Embed-Origin", params.XLmsEmbedOrigin)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetH5PEmbedPlayID is GET /h5p/embed/play/{id}: The player page of a content for an iframe (HTML)
+func (c *Client) GetH5PEmbedPlayID(ctx context.Context, id string, params GetH5PEmbedPlayIDParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/h5p/embed/play/" + pathParam(id)}
+	r.query = url.Values{}
+	addQuery(r.query, "language", params.Language)
+	addQuery(r.query, "contextId", params.ContextID)
+	addQuery(r.query, "readOnlyState", params.ReadOnlyState)
+	addQuery(r.query, "hideActions", params.HideActions)
+	r.header = http.Header{}
+	setHeader(r.header, "X-Lms-Embed-Origin", params.XLmsEmbedOrigin)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetH5PFinishedData is GET /h5p/finishedData: Get the caller's result of a content (null when
+// none)
+func (c *Client) GetH5PFinishedData(ctx context.Context, params GetH5PFinishedDataParams) (*ResultView, error) {
+	r := request{method: http.MethodGet, path: "/h5p/finishedData"}
+	r.query = url.Values{}
+	addQuery(r.query, "contentId", params.ContentID)
+	var out ResultView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostH5PFinishedData is POST /h5p/finishedData: Save the caller's result of a content
+func (c *Client) PostH5PFinishedData(ctx context.Context, body ResultForm) error {
+	r := request{method: http.MethodPost, path: "/h5p/finishedData"}
+	r.body = jsonBody(body)
+	return c.call(ctx, r, nil)
+}
+
+// PostH5PFinishedDataMultipart is POST /h5p/finishedData: Save the caller's result of a content
+//
+// The body is multipart form data, streamed.
+func (c *Client) PostH5PFinishedDataMultipart(ctx context.Context, form PostH5PFinishedDataForm) error {
+	r := request{method: http.MethodPost, path: "/h5p/finishedData"}
+	r.body = formBody(form)
+	return c.call(ctx, r, nil)
+}
+
 // GetH5PHealth is GET /h5p/health: Check the H5P service and what it depends on (503 when something
 // is down)
 func (c *Client) GetH5PHealth(ctx context.Context) (*http.Response, error) {
@@ -2853,6 +2993,23 @@ func (c *Client) PatchH5PLibrariesID(ctx context.Context, uber string, body Rest
 		return nil, err
 	}
 	return &out, nil
+}
+
+// GetH5PParamsID is GET /h5p/params/{id}: Get a content's parameters and metadata for the player
+// and editor
+func (c *Client) GetH5PParamsID(ctx context.Context, id string) (*ParamsAnswer, error) {
+	r := request{method: http.MethodGet, path: "/h5p/params/" + pathParam(id)}
+	var out ParamsAnswer
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// APIVersion is a schema of the API.
+type APIVersion struct {
+	MajorVersion int64 `json:"majorVersion"`
+	MinorVersion int64 `json:"minorVersion"`
 }
 
 // AU is a schema of the API.
@@ -3106,6 +3263,17 @@ type CSPReport struct {
 	// The page, without its query.
 	DocumentURI string `json:"document_uri"`
 	TopicID     *int64 `json:"topic_id"`
+}
+
+// CacheAnswer is a schema of the API.
+type CacheAnswer struct {
+	APIVersion map[string]int64 `json:"apiVersion"`
+	Details    any              `json:"details"`
+	// Whether the hub answered the refresh.
+	HubReachable *bool            `json:"hubReachable,omitzero"`
+	Libraries    []map[string]any `json:"libraries"`
+	Outdated     bool             `json:"outdated"`
+	RecentlyUsed []string         `json:"recentlyUsed"`
 }
 
 // Catalogue is a schema of the API.
@@ -3650,6 +3818,27 @@ type DeviceTokenInputBody struct {
 	DeviceCode string `json:"device_code"`
 }
 
+// EditAnswer is a schema of the API.
+type EditAnswer struct {
+	ContentID string       `json:"contentId"`
+	Editor    EditorConfig `json:"editor"`
+	Library   string       `json:"library"`
+	// The package descriptor (h5p.json); {} for a new content.
+	Metadata any `json:"metadata"`
+	// The content parameters (content.json); {} for a new content.
+	Params any `json:"params"`
+}
+
+// EditorConfig is a schema of the API.
+type EditorConfig struct {
+	AjaxPath      string     `json:"ajaxPath"`
+	APIVersion    APIVersion `json:"apiVersion"`
+	ContentRelURL string     `json:"contentRelUrl"`
+	FilesPath     string     `json:"filesPath"`
+	Language      string     `json:"language"`
+	LibraryURL    string     `json:"libraryUrl"`
+}
+
 // EmailInputBody is a schema of the API.
 type EmailInputBody struct {
 	Email     string  `json:"email"`
@@ -4087,6 +4276,33 @@ type GetFilesIDParams struct {
 	Signature *string
 }
 
+// GetH5PContentUserDataIDIDIDParams are the parameters of GET
+// /h5p/contentUserData/{contentId}/{dataType}/{subContentId}; nil fields are not sent.
+type GetH5PContentUserDataIDIDIDParams struct {
+	// The context the state belongs to (at most 255 characters).
+	ContextID *string
+}
+
+// GetH5PContentsIDEditParams are the parameters of GET /h5p/contents/{id}/edit; nil fields are not
+// sent.
+type GetH5PContentsIDEditParams struct {
+	// The editor's language, as en or pt-br; en when not given.
+	Language *string
+}
+
+// GetH5PContentsIDPlayParams are the parameters of GET /h5p/contents/{id}/play; nil fields are not
+// sent.
+type GetH5PContentsIDPlayParams struct {
+	// The context the state belongs to (at most 255 characters).
+	ContextID *string
+	// Show this user's state, read-only (h5p_read).
+	AsUserID *string
+	// yes: the state is shown but not saved.
+	ReadOnlyState *string
+	// The player's language; en when not given.
+	Language *string
+}
+
 // GetH5PContentsParams are the parameters of GET /h5p/contents; nil fields are not sent.
 type GetH5PContentsParams struct {
 	// Only contents whose title contains this.
@@ -4095,6 +4311,36 @@ type GetH5PContentsParams struct {
 	Page *int64
 	// Items per page: 20 unless given, at most 100.
 	PerPage *int64
+}
+
+// GetH5PEmbedEditIDParams are the parameters of GET /h5p/embed/edit/{id}; nil fields are not sent.
+type GetH5PEmbedEditIDParams struct {
+	// The editor's language, as en or pt-BR.
+	Language *string
+	// Header X-Lms-Embed-Origin. Set by a same-origin proxy: the only origin allowed to frame the
+	// page.
+	XLmsEmbedOrigin *string
+}
+
+// GetH5PEmbedPlayIDParams are the parameters of GET /h5p/embed/play/{id}; nil fields are not sent.
+type GetH5PEmbedPlayIDParams struct {
+	// The player's language, as en or pt-BR.
+	Language *string
+	// The context the state belongs to (at most 255 characters).
+	ContextID *string
+	// yes: the state is shown but not saved.
+	ReadOnlyState *string
+	// 1: the player hides its action bar.
+	HideActions *string
+	// Header X-Lms-Embed-Origin. Set by a same-origin proxy: the only origin allowed to frame the
+	// page.
+	XLmsEmbedOrigin *string
+}
+
+// GetH5PFinishedDataParams are the parameters of GET /h5p/finishedData; nil fields are not sent.
+type GetH5PFinishedDataParams struct {
+	// Content id.
+	ContentID *string
 }
 
 // GetImgParams are the parameters of GET /api/img; nil fields are not sent.
@@ -4637,6 +4883,16 @@ type Pair struct {
 	Question Text   `json:"question"`
 }
 
+// ParamsAnswer is a schema of the API.
+type ParamsAnswer struct {
+	// The main library, as H5P.Foo 1.2.
+	Library string `json:"library"`
+	// The package descriptor (h5p.json).
+	Metadata any `json:"metadata"`
+	// The content parameters (content.json).
+	Params any `json:"params"`
+}
+
 // PasswordInputBody is a schema of the API.
 type PasswordInputBody struct {
 	CurrentPassword         string `json:"current_password"`
@@ -5006,6 +5262,44 @@ type PlatformURLs struct {
 	Issuer string `json:"issuer"`
 	// Public keyset URL of this platform (the tenant's key).
 	JwksURL string `json:"jwks_url"`
+}
+
+// PlayAjax is a schema of the API.
+type PlayAjax struct {
+	// The state route, with :contentId, :dataType and :subContentId to fill in.
+	ContentUserData string `json:"contentUserData"`
+	// The result route.
+	SetFinished string `json:"setFinished"`
+}
+
+// PlayAnswer is a schema of the API.
+type PlayAnswer struct {
+	Ajax       PlayAjax `json:"ajax"`
+	ContentID  string   `json:"contentId"`
+	ContentURL string   `json:"contentUrl"`
+	// Preloaded states by sub-content id and data type.
+	ContentUserData map[string]map[string]string `json:"contentUserData"`
+	ContextID       string                       `json:"contextId"`
+	Language        string                       `json:"language"`
+	Library         string                       `json:"library"`
+	// The package descriptor (h5p.json).
+	Metadata any `json:"metadata"`
+	// The content parameters (content.json).
+	Params        any  `json:"params"`
+	ReadOnlyState bool `json:"readOnlyState"`
+	// Seconds between state saves, or false when the state is not saved.
+	SaveFreq any      `json:"saveFreq"`
+	Scripts  []string `json:"scripts"`
+	Styles   []string `json:"styles"`
+	Title    string   `json:"title"`
+	User     PlayUser `json:"user"`
+}
+
+// PlayUser is a schema of the API.
+type PlayUser struct {
+	ID   string `json:"id"`
+	Mail string `json:"mail"`
+	Name string `json:"name"`
 }
 
 // PostAdminCmi5Form is a schema of the API. Fields left nil are not sent.
@@ -5865,6 +6159,31 @@ type PostCspReportParams struct {
 	Topic *int64
 }
 
+// PostH5PContentUserDataIDIDIDForm is a schema of the API. Fields left nil are not sent.
+type PostH5PContentUserDataIDIDIDForm struct {
+	// The state; 0 deletes it.
+	Data string
+	// 1: the state is dropped when the content changes.
+	Invalidate *string
+	// 1: the state comes with the play model.
+	Preload *string
+}
+
+func (f PostH5PContentUserDataIDIDIDForm) writeForm(w *multipart.Writer) error {
+	return writeFields(w, []formField{
+		{"data", f.Data},
+		{"invalidate", f.Invalidate},
+		{"preload", f.Preload},
+	})
+}
+
+// PostH5PContentUserDataIDIDIDParams are the parameters of POST
+// /h5p/contentUserData/{contentId}/{dataType}/{subContentId}; nil fields are not sent.
+type PostH5PContentUserDataIDIDIDParams struct {
+	// The context the state belongs to (at most 255 characters).
+	ContextID *string
+}
+
 // PostH5PContentsUploadForm is a schema of the API. Fields left nil are not sent.
 type PostH5PContentsUploadForm struct {
 	// The .h5p package (a zip archive).
@@ -5874,6 +6193,33 @@ type PostH5PContentsUploadForm struct {
 func (f PostH5PContentsUploadForm) writeForm(w *multipart.Writer) error {
 	return writeFields(w, []formField{
 		{"h5p_file", f.H5PFile},
+	})
+}
+
+// PostH5PFinishedDataForm is a schema of the API. Fields left nil are not sent.
+type PostH5PFinishedDataForm struct {
+	// Content id.
+	ContentID string
+	// When it was finished, in unix seconds.
+	Finished *string
+	// A non-negative number.
+	MaxScore *string
+	// When the content was opened, in unix seconds.
+	Opened *string
+	// A non-negative number.
+	Score *string
+	// Seconds spent.
+	Time *string
+}
+
+func (f PostH5PFinishedDataForm) writeForm(w *multipart.Writer) error {
+	return writeFields(w, []formField{
+		{"contentId", f.ContentID},
+		{"finished", f.Finished},
+		{"maxScore", f.MaxScore},
+		{"opened", f.Opened},
+		{"score", f.Score},
+		{"time", f.Time},
 	})
 }
 
@@ -6537,6 +6883,33 @@ type RestrictedBody struct {
 	Restricted *bool `json:"restricted"`
 }
 
+// ResultForm is a schema of the API.
+type ResultForm struct {
+	// Content id.
+	ContentID string `json:"contentId"`
+	// When it was finished, in unix seconds.
+	Finished *string `json:"finished,omitzero"`
+	// A non-negative number.
+	MaxScore *string `json:"maxScore,omitzero"`
+	// When the content was opened, in unix seconds.
+	Opened *string `json:"opened,omitzero"`
+	// A non-negative number.
+	Score *string `json:"score,omitzero"`
+	// Seconds spent.
+	Time *string `json:"time,omitzero"`
+}
+
+// ResultView is a schema of the API.
+type ResultView struct {
+	ContentID string `json:"contentId"`
+	Finished  int64  `json:"finished"`
+	MaxScore  int64  `json:"maxScore"`
+	Opened    int64  `json:"opened"`
+	Score     int64  `json:"score"`
+	Time      int64  `json:"time"`
+	UserID    string `json:"userId"`
+}
+
 // RetriedData is a schema of the API.
 type RetriedData struct {
 	// How many deliveries were made due now.
@@ -6639,6 +7012,16 @@ type SortInputBody struct {
 type StartInputBody struct {
 	// The quiz topic.
 	TopicID int64 `json:"topic_id"`
+}
+
+// StateForm is a schema of the API.
+type StateForm struct {
+	// The state; 0 deletes it.
+	Data string `json:"data"`
+	// 1: the state is dropped when the content changes.
+	Invalidate *string `json:"invalidate,omitzero"`
+	// 1: the state comes with the play model.
+	Preload *string `json:"preload,omitzero"`
 }
 
 // Step is a schema of the API.

@@ -1,6 +1,8 @@
 package h5p
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"reflect"
 
@@ -10,10 +12,12 @@ import (
 	"github.com/lms-platform/lms/internal/httpx"
 )
 
-// The H5P service's REST routes are huma operations, described in the
-// API's OpenAPI document and answered through httpx's envelope and error
+// The H5P service's routes are huma operations, described in the API's
+// OpenAPI document and answered through httpx's envelope and error
 // mapping, but served by the service's own mux behind its own tenancy and
-// authentication. The H5P client's AJAX endpoints stay plain handlers.
+// authentication: the REST routes, the player's and editor's models, the
+// states and results, and the embed pages (HTML). Only the routes serving
+// files and the editor's AJAX endpoint stay plain handlers.
 
 // restAPI is a huma API whose operations are described in doc's document
 // and served by mux, each request passing through wrap first.
@@ -46,11 +50,13 @@ func ownDocument() huma.API {
 // buffered decoding.
 type rawRequest struct {
 	r *http.Request
+	// w only lets an oversized body close the connection.
+	w http.ResponseWriter
 }
 
 func (in *rawRequest) Resolve(ctx huma.Context) []error {
-	r, _ := humago.Unwrap(ctx)
-	in.r = r.WithContext(ctx.Context())
+	r, w := humago.Unwrap(ctx)
+	in.r, in.w = r.WithContext(ctx.Context()), w
 	return nil
 }
 
@@ -92,4 +98,68 @@ func packageErrors(op *huma.Operation, schema func(v any) *huma.Schema) {
 			AnyOf: []*huma.Schema{problems, schema(httpx.ErrorBody{})}}}}}
 	op.Responses["422"] = &huma.Response{Description: "The package is invalid; errors lists every problem.",
 		Content: map[string]*huma.MediaType{"application/json": {Schema: problems}}}
+}
+
+// noStore marks every answer of the wrapped routes as not to be stored.
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// ajaxAnswer is the answer of the H5P client's AJAX endpoints: the
+// envelope with data before message, encoded as the plain handlers encode
+// it (httpx.WriteJSON), the bytes the H5P client has always read.
+type ajaxAnswer[T any] struct {
+	Body ajaxBody[T]
+}
+
+type ajaxBody[T any] struct {
+	Success bool   `json:"success"`
+	Data    T      `json:"data"`
+	Message string `json:"message"`
+}
+
+// MarshalJSON escapes HTML as encoding/json does by default; huma's
+// encoder does not.
+func (b ajaxBody[T]) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Success bool   `json:"success"`
+		Data    T      `json:"data"`
+		Message string `json:"message"`
+	}{b.Success, b.Data, b.Message})
+}
+
+// ajaxOK answers data in the AJAX envelope.
+func ajaxOK[T any](data T) (*ajaxAnswer[T], error) {
+	return &ajaxAnswer[T]{Body: ajaxBody[T]{Success: true, Data: data}}, nil
+}
+
+// rawAnswer streams the envelope whose data is the object v with the raw
+// fields added to it (writeDataRaw): stored parameters are written as they
+// are.
+func rawAnswer(ctx context.Context, v any, raw ...rawField) *huma.StreamResponse {
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		r, w := humago.Unwrap(hctx)
+		writeDataRaw(w, r.WithContext(ctx), http.StatusOK, v, raw...)
+	}}
+}
+
+// jsonAnswer describes the 200 answer of a route streaming the envelope of
+// data T (rawAnswer).
+func jsonAnswer[T any](op *huma.Operation, schema func(v any) *huma.Schema) {
+	var data T
+	op.Responses["200"] = &huma.Response{Description: "OK", Content: map[string]*huma.MediaType{
+		"application/json": {Schema: schema(httpx.Envelope[T]{Data: data})}}}
+}
+
+// formBody describes a form body of schema's fields, sent urlencoded,
+// multipart or as a JSON object.
+func formBody(schema *huma.Schema) *huma.RequestBody {
+	return &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
+		"application/x-www-form-urlencoded": {Schema: schema},
+		"multipart/form-data":               {Schema: schema},
+		"application/json":                  {Schema: schema},
+	}}
 }

@@ -255,7 +255,7 @@ var errTooLarge = apperr.New(apperr.TooLarge, "The upload is too large.")
 // lets an oversized body close the connection.
 func (s *Service) receivePackage(w http.ResponseWriter, r *http.Request, t *platform.Tenant, librariesOnly bool, fields ...string) (*h5ppackage.Package, func(), error) {
 	field := fields[0]
-	limit := s.maxUpload.Load()
+	limit := s.maxUpload
 	if r.ContentLength > limit+multipartSlack {
 		return nil, nil, errTooLarge
 	}
@@ -558,17 +558,6 @@ func (s *Service) content(ctx context.Context, idText string) (h5pstore.Content,
 	return s.Store.Content(ctx, httpx.TenantFrom(ctx), id)
 }
 
-// loadContent is content for plain handlers: the {id} path value,
-// answering 404 when there is none.
-func (s *Service) loadContent(w http.ResponseWriter, r *http.Request) (h5pstore.Content, bool) {
-	c, err := s.content(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, err)
-		return h5pstore.Content{}, false
-	}
-	return c, true
-}
-
 // getContent streams the stored metadata and parameters into the answer
 // (see contentDetail for its shape).
 func (s *Service) getContent(ctx context.Context, in *contentPath) (*huma.StreamResponse, error) {
@@ -576,11 +565,7 @@ func (s *Service) getContent(ctx context.Context, in *contentPath) (*huma.Stream
 	if err != nil {
 		return nil, err
 	}
-	return &huma.StreamResponse{Body: func(hctx huma.Context) {
-		r, w := humago.Unwrap(hctx)
-		writeDataRaw(w, r.WithContext(ctx), http.StatusOK, summary(c),
-			rawField{"metadata", string(c.Metadata)}, rawField{"parameters", c.Parameters})
-	}}, nil
+	return rawAnswer(ctx, summary(c), rawField{"metadata", string(c.Metadata)}, rawField{"parameters", c.Parameters}), nil
 }
 
 // changeAllowed checks the edit or delete permission on c: any content with
@@ -591,15 +576,6 @@ func changeAllowed(ctx context.Context, c h5pstore.Content, all, own access.Perm
 		return nil
 	}
 	return apperr.New(apperr.Forbidden, "You are not allowed to change this content.")
-}
-
-// mayChange is changeAllowed for plain handlers, answering the refusal.
-func mayChange(w http.ResponseWriter, r *http.Request, c h5pstore.Content, all, own access.Permission) bool {
-	if err := changeAllowed(r.Context(), c, all, own); err != nil {
-		writeError(w, r, err)
-		return false
-	}
-	return true
 }
 
 // changeContent finds the content of id and checks the caller may change

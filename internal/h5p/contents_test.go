@@ -13,6 +13,7 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/fixtures"
+	"github.com/lms-platform/lms/internal/h5p"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 )
 
@@ -327,9 +328,8 @@ func TestUploadCapAndFiles(t *testing.T) {
 	}
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
-		env.Server.H5P.SetMaxUploadSize(int64(len(images) / 2))
-		res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, images)
-		env.Server.H5P.SetMaxUploadSize(0)
+		capped := withOptions(t, env, func(o *h5p.Options) { o.MaxUploadSize = int64(len(images) / 2) })
+		res := upload(capped, "/h5p/contents/upload", "h5p_file", admin.Token, images)
 		if res.Status != 413 || res.Get("success") != false {
 			t.Errorf("over the cap: %d %s", res.Status, res.Body)
 		}

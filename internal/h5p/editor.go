@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/blob"
@@ -43,12 +45,15 @@ const (
 
 // editorRoutes registers the editor's AJAX endpoint and the temporary
 // files it uploads.
-func (s *Service) editorRoutes(mux *http.ServeMux) {
+func (s *Service) editorRoutes(mux *http.ServeMux, api, private huma.API) {
 	mux.Handle("GET /h5p/ajax", s.user(http.HandlerFunc(s.editorAjax)))
 	mux.Handle("POST /h5p/ajax", s.user(http.HandlerFunc(s.editorAjax)))
 	mux.Handle("GET /h5p/temp-files/{path...}", s.user(http.HandlerFunc(s.tempFile)))
-	mux.Handle("GET /h5p/contents/{id}/edit", s.user(http.HandlerFunc(s.editModel)))
-	s.hubRoutes(mux)
+	s.hubRoutes(api)
+	httpx.Handle(private, httpx.Route{Method: "GET", Path: "/h5p/contents/{id}/edit", Tags: h5pTags, Who: httpx.User,
+		Summary: "Get the editor model of a content (its edit permission), or of a new one with id new (h5p_create)"},
+		s.editModel)
+	describe(private, "GET", "/h5p/contents/{id}/edit", jsonAnswer[editAnswer])
 }
 
 // Jobs are the scheduled jobs of the H5P service: the sweep of editor
@@ -105,10 +110,11 @@ func (s *Service) editorAjax(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// editModel is what the editor page needs to edit a content, or to create
+// EditModel is what the editor page needs to edit a content, or to create
 // one when id is "new", but for the content's parameters and metadata,
-// which are written as stored.
-type editModel struct {
+// which are written as stored. It is exported because huma leaves an
+// unexported embedded struct's fields out of the schemas (editAnswer).
+type EditModel struct {
 	ContentID string       `json:"contentId"`
 	Library   string       `json:"library"`
 	Editor    editorConfig `json:"editor"`
@@ -133,37 +139,73 @@ type apiVersion struct {
 // for: "en", "pt-br", "zh-Hant".
 var languageCodeRe = regexp.MustCompile(`^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8}){0,2}$`)
 
+// editAnswer describes the data of GET /h5p/contents/{id}/edit: the model
+// with the stored metadata and parameters.
+type editAnswer struct {
+	EditModel
+	Metadata json.RawMessage `json:"metadata" doc:"The package descriptor (h5p.json); {} for a new content."`
+	Params   json.RawMessage `json:"params" doc:"The content parameters (content.json); {} for a new content."`
+}
+
+type editInput struct {
+	ID       string `path:"id" doc:"Content id, or new."`
+	Language string `query:"language" doc:"The editor's language, as en or pt-br; en when not given."`
+}
+
 // editModel answers the editor model: a new content needs h5p_create, an
 // existing one the edit permission on it.
-func (s *Service) editModel(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	isNew := r.PathValue("id") == "new"
-	if isNew && !allowed(w, r, access.H5PCreate) || !isNew && !allowed(w, r, access.H5PUpdate, access.H5PAuthorUpdate) {
-		return
+func (s *Service) editModel(ctx context.Context, in *editInput) (*huma.StreamResponse, error) {
+	isNew := in.ID == "new"
+	if err := mayOpenEditor(ctx, isNew); err != nil {
+		return nil, err
 	}
-	lang := r.URL.Query().Get("language")
+	lang, err := editorLanguage(in.Language)
+	if err != nil {
+		return nil, err
+	}
+	m := s.newEditModel(lang)
+	if isNew {
+		return rawAnswer(ctx, m, rawField{"metadata", "{}"}, rawField{"params", "{}"}), nil
+	}
+	c, err := s.content(ctx, in.ID)
+	if err == nil {
+		err = changeAllowed(ctx, c, access.H5PUpdate, access.H5PAuthorUpdate)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.ContentID = h5pstore.FormatID(c.ID)
+	m.Library = c.MainLibrary + " " + c.LibraryVersion
+	m.Editor.FilesPath = "/h5p/content/" + m.ContentID
+	return rawAnswer(ctx, m, rawField{"metadata", string(c.Metadata)}, rawField{"params", c.Parameters}), nil
+}
+
+// mayOpenEditor checks the permission to open the editor: h5p_create for
+// a new content, an edit permission for another.
+func mayOpenEditor(ctx context.Context, isNew bool) error {
+	if isNew {
+		return permit(ctx, access.H5PCreate)
+	}
+	return permit(ctx, access.H5PUpdate, access.H5PAuthorUpdate)
+}
+
+// editorLanguage is the language the editor loads, en when none is given.
+func editorLanguage(lang string) (string, error) {
 	if lang == "" {
-		lang = "en"
-	} else if !languageCodeRe.MatchString(lang) {
-		writeError(w, r, apperr.Field("language", "Must be a language code such as en or pt-br."))
-		return
+		return "en", nil
 	}
+	if !languageCodeRe.MatchString(lang) {
+		return "", apperr.Field("language", "Must be a language code such as en or pt-br.")
+	}
+	return lang, nil
+}
+
+// newEditModel is the editor model of a new content.
+func (s *Service) newEditModel(lang string) EditModel {
 	core := s.Store.CoreAPI()
-	meta, params := "{}", "{}"
-	m := editModel{ContentID: "new", Library: "",
+	return EditModel{ContentID: "new", Library: "",
 		Editor: editorConfig{AjaxPath: "/h5p/ajax?action=", FilesPath: "/h5p/temp-files", LibraryURL: "/h5p/editor/",
 			ContentRelURL: "../content/", Language: lang, APIVersion: apiVersion{Major: core.Major, Minor: core.Minor}}}
-	if !isNew {
-		c, ok := s.loadContent(w, r)
-		if !ok || !mayChange(w, r, c, access.H5PUpdate, access.H5PAuthorUpdate) {
-			return
-		}
-		m.ContentID = h5pstore.FormatID(c.ID)
-		m.Library = c.MainLibrary + " " + c.LibraryVersion
-		meta, params = string(c.Metadata), c.Parameters
-		m.Editor.FilesPath = "/h5p/content/" + m.ContentID
-	}
-	writeDataRaw(w, r, http.StatusOK, m, rawField{"metadata", meta}, rawField{"params", params})
 }
 
 // editorLibrary is a library as the editor's library list shows it.

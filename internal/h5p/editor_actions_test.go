@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/h5p"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 )
 
@@ -138,9 +139,8 @@ func TestEditorLibraryUpload(t *testing.T) {
 		if res := libraryUpload(env, admin.Token, "package", mc); res.Status != 422 {
 			t.Errorf("no h5p field: %d %s", res.Status, res.Body)
 		}
-		env.Server.H5P.SetMaxUploadSize(int64(len(mc) / 2))
-		res = libraryUpload(env, admin.Token, "h5p", mc)
-		env.Server.H5P.SetMaxUploadSize(0)
+		capped := withOptions(t, env, func(o *h5p.Options) { o.MaxUploadSize = int64(len(mc) / 2) })
+		res = libraryUpload(capped, admin.Token, "h5p", mc)
 		if res.Status != 413 {
 			t.Errorf("over the cap: %d %s", res.Status, res.Body)
 		}

@@ -1,6 +1,7 @@
 package h5p
 
 import (
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -14,6 +15,9 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/httpx"
@@ -96,9 +100,15 @@ func installed(dir, file string) bool {
 // coreScript is the H5P core player script of h5p-standalone's dist.
 const coreScript = "frame.bundle.js"
 
-func (s *Service) embedRoutes(mux *http.ServeMux) {
-	mux.Handle("GET /h5p/embed/play/{id}", s.user(http.HandlerFunc(s.embedPlay)))
-	mux.Handle("GET /h5p/embed/edit/{id}", s.user(http.HandlerFunc(s.embedEdit)))
+// embedRoutes registers the embed pages as operations of api, answering
+// HTML, and the files they load.
+func (s *Service) embedRoutes(mux *http.ServeMux, api huma.API) {
+	httpx.Handle(api, httpx.Route{Method: "GET", Path: "/h5p/embed/play/{id}", Tags: h5pTags, Who: httpx.Anyone,
+		Summary: "The player page of a content for an iframe (HTML)"}, s.embedPlay)
+	describe(api, "GET", "/h5p/embed/play/{id}", htmlPage)
+	httpx.Handle(api, httpx.Route{Method: "GET", Path: "/h5p/embed/edit/{id}", Tags: h5pTags, Who: httpx.Anyone,
+		Summary: "The editor page of a content, or of a new one with id new, for an iframe (HTML)"}, s.embedEdit)
+	describe(api, "GET", "/h5p/embed/edit/{id}", htmlPage)
 	mux.Handle("GET /h5p/embed/assets/{name}", s.tenancy(false, http.HandlerFunc(s.embedAsset)))
 	mux.Handle("GET /h5p/core/{file...}", s.tenancy(false, http.HandlerFunc(s.coreFile)))
 	mux.Handle("GET /h5p/editor/{file...}", s.tenancy(false, http.HandlerFunc(s.editorFile)))
@@ -134,13 +144,33 @@ type pageData struct {
 
 var languagePattern = regexp.MustCompile(`^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})*$`)
 
+// htmlPage describes the answers of an embed page: the page, or a page
+// that tells the parent the content is not found.
+func htmlPage(op *huma.Operation, _ func(any) *huma.Schema) {
+	page := &huma.MediaType{Schema: &huma.Schema{Type: "string",
+		Description: "The page, framed only by the allowed origins (Content-Security-Policy frame-ancestors)."}}
+	op.Responses["200"] = &huma.Response{Description: "The page.", Content: map[string]*huma.MediaType{"text/html": page}}
+	notFound := op.Responses["404"]
+	if notFound == nil {
+		notFound = &huma.Response{Description: "Not Found"}
+		op.Responses["404"] = notFound
+	}
+	if notFound.Content == nil {
+		notFound.Content = map[string]*huma.MediaType{}
+	}
+	notFound.Content["text/html"] = page
+	notFound.Description += " An unknown content is a page that still tells the parent why nothing loads."
+}
+
+// queryParam is one query parameter of an embed page.
+type queryParam struct{ name, value string }
+
 // pageQuery keeps the embed page's query parameters the page passes on to
 // the play and edit models, after checking them.
-func pageQuery(r *http.Request, names ...string) (map[string]string, error) {
-	q := r.URL.Query()
+func pageQuery(params ...queryParam) (map[string]string, error) {
 	out := map[string]string{}
-	for _, n := range names {
-		v := q.Get(n)
+	for _, p := range params {
+		n, v := p.name, p.value
 		if v == "" {
 			continue
 		}
@@ -168,9 +198,10 @@ func pageQuery(r *http.Request, names ...string) (map[string]string, error) {
 }
 
 // allowedOrigins are the page's allowed origins: the configured list, or
-// only the proxy's origin when a same-origin proxy narrows it.
-func (s *Service) allowedOrigins(r *http.Request) (origins []string, any bool) {
-	if h := r.Header.Get(EmbedOriginHeader); h != "" {
+// only the proxy's origin when a same-origin proxy narrows it (h, the
+// EmbedOriginHeader).
+func (s *Service) allowedOrigins(h string) (origins []string, any bool) {
+	if h != "" {
 		if o, ok := normalOrigin(h); ok {
 			return []string{o}, false
 		}
@@ -198,8 +229,8 @@ func (s *Service) writePage(w http.ResponseWriter, r *http.Request, status int, 
 	}
 }
 
-func (s *Service) basePage(r *http.Request, mode, id string, query map[string]string) pageData {
-	origins, anyOrigin := s.allowedOrigins(r)
+func (s *Service) basePage(embedOrigin, mode, id string, query map[string]string) pageData {
+	origins, anyOrigin := s.allowedOrigins(embedOrigin)
 	lang := query["language"]
 	if lang == "" {
 		lang = "en"
@@ -226,71 +257,80 @@ func (s *Service) basePage(r *http.Request, mode, id string, query map[string]st
 	}
 }
 
-func (s *Service) embedPlay(w http.ResponseWriter, r *http.Request) {
-	query, err := pageQuery(r, "language", "contextId", "readOnlyState", "hideActions")
+// pageAnswer streams an embed page (writePage).
+func (s *Service) pageAnswer(ctx context.Context, status int, d pageData) *huma.StreamResponse {
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		r, w := humago.Unwrap(hctx)
+		s.writePage(w, r.WithContext(ctx), status, d)
+	}}
+}
+
+type embedPlayInput struct {
+	ID            string `path:"id" doc:"Content id."`
+	Language      string `query:"language" doc:"The player's language, as en or pt-BR."`
+	ContextID     string `query:"contextId" doc:"The context the state belongs to (at most 255 characters)."`
+	ReadOnlyState string `query:"readOnlyState" doc:"yes: the state is shown but not saved."`
+	HideActions   string `query:"hideActions" doc:"1: the player hides its action bar."`
+	EmbedOrigin   string `header:"X-Lms-Embed-Origin" doc:"Set by a same-origin proxy: the only origin allowed to frame the page."`
+}
+
+func (s *Service) embedPlay(ctx context.Context, in *embedPlayInput) (*huma.StreamResponse, error) {
+	query, err := pageQuery(queryParam{"language", in.Language}, queryParam{"contextId", in.ContextID},
+		queryParam{"readOnlyState", in.ReadOnlyState}, queryParam{"hideActions", in.HideActions})
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	id, err := parseID(r.PathValue("id"), "id")
-	if err != nil {
-		s.notFoundPage(w, r, "play", r.PathValue("id"), query)
-		return
-	}
-	c, err := s.Store.Content(r.Context(), httpx.TenantFrom(r.Context()), id)
+	c, err := s.content(ctx, in.ID)
 	if apperr.Is(err, apperr.NotFound) {
-		s.notFoundPage(w, r, "play", r.PathValue("id"), query)
-		return
+		return s.notFoundPage(ctx, in.EmbedOrigin, "play", in.ID, query), nil
 	}
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	d := s.basePage(r, "play", r.PathValue("id"), query)
+	d := s.basePage(in.EmbedOrigin, "play", in.ID, query)
 	if c.Title != "" {
 		d.Title = c.Title
 	}
-	s.writePage(w, r, http.StatusOK, d)
+	return s.pageAnswer(ctx, http.StatusOK, d), nil
 }
 
-func (s *Service) embedEdit(w http.ResponseWriter, r *http.Request) {
-	query, err := pageQuery(r, "language")
+type embedEditInput struct {
+	ID          string `path:"id" doc:"Content id, or new."`
+	Language    string `query:"language" doc:"The editor's language, as en or pt-BR."`
+	EmbedOrigin string `header:"X-Lms-Embed-Origin" doc:"Set by a same-origin proxy: the only origin allowed to frame the page."`
+}
+
+func (s *Service) embedEdit(ctx context.Context, in *embedEditInput) (*huma.StreamResponse, error) {
+	query, err := pageQuery(queryParam{"language", in.Language})
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	raw := r.PathValue("id")
-	if raw != "new" {
-		id, err := parseID(raw, "id")
-		if err == nil {
-			_, err = s.Store.Content(r.Context(), httpx.TenantFrom(r.Context()), id)
-		}
+	if in.ID != "new" {
+		_, err := s.content(ctx, in.ID)
 		if apperr.Is(err, apperr.NotFound) {
-			s.notFoundPage(w, r, "edit", raw, query)
-			return
+			return s.notFoundPage(ctx, in.EmbedOrigin, "edit", in.ID, query), nil
 		}
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
 	}
-	d := s.basePage(r, "edit", raw, query)
+	d := s.basePage(in.EmbedOrigin, "edit", in.ID, query)
 	d.Title = "H5P editor"
 	if installed(s.embed.editorDir, editorMainScript) {
 		d.Config.EditorInstalled = true
 		d.Config.EditorURL = "/h5p/editor"
 		d.Config.EditorScripts, d.Config.EditorStyles = editorAssets(s.embed.editorDir)
 	}
-	s.writePage(w, r, http.StatusOK, d)
+	return s.pageAnswer(ctx, http.StatusOK, d), nil
 }
 
 // notFoundPage answers 404 with a page that still speaks the protocol, so
 // the parent learns why nothing loads.
-func (s *Service) notFoundPage(w http.ResponseWriter, r *http.Request, mode, id string, query map[string]string) {
-	d := s.basePage(r, mode, id, query)
+func (s *Service) notFoundPage(ctx context.Context, embedOrigin, mode, id string, query map[string]string) *huma.StreamResponse {
+	d := s.basePage(embedOrigin, mode, id, query)
 	d.Title = "Content not found"
 	d.Config.ContentID = ""
-	s.writePage(w, r, http.StatusNotFound, d)
+	return s.pageAnswer(ctx, http.StatusNotFound, d)
 }
 
 // embedAsset serves the pages' own scripts and styles.

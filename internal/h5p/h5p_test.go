@@ -177,11 +177,11 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestProfileCache(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		calls := &countingTransport{}
-		env.Server.H5P.API.SetHTTPClient(&http.Client{Transport: calls})
+		svc := withOptions(t, env, func(o *h5p.Options) { o.HTTPClient = &http.Client{Transport: calls} })
 		student := env.As("student")
 		id := strconv.FormatInt(student.ID, 10)
 		for range 2 {
-			if res := get(env, env.Host, "/h5p/whoami", student.Token, nil); res.String("data.id") != id {
+			if res := get(svc, env.Host, "/h5p/whoami", student.Token, nil); res.String("data.id") != id {
 				t.Fatalf("student: %s", res.Body)
 			}
 		}
@@ -193,7 +193,7 @@ func TestProfileCache(t *testing.T) {
 			return
 		}
 		env.Clock.Advance(h5p.ProfileTTL + time.Second)
-		get(env, env.Host, "/h5p/whoami", student.Token, nil)
+		get(svc, env.Host, "/h5p/whoami", student.Token, nil)
 		if n := calls.n.Load(); n != 2 {
 			t.Errorf("after 61 s: %d API calls, want 2", n)
 		}
@@ -201,10 +201,10 @@ func TestProfileCache(t *testing.T) {
 		// Cached 10 s before expiry, the profile is gone at expiry even though
 		// the token is still accepted locally; the API then refuses it.
 		env.Clock.Set(expiry(t, env, student.Token).Add(-10 * time.Second))
-		get(env, env.Host, "/h5p/whoami", student.Token, nil)
+		get(svc, env.Host, "/h5p/whoami", student.Token, nil)
 		before := calls.n.Load()
 		env.Clock.Advance(11 * time.Second)
-		res := get(env, env.Host, "/h5p/whoami", student.Token, nil)
+		res := get(svc, env.Host, "/h5p/whoami", student.Token, nil)
 		if calls.n.Load() != before+1 || res.String("data.id") != "anonymous" {
 			t.Errorf("past expiry: %d calls (want %d), %s", calls.n.Load(), before+1, res.Body)
 		}
@@ -215,19 +215,19 @@ func TestAPIUnreachable(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		student := env.As("student")
 		id := strconv.FormatInt(student.ID, 10)
-		env.Server.H5P.API.SetBaseURL("http://" + closedAddr(t))
-		res := get(env, env.Host, "/h5p/whoami", student.Token, nil)
+		svc := withOptions(t, env, func(o *h5p.Options) { o.APIURL = "http://" + closedAddr(t) })
+		res := get(svc, env.Host, "/h5p/whoami", student.Token, nil)
 		if res.String("data.id") != id || len(strs(res.Get("data.permissions"))) != 0 || res.Get("data.anonymous") != false {
 			t.Errorf("API down: %s", res.Body)
 		}
 		// The token's times are checked locally with 30 s of tolerance.
 		exp := expiry(t, env, student.Token)
 		env.Clock.Set(exp.Add(h5p.Leeway - time.Second))
-		if res := get(env, env.Host, "/h5p/whoami", student.Token, nil); res.String("data.id") != id {
+		if res := get(svc, env.Host, "/h5p/whoami", student.Token, nil); res.String("data.id") != id {
 			t.Errorf("within the tolerance: %s", res.Body)
 		}
 		env.Clock.Set(exp.Add(h5p.Leeway + time.Second))
-		if res := get(env, env.Host, "/h5p/whoami", student.Token, nil); res.String("data.id") != "anonymous" {
+		if res := get(svc, env.Host, "/h5p/whoami", student.Token, nil); res.String("data.id") != "anonymous" {
 			t.Errorf("past the tolerance: %s", res.Body)
 		}
 	})
@@ -254,8 +254,8 @@ func TestHealth(t *testing.T) {
 		}
 		rdb := redis.NewClient(&redis.Options{Addr: closedAddr(t), MaxRetries: -1, DialTimeout: time.Second})
 		defer rdb.Close()
-		env.Server.H5P.SetRedis(rdb)
-		res = get(env, env.Host, "/h5p/health", "", nil)
+		down := withOptions(t, env, func(o *h5p.Options) { o.Redis = rdb })
+		res = get(down, env.Host, "/h5p/health", "", nil)
 		if res.Status != 503 || res.Get("ok") != false || res.String("redis") != "down" || res.String("db") != "ok" {
 			t.Errorf("Redis down: %d %s", res.Status, res.Body)
 		}
@@ -284,10 +284,11 @@ func TestTokensNeverLogged(t *testing.T) {
 	var log syncBuffer
 	env := apitest.New(t, "sqlite", apitest.Options{Log: &log})
 	student := env.As("student")
-	env.Server.H5P.API.SetBaseURL("http://" + closedAddr(t)) // the warning path logs too
-	get(env, env.Host, "/h5p/whoami?_token="+student.Token, "", nil)
-	get(env, env.Host, "/h5p/whoami", student.Token, nil)
-	get(env, env.Host, "/h5p/whoami", "", map[string]string{"X-Internal-Token": env.Server.Config.InternalKey})
+	// The API unreachable: the warning path logs too.
+	svc := withOptions(t, env, func(o *h5p.Options) { o.APIURL = "http://" + closedAddr(t) })
+	get(svc, env.Host, "/h5p/whoami?_token="+student.Token, "", nil)
+	get(svc, env.Host, "/h5p/whoami", student.Token, nil)
+	get(svc, env.Host, "/h5p/whoami", "", map[string]string{"X-Internal-Token": env.Server.Config.InternalKey})
 	out := log.String()
 	if !strings.Contains(out, `"route":"GET /h5p/whoami"`) {
 		t.Fatalf("no request log line for the H5P route: %s", out)

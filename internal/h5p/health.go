@@ -50,7 +50,7 @@ func (s *Service) check(ctx context.Context, t *platform.Tenant) Health {
 }
 
 func (s *Service) pingRedis(ctx context.Context) string {
-	rdb := s.redis.Load()
+	rdb := s.redis
 	if rdb == nil {
 		return stateDisabled
 	}

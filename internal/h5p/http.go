@@ -1,6 +1,7 @@
 package h5p
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -103,13 +104,18 @@ func (s *Service) routes(doc huma.API) http.Handler {
 		Description: "The secret the platform's own parts share (LMS_INTERNAL_KEY).",
 	}
 	s.healthRoutes(restAPI(doc, mux, func(h http.Handler) http.Handler { return s.tenancy(true, h) }))
+	api := restAPI(doc, mux, s.user)
+	s.contentRoutes(api)
+	// The player's and editor's models and states are never stored.
+	private := restAPI(doc, mux, func(h http.Handler) http.Handler { return s.user(noStore(h)) })
 	// Diagnostic route, not in the spec: the caller's own identity as the
 	// service sees it. It shows nothing the caller does not already hold.
-	mux.Handle("GET /h5p/whoami", s.user(http.HandlerFunc(s.whoami)))
-	s.contentRoutes(restAPI(doc, mux, s.user))
-	s.runtimeRoutes(mux)
-	s.editorRoutes(mux)
-	s.embedRoutes(mux)
+	httpx.Handle(private, httpx.Route{Method: "GET", Path: "/h5p/whoami", Tags: h5pTags, Who: httpx.Anyone,
+		Summary: "The caller as the H5P service sees it", Hidden: true}, s.whoami)
+	s.runtimeRoutes(private)
+	s.fileRoutes(mux)
+	s.editorRoutes(mux, api, private)
+	s.embedRoutes(mux, api)
 	// Unknown paths and methods answer in the envelope, after the tenant
 	// check: an unknown host is "Unknown tenant." on every path.
 	return httpx.Unmatched(mux, func(h http.Handler) http.Handler { return s.tenancy(false, h) })
@@ -124,7 +130,10 @@ func (s *Service) user(h http.Handler) http.Handler {
 	return s.tenancy(false, s.authenticate(h))
 }
 
-func (s *Service) whoami(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	writeData(w, http.StatusOK, UserFrom(r.Context()))
+// caller is the User as whoami shows it, under a name of its own in the
+// document's schemas (other packages have a User).
+type caller User
+
+func (s *Service) whoami(ctx context.Context, _ *struct{}) (*ajaxAnswer[*caller], error) {
+	return ajaxOK((*caller)(UserFrom(ctx)))
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 	"github.com/lms-platform/lms/internal/httpx"
@@ -40,60 +42,77 @@ const (
 var hubMachineNameRe = regexp.MustCompile(`^[\w\-.]{1,255}$`)
 
 // hubRoutes registers the content-type cache routes of the spec's table.
-func (s *Service) hubRoutes(mux *http.ServeMux) {
-	mux.Handle("GET /h5p/content-type-cache/update", s.user(http.HandlerFunc(s.getContentTypeCache)))
-	mux.Handle("POST /h5p/content-type-cache/update", s.user(http.HandlerFunc(s.refreshContentTypeCache)))
+func (s *Service) hubRoutes(api huma.API) {
+	route := func(method, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: "/h5p/content-type-cache/update", Summary: summary, Tags: h5pTags,
+			Who: httpx.User}
+	}
+	httpx.Handle(api, route("GET", "Get the stored content-type cache (h5p_library_list or h5p_library_read)"),
+		s.getContentTypeCache)
+	httpx.Handle(api, route("POST",
+		"Refresh the content-type cache from the H5P hub (h5p_library_install or h5p_library_update)"),
+		s.refreshContentTypeCache)
 }
 
 // cacheAnswer is the content-type cache in the envelope, with whether the
 // hub answered the refresh that built it.
 type cacheAnswer struct {
-	contentTypeCache
+	ContentTypeCache
 	// HubReachable is set by a refresh only.
-	HubReachable *bool `json:"hubReachable,omitempty"`
+	HubReachable *bool `json:"hubReachable,omitempty" doc:"Whether the hub answered the refresh."`
+}
+
+// cacheOutput is the answer of the content-type cache routes, never
+// stored.
+type cacheOutput struct {
+	CacheControl string `header:"Cache-Control"`
+	Body         ajaxBody[cacheAnswer]
 }
 
 // getContentTypeCache answers the stored content-type cache without
 // calling the hub.
-func (s *Service) getContentTypeCache(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PLibraryList, access.H5PLibraryRead) {
-		return
+func (s *Service) getContentTypeCache(ctx context.Context, _ *struct{}) (*cacheOutput, error) {
+	if err := permit(ctx, access.H5PLibraryList, access.H5PLibraryRead); err != nil {
+		return nil, err
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	m, err := s.cacheModel(r.Context(), httpx.TenantFrom(r.Context()), UserFrom(r.Context()), false)
+	m, err := s.cacheModel(ctx, httpx.TenantFrom(ctx), UserFrom(ctx), false)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeData(w, http.StatusOK, cacheAnswer{contentTypeCache: m})
+	return &cacheOutput{CacheControl: "no-store", Body: ajaxBody[cacheAnswer]{Success: true,
+		Data: cacheAnswer{ContentTypeCache: m}}}, nil
 }
 
 // refreshContentTypeCache reads the content-type list from the hub, keeps
 // it for the tenant and answers the cache. When the hub cannot be reached
 // or answers something else, it answers the cache it has, marked
 // outdated, still with 200: the hub is a convenience, not a dependency.
-func (s *Service) refreshContentTypeCache(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, access.H5PLibraryInstall, access.H5PLibraryUpdate) {
-		return
+func (s *Service) refreshContentTypeCache(ctx context.Context, _ *struct{}) (*cacheOutput, error) {
+	if err := permit(ctx, access.H5PLibraryInstall, access.H5PLibraryUpdate); err != nil {
+		return nil, err
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	ctx, t := r.Context(), httpx.TenantFrom(r.Context())
-	reachable, msg := true, msgHubUpdated
+	t := httpx.TenantFrom(ctx)
+	reachable, msg := s.refreshHub(ctx, t)
+	m, err := s.cacheModel(ctx, t, UserFrom(ctx), !reachable)
+	if err != nil {
+		return nil, err
+	}
+	return &cacheOutput{CacheControl: "no-store", Body: ajaxBody[cacheAnswer]{Success: true, Message: msg,
+		Data: cacheAnswer{ContentTypeCache: m, HubReachable: &reachable}}}, nil
+}
+
+// refreshHub keeps the hub's content types for the tenant; reachable is
+// false when the hub could not be read, msg says which.
+func (s *Service) refreshHub(ctx context.Context, t *platform.Tenant) (reachable bool, msg string) {
 	types, err := s.fetchHub(ctx)
 	if err == nil {
 		err = s.Store.SaveHubCache(ctx, t, types)
 	}
 	if err != nil {
 		s.log.WarnContext(ctx, "h5p: content type hub refresh failed", "error", err)
-		reachable, msg = false, msgHubUnreachable
+		return false, msgHubUnreachable
 	}
-	m, err := s.cacheModel(ctx, t, UserFrom(ctx), !reachable)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	httpx.WriteJSON(w, http.StatusOK, envelope{Success: true, Message: msg,
-		Data: cacheAnswer{contentTypeCache: m, HubReachable: &reachable}})
+	return true, msgHubUpdated
 }
 
 // hubSettings returns the hub's content-type endpoint and the bound of one
@@ -183,9 +202,9 @@ func decodeHubType(raw json.RawMessage) (hubType, bool) {
 	return h, true
 }
 
-// contentTypeCache is the content-type cache in the format of the H5P
+// ContentTypeCache is the content-type cache in the format of the H5P
 // editor's hub client.
-type contentTypeCache struct {
+type ContentTypeCache struct {
 	Outdated     bool             `json:"outdated"`
 	Libraries    []map[string]any `json:"libraries"`
 	RecentlyUsed []string         `json:"recentlyUsed"`
@@ -201,14 +220,14 @@ var hubFields = []string{"title", "summary", "description", "icon", "isRecommend
 // tenant's last list from the hub: hub details and whether a newer version
 // exists for installed content types, and the content types the hub has
 // that are not installed.
-func (s *Service) cacheModel(ctx context.Context, t *platform.Tenant, u *User, outdated bool) (contentTypeCache, error) {
+func (s *Service) cacheModel(ctx context.Context, t *platform.Tenant, u *User, outdated bool) (ContentTypeCache, error) {
 	libs, err := s.Store.Libraries(ctx, t)
 	if err != nil {
-		return contentTypeCache{}, err
+		return ContentTypeCache{}, err
 	}
 	hub, _, err := s.Store.LoadHubCache(ctx, t)
 	if err != nil {
-		return contentTypeCache{}, err
+		return ContentTypeCache{}, err
 	}
 	core := s.Store.CoreAPI()
 	canInstall := u.Can(string(access.H5PLibraryInstall))
@@ -285,7 +304,7 @@ func (s *Service) cacheModel(ctx context.Context, t *platform.Tenant, u *User, o
 		}
 		out = append(out, e)
 	}
-	return contentTypeCache{
+	return ContentTypeCache{
 		Outdated: outdated, Libraries: out, RecentlyUsed: []string{},
 		APIVersion: map[string]int{"major": core.Major, "minor": core.Minor}, Details: nil,
 	}, nil

@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/auth"
 	"github.com/lms-platform/lms/internal/platform"
 )
@@ -29,83 +29,96 @@ type Profile struct {
 	Roles       []string `json:"roles"`
 	Permissions []string `json:"permissions"`
 	// Token describes a scoped token; nil for a signed token.
-	Token *struct {
-		Scopes             []string `json:"scopes"`
-		RateLimitPerMinute int      `json:"rate_limit_per_minute,omitempty"`
-	} `json:"token,omitempty"`
+	Token *ProfileToken `json:"token,omitempty"`
+}
+
+// ProfileToken is what a profile tells about a scoped token.
+type ProfileToken struct {
+	Scopes             []string `json:"scopes"`
+	RateLimitPerMinute int      `json:"rate_limit_per_minute,omitempty"`
 }
 
 // errDenied is the API refusing the token (401 or 403).
 var errDenied = errors.New("h5p: the API refused the token")
 
 // APIClient calls the API the way another machine would: over HTTP, with
-// the caller's token and the tenant's host.
+// the caller's token and the tenant's host, through the typed client.
 type APIClient struct {
 	mu   sync.RWMutex
 	base string
-	http *http.Client
+	api  *client.Client
+	doer client.Doer
 }
 
-// NewAPIClient calls the API at base; a nil client gets a short timeout.
-func NewAPIClient(base string, client *http.Client) *APIClient {
-	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
+// NewAPIClient calls the API at base; a nil doer is an HTTP client with a
+// short timeout.
+func NewAPIClient(base string, doer client.Doer) *APIClient {
+	if doer == nil {
+		doer = &http.Client{Timeout: 10 * time.Second}
 	}
-	return &APIClient{base: strings.TrimRight(base, "/"), http: client}
+	c := &APIClient{doer: doer}
+	c.SetBaseURL(base)
+	return c
 }
 
 // SetBaseURL points the client at the API, for servers whose address is
-// known only once they listen (tests).
+// known only once they listen (the demo, the test harness).
 func (c *APIClient) SetBaseURL(base string) {
+	base = strings.TrimRight(base, "/")
+	// An unusable address leaves no client: every call then fails as if
+	// the API were unreachable.
+	api, _ := client.New(base, c.doer)
 	c.mu.Lock()
-	c.base = strings.TrimRight(base, "/")
+	c.base, c.api = base, api
 	c.mu.Unlock()
 }
 
-// SetHTTPClient replaces the HTTP client (tests count calls with it).
-func (c *APIClient) SetHTTPClient(client *http.Client) {
-	c.mu.Lock()
-	c.http = client
-	c.mu.Unlock()
-}
-
-func (c *APIClient) get() (string, *http.Client) {
+// BaseURL is the API base URL the client calls, for other parts that call
+// the deployment at the same address.
+func (c *APIClient) BaseURL() string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.base, c.http
+	return c.base
+}
+
+func (c *APIClient) current() (*client.Client, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.api == nil {
+		return nil, fmt.Errorf("h5p: no API address (%q)", c.base)
+	}
+	return c.api, nil
 }
 
 // Profile fetches GET /api/profile/me for the token on the tenant's host.
 // It returns errDenied when the API answers 401 or 403, and another error
 // when the API cannot be reached or fails.
 func (c *APIClient) Profile(ctx context.Context, host, token string) (Profile, error) {
-	base, client := c.get()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/profile/me", nil)
+	api, err := c.current()
 	if err != nil {
-		return Profile{}, fmt.Errorf("h5p: profile request: %w", err)
+		return Profile{}, err
 	}
-	req.Host = host
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Accept", "application/json")
-	res, err := client.Do(req)
-	if err != nil {
-		// The error names the URL, which never carries the token.
-		return Profile{}, fmt.Errorf("h5p: call the API: %w", err)
-	}
-	defer res.Body.Close()
-	switch {
-	case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
+	me, err := api.WithHost(host).WithToken(token).GetProfileMe(ctx)
+	switch status := client.StatusOf(err); {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return Profile{}, errDenied
-	case res.StatusCode != http.StatusOK:
-		return Profile{}, fmt.Errorf("h5p: the API answered %d to profile/me", res.StatusCode)
+	case err != nil:
+		// The error names the URL, which never carries the token.
+		return Profile{}, fmt.Errorf("h5p: profile from the API: %w", err)
 	}
-	var body struct {
-		Data Profile `json:"data"`
+	return profileOf(me), nil
+}
+
+// profileOf keeps of the API's profile what the service uses.
+func profileOf(me *client.Profile) Profile {
+	p := Profile{ID: me.ID, Name: me.Name, Email: me.Email, Roles: me.Roles, Permissions: me.Permissions}
+	if me.Token != nil {
+		p.Token = &ProfileToken{Scopes: me.Token.Scopes}
+		if me.Token.RateLimitPerMinute != nil {
+			p.Token.RateLimitPerMinute = int(*me.Token.RateLimitPerMinute)
+		}
 	}
-	if err := json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&body); err != nil {
-		return Profile{}, fmt.Errorf("h5p: decode profile: %w", err)
-	}
-	return body.Data, nil
+	return p
 }
 
 // cachedProfile is a cache entry: the profile, or the API's refusal.
@@ -178,11 +191,4 @@ func userOf(id string, e cachedProfile) *User {
 		u.Permissions = []string{}
 	}
 	return u
-}
-
-// BaseURL is the API base URL the client calls, for other parts that call
-// the deployment at the same address.
-func (c *APIClient) BaseURL() string {
-	base, _ := c.get()
-	return base
 }

@@ -2,15 +2,17 @@ package h5p_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
-// The REST routes are in the API's OpenAPI document with what their types
-// cannot say (streamed bodies and answers, package problems, the internal
-// token), and the H5P client's AJAX endpoints are not.
+// The REST routes and the player's and editor's routes are in the API's
+// OpenAPI document with what their types cannot say (streamed bodies and
+// answers, HTML pages, package problems, the internal token); the file
+// routes and the editor's AJAX endpoint are not.
 func TestRESTRoutesDescribed(t *testing.T) {
 	env := apitest.New(t, "sqlite", apitest.Options{})
 	res := env.Do(apitest.Request{Method: "GET", Path: "/api/openapi.json"})
@@ -72,10 +74,32 @@ func TestRESTRoutesDescribed(t *testing.T) {
 	if resp := text(op("get", "/h5p/health")["responses"]); !strings.Contains(resp, `"503"`) {
 		t.Errorf("health answers: %s", resp)
 	}
+	for _, path := range []string{"/h5p/contents/{id}/play", "/h5p/contents/{id}/edit", "/h5p/params/{id}"} {
+		if resp := text(op("get", path)["responses"]); !strings.Contains(resp, `"200":{"content":{"application/json"`) {
+			t.Errorf("%s answers: %s", path, resp)
+		}
+	}
+	for _, path := range []string{"/h5p/embed/play/{id}", "/h5p/embed/edit/{id}"} {
+		if resp := text(op("get", path)["responses"]); !strings.Contains(resp, `"200":{"content":{"text/html"`) ||
+			!strings.Contains(resp, `"text/html"`) {
+			t.Errorf("%s answers: %s", path, resp)
+		}
+	}
+	state := "/h5p/contentUserData/{contentId}/{dataType}/{subContentId}"
+	for _, o := range []map[string]any{op("post", state), op("post", "/h5p/finishedData")} {
+		if body := text(o["requestBody"]); !strings.Contains(body, `"application/x-www-form-urlencoded"`) {
+			t.Errorf("state or result body: %s", body)
+		}
+	}
+	op("get", state)
+	op("get", "/h5p/finishedData")
+	op("get", "/h5p/content-type-cache/update")
+	op("post", "/h5p/content-type-cache/update")
+	described := []string{"/h5p/contents", "/h5p/libraries", "/h5p/health", "/h5p/params/", "/h5p/contentUserData/",
+		"/h5p/finishedData", "/h5p/embed/play/", "/h5p/embed/edit/", "/h5p/content-type-cache/"}
 	for path := range doc.Paths {
-		if strings.HasPrefix(path, "/h5p/") && !strings.HasPrefix(path, "/h5p/contents") &&
-			!strings.HasPrefix(path, "/h5p/libraries") && path != "/h5p/health" {
-			t.Errorf("%s is described, but it is not a REST route", path)
+		if strings.HasPrefix(path, "/h5p/") && !slices.ContainsFunc(described, func(p string) bool { return strings.HasPrefix(path, p) }) {
+			t.Errorf("%s is described, but it serves files or the editor's AJAX calls", path)
 		}
 	}
 

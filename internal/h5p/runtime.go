@@ -1,6 +1,7 @@
 package h5p
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
@@ -33,29 +36,53 @@ const maxContextID = 255
 
 var errNoStateUser = apperr.New(apperr.Unauthorized, "Log in to save your progress.")
 
-// runtimeRoutes registers what the H5P player calls at run time: the play
-// model, user states, results, and content and library files.
-func (s *Service) runtimeRoutes(mux *http.ServeMux) {
-	mux.Handle("GET /h5p/contents/{id}/play", s.user(http.HandlerFunc(s.play)))
-	mux.Handle("GET /h5p/contentUserData/{contentId}/{dataType}/{subContentId}", s.user(http.HandlerFunc(s.loadUserData)))
-	mux.Handle("POST /h5p/contentUserData/{contentId}/{dataType}/{subContentId}", s.user(http.HandlerFunc(s.saveUserData)))
-	mux.Handle("GET /h5p/finishedData", s.user(http.HandlerFunc(s.loadResult)))
-	mux.Handle("POST /h5p/finishedData", s.user(http.HandlerFunc(s.saveResult)))
-	mux.Handle("GET /h5p/content/{id}/{file...}", s.user(http.HandlerFunc(s.contentFile)))
-	mux.Handle("GET /h5p/libraries/{uber}/{file...}", s.user(http.HandlerFunc(s.libraryFile)))
-	mux.Handle("GET /h5p/params/{id}", s.user(http.HandlerFunc(s.contentParams)))
+// runtimeRoutes registers what the H5P player calls at run time as
+// operations of api, whose answers are never stored: the play model, the
+// content parameters, user states and results.
+func (s *Service) runtimeRoutes(api huma.API) {
+	anyone := func(method, path, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.Anyone}
+	}
+	user := func(method, path, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.User}
+	}
+	httpx.Handle(api, anyone("GET", "/h5p/contents/{id}/play",
+		"Get the player model of a content (another user's state with h5p_read)"), s.play)
+	describe(api, "GET", "/h5p/contents/{id}/play", jsonAnswer[playAnswer])
+	httpx.Handle(api, anyone("GET", "/h5p/params/{id}", "Get a content's parameters and metadata for the player and editor"),
+		s.contentParams)
+	describe(api, "GET", "/h5p/params/{id}", jsonAnswer[paramsAnswer])
+	stateRoute := "/h5p/contentUserData/{contentId}/{dataType}/{subContentId}"
+	httpx.Handle(api, anyone("GET", stateRoute, "Get the caller's saved state of a content (false when none)"),
+		s.loadUserData)
+	httpx.Handle(api, user("POST", stateRoute, "Save or delete (data=0) the caller's state of a content"), s.saveUserData)
+	describe(api, "POST", stateRoute, func(op *huma.Operation, schema func(any) *huma.Schema) {
+		op.RequestBody = formBody(schema(stateForm{}))
+	})
+	httpx.Handle(api, anyone("GET", "/h5p/finishedData", "Get the caller's result of a content (null when none)"),
+		s.loadResult)
+	httpx.Handle(api, user("POST", "/h5p/finishedData", "Save the caller's result of a content"), s.saveResult)
+	describe(api, "POST", "/h5p/finishedData", func(op *huma.Operation, schema func(any) *huma.Schema) {
+		op.RequestBody = formBody(schema(resultForm{}))
+	})
 }
 
 // contentParams answers a content's parameters and metadata as the H5P
 // editor and player fetch them. Anyone may read them, as the content.
-func (s *Service) contentParams(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	c, ok := s.loadContent(w, r)
-	if !ok {
-		return
+func (s *Service) contentParams(ctx context.Context, in *contentPath) (*huma.StreamResponse, error) {
+	c, err := s.content(ctx, in.ID)
+	if err != nil {
+		return nil, err
 	}
-	writeDataRaw(w, r, http.StatusOK, map[string]string{"library": c.MainLibrary + " " + c.LibraryVersion},
-		rawField{"params", c.Parameters}, rawField{"metadata", string(c.Metadata)})
+	return rawAnswer(ctx, map[string]string{"library": c.MainLibrary + " " + c.LibraryVersion},
+		rawField{"params", c.Parameters}, rawField{"metadata", string(c.Metadata)}), nil
+}
+
+// paramsAnswer describes the data of GET /h5p/params/{id}.
+type paramsAnswer struct {
+	Library  string          `json:"library" doc:"The main library, as H5P.Foo 1.2."`
+	Params   json.RawMessage `json:"params" doc:"The content parameters (content.json)."`
+	Metadata json.RawMessage `json:"metadata" doc:"The package descriptor (h5p.json)."`
 }
 
 // stateUserID is the numeric id of a user whose states are kept; ok is
@@ -76,8 +103,8 @@ func parseID(raw, field string) (int64, error) {
 	return id, nil
 }
 
-func contextID(r *http.Request) (string, error) {
-	c := r.URL.Query().Get("contextId")
+// checkContextID refuses a context id longer than maxContextID.
+func checkContextID(c string) (string, error) {
 	if len(c) > maxContextID {
 		return "", apperr.Field("contextId", fmt.Sprintf("Must be at most %d characters.", maxContextID))
 	}
@@ -91,13 +118,15 @@ type playUser struct {
 }
 
 type playAjax struct {
-	ContentUserData string `json:"contentUserData"`
-	SetFinished     string `json:"setFinished"`
+	ContentUserData string `json:"contentUserData" doc:"The state route, with :contentId, :dataType and :subContentId to fill in."`
+	SetFinished     string `json:"setFinished" doc:"The result route."`
 }
 
-// playModel is what the player page needs to run one content, but for
-// the content's parameters and metadata, which are written as stored.
-type playModel struct {
+// PlayModel is what the player page needs to run one content, but for
+// the content's parameters and metadata, which are written as stored. It
+// is exported because huma leaves an unexported embedded struct's fields
+// out of the schemas of the answers embedding it (playAnswer).
+type PlayModel struct {
 	ContentID  string   `json:"contentId"`
 	Title      string   `json:"title"`
 	Library    string   `json:"library"`
@@ -108,13 +137,21 @@ type playModel struct {
 	User       playUser `json:"user"`
 	// SaveFreq is the seconds between state saves, or false when the
 	// state is not saved (anonymous, read-only or another user's state).
-	SaveFreq any `json:"saveFreq"`
+	SaveFreq any `json:"saveFreq" doc:"Seconds between state saves, or false when the state is not saved."`
 	// ContentUserData holds the preloaded states by sub-content id and
 	// data type, the shape H5P core reads.
-	ContentUserData map[string]map[string]string `json:"contentUserData"`
+	ContentUserData map[string]map[string]string `json:"contentUserData" doc:"Preloaded states by sub-content id and data type."`
 	ContextID       string                       `json:"contextId"`
 	Language        string                       `json:"language"`
 	ReadOnlyState   bool                         `json:"readOnlyState"`
+}
+
+// playAnswer describes the data of GET /h5p/contents/{id}/play: the
+// model with the stored parameters and metadata.
+type playAnswer struct {
+	PlayModel
+	Params   json.RawMessage `json:"params" doc:"The content parameters (content.json)."`
+	Metadata json.RawMessage `json:"metadata" doc:"The package descriptor (h5p.json)."`
 }
 
 func libraryURL(a h5pstore.Asset) string {
@@ -125,154 +162,209 @@ func libraryURL(a h5pstore.Asset) string {
 	return "/h5p/libraries/" + url.PathEscape(a.Dir) + "/" + strings.Join(segs, "/")
 }
 
-func (s *Service) play(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	ctx := r.Context()
-	t := httpx.TenantFrom(ctx)
-	u := UserFrom(ctx)
-	id, err := parseID(r.PathValue("id"), "id")
-	if err != nil {
-		writeError(w, r, err)
-		return
+// libraryURLs are the URLs of a content's scripts or styles.
+func libraryURLs(assets []h5pstore.Asset) []string {
+	out := []string{}
+	for _, a := range assets {
+		out = append(out, libraryURL(a))
 	}
-	q := r.URL.Query()
-	ctxID, err := contextID(r)
+	return out
+}
+
+type playInput struct {
+	ID            string `path:"id" doc:"Content id."`
+	ContextID     string `query:"contextId" doc:"The context the state belongs to (at most 255 characters)."`
+	AsUserID      string `query:"asUserId" doc:"Show this user's state, read-only (h5p_read)."`
+	ReadOnlyState string `query:"readOnlyState" doc:"yes: the state is shown but not saved."`
+	Language      string `query:"language" doc:"The player's language; en when not given."`
+	Raw           rawRequest
+}
+
+// play answers the player model of a content with the state of the caller,
+// or of the user asUserId names.
+func (s *Service) play(ctx context.Context, in *playInput) (*huma.StreamResponse, error) {
+	t, u := httpx.TenantFrom(ctx), UserFrom(ctx)
+	id, err := parseID(in.ID, "id")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
+	}
+	ctxID, err := checkContextID(in.ContextID)
+	if err != nil {
+		return nil, err
 	}
 	c, err := s.Store.Content(ctx, t, id)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	readOnly := q.Get("readOnlyState") == "yes"
-	stateUser, saves := stateUserID(u)
-	if raw := q.Get("asUserId"); raw != "" {
-		if !u.Can(string(access.H5PRead)) {
-			writeError(w, r, apperr.New(apperr.Forbidden, "You may not view other users' state."))
-			return
-		}
-		other, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil || other <= 0 {
-			writeError(w, r, apperr.Field("asUserId", "Must be a user id."))
-			return
-		}
-		// Another user's state is shown, never overwritten.
-		stateUser, saves, readOnly = other, false, true
+	v, err := viewOf(u, in.AsUserID, in.ReadOnlyState == "yes")
+	if err != nil {
+		return nil, err
 	}
+	m, err := s.playModel(ctx, t, c, u, v, ctxID, cmp.Or(in.Language, "en"))
+	if err != nil {
+		return nil, err
+	}
+	m.Ajax = ajaxURLs(ctxID, ajaxToken(in.Raw.r))
+	return rawAnswer(ctx, m, rawField{"params", c.Parameters}, rawField{"metadata", string(c.Metadata)}), nil
+}
+
+// stateView is whose state a play shows and whether the player saves it.
+type stateView struct {
+	userID   int64 // none when not positive
+	saves    bool
+	readOnly bool
+}
+
+// viewOf is the caller's own state; with asUserID another user's, shown
+// and never overwritten, which needs h5p_read.
+func viewOf(u *User, asUserID string, readOnly bool) (stateView, error) {
+	own, saves := stateUserID(u)
+	if asUserID == "" {
+		return stateView{userID: own, saves: saves, readOnly: readOnly}, nil
+	}
+	if !u.Can(string(access.H5PRead)) {
+		return stateView{}, apperr.New(apperr.Forbidden, "You may not view other users' state.")
+	}
+	other, err := strconv.ParseInt(asUserID, 10, 64)
+	if err != nil || other <= 0 {
+		return stateView{}, apperr.Field("asUserId", "Must be a user id.")
+	}
+	return stateView{userID: other, readOnly: true}, nil
+}
+
+// playModel is the model of content c played by u with the state v.
+func (s *Service) playModel(ctx context.Context, t *platform.Tenant, c h5pstore.Content, u *User, v stateView, ctxID, language string) (PlayModel, error) {
 	scripts, styles, err := s.Store.ContentAssets(ctx, t, c)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return PlayModel{}, err
 	}
-	m := playModel{
+	states, err := s.preloadedStates(ctx, t, c.ID, v.userID, ctxID)
+	if err != nil {
+		return PlayModel{}, err
+	}
+	m := PlayModel{
 		ContentID:       h5pstore.FormatID(c.ID),
 		Title:           c.Title,
 		Library:         c.MainLibrary + " " + c.LibraryVersion,
-		Scripts:         []string{},
-		Styles:          []string{},
+		Scripts:         libraryURLs(scripts),
+		Styles:          libraryURLs(styles),
 		ContentURL:      "/h5p/content/" + h5pstore.FormatID(c.ID),
 		User:            playUser{ID: u.ID, Name: u.Name, Mail: u.Email},
 		SaveFreq:        false,
-		ContentUserData: map[string]map[string]string{},
+		ContentUserData: states,
 		ContextID:       ctxID,
-		Language:        q.Get("language"),
-		ReadOnlyState:   readOnly,
+		Language:        language,
+		ReadOnlyState:   v.readOnly,
 	}
-	if m.Language == "" {
-		m.Language = "en"
-	}
-	for _, a := range scripts {
-		m.Scripts = append(m.Scripts, libraryURL(a))
-	}
-	for _, a := range styles {
-		m.Styles = append(m.Styles, libraryURL(a))
-	}
-	if saves && !readOnly {
+	if v.saves && !v.readOnly {
 		m.SaveFreq = SaveFrequency
 	}
-	if stateUser > 0 {
-		states, err := s.Store.PreloadedStates(ctx, t, id, stateUser, ctxID)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		for _, d := range states {
-			sub := strconv.FormatInt(d.SubContentID, 10)
-			if m.ContentUserData[sub] == nil {
-				m.ContentUserData[sub] = map[string]string{}
-			}
-			m.ContentUserData[sub][d.DataType] = d.State
-		}
+	return m, nil
+}
+
+// preloadedStates are the user's states the player gets with the model,
+// by sub-content id and data type; none for no user.
+func (s *Service) preloadedStates(ctx context.Context, t *platform.Tenant, contentID, userID int64, ctxID string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	if userID <= 0 {
+		return out, nil
 	}
-	// The H5P library makes its own AJAX calls and cannot send a header:
-	// the token rides in _token, except behind the session proxy, which
-	// adds the caller's credentials itself.
+	states, err := s.Store.PreloadedStates(ctx, t, contentID, userID, ctxID)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range states {
+		sub := strconv.FormatInt(d.SubContentID, 10)
+		if out[sub] == nil {
+			out[sub] = map[string]string{}
+		}
+		out[sub][d.DataType] = d.State
+	}
+	return out, nil
+}
+
+// ajaxToken is the token the H5P library's own AJAX calls carry in
+// _token, as they cannot send a header; none behind the session proxy,
+// which adds the caller's credentials itself.
+func ajaxToken(r *http.Request) string {
+	if r.Header.Get("X-Lms-Session-Proxy") == "1" {
+		return ""
+	}
+	return bearerToken(r)
+}
+
+// ajaxURLs are the state and result routes the player calls, with the
+// context id (states only) and the token in the query.
+func ajaxURLs(ctxID, token string) playAjax {
+	a := playAjax{ContentUserData: "/h5p/contentUserData/:contentId/:dataType/:subContentId",
+		SetFinished: "/h5p/finishedData"}
 	extra := url.Values{}
 	if ctxID != "" {
 		extra.Set("contextId", ctxID)
 	}
-	if tok := bearerToken(r); tok != "" && r.Header.Get("X-Lms-Session-Proxy") != "1" {
-		extra.Set("_token", tok)
+	if token != "" {
+		extra.Set("_token", token)
 	}
-	m.Ajax.ContentUserData = "/h5p/contentUserData/:contentId/:dataType/:subContentId"
-	m.Ajax.SetFinished = "/h5p/finishedData"
 	if len(extra) > 0 {
-		m.Ajax.ContentUserData += "?" + extra.Encode()
+		a.ContentUserData += "?" + extra.Encode()
 		extra.Del("contextId")
 		if len(extra) > 0 {
-			m.Ajax.SetFinished += "?" + extra.Encode()
+			a.SetFinished += "?" + extra.Encode()
 		}
 	}
-	writeDataRaw(w, r, http.StatusOK, m, rawField{"params", c.Parameters}, rawField{"metadata", string(c.Metadata)})
+	return a
 }
 
-// userDataKey reads the state's key from the path and query.
-func userDataKey(r *http.Request, userID int64) (h5pstore.UserDataKey, error) {
-	id, err := parseID(r.PathValue("contentId"), "contentId")
+// userDataInput names a state in the path and query.
+type userDataInput struct {
+	ContentID    string `path:"contentId" doc:"Content id."`
+	DataType     string `path:"dataType" doc:"The state's kind (state, ...), 1 to 255 characters."`
+	SubContentID string `path:"subContentId" doc:"Sub-content id; 0 for the content itself."`
+	ContextID    string `query:"contextId" doc:"The context the state belongs to (at most 255 characters)."`
+	// Raw is the request of a save, whose form body is read as it comes.
+	Raw rawRequest
+}
+
+// key is the state's key for the user.
+func (in *userDataInput) key(userID int64) (h5pstore.UserDataKey, error) {
+	id, err := parseID(in.ContentID, "contentId")
 	if err != nil {
 		return h5pstore.UserDataKey{}, err
 	}
-	dataType := r.PathValue("dataType")
-	if dataType == "" || len(dataType) > 255 {
+	if in.DataType == "" || len(in.DataType) > 255 {
 		return h5pstore.UserDataKey{}, apperr.Field("dataType", "Must be 1 to 255 characters.")
 	}
-	sub, err := strconv.ParseInt(r.PathValue("subContentId"), 10, 64)
+	sub, err := strconv.ParseInt(in.SubContentID, 10, 64)
 	if err != nil || sub < 0 {
 		return h5pstore.UserDataKey{}, apperr.Field("subContentId", "Must be a non-negative integer.")
 	}
-	ctxID, err := contextID(r)
+	ctxID, err := checkContextID(in.ContextID)
 	if err != nil {
 		return h5pstore.UserDataKey{}, err
 	}
-	return h5pstore.UserDataKey{ContentID: id, UserID: userID, DataType: dataType, SubContentID: sub, ContextID: ctxID}, nil
+	return h5pstore.UserDataKey{ContentID: id, UserID: userID, DataType: in.DataType, SubContentID: sub,
+		ContextID: ctxID}, nil
 }
 
-func (s *Service) loadUserData(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	ctx := r.Context()
+// loadUserData answers the caller's state: the stored text, or false when
+// there is none (always for anonymous callers).
+func (s *Service) loadUserData(ctx context.Context, in *userDataInput) (*ajaxAnswer[any], error) {
 	userID, ok := stateUserID(UserFrom(ctx))
-	k, err := userDataKey(r, userID)
+	k, err := in.key(userID)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	if !ok {
-		// Anonymous callers have a state that is always empty.
-		writeData(w, http.StatusOK, false)
-		return
+		return ajaxOK[any](false)
 	}
 	d, found, err := s.Store.UserState(ctx, httpx.TenantFrom(ctx), k)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	if !found {
-		writeData(w, http.StatusOK, false)
-		return
+		return ajaxOK[any](false)
 	}
-	writeData(w, http.StatusOK, d.State)
+	return ajaxOK[any](d.State)
 }
 
 // formValues reads a urlencoded, multipart or JSON object body of at most
@@ -325,31 +417,33 @@ func formValues(w http.ResponseWriter, r *http.Request, limit int64, tooLarge er
 
 func flag(v string) bool { return v == "1" || v == "true" }
 
-func (s *Service) saveUserData(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	ctx := r.Context()
+// stateForm describes the body of a state save.
+type stateForm struct {
+	Data       string `json:"data" required:"true" doc:"The state; 0 deletes it."`
+	Preload    string `json:"preload,omitempty" doc:"1: the state comes with the play model."`
+	Invalidate string `json:"invalidate,omitempty" doc:"1: the state is dropped when the content changes."`
+}
+
+// saveUserData saves the caller's state, or deletes it when data is 0.
+func (s *Service) saveUserData(ctx context.Context, in *userDataInput) (*ajaxAnswer[*httpx.Empty], error) {
 	t := httpx.TenantFrom(ctx)
 	userID, ok := stateUserID(UserFrom(ctx))
 	if !ok {
-		writeError(w, r, errNoStateUser)
-		return
+		return nil, errNoStateUser
 	}
-	k, err := userDataKey(r, userID)
+	k, err := in.key(userID)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	// The state comes form-encoded, which may triple its size.
 	maxState := s.Store.Settings().MaxStateSize
-	f, err := formValues(w, r, 3*maxState+multipartSlack, h5pstore.StateTooLarge(maxState))
+	f, err := formValues(in.Raw.w, in.Raw.r, 3*maxState+multipartSlack, h5pstore.StateTooLarge(maxState))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	data, has := f["data"]
 	if !has {
-		writeError(w, r, apperr.Field("data", "Required."))
-		return
+		return nil, apperr.Field("data", "Required.")
 	}
 	// The store refuses a state of unknown content by its foreign key,
 	// which spares the hottest write of the player a lookup.
@@ -361,10 +455,9 @@ func (s *Service) saveUserData(w http.ResponseWriter, r *http.Request) {
 			Preload: flag(f["preload"]), Invalidate: flag(f["invalidate"])})
 	}
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeData(w, http.StatusOK, nil)
+	return ajaxOK[*httpx.Empty](nil)
 }
 
 // resultView is a result as the API shows it; times are unix seconds (0:
@@ -386,55 +479,73 @@ func unixOrZero(v time.Time) int64 {
 	return v.Unix()
 }
 
-func (s *Service) loadResult(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	ctx := r.Context()
-	id, err := parseID(r.URL.Query().Get("contentId"), "contentId")
+type resultQuery struct {
+	ContentID string `query:"contentId" doc:"Content id."`
+}
+
+// loadResult answers the caller's result of a content; null when there is
+// none (always for anonymous callers).
+func (s *Service) loadResult(ctx context.Context, in *resultQuery) (*ajaxAnswer[*resultView], error) {
+	id, err := parseID(in.ContentID, "contentId")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	userID, ok := stateUserID(UserFrom(ctx))
 	if !ok {
-		writeData(w, http.StatusOK, nil)
-		return
+		return ajaxOK[*resultView](nil)
 	}
 	res, found, err := s.Store.Result(ctx, httpx.TenantFrom(ctx), id, userID)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	if !found {
-		writeData(w, http.StatusOK, nil)
-		return
+		return ajaxOK[*resultView](nil)
 	}
-	writeData(w, http.StatusOK, resultView{ContentID: h5pstore.FormatID(res.ContentID),
+	return ajaxOK(&resultView{ContentID: h5pstore.FormatID(res.ContentID),
 		UserID: strconv.FormatInt(res.UserID, 10), Score: res.Score, MaxScore: res.MaxScore,
 		Opened: unixOrZero(res.OpenedAt), Finished: unixOrZero(res.FinishedAt), Time: res.CompletionTime})
 }
 
-func (s *Service) saveResult(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	ctx := r.Context()
-	t := httpx.TenantFrom(ctx)
+// resultForm describes the body of a result save.
+type resultForm struct {
+	ContentID string `json:"contentId" required:"true" doc:"Content id."`
+	Score     string `json:"score,omitempty" doc:"A non-negative number."`
+	MaxScore  string `json:"maxScore,omitempty" doc:"A non-negative number."`
+	Opened    string `json:"opened,omitempty" doc:"When the content was opened, in unix seconds."`
+	Finished  string `json:"finished,omitempty" doc:"When it was finished, in unix seconds."`
+	Time      string `json:"time,omitempty" doc:"Seconds spent."`
+}
+
+// saveResult saves the caller's result of the content the body names.
+func (s *Service) saveResult(ctx context.Context, in *uploadInput) (*ajaxAnswer[*httpx.Empty], error) {
 	userID, ok := stateUserID(UserFrom(ctx))
 	if !ok {
-		writeError(w, r, errNoStateUser)
-		return
+		return nil, errNoStateUser
 	}
-	f, err := formValues(w, r, maxResultBody, apperr.New(apperr.TooLarge, "The body is too large."))
+	f, err := formValues(in.Raw.w, in.Raw.r, maxResultBody, apperr.New(apperr.TooLarge, "The body is too large."))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	id, err := parseID(f["contentId"], "contentId")
 	if err == nil {
 		err = UserFrom(ctx).confined(id)
 	}
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
+	res, err := resultOf(f, id, userID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Store.SaveResult(ctx, httpx.TenantFrom(ctx), res); err != nil {
+		return nil, err
+	}
+	return ajaxOK[*httpx.Empty](nil)
+}
+
+// resultOf reads the result's numbers from the form; those not given are
+// 0, times of 0 unknown.
+func resultOf(f map[string]string, contentID, userID int64) (h5pstore.Result, error) {
 	nums := map[string]int64{}
 	for _, name := range []string{"score", "maxScore", "opened", "finished", "time"} {
 		v := strings.TrimSpace(f[name])
@@ -443,12 +554,11 @@ func (s *Service) saveResult(w http.ResponseWriter, r *http.Request) {
 		}
 		n, err := strconv.ParseFloat(v, 64)
 		if err != nil || n < 0 || n > 1<<53 {
-			writeError(w, r, apperr.Field(name, "Must be a non-negative number."))
-			return
+			return h5pstore.Result{}, apperr.Field(name, "Must be a non-negative number.")
 		}
 		nums[name] = int64(n)
 	}
-	res := h5pstore.Result{ContentID: id, UserID: userID, Score: nums["score"], MaxScore: nums["maxScore"],
+	res := h5pstore.Result{ContentID: contentID, UserID: userID, Score: nums["score"], MaxScore: nums["maxScore"],
 		CompletionTime: nums["time"]}
 	if v := nums["opened"]; v > 0 {
 		res.OpenedAt = time.Unix(v, 0).UTC()
@@ -456,14 +566,17 @@ func (s *Service) saveResult(w http.ResponseWriter, r *http.Request) {
 	if v := nums["finished"]; v > 0 {
 		res.FinishedAt = time.Unix(v, 0).UTC()
 	}
-	if err := s.Store.SaveResult(ctx, t, res); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, nil)
+	return res, nil
 }
 
 var errFileNotFound = apperr.New(apperr.NotFound, "File not found.")
+
+// fileRoutes registers the files the player loads: a content's files and
+// the libraries'.
+func (s *Service) fileRoutes(mux *http.ServeMux) {
+	mux.Handle("GET /h5p/content/{id}/{file...}", s.user(http.HandlerFunc(s.contentFile)))
+	mux.Handle("GET /h5p/libraries/{uber}/{file...}", s.user(http.HandlerFunc(s.libraryFile)))
+}
 
 // safeFile checks a file path taken from a URL: relative, no "." or ".."
 // segment, no empty segment, no backslash.

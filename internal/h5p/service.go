@@ -7,11 +7,11 @@ package h5p
 import (
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/cache"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
@@ -39,7 +39,8 @@ type Options struct {
 	TrustProxy bool
 	// APIURL is the base URL of the API, for GET /api/profile/me.
 	APIURL string
-	// HTTPClient calls the API; nil means a client with a short timeout.
+	// HTTPClient carries the typed client's calls to the API (tests count
+	// them); nil means a client with a short timeout.
 	HTTPClient *http.Client
 	// Store keeps the tenants' libraries and contents; nil means a store
 	// with the service's clock and an in-process lock.
@@ -75,14 +76,14 @@ type Service struct {
 	scoped      httpx.Middleware
 	internalKey string
 	trustProxy  bool
-	redis       atomic.Pointer[redis.Client]
+	redis       *redis.Client
 	// API fetches callers' profiles from the API.
 	API     *APIClient
 	handler http.Handler
 	// Store keeps the tenants' libraries and contents.
 	Store     *h5pstore.Store
 	scanner   scan.Scanner
-	maxUpload atomic.Int64
+	maxUpload int64
 	embed     embedConfig
 }
 
@@ -97,8 +98,14 @@ func New(opts Options) *Service {
 		internalKey: opts.InternalKey,
 		trustProxy:  opts.TrustProxy,
 		scanner:     opts.Scanner,
-		API:         NewAPIClient(opts.APIURL, opts.HTTPClient),
+		redis:       opts.Redis,
+		maxUpload:   opts.MaxUploadSize,
 	}
+	var doer client.Doer
+	if opts.HTTPClient != nil {
+		doer = opts.HTTPClient
+	}
+	s.API = NewAPIClient(opts.APIURL, doer)
 	if s.clock == nil {
 		s.clock = clock.System{}
 	}
@@ -108,12 +115,13 @@ func New(opts Options) *Service {
 	if s.cache == nil {
 		s.cache = cache.NewMemory(s.clock)
 	}
-	s.redis.Store(opts.Redis)
 	s.Store = opts.Store
 	if s.Store == nil {
 		s.Store = &h5pstore.Store{Clock: s.clock, Locker: lock.NewMemory(s.clock)}
 	}
-	s.SetMaxUploadSize(opts.MaxUploadSize)
+	if s.maxUpload <= 0 {
+		s.maxUpload = h5ppackage.DefaultMaxTotalSize
+	}
 	s.embed = newEmbedConfig(opts.CoreDir, opts.EditorDir, opts.EmbedOrigins)
 	doc := opts.API
 	if doc == nil {
@@ -125,16 +133,3 @@ func New(opts Options) *Service {
 
 // Handler serves every route under /h5p/.
 func (s *Service) Handler() http.Handler { return s.handler }
-
-// SetRedis replaces the Redis client the health check pings (nil:
-// disabled). Tests use it to simulate an outage.
-func (s *Service) SetRedis(c *redis.Client) { s.redis.Store(c) }
-
-// SetMaxUploadSize sets the cap of a package upload in bytes (0: the
-// default 256 MB). Tests lower it.
-func (s *Service) SetMaxUploadSize(n int64) {
-	if n <= 0 {
-		n = h5ppackage.DefaultMaxTotalSize
-	}
-	s.maxUpload.Store(n)
-}

@@ -266,6 +266,20 @@ var matrix = map[string]string{
 	"DELETE /h5p/libraries/{uber}":    admins,
 	// Only the platform's internal token deletes orphaned files.
 	"POST /h5p/contents/orphans/delete": "",
+	// The player's and editor's routes: the matrix's content id names no
+	// content and its state and result requests name none either, so
+	// nobody gets a 2xx (internal/h5p tests who may play, edit and save).
+	"GET /h5p/contents/{id}/play":                                     "",
+	"GET /h5p/contents/{id}/edit":                                     "",
+	"GET /h5p/params/{id}":                                            "",
+	"GET /h5p/contentUserData/{contentId}/{dataType}/{subContentId}":  "",
+	"POST /h5p/contentUserData/{contentId}/{dataType}/{subContentId}": "",
+	"GET /h5p/finishedData":                                           "",
+	"POST /h5p/finishedData":                                          "",
+	"GET /h5p/embed/play/{id}":                                        "",
+	"GET /h5p/embed/edit/{id}":                                        "",
+	"GET /h5p/content-type-cache/update":                              authors,
+	"POST /h5p/content-type-cache/update":                             admins,
 	// The device login: anyone may start one; the matrix's device code
 	// and user code name no request.
 	"POST /api/auth/device/code":                         anyone,
