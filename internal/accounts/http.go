@@ -262,27 +262,31 @@ func Routes(api huma.API, s *Service) {
 }
 
 func profileRoutes(api huma.API, s *Service) {
-	route := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: profileTags, Who: httpx.User}
+	route := func(method, path string, scope httpx.Scope, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Tags: profileTags, Who: httpx.User}
 	}
-	httpx.Handle(api, route(http.MethodGet, "/api/profile/me", "The caller's account with roles, permissions, categories, interests and groups (user_read_self)"),
+	// "Who am I" for any token, so that the H5P service can ask it about every
+	// token; its permissions are the ones the token keeps. The rest of the
+	// profile is profile:read and profile:write.
+	httpx.Handle(api, route(http.MethodGet, "/api/profile/me", httpx.AnyToken, "The caller's account with roles, permissions, categories, interests and groups (user_read_self)"),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[Profile], error) {
 			return answer(s.Profile(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx)))
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/profile/me", "Change the caller's names, phone and bio (user_update_self)"),
+	httpx.Handle(api, route(http.MethodPut, "/api/profile/me", "profile:write", "Change the caller's names, phone and bio (user_update_self)"),
 		func(ctx context.Context, in *profileInput) (*httpx.Response[Profile], error) {
 			b := in.Body
 			return answer(s.UpdateProfile(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx),
 				ProfileChange{FirstName: b.FirstName, LastName: b.LastName, Phone: b.Phone, Bio: b.Bio}))
 		})
 	credentials := func(r httpx.Route) httpx.Route { r.Credentials = true; return r }
-	httpx.Handle(api, credentials(route(http.MethodPut, "/api/profile/me-auth", "Change the caller's e-mail and/or password; needs the current password (user_update_self)")),
+	// E-mail, password and account deletion: never with a scoped token.
+	httpx.Handle(api, credentials(route(http.MethodPut, "/api/profile/me-auth", httpx.NoTokens, "Change the caller's e-mail and/or password; needs the current password (user_update_self)")),
 		func(ctx context.Context, in *credentialsInput) (*httpx.Response[Profile], error) {
 			b := in.Body
 			return answer(s.UpdateCredentials(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), CredentialsChange{
 				CurrentPassword: b.CurrentPassword, Email: b.Email, Password: b.Password, PasswordConfirmation: b.PasswordConfirmation}))
 		})
-	httpx.Handle(api, credentials(route(http.MethodPut, "/api/profile/password", "Change the caller's password; event PasswordChanged (user_update_self)")),
+	httpx.Handle(api, credentials(route(http.MethodPut, "/api/profile/password", httpx.NoTokens, "Change the caller's password; event PasswordChanged (user_update_self)")),
 		func(ctx context.Context, in *passwordInput) (*httpx.Response[*httpx.Empty], error) {
 			b := in.Body
 			if err := s.ChangePassword(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), b.CurrentPassword,
@@ -291,22 +295,22 @@ func profileRoutes(api huma.API, s *Service) {
 			}
 			return httpx.Done("Your password has been changed.")
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/profile/interests", "Replace the caller's interests (user-interest_update_self)"),
+	httpx.Handle(api, route(http.MethodPut, "/api/profile/interests", "profile:write", "Replace the caller's interests (user-interest_update_self)"),
 		func(ctx context.Context, in *interestsInput) (*httpx.Response[[]Category], error) {
 			p := httpx.PrincipalFrom(ctx)
 			return answer(s.SetInterests(ctx, httpx.TenantFrom(ctx), p, p.UserID, in.Body.Interests, ReplaceInterests))
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/profile/settings", "Merge into the caller's personal settings; an empty value removes a key (user-setting_update_self)"),
+	httpx.Handle(api, route(http.MethodPut, "/api/profile/settings", "profile:write", "Merge into the caller's personal settings; an empty value removes a key (user-setting_update_self)"),
 		func(ctx context.Context, in *settingsInput) (*httpx.Response[map[string]string], error) {
 			p := httpx.PrincipalFrom(ctx)
 			return answer(s.UpdateSettings(ctx, httpx.TenantFrom(ctx), p, p.UserID, in.Body, MergeSettings))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/profile/settings", "The caller's personal settings"),
+	httpx.Handle(api, route(http.MethodGet, "/api/profile/settings", "profile:read", "The caller's personal settings"),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[map[string]string], error) {
 			p := httpx.PrincipalFrom(ctx)
 			return answer(s.Settings(ctx, httpx.TenantFrom(ctx), p, p.UserID))
 		})
-	avatarRoute := route(http.MethodPost, "/api/profile/upload-avatar", "Set the caller's avatar: multipart field avatar, a PNG, JPEG, GIF or WebP image of at most 2 MiB (user_update_self)")
+	avatarRoute := route(http.MethodPost, "/api/profile/upload-avatar", "profile:write", "Set the caller's avatar: multipart field avatar, a PNG, JPEG, GIF or WebP image of at most 2 MiB (user_update_self)")
 	avatarRoute.MaxBody = avatarBody
 	httpx.Handle(api, avatarRoute,
 		func(ctx context.Context, in *avatarInput) (*httpx.Response[Profile], error) {
@@ -321,7 +325,7 @@ func profileRoutes(api huma.API, s *Service) {
 			return answer(s.Profile(ctx, t, p))
 		})
 	describeAvatarForm(api, avatarRoute.Path)
-	httpx.Handle(api, route(http.MethodDelete, "/api/profile/delete-avatar", "Remove the caller's avatar (user_update_self)"),
+	httpx.Handle(api, route(http.MethodDelete, "/api/profile/delete-avatar", "profile:write", "Remove the caller's avatar (user_update_self)"),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[Profile], error) {
 			t, p := httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx)
 			if _, err := s.RemoveAvatar(ctx, t, p, p.UserID); err != nil {
@@ -329,21 +333,23 @@ func profileRoutes(api huma.API, s *Service) {
 			}
 			return answer(s.Profile(ctx, t, p))
 		})
-	httpx.Handle(api, route(http.MethodDelete, "/api/profile", "Delete the caller's account at once; event AccountDeleted (user_delete_self)"),
+	// Deleting the account, at once or through the mailed link: never with a
+	// scoped token.
+	httpx.Handle(api, route(http.MethodDelete, "/api/profile", httpx.NoTokens, "Delete the caller's account at once; event AccountDeleted (user_delete_self)"),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.DeleteSelf(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx)); err != nil {
 				return nil, err
 			}
 			return httpx.Done("Your account has been deleted.")
 		})
-	httpx.Handle(api, route(http.MethodPost, "/api/profile/delete/init", "Mail a link that confirms the deletion of the caller's account, valid 24 hours; event AccountDeletionRequested (user_delete_self)"),
+	httpx.Handle(api, route(http.MethodPost, "/api/profile/delete/init", httpx.NoTokens, "Mail a link that confirms the deletion of the caller's account, valid 24 hours; event AccountDeletionRequested (user_delete_self)"),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.RequestDeletion(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), httpx.Origin(ctx)); err != nil {
 				return nil, err
 			}
 			return httpx.Done("We have mailed you a link to confirm the deletion of your account.")
 		})
-	confirm := route(http.MethodGet, "/api/profile/delete/{userId}/{token}", "Confirm an account deletion through the mailed link; event AccountDeleted")
+	confirm := route(http.MethodGet, "/api/profile/delete/{userId}/{token}", httpx.NoTokens, "Confirm an account deletion through the mailed link; event AccountDeleted")
 	confirm.Who = httpx.Anyone
 	httpx.Handle(api, confirm,
 		func(ctx context.Context, in *deleteConfirmInput) (*httpx.Response[*httpx.Empty], error) {
@@ -355,10 +361,10 @@ func profileRoutes(api huma.API, s *Service) {
 }
 
 func userRoutes(api huma.API, s *Service) {
-	route := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: userTags, Who: httpx.User}
+	route := func(method, path string, scope httpx.Scope, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Tags: userTags, Who: httpx.User}
 	}
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/users", "List users: search, role, status (active or blocked), order_by and order, pages (user_list)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/users", "users:read", "List users: search, role, status (active or blocked), order_by and order, pages (user_list)"),
 		func(ctx context.Context, in *listUsersInput) (*httpx.PageResponse[Summary], error) {
 			users, total, err := s.ListUsers(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), UserFilter{
 				Search: in.Search, Role: in.Role, Status: in.Status, OrderBy: in.OrderBy, Desc: in.Order == "desc",
@@ -368,7 +374,7 @@ func userRoutes(api huma.API, s *Service) {
 			}
 			return httpx.Paged(users, in.PageQuery, total)
 		})
-	create := route(http.MethodPost, "/api/admin/users", "Create a user with roles, groups and categories (user_create)")
+	create := route(http.MethodPost, "/api/admin/users", "users:write", "Create a user with roles, groups and categories (user_create)")
 	create.Status = http.StatusCreated
 	httpx.Handle(api, create,
 		func(ctx context.Context, in *createUserInput) (*httpx.Response[Detail], error) {
@@ -381,15 +387,15 @@ func userRoutes(api huma.API, s *Service) {
 			}
 			return httpx.Created(d, "User created.")
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/users/{id}", "A user with categories, interests and groups (user_read)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/users/{id}", "users:read", "A user with categories, interests and groups (user_read)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[Detail], error) {
 			return answer(s.User(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodPatch, "/api/admin/users/{id}", "Change some fields of a user; is_active=false blocks it (event AccountBlocked) and ends its sessions (user_update)"),
+	httpx.Handle(api, route(http.MethodPatch, "/api/admin/users/{id}", "users:write", "Change some fields of a user; is_active=false blocks it (event AccountBlocked) and ends its sessions (user_update)"),
 		func(ctx context.Context, in *patchUserInput) (*httpx.Response[Detail], error) {
 			return answer(s.UpdateUser(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Body.change()))
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/admin/users/{id}", "Update a user: email, first_name and last_name required, other fields as in PATCH (user_update)"),
+	httpx.Handle(api, route(http.MethodPut, "/api/admin/users/{id}", "users:write", "Update a user: email, first_name and last_name required, other fields as in PATCH (user_update)"),
 		func(ctx context.Context, in *putUserInput) (*httpx.Response[Detail], error) {
 			b := in.Body
 			return answer(s.UpdateUser(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, AccountChange{
@@ -397,14 +403,14 @@ func userRoutes(api huma.API, s *Service) {
 				Bio: b.Bio, Roles: b.Roles, IsActive: b.IsActive, EmailVerified: b.EmailVerified, Groups: b.Groups,
 				Categories: b.Categories}))
 		})
-	httpx.Handle(api, route(http.MethodDelete, "/api/admin/users/{id}", "Delete a user; event AccountDeleted (user_delete)"),
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/users/{id}", "users:write", "Delete a user; event AccountDeleted (user_delete)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.DeleteUser(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID); err != nil {
 				return nil, err
 			}
 			return httpx.Done("User deleted.")
 		})
-	avatarRoute := route(http.MethodPost, "/api/admin/users/{id}/avatar", "Set a user's avatar: multipart field avatar, a PNG, JPEG, GIF or WebP image of at most 2 MiB (user_update)")
+	avatarRoute := route(http.MethodPost, "/api/admin/users/{id}/avatar", "users:write", "Set a user's avatar: multipart field avatar, a PNG, JPEG, GIF or WebP image of at most 2 MiB (user_update)")
 	avatarRoute.MaxBody = avatarBody
 	httpx.Handle(api, avatarRoute,
 		func(ctx context.Context, in *userAvatarInput) (*httpx.Response[Detail], error) {
@@ -415,45 +421,45 @@ func userRoutes(api huma.API, s *Service) {
 			return answer(s.SetAvatar(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, image))
 		})
 	describeAvatarForm(api, avatarRoute.Path)
-	httpx.Handle(api, route(http.MethodDelete, "/api/admin/users/{id}/avatar", "Remove a user's avatar (user_update)"),
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/users/{id}/avatar", "users:write", "Remove a user's avatar (user_update)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[Detail], error) {
 			return answer(s.RemoveAvatar(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/users/{id}/settings", "A user's personal settings (user_read or user-setting_update)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/users/{id}/settings", "users:read", "A user's personal settings (user_read or user-setting_update)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[map[string]string], error) {
 			return answer(s.Settings(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodPatch, "/api/admin/users/{id}/settings", "Merge into a user's personal settings; an empty value removes a key (user-setting_update)"),
+	httpx.Handle(api, route(http.MethodPatch, "/api/admin/users/{id}/settings", "users:write", "Merge into a user's personal settings; an empty value removes a key (user-setting_update)"),
 		func(ctx context.Context, in *userSettingsInput) (*httpx.Response[map[string]string], error) {
 			return answer(s.UpdateSettings(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Body, MergeSettings))
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/admin/users/{id}/settings", "Replace a user's personal settings (user-setting_update)"),
+	httpx.Handle(api, route(http.MethodPut, "/api/admin/users/{id}/settings", "users:write", "Replace a user's personal settings (user-setting_update)"),
 		func(ctx context.Context, in *userSettingsInput) (*httpx.Response[map[string]string], error) {
 			return answer(s.UpdateSettings(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Body, ReplaceSettings))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/users/{id}/interests", "A user's interests (user_read or user-interest_update)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/users/{id}/interests", "users:read", "A user's interests (user_read or user-interest_update)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[[]Category], error) {
 			return answer(s.Interests(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/admin/users/{id}/interests", "Replace a user's interests (user-interest_update)"),
+	httpx.Handle(api, route(http.MethodPut, "/api/admin/users/{id}/interests", "users:write", "Replace a user's interests (user-interest_update)"),
 		func(ctx context.Context, in *userInterestsInput) (*httpx.Response[[]Category], error) {
 			return answer(s.SetInterests(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Body.Interests, ReplaceInterests))
 		})
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/users/{id}/interests", "Add interests to a user (user-interest_update)"),
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/users/{id}/interests", "users:write", "Add interests to a user (user-interest_update)"),
 		func(ctx context.Context, in *userInterestsInput) (*httpx.Response[[]Category], error) {
 			return answer(s.SetInterests(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Body.Interests, AddInterests))
 		})
-	httpx.Handle(api, route(http.MethodDelete, "/api/admin/users/{id}/interests/{interest_id}", "Remove one interest of a user (user-interest_update)"),
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/users/{id}/interests/{interest_id}", "users:write", "Remove one interest of a user (user-interest_update)"),
 		func(ctx context.Context, in *interestInput) (*httpx.Response[[]Category], error) {
 			return answer(s.RemoveInterest(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.InterestID))
 		})
 }
 
 func groupRoutes(api huma.API, s *Service) {
-	route := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: groupTags, Who: httpx.User}
+	route := func(method, path string, scope httpx.Scope, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Tags: groupTags, Who: httpx.User}
 	}
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/user-groups", "List groups by name, with search and pages (user-group_list)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/user-groups", "groups:read", "List groups by name, with search and pages (user-group_list)"),
 		func(ctx context.Context, in *listGroupsInput) (*httpx.PageResponse[Group], error) {
 			groups, total, err := s.ListGroups(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx),
 				GroupFilter{Search: in.Search, Offset: in.Offset(), Limit: in.PerPage})
@@ -462,11 +468,11 @@ func groupRoutes(api huma.API, s *Service) {
 			}
 			return httpx.Paged(groups, in.PageQuery, total)
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/user-groups/tree", "Every group as a tree of children (user-group_list)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/user-groups/tree", "groups:read", "Every group as a tree of children (user-group_list)"),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]GroupNode], error) {
 			return answer(s.GroupTree(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx)))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/user-groups/users", "Users with their groups, with search, group_id and pages (user-group_list)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/user-groups/users", "groups:read", "Users with their groups, with search, group_id and pages (user-group_list)"),
 		func(ctx context.Context, in *groupUsersInput) (*httpx.PageResponse[Member], error) {
 			members, total, err := s.GroupMembers(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx),
 				UserFilter{Search: in.Search, GroupID: in.GroupID, Offset: in.Offset(), Limit: in.PerPage})
@@ -475,7 +481,7 @@ func groupRoutes(api huma.API, s *Service) {
 			}
 			return httpx.Paged(members, in.PageQuery, total)
 		})
-	create := route(http.MethodPost, "/api/admin/user-groups", "Create a group (user-group_create)")
+	create := route(http.MethodPost, "/api/admin/user-groups", "groups:write", "Create a group (user-group_create)")
 	create.Status = http.StatusCreated
 	httpx.Handle(api, create,
 		func(ctx context.Context, in *createGroupInput) (*httpx.Response[Group], error) {
@@ -487,30 +493,30 @@ func groupRoutes(api huma.API, s *Service) {
 			}
 			return httpx.Created(g, "Group created.")
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/user-groups/{id}", "A group with its members (user-group_read; user-group_read_self: a group of one's own)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/user-groups/{id}", "groups:read", "A group with its members (user-group_read; user-group_read_self: a group of one's own)"),
 		func(ctx context.Context, in *groupIDInput) (*httpx.Response[GroupDetail], error) {
 			return answer(s.Group(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/admin/user-groups/{id}", "Replace a group's name, parent and registerable flag (user-group_update)"),
+	httpx.Handle(api, route(http.MethodPut, "/api/admin/user-groups/{id}", "groups:write", "Replace a group's name, parent and registerable flag (user-group_update)"),
 		func(ctx context.Context, in *putGroupInput) (*httpx.Response[Group], error) {
 			b := in.Body
 			return answer(s.UpdateGroup(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, GroupChange{
 				Name: &b.Name, SetParent: true, ParentID: b.ParentID, Registerable: &b.Registerable}))
 		})
-	httpx.Handle(api, route(http.MethodPatch, "/api/admin/user-groups/{id}", "Change some fields of a group; parent_id null moves it to the top (user-group_update)"),
+	httpx.Handle(api, route(http.MethodPatch, "/api/admin/user-groups/{id}", "groups:write", "Change some fields of a group; parent_id null moves it to the top (user-group_update)"),
 		func(ctx context.Context, in *patchGroupInput) (*httpx.Response[Group], error) {
 			b := in.Body
 			return answer(s.UpdateGroup(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, GroupChange{
 				Name: b.Name, SetParent: b.ParentID.set, ParentID: b.ParentID.id, Registerable: b.Registerable}))
 		})
-	httpx.Handle(api, route(http.MethodDelete, "/api/admin/user-groups/{id}", "Delete a group with its subgroups (user-group_delete)"),
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/user-groups/{id}", "groups:write", "Delete a group with its subgroups (user-group_delete)"),
 		func(ctx context.Context, in *groupIDInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.DeleteGroup(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID); err != nil {
 				return nil, err
 			}
 			return httpx.Done("Group deleted.")
 		})
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/user-groups/{id}/members", "Add a user to a group; event UserAddedToGroup unless already a member (user-group_member-add)"),
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/user-groups/{id}/members", "groups:write", "Add a user to a group; event UserAddedToGroup unless already a member (user-group_member-add)"),
 		func(ctx context.Context, in *memberInput) (*httpx.Response[GroupDetail], error) {
 			d, added, err := s.AddMember(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Body.UserID)
 			if err != nil {
@@ -521,7 +527,7 @@ func groupRoutes(api huma.API, s *Service) {
 			}
 			return httpx.OKMessage(d, "User added to the group.")
 		})
-	httpx.Handle(api, route(http.MethodDelete, "/api/admin/user-groups/{id}/members/{user_id}", "Remove a user from a group; event UserRemovedFromGroup if it was a member (user-group_member-remove)"),
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/user-groups/{id}/members/{user_id}", "groups:write", "Remove a user from a group; event UserRemovedFromGroup if it was a member (user-group_member-remove)"),
 		func(ctx context.Context, in *memberPathInput) (*httpx.Response[GroupDetail], error) {
 			d, removed, err := s.RemoveMember(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.UserID)
 			if err != nil {

@@ -91,7 +91,10 @@ var tags = []string{"auth"}
 
 // Routes registers the authentication routes of the spec's table.
 func Routes(api huma.API, s *Service) {
+	// Sessions, credentials and accounts: never with a scoped token
+	// (Scope NoTokens on every route here).
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/login", Tags: tags, Credentials: true,
+		Scope:   httpx.NoTokens,
 		Summary: "Log in with e-mail and password; 422 on wrong credentials, blocked or unverified accounts"},
 		func(ctx context.Context, in *loginInput) (*httpx.Response[Issued], error) {
 			out, err := s.Login(ctx, httpx.TenantFrom(ctx), in.Body.Email, in.Body.Password, bool(in.Body.RememberMe))
@@ -101,6 +104,7 @@ func Routes(api huma.API, s *Service) {
 			return LoginResponse(out)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/auth/refresh", Tags: tags, Who: httpx.User,
+		Scope:   httpx.NoTokens,
 		Summary: "Replace the current token with a new one of the same lifetime class"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[Issued], error) {
 			out, err := s.Refresh(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx))
@@ -110,6 +114,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.OK(out)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/logout", Tags: tags, Who: httpx.User,
+		Scope:   httpx.NoTokens,
 		Summary: "Revoke the current token"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.Logout(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx)); err != nil {
@@ -118,6 +123,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Done("Logged out.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/register", Tags: tags, Status: http.StatusCreated, Credentials: true,
+		Scope:   httpx.NoTokens,
 		Summary: "Register an account, as the lms_auth registration settings allow"},
 		func(ctx context.Context, in *registerInput) (*httpx.Response[accounts.Summary], error) {
 			b := in.Body
@@ -132,6 +138,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Created(accounts.SummaryOf(u), "Registration successful.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/auth/registerable-groups", Tags: tags,
+		Scope:   httpx.NoTokens,
 		Summary: "Groups a new account may join at registration"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]accounts.Group], error) {
 			groups, err := accounts.RegisterableGroups(ctx, httpx.TenantFrom(ctx).DB)
@@ -141,6 +148,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.OK(groups)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/password/forgot", Tags: tags,
+		Scope:   httpx.NoTokens,
 		Summary: "Mail a password reset token (answers the same whether or not the address has an account)"},
 		func(ctx context.Context, in *emailInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.ForgotPassword(ctx, httpx.TenantFrom(ctx), in.Body.Email, in.Body.ReturnURL); err != nil {
@@ -149,6 +157,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Done("If the address has an account, a reset link is on its way.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/password/reset", Tags: tags, Credentials: true,
+		Scope:   httpx.NoTokens,
 		Summary: "Set a new password with a reset token"},
 		func(ctx context.Context, in *resetInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.ResetPassword(ctx, httpx.TenantFrom(ctx), in.Body.Email, in.Body.Token, in.Body.Password); err != nil {
@@ -157,6 +166,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Done("Your password has been reset.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/auth/email/verify/{id}/{hash}", Tags: tags,
+		Scope:   httpx.NoTokens,
 		Summary: "Verify an e-mail address through the signed link"},
 		func(ctx context.Context, in *verifyInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.VerifyEmail(ctx, httpx.TenantFrom(ctx), in.ID, in.Hash, in.Expires, in.Signature); err != nil {
@@ -165,6 +175,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Done("Your e-mail address is verified.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/email/resend", Tags: tags, Who: httpx.User,
+		Scope:   httpx.NoTokens,
 		Summary: "Mail the verification link again", Limit: &httpx.RateLimit{Limit: 6, Per: httpx.PerUser}},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.SendVerification(ctx, httpx.TenantFrom(ctx), origin(ctx), httpx.PrincipalFrom(ctx).UserID); err != nil {
@@ -173,6 +184,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Done("Verification link sent.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/admin/auth/impersonate", Tags: tags, Who: httpx.User, Credentials: true,
+		Scope:   httpx.NoTokens,
 		Summary: "Issue the admin a token acting as another user (permission user_impersonate)"},
 		func(ctx context.Context, in *impersonateInput) (*httpx.Response[Issued], error) {
 			out, err := s.Impersonate(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Body.UserID)

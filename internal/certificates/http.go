@@ -33,13 +33,18 @@ const doc = "A learner who finishes a course (event CourseFinished) gets a certi
 
 // Routes registers the certificate routes.
 func Routes(api huma.API, s *Service) {
+	// Certificates are the record of a finished course: the caller's own are
+	// progress; every learner's (admins) are users' records, which
+	// progress:read ("the user's own progress") never opens.
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/certificates", Tags: tags, Who: httpx.User,
+		Scope:   "progress:read",
 		Summary: "The caller's course certificates, newest first", Description: doc},
 		func(ctx context.Context, in *listInput) (*httpx.PageResponse[Certificate], error) {
 			f := Filter{UserID: httpx.PrincipalFrom(ctx).UserID, CourseID: in.CourseID}
 			return s.page(ctx, f, in.PageQuery)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/certificates", Tags: tags, Who: httpx.User,
+		Scope:   "users:read",
 		Summary: "Every learner's certificates (admins)", Description: doc},
 		func(ctx context.Context, in *adminListInput) (*httpx.PageResponse[Certificate], error) {
 			if !httpx.PrincipalFrom(ctx).HasRole(access.Admin) {
@@ -48,7 +53,8 @@ func Routes(api huma.API, s *Service) {
 			return s.page(ctx, Filter{UserID: in.UserID, CourseID: in.CourseID}, in.PageQuery)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/admin/certificates/{id}/regenerate", Tags: tags,
-		Who: httpx.User, Summary: "Make a certificate again from the current template (admins); 409 when the template is switched off",
+		Scope: "users:write",
+		Who:   httpx.User, Summary: "Make a certificate again from the current template (admins); 409 when the template is switched off",
 		Description: doc, Errors: []int{409}},
 		func(ctx context.Context, in *idInput) (*httpx.Response[Certificate], error) {
 			if !httpx.PrincipalFrom(ctx).HasRole(access.Admin) {

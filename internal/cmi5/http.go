@@ -53,7 +53,11 @@ type rawOutput struct {
 // Routes registers the package upload, the launch, the fetch URL and the
 // package files AUs are played from.
 func Routes(api huma.API, s *Service) {
+	// The package upload is authoring (courses:write), a launch is the
+	// learner's progress; the fetch URL and the package files carry their own
+	// authority, so any scoped token may call them.
 	imp := httpx.Route{Method: http.MethodPost, Path: "/api/admin/cmi5", Tags: []string{"cmi5"}, Who: httpx.User, Status: http.StatusCreated,
+		Scope:   "courses:write",
 		Summary: "Upload a cmi5 course package",
 		Description: "Multipart form with the file field package: a zip with cmi5.xml at its root, or a bare cmi5.xml whose AU URLs are absolute. " +
 			"The course structure is checked against CourseStructure.xsd and the cmi5 rules (unique ids, AU URLs present in the zip and free of launch " +
@@ -78,6 +82,7 @@ func Routes(api huma.API, s *Service) {
 	}}}}
 
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/cmi5/launch/{topic}", Tags: []string{"cmi5"}, Who: httpx.User,
+		Scope:   "progress:write",
 		Summary: "Launch the AU of a cmi5 topic",
 		Description: "Per cmi5 section 8: reuses the learner's registration in the course (made on first launch), abandons the registration's " +
 			"sessions that did not terminate, writes LMS.LaunchData (launchMode, launchParameters, masteryScore, moveOn, returnURL, contextTemplate " +
@@ -98,6 +103,7 @@ func Routes(api huma.API, s *Service) {
 		})
 
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/cmi5/fetch", Tags: []string{"cmi5"}, Credentials: true,
+		Scope:   httpx.AnyToken,
 		Limit:   &httpx.RateLimit{Limit: 60, Per: httpx.PerIP, Name: "cmi5-fetch"},
 		Summary: "The one-time fetch URL of a launch",
 		Description: "Answers {\"auth-token\": ...} once (200), for `Authorization: Basic <token>` on the LRS; then, and for unknown codes, " +
@@ -122,6 +128,7 @@ func Routes(api huma.API, s *Service) {
 
 	const content = "/api/cmi5/content/{package}/{token}/{path...}"
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: content, Tags: []string{"cmi5"},
+		Scope:       httpx.AnyToken,
 		Summary:     "A file of a cmi5 package, for the AU a launch plays",
 		Description: "The launch URL's signed link (token: expiry and signature); files relative to the AU resolve below it."},
 		func(ctx context.Context, in *contentInput) (*rawOutput, error) {

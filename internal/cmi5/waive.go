@@ -43,7 +43,10 @@ type waiveInput struct {
 }
 
 func waiveRoute(api huma.API, s *Service) {
+	// Waiving an AU decides a learner's record as the course's author:
+	// courses:write.
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/cmi5/waive/{topic}", Tags: []string{"cmi5"}, Who: httpx.User,
+		Scope:   "courses:write",
 		Summary: "Waive a learner's AU of a cmi5 topic",
 		Description: "Per cmi5 section 9.3.7: the LMS issues waived (result success and completion true, the reason extension, the moveon " +
 			"category) in the learner's registration, which satisfies the AU for its moveOn: the topic completes and the AU's blocks and " +

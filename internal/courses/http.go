@@ -257,7 +257,9 @@ var (
 )
 
 // Routes registers the admin course, lesson and tutor routes and the
-// public catalogue, in the order of the spec's tables.
+// public catalogue, in the order of the spec's tables. Each names its
+// scope: courses:read for reads (form data and the catalogue too),
+// courses:write for writes (the interface's Topics section).
 func Routes(api huma.API, s *Service) {
 	courseRoutes(api, s)
 	accessRoutes(api, s)
@@ -267,14 +269,14 @@ func Routes(api huma.API, s *Service) {
 }
 
 func courseRoutes(api huma.API, s *Service) {
-	route := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: courseTags, Who: httpx.User}
+	route := func(method, path string, scope httpx.Scope, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Tags: courseTags, Who: httpx.User}
 	}
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses", "List courses: title, status, category_id, tag, author_id, order_by (id, title, created_at, position), order, pages (course_list; tutors see the courses they author)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses", "courses:read", "List courses: title, status, category_id, tag, author_id, order_by (id, title, created_at, position), order, pages (course_list; tutors see the courses they author)"),
 		func(ctx context.Context, in *listCoursesInput) (*httpx.PageResponse[CourseView], error) {
 			return paged(s.ListCourses(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.filter()))(in.PageQuery)
 		})
-	create := route(http.MethodPost, "/api/admin/courses", "Create a course; the creator becomes an author unless an admin names the authors (course_create)")
+	create := route(http.MethodPost, "/api/admin/courses", "courses:write", "Create a course; the creator becomes an author unless an admin names the authors (course_create)")
 	create.Status = http.StatusCreated
 	httpx.Handle(api, create,
 		func(ctx context.Context, in *createCourseInput) (*httpx.Response[CourseView], error) {
@@ -284,34 +286,34 @@ func courseRoutes(api huma.API, s *Service) {
 			}
 			return httpx.Created(v, "Course created.")
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/create", "Form data of a new course: statuses, levels, categories, tutors (course_create)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/create", "courses:read", "Form data of a new course: statuses, levels, categories, tutors (course_create)"),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[CourseForm], error) {
 			return answer(s.CreateForm(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx)))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/{id}", "A course (course_read, or course_read_authored for an author)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/{id}", "courses:read", "A course (course_read, or course_read_authored for an author)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[CourseView], error) {
 			return answer(s.Course(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/{id}/edit", "A course with the form data of its edit form (course_update, or course_update_authored for an author)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/{id}/edit", "courses:read", "A course with the form data of its edit form (course_update, or course_update_authored for an author)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[CourseEditForm], error) {
 			return answer(s.EditForm(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/admin/courses/{id}", "Update a course: title required, the other fields as given (course_update, or course_update_authored for an author)"),
+	httpx.Handle(api, route(http.MethodPut, "/api/admin/courses/{id}", "courses:write", "Update a course: title required, the other fields as given (course_update, or course_update_authored for an author)"),
 		func(ctx context.Context, in *putCourseInput) (*httpx.Response[CourseView], error) {
 			return updated(s.UpdateCourse(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Body.change(&in.Body.Title)))
 		})
-	httpx.Handle(api, route(http.MethodPatch, "/api/admin/courses/{id}", "Change some fields of a course; null clears active_from, active_to, hours_to_complete (course_update, or course_update_authored for an author)"),
+	httpx.Handle(api, route(http.MethodPatch, "/api/admin/courses/{id}", "courses:write", "Change some fields of a course; null clears active_from, active_to, hours_to_complete (course_update, or course_update_authored for an author)"),
 		func(ctx context.Context, in *patchCourseInput) (*httpx.Response[CourseView], error) {
 			return updated(s.UpdateCourse(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Body.change(in.Body.Title)))
 		})
-	httpx.Handle(api, route(http.MethodDelete, "/api/admin/courses/{id}", "Delete a course with its lessons, topics, assignments and files (course_delete, or course_delete_authored for an author)"),
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/courses/{id}", "courses:write", "Delete a course with its lessons, topics, assignments and files (course_delete, or course_delete_authored for an author)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.DeleteCourse(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID); err != nil {
 				return nil, err
 			}
 			return httpx.Done("Course deleted.")
 		})
-	form := route(http.MethodPost, "/api/admin/courses/{id}", "Update a course with form data: the fields of PATCH as JSON or multipart/form-data (lists as repeated fields, categories[] too), with an optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or course_update_authored for an author)")
+	form := route(http.MethodPost, "/api/admin/courses/{id}", "courses:write", "Update a course with form data: the fields of PATCH as JSON or multipart/form-data (lists as repeated fields, categories[] too), with an optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or course_update_authored for an author)")
 	form.MaxBody = formBody
 	httpx.Handle(api, form,
 		func(ctx context.Context, in *formCourseInput) (*httpx.Response[CourseView], error) {
@@ -322,27 +324,27 @@ func courseRoutes(api huma.API, s *Service) {
 			return updated(s.UpdateCourse(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Course, change))
 		})
 	describeCourseForm(api, form.Path)
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/courses/sort", "Order courses: body {courses: [ids in their new order]} sets positions 1, 2, 3, ... (course_update, or course_update_authored for each course named)"),
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/courses/sort", "courses:write", "Order courses: body {courses: [ids in their new order]} sets positions 1, 2, 3, ... (course_update, or course_update_authored for each course named)"),
 		func(ctx context.Context, in *sortInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.SortCourses(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Body.Courses); err != nil {
 				return nil, err
 			}
 			return httpx.Done("Courses sorted.")
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/{course}/program", "The course with its tree of lessons and topics, inactive ones included, content as stored (course_read, or course_read_authored for an author)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/{course}/program", "courses:read", "The course with its tree of lessons and topics, inactive ones included, content as stored (course_read, or course_read_authored for an author)"),
 		func(ctx context.Context, in *courseInput) (*httpx.Response[AdminProgram], error) {
 			return answer(s.AdminProgram(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Course))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/search/tags", "Distinct tags of the courses the caller may list, with counts (course_list)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/search/tags", "courses:read", "Distinct tags of the courses the caller may list, with counts (course_list)"),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]TagCount], error) {
 			return answer(s.Tags(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx)))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/search/{category_id}", "Courses of a category, with title search and pages (course_list; tutors see the courses they author)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/search/{category_id}", "courses:read", "Courses of a category, with title search and pages (course_list; tutors see the courses they author)"),
 		func(ctx context.Context, in *categoryCoursesInput) (*httpx.PageResponse[CourseView], error) {
 			f := CourseFilter{CategoryID: in.CategoryID, Title: in.Title, OrderBy: "position", Offset: in.Offset(), Limit: in.PerPage}
 			return paged(s.ListCourses(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), f))(in.PageQuery)
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/users/assignable", "Active users that can be assigned to courses: search, course_id leaves out those assigned to it, pages (course_list with user_list or user_list_course-authored)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/users/assignable", "courses:read", "Active users that can be assigned to courses: search, course_id leaves out those assigned to it, pages (course_list with user_list or user_list_course-authored)"),
 		func(ctx context.Context, in *assignableInput) (*httpx.PageResponse[UserRef], error) {
 			f := AssignableFilter{Search: in.Search, CourseID: in.CourseID, Offset: in.Offset(), Limit: in.PerPage}
 			return paged(s.AssignableUsers(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), f))(in.PageQuery)
@@ -350,14 +352,14 @@ func courseRoutes(api huma.API, s *Service) {
 }
 
 func accessRoutes(api huma.API, s *Service) {
-	route := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: courseTags, Who: httpx.User}
+	route := func(method, path string, scope httpx.Scope, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Tags: courseTags, Who: httpx.User}
 	}
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/{id}/access", "Users and groups assigned to a course, with their end dates (course_read, or an author)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/courses/{id}/access", "courses:read", "Users and groups assigned to a course, with their end dates (course_read, or an author)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[Assignments], error) {
 			return answer(s.Assignments(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/courses/{id}/access", "Assign users and groups {users: [{id, end_date?}], groups: [{id, end_date?}]}; members of subgroups inherit a group's access. Events CourseAssigned per new user, CourseAccessStarted per user gaining access (course_update, or an author)"),
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/courses/{id}/access", "courses:write", "Assign users and groups {users: [{id, end_date?}], groups: [{id, end_date?}]}; members of subgroups inherit a group's access. Events CourseAssigned per new user, CourseAccessStarted per user gaining access (course_update, or an author)"),
 		func(ctx context.Context, in *assignInput) (*httpx.Response[Assignments], error) {
 			a, err := s.Assign(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, grants(in.Body.Users), grants(in.Body.Groups))
 			if err != nil {
@@ -365,7 +367,7 @@ func accessRoutes(api huma.API, s *Service) {
 			}
 			return httpx.OKMessage(a, "Access assigned.")
 		})
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/courses/{id}/access/remove", "Unassign users and groups {users: [ids], groups: [ids]}; ids not assigned are ignored. Events CourseUnassigned per user unassigned, CourseAccessFinished per user losing access (course_update, or an author)"),
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/courses/{id}/access/remove", "courses:write", "Unassign users and groups {users: [ids], groups: [ids]}; ids not assigned are ignored. Events CourseUnassigned per user unassigned, CourseAccessFinished per user losing access (course_update, or an author)"),
 		func(ctx context.Context, in *unassignInput) (*httpx.Response[Assignments], error) {
 			a, err := s.Unassign(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Body.Users, in.Body.Groups)
 			if err != nil {
@@ -376,15 +378,15 @@ func accessRoutes(api huma.API, s *Service) {
 }
 
 func lessonRoutes(api huma.API, s *Service) {
-	route := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: lessonTags, Who: httpx.User}
+	route := func(method, path string, scope httpx.Scope, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Tags: lessonTags, Who: httpx.User}
 	}
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/lessons", "List lessons by course and position: course_id, title, pages (course_list; tutors see the lessons of courses they author)"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/lessons", "courses:read", "List lessons by course and position: course_id, title, pages (course_list; tutors see the lessons of courses they author)"),
 		func(ctx context.Context, in *listLessonsInput) (*httpx.PageResponse[LessonView], error) {
 			f := LessonFilter{CourseID: in.CourseID, Title: in.Title, Offset: in.Offset(), Limit: in.PerPage}
 			return paged(s.ListLessons(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), f))(in.PageQuery)
 		})
-	create := route(http.MethodPost, "/api/admin/lessons", "Create a lesson in a course the caller may edit; order defaults to after the last lesson of the same parent")
+	create := route(http.MethodPost, "/api/admin/lessons", "courses:write", "Create a lesson in a course the caller may edit; order defaults to after the last lesson of the same parent")
 	create.Status = http.StatusCreated
 	httpx.Handle(api, create,
 		func(ctx context.Context, in *createLessonInput) (*httpx.Response[LessonView], error) {
@@ -399,36 +401,36 @@ func lessonRoutes(api huma.API, s *Service) {
 			}
 			return httpx.Created(v, "Lesson created.")
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/lessons/create", "Form data of a new lesson: the courses the caller may edit; with course_id, that course's lessons as parents"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/lessons/create", "courses:read", "Form data of a new lesson: the courses the caller may edit; with course_id, that course's lessons as parents"),
 		func(ctx context.Context, in *lessonFormInput) (*httpx.Response[LessonForm], error) {
 			return answer(s.CreateLessonForm(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.CourseID))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/lessons/{id}", "A lesson of a course the caller may read"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/lessons/{id}", "courses:read", "A lesson of a course the caller may read"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[LessonView], error) {
 			return answer(s.Lesson(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/lessons/{id}/edit", "A lesson with the form data of its edit form: courses, and the lessons that may be its parent"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/lessons/{id}/edit", "courses:read", "A lesson with the form data of its edit form: courses, and the lessons that may be its parent"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[LessonEditForm], error) {
 			return answer(s.EditLessonForm(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/admin/lessons/{id}", "Update a lesson: title required, the other fields as given"),
+	httpx.Handle(api, route(http.MethodPut, "/api/admin/lessons/{id}", "courses:write", "Update a lesson: title required, the other fields as given"),
 		func(ctx context.Context, in *putLessonInput) (*httpx.Response[LessonView], error) {
 			b := in.Body
 			return answer(s.UpdateLesson(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, b.change(b.CourseID, &b.Title)))
 		})
-	httpx.Handle(api, route(http.MethodPatch, "/api/admin/lessons/{id}", "Change some fields of a lesson; parent_lesson_id null moves it to the top"),
+	httpx.Handle(api, route(http.MethodPatch, "/api/admin/lessons/{id}", "courses:write", "Change some fields of a lesson; parent_lesson_id null moves it to the top"),
 		func(ctx context.Context, in *patchLessonInput) (*httpx.Response[LessonView], error) {
 			b := in.Body
 			return answer(s.UpdateLesson(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, b.change(b.CourseID, b.Title)))
 		})
-	httpx.Handle(api, route(http.MethodDelete, "/api/admin/lessons/{id}", "Delete a lesson with its nested lessons and their topics"),
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/lessons/{id}", "courses:write", "Delete a lesson with its nested lessons and their topics"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.DeleteLesson(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID); err != nil {
 				return nil, err
 			}
 			return httpx.Done("Lesson deleted.")
 		})
-	clone := route(http.MethodPost, "/api/admin/lessons/{id}/clone", "Clone a lesson with its nested lessons and their topics, after the last lesson of the same parent")
+	clone := route(http.MethodPost, "/api/admin/lessons/{id}/clone", "courses:write", "Clone a lesson with its nested lessons and their topics, after the last lesson of the same parent")
 	clone.Status = http.StatusCreated
 	httpx.Handle(api, clone,
 		func(ctx context.Context, in *idInput) (*httpx.Response[LessonView], error) {
@@ -441,10 +443,10 @@ func lessonRoutes(api huma.API, s *Service) {
 }
 
 func tutorRoutes(api huma.API, s *Service) {
-	route := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: tutorTags, Who: httpx.User}
+	route := func(method, path string, scope httpx.Scope, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Tags: tutorTags, Who: httpx.User}
 	}
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/tutors/{id}/assign/{course}", "Make a tutor or admin an author of the course; event CourseTutorAssigned unless it already is one (course_update, or an author)"),
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/tutors/{id}/assign/{course}", "courses:write", "Make a tutor or admin an author of the course; event CourseTutorAssigned unless it already is one (course_update, or an author)"),
 		func(ctx context.Context, in *tutorCourseInput) (*httpx.Response[CourseView], error) {
 			v, changed, err := s.AssignTutor(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Course)
 			if err != nil {
@@ -455,7 +457,7 @@ func tutorRoutes(api huma.API, s *Service) {
 			}
 			return httpx.OKMessage(v, "Tutor assigned.")
 		})
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/tutors/{id}/unassign/{course}", "Remove an author from the course; event CourseTutorUnassigned if it was one (course_update, or an author)"),
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/tutors/{id}/unassign/{course}", "courses:write", "Remove an author from the course; event CourseTutorUnassigned if it was one (course_update, or an author)"),
 		func(ctx context.Context, in *tutorCourseInput) (*httpx.Response[CourseView], error) {
 			v, changed, err := s.UnassignTutor(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.Course)
 			if err != nil {
@@ -469,10 +471,10 @@ func tutorRoutes(api huma.API, s *Service) {
 }
 
 func catalogueRoutes(api huma.API, s *Service) {
-	route := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: learnerTags, Who: httpx.Anyone}
+	route := func(method, path string, scope httpx.Scope, summary string) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Tags: learnerTags, Who: httpx.Anyone}
 	}
-	httpx.Handle(api, route(http.MethodGet, "/api/courses", "The catalogue: published findable courses; title, category_id, tag, no_expired, order_by, order, pages"),
+	httpx.Handle(api, route(http.MethodGet, "/api/courses", "courses:read", "The catalogue: published findable courses; title, category_id, tag, no_expired, order_by, order, pages"),
 		func(ctx context.Context, in *catalogueInput) (*httpx.PageResponse[CourseView], error) {
 			f := CourseFilter{Title: in.Title, CategoryID: in.CategoryID, Tag: in.Tag, OrderBy: in.OrderBy,
 				Desc: in.Order == "desc", Offset: in.Offset(), Limit: in.PerPage}
@@ -482,7 +484,7 @@ func catalogueRoutes(api huma.API, s *Service) {
 			}
 			return paged(s.Catalogue(ctx, httpx.TenantFrom(ctx), f))(in.PageQuery)
 		})
-	authored := route(http.MethodGet, "/api/courses/authored", "The courses the caller authors, of any status: title, status, order_by, order, pages")
+	authored := route(http.MethodGet, "/api/courses/authored", "courses:read", "The courses the caller authors, of any status: title, status, order_by, order, pages")
 	authored.Who = httpx.User
 	httpx.Handle(api, authored,
 		func(ctx context.Context, in *authoredInput) (*httpx.PageResponse[CourseView], error) {
@@ -490,20 +492,20 @@ func catalogueRoutes(api huma.API, s *Service) {
 				Offset: in.Offset(), Limit: in.PerPage}
 			return paged(s.Authored(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), f))(in.PageQuery)
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/courses/{course}", "A published course; others are not found, except for callers who may read them in the admin API"),
+	httpx.Handle(api, route(http.MethodGet, "/api/courses/{course}", "courses:read", "A published course; others are not found, except for callers who may read them in the admin API"),
 		func(ctx context.Context, in *courseInput) (*httpx.Response[CourseView], error) {
 			return answer(s.PublicCourse(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Course))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/tutors", "Tutors who author at least one published course: search by name, pages"),
+	httpx.Handle(api, route(http.MethodGet, "/api/tutors", "courses:read", "Tutors who author at least one published course: search by name, pages"),
 		func(ctx context.Context, in *tutorsInput) (*httpx.PageResponse[Tutor], error) {
 			f := TutorFilter{Search: in.Search, Offset: in.Offset(), Limit: in.PerPage}
 			return paged(s.Tutors(ctx, httpx.TenantFrom(ctx), f))(in.PageQuery)
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/tutors/{id}", "A tutor of published courses with its findable published courses"),
+	httpx.Handle(api, route(http.MethodGet, "/api/tutors/{id}", "courses:read", "A tutor of published courses with its findable published courses"),
 		func(ctx context.Context, in *tutorInput) (*httpx.Response[TutorDetail], error) {
 			return answer(s.Tutor(ctx, httpx.TenantFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/tags/uniqueTags", "Distinct tags of the catalogue's courses, sorted"),
+	httpx.Handle(api, route(http.MethodGet, "/api/tags/uniqueTags", "courses:read", "Distinct tags of the catalogue's courses, sorted"),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]string], error) {
 			return answer(s.UniqueTags(ctx, httpx.TenantFrom(ctx)))
 		})

@@ -25,7 +25,9 @@ var tags = []string{"demo"}
 // Routes registers the demo routes. They exist in every deployment and
 // answer 404 outside demo mode, like a route that does not exist.
 func Routes(api huma.API, s *Service) {
+	// Demo sign-ins are sessions: never with a scoped token.
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/demo/login", Tags: tags, Limit: loginLimit, Credentials: true,
+		Scope: httpx.NoTokens,
 		Summary: "Demo mode: log in as the demo account of a role without a password (the demo student first gets " +
 			"access to every published course); the same answer as /api/auth/login; 404 outside demo mode"},
 		func(ctx context.Context, in *demoLoginInput) (*httpx.Response[auth.Issued], error) {
@@ -36,6 +38,7 @@ func Routes(api huma.API, s *Service) {
 			return auth.LoginResponse(out)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/demo", Tags: tags,
+		Scope: httpx.NoTokens,
 		Summary: "Demo mode: the demo accounts (role and e-mail, never a password), front and admin URLs and " +
 			"the reset schedule; 404 outside demo mode"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[Info], error) {

@@ -51,7 +51,11 @@ const pollDescription = "Answers the token once the request is approved, exactly
 
 // Routes registers the device login routes of the spec's table.
 func Routes(api huma.API, s *Service) {
+	// Starting and polling a device login are a sign-in, never made with a
+	// token; approving creates a token of the caller, so it needs what
+	// creating one needs (and stays within its scopes).
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/device/code", Tags: tags, Who: httpx.Anyone,
+		Scope: httpx.NoTokens,
 		Limit: &httpx.RateLimit{Limit: 10, Per: httpx.PerIP}, MaxBody: 8 << 10, Credentials: true,
 		Summary: "Start a device login: a device code to poll with and a user code to approve on the frontend's /device page",
 		Description: "The `device_code` is a secret of the device: keep it out of logs and URLs. Show the user " +
@@ -65,6 +69,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.OK(g)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/device/token", Tags: tags, Who: httpx.Anyone,
+		Scope: httpx.NoTokens,
 		Limit: &httpx.RateLimit{Limit: 60, Per: httpx.PerIP}, MaxBody: 4 << 10, Credentials: true, Errors: []int{400},
 		Summary:     "Poll a device login; answers the approved scoped token once",
 		Description: pollDescription},
@@ -76,7 +81,8 @@ func Routes(api huma.API, s *Service) {
 			return httpx.OKMessage(tok, "Signed in. Keep the token secret: it is not shown again.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/auth/device/requests/{user_code}", Tags: tags,
-		Who: httpx.User, Limit: requestLimit,
+		Scope: "tokens:read",
+		Who:   httpx.User, Limit: requestLimit,
 		Summary: "What a device request with this user code asks for: client, scopes, time, address and status",
 		Description: "Shown to the signed-in user before they approve or deny. A code unknown on this tenant answers 404. " +
 			"Show, approve and deny share a limit of 5 calls a minute per user."},
@@ -88,7 +94,8 @@ func Routes(api huma.API, s *Service) {
 			return httpx.OK(r)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/device/requests/{user_code}/approve", Tags: tags,
-		Who: httpx.User, Limit: requestLimit, MaxBody: 8 << 10, Errors: []int{409, 422},
+		Scope: "tokens:write",
+		Who:   httpx.User, Limit: requestLimit, MaxBody: 8 << 10, Errors: []int{409, 422},
 		Summary: "Approve a device request: the device receives a scoped token of the caller's account",
 		Description: "The token belongs to the approving user and has the scopes asked for, or the subset named in " +
 			"`scopes`; naming a scope the device did not ask for answers 403. A caller using a scoped token may approve " +
@@ -105,7 +112,8 @@ func Routes(api huma.API, s *Service) {
 			return httpx.OKMessage(r, "Approved. The device is signed in as you.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/device/requests/{user_code}/deny", Tags: tags,
-		Who: httpx.User, Limit: requestLimit, Errors: []int{409},
+		Scope: "tokens:write",
+		Who:   httpx.User, Limit: requestLimit, Errors: []int{409},
 		Summary: "Deny a device request: its next poll answers access_denied"},
 		func(ctx context.Context, in *userCodeInput) (*httpx.Response[DeviceRequest], error) {
 			r, err := s.Deny(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx).UserID, in.UserCode)

@@ -99,7 +99,9 @@ func inline(contentType string) bool {
 // Routes registers GET /api/files/{key...}.
 func Routes(api huma.API, s *Signer) {
 	const pattern = "/api/files/{key...}"
+	// A signed link carries its own authority: any scoped token may follow it.
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: pattern, Tags: []string{"files"},
+		Scope:   httpx.AnyToken,
 		Summary: "Serve a stored file through a signed link (expires and signature from the API's url fields); supports Range"},
 		func(ctx context.Context, in *fileInput) (*fileOutput, error) {
 			return s.serve(ctx, in)

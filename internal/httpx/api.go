@@ -94,13 +94,45 @@ type Route struct {
 	// Credentials marks routes whose request or answer carries a password
 	// or a token: the idempotency store never keeps their answers.
 	Credentials bool
+	// Scope is what a scoped personal token needs to call the route.
+	Scope Scope
 }
+
+// Scope is the rule a route sets for scoped personal tokens (lms_pat_...):
+// the name of the scope a token must hold, such as "courses:read" (a
+// ":write" scope includes its ":read"), AnyToken or NoTokens. It is the
+// operation's x-lms-scope in the API description. The package tokens
+// knows the scope names and enforces the rule; a route without one
+// refuses scoped tokens, and TestScopePolicy fails on it.
+type Scope string
+
+const (
+	// AnyToken: every scoped token may call the route (health, the
+	// caller's own profile and token, links that carry their own
+	// authority).
+	AnyToken Scope = "any"
+	// NoTokens: no scoped token may call the route (sessions, passwords,
+	// impersonation, account deletion, protocols with their own
+	// credentials).
+	NoTokens Scope = "none"
+)
 
 const (
 	metaWho   = "lms-who"
 	metaLimit = "lms-limit"
 	metaCreds = "lms-credentials"
+	metaScope = "lms-scope"
 )
+
+// ScopeOf is the Scope of a registered operation, "" when its route set
+// none.
+func ScopeOf(op *huma.Operation) Scope {
+	if op == nil {
+		return ""
+	}
+	s, _ := op.Metadata[metaScope].(Scope)
+	return s
+}
 
 var (
 	nonWord = regexp.MustCompile(`[^a-zA-Z0-9]+`)
@@ -127,7 +159,7 @@ func Handle[I, O any](api huma.API, r Route, h func(context.Context, *I) (*O, er
 		DefaultStatus: r.Status,
 		MaxBodyBytes:  r.MaxBody,
 		Hidden:        r.Hidden,
-		Metadata:      map[string]any{metaWho: r.Who, metaCreds: r.Credentials},
+		Metadata:      map[string]any{metaWho: r.Who, metaCreds: r.Credentials, metaScope: r.Scope},
 	}
 	if r.Limit != nil {
 		op.Metadata[metaLimit] = *r.Limit

@@ -58,8 +58,12 @@ const Protocol = "The app posts to window.parent (target origin '*': the page's 
 	"of another shape, and forwards them to POST /api/interactive/progress/{topic} (event step, complete or score; open when shown). " +
 	"The server decides completion by the topic's rule."
 
-func route(method, path, summary, description string, who httpx.Who, errors ...int) httpx.Route {
-	return httpx.Route{Method: method, Path: path, Summary: summary, Description: description, Tags: []string{"interactive"},
+// route is an interactive route; scope is what a scoped token needs:
+// packages are course material; an app's reports are the learner's
+// progress; played files and CSP reports carry no authority of a token
+// (signed links; browsers' reports), so any token may call them.
+func route(method, path string, scope httpx.Scope, summary, description string, who httpx.Who, errors ...int) httpx.Route {
+	return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Description: description, Tags: []string{"interactive"},
 		Who: who, Errors: errors}
 }
 
@@ -68,7 +72,7 @@ func route(method, path, summary, description string, who httpx.Who, errors ...i
 func Routes(api huma.API, s *Service) {
 	api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(kind.Manifest{}), true, "")
 
-	up := route(http.MethodPost, "/api/admin/interactive", "Upload an interactive package (a .zip web app), or a new version of one",
+	up := route(http.MethodPost, "/api/admin/interactive", "courses:write", "Upload an interactive package (a .zip web app), or a new version of one",
 		"Multipart form data: file, a .zip with lms-interactive.json at its root (schema Manifest in this description: entry, steps, network), "+
 			"and optionally package, the id of a package to add the next version to (versions count from 1 and are all kept; topics pinned "+
 			"to a version keep playing it, topics with followLatest play the new one). The archive is checked before anything is extracted: "+
@@ -85,7 +89,7 @@ func Routes(api huma.API, s *Service) {
 		return httpx.Created(v, "Package uploaded.")
 	})
 	describeUpload(api, up.Path)
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/interactive/{id}", "One interactive package with its versions and current manifest",
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/interactive/{id}", "courses:read", "One interactive package with its versions and current manifest",
 		"For tutors and admins.", httpx.User),
 		func(ctx context.Context, in *packageInput) (*httpx.Response[PackageView], error) {
 			v, err := s.View(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID)
@@ -111,7 +115,7 @@ func Routes(api huma.API, s *Service) {
 			}
 		}}, nil
 	}
-	httpx.Handle(api, route(http.MethodGet, play, "Serve a file of an interactive topic's app",
+	httpx.Handle(api, route(http.MethodGet, play, httpx.AnyToken, "Serve a file of an interactive topic's app",
 		"The grant in the path is signed and expires (the topic's play_url carries it, so the app's relative links do too). "+
 			"Every answer carries the sandboxing Content-Security-Policy: sandbox without allow-same-origin (an opaque origin: no cookies, "+
 			"storage or credentials of ours), connect-src with only the network origins the topic accepted and the tenant allows "+
@@ -120,12 +124,12 @@ func Routes(api huma.API, s *Service) {
 		func(ctx context.Context, in *playInput) (*playOutput, error) { return serve(ctx, in.Grant, in.Path) })
 	httpx.DocumentAs(api, http.MethodGet, play, "/api/interactive/play/{grant}/{path}", "")
 	const start = "/api/interactive/play/{grant}/{$}"
-	httpx.Handle(api, route(http.MethodGet, start, "Start an interactive topic's app (the topic's play_url)",
+	httpx.Handle(api, route(http.MethodGet, start, httpx.AnyToken, "Start an interactive topic's app (the topic's play_url)",
 		"Redirects to the manifest's entry page of the version the topic plays, under the same grant; see the route of its files.", httpx.Anyone),
 		func(ctx context.Context, in *startInput) (*playOutput, error) { return serve(ctx, in.Grant, "") })
 	httpx.DocumentAs(api, http.MethodGet, start, "/api/interactive/play/{grant}/", "get-api-interactive-play-grant-start")
 
-	pr := route(http.MethodPost, "/api/interactive/progress/{topic}", "Record what an interactive topic's app reported of the caller's activity",
+	pr := route(http.MethodPost, "/api/interactive/progress/{topic}", "progress:write", "Record what an interactive topic's app reported of the caller's activity",
 		"The learner's page forwards the app's messages (see below). The server keeps the steps reached, whether the app said it is complete "+
 			"and the best score, and completes the topic by its rule: on_open on any report, on_range_end once the range's last step "+
 			"(endStep) was reached, on_complete once the app said so, on_score once a score reached passScore. 120 per minute per user. "+Protocol,
@@ -139,7 +143,7 @@ func Routes(api huma.API, s *Service) {
 		return httpx.OK(v)
 	})
 
-	rep := route(http.MethodPost, "/api/csp-report", "Receive a Content-Security-Policy violation report of a played app or LiaScript course",
+	rep := route(http.MethodPost, "/api/csp-report", httpx.AnyToken, "Receive a Content-Security-Policy violation report of a played app or LiaScript course",
 		"Browsers send it (report-uri of the player's policy) as application/csp-report or application/reports+json, without credentials. "+
 			"Reports naming an interactive or LiaScript topic are stored for the tenant, the newest 1000 kept, without query strings; 60 per minute per IP.",
 		httpx.Anyone, http.StatusUnprocessableEntity)
@@ -150,7 +154,7 @@ func Routes(api huma.API, s *Service) {
 		}
 		return httpx.Done("CSPReport received.")
 	})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{topic_id}/csp-reports", "List the CSP violation reports of an interactive topic's app or a LiaScript topic's player, newest first",
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{topic_id}/csp-reports", "courses:read", "List the CSP violation reports of an interactive topic's app or a LiaScript topic's player, newest first",
 		"For those who may read the topic.", httpx.User),
 		func(ctx context.Context, in *reportsInput) (*httpx.PageResponse[CSPReport], error) {
 			list, total, err := s.Reports(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID, in.Offset(), in.PerPage)

@@ -73,6 +73,7 @@ var tags = []string{"learning"}
 func Routes(api huma.API, s *Service) {
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet,
 		Path: "/api/courses/{course}/program", Tags: tags, Who: httpx.Anyone,
+		Scope:   "courses:read",
 		Summary: "The program of a course: lessons and topics with content, and the caller's progress"},
 		func(ctx context.Context, in *courseInput) (*rawJSON, error) {
 			t := httpx.TenantFrom(ctx)
@@ -84,17 +85,20 @@ func Routes(api huma.API, s *Service) {
 		})
 	describeAs[httpx.Envelope[LearnerProgram]](api, http.MethodGet, "/api/courses/{course}/program")
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/courses/{course}/preview/{topic_id}", Tags: tags,
-		Who: httpx.Anyone, Summary: "A preview topic of a published course, with its content"},
+		Scope: "courses:read",
+		Who:   httpx.Anyone, Summary: "A preview topic of a published course, with its content"},
 		func(ctx context.Context, in *previewInput) (*httpx.Response[LearnerTopic], error) {
 			return ok(s.Preview(ctx, httpx.TenantFrom(ctx), in.Course, in.TopicID))
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/courses/progress", Tags: tags, Who: httpx.User,
+		Scope:   "progress:read",
 		Summary: "The caller's courses (assigned or started) with their progress"},
 		func(ctx context.Context, in *listInput) (*httpx.Response[[]ProgressItem], error) {
 			return ok(s.ProgressList(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx).UserID, in.filter()))
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/courses/progress/paginated", Tags: tags,
-		Who: httpx.User, Summary: "The caller's courses with their progress, a page at a time"},
+		Scope: "progress:read",
+		Who:   httpx.User, Summary: "The caller's courses with their progress, a page at a time"},
 		func(ctx context.Context, in *pageInput) (*httpx.PageResponse[ProgressItem], error) {
 			items, err := s.ProgressList(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx).UserID, in.filter())
 			if err != nil {
@@ -105,27 +109,32 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Paged(items[from:min(from+in.PerPage, len(items))], in.PageQuery, total)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/courses/progress/{course_id}", Tags: tags,
-		Who: httpx.User, Summary: "The caller's progress in one course, topic by topic"},
+		Scope: "progress:read",
+		Who:   httpx.User, Summary: "The caller's progress in one course, topic by topic"},
 		func(ctx context.Context, in *progressCourseInput) (*httpx.Response[CourseProgress], error) {
 			return ok(s.CourseProgress(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.CourseID))
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPatch, Path: "/api/courses/progress/{course_id}", Tags: tags,
-		Who: httpx.User, Summary: "Write the caller's statuses of topics of a course (idempotent)"},
+		Scope: "progress:write",
+		Who:   httpx.User, Summary: "Write the caller's statuses of topics of a course (idempotent)"},
 		func(ctx context.Context, in *writeInput) (*httpx.Response[CourseProgress], error) {
 			return ok(s.Record(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.CourseID, in.Body.Progress))
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPut, Path: "/api/courses/progress/{topic_id}/ping", Tags: tags,
-		Who: httpx.User, Summary: "Record time on a topic: adds the caller's seconds since their previous ping of any topic, at most 60"},
+		Scope: "progress:write",
+		Who:   httpx.User, Summary: "Record time on a topic: adds the caller's seconds since their previous ping of any topic, at most 60"},
 		func(ctx context.Context, in *topicInput) (*httpx.Response[TopicPing], error) {
 			return ok(s.Ping(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID))
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/courses/progress/{topic_id}/h5p", Tags: tags,
-		Who: httpx.User, Status: http.StatusCreated, Summary: "Store an xAPI statement of an H5P topic"},
+		Scope: "progress:write",
+		Who:   httpx.User, Status: http.StatusCreated, Summary: "Store an xAPI statement of an H5P topic"},
 		func(ctx context.Context, in *statementInput) (*httpx.Response[H5PStatement], error) {
 			return ok(s.StoreStatement(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID, in.Body))
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/courses/progress/{topic_id}/h5p/grant", Tags: tags,
-		Who: httpx.User, Status: http.StatusCreated, Summary: "Issue the caller's play grant of an H5P topic's content",
+		Scope: "progress:write",
+		Who:   httpx.User, Status: http.StatusCreated, Summary: "Issue the caller's play grant of an H5P topic's content",
 		Description: "For learners who may record progress in the topic. The grant (2 hours) lets the H5P embed page, played on the " +
 			"frontend's content origin, load the play model, files and libraries of this one content and keep the caller's own state " +
 			"and result of it; every other route refuses it. An H5P topic's grant plays its content; a layout topic's, with " +

@@ -43,8 +43,13 @@ type previewInput struct {
 	ID int64 `path:"id" doc:"LiaScript course id (from POST /api/admin/liascript or a topic's course)."`
 }
 
-func route(method, path, summary, description string, errors ...int) httpx.Route {
-	return httpx.Route{Method: method, Path: path, Summary: summary, Description: description, Tags: []string{"liascript"},
+// route is a LiaScript route; scope is what a scoped token needs:
+// LiaScript courses are course material (a preview renders without
+// saving: courses:read); their progress is the learner's; the player's
+// files carry their own authority (player links), so any token may call
+// them.
+func route(method, path string, scope httpx.Scope, summary, description string, errors ...int) httpx.Route {
+	return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Description: description, Tags: []string{"liascript"},
 		Who: httpx.User, Errors: errors}
 }
 
@@ -67,7 +72,7 @@ func file(serve func(w http.ResponseWriter, r *http.Request) error) *fileOutput 
 
 // Routes registers the course upload, the progress route and the preview.
 func Routes(api huma.API, s *Service) {
-	up := route(http.MethodPost, "/api/admin/liascript", "Upload a LiaScript course",
+	up := route(http.MethodPost, "/api/admin/liascript", "courses:write", "Upload a LiaScript course",
 		"JSON or form data with markdown (the course's Markdown), or multipart with file: an .md, or a .zip holding the course's .md "+
 			"at its root (the only one, or course.md or README.md) with the assets it links by relative path. The header comment "+
 			"(author, email, version, language, narrator, logo, comment, import, script) and the structure (sections, quizzes) are parsed "+
@@ -93,7 +98,7 @@ func Routes(api huma.API, s *Service) {
 		}}
 	}
 
-	pr := route(http.MethodPost, "/api/liascript/progress/{topic}", "Record section visits and quiz results in a LiaScript topic",
+	pr := route(http.MethodPost, "/api/liascript/progress/{topic}", "progress:write", "Record section visits and quiz results in a LiaScript topic",
 		"Indexes count from 0 in document order (the topic's structure lists the sections and the number of quizzes). Visits and solved "+
 			"quizzes add up; the topic completes by its rule: all (every section visited and every quiz solved), sections, or quizzes. "+
 			"120 per minute per user.", http.StatusUnprocessableEntity)
@@ -115,7 +120,7 @@ func Routes(api huma.API, s *Service) {
 		}
 		return file(func(w http.ResponseWriter, r *http.Request) error { return s.Serve(ctx, t, pl, path, w, r) }), nil
 	}
-	pf := route(http.MethodGet, play, "Serve a file of a LiaScript course under its player link",
+	pf := route(http.MethodGet, play, httpx.AnyToken, "Serve a file of a LiaScript course under its player link",
 		"The grant in the path is signed and expires (a topic's or a preview's play_url carries it). course.md is the course's Markdown; "+
 			"the files of an uploaded .zip are served by their relative paths, so the links of the course resolve. Every answer carries the "+
 			"player's Content-Security-Policy (see the player page).")
@@ -123,7 +128,7 @@ func Routes(api huma.API, s *Service) {
 	httpx.Handle(api, pf, func(ctx context.Context, in *playInput) (*fileOutput, error) { return open(ctx, in.Grant, in.Path) })
 	httpx.DocumentAs(api, http.MethodGet, play, "/api/liascript/play/{grant}/{path}", "")
 	const page = "/api/liascript/play/{grant}/{$}"
-	pp := route(http.MethodGet, page, "The player page of a LiaScript topic or preview (its play_url)",
+	pp := route(http.MethodGet, page, httpx.AnyToken, "The player page of a LiaScript topic or preview (its play_url)",
 		"LiaScript's own runtime (the npm package @liascript/editor, pinned), fed the course's Markdown from this link, with the LMS's "+
 			"bridge script. The page runs sandboxed with an opaque origin (Content-Security-Policy sandbox without allow-same-origin): "+
 			"it reads no cookie, storage or credentials of ours. The course's imports and scripts are loaded by the browser over https: "+
@@ -132,7 +137,7 @@ func Routes(api huma.API, s *Service) {
 	httpx.Handle(api, pp, func(ctx context.Context, in *pageInput) (*fileOutput, error) { return open(ctx, in.Grant, "") })
 	httpx.DocumentAs(api, http.MethodGet, page, "/api/liascript/play/{grant}/", "get-api-liascript-play-grant-page")
 
-	rt := route(http.MethodGet, RuntimePath+"{version}/{file...}", "Serve a file of LiaScript's runtime",
+	rt := route(http.MethodGet, RuntimePath+"{version}/{file...}", httpx.AnyToken, "Serve a file of LiaScript's runtime",
 		"The files of the pinned npm package @liascript/editor (installed by make build), and lms-liascript.js, the player's bridge "+
 			"script. Public, the same for every tenant, served to any origin (the sandboxed player loads them from an opaque origin). "+
 			"503 while the runtime is not installed.")
@@ -142,7 +147,7 @@ func Routes(api huma.API, s *Service) {
 	})
 	httpx.DocumentAs(api, http.MethodGet, RuntimePath+"{version}/{file...}", RuntimePath+"{version}/{file}", "")
 
-	pv := route(http.MethodPost, "/api/liascript/{id}/preview", "Preview a LiaScript course",
+	pv := route(http.MethodPost, "/api/liascript/{id}/preview", "courses:read", "Preview a LiaScript course",
 		"For tutors and admins: the course's structure and a signed link to its Markdown for the player, recording no progress. 60 per minute per IP.")
 	pv.Limit = &httpx.RateLimit{Limit: 60, Per: httpx.PerIP}
 	httpx.Handle(api, pv, func(ctx context.Context, in *previewInput) (*httpx.Response[LiaCourseView], error) {

@@ -108,9 +108,12 @@ const authDoc = " Credentials: a tenant admin's access token as Bearer, or as th
 
 // Routes registers the LRS resources (xAPI 1.0.3 Communication, section 2).
 func Routes(api huma.API, s *Service) {
+	// The LRS has its own credentials (a launch's auth token, an admin's
+	// session): a scoped token never reaches its resources.
 	route := func(method, path, summary, description string) httpx.Route {
 		return httpx.Route{Method: method, Path: "/api/xapi/" + path, Summary: summary, Description: description + authDoc,
-			Tags: []string{"xapi"}, MaxBody: MaxRequest, Credentials: true,
+			Scope: httpx.NoTokens,
+			Tags:  []string{"xapi"}, MaxBody: MaxRequest, Credentials: true,
 			Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusPreconditionFailed, http.StatusRequestEntityTooLarge}}
 	}
 	// handlers are the resources' handlers by method and path, which the
@@ -157,6 +160,7 @@ func Routes(api huma.API, s *Service) {
 		})
 	}
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/xapi/about", Summary: "xAPI versions and extensions of the LRS",
+		Scope:       httpx.AnyToken,
 		Description: "No credentials needed.", Tags: []string{"xapi"}},
 		func(ctx context.Context, in *request) (*response, error) {
 			return jsonReply(http.StatusOK, map[string]any{"version": []string{Version}, "extensions": map[string]any{}}, nil)

@@ -114,13 +114,17 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 		"has several registrations). Answers 302 to the platform's authentication URL with a fresh `state` and `nonce`, " +
 		"kept server-side for 10 minutes and used once. Refusals answer 400 (`invalid_login`, `unknown_platform`, " +
 		"`client_id_required`) or 403 (`unknown_deployment`) with the code in `error`."
+	// The protocol routes are sign-ins of browsers sent by another platform,
+	// never made with a scoped token; the key set is public.
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: LoginPath, Tags: toolTags, Status: http.StatusFound,
+		Scope:  httpx.NoTokens,
 		Errors: []int{400, 403}, Summary: "OIDC login initiation from an external platform", Description: loginDoc},
 		func(ctx context.Context, in *loginQuery) (*redirect, error) {
 			return login(ctx, LoginRequest{Issuer: in.Issuer, LoginHint: in.LoginHint, TargetLinkURI: in.TargetLinkURI,
 				MessageHint: in.MessageHint, DeploymentID: in.DeploymentID, ClientID: in.ClientID})
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: LoginPath, Tags: toolTags, Status: http.StatusFound,
+		Scope:   httpx.NoTokens,
 		MaxBody: 16 << 10, Errors: []int{400, 403, 415}, Summary: "OIDC login initiation from an external platform (form post)",
 		Description: loginDoc + " The fields come as an application/x-www-form-urlencoded form."},
 		func(ctx context.Context, in *formInput) (*redirect, error) {
@@ -133,6 +137,7 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 				DeploymentID: f.Get("lti_deployment_id"), ClientID: f.Get("client_id")})
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: LaunchPath, Tags: toolTags, Status: http.StatusSeeOther,
+		Scope:   httpx.NoTokens,
 		MaxBody: 64 << 10, Credentials: true, Errors: []int{400, 401, 403, 415, 422, 503},
 		Summary: "LTI resource link launch: the platform's signed id_token (form post of id_token and state)",
 		Description: "Checks, in this order, each refusal naming its check in `error`: the `state` of the login " +
@@ -168,6 +173,7 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 			return redirectTo(http.StatusSeeOther, front(t.Record)+"/lti/launch?"+q.Encode()), nil
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/tool/exchange", Tags: toolTags,
+		Scope: httpx.NoTokens,
 		Limit: &httpx.RateLimit{Limit: 30, Per: httpx.PerIP}, MaxBody: 4 << 10, Credentials: true, Errors: []int{401},
 		Summary: "Exchange the one-time code of a launch for an access token",
 		Description: "The code is valid once, for one minute after the launch. An unknown, used or expired code " +
@@ -181,6 +187,7 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 			return auth.LoginResponse(out)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: JWKSPath, Tags: toolTags,
+		Scope:   httpx.AnyToken,
 		Summary: "The tenant's public key set (JWKS, not in the envelope)",
 		Description: "The key our LTI messages are signed with, in both roles: id_tokens of launches from this " +
 			"platform, and client assertions of this tool. Each tenant has its own key."},
@@ -199,7 +206,9 @@ func requireAdmin(ctx context.Context) error {
 
 func adminRoutes(api huma.API, s *Tool) {
 	const base = "/api/admin/lti/registrations"
+	// Registrations are settings of the tenant: settings scopes.
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/lti/tool", Tags: adminTags, Who: httpx.User,
+		Scope:   "settings:read",
 		Summary: "This tool's URLs to paste into another platform's LTI 1.3 tool registration (admin)",
 		Description: "The URLs are on the host the call was made to, which selects the tenant: call it on the " +
 			"tenant's public host."},
@@ -211,6 +220,7 @@ func adminRoutes(api huma.API, s *Tool) {
 			return httpx.OK(ToolURLs{JWKSURL: o + JWKSPath, LoginURL: o + LoginPath, LaunchURL: o + LaunchPath})
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: base, Tags: adminTags, Who: httpx.User,
+		Scope:   "settings:read",
 		Summary: "List the platforms registered to launch this tool (admin)"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]Registration], error) {
 			if err := requireAdmin(ctx); err != nil {
@@ -223,6 +233,7 @@ func adminRoutes(api huma.API, s *Tool) {
 			return httpx.OK(out)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: base, Tags: adminTags, Who: httpx.User, Status: 201,
+		Scope:   "settings:write",
 		MaxBody: 16 << 10, Errors: []int{422},
 		Summary: "Register a platform that may launch this tool (admin)",
 		Description: "One registration per (issuer, client_id); a second one answers 422 on client_id. URLs must be " +
@@ -239,6 +250,7 @@ func adminRoutes(api huma.API, s *Tool) {
 			return httpx.Created(r, "Platform registered.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPut, Path: base + "/{id}", Tags: adminTags, Who: httpx.User,
+		Scope:   "settings:write",
 		MaxBody: 16 << 10, Errors: []int{422}, Summary: "Replace a platform registration (admin)"},
 		func(ctx context.Context, in *registrationUpdateInput) (*httpx.Response[Registration], error) {
 			if err := requireAdmin(ctx); err != nil {
@@ -251,6 +263,7 @@ func adminRoutes(api huma.API, s *Tool) {
 			return httpx.OKMessage(r, "Registration saved.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodDelete, Path: base + "/{id}", Tags: adminTags, Who: httpx.User,
+		Scope:   "settings:write",
 		Summary: "Delete a platform registration (admin); users it created stay"},
 		func(ctx context.Context, in *registrationIDInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := requireAdmin(ctx); err != nil {
@@ -310,7 +323,9 @@ type PlatformURLs struct {
 // our authorization endpoint, and the admin routes of external tools.
 func PlatformRoutes(api huma.API, s *Platform) {
 	serviceRoutes(api, s)
+	// Launching a tool is learning a course's topic: courses:read.
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/launches/{topic}", Tags: toolTags, Who: httpx.User,
+		Scope:   "courses:read",
 		Errors:  []int{409},
 		Summary: "Launch the external tool of an lti topic: the tool's OIDC login URL with a two-minute, single-use login hint",
 		Description: "For learners who may record progress in the topic (access to the course, topic active, lesson open) " +
@@ -324,7 +339,9 @@ func PlatformRoutes(api huma.API, s *Platform) {
 			}
 			return httpx.OK(out)
 		})
+	// A platform sign-in of the browser, never made with a scoped token.
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: AuthorizePath, Tags: toolTags, Credentials: true,
+		Scope:   httpx.NoTokens,
 		Errors:  []int{400, 401},
 		Summary: "OIDC authorization endpoint of launches from this platform: an auto-submitting form with the signed id_token",
 		Description: "The tool's authentication request: `scope` openid, `response_type` id_token, `response_mode` " +
@@ -347,7 +364,9 @@ func PlatformRoutes(api huma.API, s *Platform) {
 		})
 	deepLinkRoutes(api, s)
 	const base = "/api/admin/lti/tools"
+	// External tools are settings of the tenant: settings scopes.
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/lti/platform", Tags: adminTags, Who: httpx.User,
+		Scope:   "settings:read",
 		Summary: "This platform's URLs to paste into an external tool's configuration (admin)"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[PlatformURLs], error) {
 			if err := requireAdmin(ctx); err != nil {
@@ -357,6 +376,7 @@ func PlatformRoutes(api huma.API, s *Platform) {
 			return httpx.OK(PlatformURLs{Issuer: o, AuthorizationURL: o + AuthorizePath, JWKSURL: o + JWKSPath})
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: base, Tags: adminTags, Who: httpx.User,
+		Scope:   "settings:read",
 		Summary: "List the external tools lti topics may launch (admin)"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]ExternalTool], error) {
 			if err := requireAdmin(ctx); err != nil {
@@ -369,6 +389,7 @@ func PlatformRoutes(api huma.API, s *Platform) {
 			return httpx.OK(out)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: base, Tags: adminTags, Who: httpx.User, Status: 201,
+		Scope:   "settings:write",
 		MaxBody: 16 << 10, Errors: []int{422},
 		Summary:     "Add an external tool (admin); answers its generated client_id and deployment_id to give the tool",
 		Description: "Give the tool's key as `jwks_url` or `public_key` (PEM), not both."},
@@ -383,6 +404,7 @@ func PlatformRoutes(api huma.API, s *Platform) {
 			return httpx.Created(tl, "Tool added.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPut, Path: base + "/{id}", Tags: adminTags, Who: httpx.User,
+		Scope:   "settings:write",
 		MaxBody: 16 << 10, Errors: []int{422}, Summary: "Replace an external tool's settings (admin); its client_id stays"},
 		func(ctx context.Context, in *toolUpdateInput) (*httpx.Response[ExternalTool], error) {
 			if err := requireAdmin(ctx); err != nil {
@@ -395,6 +417,7 @@ func PlatformRoutes(api huma.API, s *Platform) {
 			return httpx.OKMessage(tl, "Tool saved.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodDelete, Path: base + "/{id}", Tags: adminTags, Who: httpx.User,
+		Scope:   "settings:write",
 		Summary: "Remove an external tool (admin); its topics stay and answer 409 on launch"},
 		func(ctx context.Context, in *registrationIDInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := requireAdmin(ctx); err != nil {
@@ -417,7 +440,10 @@ type deepLinkInput struct {
 // deepLinkRoutes registers Deep Linking, platform role: the author's
 // request and the tool's answer.
 func deepLinkRoutes(api huma.API, s *Platform) {
+	// Asking a tool for content makes topics (courses:write); the tool's
+	// signed answer comes back through the browser, with no token of ours.
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/deep-links", Tags: toolTags, Who: httpx.User,
+		Scope:   "courses:write",
 		MaxBody: 4 << 10, Errors: []int{422},
 		Summary: "Ask an external tool for content for a lesson (LTI Deep Linking): the tool's OIDC login URL",
 		Description: "For those who may edit the lesson's course. Send the browser to `url` (a two-minute, single-use " +
@@ -433,6 +459,7 @@ func deepLinkRoutes(api huma.API, s *Platform) {
 			return httpx.OK(out)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: DeepLinkReturnPath, Tags: toolTags, MaxBody: 64 << 10,
+		Scope:       httpx.NoTokens,
 		Credentials: true, Errors: []int{400, 401, 403, 415, 422},
 		Summary: "Deep Linking return: the tool's signed content items (form post of JWT) become lti topics of the lesson",
 		Description: "Checks, each refusal naming its check in `error`: the JWT (401 `invalid_token`), RS256 (401 " +
@@ -499,7 +526,10 @@ type noContent struct {
 func serviceRoutes(api huma.API, s *Platform) {
 	const agsDoc = " Authorized by a service token of POST /api/lti/token (401 without, 403 without the scope); only the " +
 		"tool the topic launches may use it (404 otherwise)."
+	// The grade services authenticate tools by their own service tokens:
+	// never a scoped token of ours.
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: TokenPath, Tags: toolTags, MaxBody: 16 << 10,
+		Scope:       httpx.NoTokens,
 		Credentials: true, Errors: []int{400, 401, 415},
 		Summary: "OAuth 2 token endpoint of the grade services for tools (client credentials with a JWT client assertion)",
 		Description: "Form fields `grant_type` client_credentials, `client_assertion_type` " +
@@ -526,6 +556,7 @@ func serviceRoutes(api huma.API, s *Platform) {
 	// Every grade service answers 401 without a service token and 403
 	// without its scope (serviceCaller).
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/lti/ags/{topic}/lineitems", Tags: toolTags,
+		Scope:  httpx.NoTokens,
 		Errors: []int{401, 403}, Summary: "AGS: the line items of an lti topic", Description: "Scope lineitem or lineitem.readonly." + agsDoc},
 		func(ctx context.Context, in *agsInput) (*lineItemsOutput, error) {
 			out, err := s.LineItems(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Authorization, in.Topic)
@@ -535,6 +566,7 @@ func serviceRoutes(api huma.API, s *Platform) {
 			return &lineItemsOutput{ContentType: "application/vnd.ims.lis.v2.lineitemcontainer+json", Body: out}, nil
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/ags/{topic}/lineitems", Tags: toolTags,
+		Scope:  httpx.NoTokens,
 		Status: 201, MaxBody: 16 << 10, Errors: []int{401, 403, 422},
 		Summary: "AGS: add a line item to an lti topic", Description: "Scope lineitem. Body {label, scoreMaximum, resourceId?, tag?}." + agsDoc},
 		func(ctx context.Context, in *agsBodyInput) (*lineItemOutput, error) {
@@ -545,6 +577,7 @@ func serviceRoutes(api huma.API, s *Platform) {
 			return &lineItemOutput{Status: 201, ContentType: "application/vnd.ims.lis.v2.lineitem+json", Body: li}, nil
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/ags/{topic}/lineitems/{lineitem}/scores", Tags: toolTags,
+		Scope:  httpx.NoTokens,
 		Status: 204, MaxBody: 16 << 10, Errors: []int{401, 403, 422},
 		Summary: "AGS: post a learner's score; a completed activity or a fully graded score completes the topic",
 		Description: "Scope score. Body {userId (the sub of our launch), scoreGiven?, scoreMaximum?, activityProgress, " +

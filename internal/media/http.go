@@ -47,8 +47,10 @@ const poll = 250 * time.Millisecond
 
 // Routes registers GET /api/admin/operations/{operation}.
 func Routes(api huma.API, v *Videos) {
+	// A background operation works on a course's topic: courses:read.
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/operations/{operation}", Tags: []string{"operations"},
-		Who: httpx.User, Errors: []int{http.StatusNotModified, http.StatusUnprocessableEntity},
+		Scope: "courses:read",
+		Who:   httpx.User, Errors: []int{http.StatusNotModified, http.StatusUnprocessableEntity},
 		Summary: "The state of a background operation (video:<topic_id>): poll with ETag/If-None-Match, or long-poll with wait",
 		Description: "A video topic's upload is transcoded in the background; its operation video:<topic_id> is " +
 			"queued, processing (with progress in percent), then ready or failed (with error). Who may edit the " +

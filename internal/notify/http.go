@@ -43,32 +43,41 @@ var tags = []string{"notifications"}
 // Routes registers the notification routes of the spec's table.
 func Routes(api huma.API, n *Notifications) {
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/notifications", Tags: tags, Who: httpx.User,
+		Scope:   "notifications:read",
 		Summary: "The caller's notifications, newest first"},
 		func(ctx context.Context, in *listInput) (*httpx.PageResponse[Notification], error) {
 			return n.page(ctx, in.filter(httpx.PrincipalFrom(ctx).UserID), in.PageQuery, false)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/notifications/events", Tags: tags, Who: httpx.User,
+		Scope:   "notifications:read",
 		Summary: "Names of the events the notification log stores"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]string], error) {
 			return httpx.OK(n.EventNames())
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/notifications/{notification}/read", Tags: tags,
-		Who: httpx.User, Summary: "Mark one of the caller's notifications read"},
+		Scope: "notifications:write",
+		Who:   httpx.User, Summary: "Mark one of the caller's notifications read"},
 		func(ctx context.Context, in *readInput) (*httpx.Response[Notification], error) {
 			return n.markRead(ctx, in.Notification, false)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/notifications/read-all", Tags: tags, Who: httpx.User,
+		Scope:   "notifications:write",
 		Summary: "Mark all of the caller's notifications read"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[Marked], error) {
 			return n.markAllRead(ctx, false)
 		})
 
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/notifications", Tags: tags, Who: httpx.User,
+		Scope:   "notifications:read",
 		Summary: "The caller's notifications (dashboard-app_notification-list_access_self or _access)"},
 		func(ctx context.Context, in *listInput) (*httpx.PageResponse[Notification], error) {
 			return n.page(ctx, in.filter(httpx.PrincipalFrom(ctx).UserID), in.PageQuery, true)
 		})
+	// The caller's own notifications are notifications:read; every user's
+	// (/all, /{user}) are users' records: users:read, which also keeps the
+	// permission to list them.
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/notifications/all", Tags: tags, Who: httpx.User,
+		Scope:   "users:read",
 		Summary: "Every user's notifications (dashboard-app_notification-list_access)"},
 		func(ctx context.Context, in *listAllInput) (*httpx.PageResponse[Notification], error) {
 			if !CanListAll(httpx.PrincipalFrom(ctx)) {
@@ -78,6 +87,7 @@ func Routes(api huma.API, n *Notifications) {
 			return n.page(ctx, f, in.PageQuery, true)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/notifications/events", Tags: tags, Who: httpx.User,
+		Scope:   "notifications:read",
 		Summary: "Names of the events the notification log stores"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]string], error) {
 			if !CanListOwn(httpx.PrincipalFrom(ctx)) {
@@ -87,6 +97,7 @@ func Routes(api huma.API, n *Notifications) {
 		})
 	// ServeMux prefers the literal segments of /all and /events to {user}.
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/notifications/{user}", Tags: tags, Who: httpx.User,
+		Scope:   "users:read",
 		Summary: "One user's notifications (dashboard-app_notification-list_access)"},
 		func(ctx context.Context, in *userListInput) (*httpx.PageResponse[Notification], error) {
 			if !CanListAll(httpx.PrincipalFrom(ctx)) {
@@ -100,11 +111,13 @@ func Routes(api huma.API, n *Notifications) {
 			return httpx.Paged(items, in.PageQuery, total)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/admin/notifications/{notification}/read", Tags: tags,
-		Who: httpx.User, Summary: "Mark a notification read: any user's with dashboard-app_notification-list_access, else the caller's own"},
+		Scope: "notifications:write",
+		Who:   httpx.User, Summary: "Mark a notification read: any user's with dashboard-app_notification-list_access, else the caller's own"},
 		func(ctx context.Context, in *readInput) (*httpx.Response[Notification], error) {
 			return n.markRead(ctx, in.Notification, true)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/admin/notifications/read-all", Tags: tags, Who: httpx.User,
+		Scope:   "notifications:write",
 		Summary: "Mark all of the caller's notifications read"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[Marked], error) {
 			return n.markAllRead(ctx, true)

@@ -68,11 +68,13 @@ const templatesDoc = "Message templates send an event on a channel (the Events t
 
 // TemplateRoutes registers the admin routes of message templates.
 func TemplateRoutes(api huma.API, ts *Templates) {
-	route := func(method, path, summary string, status int, errs ...int) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Tags: templateTags, Who: httpx.User, Summary: summary,
+	// Message templates are tenant configuration, as settings are; a
+	// preview renders without saving, so reading suffices.
+	route := func(method, path string, scope httpx.Scope, summary string, status int, errs ...int) httpx.Route {
+		return httpx.Route{Method: method, Path: path, Scope: scope, Tags: templateTags, Who: httpx.User, Summary: summary,
 			Description: templatesDoc, Status: status, Errors: errs}
 	}
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/message-templates",
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/message-templates", "settings:read",
 		"Every template slot with the template it sends (the tenant's own or the default)", 0),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]Template], error) {
 			if err := allowTemplates(ctx); err != nil {
@@ -80,7 +82,7 @@ func TemplateRoutes(api huma.API, ts *Templates) {
 			}
 			return okOr(ts.List(ctx, httpx.TenantFrom(ctx)))
 		})
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/message-templates",
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/message-templates", "settings:write",
 		"Create the tenant's own template of a slot; 409 when the slot has one", 201, 409, 422),
 		func(ctx context.Context, in *createTemplateInput) (*httpx.Response[Template], error) {
 			if err := allowTemplates(ctx); err != nil {
@@ -92,7 +94,7 @@ func TemplateRoutes(api huma.API, ts *Templates) {
 			}
 			return httpx.Created(tpl, "Template created.")
 		})
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/message-templates/preview",
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/message-templates/preview", "settings:read",
 		"Render a slot's template, or the parts given, with sample data; nothing is saved or sent", 0, 422),
 		func(ctx context.Context, in *previewInput) (*httpx.Response[TemplatePreview], error) {
 			if err := allowTemplates(ctx); err != nil {
@@ -100,14 +102,14 @@ func TemplateRoutes(api huma.API, ts *Templates) {
 			}
 			return ts.preview(ctx, in)
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/message-templates/{id}", "One of the tenant's own templates", 0),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/message-templates/{id}", "settings:read", "One of the tenant's own templates", 0),
 		func(ctx context.Context, in *templateIDInput) (*httpx.Response[Template], error) {
 			if err := allowTemplates(ctx); err != nil {
 				return nil, err
 			}
 			return okOr(ts.Get(ctx, httpx.TenantFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodPut, "/api/admin/message-templates/{id}",
+	httpx.Handle(api, route(http.MethodPut, "/api/admin/message-templates/{id}", "settings:write",
 		"Replace the texts and enabled flag of one of the tenant's templates", 0, 422),
 		func(ctx context.Context, in *updateTemplateInput) (*httpx.Response[Template], error) {
 			if err := allowTemplates(ctx); err != nil {
@@ -115,7 +117,7 @@ func TemplateRoutes(api huma.API, ts *Templates) {
 			}
 			return okOr(ts.Update(ctx, httpx.TenantFrom(ctx), in.ID, in.Body.template(Slot{})))
 		})
-	httpx.Handle(api, route(http.MethodDelete, "/api/admin/message-templates/{id}",
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/message-templates/{id}", "settings:write",
 		"Delete one of the tenant's templates; its slot sends the default again (answered with it)", 0),
 		func(ctx context.Context, in *templateIDInput) (*httpx.Response[Template], error) {
 			if err := allowTemplates(ctx); err != nil {
@@ -123,7 +125,7 @@ func TemplateRoutes(api huma.API, ts *Templates) {
 			}
 			return okOr(ts.Delete(ctx, httpx.TenantFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/message-templates/{id}/restore-default",
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/message-templates/{id}/restore-default", "settings:write",
 		"Put the default's texts back into one of the tenant's templates and enable it (it keeps its id)", 0),
 		func(ctx context.Context, in *templateIDInput) (*httpx.Response[Template], error) {
 			if err := allowTemplates(ctx); err != nil {

@@ -94,8 +94,13 @@ type rawOutput struct {
 	Body func(huma.Context)
 }
 
-func route(method, path, summary, description string, who httpx.Who, errs ...int) httpx.Route {
-	return httpx.Route{Method: method, Path: path, Summary: summary, Description: description, Tags: []string{"scorm"},
+// route is a SCORM route; scope is what a scoped token needs: uploads
+// author courses; launches and track lists are the learner's progress;
+// the tracking routes, the player page and the package files carry their
+// own authority (tracking token, signed links), so any token may call
+// them, as signed file links.
+func route(method, path string, scope httpx.Scope, summary, description string, who httpx.Who, errs ...int) httpx.Route {
+	return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Description: description, Tags: []string{"scorm"},
 		Who: who, Errors: errs}
 }
 
@@ -103,7 +108,7 @@ func route(method, path, summary, description string, who httpx.Who, errs ...int
 // tracks and launch, then the tracking routes that only a tracking token
 // opens, the player page and the package files.
 func Routes(api huma.API, s *Service) {
-	up := route(http.MethodPost, "/api/admin/scorm/upload", "Upload a SCORM package",
+	up := route(http.MethodPost, "/api/admin/scorm/upload", "courses:write", "Upload a SCORM package",
 		"Multipart form data, field package: a .zip with imsmanifest.xml at its root (SCORM 1.2, or 2004 2nd, 3rd or 4th edition). "+
 			"The archive is checked before anything is extracted (no absolute or .. paths, no links, at most 20,000 entries and 2 GiB unpacked, "+
 			"no zip bombs) and the manifest is validated: every problem answers 422 with a message naming it (errors.package lists them all). "+
@@ -129,7 +134,7 @@ func Routes(api huma.API, s *Service) {
 		return httpx.Created(pkg, "Package uploaded.")
 	})
 	describeUpload(api)
-	httpx.Handle(api, route(http.MethodDelete, "/api/admin/scorm/{package}", "Delete an uploaded SCORM package no topic plays",
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/scorm/{package}", "courses:write", "Delete an uploaded SCORM package no topic plays",
 		"Removes the package's files, its SCOs and the tracks left on them. 409 (error package_in_use, details.topics listing "+
 			"their ids) while a topic plays it. Admins delete any package; tutors the packages they uploaded.", httpx.User,
 		http.StatusConflict),
@@ -140,13 +145,13 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Done("Package deleted.")
 		})
 
-	httpx.Handle(api, route(http.MethodGet, "/api/courses/{course}/scorm", "List my SCORM tracks in a course",
+	httpx.Handle(api, route(http.MethodGet, "/api/courses/{course}/scorm", "progress:read", "List my SCORM tracks in a course",
 		"One entry per topic and SCO the caller launched: status, score, time and last access. Admins and the course's tutors read "+
 			"another learner's tracks with user_id.", httpx.User),
 		func(ctx context.Context, in *tracksInput) (*httpx.Response[[]Track], error) {
 			return answer(s.Tracks(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Course, in.UserID))
 		})
-	httpx.Handle(api, route(http.MethodPost, "/api/scorm/launch/{sco}", "Launch a SCO of a SCORM topic",
+	httpx.Handle(api, route(http.MethodPost, "/api/scorm/launch/{sco}", "progress:write", "Launch a SCO of a SCORM topic",
 		"Opens a session of the SCO for the caller and answers the player URL and a tracking token bound to tenant, user, topic and SCO "+
 			"(12 hours). The token is sent as X-Lms-Tracking-Token and opens only that SCO's tracking routes; the player page takes it "+
 			"as form field token (POST), so that it never appears in a URL. The attempt is resumed (entry resume, stored data back) after "+
@@ -158,7 +163,7 @@ func Routes(api huma.API, s *Service) {
 			return answer(s.Launch(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.SCO, in.Body.TopicID))
 		})
 
-	httpx.Handle(api, route(http.MethodGet, "/api/scorm/tracks/{sco}", "Read back the stored track of a SCO session",
+	httpx.Handle(api, route(http.MethodGet, "/api/scorm/tracks/{sco}", httpx.AnyToken, "Read back the stored track of a SCO session",
 		"Tracking route (X-Lms-Tracking-Token): the attempt, session, last commit number, statuses, total time and the whole stored "+
 			"CMI data model.", httpx.Anyone),
 		func(ctx context.Context, in *tokenInput) (*httpx.Response[Stored], error) {
@@ -169,7 +174,7 @@ func Routes(api huma.API, s *Service) {
 			}
 			return answer(s.Stored(ctx, t, k))
 		})
-	commit := route(http.MethodPost, "/api/scorm/tracks/{sco}/commit", "Commit the CMI data model of a SCO session",
+	commit := route(http.MethodPost, "/api/scorm/tracks/{sco}/commit", httpx.AnyToken, "Commit the CMI data model of a SCO session",
 		"Tracking route (X-Lms-Tracking-Token). The body holds the whole model, flattened, and the commit's number in its session (seq). "+
 			"Commits are ordered and idempotent: one from an older session or whose seq is not above the stored one changes nothing "+
 			"(applied false), so a retried or late commit never overwrites newer data. The SCO's status, score and time are read from "+
@@ -185,7 +190,7 @@ func Routes(api huma.API, s *Service) {
 		}
 		return answer(s.Commit(ctx, t, k, in.Body))
 	})
-	httpx.Handle(api, route(http.MethodPost, "/api/scorm/tracks/{sco}/navigate", "Go to another SCO of the package",
+	httpx.Handle(api, route(http.MethodPost, "/api/scorm/tracks/{sco}/navigate", httpx.AnyToken, "Go to another SCO of the package",
 		"Tracking route (X-Lms-Tracking-Token): continue, previous, a choice from the table of contents, or exit, as the package's "+
 			"navigation allows (1.2 prerequisites; 2004 control modes, pre-condition rules and attempt limits). The attempt on the SCO "+
 			"ends first: SCORM 2004 exit rules and post-condition rules (exitParent, exitAll, retry, retryAll, continue, previous) "+
@@ -200,7 +205,7 @@ func Routes(api huma.API, s *Service) {
 			return answer(s.Navigate(ctx, t, k, in.Body.Action, in.Body.Target))
 		})
 
-	player := route(http.MethodPost, "/api/scorm/player/{sco}", "The SCORM player page of a launched session",
+	player := route(http.MethodPost, "/api/scorm/player/{sco}", httpx.AnyToken, "The SCORM player page of a launched session",
 		"An HTML page, posted the tracking token as form field token (application/x-www-form-urlencoded): it hosts the SCO in a frame "+
 			"on this origin with the SCORM runtime (window.API, window.API_1484_11), loads the stored model before the SCO starts and "+
 			"commits to the tracking routes; several SCOs get a table of contents with previous and continue.", httpx.Anyone)
@@ -237,7 +242,7 @@ func Routes(api huma.API, s *Service) {
 	})
 
 	const contentPattern = "/api/scorm/content/{package}/{expires}/{signature}/{path...}"
-	httpx.Handle(api, route(http.MethodGet, contentPattern, "Serve a file of a SCORM package through a signed link",
+	httpx.Handle(api, route(http.MethodGet, contentPattern, httpx.AnyToken, "Serve a file of a SCORM package through a signed link",
 		"The player frames the SCO's launch file here; the signature covers the package and expiry as a path prefix, so the SCO's "+
 			"relative links work. Range requests are supported.", httpx.Anyone),
 		func(ctx context.Context, in *contentInput) (*rawOutput, error) {
@@ -249,7 +254,7 @@ func Routes(api huma.API, s *Service) {
 			}}, nil
 		})
 	httpx.DocumentAs(api, http.MethodGet, contentPattern, "/api/scorm/content/{package}/{expires}/{signature}/{path}", "")
-	httpx.Handle(api, route(http.MethodGet, "/api/scorm/runtime/{file}", "The SCORM runtime scripts of the player page",
+	httpx.Handle(api, route(http.MethodGet, "/api/scorm/runtime/{file}", httpx.AnyToken, "The SCORM runtime scripts of the player page",
 		"scorm-again (pinned in package-lock.json) and the player's own script.", httpx.Anyone),
 		func(ctx context.Context, in *runtimeInput) (*rawOutput, error) {
 			return &rawOutput{Body: func(hc huma.Context) {

@@ -68,7 +68,10 @@ func (s *Server) deliveryRoutes() {
 		}
 		return nil
 	}
+	// Event deliveries and their dead letters are operations of the tenant:
+	// settings scopes.
 	httpx.Handle(s.API, httpx.Route{Method: http.MethodGet, Path: "/api/admin/deliveries", Tags: tags, Who: httpx.User,
+		Scope:       "settings:read",
 		Summary:     "Event deliveries per listener, newest first, with attempts, next try and last error (admins)",
 		Description: deliveriesDoc},
 		func(ctx context.Context, in *deliveryListInput) (*httpx.PageResponse[events.Delivery], error) {
@@ -84,7 +87,8 @@ func (s *Server) deliveryRoutes() {
 			return httpx.Paged(items, in.PageQuery, total)
 		})
 	httpx.Handle(s.API, httpx.Route{Method: http.MethodPost, Path: "/api/admin/deliveries/{id}/retry", Tags: tags,
-		Who: httpx.User, Summary: "Try a failed or pending delivery again now (admins); 409 when it was delivered",
+		Scope: "settings:write",
+		Who:   httpx.User, Summary: "Try a failed or pending delivery again now (admins); 409 when it was delivered",
 		Description: deliveriesDoc, Errors: []int{404, 409}},
 		func(ctx context.Context, in *deliveryIDInput) (*httpx.Response[events.Delivery], error) {
 			if err := admin(ctx); err != nil {
@@ -111,7 +115,8 @@ func (s *Server) deliveryRoutes() {
 			return httpx.OKMessage(d, "Delivery retried.")
 		})
 	httpx.Handle(s.API, httpx.Route{Method: http.MethodPost, Path: "/api/admin/deliveries/retry", Tags: tags,
-		Who: httpx.User, Summary: "Try again now the failed deliveries the filters select (admins)",
+		Scope: "settings:write",
+		Who:   httpx.User, Summary: "Try again now the failed deliveries the filters select (admins)",
 		Description: deliveriesDoc + " Without state, the failed ones are retried; state=pending makes pending ones due now."},
 		func(ctx context.Context, in *DeliveryFilter) (*httpx.Response[retriedData], error) {
 			if err := admin(ctx); err != nil {

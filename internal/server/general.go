@@ -68,22 +68,27 @@ type eventInfo struct {
 
 func (s *Server) generalRoutes() {
 	api := s.API
+	// The general routes are harmless: any scoped token may call them.
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/health", Tags: []string{"general"},
+		Scope:   httpx.AnyToken,
 		Summary: "Check the tenant's database, blob store and Redis; 503 names what is down", Limit: generalLimit},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[healthData], error) {
 			return s.health(ctx)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/healthcheck", Tags: []string{"general"},
+		Scope:   httpx.AnyToken,
 		Summary: "Liveness: answers when the process serves requests", Limit: generalLimit},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[*httpx.Empty], error) {
 			return httpx.Done("ok")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/name", Tags: []string{"general"},
+		Scope:   httpx.AnyToken,
 		Summary: "The tenant's name", Limit: generalLimit},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[map[string]string], error) {
 			return httpx.OK(map[string]string{"name": httpx.TenantFrom(ctx).Name, "app": Name})
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/events", Tags: []string{"general"},
+		Scope:   httpx.AnyToken,
 		Summary: "The platform's event catalogue", Limit: generalLimit},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]eventInfo], error) {
 			out := make([]eventInfo, len(events.Catalog))
@@ -93,6 +98,7 @@ func (s *Server) generalRoutes() {
 			return httpx.OK(out)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/meta", Tags: []string{"general"},
+		Scope:   httpx.AnyToken,
 		Summary: "Describe the API: name, version, modules", Limit: &httpx.RateLimit{Limit: 60, Per: httpx.PerUserOrIP}},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[metaData], error) {
 			return httpx.OK(metaData{Name: Name, Version: Version, OpenAPI: "/api/openapi.json",

@@ -2,9 +2,10 @@ package server
 
 import (
 	"log/slog"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
@@ -12,41 +13,31 @@ import (
 	"github.com/lms-platform/lms/internal/limit"
 )
 
-// TestScopePolicy fails while a registered route has no scope decision, or
-// the policy names a route that is not registered, and checks that every
-// operation of the API description states its decision.
+// TestScopePolicy reads the registered operations and fails while one has
+// no Scope (the rule a scoped token meets, declared on its httpx.Route),
+// and checks that every operation of the API description states its rule.
 func TestScopePolicy(t *testing.T) {
 	s := &Server{Config: &config.Config{}, Clock: clock.System{}, Limiter: limit.NewMemory(nil),
 		Log: slog.New(slog.DiscardHandler)}
 	s.buildAPI()
 	defer s.Audit.Close()
 	routes := httpx.Routes(s.API)
-	for _, route := range routes {
-		if _, ok := scopePolicy.Rule(route); !ok {
-			t.Errorf("route %s has no scope decision in scopePolicy", route)
-		}
-	}
-	for route := range scopePolicy {
-		if !slices.Contains(routes, route) {
-			t.Errorf("scopePolicy names %s, which is not registered", route)
-		}
+	if len(routes) < 200 {
+		t.Fatalf("only %d routes registered", len(routes))
 	}
 	for _, route := range routes {
 		method, path, _ := strings.Cut(route, " ")
 		item := s.API.OpenAPI().Paths[path]
-		o := item.Get
-		switch method {
-		case "POST":
-			o = item.Post
-		case "PUT":
-			o = item.Put
-		case "PATCH":
-			o = item.Patch
-		case "DELETE":
-			o = item.Delete
+		o := map[string]*huma.Operation{"GET": item.Get, "POST": item.Post, "PUT": item.Put, "PATCH": item.Patch,
+			"DELETE": item.Delete}[method]
+		// An unknown scope name does not get this far: describing the
+		// API panics on it.
+		scope := httpx.ScopeOf(o)
+		if scope == "" {
+			t.Errorf("route %s has no Scope: give its httpx.Route one (a scope, httpx.AnyToken or httpx.NoTokens)", route)
+			continue
 		}
-		rule, _ := scopePolicy.Rule(route)
-		if o.Extensions["x-lms-scope"] != rule.Extension() || !strings.Contains(o.Description, "Scoped tokens: ") {
+		if o.Extensions["x-lms-scope"] != string(scope) || !strings.Contains(o.Description, "Scoped tokens: ") {
 			t.Errorf("%s: x-lms-scope %v, description %q", route, o.Extensions["x-lms-scope"], o.Description)
 		}
 		if _, ok := o.Responses["403"]; !ok {

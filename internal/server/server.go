@@ -296,7 +296,7 @@ func (s *Server) buildAPI() {
 	s.API = httpx.NewAPI(mux, httpx.Info{Title: Name + " API", Version: Version})
 	// Scoped tokens are checked before the route's own rules and limits:
 	// a missing scope is a 403 that counts against no limit.
-	s.API.UseMiddleware(tokens.Enforce(s.API, s.Limiter, scopePolicy))
+	s.API.UseMiddleware(tokens.Enforce(s.API, s.Limiter))
 	s.API.UseMiddleware(httpx.Guard(s.API, s.Limiter))
 	s.newCmi5()
 	s.Kinds = s.contentKinds()
@@ -319,7 +319,8 @@ func (s *Server) buildAPI() {
 	if s.Config.H5PHubURL != "" {
 		s.H5P.Store.SetSettings(h5pstore.Settings{HubURL: s.Config.H5PHubURL})
 	}
-	tokens.Describe(s.API, scopePolicy)
+	scopeH5P(s.API)
+	tokens.Describe(s.API)
 	if s.Jobs != nil {
 		s.Jobs.Add(s.H5P.Jobs()...)
 		s.Jobs.Add(s.Tokens.Jobs()...)

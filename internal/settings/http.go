@@ -30,6 +30,7 @@ type updateInput struct {
 // Routes registers the settings routes, in the order of the interface.
 func Routes(api huma.API, s *Service) {
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/config", Tags: []string{"Settings"},
+		Scope:   "settings:read",
 		Summary: "Public settings; admins also get private ones", Who: httpx.Anyone},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[Config], error) {
 			admin := httpx.PrincipalFrom(ctx).HasRole(access.Admin)
@@ -41,6 +42,7 @@ func Routes(api huma.API, s *Service) {
 		})
 
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/admin/config", Tags: []string{"Settings"},
+		Scope:   "settings:write",
 		Summary: "Change settings (admin)", Who: httpx.User},
 		func(ctx context.Context, in *updateInput) (*httpx.Response[Config], error) {
 			if !httpx.PrincipalFrom(ctx).HasRole(access.Admin) {

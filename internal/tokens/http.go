@@ -54,7 +54,11 @@ var (
 // Routes registers the scoped token routes of the spec's table. The audit
 // routes read what rec wrote.
 func Routes(api huma.API, s *Service) {
+	// A token manages the caller's own tokens with tokens:read and
+	// tokens:write (never wider than itself, see Issue); any token may ask
+	// about itself; the tenant's tokens and audits need tokens:manage.
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/auth/tokens", Tags: tags, Who: httpx.User, Limit: routeLimit,
+		Scope:   "tokens:read",
 		Summary: "List the caller's live scoped tokens (never their secrets), with last use time and address"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]Token], error) {
 			list, _, err := s.List(ctx, httpx.TenantFrom(ctx), Filter{UserID: httpx.PrincipalFrom(ctx).UserID, Limit: 1000})
@@ -64,6 +68,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.OK(list)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/tokens", Tags: tags, Who: httpx.User, Limit: routeLimit,
+		Scope:  "tokens:write",
 		Status: http.StatusCreated, Credentials: true,
 		Summary: "Create a scoped token for the caller; the secret is in this answer only"},
 		func(ctx context.Context, in *createInput) (*httpx.Response[Created], error) {
@@ -77,6 +82,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Created(out, "Token created. Copy the secret now: it is not shown again.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/auth/tokens/current", Tags: tags, Who: httpx.User, Limit: routeLimit,
+		Scope:   httpx.AnyToken,
 		Summary: "The scoped token this request carries; 404 for a signed access token"},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[Token], error) {
 			p := httpx.PrincipalFrom(ctx)
@@ -90,6 +96,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.OK(tok)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodDelete, Path: "/api/auth/tokens/{id}", Tags: tags, Who: httpx.User, Limit: routeLimit,
+		Scope:   "tokens:write",
 		Summary: "Revoke one of the caller's scoped tokens (idempotent; another user's token is not found)"},
 		func(ctx context.Context, in *idInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.RevokeOwn(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx).UserID, in.ID); err != nil {
@@ -102,6 +109,7 @@ func Routes(api huma.API, s *Service) {
 
 func adminRoutes(api huma.API, s *Service) {
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/tokens", Tags: tags, Who: httpx.User, Limit: routeLimit,
+		Scope:   "tokens:manage",
 		Summary: "List every scoped token of the tenant, newest first, optionally one user's (permission token_manage)"},
 		func(ctx context.Context, in *adminListInput) (*httpx.PageResponse[Token], error) {
 			if err := manage(ctx); err != nil {
@@ -115,6 +123,7 @@ func adminRoutes(api huma.API, s *Service) {
 			return httpx.Paged(list, in.PageQuery, total)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodDelete, Path: "/api/admin/tokens/{id}", Tags: tags, Who: httpx.User, Limit: routeLimit,
+		Scope:   "tokens:manage",
 		Summary: "Revoke any scoped token of the tenant (idempotent; permission token_manage)"},
 		func(ctx context.Context, in *idInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := manage(ctx); err != nil {
@@ -126,6 +135,7 @@ func adminRoutes(api huma.API, s *Service) {
 			return httpx.Done("Token revoked.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/tokens/{id}/audit", Tags: tags, Who: httpx.User, Limit: routeLimit,
+		Scope:   "tokens:manage",
 		Summary: "The agent audit of one scoped token, newest first (permission token_manage)"},
 		func(ctx context.Context, in *tokenAuditInput) (*httpx.PageResponse[AuditEntry], error) {
 			if err := manage(ctx); err != nil {
@@ -142,6 +152,7 @@ func adminRoutes(api huma.API, s *Service) {
 			return httpx.Paged(list, in.PageQuery, total)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/agent-audit", Tags: tags, Who: httpx.User, Limit: routeLimit,
+		Scope:   "tokens:manage",
 		Summary: "Every call made with a scoped token, newest first, with filters (permission token_manage)"},
 		func(ctx context.Context, in *auditInput) (*httpx.PageResponse[AuditEntry], error) {
 			if err := manage(ctx); err != nil {

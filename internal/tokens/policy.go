@@ -15,72 +15,55 @@ import (
 	"github.com/lms-platform/lms/internal/limit"
 )
 
-// Rule is what one route asks of a scoped token: a scope, any scoped
-// token at all, or none (the route refuses scoped tokens).
-type Rule struct {
-	scope  string
-	any    bool
-	refuse bool
-}
+// The rule of each route is its httpx.Route's Scope, declared with the
+// route: a scope name, httpx.AnyToken or httpx.NoTokens. Enforce applies
+// it to requests made with a scoped token and Describe writes it into the
+// API description (x-lms-scope).
 
-// Needs is the rule of a route that a token holding scope may call.
-func Needs(scope string) Rule {
-	if _, ok := scopeByName(scope); !ok {
-		panic("tokens: unknown scope " + scope)
+// known reports whether s is a rule: AnyToken, NoTokens or a scope name.
+// The zero Scope (a route that set none) is not.
+func known(s httpx.Scope) bool {
+	if s == httpx.AnyToken || s == httpx.NoTokens {
+		return true
 	}
-	return Rule{scope: scope}
+	_, ok := scopeByName(string(s))
+	return ok
 }
 
-var (
-	// AnyToken is the rule of a route every scoped token may call (health,
-	// the caller's own profile and token).
-	AnyToken = Rule{any: true}
-	// NoTokens is the rule of a route no scoped token may call: sessions,
-	// passwords, impersonation, account deletion.
-	NoTokens = Rule{refuse: true}
-)
-
-// Scope is the scope the rule needs, "" for AnyToken and NoTokens.
-func (r Rule) Scope() string { return r.scope }
-
-// Allows reports whether a token holding held passes the rule.
-func (r Rule) Allows(held []string) bool {
-	return !r.refuse && (r.any || Has(held, r.scope))
-}
-
-// Extension is the value of the x-lms-scope extension of the route's
-// OpenAPI operation: the scope, "any" or "none".
-func (r Rule) Extension() string {
+// allows reports whether a token holding held passes the rule s. A route
+// without a rule refuses scoped tokens.
+func allows(s httpx.Scope, held []string) bool {
 	switch {
-	case r.refuse:
-		return "none"
-	case r.any:
-		return "any"
+	case s == httpx.AnyToken:
+		return true
+	case s == httpx.NoTokens || s == "":
+		return false
 	}
-	return r.scope
+	return Has(held, string(s))
 }
 
-func (r Rule) describe() string {
-	switch {
-	case r.refuse:
+// ruleOf is the rule of a registered operation: its Scope, NoTokens when
+// it set none. A scope name that does not exist is a mistake in the
+// route's declaration, found when the API is described at start.
+func ruleOf(op *huma.Operation) httpx.Scope {
+	s := httpx.ScopeOf(op)
+	if s == "" {
+		return httpx.NoTokens
+	}
+	if !known(s) {
+		panic("tokens: " + op.Method + " " + op.Path + " names the unknown scope " + string(s))
+	}
+	return s
+}
+
+func describe(s httpx.Scope) string {
+	switch s {
+	case httpx.NoTokens:
 		return "Scoped tokens: refused (403)."
-	case r.any:
+	case httpx.AnyToken:
 		return "Scoped tokens: any scoped token may call it."
 	}
-	return "Scoped tokens: need scope `" + r.scope + "`."
-}
-
-// Policy maps every route ("METHOD /path" as registered) to its rule. A
-// route it does not name refuses scoped tokens, and a test fails on it.
-type Policy map[string]Rule
-
-// Rule returns the route's rule; a route without one refuses.
-func (p Policy) Rule(route string) (Rule, bool) {
-	r, ok := p[route]
-	if !ok {
-		return NoTokens, false
-	}
-	return r, true
+	return "Scoped tokens: need scope `" + string(s) + "`."
 }
 
 const (
@@ -92,7 +75,7 @@ const (
 // x-lms-scope extension, a line of its description and the 403 answer;
 // and the scopes, the order of checks and the error codes into the
 // document's description and its bearer scheme.
-func Describe(api huma.API, p Policy) {
+func Describe(api huma.API) {
 	doc := api.OpenAPI()
 	if doc.Info != nil {
 		doc.Info.Description += "\n\n" + overview()
@@ -108,15 +91,15 @@ func Describe(api huma.API, p Policy) {
 			if op == nil {
 				continue
 			}
-			rule, _ := p.Rule(op.Method + " " + op.Path)
+			rule := ruleOf(op)
 			if op.Extensions == nil {
 				op.Extensions = map[string]any{}
 			}
-			op.Extensions[scopeExtension] = rule.Extension()
+			op.Extensions[scopeExtension] = string(rule)
 			if op.Description != "" {
 				op.Description += "\n\n"
 			}
-			op.Description += rule.describe()
+			op.Description += describe(rule)
 			notFound, ok := op.Responses["404"]
 			if !ok {
 				continue
@@ -126,20 +109,20 @@ func Describe(api huma.API, p Policy) {
 			}
 			// A token with rate_limit_per_minute may be refused on any
 			// route it may call.
-			if _, ok := op.Responses["429"]; !ok && !rule.refuse {
+			if _, ok := op.Responses["429"]; !ok && rule != httpx.NoTokens {
 				op.Responses["429"] = &huma.Response{Description: "Too Many Requests", Content: notFound.Content}
 			}
 		}
 	}
 }
 
-// Enforce is the huma middleware that applies the policy to requests made
-// with a scoped token, in the interface's order: the caller is already
+// Enforce is the huma middleware that applies each operation's Scope to
+// requests made with a scoped token, in the interface's order: the caller is already
 // authenticated; a missing scope answers 403 without counting against the
 // token's limit; then the token's rate_limit_per_minute (429 with error
 // rate_limited and Retry-After), counted per tenant host in lim (Redis
 // when configured, so every replica shares it). Other requests pass.
-func Enforce(api huma.API, lim limit.Limiter, p Policy) func(huma.Context, func(huma.Context)) {
+func Enforce(api huma.API, lim limit.Limiter) func(huma.Context, func(huma.Context)) {
 	return func(hc huma.Context, next func(huma.Context)) {
 		ctx := hc.Context()
 		pr := httpx.PrincipalFrom(ctx)
@@ -152,8 +135,8 @@ func Enforce(api huma.API, lim limit.Limiter, p Policy) func(huma.Context, func(
 		if a := auditOf(ctx); a != nil {
 			a.route = route
 		}
-		rule, _ := p.Rule(route)
-		if !rule.Allows(pr.Scopes) {
+		rule := httpx.ScopeOf(op)
+		if !allows(rule, pr.Scopes) {
 			httpx.Refuse(api, hc, refusal(rule))
 			return
 		}
@@ -184,9 +167,9 @@ func Limit(lim limit.Limiter) httpx.Middleware {
 	}
 }
 
-func refusal(r Rule) error {
-	if r.scope != "" {
-		return apperr.New(apperr.Forbidden, "This token lacks the scope "+r.scope+".")
+func refusal(s httpx.Scope) error {
+	if s != httpx.AnyToken && s != httpx.NoTokens && s != "" {
+		return apperr.New(apperr.Forbidden, "This token lacks the scope "+string(s)+".")
 	}
 	return apperr.New(apperr.Forbidden, "This route does not accept scoped tokens.")
 }

@@ -1,7 +1,8 @@
 // Package tokens owns scoped personal tokens (lms_pat_...): their secrets,
 // scopes, per-token rate limits, revocation, and the agent audit of every
 // request made with one. Authentication of a request carrying such a token
-// is auth's; what each route requires is the scope policy (Policy).
+// is auth's; what each route requires is its own Scope (httpx.Route),
+// which Enforce applies.
 package tokens
 
 import (

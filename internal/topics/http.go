@@ -94,14 +94,17 @@ type downloadOutput struct {
 	Body func(huma.Context)
 }
 
-func route(method, path, summary string) httpx.Route {
-	return httpx.Route{Method: method, Path: path, Summary: summary, Tags: []string{"topics"}, Who: httpx.User}
+// route is a topic route; scope is what a scoped token needs:
+// courses:read for reads, courses:write for writes, and progress:write
+// for a learner's submission.
+func route(method, path string, scope httpx.Scope, summary string) httpx.Route {
+	return httpx.Route{Method: method, Path: path, Scope: scope, Summary: summary, Tags: []string{"topics"}, Who: httpx.User}
 }
 
 // Routes registers the topic routes in the order of the spec's Topics
 // table, then the project submission routes.
 func Routes(api huma.API, s *Service) {
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics", "List topics: all for admins, those of authored courses for tutors; filters lesson_id, course_id, topicable_type, title"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics", "courses:read", "List topics: all for admins, those of authored courses for tutors; filters lesson_id, course_id, topicable_type, title"),
 		func(ctx context.Context, in *listInput) (*httpx.PageResponse[View], error) {
 			list, total, err := s.List(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), ListQuery{LessonID: in.LessonID,
 				CourseID: in.CourseID, TopicableType: in.TopicableType, Title: in.Title, Offset: in.Offset(), Limit: in.PerPage})
@@ -110,23 +113,23 @@ func Routes(api huma.API, s *Service) {
 			}
 			return httpx.Paged(list, in.PageQuery, total)
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{id}", "One topic with its content and attachments"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{id}", "courses:read", "One topic with its content and attachments"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[View], error) {
 			return answer(s.Get(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/types", "Registered topic content classes with their kinds"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/types", "courses:read", "Registered topic content classes with their kinds"),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]TypeView], error) {
 			return answer(s.Types(httpx.PrincipalFrom(ctx)))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/create", "Form data of a topic create: content classes and defaults"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/create", "courses:read", "Form data of a topic create: content classes and defaults"),
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[FormView], error) {
 			return answer(s.CreateForm(httpx.PrincipalFrom(ctx)))
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{id}/edit", "Form data of a topic edit: the topic, content classes and defaults"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{id}/edit", "courses:read", "Form data of a topic edit: the topic, content classes and defaults"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[FormView], error) {
 			return answer(s.EditForm(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID))
 		})
-	create := route(http.MethodPost, "/api/admin/topics", "Create a topic of any registered class in a lesson of an editable course (JSON or multipart form data with the file)")
+	create := route(http.MethodPost, "/api/admin/topics", "courses:write", "Create a topic of any registered class in a lesson of an editable course (JSON or multipart form data with the file)")
 	create.Status = http.StatusCreated
 	httpx.Handle(api, create, func(ctx context.Context, in *createInput) (*httpx.Response[View], error) {
 		v, err := s.Create(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Upload)
@@ -144,25 +147,25 @@ func Routes(api huma.API, s *Service) {
 		return httpx.OKMessage(v, "Topic updated.")
 	}
 	for _, method := range []string{http.MethodPut, http.MethodPatch} {
-		httpx.Handle(api, route(method, "/api/admin/topics/{id}", "Update a topic; fields not sent keep their values (JSON or multipart form data)"),
+		httpx.Handle(api, route(method, "/api/admin/topics/{id}", "courses:write", "Update a topic; fields not sent keep their values (JSON or multipart form data)"),
 			func(ctx context.Context, in *updateInput) (*httpx.Response[View], error) {
 				return update(ctx, in.ID, in.Upload)
 			})
 		describeTopicForm(api, s.Kinds, method, "/api/admin/topics/{id}", false)
 	}
-	httpx.Handle(api, route(http.MethodPost, "/api/admin/topics/{id}", "Update a topic with form data (multipart, for new files)"),
+	httpx.Handle(api, route(http.MethodPost, "/api/admin/topics/{id}", "courses:write", "Update a topic with form data (multipart, for new files)"),
 		func(ctx context.Context, in *formUpdateInput) (*httpx.Response[View], error) {
 			return update(ctx, in.Topic, in.Upload)
 		})
 	describeTopicForm(api, s.Kinds, http.MethodPost, "/api/admin/topics/{id}", false)
-	httpx.Handle(api, route(http.MethodDelete, "/api/admin/topics/{id}", "Delete a topic with its files (idempotent)"),
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/topics/{id}", "courses:write", "Delete a topic with its files (idempotent)"),
 		func(ctx context.Context, in *idInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.Delete(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID); err != nil {
 				return nil, err
 			}
 			return httpx.Done("Topic deleted.")
 		})
-	clone := route(http.MethodPost, "/api/admin/topics/{id}/clone", "Clone a topic with copies of its content and attachments, after the last topic of its lesson or of lesson_id")
+	clone := route(http.MethodPost, "/api/admin/topics/{id}/clone", "courses:write", "Clone a topic with copies of its content and attachments, after the last topic of its lesson or of lesson_id")
 	clone.Status = http.StatusCreated
 	httpx.Handle(api, clone, func(ctx context.Context, in *cloneInput) (*httpx.Response[View], error) {
 		var lessonID *int64
@@ -180,7 +183,7 @@ func Routes(api huma.API, s *Service) {
 }
 
 func resourceRoutes(api huma.API, s *Service) {
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{topic_id}/resources", "List a topic's attachments"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{topic_id}/resources", "courses:read", "List a topic's attachments"),
 		func(ctx context.Context, in *resourcesInput) (*httpx.Response[[]ResourceView], error) {
 			return answer(s.Resources(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID))
 		})
@@ -194,7 +197,7 @@ func resourceRoutes(api huma.API, s *Service) {
 	// The spec's path ends in a slash; both spellings are served. "{$}"
 	// keeps the ServeMux from taking the slash as a whole subtree.
 	const slashed = "/api/admin/topics/{topic_id}/resources/"
-	r := route(http.MethodPost, slashed+"{$}", "Attach a file to a topic: multipart field resource, at most 100 MiB; optional field name")
+	r := route(http.MethodPost, slashed+"{$}", "courses:write", "Attach a file to a topic: multipart field resource, at most 100 MiB; optional field name")
 	r.Status = http.StatusCreated
 	httpx.Handle(api, r, add)
 	httpx.DocumentAs(api, http.MethodPost, r.Path, slashed, "post-api-admin-topics-topic-id-resources-slash")
@@ -203,11 +206,11 @@ func resourceRoutes(api huma.API, s *Service) {
 	r.Summary = "Attach a file to a topic (the spec's path without its final slash)"
 	httpx.Handle(api, r, add)
 	describeUpload(api, http.MethodPost, r.Path, "resource", "Any file of at most 100 MiB.", true)
-	httpx.Handle(api, route(http.MethodPatch, "/api/admin/topics/{topic_id}/resources/{resource_id}", "Rename a topic's attachment"),
+	httpx.Handle(api, route(http.MethodPatch, "/api/admin/topics/{topic_id}/resources/{resource_id}", "courses:write", "Rename a topic's attachment"),
 		func(ctx context.Context, in *renameInput) (*httpx.Response[ResourceView], error) {
 			return answer(s.RenameResource(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID, in.ResourceID, in.Body.Name))
 		})
-	httpx.Handle(api, route(http.MethodDelete, "/api/admin/topics/{topic_id}/resources/{resource_id}", "Delete a topic's attachment (idempotent)"),
+	httpx.Handle(api, route(http.MethodDelete, "/api/admin/topics/{topic_id}/resources/{resource_id}", "courses:write", "Delete a topic's attachment (idempotent)"),
 		func(ctx context.Context, in *resourceInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.DeleteResource(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.TopicID, in.ResourceID); err != nil {
 				return nil, err
@@ -217,7 +220,7 @@ func resourceRoutes(api huma.API, s *Service) {
 }
 
 func projectRoutes(api huma.API, s *Service) {
-	submit := route(http.MethodPost, "/api/topics/{topic}/project", "Submit work to a project topic: multipart field file, of a type and size the topic accepts")
+	submit := route(http.MethodPost, "/api/topics/{topic}/project", "progress:write", "Submit work to a project topic: multipart field file, of a type and size the topic accepts")
 	submit.Status = http.StatusCreated
 	httpx.Handle(api, submit, func(ctx context.Context, in *submitInput) (*httpx.Response[SubmissionView], error) {
 		v, err := s.Submit(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Topic, in.Upload)
@@ -227,7 +230,7 @@ func projectRoutes(api huma.API, s *Service) {
 		return httpx.Created(v, "Project submitted.")
 	})
 	describeUpload(api, http.MethodPost, submit.Path, "file", "A file of a type and size the project accepts (see its accept and max_size).", false)
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{topic}/project/submissions", "List a project topic's submissions with their users, newest first"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{topic}/project/submissions", "courses:read", "List a project topic's submissions with their users, newest first"),
 		func(ctx context.Context, in *submissionsInput) (*httpx.PageResponse[SubmissionView], error) {
 			list, total, err := s.Submissions(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Topic, in.Offset(), in.PerPage)
 			if err != nil {
@@ -235,7 +238,7 @@ func projectRoutes(api huma.API, s *Service) {
 			}
 			return httpx.Paged(list, in.PageQuery, total)
 		})
-	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{topic}/project/submissions/{id}/download", "Download a submission's file"),
+	httpx.Handle(api, route(http.MethodGet, "/api/admin/topics/{topic}/project/submissions/{id}/download", "courses:read", "Download a submission's file"),
 		func(ctx context.Context, in *downloadInput) (*downloadOutput, error) {
 			rc, info, err := s.SubmissionFile(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Topic, in.ID)
 			if err != nil {

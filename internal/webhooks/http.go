@@ -88,7 +88,9 @@ func notFound(err error) error {
 // Routes registers the admin API of webhook endpoints.
 func Routes(api huma.API, s *Service) {
 	tags := []string{"webhooks"}
+	// Webhook endpoints are settings of the tenant: settings scopes.
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/admin/webhooks", Tags: tags, Who: httpx.User,
+		Scope:   "settings:write",
 		Summary: "Subscribe an endpoint to events (admins); the answer carries its signing secret, once", Description: doc},
 		func(ctx context.Context, in *webhookCreateInput) (*httpx.Response[Endpoint], error) {
 			if err := admin(ctx); err != nil {
@@ -105,6 +107,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Created(e, "Webhook endpoint created.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/webhooks", Tags: tags, Who: httpx.User,
+		Scope:   "settings:read",
 		Summary: "The webhook endpoints (admins)", Description: doc},
 		func(ctx context.Context, in *webhookListInput) (*httpx.PageResponse[Endpoint], error) {
 			if err := admin(ctx); err != nil {
@@ -117,6 +120,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Paged(items, in.PageQuery, total)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/webhooks/{id}", Tags: tags, Who: httpx.User,
+		Scope:   "settings:read",
 		Summary: "One webhook endpoint (admins)", Description: doc, Errors: []int{404}},
 		func(ctx context.Context, in *webhookIDInput) (*httpx.Response[Endpoint], error) {
 			if err := admin(ctx); err != nil {
@@ -129,6 +133,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.OK(e)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPatch, Path: "/api/admin/webhooks/{id}", Tags: tags, Who: httpx.User,
+		Scope:   "settings:write",
 		Summary: "Change a webhook endpoint, or switch it on or off (admins)", Description: doc, Errors: []int{404}},
 		func(ctx context.Context, in *webhookPatchInput) (*httpx.Response[Endpoint], error) {
 			if err := admin(ctx); err != nil {
@@ -163,6 +168,7 @@ func Routes(api huma.API, s *Service) {
 			return httpx.OKMessage(e, "Webhook endpoint updated.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodDelete, Path: "/api/admin/webhooks/{id}", Tags: tags, Who: httpx.User,
+		Scope:   "settings:write",
 		Summary: "Remove a webhook endpoint (admins)", Description: doc, Errors: []int{404}},
 		func(ctx context.Context, in *webhookIDInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := admin(ctx); err != nil {
@@ -174,7 +180,8 @@ func Routes(api huma.API, s *Service) {
 			return httpx.Done("Webhook endpoint deleted.")
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/webhooks/{id}/deliveries", Tags: tags,
-		Who: httpx.User, Summary: "The endpoint's delivery log, newest first (admins)", Description: doc, Errors: []int{404}},
+		Scope: "settings:read",
+		Who:   httpx.User, Summary: "The endpoint's delivery log, newest first (admins)", Description: doc, Errors: []int{404}},
 		func(ctx context.Context, in *webhookDeliveriesInput) (*httpx.PageResponse[events.Delivery], error) {
 			if err := admin(ctx); err != nil {
 				return nil, err

@@ -64,6 +64,7 @@ type checkInput struct {
 func Routes(api huma.API, pr *Practice) {
 	Publish(api.OpenAPI().Components.Schemas)
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/layout/components", Tags: []string{"topics"}, Who: httpx.User,
+		Scope:       "courses:read",
 		Summary:     "List the approved layout components with their props schemas and the layout rules",
 		Description: "The props schemas are also in this description's components.schemas (CalloutProps, StepsProps, ...). Readable by those who may read or author topics."},
 		func(ctx context.Context, _ *struct{}) (*httpx.Response[Catalogue], error) {
@@ -76,7 +77,9 @@ func Routes(api huma.API, pr *Practice) {
 			}
 			return httpx.OK(c)
 		})
+	// A check completes the topic for the caller: the learner's progress.
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/topics/{topic}/practice/check", Tags: []string{"topics"}, Who: httpx.User,
+		Scope:   "progress:write",
 		MaxBody: 4 << 10, Errors: []int{http.StatusUnprocessableEntity},
 		Summary:     "Check an answer to a question of a layout topic's PracticeActivity",
 		Description: "Answers whether the answer is right (selected for choice questions, answer for GIFT questions, graded with the GIFT weights), with the score earned, the correct options or right answer, the feedback, the solution and (after a wrong answer) the hints, which the learner's page does not hold. The first check completes the topic for the caller."},

@@ -72,7 +72,10 @@ const doc = "Renders an image of the tenant's store: resized (w, h, fit), croppe
 // Routes registers GET and POST /api/img.
 func Routes(api huma.API, s *Service) {
 	route := func(method string) httpx.Route {
+		// The signed link the image names is the authority to render it:
+		// any scoped token may.
 		return httpx.Route{Method: method, Path: "/api/img", Tags: []string{"images"}, Description: doc,
+			Scope:   httpx.AnyToken,
 			Summary: "Resize, crop and convert an image of the tenant's store", Errors: []int{403, 413, 422, 429}}
 	}
 	httpx.Handle(api, route(http.MethodGet), func(ctx context.Context, in *getInput) (*imageOutput, error) {
