@@ -38,10 +38,12 @@ var h5pTags = []string{"H5P"}
 // contentRoutes registers the content and library administration routes.
 func (s *Service) contentRoutes(api huma.API) {
 	user := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.User}
+		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.User,
+			Scope: scopeOf(method)}
 	}
 	anyone := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.Anyone}
+		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.Anyone,
+			Scope: scopeOf(method)}
 	}
 	created := func(r httpx.Route) httpx.Route { r.Status = http.StatusCreated; return r }
 
@@ -57,8 +59,10 @@ func (s *Service) contentRoutes(api huma.API) {
 	describe(api, "POST", "/h5p/contents", func(op *huma.Operation, schema func(any) *huma.Schema) {
 		op.RequestBody = jsonBody(schema(contentBody{}))
 	})
-	httpx.Handle(api, user("POST", "/h5p/contents/orphans/delete",
-		"Delete the files of content ids without a row in the tenant (internal token only)"), s.deleteOrphans)
+	orphans := user("POST", "/h5p/contents/orphans/delete",
+		"Delete the files of content ids without a row in the tenant (internal token only)")
+	orphans.Scope = httpx.NoTokens
+	httpx.Handle(api, orphans, s.deleteOrphans)
 	describe(api, "POST", "/h5p/contents/orphans/delete", func(op *huma.Operation, _ func(any) *huma.Schema) {
 		op.Security = []map[string][]string{{internalScheme: {}}}
 	})

@@ -50,7 +50,7 @@ func (s *Service) editorRoutes(mux *http.ServeMux, api, private huma.API) {
 	mux.Handle("POST /h5p/ajax", s.user(http.HandlerFunc(s.editorAjax)))
 	mux.Handle("GET /h5p/temp-files/{path...}", s.user(http.HandlerFunc(s.tempFile)))
 	s.hubRoutes(api)
-	httpx.Handle(private, httpx.Route{Method: "GET", Path: "/h5p/contents/{id}/edit", Tags: h5pTags, Who: httpx.User,
+	httpx.Handle(private, httpx.Route{Method: "GET", Path: "/h5p/contents/{id}/edit", Tags: h5pTags, Who: httpx.User, Scope: scopeOf("GET"),
 		Summary: "Get the editor model of a content (its edit permission), or of a new one with id new (h5p_create)"},
 		s.editModel)
 	describe(private, "GET", "/h5p/contents/{id}/edit", jsonAnswer[editAnswer])

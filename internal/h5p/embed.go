@@ -103,10 +103,10 @@ const coreScript = "frame.bundle.js"
 // embedRoutes registers the embed pages as operations of api, answering
 // HTML, and the files they load.
 func (s *Service) embedRoutes(mux *http.ServeMux, api huma.API) {
-	httpx.Handle(api, httpx.Route{Method: "GET", Path: "/h5p/embed/play/{id}", Tags: h5pTags, Who: httpx.Anyone,
+	httpx.Handle(api, httpx.Route{Method: "GET", Path: "/h5p/embed/play/{id}", Tags: h5pTags, Who: httpx.Anyone, Scope: scopeOf("GET"),
 		Summary: "The player page of a content for an iframe (HTML)"}, s.embedPlay)
 	describe(api, "GET", "/h5p/embed/play/{id}", htmlPage)
-	httpx.Handle(api, httpx.Route{Method: "GET", Path: "/h5p/embed/edit/{id}", Tags: h5pTags, Who: httpx.Anyone,
+	httpx.Handle(api, httpx.Route{Method: "GET", Path: "/h5p/embed/edit/{id}", Tags: h5pTags, Who: httpx.Anyone, Scope: scopeOf("GET"),
 		Summary: "The editor page of a content, or of a new one with id new, for an iframe (HTML)"}, s.embedEdit)
 	describe(api, "GET", "/h5p/embed/edit/{id}", htmlPage)
 	mux.Handle("GET /h5p/embed/assets/{name}", s.tenancy(false, http.HandlerFunc(s.embedAsset)))

@@ -73,7 +73,7 @@ type healthOutput struct {
 }
 
 func (s *Service) healthRoutes(api huma.API) {
-	httpx.Handle(api, httpx.Route{Method: "GET", Path: "/h5p/health", Tags: h5pTags, Who: httpx.Anyone,
+	httpx.Handle(api, httpx.Route{Method: "GET", Path: "/h5p/health", Tags: h5pTags, Who: httpx.Anyone, Scope: httpx.AnyToken,
 		Summary: "Check the H5P service and what it depends on (503 when something is down)"}, s.health)
 	describe(api, "GET", "/h5p/health", func(op *huma.Operation, schema func(any) *huma.Schema) {
 		op.Responses["503"] = &huma.Response{Description: "A dependency is down.",

@@ -45,7 +45,7 @@ var hubMachineNameRe = regexp.MustCompile(`^[\w\-.]{1,255}$`)
 func (s *Service) hubRoutes(api huma.API) {
 	route := func(method, summary string) httpx.Route {
 		return httpx.Route{Method: method, Path: "/h5p/content-type-cache/update", Summary: summary, Tags: h5pTags,
-			Who: httpx.User}
+			Who: httpx.User, Scope: scopeOf(method)}
 	}
 	httpx.Handle(api, route("GET", "Get the stored content-type cache (h5p_library_list or h5p_library_read)"),
 		s.getContentTypeCache)

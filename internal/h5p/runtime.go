@@ -41,10 +41,12 @@ var errNoStateUser = apperr.New(apperr.Unauthorized, "Log in to save your progre
 // content parameters, user states and results.
 func (s *Service) runtimeRoutes(api huma.API) {
 	anyone := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.Anyone}
+		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.Anyone,
+			Scope: scopeOf(method)}
 	}
 	user := func(method, path, summary string) httpx.Route {
-		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.User}
+		return httpx.Route{Method: method, Path: path, Summary: summary, Tags: h5pTags, Who: httpx.User,
+			Scope: scopeOf(method)}
 	}
 	httpx.Handle(api, anyone("GET", "/h5p/contents/{id}/play",
 		"Get the player model of a content (another user's state with h5p_read)"), s.play)

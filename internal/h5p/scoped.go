@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/tokens"
 )
@@ -13,8 +14,8 @@ import (
 // /api/profile/me, which every scoped token may call) with the same cache
 // and revocation notices as for signed tokens. A malformed secret is
 // anonymous without asking, and so is one sent in the query string. On
-// /h5p reads need h5p:read and writes h5p:write (the API's scope policy
-// for these routes); a token without the scope is anonymous, and its
+// /h5p reads need h5p:read and writes h5p:write (scopeOf, which the
+// service's operations declare too); a token without the scope is anonymous, and its
 // permissions are those its scopes keep. Its rate limit and the agent
 // audit apply through Options.Scoped.
 func (s *Service) scopedCaller(r *http.Request, t *platform.Tenant, raw string) *User {
@@ -40,14 +41,19 @@ func (s *Service) scopedCaller(r *http.Request, t *platform.Tenant, raw string) 
 	tok := entry.Profile.Token
 	subject := strconv.FormatInt(entry.Profile.ID, 10)
 	news.saw(id, subject, key)
-	need := tokens.H5PWrite
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		need = tokens.H5PRead
-	}
-	if !tokens.Has(tok.Scopes, need) {
+	if !tokens.Has(tok.Scopes, string(scopeOf(r.Method))) {
 		return Anonymous()
 	}
 	u := userOf(subject, entry)
 	u.tokenID, u.scopes, u.rateLimit = id, tok.Scopes, tok.RateLimitPerMinute
 	return u
+}
+
+// scopeOf is the scope a scoped token needs on an H5P route: h5p:read to
+// read, h5p:write to change.
+func scopeOf(method string) httpx.Scope {
+	if method == http.MethodGet || method == http.MethodHead {
+		return tokens.H5PRead
+	}
+	return tokens.H5PWrite
 }

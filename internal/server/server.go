@@ -319,7 +319,6 @@ func (s *Server) buildAPI() {
 	if s.Config.H5PHubURL != "" {
 		s.H5P.Store.SetSettings(h5pstore.Settings{HubURL: s.Config.H5PHubURL})
 	}
-	scopeH5P(s.API)
 	tokens.Describe(s.API)
 	if s.Jobs != nil {
 		s.Jobs.Add(s.H5P.Jobs()...)
