@@ -121,6 +121,14 @@ client:
 docs:
 	$(GO) test -count=1 ./internal/server -run 'TestArchitectureIsCurrent|TestPackageMapIsCurrent' -update
 
+# go vet, then staticcheck at the version go.mod's tool directive pins
+# (it runs offline from the module cache), with the checks staticcheck.conf
+# names; CI runs it before the tests.
+.PHONY: lint
+lint:
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
 vet:
 	$(GO) vet ./...
 

@@ -137,9 +137,7 @@ type userChangeBody struct {
 }
 
 func (b userChangeBody) change() AccountChange {
-	return AccountChange{Email: b.Email, Password: b.Password, FirstName: b.FirstName, LastName: b.LastName,
-		Phone: b.Phone, Bio: b.Bio, Roles: b.Roles, IsActive: b.IsActive, EmailVerified: b.EmailVerified,
-		Groups: b.Groups, Categories: b.Categories}
+	return AccountChange(b)
 }
 
 type patchUserInput struct {
@@ -274,9 +272,7 @@ func profileRoutes(api huma.API, s *Service) {
 		})
 	httpx.Handle(api, route(http.MethodPut, "/api/profile/me", "profile:write", "Change the caller's names, phone and bio (user_update_self)"),
 		func(ctx context.Context, in *profileInput) (*httpx.Response[Profile], error) {
-			b := in.Body
-			return answer(s.UpdateProfile(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx),
-				ProfileChange{FirstName: b.FirstName, LastName: b.LastName, Phone: b.Phone, Bio: b.Bio}))
+			return answer(s.UpdateProfile(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), ProfileChange(in.Body)))
 		})
 	credentials := func(r httpx.Route) httpx.Route { r.Credentials = true; return r }
 	// E-mail, password and account deletion: never with a scoped token.

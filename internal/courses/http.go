@@ -156,7 +156,7 @@ type unassignInput struct {
 func grants(in []grantBody) []Grant {
 	out := make([]Grant, len(in))
 	for i, g := range in {
-		out[i] = Grant{ID: g.ID, EndDate: g.EndDate}
+		out[i] = Grant(g)
 	}
 	return out
 }

@@ -136,6 +136,7 @@ func TestListenersAreIndependent(t *testing.T) {
 		d.Listen("panics", func(context.Context, *platform.Tenant, events.Stored) error {
 			count("panics")
 			var m map[string]int
+			//lint:ignore SA5000 the listener panics on purpose: the dispatcher must survive it.
 			m["boom"]++
 			return nil
 		})

@@ -105,12 +105,6 @@ func TestCourseActivation(t *testing.T) {
 	})
 }
 
-func assignGroup(t testing.TB, env *apitest.Env, courseID, groupID int64, end *time.Time) {
-	t.Helper()
-	exec(t, env, `INSERT INTO course_groups (course_id, group_id, end_date, created_at) VALUES ($1, $2, $3, $4)`,
-		courseID, groupID, utc(end), env.Clock.Now())
-}
-
 func join(t testing.TB, env *apitest.Env, groupID int64, users ...*apitest.User) {
 	t.Helper()
 	for _, u := range users {

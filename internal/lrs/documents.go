@@ -70,9 +70,9 @@ var (
 	errDocMissing   = apperr.New(apperr.NotFound, "No such document.")
 )
 
-// PreconditionFailed is the 412 of a write whose If-Match or If-None-Match
+// ErrPreconditionFailed is the 412 of a write whose If-Match or If-None-Match
 // does not hold.
-var PreconditionFailed = errors.New("lrs: precondition failed")
+var ErrPreconditionFailed = errors.New("lrs: precondition failed")
 
 var (
 	errOtherState   = apperr.New(apperr.Forbidden, "A launch reaches only the state of its own activity, learner and registration.")
@@ -129,10 +129,10 @@ func (s *Service) PutDocument(ctx context.Context, t *platform.Tenant, scope Sco
 			return err
 		}
 		if pre.IfMatch != "" && (!exists || !matches(pre.IfMatch, old.ETag)) {
-			return PreconditionFailed
+			return ErrPreconditionFailed
 		}
 		if pre.IfNoneMatch != "" && exists && matches(pre.IfNoneMatch, old.ETag) {
-			return PreconditionFailed
+			return ErrPreconditionFailed
 		}
 		if !merge && k.Kind != StateDoc && pre.IfMatch == "" && pre.IfNoneMatch == "" {
 			// A client must send one of them with a profile PUT
@@ -254,7 +254,7 @@ func (s *Service) DeleteDocument(ctx context.Context, t *platform.Tenant, scope 
 				return err
 			}
 			if err != nil || !matches(pre.IfMatch, old.ETag) {
-				return PreconditionFailed
+				return ErrPreconditionFailed
 			}
 		}
 		var args sqldb.Args
@@ -287,7 +287,7 @@ func (s *Service) WriteState(ctx context.Context, t *platform.Tenant, k DocKey, 
 func (s *Service) WriteAgentProfile(ctx context.Context, t *platform.Tenant, agentKey, id string, body []byte) error {
 	k := DocKey{Kind: AgentDoc, AgentKey: agentKey, ID: id}
 	err := s.PutDocument(ctx, t, Scope{Admin: true}, k, "application/json", body, Preconditions{IfNoneMatch: "*"}, false)
-	if errors.Is(err, PreconditionFailed) {
+	if errors.Is(err, ErrPreconditionFailed) {
 		return nil
 	}
 	return err

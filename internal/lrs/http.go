@@ -144,7 +144,7 @@ func Routes(api huma.API, s *Service) {
 				return nil, err
 			}
 			out, err := h(ctx, t, scope, in)
-			if errors.Is(err, PreconditionFailed) {
+			if errors.Is(err, ErrPreconditionFailed) {
 				return nil, &preconditionError{}
 			}
 			if out != nil && in.method == http.MethodGet && strings.HasSuffix(path, "/statements") {

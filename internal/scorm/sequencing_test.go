@@ -277,7 +277,7 @@ func TestExitRulesAndRetryAll(t *testing.T) {
 		if got := c.contents(s); got["ch2"] != "incomplete" || got["b2"] != "not attempted" || got["ch1"] != "incomplete" {
 			t.Fatalf("contents before retryAll: %v", got)
 		}
-		s, res := c.navigate(s, "exit", "", "a1", "retryAll")
+		_, res := c.navigate(s, "exit", "", "a1", "retryAll")
 		if res.Number("data.attempt") != 2 || res.String("data.entry") != "ab-initio" {
 			t.Fatalf("retryAll: %s", res.Body)
 		}

@@ -31,6 +31,7 @@ func TestDeadLetterRetriedThroughAPI(t *testing.T) {
 			panics.Add(1)
 			if broken.Load() {
 				var m map[string]int
+				//lint:ignore SA5000 the listener panics on purpose while broken is set.
 				m["x"] = 1
 			}
 			return nil

@@ -47,7 +47,7 @@ func TestScopedTokensOnH5P(t *testing.T) {
 		// The token's own limit holds on /h5p too; the service's profile
 		// lookup (at most once a minute) is one of its calls.
 		_, limited := create(t, env, tutor.Token, map[string]any{"name": "l", "scopes": []string{"h5p:read"}, "rate_limit_per_minute": 3})
-		if list(limited) != 200 || list(limited) != 200 {
+		if first, second := list(limited), list(limited); first != 200 || second != 200 {
 			t.Fatal("limited token refused early")
 		}
 		res = env.Do(apitest.Request{Method: "GET", Path: "/h5p/contents", Token: limited})

@@ -20,10 +20,6 @@ type idInput struct {
 	ID int64 `path:"id" doc:"Topic id."`
 }
 
-type topicInput struct {
-	Topic int64 `path:"topic" doc:"Topic id."`
-}
-
 type listInput struct {
 	httpx.PageQuery
 	LessonID      int64  `query:"lesson_id" doc:"Only topics of this lesson."`

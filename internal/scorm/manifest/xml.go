@@ -8,8 +8,6 @@ import "encoding/xml"
 // (see detect), never whether an element is read. Attributes that changed
 // case between versions (scormtype, scormType) have a field each.
 
-const xmlNS = "http://www.w3.org/XML/1998/namespace"
-
 type xManifest struct {
 	XMLName       xml.Name       `xml:"manifest"`
 	Identifier    string         `xml:"identifier,attr"`
