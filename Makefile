@@ -23,7 +23,7 @@ WEBHOOKS := $(WEBHOOKS_DIR)/node_modules/standardwebhooks/package.json
 # Screenshots of the browser tests land here.
 export LMS_TEST_ARTIFACTS ?= $(CURDIR)/var/test-artifacts
 
-.PHONY: build run demo-reset test test-race lint-openapi bench bench-h5p-lumi vet fmt clean client
+.PHONY: build run demo-reset test slowest test-race lint-openapi bench bench-h5p-lumi vet fmt clean client
 
 $(PLAYER): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
@@ -72,10 +72,17 @@ demo-reset: build
 
 # Unit tests and the API suite on SQLite; with LMS_TEST_PG_URL,
 # LMS_TEST_REDIS_URL and LMS_TEST_S3_URL set (as .ci/run does) the same
-# suites also run on PostgreSQL, Redis and S3.
+# suites also run on PostgreSQL, Redis and S3. The output is plain go
+# test's; the events of `go test -json` are kept in $(TEST_JSON), from
+# which `make slowest` lists the slowest tests.
+TEST_JSON ?= var/test.json
 test: $(PLAYER) $(LTIJS) $(WEBHOOKS)
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m ./...
+	@mkdir -p $(dir $(TEST_JSON))
+	GO=$(GO) $(GO) run ./.ci/gotest -out $(TEST_JSON) -- -count=1 -timeout 20m ./...
+
+slowest:
+	@$(GO) run ./.ci/gotest -slowest 10 $(TEST_JSON)
 
 test-race: $(PLAYER) $(LTIJS) $(WEBHOOKS)
 	$(GO) test -race -count=1 -timeout 30m ./...

@@ -18,9 +18,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
+
+// runMain, set to 1 in the environment of the test binary, makes it lms
+// itself: TestMain runs lms's main instead of the tests. A test runs its
+// own binary as lms, so no test builds lms again.
+const runMain = "LMS_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runMain) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 // hookReceiver is a webhook endpoint that holds its first request open
 // (the delivery in flight when the process is killed) and accepts the
@@ -60,12 +72,9 @@ func TestKilledDuringDelivery(t *testing.T) {
 	if os.Getenv("LMS_TEST_PG_URL") != "" {
 		backends = append(backends, "postgres")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "lms")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/lms")
-	build.Dir = apitest.RepoRoot()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) { killedDuringDelivery(t, bin, backend) })
@@ -74,7 +83,7 @@ func TestKilledDuringDelivery(t *testing.T) {
 
 func killedDuringDelivery(t *testing.T, bin, backend string) {
 	dir := t.TempDir()
-	env := []string{"LMS_DATA_DIR=" + dir, "LMS_PASSWORD_COST=test", "LMS_ADMIN_PASSWORD=platform-password",
+	env := []string{runMain + "=1", "LMS_DATA_DIR=" + dir, "LMS_PASSWORD_COST=test", "LMS_ADMIN_PASSWORD=platform-password",
 		"LMS_LOG_LEVEL=info", "LMS_WEB_ADDR=127.0.0.1:0", "LMS_FETCH_ALLOW_PRIVATE=true", "LMS_EVENTS_LEASE=3s",
 		"LMS_EVENTS_POLL=200ms", "LMS_REDIS_URL=", "LMS_BLOB_URL="}
 	if backend == "postgres" {

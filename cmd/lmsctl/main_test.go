@@ -19,29 +19,34 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	lmsctlcmd "github.com/lms-platform/lms/cmd/lmsctl"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/lmsctl/lmsctltest"
 )
 
-// binary is lmsctl built once for the tests, run as a user runs it.
+// binary is lmsctl, run as a user runs it: the tests' own binary, which
+// is lmsctl when runMain is 1 in its environment, so that no test builds
+// lmsctl again.
 var binary string
 
+// runMain, set to 1, makes the tests' binary run lmsctl's main instead of
+// the tests.
+const runMain = "LMSCTL_TEST_RUN_MAIN"
+
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "lmsctl-test-")
-	if err != nil {
+	if os.Getenv(runMain) == "1" {
+		lmsctlcmd.Main()
+		os.Exit(0)
+	}
+	var err error
+	if binary, err = os.Executable(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "lmsctl")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building lmsctl: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	// Every lmsctl the tests start inherits it.
+	os.Setenv(runMain, "1")
+	os.Exit(m.Run())
 }
 
 // cli runs lmsctl with its own configuration directory.
@@ -614,7 +619,7 @@ func TestMCPInspector(t *testing.T) {
 
 	inspect := func(args ...string) any {
 		t.Helper()
-		base := []string{"--cli", "-e", "LMSCTL_CONFIG_DIR=" + c.dir, binary, "mcp"}
+		base := []string{"--cli", "-e", "LMSCTL_CONFIG_DIR=" + c.dir, "-e", runMain + "=1", binary, "mcp"}
 		cmd := exec.Command(inspector, append(base, args...)...)
 		// Its catalog of servers stays out of the user's home.
 		cmd.Env = append(os.Environ(), "MCP_CATALOG_PATH="+filepath.Join(t.TempDir(), "mcp.json"))

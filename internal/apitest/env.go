@@ -123,7 +123,10 @@ func New(t testing.TB, backend string, opts Options) *Env {
 	default:
 		log = failureLog(t)
 	}
-	s, err := server.New(ctx, cfg, server.Options{Clock: env.Clock, Logger: log, NoDispatch: opts.NoDispatch})
+	// The platforms of a test process share their tenants' keys: each
+	// would take a tenth of a second of CPU or more to generate.
+	s, err := server.New(ctx, cfg, server.Options{Clock: env.Clock, Logger: log, NoDispatch: opts.NoDispatch,
+		Registry: []platform.RegistryOption{platform.WithSharedKeys()}})
 	if err != nil {
 		t.Fatalf("apitest: start server: %v", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html"
+	"slices"
+	"sync"
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/content/layout"
@@ -101,9 +103,29 @@ func figure(png []byte, alt, caption string) string {
 		base64.StdEncoding.EncodeToString(png), html.EscapeString(alt), html.EscapeString(caption))
 }
 
-func demoCourses() []course {
-	return []course{gettingStarted(), dataPrivacy(), photography(), studyHabits()}
-}
+// demoCourses are the demo courses (not the H5P exercises), made once per
+// process with the pictures, documents and sounds their files make, also
+// once: they come out the same each time, and each reset of a demo tenant
+// seeds them again.
+func demoCourses() []course { return slices.Clone(keptCourses()) }
+
+var keptCourses = sync.OnceValue(func() []course {
+	list := []course{gettingStarted(), dataPrivacy(), photography(), studyHabits()}
+	for i := range list {
+		c := &list[i]
+		if c.Cover != nil {
+			c.Cover = sync.OnceValue(c.Cover)
+		}
+		for _, l := range c.Lessons {
+			for j := range l.Topics {
+				if tp := &l.Topics[j]; tp.File != nil {
+					tp.File = sync.OnceValue(tp.File)
+				}
+			}
+		}
+	}
+	return list
+})
 
 func gettingStarted() course {
 	return course{

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/demo/media"
@@ -65,8 +66,23 @@ func videoSettings(ctx context.Context, api *client.Client) error {
 	return nil
 }
 
+// made keeps the films rendered in this process, by film and ffmpeg
+// (filmKey): a film comes out the same each time, and each reset of a
+// demo tenant seeds it again. Rendering one takes seconds of CPU.
+var made sync.Map
+
+type filmKey struct {
+	film   *film
+	ffmpeg string
+}
+
 // movie renders the film as a QuickTime file.
 func (s *Service) movie(ctx context.Context, f *film) []byte {
+	ffmpeg := s.ffmpeg()
+	key := filmKey{f, ffmpeg}
+	if b, ok := made.Load(key); ok {
+		return b.([]byte)
+	}
 	sound, err := s.voiceOver(ctx, f.Voice)
 	if err != nil {
 		s.logger().Warn("demo: no voice-over, a chime instead", "error", err)
@@ -75,16 +91,25 @@ func (s *Service) movie(ctx context.Context, f *film) []byte {
 		sound = media.Tone([]float64{392, 523.25, 659.25, 783.99}, 1.2)
 	}
 	seconds := max(f.Seconds, float64(len(sound))/media.SampleRate+0.8)
-	return f.Make(sound, seconds).MOV()
+	b := f.Make(sound, seconds).MOV()
+	if err == nil {
+		// A voice-over that failed may work next time.
+		made.Store(key, b)
+	}
+	return b
+}
+
+func (s *Service) ffmpeg() string {
+	if s.FFmpeg == nil {
+		return ""
+	}
+	return s.FFmpeg()
 }
 
 // voiceOver speaks text with ffmpeg's flite source as mono samples at
 // media.SampleRate; nil, and no error, without ffmpeg.
 func (s *Service) voiceOver(ctx context.Context, text string) ([]int16, error) {
-	ffmpeg := ""
-	if s.FFmpeg != nil {
-		ffmpeg = s.FFmpeg()
-	}
+	ffmpeg := s.ffmpeg()
 	if ffmpeg == "" {
 		return nil, nil
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // MasterKey seals tenants' private keys and derives per-tenant secrets.
@@ -113,19 +114,14 @@ type KeyPair struct {
 	Public  *rsa.PublicKey
 }
 
-// newKeyPair generates a key and returns it with its PEM public key and
-// sealed private key, as stored in the registry.
-func newKeyPair(mk MasterKey) (kp KeyPair, publicPEM, sealed string, err error) {
-	priv, err := rsa.GenerateKey(rand.Reader, 2048)
+// newKeyPair returns the key priv with its PEM public key and sealed
+// private key, as stored in the registry.
+func newKeyPair(mk MasterKey, priv *rsa.PrivateKey) (kp KeyPair, publicPEM, sealed string, err error) {
+	id, pubDER, err := keyID(priv)
 	if err != nil {
 		return kp, "", "", err
 	}
-	pubDER, err := x509.MarshalPKIXPublicKey(&priv.PublicKey)
-	if err != nil {
-		return kp, "", "", err
-	}
-	sum := sha256.Sum256(pubDER)
-	kp = KeyPair{ID: base64.RawURLEncoding.EncodeToString(sum[:12]), Private: priv, Public: &priv.PublicKey}
+	kp = KeyPair{ID: id, Private: priv, Public: &priv.PublicKey}
 	publicPEM = string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}))
 	sealed, err = mk.seal(x509.MarshalPKCS1PrivateKey(priv))
 	return kp, publicPEM, sealed, err
@@ -159,4 +155,46 @@ func ParsePublicKey(publicPEM string) (*rsa.PublicKey, error) {
 		return nil, errors.New("platform: not an RSA key")
 	}
 	return pub, nil
+}
+
+// keyID names a key after its public key, which it returns in DER.
+func keyID(priv *rsa.PrivateKey) (string, []byte, error) {
+	pubDER, err := x509.MarshalPKIXPublicKey(&priv.PublicKey)
+	if err != nil {
+		return "", nil, err
+	}
+	sum := sha256.Sum256(pubDER)
+	return base64.RawURLEncoding.EncodeToString(sum[:12]), pubDER, nil
+}
+
+// generateKey makes a tenant's key.
+func generateKey() (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, 2048) }
+
+// sharedKeys are the keys of registries made WithSharedKeys, generated as
+// they are first needed and kept for the process's life.
+var sharedKeys struct {
+	mu   sync.Mutex
+	keys []*rsa.PrivateKey
+	ids  []string
+}
+
+// sharedKey is the first shared key that none of the taken key IDs names.
+func sharedKey(taken map[string]bool) (*rsa.PrivateKey, error) {
+	sharedKeys.mu.Lock()
+	defer sharedKeys.mu.Unlock()
+	for i, id := range sharedKeys.ids {
+		if !taken[id] {
+			return sharedKeys.keys[i], nil
+		}
+	}
+	priv, err := generateKey()
+	if err != nil {
+		return nil, err
+	}
+	id, _, err := keyID(priv)
+	if err != nil {
+		return nil, err
+	}
+	sharedKeys.keys, sharedKeys.ids = append(sharedKeys.keys, priv), append(sharedKeys.ids, id)
+	return priv, nil
 }

@@ -243,3 +243,49 @@ func TestMasterKey(t *testing.T) {
 		t.Fatal("a wrong master key must not unseal tenant keys")
 	}
 }
+
+// Registries made WithSharedKeys share their keys across platform
+// databases, never within one: also a registry opened again on the same
+// database (a restart) gives a new tenant a key no tenant there has.
+func TestSharedKeys(t *testing.T) {
+	ctx := context.Background()
+	open := func(path string) *sqldb.DB {
+		db, err := sqldb.OpenSQLite(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if err := sqldb.Migrate(ctx, db, sqldb.PlatformSet); err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	var mk platform.MasterKey
+	dir := t.TempDir()
+	one, two := open(filepath.Join(dir, "one.db")), open(filepath.Join(dir, "two.db"))
+	create := func(reg *platform.Registry, host string) string {
+		t.Helper()
+		rec, err := reg.Create(ctx, platform.NewTenant{Host: host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec.KeyID
+	}
+	a := platform.NewRegistry(one, mk, time.Now, platform.WithSharedKeys())
+	a1, a2 := create(a, "a1.test"), create(a, "a2.test")
+	if a1 == a2 {
+		t.Fatal("two tenants of one platform share a key")
+	}
+	b := platform.NewRegistry(two, mk, time.Now, platform.WithSharedKeys())
+	if b1, b2 := create(b, "b1.test"), create(b, "b2.test"); b1 != a1 || b2 != a2 {
+		t.Fatalf("another platform's keys %s %s, want the shared %s %s", b1, b2, a1, a2)
+	}
+	again := platform.NewRegistry(one, mk, time.Now, platform.WithSharedKeys())
+	if a3 := create(again, "a3.test"); a3 == a1 || a3 == a2 {
+		t.Fatal("a tenant made after a restart takes the key of another tenant of its platform")
+	}
+	fresh := platform.NewRegistry(two, mk, time.Now)
+	if b3 := create(fresh, "b3.test"); b3 == a1 || b3 == a2 {
+		t.Fatal("a registry without shared keys takes a shared one")
+	}
+}

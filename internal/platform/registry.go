@@ -5,11 +5,14 @@ package platform
 import (
 	"context"
 	"crypto/rand"
+	"crypto/rsa"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lms-platform/lms/internal/apperr"
@@ -64,11 +67,57 @@ type Registry struct {
 	db  *sqldb.DB
 	mk  MasterKey
 	now func() time.Time
+
+	shared bool // WithSharedKeys
+	mu     sync.Mutex
+	handed map[string]bool // shared keys handed out, by ID
 }
 
+// RegistryOption changes how a Registry works.
+type RegistryOption func(*Registry)
+
+// WithSharedKeys gives new tenants keys from a list the registries of the
+// process share, for tests, which start hundreds of platforms in one
+// process: generating a 2048-bit RSA key takes a tenth of a second of CPU
+// or more. The tenants of one platform database still have keys of their
+// own: a tenant takes the first shared key none of them has.
+func WithSharedKeys() RegistryOption { return func(r *Registry) { r.shared = true } }
+
 // NewRegistry wraps an open, migrated platform database.
-func NewRegistry(db *sqldb.DB, mk MasterKey, now func() time.Time) *Registry {
-	return &Registry{db: db, mk: mk, now: now}
+func NewRegistry(db *sqldb.DB, mk MasterKey, now func() time.Time, opts ...RegistryOption) *Registry {
+	r := &Registry{db: db, mk: mk, now: now}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// newKey is the key of a new tenant: a fresh one, or with WithSharedKeys
+// the first shared key that no tenant of the platform has.
+func (r *Registry) newKey(ctx context.Context) (*rsa.PrivateKey, error) {
+	if !r.shared {
+		return generateKey()
+	}
+	ids, err := sqldb.Column[string](r.db.QueryContext(ctx, `SELECT key_id FROM tenants`))
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.handed == nil {
+		r.handed = map[string]bool{}
+	}
+	taken := maps.Clone(r.handed)
+	for _, id := range ids {
+		taken[id] = true
+	}
+	priv, err := sharedKey(taken)
+	if err != nil {
+		return nil, err
+	}
+	id, _, err := keyID(priv)
+	r.handed[id] = true
+	return priv, err
 }
 
 // DB returns the platform database.
@@ -92,7 +141,11 @@ func (r *Registry) Create(ctx context.Context, in NewTenant) (Record, error) {
 	if in.Name == "" {
 		in.Name = host
 	}
-	kp, pubPEM, sealed, err := newKeyPair(r.mk)
+	priv, err := r.newKey(ctx)
+	if err != nil {
+		return Record{}, fmt.Errorf("platform: generate key: %w", err)
+	}
+	kp, pubPEM, sealed, err := newKeyPair(r.mk, priv)
 	if err != nil {
 		return Record{}, fmt.Errorf("platform: generate key: %w", err)
 	}

@@ -137,6 +137,8 @@ type Options struct {
 	// NoDispatch leaves recorded events undelivered, as when the process
 	// dies after a commit: tests of the outbox's guarantee use it.
 	NoDispatch bool
+	// Registry changes the tenant registry (tests share its keys).
+	Registry []platform.RegistryOption
 }
 
 // New opens the platform's storage and builds the API. It migrates the
@@ -200,7 +202,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 		s.Dispatcher.Lease = cfg.EventsLease
 	}
 	s.Dispatcher.Window = s.retryWindow
-	s.Registry = platform.NewRegistry(s.PlatformDB, s.MasterKey, s.Clock.Now)
+	s.Registry = platform.NewRegistry(s.PlatformDB, s.MasterKey, s.Clock.Now, opts.Registry...)
 	var onOpen []func(*platform.Tenant) func()
 	if !opts.NoDispatch {
 		onOpen = append(onOpen, s.Dispatcher.Start)
