@@ -3,8 +3,8 @@ package server
 import (
 	"encoding/json"
 
-	"github.com/lms-platform/lms/internal/content/h5pcontent"
-	"github.com/lms-platform/lms/internal/content/layout"
+	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
+	"github.com/lms-platform/lms/internal/kinds/layout"
 	"github.com/lms-platform/lms/internal/learning"
 )
 

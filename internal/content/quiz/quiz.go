@@ -15,8 +15,8 @@ import (
 
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content"
-	"github.com/lms-platform/lms/internal/content/richtext"
 	"github.com/lms-platform/lms/internal/gift"
+	"github.com/lms-platform/lms/internal/kinds/richtext"
 )
 
 // Class is the topicable class of quiz topics.

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/fixtures"
+	"github.com/lms-platform/lms/internal/kinds/layout"
 )
 
 // world is a published course authored by the tutor with one lesson, and

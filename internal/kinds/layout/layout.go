@@ -16,7 +16,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content"
-	"github.com/lms-platform/lms/internal/content/richtext"
+	"github.com/lms-platform/lms/internal/kinds/richtext"
 	"github.com/lms-platform/lms/internal/platform"
 )
 

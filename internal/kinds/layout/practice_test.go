@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/content/layout"
+	"github.com/lms-platform/lms/internal/kinds/layout"
 )
 
 // topicStatus is the learner's status of a topic: 0 incomplete, 1

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/h5p"
+	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
 )
 
 // TestTutorOwnsUploadedContent: the H5P content a tutor creates with a
