@@ -8,7 +8,9 @@ import (
 	"github.com/lms-platform/lms/internal/learning"
 )
 
-// newLearning builds learning before the capabilities that call it.
+// newLearning builds learning before the capabilities that call it; it
+// holds the registry of kinds, which the kinds join once built
+// (topicRoutes).
 func (s *Server) newLearning() {
 	s.Learning = &learning.Service{Clock: s.Clock, Kinds: s.Kinds, FileURL: s.Files.URL, Settings: s.Settings,
 		H5PContentID: h5pContentID, H5PPlayed: h5pPlayed}

@@ -21,6 +21,7 @@ import (
 	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/h5p"
 	"github.com/lms-platform/lms/internal/httpx"
+	"github.com/lms-platform/lms/internal/kinds"
 	"github.com/lms-platform/lms/internal/platform"
 )
 
@@ -48,10 +49,10 @@ type Kind struct {
 	doer    *http.Client
 }
 
-// New calls the H5P service at baseURL() (read on each call) with the
-// internal token.
-func New(internalToken string, baseURL func() string) *Kind {
-	return &Kind{token: internalToken, baseURL: baseURL, doer: &http.Client{Timeout: 2 * time.Minute}}
+// New calls the H5P service at deps.H5P's address (read on each call)
+// with the internal token.
+func New(d kinds.Deps) *Kind {
+	return &Kind{token: d.Config.InternalKey, baseURL: d.H5P.BaseURL, doer: &http.Client{Timeout: 2 * time.Minute}}
 }
 
 func (*Kind) Class() string { return Class }

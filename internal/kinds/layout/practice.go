@@ -11,9 +11,10 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/content"
-	"github.com/lms-platform/lms/internal/content/liascript"
-	quizkind "github.com/lms-platform/lms/internal/content/quiz"
 	"github.com/lms-platform/lms/internal/gift"
+	"github.com/lms-platform/lms/internal/kinds"
+	"github.com/lms-platform/lms/internal/kinds/liascript"
+	"github.com/lms-platform/lms/internal/kinds/quiz"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/topics"
 )
@@ -156,7 +157,7 @@ type CheckResult struct {
 // Practice checks answers to the PracticeActivity questions of layout
 // topics and completes the topic on the first check.
 type Practice struct {
-	Topics   *topics.Service
+	Topics   kinds.Topics
 	Progress topics.Completer
 }
 
@@ -253,7 +254,7 @@ func (q PracticeQuestion) asGIFT() (gift.Question, error) {
 			return gift.Question{}, err
 		}
 	}
-	g, err := quizkind.ParseOne(src)
+	g, err := quiz.ParseOne(src)
 	if err != nil {
 		return g, err
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/lms-platform/lms/internal/cache"
 	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/fetch"
+	"github.com/lms-platform/lms/internal/kinds"
 )
 
 const (
@@ -79,11 +80,11 @@ type Kind struct {
 
 var _ content.Kind = (*Kind)(nil)
 
-// New returns the kind with the built-in providers. client makes every
-// outbound request; c (may be nil) keeps descriptions for CacheTTL; now
-// stamps fetched_at.
-func New(client *fetch.Client, c cache.Cache, now func() time.Time) *Kind {
-	return NewWithOptions(client, c, now, Options{})
+// New returns the kind with the built-in providers: its outbound requests
+// reach private addresses only as the configuration allows; deps.Cache
+// keeps descriptions for CacheTTL; deps.Clock stamps fetched_at.
+func New(d kinds.Deps) *Kind {
+	return NewWithOptions(fetch.New(fetch.Options{AllowPrivate: d.Config.FetchAllowPrivate}), d.Cache, d.Clock.Now, Options{})
 }
 
 // NewWithOptions is New with options.

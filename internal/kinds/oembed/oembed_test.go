@@ -350,7 +350,7 @@ func TestPrivateAddressesRefused(t *testing.T) {
 		wantField(t, err, msg)
 	}
 	// The production client, with the system resolver.
-	k := New(fetch.New(fetch.Options{}), nil, nil)
+	k := NewWithOptions(fetch.New(fetch.Options{}), nil, nil, Options{})
 	for _, page := range []string{"http://localhost/", "http://localhost:8080/x", "http://127.0.0.1/video"} {
 		_, err := k.Build(context.Background(), content.Env{}, nil, content.Input{Fields: map[string]string{"url": page}})
 		wantField(t, err, "The address resolves to this machine (loopback).")
