@@ -1,7 +1,8 @@
-// Package cmi5 is the cmi5 content kind: a topic plays one AU of an
+// This file is the cmi5 content kind: a topic plays one AU of an
 // imported cmi5 course (package cmi5 imports, launches and tracks it).
 // Its topic completes when the AU is satisfied per its moveOn, never by a
 // learner's progress write.
+
 package cmi5
 
 import (

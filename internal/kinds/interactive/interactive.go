@@ -1,8 +1,9 @@
-// Package interactive is the interactive content kind: a topic that plays
+// This file is the interactive content kind: a topic that plays
 // an uploaded web app (package internal/interactive stores the packages,
 // serves the app in a sandbox and records what it reports). This package
 // says what a package manifest and a topic's settings may be, and when a
 // learner's reports complete the topic.
+
 package interactive
 
 import (

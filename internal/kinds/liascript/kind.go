@@ -1,8 +1,9 @@
-// Package liascript is the LiaScript content kind: a course written in
+// This file is the LiaScript content kind: a course written in
 // LiaScript's Markdown, played by LiaScript's own runtime. Package
 // internal/liascript stores the courses with their assets and records
 // learners' section visits and quiz results; this package parses a
 // course and says when a learner's progress completes the topic.
+
 package liascript
 
 import (

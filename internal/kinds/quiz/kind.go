@@ -1,7 +1,8 @@
-// Package quiz is the quiz content kind: an intro text and questions in
+// This file is the quiz content kind: an intro text and questions in
 // GIFT (package gift), each with a score, plus the number of attempts a
 // learner has and the score that passes. Package internal/quiz runs the
 // attempts; this package says what a quiz is.
+
 package quiz
 
 import (

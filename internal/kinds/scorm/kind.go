@@ -1,7 +1,8 @@
-// Package scorm is the SCORM content kind: a topic plays one SCO of an
+// This file is the SCORM content kind: a topic plays one SCO of an
 // uploaded SCORM package (package internal/scorm stores packages, launches
 // SCOs and keeps the learners' tracks). This package says what a SCORM
 // topic holds and checks the input of its creation.
+
 package scorm
 
 import (
