@@ -33,7 +33,6 @@ func (s *Server) topicRoutes(authService *auth.Service) {
 	files.Routes(s.API, s.Files)
 	s.topics = &topics.Service{Clock: s.Clock, Kinds: s.Kinds, Files: s.Files, Progress: s.Learning,
 		Scanner: s.Scanner}
-	topics.Routes(s.API, s.topics)
 	s.mediaRoutes()
 	deps := kinds.Deps{Clock: s.Clock, Settings: s.Settings, Cache: s.Cache, Locker: s.Locker, Limiter: s.Limiter,
 		Scanner: s.Scanner, Topics: s.topics, Learning: s.Learning, FileURL: s.Files.URL, Videos: s.Videos,
@@ -52,7 +51,8 @@ func (s *Server) topicRoutes(authService *auth.Service) {
 				s.Dispatcher.Listen(name, fn)
 			}
 		}
-	}
+	}	// The topic routes document the fields of every registered kind.
+	topics.Routes(s.API, s.topics)
 }
 
 // topicKinds are the topic content kinds, in the order of registration; a

@@ -1,5 +1,5 @@
 // This file is the interactive content kind: a topic that plays
-// an uploaded web app (package internal/interactive stores the packages,
+// an uploaded web app (packages.go stores the packages,
 // serves the app in a sandbox and records what it reports). This package
 // says what a package manifest and a topic's settings may be, and when a
 // learner's reports complete the topic.

@@ -4,7 +4,7 @@
 // learner's token, records what the app reports of a learner's activity
 // and completes the topic by the topic's rule, and stores the
 // Content-Security-Policy reports of played apps. The topic kind is
-// package content/interactive.
+// in interactive.go.
 package interactive
 
 import (

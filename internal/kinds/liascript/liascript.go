@@ -2,7 +2,7 @@
 // assets, with the parsed header and structure), records learners'
 // section visits and quiz results in LiaScript topics and completes them
 // by the topic's rule, and previews courses for authors. The topic kind
-// is package content/liascript.
+// is in kind.go.
 package liascript
 
 import (

@@ -1,5 +1,5 @@
 // Package quiz runs quiz attempts: a learner starts an attempt at a quiz
-// topic (package content/quiz), saves answers one by one while its time
+// topic (kind.go), saves answers one by one while its time
 // runs, and ends it; the attempt is scored per question type (package
 // gift), passes on the quiz's pass score, and completes the topic through
 // the learning package. Admins and the course's editors list attempts and

@@ -1,5 +1,5 @@
 // This file is the SCORM content kind: a topic plays one SCO of an
-// uploaded SCORM package (package internal/scorm stores packages, launches
+// uploaded SCORM package (scorm.go stores packages, launches
 // SCOs and keeps the learners' tracks). This package says what a SCORM
 // topic holds and checks the input of its creation.
 
@@ -40,7 +40,7 @@ type SCO struct {
 	ScormType  string `json:"scorm_type" enum:"sco,asset"`
 }
 
-// Packages stores and finds packages (package internal/scorm).
+// Packages stores and finds packages (Service).
 type Packages interface {
 	Import(ctx context.Context, t *platform.Tenant, f content.File) (ScormPackage, error)
 	Package(ctx context.Context, t *platform.Tenant, id int64) (ScormPackage, error)

@@ -85,7 +85,7 @@ func (s *Service) Upload(ctx context.Context, t *platform.Tenant, p *access.Prin
 	return s.importFile(ctx, t, &p.UserID, f)
 }
 
-// Import stores a package uploaded with a topic (content/scorm.Packages).
+// Import stores a package uploaded with a topic (Packages).
 func (s *Service) Import(ctx context.Context, t *platform.Tenant, f content.File) (ScormPackage, error) {
 	return s.importFile(ctx, t, nil, f)
 }
