@@ -51,7 +51,8 @@ func (s *Server) topicRoutes(authService *auth.Service) {
 				s.Dispatcher.Listen(name, fn)
 			}
 		}
-	} // The topic routes document the fields of every registered kind.
+	}
+	// The topic routes document the fields of every registered kind.
 	topics.Routes(s.API, s.topics)
 }
 
