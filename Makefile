@@ -15,7 +15,7 @@ ADMIN_PASSWORD ?= admin-password
 PLAYER := node_modules/h5p-standalone/dist/frame.bundle.js
 # ltijs, a third-party LTI tool run by internal/lti's interop test, with
 # its database plugin; a test-only node project of its own.
-LTIJS_DIR := internal/lti/testdata/ltijs
+LTIJS_DIR := internal/kinds/lti/testdata/ltijs
 LTIJS := $(LTIJS_DIR)/node_modules/ltijs/package.json
 # standardwebhooks (npm), the independent verifier of internal/webhooks' tests.
 WEBHOOKS_DIR := internal/webhooks/testdata/verifier

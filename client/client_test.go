@@ -9,8 +9,8 @@ import (
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/content/file"
-	"github.com/lms-platform/lms/internal/content/richtext"
+	"github.com/lms-platform/lms/internal/kinds/file"
+	"github.com/lms-platform/lms/internal/kinds/richtext"
 )
 
 // The client against a real server (SQLite, and PostgreSQL when

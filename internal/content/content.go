@@ -139,6 +139,17 @@ func NewRegistry(kinds ...Kind) *Registry {
 	return &Registry{kinds: slices.Clone(kinds)}
 }
 
+// Register adds a kind. The server registers every kind once topics and
+// learning, which hold the registry, are built, and before it serves.
+func (r *Registry) Register(k Kind) {
+	for _, have := range r.kinds {
+		if have.Class() == k.Class() {
+			panic("content: class registered twice: " + k.Class())
+		}
+	}
+	r.kinds = append(r.kinds, k)
+}
+
 // ByClass finds the kind of a class name.
 func (r *Registry) ByClass(class string) (Kind, bool) {
 	for _, k := range r.kinds {

@@ -8,12 +8,12 @@ import (
 	"sync"
 
 	"github.com/lms-platform/lms/client"
-	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/demo/cmi5demo"
 	"github.com/lms-platform/lms/internal/demo/media"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
 	"github.com/lms-platform/lms/internal/demo/scormdemo"
 	"github.com/lms-platform/lms/internal/demo/simdemo"
+	"github.com/lms-platform/lms/internal/kinds/layout"
 )
 
 // The demo courses: short, real lessons a newcomer can learn something

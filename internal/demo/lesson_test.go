@@ -3,7 +3,7 @@ package demo
 import (
 	"testing"
 
-	"github.com/lms-platform/lms/internal/content/liascript"
+	"github.com/lms-platform/lms/internal/kinds/liascript"
 )
 
 // TestHabitsLesson: the demo's LiaScript lesson has the header, sections

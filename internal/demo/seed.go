@@ -13,21 +13,21 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apperr"
-	"github.com/lms-platform/lms/internal/cmi5"
-	"github.com/lms-platform/lms/internal/content/file"
-	"github.com/lms-platform/lms/internal/content/h5pcontent"
-	interactivekind "github.com/lms-platform/lms/internal/content/interactive"
-	"github.com/lms-platform/lms/internal/content/layout"
-	liascriptkind "github.com/lms-platform/lms/internal/content/liascript"
-	"github.com/lms-platform/lms/internal/content/project"
-	quizkind "github.com/lms-platform/lms/internal/content/quiz"
-	"github.com/lms-platform/lms/internal/content/richtext"
-	scormkind "github.com/lms-platform/lms/internal/content/scorm"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/demo/cmi5demo"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
 	"github.com/lms-platform/lms/internal/demo/scormdemo"
 	"github.com/lms-platform/lms/internal/demo/simdemo"
+	"github.com/lms-platform/lms/internal/kinds/cmi5"
+	"github.com/lms-platform/lms/internal/kinds/file"
+	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
+	"github.com/lms-platform/lms/internal/kinds/interactive"
+	"github.com/lms-platform/lms/internal/kinds/layout"
+	"github.com/lms-platform/lms/internal/kinds/liascript"
+	"github.com/lms-platform/lms/internal/kinds/project"
+	"github.com/lms-platform/lms/internal/kinds/quiz"
+	"github.com/lms-platform/lms/internal/kinds/richtext"
+	"github.com/lms-platform/lms/internal/kinds/scorm"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -299,7 +299,7 @@ func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp top
 	case kindLayout:
 		body.Topicable, body.Document, body.Fallback = layout.Class, tp.Layout, &tp.Markdown
 	case kindQuiz:
-		body.Topicable, body.Value = quizkind.Class, tp.Markdown
+		body.Topicable, body.Value = quiz.Class, tp.Markdown
 		body.MinPassScore = &tp.PassScore
 		for _, g := range tp.GIFT {
 			body.Questions = append(body.Questions, client.PostAdminTopicsBodyQuestionsItem{Gift: client.Ptr(g)})
@@ -329,7 +329,7 @@ func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp top
 		if err != nil {
 			return err
 		}
-		form.Topicable = scormkind.Class
+		form.Topicable = scorm.Class
 		form.ExtraFiles = map[string]client.File{"package": {Name: tp.FileName, Content: bytes.NewReader(pkg)}}
 		_, err = api.PostAdminTopicsMultipart(ctx, form)
 		return err
@@ -345,10 +345,10 @@ func createTopic(ctx context.Context, api *client.Client, lessonID int64, tp top
 		if err != nil {
 			return err
 		}
-		body.Topicable, body.Package, body.Text = interactivekind.Class, &up.ID, &tp.Markdown
-		body.Completion, body.Height = client.Ptr(interactivekind.OnComplete), client.Ptr(int64(560))
+		body.Topicable, body.Package, body.Text = interactive.Class, &up.ID, &tp.Markdown
+		body.Completion, body.Height = client.Ptr(interactive.OnComplete), client.Ptr(int64(560))
 	case kindLiaScript:
-		body.Topicable, body.Markdown = liascriptkind.Class, &tp.Markdown
+		body.Topicable, body.Markdown = liascript.Class, &tp.Markdown
 	case kindCmi5:
 		pkg, err := cmi5demo.Package()
 		if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
 	"github.com/lms-platform/lms/internal/learning"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	"github.com/lms-platform/lms/internal/fixtures"
+	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
 )
 
 // h5pStatement is a statement about H5P content contentID; sub makes it

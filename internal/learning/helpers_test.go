@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
 )
 
 // The authoring routes belong to other packages, so tests build courses by

@@ -12,7 +12,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/apperr"
-	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
 	"github.com/lms-platform/lms/internal/topics"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/content/layout"
 	"github.com/lms-platform/lms/internal/fixtures"
+	"github.com/lms-platform/lms/internal/kinds/layout"
 	"github.com/lms-platform/lms/internal/lmsctl"
 	"github.com/lms-platform/lms/internal/lmsctl/lmsctltest"
 )

@@ -14,8 +14,8 @@ import (
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
-	"github.com/lms-platform/lms/internal/content/file"
 	"github.com/lms-platform/lms/internal/httpx"
+	"github.com/lms-platform/lms/internal/kinds/file"
 	"github.com/lms-platform/lms/internal/platform"
 )
 

@@ -30,7 +30,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
-	"github.com/lms-platform/lms/internal/content/file"
+	"github.com/lms-platform/lms/internal/kinds/file"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/queue"
 	"github.com/lms-platform/lms/internal/sqldb"

@@ -40,7 +40,7 @@ func (s *Server) demoRoutes(authService *auth.Service) {
 		Auth: authService, Accounts: &accounts.Service{Clock: s.Clock, Passwords: s.Passwords},
 		Courses: &courses.Service{Clock: s.Clock}, Settings: s.Settings,
 		API:           func() http.Handler { return s.Handler },
-		H5PURL:        func() string { return s.H5P.API.BaseURL() },
+		H5PURL:        s.H5P.API.BaseURL,
 		InternalToken: s.Config.InternalKey,
 		FFmpeg: func() string {
 			if s.Videos == nil {

@@ -17,8 +17,8 @@ func (s *Server) pdfService() *pdf.Service {
 	if s.Config.PDFFonts != "" {
 		latin, cjk, _ = strings.Cut(s.Config.PDFFonts, ":")
 	}
-	svc := &pdf.Service{InternalKey: s.Config.InternalKey, Log: s.Log}
-	svc.Fonts, svc.FontsErr = pdf.LoadFonts(latin, cjk)
+	fonts, fontsErr := pdf.LoadFonts(latin, cjk)
+	svc := &pdf.Service{InternalKey: s.Config.InternalKey, Log: s.Log, Fonts: fonts, FontsErr: fontsErr}
 	if svc.FontsErr != nil && s.Log != nil { // nil: only describing the routes
 		s.Log.Warn("pdf service without fonts: certificates fail until they are installed", "error", svc.FontsErr)
 	}

@@ -3,12 +3,14 @@ package server
 import (
 	"encoding/json"
 
-	"github.com/lms-platform/lms/internal/content/h5pcontent"
-	"github.com/lms-platform/lms/internal/content/layout"
+	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
+	"github.com/lms-platform/lms/internal/kinds/layout"
 	"github.com/lms-platform/lms/internal/learning"
 )
 
-// newLearning builds learning before the capabilities that call it.
+// newLearning builds learning before the capabilities that call it; it
+// holds the registry of kinds, which the kinds join once built
+// (topicRoutes).
 func (s *Server) newLearning() {
 	s.Learning = &learning.Service{Clock: s.Clock, Kinds: s.Kinds, FileURL: s.Files.URL, Settings: s.Settings,
 		H5PContentID: h5pContentID, H5PPlayed: h5pPlayed}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/interactive/interactivetest"
+	"github.com/lms-platform/lms/internal/kinds/interactive/interactivetest"
 )
 
 // topicObjects are what the role matrix sends topic requests about: a

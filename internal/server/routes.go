@@ -28,7 +28,7 @@ func (s *Server) routes() {
 	notify.Routes(s.API, notifications)
 	settings.Routes(s.API, s.Settings)
 	s.newLearning()
-	s.topicRoutes()
+	s.topicRoutes(authService)
 	s.Courses = &courses.Service{Clock: s.Clock, Topics: s.topics, FileURL: s.Files.URL, Scanner: s.Scanner}
 	courses.Routes(s.API, s.Courses)
 	if s.Jobs != nil {
@@ -38,7 +38,6 @@ func (s *Server) routes() {
 	s.certificateRoutes()
 	s.imageRoutes()
 	s.demoRoutes(authService)
-	s.ltiRoutes(authService)
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen("notifications", notifications.Listener)
 		s.Dispatcher.Listen("auth", authService.Listener)

@@ -8,8 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lms-platform/lms/internal/cmi5"
-	"github.com/lms-platform/lms/internal/lrs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -35,10 +33,8 @@ import (
 	"github.com/lms-platform/lms/internal/h5p"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 	"github.com/lms-platform/lms/internal/httpx"
-	"github.com/lms-platform/lms/internal/interactive"
 	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/learning"
-	"github.com/lms-platform/lms/internal/liascript"
 	"github.com/lms-platform/lms/internal/limit"
 	"github.com/lms-platform/lms/internal/lock"
 	"github.com/lms-platform/lms/internal/media"
@@ -48,7 +44,6 @@ import (
 	"github.com/lms-platform/lms/internal/queue"
 	"github.com/lms-platform/lms/internal/redisconn"
 	"github.com/lms-platform/lms/internal/scan"
-	"github.com/lms-platform/lms/internal/scorm"
 	"github.com/lms-platform/lms/internal/settings"
 	"github.com/lms-platform/lms/internal/sqldb"
 	"github.com/lms-platform/lms/internal/tokens"
@@ -95,14 +90,6 @@ type Server struct {
 	Queue  *queue.Queue
 	Videos *media.Videos
 	topics *topics.Service
-	scorm  *scorm.Service
-	// cmi5 and lrs are the cmi5 packages and the xAPI store (server/cmi5.go).
-	cmi5 *cmi5.Service
-	lrs  *lrs.Service
-	// interactive is the interactive package library, player and progress.
-	interactive *interactive.Service
-	// liascript stores LiaScript courses and records their progress.
-	liascript *liascript.Service
 	// Courses owns courses, lessons, access and course status; its jobs
 	// expire access and activate courses.
 	Courses *courses.Service
@@ -300,12 +287,24 @@ func (s *Server) buildAPI() {
 	// a missing scope is a 403 that counts against no limit.
 	s.API.UseMiddleware(tokens.Enforce(s.API, s.Limiter))
 	s.API.UseMiddleware(httpx.Guard(s.API, s.Limiter))
-	s.newCmi5()
-	s.Kinds = s.contentKinds()
+	s.Kinds = content.NewRegistry()
 	s.Files = &files.Signer{Clock: s.Clock, TTL: time.Hour}
 	s.Tokens = &tokens.Service{Clock: s.Clock, Settings: s.Settings}
 	s.PDF = s.pdfService()
 	s.Audit = tokens.NewRecorder(s.Tenants, s.Clock, s.Log)
+	// The H5P service is built before the kinds: the H5P kind calls it
+	// through its client.
+	store := &h5pstore.Store{Clock: s.Clock, Locker: s.Locker, Cache: s.Cache}
+	if s.Config.H5PHubURL != "" {
+		// The store's one setter, on the store before any service holds it
+		// (h5pstore has no constructor taking its settings).
+		store.SetSettings(h5pstore.Settings{HubURL: s.Config.H5PHubURL})
+	}
+	s.H5P = h5p.New(h5p.Options{Tenants: s.Tenants, Cache: s.Cache, Redis: s.Redis, Clock: s.Clock, Log: s.Log, Scanner: s.Scanner,
+		InternalKey: s.Config.InternalKey, TrustProxy: s.Config.TrustProxy, APIURL: s.apiURL(),
+		Store:   store,
+		CoreDir: s.Config.H5PCoreDir, EditorDir: s.Config.H5PEditorDir, EmbedOrigins: s.Config.H5PEmbedOrigins,
+		API: s.API, Scoped: func(h http.Handler) http.Handler { return s.Audit.Middleware()(tokens.Limit(s.Limiter)(h)) }})
 	s.routes()
 	api := httpx.Chain(httpx.Unmatched(mux, nil),
 		httpx.Tenancy(s.Tenants, s.Config.TrustProxy, s.Config.InternalKey),
@@ -313,14 +312,6 @@ func (s *Server) buildAPI() {
 		s.Audit.Middleware(),
 		httpx.Idempotency(s.Clock),
 	)
-	s.H5P = h5p.New(h5p.Options{Tenants: s.Tenants, Cache: s.Cache, Redis: s.Redis, Clock: s.Clock, Log: s.Log, Scanner: s.Scanner,
-		InternalKey: s.Config.InternalKey, TrustProxy: s.Config.TrustProxy, APIURL: s.apiURL(),
-		Store:   &h5pstore.Store{Clock: s.Clock, Locker: s.Locker, Cache: s.Cache},
-		CoreDir: s.Config.H5PCoreDir, EditorDir: s.Config.H5PEditorDir, EmbedOrigins: s.Config.H5PEmbedOrigins,
-		API: s.API, Scoped: func(h http.Handler) http.Handler { return s.Audit.Middleware()(tokens.Limit(s.Limiter)(h)) }})
-	if s.Config.H5PHubURL != "" {
-		s.H5P.Store.SetSettings(h5pstore.Settings{HubURL: s.Config.H5PHubURL})
-	}
 	tokens.Describe(s.API)
 	if s.Jobs != nil {
 		s.Jobs.Add(s.H5P.Jobs()...)

@@ -21,8 +21,8 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
 	"github.com/lms-platform/lms/internal/config"
-	"github.com/lms-platform/lms/internal/content/h5pcontent"
 	"github.com/lms-platform/lms/internal/fixtures"
+	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
 	"github.com/lms-platform/lms/internal/server"
 )
 

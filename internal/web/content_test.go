@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	scormkind "github.com/lms-platform/lms/internal/content/scorm"
 	"github.com/lms-platform/lms/internal/device"
+	"github.com/lms-platform/lms/internal/kinds/scorm"
 )
 
 // uploadScorm uploads a SCORM package the test built.
@@ -79,7 +79,7 @@ func TestContentOriginRoutes(t *testing.T) {
 		c := seedCourse(t, s.env, s.env.Host, admin, "Content origin")
 		pkg := uploadScorm(t, s.env, admin, hostileSCO(t, "http://"+s.host, "NONE-NONE"))
 		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "SCO",
-			"topicable": scormkind.Class, "package": pkg.Number("data.id"), "sco": pkg.Number("data.scos.0.id")}).Number("data.id")
+			"topicable": scorm.Class, "package": pkg.Number("data.id"), "sco": pkg.Number("data.scos.0.id")}).Number("data.id")
 		r = s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: u.Token}, http.StatusOK)
 		origin := "http://" + s.host + ":" + s.contentPort
 		launch := regexp.MustCompile(`<form id="scorm-launch" method="post" action="([^"]+)" target="scorm-frame">\s*<input type="hidden" name="token" value="([^"]+)">`).

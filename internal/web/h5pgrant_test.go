@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/content/layout"
+	"github.com/lms-platform/lms/internal/kinds/layout"
 )
 
 // TestH5PPlayGrant checks the play grant of an H5P topic on the real API

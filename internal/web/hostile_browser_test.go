@@ -16,7 +16,7 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/demo/cmi5demo"
 	"github.com/lms-platform/lms/internal/device"
-	"github.com/lms-platform/lms/internal/scorm"
+	"github.com/lms-platform/lms/internal/kinds/scorm"
 )
 
 // hostileScript is what a hostile package runs against whoever opens it:

@@ -11,9 +11,9 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
-	kind "github.com/lms-platform/lms/internal/content/interactive"
 	"github.com/lms-platform/lms/internal/demo/simdemo"
-	"github.com/lms-platform/lms/internal/interactive/interactivetest"
+	"github.com/lms-platform/lms/internal/kinds/interactive"
+	"github.com/lms-platform/lms/internal/kinds/interactive/interactivetest"
 )
 
 // stepsApp is an app of the three steps of interactivetest.Manifest: it
@@ -76,7 +76,7 @@ func appTopic(t *testing.T, env *apitest.Env, admin string, lesson int64, files 
 	if pkg.Status != 201 {
 		t.Fatalf("package: %d %s", pkg.Status, pkg.Body)
 	}
-	b := map[string]any{"lesson": lesson, "title": "App", "topicable": kind.Class, "package": pkg.Number("data.id")}
+	b := map[string]any{"lesson": lesson, "title": "App", "topicable": interactive.Class, "package": pkg.Number("data.id")}
 	for k, v := range fields {
 		b[k] = v
 	}

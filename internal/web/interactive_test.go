@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	kind "github.com/lms-platform/lms/internal/content/interactive"
-	liakind "github.com/lms-platform/lms/internal/content/liascript"
-	"github.com/lms-platform/lms/internal/interactive/interactivetest"
+	"github.com/lms-platform/lms/internal/kinds/interactive"
+	"github.com/lms-platform/lms/internal/kinds/interactive/interactivetest"
+	"github.com/lms-platform/lms/internal/kinds/liascript"
 )
 
 // TestInteractivePage checks that an interactive topic's page frames the
@@ -25,7 +25,7 @@ func TestInteractivePage(t *testing.T) {
 		body, ctype := interactivetest.Upload(t, interactivetest.Manifest)
 		pkg := s.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/interactive", Token: admin, Body: body, Type: ctype})
 		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Pendulum",
-			"topicable": kind.Class, "package": pkg.Number("data.id"), "completion": "on_complete", "text": "Swing **it**."}).Number("data.id")
+			"topicable": interactive.Class, "package": pkg.Number("data.id"), "completion": "on_complete", "text": "Swing **it**."}).Number("data.id")
 
 		r := s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
 		frame := regexp.MustCompile(`<iframe id="app-frame" sandbox="([^"]*)" src="([^"]+)"`).FindStringSubmatch(r.text())
@@ -49,7 +49,7 @@ func TestInteractivePage(t *testing.T) {
 		// A site with interactive content switched off frames no app (it
 		// would not be served) and says so; the lesson text stays.
 		s.env.Call(t, 200, "POST", "/api/admin/config", admin,
-			map[string]any{"config": []map[string]any{{"key": kind.EnabledSetting, "value": false}}})
+			map[string]any{"config": []map[string]any{{"key": interactive.EnabledSetting, "value": false}}})
 		r = s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
 		if strings.Contains(r.text(), "app-frame") || strings.Contains(r.text(), "/api/interactive/play/") ||
 			!strings.Contains(r.text(), `<p class="notice" id="app-off">Interactive content is switched off on this site.</p>`) ||
@@ -71,7 +71,7 @@ func TestLiaScriptPage(t *testing.T) {
 		c := seedCourse(t, s.env, s.env.Host, admin, "Lia course")
 		md := "# Soil\n\nIntro\n\n## Layers\n\n[[humus]]\n"
 		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Soil",
-			"topicable": liakind.Class, "markdown": md}).Number("data.id")
+			"topicable": liascript.Class, "markdown": md}).Number("data.id")
 
 		r := s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
 		frame := regexp.MustCompile(`<iframe id="lia-frame" class="lia-frame" sandbox="([^"]*)" src="([^"]+)"[^>]*data-sections="2" data-quizzes="1"`).

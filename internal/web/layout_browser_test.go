@@ -12,7 +12,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
-	"github.com/lms-platform/lms/internal/content/layout"
+	"github.com/lms-platform/lms/internal/kinds/layout"
 )
 
 // layoutDocument has one node of every component the page renders,

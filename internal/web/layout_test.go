@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lms-platform/lms/internal/content/layout"
+	"github.com/lms-platform/lms/internal/kinds/layout"
 )
 
 // TestLayoutFallback: a document the page cannot render, wholly or in

@@ -11,9 +11,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	kind "github.com/lms-platform/lms/internal/content/liascript"
 	"github.com/lms-platform/lms/internal/fixtures"
-	"github.com/lms-platform/lms/internal/interactive/interactivetest"
+	"github.com/lms-platform/lms/internal/kinds/interactive/interactivetest"
+	"github.com/lms-platform/lms/internal/kinds/liascript"
 )
 
 // templateHosts are the hosts workshop.md imports its templates and
@@ -82,9 +82,9 @@ func TestLiaScriptInBrowser(t *testing.T) {
 	admin := env.As("admin").Token
 	c := seedCourse(t, env, env.Host, admin, "Workshop")
 	topic := int64(env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Workshop",
-		"topicable": kind.Class, "markdown": workshop}).Number("data.id"))
+		"topicable": liascript.Class, "markdown": workshop}).Number("data.id"))
 	body, ctype := interactivetest.Form(t, "file", "dots.zip", interactivetest.Zip(t, dotZip),
-		map[string]string{"lesson": id(c.lesson), "title": "Dots", "topicable": kind.Class})
+		map[string]string{"lesson": id(c.lesson), "title": "Dots", "topicable": liascript.Class})
 	dots := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin, Body: body, Type: ctype})
 	if dots.Status != 201 {
 		t.Fatalf("zip topic: %d %s", dots.Status, dots.Body)

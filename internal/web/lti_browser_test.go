@@ -21,7 +21,7 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
 	"github.com/lms-platform/lms/internal/config"
-	"github.com/lms-platform/lms/internal/lti"
+	"github.com/lms-platform/lms/internal/kinds/lti"
 )
 
 // ltiPlatform is an LTI 1.3 platform of the test (a Moodle, say) with its

@@ -21,8 +21,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
-	scormkind "github.com/lms-platform/lms/internal/content/scorm"
-	"github.com/lms-platform/lms/internal/scorm"
+	"github.com/lms-platform/lms/internal/kinds/scorm"
 )
 
 // The SCORM player nests three frames: the topic page (the frontend's
@@ -201,7 +200,7 @@ func (p *scormPlay) seen() []string {
 func (p *scormPlay) scormTopic(title string, pkg *apitest.Response, sco int) int64 {
 	p.t.Helper()
 	res := p.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: p.admin, Body: map[string]any{
-		"lesson": p.course.lesson, "title": title, "topicable": scormkind.Class, "package": pkg.Number("data.id"),
+		"lesson": p.course.lesson, "title": title, "topicable": scorm.Class, "package": pkg.Number("data.id"),
 		"sco": pkg.Number("data.scos." + fmt.Sprint(sco) + ".id")}})
 	if res.Status != http.StatusCreated {
 		p.t.Fatalf("SCORM topic: %d %s", res.Status, res.Body)

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/lms-platform/lms/internal/cmi5"
 	"github.com/lms-platform/lms/internal/demo/cmi5demo"
+	"github.com/lms-platform/lms/internal/kinds/cmi5"
 )
 
 // TestPackage: the generated course passes the cmi5 import's checks (the

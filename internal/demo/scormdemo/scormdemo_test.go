@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/lms-platform/lms/internal/demo/scormdemo"
-	"github.com/lms-platform/lms/internal/scorm/manifest"
+	"github.com/lms-platform/lms/internal/kinds/scorm/manifest"
 )
 
 func TestPackage(t *testing.T) {

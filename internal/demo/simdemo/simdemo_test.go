@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lms-platform/lms/internal/content/interactive"
 	"github.com/lms-platform/lms/internal/demo/simdemo"
+	"github.com/lms-platform/lms/internal/kinds/interactive"
 )
 
 func TestPackage(t *testing.T) {

@@ -29,7 +29,7 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
 	"github.com/lms-platform/lms/internal/config"
-	"github.com/lms-platform/lms/internal/content/h5pcontent"
+	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
 )
 
 // APIHost is the tenant host the browser reaches the platform at.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
-	"github.com/lms-platform/lms/internal/interactive/interactivetest"
+	"github.com/lms-platform/lms/internal/kinds/interactive/interactivetest"
 	"github.com/lms-platform/lms/internal/media"
 )
 

@@ -1,0 +1,349 @@
+package lti_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"html"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/kinds/lti"
+	"github.com/lms-platform/lms/internal/sqldb"
+)
+
+// ltijsDir is the test-only node project of the interop test; `make test`
+// installs it (npm ci).
+var ltijsDir = filepath.Join("testdata", "ltijs")
+
+// needLtijs skips the interop test where node, the installed ltijs or a
+// PostgreSQL server (ltijs keeps its state there through ltijs-sequelize)
+// is missing; under CI=true each is a failure.
+func needLtijs(t *testing.T) (node, pgURL string) {
+	t.Helper()
+	skip := func(why string) {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("ltijs interop: " + why)
+		}
+		t.Skip("ltijs interop: " + why)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skip("node is not installed")
+	}
+	for _, pkg := range []string{"ltijs", "ltijs-sequelize"} {
+		if _, err := os.Stat(filepath.Join(ltijsDir, "node_modules", pkg, "package.json")); err != nil {
+			skip(pkg + " is not installed: run `npm ci --prefix internal/lti/testdata/ltijs` (make test does)")
+		}
+	}
+	pgURL = os.Getenv("LMS_TEST_PG_URL")
+	if pgURL == "" {
+		skip("LMS_TEST_PG_URL is not set: ltijs-sequelize keeps the tool's state in PostgreSQL")
+	}
+	return node, pgURL
+}
+
+// ltijsTool is the ltijs tool running in node.
+type ltijsTool struct {
+	origin string
+	stdin  io.WriteCloser
+	events *bufio.Scanner
+}
+
+// startLtijs runs tool.js with its own PostgreSQL database and waits for
+// it to listen.
+func startLtijs(t *testing.T, node, pgURL string) *ltijsTool {
+	t.Helper()
+	ctx := context.Background()
+	b := make([]byte, 5)
+	rand.Read(b)
+	name := "ltijs_" + hex.EncodeToString(b)
+	if err := sqldb.CreateDatabase(ctx, pgURL, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sqldb.DropDatabase(ctx, pgURL, name); err != nil {
+			t.Logf("drop %s: %v", name, err)
+		}
+	})
+	pg, err := url.Parse(pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	password, _ := pg.User.Password()
+	key := make([]byte, 24)
+	rand.Read(key)
+	cmd := exec.Command(node, "tool.js")
+	cmd.Dir = ltijsDir
+	cmd.Env = append(os.Environ(), "LTIJS_PG_DATABASE="+name, "LTIJS_PG_USER="+pg.User.Username(),
+		"LTIJS_PG_PASSWORD="+password, "LTIJS_PG_HOST="+pg.Hostname(), "LTIJS_PG_PORT="+pg.Port(),
+		"LTIJS_KEY="+hex.EncodeToString(key))
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Closing stdin stops the tool; the kill is for a tool that hangs.
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	tool := &ltijsTool{stdin: stdin, events: bufio.NewScanner(stdout)}
+	ev := tool.next(t, "listening")
+	tool.origin = "http://localhost:" + strconv.Itoa(int(ev["port"].(float64)))
+	return tool
+}
+
+// next reads the tool's next event and fails unless it is want.
+func (l *ltijsTool) next(t *testing.T, want string) map[string]any {
+	t.Helper()
+	for l.events.Scan() {
+		var ev map[string]any
+		if json.Unmarshal(l.events.Bytes(), &ev) != nil {
+			continue // not one of ours
+		}
+		if ev["event"] != want {
+			t.Fatalf("ltijs: %s, want %s", l.events.Text(), want)
+		}
+		return ev
+	}
+	t.Fatalf("ltijs stopped before %s: %v", want, l.events.Err())
+	return nil
+}
+
+// TestLtijsTool launches a real third-party tool, ltijs, from an lti topic
+// of our platform: ltijs validates our launch with its own checks, gets a
+// service token with its client assertion, creates a line item and posts
+// a completed score through AGS; the topic is then complete for the
+// learner and the score recorded.
+func TestLtijsTool(t *testing.T) {
+	node, pgURL := needLtijs(t)
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			tool := startLtijs(t, node, pgURL)
+			env := apitest.New(t, backend, apitest.Options{Configure: func(c *config.Config) { c.FetchAllowPrivate = true }})
+			// The platform is the tenant at 127.0.0.1, which node reaches as
+			// it is named.
+			env.AddTenant("127.0.0.1")
+			_, port, _ := strings.Cut(strings.TrimPrefix(env.HTTP.URL, "http://"), ":")
+			w := &twoTenants{env: env, originA: "http://127.0.0.1:" + port}
+			w.adminA, _ = env.Login("127.0.0.1", "admin@127.0.0.1", "admin-password")
+			rec, err := env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := env.Server.AddUser(context.Background(), rec, "learner@a.test", "secret-password", "student"); err != nil {
+				t.Fatal(err)
+			}
+			w.student, w.studentID = env.Login("127.0.0.1", "learner@a.test", "secret-password")
+
+			// The admin adds ltijs as an external tool with its URLs, and
+			// ltijs registers our platform with ours.
+			added := w.do(t, 201, "POST", w.originA, "/api/admin/lti/tools", w.adminA, map[string]any{
+				"name": "ltijs", "login_url": tool.origin + "/login", "target_link_uri": tool.origin + "/",
+				"redirect_uris": []string{tool.origin + "/"}, "jwks_url": tool.origin + "/keys",
+				"share_name": true,
+			}).Get("data").(map[string]any)
+			urls := w.do(t, 200, "GET", w.originA, "/api/admin/lti/platform", w.adminA, nil)
+			line, _ := json.Marshal(map[string]any{"issuer": urls.String("data.issuer"), "client_id": added["client_id"],
+				"authorization_url": urls.String("data.authorization_url"), "jwks_url": urls.String("data.jwks_url"),
+				"token_url": w.originA + lti.TokenPath})
+			if _, err := tool.stdin.Write(append(line, '\n')); err != nil {
+				t.Fatal(err)
+			}
+			tool.next(t, "registered")
+
+			course := w.do(t, 201, "POST", w.originA, "/api/admin/courses", w.adminA, map[string]any{"title": "Course with ltijs", "status": "published"})
+			courseID := int64(course.Number("data.id"))
+			lesson := w.do(t, 201, "POST", w.originA, "/api/admin/lessons", w.adminA, map[string]any{"title": "L", "course_id": courseID})
+			w.topic = int64(w.do(t, 201, "POST", w.originA, "/api/admin/topics", w.adminA, map[string]any{
+				"lesson": lesson.Number("data.id"), "title": "Graded by ltijs", "topicable": lti.Class,
+				"tool": added["id"], "custom": map[string]string{"chapter": "3"},
+			}).Number("data.id"))
+			w.do(t, 200, "POST", w.originA, "/api/admin/courses/"+strconv.FormatInt(courseID, 10)+"/access", w.adminA,
+				map[string]any{"users": []map[string]any{{"id": w.studentID}}})
+
+			seen := w.launchLtijs(t)
+			launch, _ := seen["launch"].(map[string]any)
+			if seen["scored"] != true {
+				t.Fatalf("ltijs did not score: %v", seen)
+			}
+			custom, _ := launch["custom"].(map[string]any)
+			resource, _ := launch["resource"].(map[string]any)
+			lmsContext, _ := launch["context"].(map[string]any)
+			roles, _ := launch["roles"].([]any)
+			for what, ok := range map[string]bool{
+				"iss":            launch["iss"] == w.originA,
+				"sub":            launch["user"] == strconv.FormatInt(w.studentID, 10),
+				"client id":      launch["clientId"] == added["client_id"],
+				"deployment id":  launch["deploymentId"] == added["deployment_id"],
+				"message type":   launch["messageType"] == lti.MessageResourceReq,
+				"version":        launch["version"] == lti.Version,
+				"roles":          slices.Contains(roles, any(lti.RoleLearner)) && len(roles) == 1,
+				"resource link":  resource["id"] == strconv.FormatInt(w.topic, 10) && resource["title"] == "Graded by ltijs",
+				"context":        lmsContext["id"] == strconv.FormatInt(courseID, 10),
+				"custom":         custom["chapter"] == "3",
+				"target link":    launch["targetLinkUri"] == tool.origin+"/",
+				"name shared":    hasKey(launch, "name"),
+				"e-mail private": !hasKey(launch, "email"),
+				"AGS endpoint":   launch["lineitems"] == w.originA+"/api/lti/ags/"+strconv.FormatInt(w.topic, 10)+"/lineitems",
+			} {
+				if !ok {
+					t.Errorf("ltijs saw a wrong %s: %v", what, launch)
+				}
+			}
+
+			// The score completed the topic for the learner.
+			progress := w.do(t, 200, "GET", w.originA, "/api/courses/progress/"+strconv.FormatInt(courseID, 10), w.student, nil)
+			topics, _ := progress.Get("data.topics").([]any)
+			if len(topics) != 1 || topics[0].(map[string]any)["status"] != float64(1) {
+				t.Fatalf("progress after the score: %s", progress.Body)
+			}
+			tenant, release := env.OpenTenant(rec)
+			defer release()
+			// Deep linking: the admin asks ltijs for content for the lesson;
+			// its signed answer becomes an lti topic at the item's URL.
+			made := w.deepLinkLtijs(t, int64(lesson.Number("data.id")), int64(added["id"].(float64)))
+			var content string
+			if err := tenant.DB.QueryRowContext(context.Background(), `SELECT content FROM topics WHERE id = $1`, made).Scan(&content); err != nil {
+				t.Fatal(err)
+			}
+			link, _ := lti.ParseLink(json.RawMessage(content))
+			if link.URL != tool.origin+"/?exercise=2" || link.Custom["picked"] != "yes" {
+				t.Fatalf("the topic ltijs linked: %s", content)
+			}
+			var given, maximum float64
+			if err := tenant.DB.QueryRowContext(context.Background(), `SELECT score_given, score_maximum FROM lti_scores
+				WHERE user_id = $1`, w.studentID).Scan(&given, &maximum); err != nil || given != 8 || maximum != 10 {
+				t.Fatalf("score: %v/%v %v", given, maximum, err)
+			}
+		})
+	}
+}
+
+// hasKey reports whether ltijs's JSON has the key: it drops claims the
+// launch did not carry.
+func hasKey(m map[string]any, key string) bool {
+	_, ok := m[key]
+	return ok
+}
+
+// launchLtijs is the learner's browser: the launch of the topic, the
+// tool's login, our authorization endpoint's form posted to the tool,
+// and the tool's page, with cookies kept as a browser keeps them. It
+// returns what the tool's page answered.
+func (w *twoTenants) launchLtijs(t *testing.T) map[string]any {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Timeout: 2 * time.Minute}
+	// ltijs checks our id_token's iat against its own clock (ten seconds
+	// at most), and we check the times of its client assertion against
+	// ours: our test clock is set to now just before the launch.
+	w.env.Clock.Set(time.Now())
+	start := w.do(t, 200, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(w.topic, 10), w.student, nil)
+	// The tool's login redirects to our authorization endpoint, which
+	// answers the auto-submitting form.
+	page, err := browser.Get(start.String("data.url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readAll(t, page)
+	if page.StatusCode != 200 || page.Request.URL.Path != lti.AuthorizePath {
+		t.Fatalf("login at the tool led to %s: %d %s", page.Request.URL, page.StatusCode, body)
+	}
+	fields := url.Values{}
+	for _, m := range formField.FindAllStringSubmatch(body, -1) {
+		fields.Set(m[1], html.UnescapeString(m[2]))
+	}
+	action := html.UnescapeString(formAction.FindStringSubmatch(body)[1])
+	res, err := browser.PostForm(action, fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := readAll(t, res)
+	var out map[string]any
+	if json.Unmarshal([]byte(answer), &out) != nil || res.StatusCode != 200 {
+		t.Fatalf("the tool's page: %d %s", res.StatusCode, answer)
+	}
+	return out
+}
+
+var jwtField = regexp.MustCompile(`name="JWT" value="([^"]*)"`)
+
+// deepLinkLtijs is the admin's browser asking ltijs for content for a
+// lesson: our request, the tool's login, our authorization endpoint's
+// form posted to the tool, and the tool's self-posting answer brought to
+// our return URL. It returns the id of the topic made.
+func (w *twoTenants) deepLinkLtijs(t *testing.T, lesson, tool int64) int64 {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Timeout: 2 * time.Minute}
+	w.env.Clock.Set(time.Now())
+	start := w.do(t, 200, "POST", w.originA, "/api/lti/deep-links", w.adminA, map[string]any{"lesson": lesson, "tool": tool})
+	page, err := browser.Get(start.String("data.url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readAll(t, page)
+	fields := url.Values{}
+	for _, m := range formField.FindAllStringSubmatch(body, -1) {
+		fields.Set(m[1], html.UnescapeString(m[2]))
+	}
+	res, err := browser.PostForm(html.UnescapeString(formAction.FindStringSubmatch(body)[1]), fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := readAll(t, res)
+	action, token := formAction.FindStringSubmatch(answer), jwtField.FindStringSubmatch(answer)
+	if res.StatusCode != 200 || action == nil || token == nil {
+		t.Fatalf("ltijs's deep linking answer: %d %s", res.StatusCode, answer)
+	}
+	if html.UnescapeString(action[1]) != w.originA+lti.DeepLinkReturnPath {
+		t.Fatalf("ltijs answers to %s", action[1])
+	}
+	res, err = browser.PostForm(w.originA+lti.DeepLinkReturnPath, url.Values{"JWT": {html.UnescapeString(token[1])}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done := readAll(t, res); res.StatusCode != 200 || !strings.Contains(done, "1 topic(s) added") {
+		t.Fatalf("our return: %d %s", res.StatusCode, done)
+	}
+	recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+	tenant, release := w.env.OpenTenant(recA)
+	defer release()
+	var id int64
+	if err := tenant.DB.QueryRowContext(context.Background(), `SELECT id FROM topics WHERE lesson_id = $1 AND title = $2`,
+		lesson, "Exercise picked in ltijs").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}

@@ -1,0 +1,521 @@
+package lti_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/kinds/lti"
+	"github.com/lms-platform/lms/internal/server"
+)
+
+// twoTenants is one server where tenant A (127.0.0.1) is the platform and
+// tenant B (localhost) the tool: both reachable by the fetch guard on
+// this machine, each with its own keys.
+type twoTenants struct {
+	env              *apitest.Env
+	port             string
+	originA, originB string
+	adminA, adminB   string
+	student          string
+	studentID        int64
+	topic            int64
+	courseA, lessonA int64
+	courseB, topicB  int64
+	tool             map[string]any
+	log              *syncBuffer
+}
+
+func (w *twoTenants) do(t *testing.T, want int, method, origin, path, token string, body any) *apitest.Response {
+	t.Helper()
+	res := w.env.Do(apitest.Request{Method: method, Path: path, Host: strings.TrimPrefix(origin, "http://"), Token: token, Body: body})
+	if res.Status != want {
+		t.Fatalf("%s %s: %d %s", method, path, res.Status, res.Body)
+	}
+	return res
+}
+
+// browse is the browser: a request to an absolute URL of one of the two
+// tenants, without following redirects.
+func (w *twoTenants) browse(t *testing.T, method, rawURL, form string) *http.Response {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(method, w.env.HTTP.URL+u.RequestURI(), strings.NewReader(form))
+	req.Host = u.Host
+	if form != "" {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	c := *w.env.HTTP.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	return res
+}
+
+func newTwoTenants(t *testing.T, backend string) *twoTenants {
+	log := &syncBuffer{}
+	env := apitest.New(t, backend, apitest.Options{Log: log, Configure: func(c *config.Config) {
+		c.FetchAllowPrivate = true
+		c.WebURL = "https://{host}"
+	}})
+	ctx := context.Background()
+	w := &twoTenants{env: env, log: log}
+	_, w.port, _ = strings.Cut(strings.TrimPrefix(env.HTTP.URL, "http://"), ":")
+	w.originA, w.originB = "http://127.0.0.1:"+w.port, "http://localhost:"+w.port
+	for host, email := range map[string]string{"127.0.0.1": "admin@a.test", "localhost": "admin@b.test"} {
+		if _, _, err := env.Server.AddTenant(ctx, server.NewTenant{Host: host, AdminEmail: email, AdminPassword: "admin-password"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.adminA, _ = env.Login("127.0.0.1", "admin@a.test", "admin-password")
+	w.adminB, _ = env.Login("localhost", "admin@b.test", "admin-password")
+	recA, err := env.Server.Registry.ByHost(ctx, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Server.AddUser(ctx, recA, "learner@a.test", "secret-password", "student"); err != nil {
+		t.Fatal(err)
+	}
+	w.student, w.studentID = env.Login("127.0.0.1", "learner@a.test", "secret-password")
+
+	// A adds B as an external tool, with B's URLs.
+	w.tool = w.do(t, 201, "POST", w.originA, "/api/admin/lti/tools", w.adminA, map[string]any{
+		"name": "Tool B", "login_url": w.originB + lti.LoginPath, "target_link_uri": w.originB + lti.LaunchPath,
+		"redirect_uris": []string{w.originB + lti.LaunchPath}, "jwks_url": w.originB + lti.JWKSPath, "share_name": true,
+	}).Get("data").(map[string]any)
+	// B registers A as a platform, with A's URLs, landing in B's course.
+	w.courseB = int64(w.do(t, 201, "POST", w.originB, "/api/admin/courses", w.adminB,
+		map[string]any{"title": "Course of B", "status": "published"}).Number("data.id"))
+	urlsA := w.do(t, 200, "GET", w.originA, "/api/admin/lti/platform", w.adminA, nil)
+	w.do(t, 201, "POST", w.originB, "/api/admin/lti/registrations", w.adminB, map[string]any{
+		"name": "Platform A", "issuer": urlsA.String("data.issuer"), "client_id": w.tool["client_id"],
+		"auth_login_url": urlsA.String("data.authorization_url"), "jwks_url": urlsA.String("data.jwks_url"),
+		"token_url": w.originA + lti.TokenPath, "deployment_ids": []any{w.tool["deployment_id"]}, "course_id": w.courseB,
+	})
+	lessonB := w.do(t, 201, "POST", w.originB, "/api/admin/lessons", w.adminB, map[string]any{"title": "L", "course_id": w.courseB})
+	w.topicB = int64(w.do(t, 201, "POST", w.originB, "/api/admin/topics", w.adminB, map[string]any{
+		"lesson": lessonB.Number("data.id"), "title": "Read on B", "topicable": `Lms\TopicTypes\Models\TopicContent\RichText`,
+		"markdown": "Text.",
+	}).Number("data.id"))
+	// A's course with an lti topic the learner may open.
+	courseA := w.do(t, 201, "POST", w.originA, "/api/admin/courses", w.adminA, map[string]any{"title": "Course of A", "status": "published"})
+	lesson := w.do(t, 201, "POST", w.originA, "/api/admin/lessons", w.adminA, map[string]any{"title": "L", "course_id": courseA.Number("data.id")})
+	topic := w.do(t, 201, "POST", w.originA, "/api/admin/topics", w.adminA, map[string]any{
+		"lesson": lesson.Number("data.id"), "title": "External", "topicable": lti.Class,
+		"tool": w.tool["id"], "custom": map[string]string{"chapter": "3"},
+	})
+	w.topic = int64(topic.Number("data.id"))
+	w.courseA = int64(courseA.Number("data.id"))
+	w.lessonA = int64(lesson.Number("data.id"))
+	w.do(t, 200, "POST", w.originA, "/api/admin/courses/"+strconv.Itoa(int(courseA.Number("data.id")))+"/access", w.adminA,
+		map[string]any{"users": []map[string]any{{"id": w.studentID}}})
+	return w
+}
+
+var formField = regexp.MustCompile(`name="(id_token|state)" value="([^"]*)"`)
+var formAction = regexp.MustCompile(`action="([^"]*)"`)
+
+// launchToAuthorize runs the learner's launch to the point where the
+// tool sent the browser to our authorization endpoint, and returns that
+// URL.
+func (w *twoTenants) launchToAuthorize(t *testing.T) string {
+	t.Helper()
+	start := w.do(t, 200, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(w.topic, 10), w.student, nil)
+	login := w.browse(t, "GET", start.String("data.url"), "")
+	if login.StatusCode != http.StatusFound {
+		t.Fatalf("tool login: %d", login.StatusCode)
+	}
+	return login.Header.Get("Location")
+}
+
+// authorizeForm opens our authorization endpoint's page and reads the
+// form it posts to the tool.
+func (w *twoTenants) authorizeForm(t *testing.T, authorize string) (action string, fields url.Values) {
+	t.Helper()
+	page := w.browse(t, "GET", authorize, "")
+	body := readAll(t, page)
+	if page.StatusCode != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("authorize: %d %s", page.StatusCode, body)
+	}
+	fields = url.Values{}
+	for _, m := range formField.FindAllStringSubmatch(body, -1) {
+		fields.Set(m[1], html.UnescapeString(m[2]))
+	}
+	return html.UnescapeString(formAction.FindStringSubmatch(body)[1]), fields
+}
+
+func TestPlatformLaunchesTool(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newTwoTenants(t, backend)
+			authorize := w.launchToAuthorize(t)
+			if !strings.HasPrefix(authorize, w.originA+lti.AuthorizePath+"?") {
+				t.Fatalf("the tool sent the browser to %s", authorize)
+			}
+			hint, _ := url.Parse(authorize)
+			action, fields := w.authorizeForm(t, authorize)
+			if action != w.originB+lti.LaunchPath || fields.Get("id_token") == "" {
+				t.Fatalf("form: %s %v", action, fields)
+			}
+			// The hint is used once.
+			if again := w.browse(t, "GET", authorize, ""); again.StatusCode != 401 {
+				t.Fatalf("reused hint: %d", again.StatusCode)
+			}
+			landing := w.browse(t, "POST", action, fields.Encode())
+			if landing.StatusCode != http.StatusSeeOther {
+				t.Fatalf("tool launch: %d %s", landing.StatusCode, readAll(t, landing))
+			}
+			loc, _ := url.Parse(landing.Header.Get("Location"))
+			if loc.Host != "localhost" || loc.Query().Get("course") != strconv.FormatInt(w.courseB, 10) {
+				t.Fatalf("landing: %s", loc)
+			}
+			ex := w.do(t, 200, "POST", w.originB, "/api/lti/tool/exchange", "", map[string]string{"code": loc.Query().Get("code")})
+			me := w.do(t, 200, "GET", w.originB, "/api/profile/me", ex.String("data.token"), nil)
+			// Name shared (share_name), e-mail not (share_email off): B made
+			// a student named after A's learner.
+			if me.Get("data.roles").([]any)[0] != "student" || strings.Contains(me.String("data.email"), "learner@a.test") {
+				t.Fatalf("user on B: %s", me.Body)
+			}
+			w.do(t, 200, "GET", w.originB, "/api/courses/"+strconv.FormatInt(w.courseB, 10)+"/program", ex.String("data.token"), nil)
+			secrets := append(w.gradeBack(t), hint.Query().Get("login_hint"), fields.Get("id_token"), fields.Get("state"),
+				loc.Query().Get("code"), ex.String("data.token"))
+			// The log holds the requests of both roles, and none of the
+			// secrets they carried.
+			log := w.log.String()
+			if !strings.Contains(log, `"route":"GET `+lti.AuthorizePath+`"`) || !strings.Contains(log, `"route":"POST `+lti.TokenPath+`"`) {
+				t.Fatalf("the server log was not captured: %.500s", log)
+			}
+			for _, secret := range secrets {
+				if secret == "" || strings.Contains(log, secret) {
+					t.Fatalf("a secret of the protocol (%.12s…) is empty or reached the log", secret)
+				}
+			}
+		})
+	}
+}
+
+// keyOfB is tenant B's signing key and its kid: the key of B's client
+// assertions as a tool.
+func (w *twoTenants) keyOfB(t *testing.T) (*rsa.PrivateKey, string) {
+	t.Helper()
+	recB, err := w.env.Server.Registry.ByHost(context.Background(), "localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenantB, release := w.env.OpenTenant(recB)
+	defer release()
+	return tenantB.Keys.Private, tenantB.Keys.ID
+}
+
+// tokenAnswer is the token endpoint's answer: a token or an OAuth error.
+type tokenAnswer struct {
+	lti.ServiceToken
+	Error string `json:"error"`
+}
+
+// askToken posts a client assertion for scope to A's token endpoint.
+func (w *twoTenants) askToken(t *testing.T, assertion, scope string) (int, tokenAnswer) {
+	t.Helper()
+	form := url.Values{"grant_type": {"client_credentials"}, "client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"},
+		"client_assertion": {assertion}, "scope": {scope}}
+	res := w.browse(t, "POST", w.originA+lti.TokenPath, form.Encode())
+	var out tokenAnswer
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		t.Fatalf("token answer: %d %v", res.StatusCode, err)
+	}
+	return res.StatusCode, out
+}
+
+// gradeBack is the tool (B) sending a score through AGS: a token for its
+// client assertion signed with B's key, a line item, a completed score;
+// the topic is then complete for A's learner. Scopes are checked: none
+// offered is refused, the unknown ones are dropped, and a token without
+// a service's scope is refused there. It returns the assertions and
+// tokens it used.
+func (w *twoTenants) gradeBack(t *testing.T) []string {
+	t.Helper()
+	keyB, kidB := w.keyOfB(t)
+	now := w.env.Clock.Now()
+	clientID := w.tool["client_id"].(string)
+	assertion := func(jti string, key *rsa.PrivateKey) string {
+		return sign(t, jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
+			"iat": now.Unix(), "exp": now.Add(time.Minute).Unix(), "jti": jti}, kidB, key)
+	}
+	full := assertion("j1", keyB)
+	status, tok := w.askToken(t, full, lti.ScopeLineItem+" "+lti.ScopeScore+" https://example/other")
+	if status != 200 || tok.Scope != lti.ScopeLineItem+" "+lti.ScopeScore {
+		t.Fatalf("token: %d %+v", status, tok)
+	}
+	// Another key than the tool's is refused.
+	if status, out := w.askToken(t, assertion("j-forged", mustKey(t)), lti.ScopeScore); status != 401 || out.Error != "invalid_client" {
+		t.Fatalf("forged assertion: %d %+v", status, out)
+	}
+	// No scope we offer: 400 invalid_scope (RFC 6749 5.2), issuing
+	// nothing and keeping nothing, so the assertion still serves once.
+	scoreOnly := assertion("j2", keyB)
+	if status, out := w.askToken(t, scoreOnly, "https://example/other"); status != 400 ||
+		out.Error != "invalid_scope" || out.AccessToken != "" {
+		t.Fatalf("unknown scope: %d %+v", status, out)
+	}
+	status, scoreTok := w.askToken(t, scoreOnly, lti.ScopeScore)
+	if status != 200 || scoreTok.Scope != lti.ScopeScore {
+		t.Fatalf("score token: %d %+v", status, scoreTok)
+	}
+	items := w.originA + "/api/lti/ags/" + strconv.FormatInt(w.topic, 10) + "/lineitems"
+	call := func(method, u, ctype, body, bearer string) *http.Response {
+		req, _ := http.NewRequest(method, w.env.HTTP.URL+strings.TrimPrefix(u, w.originA), strings.NewReader(body))
+		req.Host = strings.TrimPrefix(w.originA, "http://")
+		req.Header.Set("Authorization", "Bearer "+bearer)
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		res, err := w.env.HTTP.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { res.Body.Close() })
+		return res
+	}
+	if res := call("GET", items, "", "", "made-up"); res.StatusCode != 401 {
+		t.Fatalf("line items without a token: %d", res.StatusCode)
+	}
+	// The score scope alone neither lists nor adds line items.
+	if res := call("GET", items, "", "", scoreTok.AccessToken); res.StatusCode != 403 {
+		t.Fatalf("line items with the score scope: %d %s", res.StatusCode, readAll(t, res))
+	}
+	if res := call("POST", items, "application/vnd.ims.lis.v2.lineitem+json", `{"label":"Week 1","scoreMaximum":10}`,
+		scoreTok.AccessToken); res.StatusCode != 403 {
+		t.Fatalf("a line item with the score scope: %d %s", res.StatusCode, readAll(t, res))
+	}
+	created := call("POST", items, "application/vnd.ims.lis.v2.lineitem+json", `{"label":"Week 1","scoreMaximum":10}`, tok.AccessToken)
+	var li lti.LineItem
+	if err := json.NewDecoder(created.Body).Decode(&li); err != nil || created.StatusCode != 201 || !strings.HasPrefix(li.ID, items+"/") {
+		t.Fatalf("line item: %d %+v", created.StatusCode, li)
+	}
+	score := `{"userId":"` + strconv.FormatInt(w.studentID, 10) + `","scoreGiven":8,"scoreMaximum":10,` +
+		`"activityProgress":"Completed","gradingProgress":"FullyGraded","timestamp":"2026-01-01T00:00:00Z"}`
+	if res := call("POST", li.ID+"/scores", "application/vnd.ims.lis.v1.score+json", score, tok.AccessToken); res.StatusCode != 204 {
+		t.Fatalf("score: %d %s", res.StatusCode, readAll(t, res))
+	}
+	recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+	tenantA, release := w.env.OpenTenant(recA)
+	defer release()
+	var progress int
+	var given float64
+	ctx := context.Background()
+	if err := tenantA.DB.QueryRowContext(ctx, `SELECT status FROM topic_progress WHERE user_id = $1 AND topic_id = $2`,
+		w.studentID, w.topic).Scan(&progress); err != nil || progress != 1 {
+		t.Fatalf("topic progress: %d %v", progress, err)
+	}
+	if err := tenantA.DB.QueryRowContext(ctx, `SELECT score_given FROM lti_scores WHERE user_id = $1`, w.studentID).Scan(&given); err != nil || given != 8 {
+		t.Fatalf("score: %v %v", given, err)
+	}
+	var made int
+	if err := tenantA.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM lti_line_items`).Scan(&made); err != nil || made != 1 {
+		t.Fatalf("%d line items, want the one made with the lineitem scope: %v", made, err)
+	}
+	return []string{full, scoreOnly, tok.AccessToken, scoreTok.AccessToken}
+}
+
+func mustKey(t *testing.T) *rsa.PrivateKey {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func TestPlatformAuthorizeRefusals(t *testing.T) {
+	w := newTwoTenants(t, "sqlite")
+	authorize := w.launchToAuthorize(t)
+	u, _ := url.Parse(authorize)
+	changed := func(key, value string) string {
+		q := u.Query()
+		q.Set(key, value)
+		c := *u
+		c.RawQuery = q.Encode()
+		return c.String()
+	}
+	for _, tc := range []struct {
+		name   string
+		url    string
+		status int
+	}{
+		{"unknown client", changed("client_id", "nobody"), 400},
+		{"unregistered redirect", changed("redirect_uri", "https://evil.example/launch"), 400},
+		{"no nonce", changed("nonce", ""), 400},
+		{"other message hint", changed("lti_message_hint", "999"), 401},
+		{"made-up hint", changed("login_hint", "made-up"), 401},
+		{"the hint at the tool's tenant", strings.Replace(authorize, w.originA, w.originB, 1), 400},
+	} {
+		if res := w.browse(t, "GET", tc.url, ""); res.StatusCode != tc.status {
+			t.Errorf("%s: %d, want %d", tc.name, res.StatusCode, tc.status)
+		}
+	}
+	// The hint expires after two minutes.
+	authorize = w.launchToAuthorize(t)
+	w.env.Clock.Advance(lti.HintLifetime + time.Second)
+	if res := w.browse(t, "GET", authorize, ""); res.StatusCode != 401 {
+		t.Fatalf("expired hint: %d", res.StatusCode)
+	}
+	// Only learners of the course launch; nobody anonymous.
+	w.do(t, 401, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(w.topic, 10), "", nil)
+	recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+	if err := w.env.Server.AddUser(context.Background(), recA, "outsider@a.test", "secret-password", "student"); err != nil {
+		t.Fatal(err)
+	}
+	outsider, _ := w.env.Login("127.0.0.1", "outsider@a.test", "secret-password")
+	w.do(t, 403, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(w.topic, 10), outsider, nil)
+}
+
+func readAll(t *testing.T, res *http.Response) string {
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestTokenAssertionReplay: a client assertion gets one service token; the
+// same assertion again is refused until it expires (its jti is kept that
+// long), an assertion without jti is refused, and a refusal issues
+// nothing.
+func TestTokenAssertionReplay(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newTwoTenants(t, backend)
+			keyB, kidB := w.keyOfB(t)
+			recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+			tenantA, releaseA := w.env.OpenTenant(recA)
+			defer releaseA()
+			count := func(table string) int {
+				var n int
+				if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			clientID := w.tool["client_id"].(string)
+			assertion := func(jti string) string {
+				now := w.env.Clock.Now()
+				claims := jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
+					"iat": now.Unix(), "exp": now.Add(time.Minute).Unix()}
+				if jti != "" {
+					claims["jti"] = jti
+				}
+				return sign(t, claims, kidB, keyB)
+			}
+			ask := func(a string) (int, string) {
+				form := url.Values{"grant_type": {"client_credentials"},
+					"client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"},
+					"client_assertion":      {a}, "scope": {lti.ScopeScore}}
+				res := w.browse(t, "POST", w.originA+lti.TokenPath, form.Encode())
+				var body struct {
+					Error   string `json:"error"`
+					Message string `json:"message"`
+				}
+				json.NewDecoder(res.Body).Decode(&body)
+				return res.StatusCode, body.Error + ": " + body.Message
+			}
+			first := assertion("jti-1")
+			if status, msg := ask(first); status != 200 {
+				t.Fatalf("first use: %d %s", status, msg)
+			}
+			tokens := count("lti_service_tokens")
+			if status, msg := ask(first); status != 401 || !strings.HasPrefix(msg, "invalid_client: ") || !strings.Contains(msg, "jti") {
+				t.Fatalf("replayed assertion: %d %s", status, msg)
+			}
+			if n := count("lti_service_tokens"); n != tokens {
+				t.Fatalf("a refused replay issued a token: %d, was %d", n, tokens)
+			}
+			if status, msg := ask(assertion("")); status != 401 {
+				t.Fatalf("assertion without jti: %d %s", status, msg)
+			}
+			if status, msg := ask(assertion("jti-2")); status != 200 {
+				t.Fatalf("a fresh jti: %d %s", status, msg)
+			}
+			// The jtis are kept until their assertions expire (with the
+			// clock's leeway), then dropped: the table does not grow.
+			if n := count("lti_assertion_jtis"); n != 2 {
+				t.Fatalf("%d jtis kept, want 2", n)
+			}
+			w.env.Clock.Advance(3 * time.Minute)
+			if status, msg := ask(first); status != 401 {
+				t.Fatalf("the expired assertion: %d %s", status, msg)
+			}
+			if status, msg := ask(assertion("jti-3")); status != 200 {
+				t.Fatalf("a fresh jti later: %d %s", status, msg)
+			}
+			if n := count("lti_assertion_jtis"); n != 1 {
+				t.Fatalf("%d jtis kept after expiry, want 1", n)
+			}
+		})
+	}
+}
+
+// TestToolGradesPlatform is both roles of ours at once, with nothing made
+// by hand: tenant A launches tenant B from an lti topic; the learner
+// finishes B's course; B, as a tool, finds no line item in the launch,
+// makes one in A's container and posts the score with a token for its
+// client assertion; A's topic is then complete for A's learner.
+func TestToolGradesPlatform(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newTwoTenants(t, backend)
+			action, fields := w.authorizeForm(t, w.launchToAuthorize(t))
+			landing := w.browse(t, "POST", action, fields.Encode())
+			loc, err := url.Parse(landing.Header.Get("Location"))
+			if err != nil || landing.StatusCode != http.StatusSeeOther {
+				t.Fatalf("tool launch: %d %s", landing.StatusCode, readAll(t, landing))
+			}
+			tokenB := w.do(t, 200, "POST", w.originB, "/api/lti/tool/exchange", "", map[string]string{"code": loc.Query().Get("code")}).
+				String("data.token")
+			w.do(t, 200, "PATCH", w.originB, "/api/courses/progress/"+strconv.FormatInt(w.courseB, 10), tokenB,
+				map[string]any{"progress": []map[string]any{{"topic_id": w.topicB, "status": 1}}})
+
+			// B's outbox delivers the score after the commit: A's progress
+			// is read until it shows it.
+			progress := "/api/courses/progress/" + strconv.FormatInt(w.courseA, 10)
+			for deadline := time.Now().Add(time.Minute); ; {
+				res := w.do(t, 200, "GET", w.originA, progress, w.student, nil)
+				if topics, _ := res.Get("data.topics").([]any); len(topics) == 1 && topics[0].(map[string]any)["status"] == float64(1) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("A's topic is not complete: %s", res.Body)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+			tenantA, release := w.env.OpenTenant(recA)
+			defer release()
+			var label string
+			var given float64
+			if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT i.label, s.score_given FROM lti_scores s
+				JOIN lti_line_items i ON i.id = s.line_item_id WHERE s.user_id = $1`, w.studentID).Scan(&label, &given); err != nil ||
+				label != "Completion" || given != 1 {
+				t.Fatalf("A's score: %q %v %v", label, given, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,760 @@
+package lti_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/kinds/lti"
+)
+
+const (
+	issuer   = "https://moodle.example.edu"
+	clientID = "tool-client-1"
+	deploy   = "deployment-1"
+)
+
+// testPlatform is an LTI platform of the tests: it publishes its own keys
+// and signs the id_tokens the tests shape, good and bad. Its grade
+// services take our scores: a token for a client assertion signed with
+// toolKey, and scores posted with that token, passed on to scores.
+type testPlatform struct {
+	srv     *httptest.Server
+	mu      sync.Mutex
+	keys    map[string]*rsa.PrivateKey
+	fetches atomic.Int32
+	toolKey *rsa.PublicKey
+	scores  chan postedScore
+	// unavailable, when set and true, makes the token service answer 503;
+	// tokenCalls counts its requests.
+	unavailable func() bool
+	tokenCalls  atomic.Int32
+	// now, when set, is the platform's clock for client assertions.
+	now func() time.Time
+}
+
+// postedScore is a score the platform received on a line item.
+type postedScore struct {
+	path, query string
+	score       map[string]any
+}
+
+// platformToken is the access token of the test platform's grade services.
+const platformToken = "platform-service-token"
+
+func newTestPlatform(t *testing.T) *testPlatform {
+	p := &testPlatform{keys: map[string]*rsa.PrivateKey{}, scores: make(chan postedScore, 16)}
+	p.addKey(t, "platform-key-1")
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
+		p.fetches.Add(1)
+		p.mu.Lock()
+		doc := lti.JWKS{}
+		for kid, k := range p.keys {
+			doc.Keys = append(doc.Keys, jwk(kid, &k.PublicKey))
+		}
+		p.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "max-age=300")
+		json.NewEncoder(w).Encode(doc)
+	})
+	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("POST /lineitems/{item}/scores", func(w http.ResponseWriter, r *http.Request) {
+		var score map[string]any
+		if r.Header.Get("Authorization") != "Bearer "+platformToken {
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
+		if r.Header.Get("Content-Type") != "application/vnd.ims.lis.v1.score+json" || json.NewDecoder(r.Body).Decode(&score) != nil {
+			http.Error(w, "not a score", http.StatusBadRequest)
+			return
+		}
+		p.scores <- postedScore{path: r.URL.Path, query: r.URL.RawQuery, score: score}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	p.srv = httptest.NewServer(mux)
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+// token is the platform's token endpoint: a client assertion of our
+// tool, signed with our key, for the score scope.
+func (p *testPlatform) token(w http.ResponseWriter, r *http.Request) {
+	p.tokenCalls.Add(1)
+	p.mu.Lock()
+	key, down, now := p.toolKey, p.unavailable, p.now
+	p.mu.Unlock()
+	if now == nil {
+		now = time.Now
+	}
+	if down != nil && down() {
+		http.Error(w, "maintenance", http.StatusServiceUnavailable)
+		return
+	}
+	claims := jwt.MapClaims{}
+	_, err := jwt.ParseWithClaims(r.FormValue("client_assertion"), claims, func(*jwt.Token) (any, error) { return key, nil },
+		jwt.WithValidMethods([]string{"RS256"}), jwt.WithIssuer(clientID), jwt.WithSubject(clientID),
+		jwt.WithAudience(p.srv.URL+"/token"), jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithTimeFunc(now))
+	if key == nil || err != nil || claims["jti"] == nil || r.FormValue("grant_type") != "client_credentials" ||
+		r.FormValue("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" {
+		http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
+		return
+	}
+	if r.FormValue("scope") != lti.ScopeScore {
+		http.Error(w, `{"error":"invalid_scope"}`, http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(lti.ServiceToken{AccessToken: platformToken, TokenType: "Bearer", ExpiresIn: 3600, Scope: lti.ScopeScore})
+}
+
+func jwk(kid string, pub *rsa.PublicKey) lti.JWK { return lti.KeyJWK(kid, pub) }
+
+func (p *testPlatform) addKey(t *testing.T, kid string) *rsa.PrivateKey {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.keys[kid] = k
+	p.mu.Unlock()
+	return k
+}
+
+func (p *testPlatform) key(kid string) *rsa.PrivateKey {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.keys[kid]
+}
+
+// sign signs claims with RS256 and the kid's key.
+func sign(t *testing.T, claims jwt.MapClaims, kid string, key *rsa.PrivateKey) string {
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// world is a server with one tenant whose admin registered the test
+// platform, and a course launches land in.
+type world struct {
+	env      *apitest.Env
+	platform *testPlatform
+	courseID int64
+	regID    int64
+	log      *syncBuffer
+}
+
+// syncBuffer is a server log the tests read while the server writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.Buffer.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.Buffer.String()
+}
+
+func newWorld(t *testing.T, backend string) *world {
+	log := &syncBuffer{}
+	env := apitest.New(t, backend, apitest.Options{Log: log, Configure: func(c *config.Config) {
+		c.FetchAllowPrivate = true
+		c.WebURL = "https://{host}"
+	}})
+	w := &world{env: env, platform: newTestPlatform(t), log: log}
+	admin := env.As("admin")
+	course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Launched", "status": "published"})
+	w.courseID = int64(course.Number("data.id"))
+	reg := env.Call(t, 201, "POST", "/api/admin/lti/registrations", admin.Token, map[string]any{
+		"name": "Moodle", "issuer": issuer, "client_id": clientID, "auth_login_url": issuer + "/mod/lti/auth.php",
+		"jwks_url": w.platform.srv.URL + "/jwks", "deployment_ids": []string{deploy}, "course_id": w.courseID,
+	})
+	w.regID = int64(reg.Number("data.id"))
+	return w
+}
+
+// noFollow sends a request and returns the answer without following a
+// redirect.
+func (w *world) noFollow(t *testing.T, method, host, path, ctype, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, w.env.HTTP.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	c := *w.env.HTTP.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	return res
+}
+
+// login runs the OIDC initiation and returns the state and nonce the tool
+// sent to the platform.
+func (w *world) login(t *testing.T) (state, nonce string) {
+	t.Helper()
+	q := url.Values{"iss": {issuer}, "login_hint": {"user-7"}, "target_link_uri": {"https://tool/launch"},
+		"lti_message_hint": {"msg"}, "client_id": {clientID}}
+	res := w.noFollow(t, "GET", w.env.Host, "/api/lti/tool/login?"+q.Encode(), "", "")
+	if res.StatusCode != http.StatusFound {
+		t.Fatalf("login: %d", res.StatusCode)
+	}
+	loc, err := url.Parse(res.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := loc.Query()
+	if !strings.HasPrefix(loc.String(), issuer+"/mod/lti/auth.php?") || got.Get("client_id") != clientID ||
+		got.Get("login_hint") != "user-7" || got.Get("lti_message_hint") != "msg" || got.Get("response_mode") != "form_post" ||
+		got.Get("scope") != "openid" || got.Get("redirect_uri") != "http://"+w.env.Host+"/api/lti/tool/launch" {
+		t.Fatalf("login redirect: %s", loc)
+	}
+	return got.Get("state"), got.Get("nonce")
+}
+
+// claims are the claims of a valid launch with nonce.
+func (w *world) claims(nonce, sub string, roles ...string) jwt.MapClaims {
+	now := w.env.Clock.Now()
+	if roles == nil {
+		roles = []string{lti.RoleLearner}
+	}
+	return jwt.MapClaims{
+		"iss": issuer, "aud": clientID, "sub": sub, "nonce": nonce,
+		"iat": now.Unix(), "exp": now.Add(5 * time.Minute).Unix(),
+		"given_name": "Ada", "family_name": "Lovelace", "email": "admin@school.test",
+		lti.ClaimMessageType:  lti.MessageResourceReq,
+		lti.ClaimVersion:      lti.Version,
+		lti.ClaimDeploymentID: deploy,
+		lti.ClaimTargetLink:   "https://tool/launch",
+		lti.ClaimResourceLink: map[string]any{"id": "link-1", "title": "Week 1"},
+		lti.ClaimRoles:        roles,
+		lti.ClaimContext:      map[string]any{"id": "ctx-1"},
+	}
+}
+
+type launchResult struct {
+	status int
+	code   string // the error code of a refusal
+	loc    *url.URL
+}
+
+func (w *world) launch(t *testing.T, host, idToken, state string) launchResult {
+	t.Helper()
+	form := url.Values{"id_token": {idToken}, "state": {state}}.Encode()
+	res := w.noFollow(t, "POST", host, "/api/lti/tool/launch", "application/x-www-form-urlencoded", form)
+	out := launchResult{status: res.StatusCode}
+	if res.StatusCode == http.StatusSeeOther {
+		out.loc, _ = url.Parse(res.Header.Get("Location"))
+		return out
+	}
+	var body struct {
+		Error string `json:"error"`
+	}
+	json.NewDecoder(res.Body).Decode(&body)
+	out.code = body.Error
+	return out
+}
+
+// goodLaunch launches sub with roles and returns the landing URL.
+func (w *world) goodLaunch(t *testing.T, sub string, roles ...string) *url.URL {
+	t.Helper()
+	state, nonce := w.login(t)
+	r := w.launch(t, w.env.Host, sign(t, w.claims(nonce, sub, roles...), "platform-key-1", w.platform.key("platform-key-1")), state)
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("launch of %s: %d %s", sub, r.status, r.code)
+	}
+	return r.loc
+}
+
+func (w *world) exchange(t *testing.T, code string) *apitest.Response {
+	return w.env.Do(apitest.Request{Method: "POST", Path: "/api/lti/tool/exchange", Body: map[string]string{"code": code}})
+}
+
+func TestToolLaunch(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			env := w.env
+			loc := w.goodLaunch(t, "sub-learner")
+			code := loc.Query().Get("code")
+			if loc.Scheme+"://"+loc.Host+loc.Path != "https://school.test/lti/launch" || code == "" ||
+				loc.Query().Get("course") != strconv.FormatInt(w.courseID, 10) {
+				t.Fatalf("landing: %s", loc)
+			}
+			ex := w.exchange(t, code)
+			if ex.Status != 200 || ex.String("data.token") == "" {
+				t.Fatalf("exchange: %d %s", ex.Status, ex.Body)
+			}
+			token := ex.String("data.token")
+			me := env.Call(t, 200, "GET", "/api/profile/me", token, nil)
+			if roles := me.Get("data.roles"); len(roles.([]any)) != 1 || roles.([]any)[0] != "student" {
+				t.Fatalf("roles: %v", roles)
+			}
+			if strings.Contains(me.String("data.email"), "admin@") {
+				t.Fatal("the e-mail claim was used")
+			}
+			// The learner has access to the course.
+			env.Call(t, 200, "GET", "/api/courses/"+strconv.FormatInt(w.courseID, 10)+"/program", token, nil)
+			// The code is single use.
+			if again := w.exchange(t, code); again.Status != 401 || again.String("error") != "invalid_code" {
+				t.Fatalf("reused code: %d %s", again.Status, again.Body)
+			}
+			// The same (issuer, sub) is the same user, now an instructor:
+			// a tutor, never an admin.
+			firstID := me.Number("data.id")
+			loc = w.goodLaunch(t, "sub-learner", "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant",
+				"http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator")
+			token = w.exchange(t, loc.Query().Get("code")).String("data.token")
+			me = env.Call(t, 200, "GET", "/api/profile/me", token, nil)
+			if me.Number("data.id") != firstID || me.Get("data.roles").([]any)[0] != "tutor" {
+				t.Fatalf("second launch: %s", me.Body)
+			}
+			loc = w.goodLaunch(t, "sub-admin", "http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator",
+				"Administrator")
+			token = w.exchange(t, loc.Query().Get("code")).String("data.token")
+			me = env.Call(t, 200, "GET", "/api/profile/me", token, nil)
+			if len(me.Get("data.roles").([]any)) != 1 || me.Get("data.roles").([]any)[0] != "student" {
+				t.Fatalf("administrator of the platform: %s", me.Body)
+			}
+			if n := env.Count(t, `SELECT COUNT(*) FROM lti_launches`); n != 3 {
+				t.Fatalf("%d launches recorded", n)
+			}
+			// An expired code.
+			loc = w.goodLaunch(t, "sub-late")
+			env.Clock.Advance(lti.CodeLifetime + time.Second)
+			if late := w.exchange(t, loc.Query().Get("code")); late.Status != 401 {
+				t.Fatalf("expired code: %d", late.Status)
+			}
+			// No secret of the protocol reached the log.
+			for _, secret := range []string{code, token} {
+				if strings.Contains(w.log.String(), secret) {
+					t.Fatal("a code or token reached the log")
+				}
+			}
+		})
+	}
+}
+
+// TestToolLaunchRefusals sends every failure of the list; each names its
+// check and none leaves anything behind.
+func TestToolLaunchRefusals(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			env := w.env
+			users := env.Count(t, `SELECT COUNT(*) FROM users`)
+			good := w.platform.key("platform-key-1")
+			other := env.AddTenant("other.test")
+			otherTenant, release := env.OpenTenant(other)
+			otherKey, otherKid := otherTenant.Keys.Private, otherTenant.Keys.ID
+			release()
+			impostor, _ := rsa.GenerateKey(rand.Reader, 2048)
+
+			cases := []struct {
+				name   string
+				status int
+				code   string
+				token  func(nonce string) string
+				state  func(state string) string
+				host   string
+			}{
+				{name: "unknown state", status: 401, code: "invalid_state", state: func(string) string { return "made-up" }},
+				{name: "another tenant's state", status: 401, code: "invalid_state", host: "other.test"},
+				{name: "not a JWT", status: 401, code: "invalid_token", token: func(string) string { return "a.b" }},
+				{name: "alg none", status: 401, code: "invalid_alg", token: func(n string) string {
+					tok := jwt.NewWithClaims(jwt.SigningMethodNone, w.claims(n, "s"))
+					s, _ := tok.SignedString(jwt.UnsafeAllowNoneSignatureType)
+					return s
+				}},
+				{name: "alg HS256 keyed with the public key", status: 401, code: "invalid_alg", token: func(n string) string {
+					tok := jwt.NewWithClaims(jwt.SigningMethodHS256, w.claims(n, "s"))
+					tok.Header["kid"] = "platform-key-1"
+					s, _ := tok.SignedString(good.PublicKey.N.Bytes())
+					return s
+				}},
+				{name: "alg RS512", status: 401, code: "invalid_alg", token: func(n string) string {
+					tok := jwt.NewWithClaims(jwt.SigningMethodRS512, w.claims(n, "s"))
+					tok.Header["kid"] = "platform-key-1"
+					s, _ := tok.SignedString(good)
+					return s
+				}},
+				{name: "another tenant's key", status: 401, code: "unknown_key", token: func(n string) string {
+					return sign(t, w.claims(n, "s"), otherKid, otherKey)
+				}},
+				{name: "impostor key under the platform's kid", status: 401, code: "invalid_signature", token: func(n string) string {
+					return sign(t, w.claims(n, "s"), "platform-key-1", impostor)
+				}},
+				{name: "wrong issuer", status: 401, code: "invalid_issuer", token: w.with(t, func(c jwt.MapClaims) { c["iss"] = "https://evil.example" })},
+				{name: "wrong aud", status: 401, code: "invalid_audience", token: w.with(t, func(c jwt.MapClaims) { c["aud"] = "someone-else" })},
+				{name: "several aud without azp", status: 401, code: "invalid_audience", token: w.with(t, func(c jwt.MapClaims) {
+					c["aud"] = []string{clientID, "someone-else"}
+				})},
+				{name: "azp of another client", status: 401, code: "invalid_audience", token: w.with(t, func(c jwt.MapClaims) { c["azp"] = "x" })},
+				{name: "expired", status: 401, code: "expired", token: w.with(t, func(c jwt.MapClaims) {
+					c["exp"] = env.Clock.Now().Add(-2 * time.Minute).Unix()
+				})},
+				{name: "issued in the future", status: 401, code: "invalid_iat", token: w.with(t, func(c jwt.MapClaims) {
+					c["iat"] = env.Clock.Now().Add(10 * time.Minute).Unix()
+				})},
+				{name: "other nonce", status: 401, code: "invalid_nonce", token: w.with(t, func(c jwt.MapClaims) { c["nonce"] = "other" })},
+				{name: "unknown deployment", status: 403, code: "unknown_deployment", token: w.with(t, func(c jwt.MapClaims) {
+					c[lti.ClaimDeploymentID] = "deployment-2"
+				})},
+				{name: "message type", status: 422, code: "invalid_message_type", token: w.with(t, func(c jwt.MapClaims) {
+					c[lti.ClaimMessageType] = "LtiSubmissionReviewRequest"
+				})},
+				{name: "version", status: 422, code: "invalid_version", token: w.with(t, func(c jwt.MapClaims) { c[lti.ClaimVersion] = "1.1" })},
+				{name: "no sub", status: 422, code: "missing_claim", token: w.with(t, func(c jwt.MapClaims) { delete(c, "sub") })},
+				{name: "no roles", status: 422, code: "missing_claim", token: w.with(t, func(c jwt.MapClaims) { delete(c, lti.ClaimRoles) })},
+				{name: "no resource link", status: 422, code: "missing_claim", token: w.with(t, func(c jwt.MapClaims) {
+					delete(c, lti.ClaimResourceLink)
+				})},
+				{name: "unknown course", status: 404, code: "unknown_course", token: w.with(t, func(c jwt.MapClaims) {
+					c[lti.ClaimCustom] = map[string]any{"course_id": "999999"}
+				})},
+			}
+			for _, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					state, nonce := w.login(t)
+					tok := sign(t, w.claims(nonce, "s"), "platform-key-1", good)
+					if tc.token != nil {
+						tok = tc.token(nonce)
+					}
+					if tc.state != nil {
+						state = tc.state(state)
+					}
+					host := env.Host
+					if tc.host != "" {
+						host = tc.host
+					}
+					r := w.launch(t, host, tok, state)
+					if r.status != tc.status || r.code != tc.code {
+						t.Fatalf("got %d %q, want %d %q", r.status, r.code, tc.status, tc.code)
+					}
+				})
+			}
+
+			// Replays: the same form again is refused at its used state; the
+			// same id_token with a fresh login at its nonce.
+			state, nonce := w.login(t)
+			tok := sign(t, w.claims(nonce, "replayed"), "platform-key-1", good)
+			if r := w.launch(t, env.Host, tok, state); r.status != 303 {
+				t.Fatalf("first launch: %d %s", r.status, r.code)
+			}
+			if r := w.launch(t, env.Host, tok, state); r.status != 401 || r.code != "invalid_state" {
+				t.Fatalf("replayed form: %d %s", r.status, r.code)
+			}
+			state2, _ := w.login(t)
+			if r := w.launch(t, env.Host, tok, state2); r.status != 401 || r.code != "invalid_nonce" {
+				t.Fatalf("replayed id_token: %d %s", r.status, r.code)
+			}
+			// An expired state.
+			state, nonce = w.login(t)
+			env.Clock.Advance(11 * time.Minute)
+			if r := w.launch(t, env.Host, sign(t, w.claims(nonce, "s"), "platform-key-1", good), state); r.code != "invalid_state" {
+				t.Fatalf("expired state: %d %s", r.status, r.code)
+			}
+
+			// Only the one good launch left anything.
+			if n := env.Count(t, `SELECT COUNT(*) FROM users`); n != users+1 {
+				t.Fatalf("users: %d, want %d", n, users+1)
+			}
+			for table, want := range map[string]int{"lti_users": 1, "lti_launches": 1, "lti_codes": 1, "lti_nonces": 1} {
+				if n := env.Count(t, `SELECT COUNT(*) FROM `+table); n != want {
+					t.Errorf("%s: %d rows, want %d", table, n, want)
+				}
+			}
+			if strings.Contains(w.log.String(), tok) {
+				t.Fatal("an id_token reached the log")
+			}
+		})
+	}
+}
+
+// with signs the valid claims changed by fn.
+func (w *world) with(t *testing.T, fn func(jwt.MapClaims)) func(string) string {
+	return func(nonce string) string {
+		c := w.claims(nonce, "s")
+		fn(c)
+		return sign(t, c, "platform-key-1", w.platform.key("platform-key-1"))
+	}
+}
+
+// TestToolKeySet checks the key set cache: kept as its Cache-Control
+// says, fetched again for an unknown kid (a rotated key).
+func TestToolKeySet(t *testing.T) {
+	w := newWorld(t, "sqlite")
+	w.goodLaunch(t, "a")
+	w.goodLaunch(t, "b")
+	if n := w.platform.fetches.Load(); n != 1 {
+		t.Fatalf("%d fetches for two launches with a cached set", n)
+	}
+	rotated := w.platform.addKey(t, "platform-key-2")
+	w.env.Clock.Advance(15 * time.Second)
+	state, nonce := w.login(t)
+	if r := w.launch(t, w.env.Host, sign(t, w.claims(nonce, "c"), "platform-key-2", rotated), state); r.status != 303 {
+		t.Fatalf("launch with a rotated key: %d %s", r.status, r.code)
+	}
+	if n := w.platform.fetches.Load(); n != 2 {
+		t.Fatalf("%d fetches after a rotation", n)
+	}
+	// Past max-age the set is fetched again.
+	w.env.Clock.Advance(6 * time.Minute)
+	w.goodLaunch(t, "d")
+	if n := w.platform.fetches.Load(); n != 3 {
+		t.Fatalf("%d fetches after max-age", n)
+	}
+}
+
+// TestRegistrations checks the admin routes' rules.
+func TestRegistrations(t *testing.T) {
+	w := newWorld(t, "sqlite")
+	env := w.env
+	admin, student := env.As("admin"), env.As("student")
+	path := "/api/admin/lti/registrations"
+	body := map[string]any{"name": "Canvas", "issuer": "https://canvas.instructure.com", "client_id": "1000",
+		"auth_login_url": "https://sso.canvaslms.com/api/lti/authorize_redirect", "jwks_url": "https://sso.canvaslms.com/api/lti/security/jwks",
+		"deployment_ids": []string{"1:abc"}}
+	env.Call(t, 403, "POST", path, student.Token, body)
+	env.Call(t, 403, "GET", path, student.Token, nil)
+	env.Call(t, 403, "GET", "/api/admin/lti/tool", student.Token, nil)
+	created := env.Call(t, 201, "POST", path, admin.Token, body)
+	env.Call(t, 422, "POST", path, admin.Token, body)
+	bad := map[string]any{"name": "x", "issuer": "x", "client_id": "y", "auth_login_url": "ftp://x", "jwks_url": "nope",
+		"deployment_ids": []string{"has space"}, "course_id": 424242}
+	res := env.Call(t, 422, "POST", path, admin.Token, bad)
+	problems, _ := res.Get("errors").(map[string]any)
+	for _, field := range []string{"auth_login_url", "jwks_url", "deployment_ids.0", "course_id"} {
+		if problems[field] == nil {
+			t.Errorf("no error on %s: %s", field, res.Body)
+		}
+	}
+	id := strconv.Itoa(int(created.Number("data.id")))
+	body["name"] = "Canvas Cloud"
+	if got := env.Call(t, 200, "PUT", path+"/"+id, admin.Token, body); got.String("data.name") != "Canvas Cloud" {
+		t.Fatalf("update: %s", got.Body)
+	}
+	list := env.Call(t, 200, "GET", path, admin.Token, nil)
+	if n := len(list.Get("data").([]any)); n != 2 {
+		t.Fatalf("%d registrations", n)
+	}
+	env.Call(t, 403, "DELETE", path+"/"+id, student.Token, nil)
+	env.Call(t, 200, "DELETE", path+"/"+id, admin.Token, nil)
+	env.Call(t, 404, "DELETE", path+"/"+id, admin.Token, nil)
+	urls := env.Call(t, 200, "GET", "/api/admin/lti/tool", admin.Token, nil)
+	if urls.String("data.login_url") != "http://school.test/api/lti/tool/login" ||
+		urls.String("data.jwks_url") != "http://school.test/api/lti/jwks" {
+		t.Fatalf("tool URLs: %s", urls.Body)
+	}
+	// The key set is public, the tenant's own, and differs per tenant.
+	env.AddTenant("other.test")
+	jwks := env.Do(apitest.Request{Method: "GET", Path: "/api/lti/jwks"})
+	other := env.Do(apitest.Request{Method: "GET", Path: "/api/lti/jwks", Host: "other.test"})
+	if jwks.Status != 200 || jwks.String("keys.0.kty") != "RSA" || jwks.String("keys.0.alg") != "RS256" ||
+		other.String("keys.0.kid") == jwks.String("keys.0.kid") {
+		t.Fatalf("jwks: %s / %s", jwks.Body, other.Body)
+	}
+}
+
+// TestToolLogin checks the login initiation: the form post keeps a state
+// a launch then uses, as the query does; each refusal, by query or form,
+// names its check and keeps no state.
+func TestToolLogin(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			env := w.env
+			good := url.Values{"iss": {issuer}, "login_hint": {"user-7"}, "target_link_uri": {"https://tool/launch"},
+				"lti_deployment_id": {deploy}}
+			form := "application/x-www-form-urlencoded"
+			res := w.noFollow(t, "POST", env.Host, lti.LoginPath, form, good.Encode())
+			loc, err := url.Parse(res.Header.Get("Location"))
+			if res.StatusCode != http.StatusFound || err != nil || !strings.HasPrefix(loc.String(), issuer+"/mod/lti/auth.php?") {
+				t.Fatalf("form login: %d %s", res.StatusCode, loc)
+			}
+			q := loc.Query()
+			idToken := sign(t, w.claims(q.Get("nonce"), "s"), "platform-key-1", w.platform.key("platform-key-1"))
+			if r := w.launch(t, env.Host, idToken, q.Get("state")); r.status != http.StatusSeeOther {
+				t.Fatalf("launch after a form login: %d %s", r.status, r.code)
+			}
+
+			changed := func(key, value string) url.Values {
+				v := url.Values{}
+				for k := range good {
+					v.Set(k, good.Get(k))
+				}
+				if value == "" {
+					v.Del(key)
+				} else {
+					v.Set(key, value)
+				}
+				return v
+			}
+			refused := func(t *testing.T, v url.Values, status int, code string) {
+				t.Helper()
+				for _, req := range []apitest.Request{
+					{Method: "GET", Path: lti.LoginPath + "?" + v.Encode()},
+					{Method: "POST", Path: lti.LoginPath, Body: v.Encode(), Type: form},
+				} {
+					if res := env.Do(req); res.Status != status || res.String("error") != code {
+						t.Errorf("%s: %d %s, want %d %s", req.Method, res.Status, res.Body, status, code)
+					}
+				}
+			}
+			states := env.Count(t, `SELECT COUNT(*) FROM lti_states`)
+			for _, tc := range []struct {
+				name   string
+				query  url.Values
+				status int
+				code   string
+			}{
+				{"no iss", changed("iss", ""), 400, "invalid_login"},
+				{"no login_hint", changed("login_hint", ""), 400, "invalid_login"},
+				{"no target_link_uri", changed("target_link_uri", ""), 400, "invalid_login"},
+				{"unknown issuer", changed("iss", "https://evil.example"), 400, "unknown_platform"},
+				{"unknown client_id", changed("client_id", "someone-else"), 400, "unknown_platform"},
+				{"unknown deployment", changed("lti_deployment_id", "deployment-2"), 403, "unknown_deployment"},
+			} {
+				t.Run(tc.name, func(t *testing.T) { refused(t, tc.query, tc.status, tc.code) })
+			}
+			// A body that is not a form is refused before it is read.
+			if res := env.Do(apitest.Request{Method: "POST", Path: lti.LoginPath, Body: map[string]string{"iss": issuer}}); res.Status != 415 {
+				t.Errorf("JSON login: %d %s", res.Status, res.Body)
+			}
+			// A second registration of the issuer: the login must say
+			// which, by client_id.
+			env.Call(t, 201, "POST", "/api/admin/lti/registrations", env.As("admin").Token, map[string]any{
+				"name": "Moodle, second site", "issuer": issuer, "client_id": "tool-client-2",
+				"auth_login_url": issuer + "/mod/lti/auth.php", "jwks_url": w.platform.srv.URL + "/jwks", "deployment_ids": []string{deploy},
+			})
+			refused(t, good, 400, "client_id_required")
+			if n := env.Count(t, `SELECT COUNT(*) FROM lti_states`); n != states {
+				t.Fatalf("refused logins kept %d states", n-states)
+			}
+			if res := w.noFollow(t, "GET", env.Host, lti.LoginPath+"?"+changed("client_id", "tool-client-2").Encode(), "", ""); res.StatusCode != http.StatusFound ||
+				!strings.Contains(res.Header.Get("Location"), "client_id=tool-client-2") {
+				t.Fatalf("login naming its client_id: %d %s", res.StatusCode, res.Header.Get("Location"))
+			}
+		})
+	}
+}
+
+// TestExchangeIsLimited: the exchange takes 30 calls a minute per IP,
+// whatever they answer; the 31st is refused before its code is read (the
+// code stays unused), and the next minute opens a new window.
+func TestExchangeIsLimited(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			code := w.goodLaunch(t, "sub-patient").Query().Get("code")
+			for i := range 30 {
+				if res := w.exchange(t, "made-up"); res.Status != 401 || res.String("error") != "invalid_code" {
+					t.Fatalf("call %d: %d %s", i+1, res.Status, res.Body)
+				}
+			}
+			res := w.exchange(t, code)
+			if wait, err := strconv.Atoi(res.Header.Get("Retry-After")); res.Status != http.StatusTooManyRequests ||
+				err != nil || wait < 1 || wait > 60 {
+				t.Fatalf("31st call: %d %v %s", res.Status, res.Header, res.Body)
+			}
+			if n := w.env.Count(t, `SELECT COUNT(*) FROM lti_codes WHERE used_at IS NULL`); n != 1 {
+				t.Fatalf("%d unused codes after the refused call, want 1", n)
+			}
+			w.env.Clock.Advance(time.Minute)
+			code = w.goodLaunch(t, "sub-patient").Query().Get("code")
+			if res := w.exchange(t, code); res.Status != 200 || res.String("data.token") == "" {
+				t.Fatalf("exchange in the next window: %d %s", res.Status, res.Body)
+			}
+		})
+	}
+}
+
+// roleCases are roles claims of launches and the role each makes: the
+// context role Instructor, short or full or as a sub-role, makes a tutor;
+// anything else, administrators of any kind included, a student; nothing
+// makes an admin.
+var roleCases = []struct {
+	name  string
+	roles []string
+	want  string
+}{
+	{"short Instructor", []string{"Instructor"}, "tutor"},
+	{"full Instructor", []string{lti.RoleInstructor}, "tutor"},
+	{"sub-role of Instructor", []string{"http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"}, "tutor"},
+	{"Instructor among other roles", []string{lti.RoleLearner, "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Student",
+		"Instructor"}, "tutor"},
+	{"Learner", []string{lti.RoleLearner}, "student"},
+	{"short Learner", []string{"Learner"}, "student"},
+	{"Administrator of the context", []string{"http://purl.imsglobal.org/vocab/lis/v2/membership#Administrator"}, "student"},
+	{"short Administrator", []string{"Administrator"}, "student"},
+	{"Administrator of the institution", []string{"http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator"}, "student"},
+	{"Administrator of the system", []string{"http://purl.imsglobal.org/vocab/lis/v2/system/person#SysAdmin",
+		"http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator"}, "student"},
+	// Canvas sends the institution role of anyone who teaches anywhere,
+	// also when they are a learner of this context.
+	{"Instructor of the institution", []string{"http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor"}, "student"},
+	{"Instructor of another vocabulary", []string{"http://example.com/vocab/lis/v2/membership/Instructor#TeachingAssistant",
+		"http://purl.imsglobal.org/vocab/lis/v2/membership#InstructorX"}, "student"},
+	{"no roles", []string{}, "student"},
+}
+
+func TestMapRoles(t *testing.T) {
+	for _, tc := range roleCases {
+		if got := lti.MapRoles(tc.roles); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestLaunchRoles launches a new user with each of roleCases: the user
+// holds the mapped role and no other.
+func TestLaunchRoles(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			for i, tc := range roleCases {
+				t.Run(tc.name, func(t *testing.T) {
+					// An empty, non-nil roles list is sent as [], not
+					// replaced by the Learner of claims.
+					loc := w.goodLaunch(t, "sub-role-"+strconv.Itoa(i), tc.roles...)
+					token := w.exchange(t, loc.Query().Get("code")).String("data.token")
+					me := w.env.Call(t, 200, "GET", "/api/profile/me", token, nil)
+					if roles, _ := me.Get("data.roles").([]any); len(roles) != 1 || roles[0] != tc.want {
+						t.Fatalf("roles %v, want [%s]", me.Get("data.roles"), tc.want)
+					}
+				})
+			}
+		})
+	}
+}
