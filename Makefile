@@ -13,7 +13,7 @@ ADMIN_PASSWORD ?= admin-password
 # The player's install script only enforces its authors' package manager,
 # so scripts are off.
 PLAYER := node_modules/h5p-standalone/dist/frame.bundle.js
-# ltijs, a third-party LTI tool run by internal/lti's interop test, with
+# ltijs, a third-party LTI tool run by internal/kinds/lti's interop test, with
 # its database plugin; a test-only node project of its own.
 LTIJS_DIR := internal/kinds/lti/testdata/ltijs
 LTIJS := $(LTIJS_DIR)/node_modules/ltijs/package.json

@@ -186,7 +186,7 @@ var matrix = map[string]string{
 	// SCORM: authors upload packages; every user lists their own tracks.
 	// The matrix has no SCO, so nobody launches one here; the tracking
 	// routes, the player and package files need a tracking token or a
-	// signed link (internal/scorm tests them per role and token).
+	// signed link (internal/kinds/scorm tests them per role and token).
 	"POST /api/admin/scorm/upload":                                  authors,
 	"DELETE /api/admin/scorm/{package}":                             authors,
 	"GET /api/courses/{course}/scorm":                               users,
@@ -290,10 +290,10 @@ var matrix = map[string]string{
 	// cmi5: authors upload packages; the matrix's topic is no cmi5 topic,
 	// its fetch code and content link are not valid, so nobody launches
 	// or fetches. The LRS is an admin's (or a launch's, tested in
-	// internal/cmi5), its about page public.
+	// internal/kinds/cmi5), its about page public.
 	"POST /api/admin/cmi5":          authors,
 	"POST /api/cmi5/launch/{topic}": "",
-	// Waiving needs a cmi5 topic too; internal/cmi5 tests a learner refused.
+	// Waiving needs a cmi5 topic too; internal/kinds/cmi5 tests a learner refused.
 	"POST /api/cmi5/waive/{topic}":                   "",
 	"POST /api/cmi5/fetch":                           "",
 	"GET /api/cmi5/content/{package}/{token}/{path}": "",
@@ -316,7 +316,7 @@ var matrix = map[string]string{
 	"GET /api/xapi/activities":                       "",
 	"GET /api/xapi/agents":                           "",
 	// LTI 1.3: the protocol routes need a registered platform and its
-	// signed messages (internal/lti tests them); the key set is public.
+	// signed messages (internal/kinds/lti tests them); the key set is public.
 	"GET /api/lti/tool/login":                  "",
 	"POST /api/lti/tool/login":                 "",
 	"POST /api/lti/tool/launch":                "",
@@ -327,7 +327,7 @@ var matrix = map[string]string{
 	"POST /api/admin/lti/registrations":        "",
 	"PUT /api/admin/lti/registrations/{id}":    "",
 	"DELETE /api/admin/lti/registrations/{id}": "",
-	// The matrix's topics launch no tool (404); internal/lti tests launches.
+	// The matrix's topics launch no tool (404); internal/kinds/lti tests launches.
 	"POST /api/lti/launches/{topic}":   "",
 	"GET /api/lti/authorize":           "",
 	"GET /api/admin/lti/platform":      admins,
@@ -335,12 +335,12 @@ var matrix = map[string]string{
 	"POST /api/admin/lti/tools":        "",
 	"PUT /api/admin/lti/tools/{id}":    "",
 	"DELETE /api/admin/lti/tools/{id}": "",
-	// Deep linking needs a tool to answer (internal/lti tests the roles:
+	// Deep linking needs a tool to answer (internal/kinds/lti tests the roles:
 	// a student is refused the request; the return is the tool's signed
 	// answer, checked in order).
 	"POST /api/lti/deep-links":        "",
 	"POST /api/lti/deep-links/return": "",
-	// Tools' service tokens only (internal/lti tests them).
+	// Tools' service tokens only (internal/kinds/lti tests them).
 	"POST /api/lti/token":                                   "",
 	"GET /api/lti/ags/{topic}/lineitems":                    "",
 	"POST /api/lti/ags/{topic}/lineitems":                   "",

@@ -88,8 +88,8 @@ type Version struct {
 	Prefix string
 }
 
-// Packages is the package library the kind builds topics on (package
-// internal/interactive).
+// Packages is the package library the kind builds topics on (the
+// Service of this package).
 type Packages interface {
 	// Add stores an uploaded .zip as a new package, once check has
 	// accepted its manifest: a package check refuses is not stored.

@@ -10,7 +10,7 @@ import (
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
-// The events an app reports through the page (docs/interactive.md).
+// The events an app reports through the page (docs/content-kinds.md, "Interactive apps").
 const (
 	EventOpen     = "open"
 	EventStep     = "step"

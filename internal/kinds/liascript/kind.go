@@ -1,8 +1,8 @@
 // This file is the LiaScript content kind: a course written in
-// LiaScript's Markdown, played by LiaScript's own runtime. Package
-// internal/liascript stores the courses with their assets and records
-// learners' section visits and quiz results; this package parses a
-// course and says when a learner's progress completes the topic.
+// LiaScript's Markdown, played by LiaScript's own runtime. The Service
+// stores the courses with their assets and records learners' section
+// visits and quiz results; this file parses a course and says when a
+// learner's progress completes the topic.
 
 package liascript
 
@@ -66,8 +66,8 @@ type Course struct {
 // MarkdownFile is the name the course's Markdown is stored under.
 const MarkdownFile = "course.md"
 
-// Courses is the course store the kind builds topics on (package
-// internal/liascript).
+// Courses is the course store the kind builds topics on (the Service
+// of this package).
 type Courses interface {
 	// Add stores a course from Markdown text, or from an uploaded .md or
 	// .zip (the course's Markdown with its assets).

@@ -1,6 +1,6 @@
 // This file is the lti content kind: a topic that launches an external
-// tool registered with the tenant (LTI 1.3, platform role of package
-// internal/lti), with the resource's target link and custom parameters.
+// tool registered with the tenant (LTI 1.3, the platform role in
+// platform.go), with the resource's target link and custom parameters.
 
 package lti
 

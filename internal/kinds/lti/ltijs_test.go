@@ -48,7 +48,7 @@ func needLtijs(t *testing.T) (node, pgURL string) {
 	}
 	for _, pkg := range []string{"ltijs", "ltijs-sequelize"} {
 		if _, err := os.Stat(filepath.Join(ltijsDir, "node_modules", pkg, "package.json")); err != nil {
-			skip(pkg + " is not installed: run `npm ci --prefix internal/lti/testdata/ltijs` (make test does)")
+			skip(pkg + " is not installed: run `npm ci --prefix internal/kinds/lti/testdata/ltijs` (make test does)")
 		}
 	}
 	pgURL = os.Getenv("LMS_TEST_PG_URL")

@@ -1,7 +1,7 @@
 // This file is the quiz content kind: an intro text and questions in
 // GIFT (package gift), each with a score, plus the number of attempts a
-// learner has and the score that passes. Package internal/quiz runs the
-// attempts; this package says what a quiz is.
+// learner has and the score that passes. quiz.go runs the attempts;
+// this file says what a quiz is.
 
 package quiz
 
