@@ -110,7 +110,10 @@ func (s *Service) routes(doc huma.API) http.Handler {
 	private := restAPI(doc, mux, func(h http.Handler) http.Handler { return s.user(noStore(h)) })
 	// Diagnostic route, not in the spec: the caller's own identity as the
 	// service sees it. It shows nothing the caller does not already hold.
-	httpx.Handle(private, httpx.Route{Method: "GET", Path: "/h5p/whoami", Tags: h5pTags, Who: httpx.Anyone, Scope: scopeOf("GET"),
+	// Hidden, it is described in a document of its own, which keeps its
+	// schemas out of the API's.
+	undescribed := restAPI(ownDocument(), mux, func(h http.Handler) http.Handler { return s.user(noStore(h)) })
+	httpx.Handle(undescribed, httpx.Route{Method: "GET", Path: "/h5p/whoami", Tags: h5pTags, Who: httpx.Anyone, Scope: scopeOf("GET"),
 		Summary: "The caller as the H5P service sees it", Hidden: true}, s.whoami)
 	s.runtimeRoutes(private)
 	s.fileRoutes(mux)
