@@ -61,10 +61,9 @@ type Service struct {
 	// the reset call with InternalToken, as other parts do.
 	H5PURL        func() string
 	InternalToken string
-	// FFmpeg returns the path of ffmpeg, which speaks the voice-over of
-	// the demo's films; "" when it is missing (a chime instead). Read at
-	// each seed.
-	FFmpeg func() string
+	// FFmpeg is the path of ffmpeg, which speaks the voice-over of the
+	// demo's films; "" when it is missing (a chime instead).
+	FFmpeg string
 }
 
 // On reports whether tenant rec runs in demo mode.

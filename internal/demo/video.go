@@ -78,7 +78,7 @@ type filmKey struct {
 
 // movie renders the film as a QuickTime file.
 func (s *Service) movie(ctx context.Context, f *film) []byte {
-	ffmpeg := s.ffmpeg()
+	ffmpeg := s.FFmpeg
 	key := filmKey{f, ffmpeg}
 	if b, ok := made.Load(key); ok {
 		return b.([]byte)
@@ -99,17 +99,10 @@ func (s *Service) movie(ctx context.Context, f *film) []byte {
 	return b
 }
 
-func (s *Service) ffmpeg() string {
-	if s.FFmpeg == nil {
-		return ""
-	}
-	return s.FFmpeg()
-}
-
 // voiceOver speaks text with ffmpeg's flite source as mono samples at
 // media.SampleRate; nil, and no error, without ffmpeg.
 func (s *Service) voiceOver(ctx context.Context, text string) ([]int16, error) {
-	ffmpeg := s.ffmpeg()
+	ffmpeg := s.FFmpeg
 	if ffmpeg == "" {
 		return nil, nil
 	}

@@ -20,7 +20,7 @@ func TestVoiceOver(t *testing.T) {
 		}
 		t.Skip("no ffmpeg here")
 	}
-	s := &Service{FFmpeg: func() string { return path }}
+	s := &Service{FFmpeg: path}
 	voice, err := s.voiceOver(context.Background(), progressFilm.Voice)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func TestVoiceOver(t *testing.T) {
 	if rms := math.Sqrt(energy / float64(len(voice))); seconds < 3 || rms < 300 {
 		t.Fatalf("voice-over of %.1f s at RMS %.0f", seconds, rms)
 	}
-	none := &Service{FFmpeg: func() string { return "" }}
+	none := &Service{FFmpeg: ""}
 	if v, err := none.voiceOver(context.Background(), "hello"); v != nil || err != nil {
 		t.Fatalf("without ffmpeg: %d samples, %v", len(v), err)
 	}

@@ -129,7 +129,9 @@ func TestDemoSeedsWithoutFFmpeg(t *testing.T) {
 	for _, b := range apitest.Backends(t) {
 		t.Run(b, func(t *testing.T) {
 			env := apitest.New(t, b, apitest.Options{Configure: demoConfig(true, "")})
-			env.Server.Videos.FFmpeg = media.FFmpeg{} // as on a server without the package
+			// As on a server without the package.
+			env.Server.Videos.FFmpeg = media.FFmpeg{}
+			env.Server.Demo.FFmpeg = ""
 			rec, _, err := env.Server.AddTenant(context.Background(), server.NewTenant{Host: demoHost,
 				AdminEmail: "admin@" + demoHost, AdminPassword: "admin-password", Demo: true})
 			if err != nil {

@@ -83,10 +83,24 @@ type Dispatcher struct {
 	LeaseClock clock.Clock
 }
 
+// Tuning sets a dispatcher's Poll, Lease and Window at construction; a
+// zero field keeps the default.
+type Tuning struct {
+	Poll, Lease time.Duration
+	Window      func(ctx context.Context, t *platform.Tenant) time.Duration
+}
+
 // NewDispatcher returns a dispatcher without listeners.
-func NewDispatcher(clk clock.Clock, log *slog.Logger) *Dispatcher {
-	return &Dispatcher{listeners: map[string]Listener{}, clock: clk, log: log, Poll: 5 * time.Second,
-		Lease: DefaultLease, LeaseClock: clock.System{}}
+func NewDispatcher(clk clock.Clock, log *slog.Logger, tune Tuning) *Dispatcher {
+	d := &Dispatcher{listeners: map[string]Listener{}, clock: clk, log: log, Poll: 5 * time.Second,
+		Lease: DefaultLease, LeaseClock: clock.System{}, Window: tune.Window}
+	if tune.Poll > 0 {
+		d.Poll = tune.Poll
+	}
+	if tune.Lease > 0 {
+		d.Lease = tune.Lease
+	}
+	return d
 }
 
 // Listen adds a listener under a stable name, the name its deliveries are

@@ -97,7 +97,7 @@ func backends(t *testing.T, run func(t *testing.T, tn *platform.Tenant)) {
 func TestOutboxIsTransactional(t *testing.T) {
 	tn := tenant(t)
 	var got []string
-	d := events.NewDispatcher(clock.System{}, quiet)
+	d := events.NewDispatcher(clock.System{}, quiet, events.Tuning{})
 	d.Listen("names", func(_ context.Context, _ *platform.Tenant, ev events.Stored) error {
 		got = append(got, ev.Name)
 		return nil
@@ -120,7 +120,7 @@ func TestOutboxIsTransactional(t *testing.T) {
 func TestListenersAreIndependent(t *testing.T) {
 	backends(t, func(t *testing.T, tn *platform.Tenant) {
 		clk := clock.NewFake(start)
-		d := events.NewDispatcher(clk, quiet)
+		d := events.NewDispatcher(clk, quiet, events.Tuning{})
 		calls := map[string]int{}
 		var mu sync.Mutex
 		count := func(name string) {
@@ -188,7 +188,7 @@ func TestListenersAreIndependent(t *testing.T) {
 func TestRetryScheduleAndWindow(t *testing.T) {
 	tn := tenant(t)
 	clk := clock.NewFake(start)
-	d := events.NewDispatcher(clk, quiet)
+	d := events.NewDispatcher(clk, quiet, events.Tuning{})
 	d.Listen("down", func(context.Context, *platform.Tenant, events.Stored) error { return errors.New("connection refused") })
 	id := emitAt(t, tn, clk, events.Event{Name: events.Login, UserID: 1})
 	var delays []time.Duration
@@ -234,8 +234,8 @@ func TestRetryScheduleAndWindow(t *testing.T) {
 func TestWindowSetting(t *testing.T) {
 	tn := tenant(t)
 	clk := clock.NewFake(start)
-	d := events.NewDispatcher(clk, quiet)
-	d.Window = func(context.Context, *platform.Tenant) time.Duration { return 240 * time.Hour }
+	d := events.NewDispatcher(clk, quiet, events.Tuning{
+		Window: func(context.Context, *platform.Tenant) time.Duration { return 240 * time.Hour }})
 	d.Listen("down", func(context.Context, *platform.Tenant, events.Stored) error { return errors.New("down") })
 	id := emitAt(t, tn, clk, events.Event{Name: events.Login, UserID: 1})
 	for {
@@ -267,9 +267,8 @@ func TestDueRetryAfterRestart(t *testing.T) {
 			delivered <- ev.ID
 			return nil
 		}
-		first := events.NewDispatcher(clk, quiet)
+		first := events.NewDispatcher(clk, quiet, events.Tuning{Poll: time.Hour})
 		first.Listen("partner", listener)
-		first.Poll = time.Hour
 		id := emitAt(t, tn, clk, events.Event{Name: events.Login, UserID: 1})
 		if _, err := first.DispatchPending(context.Background(), tn); err != nil {
 			t.Fatal(err)
@@ -279,9 +278,9 @@ func TestDueRetryAfterRestart(t *testing.T) {
 			t.Fatalf("%+v", p)
 		}
 		fail.Store(false)
-		second := events.NewDispatcher(clk, quiet)
+		// Polling hourly: only the due time may wake it.
+		second := events.NewDispatcher(clk, quiet, events.Tuning{Poll: time.Hour})
 		second.Listen("partner", listener)
-		second.Poll = time.Hour // only the due time may wake it
 		stop := second.Start(tn)
 		defer stop()
 		select {
@@ -311,7 +310,7 @@ func TestEventsBeforeTheMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk := clock.NewFake(start.Add(time.Hour))
-	d := events.NewDispatcher(clk, quiet)
+	d := events.NewDispatcher(clk, quiet, events.Tuning{})
 	got := 0
 	d.Listen("a", func(context.Context, *platform.Tenant, events.Stored) error { got++; return nil })
 	d.Listen("b", func(context.Context, *platform.Tenant, events.Stored) error { got++; return nil })
@@ -372,7 +371,7 @@ func TestReplicasClaimPairs(t *testing.T) {
 	c := &counter{count: map[int64]int{}, running: map[int64]bool{}}
 	started, hold := make(chan struct{}, 1), make(chan struct{})
 	replica := func(name string) *events.Dispatcher {
-		d := events.NewDispatcher(clk, quiet)
+		d := events.NewDispatcher(clk, quiet, events.Tuning{})
 		d.LeaseClock = lease
 		d.Listen("partner", func(ctx context.Context, _ *platform.Tenant, ev events.Stored) error {
 			c.enter(ev.ID)

@@ -45,6 +45,9 @@ type Options struct {
 	// Store keeps the tenants' libraries and contents; nil means a store
 	// with the service's clock and an in-process lock.
 	Store *h5pstore.Store
+	// HubURL, when set, is the content-type endpoint of the H5P hub, put
+	// in the store's settings (LMS_H5P_HUB_URL).
+	HubURL string
 	// MaxUploadSize caps a package upload in bytes; 0 means
 	// h5ppackage.DefaultMaxTotalSize (256 MB).
 	MaxUploadSize int64
@@ -118,6 +121,11 @@ func New(opts Options) *Service {
 	s.Store = opts.Store
 	if s.Store == nil {
 		s.Store = &h5pstore.Store{Clock: s.clock, Locker: lock.NewMemory(s.clock)}
+	}
+	if opts.HubURL != "" {
+		set := s.Store.Settings()
+		set.HubURL = opts.HubURL
+		s.Store.SetSettings(set)
 	}
 	if s.maxUpload <= 0 {
 		s.maxUpload = h5ppackage.DefaultMaxTotalSize

@@ -131,13 +131,23 @@ type Scheduler struct {
 	notBefore map[int64]map[string]time.Time
 }
 
+// Tuning sets a scheduler's Poll (zero: every minute) and Schedules at
+// construction.
+type Tuning struct {
+	Poll      time.Duration
+	Schedules map[string]Schedule
+}
+
 // New returns a scheduler of the tenants of ts.
-func New(clk clock.Clock, locker lock.Locker, ts *platform.Tenants, log *slog.Logger) *Scheduler {
+func New(clk clock.Clock, locker lock.Locker, ts *platform.Tenants, log *slog.Logger, tune Tuning) *Scheduler {
 	if log == nil {
 		log = slog.Default()
 	}
 	s := &Scheduler{clock: clk, locker: locker, tenants: ts, log: log, Poll: time.Minute,
-		notBefore: map[int64]map[string]time.Time{}}
+		Schedules: tune.Schedules, notBefore: map[int64]map[string]time.Time{}}
+	if tune.Poll > 0 {
+		s.Poll = tune.Poll
+	}
 	// A recreated tenant database has no job_runs: its jobs are due again.
 	ts.Changes().Subscribe(func(n changes.Notice) {
 		if n.Tenant == 0 || slices.Contains(n.Keys, access.TenantKey) {

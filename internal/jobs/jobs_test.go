@@ -47,7 +47,7 @@ func (r *runs) total() int {
 }
 
 func scheduler(env *apitest.Env) *jobs.Scheduler {
-	return jobs.New(env.Clock, env.Server.Locker, env.Server.Tenants, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return jobs.New(env.Clock, env.Server.Locker, env.Server.Tenants, slog.New(slog.NewTextHandler(io.Discard, nil)), jobs.Tuning{})
 }
 
 func tenantCount(t *testing.T, env *apitest.Env) int {
@@ -176,8 +176,8 @@ func TestClaimWithoutSharedLock(t *testing.T) {
 			return nil
 		}}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a := jobs.New(env.Clock, lock.NewMemory(env.Clock), env.Server.Tenants, log)
-	b := jobs.New(env.Clock, lock.NewMemory(env.Clock), env.Server.Tenants, log)
+	a := jobs.New(env.Clock, lock.NewMemory(env.Clock), env.Server.Tenants, log, jobs.Tuning{})
+	b := jobs.New(env.Clock, lock.NewMemory(env.Clock), env.Server.Tenants, log, jobs.Tuning{})
 	a.Add(slow)
 	b.Add(slow)
 	done := make(chan error, 1)

@@ -32,8 +32,9 @@ func checkDemo(cfg *config.Config) error {
 
 // demoRoutes builds demo mode: its routes, which answer 404 outside demo
 // mode, and, with demo mode on, the scheduled reset of demo tenants. The
-// seed calls the API through s.Handler and the H5P service at its address,
-// both read when a seed runs.
+// seed calls the API through s.Handler, which wraps these routes and so
+// exists only after them, and the H5P service at its address, known once
+// it listens: both are read when a seed runs.
 func (s *Server) demoRoutes(authService *auth.Service) {
 	s.Demo = &demo.Service{Config: s.Config.Demo, WebAddr: s.Config.WebAddr, Clock: s.Clock, Log: s.Log,
 		Registry: s.Registry, Tenants: s.Tenants, Cache: s.Cache, Locker: s.Locker, Passwords: s.Passwords,
@@ -42,12 +43,7 @@ func (s *Server) demoRoutes(authService *auth.Service) {
 		API:           func() http.Handler { return s.Handler },
 		H5PURL:        s.H5P.API.BaseURL,
 		InternalToken: s.Config.InternalKey,
-		FFmpeg: func() string {
-			if s.Videos == nil {
-				return ""
-			}
-			return s.Videos.FFmpeg.FFmpeg
-		},
+		FFmpeg:        s.Videos.FFmpeg.FFmpeg,
 	}
 	demo.Routes(s.API, s.Demo)
 	if s.Jobs == nil || !s.Config.Demo.Enabled {

@@ -181,14 +181,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 		return nil, err
 	}
 	s.Passwords = auth.NewPasswords(cfg.PasswordCost)
-	s.Dispatcher = events.NewDispatcher(s.Clock, s.Log)
-	if cfg.EventsPoll > 0 {
-		s.Dispatcher.Poll = cfg.EventsPoll
-	}
-	if cfg.EventsLease > 0 {
-		s.Dispatcher.Lease = cfg.EventsLease
-	}
-	s.Dispatcher.Window = s.retryWindow
+	s.Dispatcher = events.NewDispatcher(s.Clock, s.Log,
+		events.Tuning{Poll: cfg.EventsPoll, Lease: cfg.EventsLease, Window: s.retryWindow})
 	s.Registry = platform.NewRegistry(s.PlatformDB, s.MasterKey, s.Clock.Now, opts.Registry...)
 	var onOpen []func(*platform.Tenant) func()
 	if !opts.NoDispatch {
@@ -198,28 +192,15 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Server, error)
 		DataDir: cfg.DataDir, DatabaseURL: cfg.DatabaseURL, Blob: s.Blob, Clock: s.Clock,
 		Idle: cfg.TenantIdle, Warm: cfg.TenantWarm, Logger: s.Log, Changes: s.Changes, OnOpen: onOpen,
 	})
-	s.Jobs = jobs.New(s.Clock, s.Locker, s.Tenants, s.Log)
-	if err := s.configureJobs(); err != nil {
-		return nil, err
+	scheds, err := jobs.ParseSchedules(cfg.JobSchedules)
+	if err != nil {
+		return nil, fmt.Errorf("server: LMS_JOB_SCHEDULES: %w", err)
 	}
+	s.Jobs = jobs.New(s.Clock, s.Locker, s.Tenants, s.Log, jobs.Tuning{Poll: cfg.JobsPoll, Schedules: scheds})
 	s.newMedia()
 	s.buildAPI()
 	ok = true
 	return s, nil
-}
-
-// configureJobs applies LMS_JOBS_POLL and LMS_JOB_SCHEDULES to the
-// scheduler before the capabilities add their jobs.
-func (s *Server) configureJobs() error {
-	if s.Config.JobsPoll > 0 {
-		s.Jobs.Poll = s.Config.JobsPoll
-	}
-	scheds, err := jobs.ParseSchedules(s.Config.JobSchedules)
-	if err != nil {
-		return fmt.Errorf("server: LMS_JOB_SCHEDULES: %w", err)
-	}
-	s.Jobs.Schedules = scheds
-	return nil
 }
 
 func openPlatformDB(ctx context.Context, cfg *config.Config) (*sqldb.DB, error) {
@@ -295,14 +276,9 @@ func (s *Server) buildAPI() {
 	// The H5P service is built before the kinds: the H5P kind calls it
 	// through its client.
 	store := &h5pstore.Store{Clock: s.Clock, Locker: s.Locker, Cache: s.Cache}
-	if s.Config.H5PHubURL != "" {
-		// The store's one setter, on the store before any service holds it
-		// (h5pstore has no constructor taking its settings).
-		store.SetSettings(h5pstore.Settings{HubURL: s.Config.H5PHubURL})
-	}
 	s.H5P = h5p.New(h5p.Options{Tenants: s.Tenants, Cache: s.Cache, Redis: s.Redis, Clock: s.Clock, Log: s.Log, Scanner: s.Scanner,
 		InternalKey: s.Config.InternalKey, TrustProxy: s.Config.TrustProxy, APIURL: s.apiURL(),
-		Store:   store,
+		Store: store, HubURL: s.Config.H5PHubURL,
 		CoreDir: s.Config.H5PCoreDir, EditorDir: s.Config.H5PEditorDir, EmbedOrigins: s.Config.H5PEmbedOrigins,
 		API: s.API, Scoped: func(h http.Handler) http.Handler { return s.Audit.Middleware()(tokens.Limit(s.Limiter)(h)) }})
 	s.routes()

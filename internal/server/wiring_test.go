@@ -11,32 +11,15 @@ import (
 	"testing"
 )
 
-// lateAllowed are the writes to fields of built services, and the setter
-// calls, that remain in the server, each with why. Everything else a
-// service needs is given to its constructor or composite literal: late
-// wiring (a field set after the service exists) is how the kinds once
-// broke the cycle kinds -> topics/learning -> kinds, and it must not come
-// back.
-var lateAllowed = map[string]string{
-	// Tunables of the event dispatcher and the job scheduler, applied
-	// right after construction, before anything runs; events.NewDispatcher
-	// and jobs.New take no options yet.
-	"s.Dispatcher.Poll":   "dispatcher tunable",
-	"s.Dispatcher.Lease":  "dispatcher tunable",
-	"s.Dispatcher.Window": "dispatcher tunable",
-	"s.Jobs.Poll":         "scheduler tunable",
-	"s.Jobs.Schedules":    "scheduler tunable",
-	// The H5P store's hub address, set on the store before the H5P
-	// service holds it: h5pstore has no constructor taking its settings.
-	"store.SetSettings()": "h5pstore has no settings constructor",
-}
-
 // TestNoLateWiring reads the server's own files and fails on an
 // assignment to a field of one of the Server's services (s.x.Field =), or
 // of a service built in the function (svc := &T{...} or x.NewT(...), then
 // svc.Field =), and on calls of setters (x.SetY(...)). The Server's own
 // fields, set while New and buildAPI assemble it, and plain values
-// (answers, filters) are not services.
+// (answers, filters) are not services. Everything a service needs is
+// given to its constructor or composite literal: late wiring (a field set
+// after the service exists) is how the kinds once broke the cycle kinds ->
+// topics/learning -> kinds, and it must not come back.
 func TestNoLateWiring(t *testing.T) {
 	names, err := filepath.Glob("*.go")
 	if err != nil {
@@ -66,7 +49,7 @@ func TestNoLateWiring(t *testing.T) {
 				switch n := n.(type) {
 				case *ast.AssignStmt:
 					for _, lhs := range n.Lhs {
-						if key, late := lateField(lhs, servers, built); late && lateAllowed[key] == "" {
+						if key, late := lateField(lhs, servers, built); late {
 							found = append(found, fset.Position(n.Pos()).String()+": "+key+" =")
 						}
 					}
@@ -74,9 +57,7 @@ func TestNoLateWiring(t *testing.T) {
 					sel, ok := n.Fun.(*ast.SelectorExpr)
 					if ok && isSetter(sel.Sel.Name) {
 						key := exprString(sel) + "()"
-						if lateAllowed[key] == "" {
-							found = append(found, fset.Position(n.Pos()).String()+": "+key)
-						}
+						found = append(found, fset.Position(n.Pos()).String()+": "+key)
 					}
 				}
 				return true
