@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lms-platform/lms/client"
 	lmsctlcmd "github.com/lms-platform/lms/cmd/lmsctl"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/fixtures"
@@ -148,12 +149,11 @@ func id(v any, path string) string {
 }
 
 // scopedToken creates an lms_pat_ token for the user over the API.
-func scopedToken(t *testing.T, env *apitest.Env, session string, body map[string]any) string {
+func scopedToken(t *testing.T, session *client.Client, name string, scopes ...string) string {
 	t.Helper()
-	res := env.Call(t, 201, "POST", "/api/auth/tokens", session, body)
-	tok := res.String("data.token")
+	tok := apitest.Must(session.PostAuthTokens(t.Context(), client.CreateInputBody{Name: name, Scopes: scopes}))(t).Token
 	if !strings.HasPrefix(tok, "lms_pat_") {
-		t.Fatalf("token: %s", res.Body)
+		t.Fatalf("token: %q", tok)
 	}
 	return tok
 }
@@ -172,8 +172,8 @@ func TestCourseScript(t *testing.T) {
 
 func courseScript(t *testing.T, env *apitest.Env) {
 	admin := env.As("admin")
-	token := scopedToken(t, env, admin.Token, map[string]any{"name": "script",
-		"scopes": []string{"courses:write", "users:read", "progress:read", "h5p:write", "settings:write"}})
+	token := scopedToken(t, env.UserClient(admin), "script", "courses:write", "users:read", "progress:read", "h5p:write",
+		"settings:write")
 	c := newCLI(t)
 
 	// Bad input fails before any request: with no profile yet, a
@@ -256,7 +256,7 @@ func courseScript(t *testing.T, env *apitest.Env) {
 	// The program as the admin sees it, and as the learner reads it
 	// with lmsctl: the lesson with every topic, in the order made.
 	l := newCLI(t)
-	l.ok(scopedToken(t, env, learner.Token, map[string]any{"name": "learner", "scopes": []string{"courses:read"}}),
+	l.ok(scopedToken(t, env.UserClient(learner), "learner", "courses:read"),
 		"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
 	for who, program := range map[string]any{
 		"admin":   c.ok("", "get-admin-courses-course-program", "--course", courseID),
@@ -311,13 +311,13 @@ func courseScript(t *testing.T, env *apitest.Env) {
 
 func TestRateLimited(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		admin := env.ClientAs("admin")
 		// One second before the limiter's minute ends, so Retry-After is short.
 		env.Clock.Set(env.Clock.Now().Truncate(time.Minute).Add(time.Minute - time.Second))
-		res := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "slow",
-			"scopes": []string{"courses:read"}, "rate_limit_per_minute": 1})
+		slow := apitest.Must(admin.PostAuthTokens(t.Context(), client.CreateInputBody{Name: "slow",
+			Scopes: []string{"courses:read"}, RateLimitPerMinute: client.Ptr(int64(1))}))(t)
 		c := newCLI(t)
-		c.ok(res.String("data.token"), "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+		c.ok(slow.Token, "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
 		details := c.fails(7, "RATE_LIMITED", "", "get-admin-courses")
 		if n, _ := get(details, "retryAfter").(float64); n < 1 || n > 60 || get(details, "status") != float64(429) {
 			t.Fatalf("details: %v", details)
@@ -325,11 +325,11 @@ func TestRateLimited(t *testing.T) {
 
 		// --wait waits out Retry-After and tries again: once the server has
 		// refused it (the token's audit shows a 429), the minute ends.
-		audit := "/api/admin/agent-audit?status=429&token_id=" + res.String("data.id")
-		refusals := func(atLeast float64) float64 {
+		audit := client.GetAdminAgentAuditParams{Status: client.Ptr(int64(429)), TokenID: client.Ptr(slow.ID)}
+		refusals := func(atLeast int) int {
 			t.Helper()
 			for {
-				if n := env.Call(t, 200, "GET", audit, admin.Token, nil).Get("meta.total").(float64); n >= atLeast {
+				if n := apitest.Must(admin.GetAdminAgentAudit(t.Context(), audit))(t).Meta.Total; n >= atLeast {
 					return n
 				}
 				time.Sleep(50 * time.Millisecond)
@@ -337,7 +337,7 @@ func TestRateLimited(t *testing.T) {
 		}
 		// Only the refusal above so far (the filter works).
 		if n := refusals(1); n != 1 {
-			t.Fatalf("%v refusals before --wait", n)
+			t.Fatalf("%d refusals before --wait", n)
 		}
 		cmd := c.cmd("", "get-admin-courses", "--wait")
 		var out bytes.Buffer
@@ -387,14 +387,15 @@ func deviceLogin(t *testing.T, c *cli, env *apitest.Env, args ...string) (*exec.
 
 func TestDeviceLogin(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		admin, ctx := env.As("admin"), t.Context()
+		approver := env.UserClient(admin)
 		c := newCLI(t)
 		cmd, out, code := deviceLogin(t, c, env, "--scopes", "courses:read,courses:write", "--name", "lmsctl in a test")
-		shown := env.Call(t, 200, "GET", "/api/auth/device/requests/"+code, admin.Token, nil)
-		if shown.String("data.client_name") != "lmsctl in a test" || shown.Get("data.scopes.1") != "courses:write" {
-			t.Fatalf("request: %s", shown.Body)
+		shown := apitest.Must(approver.GetAuthDeviceRequestsID(ctx, code))(t)
+		if shown.ClientName != "lmsctl in a test" || len(shown.Scopes) < 2 || shown.Scopes[1] != "courses:write" {
+			t.Fatalf("request: %+v", shown)
 		}
-		env.Call(t, 200, "POST", "/api/auth/device/requests/"+code+"/approve", admin.Token, map[string]any{"scopes": []string{"courses:read"}})
+		apitest.Must(approver.PostAuthDeviceRequestsIDApprove(ctx, code, client.DeviceApproveInputBody{Scopes: []string{"courses:read"}}))(t)
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("lmsctl login: %v (output %s)", err, out)
 		}
@@ -410,7 +411,7 @@ func TestDeviceLogin(t *testing.T) {
 
 		// A denied request ends the login with the auth exit code.
 		cmd, _, code = deviceLogin(t, newCLI(t), env)
-		env.Call(t, 200, "POST", "/api/auth/device/requests/"+code+"/deny", admin.Token, nil)
+		apitest.Must(approver.PostAuthDeviceRequestsIDDeny(ctx, code))(t)
 		err := cmd.Wait()
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 4 {
@@ -422,13 +423,12 @@ func TestDeviceLogin(t *testing.T) {
 // TestMCPOverStdio runs `lmsctl mcp` as an agent's MCP client starts it.
 func TestMCPOverStdio(t *testing.T) {
 	env := apitest.New(t, "sqlite", apitest.Options{})
-	admin := env.As("admin")
+	admin := env.ClientAs("admin")
 	c := newCLI(t)
-	c.ok(scopedToken(t, env, admin.Token, map[string]any{"name": "agent", "scopes": []string{"courses:read"}}),
-		"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+	c.ok(scopedToken(t, admin, "agent", "courses:read"), "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
 	c.fails(3, "USAGE", "", "mcp", "--allow", "delete-admin-courses-id")
 	c.fails(3, "USAGE", "", "mcp", "--upload-from", filepath.Join(t.TempDir(), "missing"))
-	env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Seen by the agent"})
+	apitest.Must(admin.PostAdminCourses(t.Context(), client.CourseBody{Title: "Seen by the agent"}))(t)
 
 	ctx := context.Background()
 	server := c.cmd("", "mcp", "--allow", "post-admin-courses")
@@ -464,13 +464,10 @@ func TestMCPOverStdio(t *testing.T) {
 func TestH5PTopic(t *testing.T) {
 	pkg := fixtures.Path(t, "h5p/hub/H5P.TrueFalse.h5p")
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		admin, ctx := env.ClientAs("admin"), t.Context()
 		c := newCLI(t)
-		c.ok(scopedToken(t, env, admin.Token, map[string]any{"name": "h5p", "scopes": []string{"courses:write", "h5p:write"}}),
-			"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
-		course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "H5P course"}).Number("data.id")
-		lesson := fmt.Sprint(env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token,
-			map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id"))
+		c.ok(scopedToken(t, admin, "h5p", "courses:write", "h5p:write"), "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+		_, lesson := courseWithLesson(t, admin, "H5P course")
 
 		c.fails(3, "USAGE", "", "create-topic", "h5p", "--lesson", lesson, "--title", "Quiz", "--package", filepath.Join(t.TempDir(), "none.h5p"))
 		c.fails(3, "USAGE", "", "create-topic", "h5p", "--lesson", lesson, "--title", "Quiz", "--package", "main.go")
@@ -480,17 +477,27 @@ func TestH5PTopic(t *testing.T) {
 		if get(topic, "kind") != "h5p" || contentID == "" {
 			t.Fatalf("topic: %v", topic)
 		}
-		env.Call(t, 200, "GET", "/h5p/contents/"+contentID, admin.Token, nil)
+		apitest.Must(admin.GetH5PContentsID(ctx, contentID))(t)
 
 		details := c.fails(5, "NOT_FOUND", "", "create-topic", "h5p", "--lesson", "999999", "--title", "Lost", "--package", pkg)
 		orphan, _ := get(details, "created.h5pContentId").(string)
 		if orphan == "" || orphan == contentID {
 			t.Fatalf("details of the half-done creation: %v", details)
 		}
-		env.Call(t, 200, "GET", "/h5p/contents/"+orphan, admin.Token, nil)
+		apitest.Must(admin.GetH5PContentsID(ctx, orphan))(t)
 		c.ok("", "delete-h5p-contents-id", "--id", orphan)
-		env.Call(t, 404, "GET", "/h5p/contents/"+orphan, admin.Token, nil)
+		_, err := admin.GetH5PContentsID(ctx, orphan)
+		apitest.Refused(t, err, 404)
 	})
+}
+
+// courseWithLesson makes a course with one lesson as c and returns their
+// ids, the lesson's as lmsctl's flags take it.
+func courseWithLesson(t *testing.T, c *client.Client, title string) (course int64, lesson string) {
+	t.Helper()
+	course = apitest.Must(c.PostAdminCourses(t.Context(), client.CourseBody{Title: title}))(t).ID
+	l := apitest.Must(c.PostAdminLessons(t.Context(), client.CreateLessonInputBody{CourseID: course, Title: "Lesson"}))(t)
+	return course, fmt.Sprint(l.ID)
 }
 
 func TestServerUnreachable(t *testing.T) {
@@ -511,13 +518,10 @@ func TestServerUnreachable(t *testing.T) {
 // or plain fields, and checks the refusals that happen before a request.
 func TestTopicTypes(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		admin := env.ClientAs("admin")
 		c := newCLI(t)
-		c.ok(scopedToken(t, env, admin.Token, map[string]any{"name": "types", "scopes": []string{"courses:write"}}),
-			"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
-		course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Every type"}).Number("data.id")
-		lesson := fmt.Sprint(env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token,
-			map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id"))
+		c.ok(scopedToken(t, admin, "types", "courses:write"), "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+		course, lesson := courseWithLesson(t, admin, "Every type")
 		dir := t.TempDir()
 		write := func(name string, content []byte) string { return lmsctltest.WriteFile(t, dir, name, content) }
 		files := map[string]string{
@@ -611,11 +615,10 @@ func TestMCPInspector(t *testing.T) {
 		t.Skip("the MCP Inspector is not installed: run npm ci")
 	}
 	env := apitest.New(t, "sqlite", apitest.Options{})
-	admin := env.As("admin")
+	admin := env.ClientAs("admin")
 	c := newCLI(t)
-	c.ok(scopedToken(t, env, admin.Token, map[string]any{"name": "inspected", "scopes": []string{"courses:read"}}),
-		"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
-	env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Inspected course"})
+	c.ok(scopedToken(t, admin, "inspected", "courses:read"), "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+	apitest.Must(admin.PostAdminCourses(t.Context(), client.CourseBody{Title: "Inspected course"}))(t)
 
 	inspect := func(args ...string) any {
 		t.Helper()

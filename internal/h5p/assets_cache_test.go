@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -14,10 +15,10 @@ import (
 func TestPlayModelFollowsLibraryUpdate(t *testing.T) {
 	raw := readFixture(t, trueFalseFixture)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		id := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, raw).String("data.contentId")
+		ctx, admin := t.Context(), env.ClientAs("admin")
+		id := apitest.Must(uploadContent(ctx, admin, raw))(t).ContentID
 		play := func() []string {
-			return strs(env.Call(t, 200, "GET", "/h5p/contents/"+id+"/play", admin.Token, nil).Get("data.scripts"))
+			return apitest.Must(admin.GetH5PContentsIDPlay(ctx, id, client.GetH5PContentsIDPlayParams{}))(t).Scripts
 		}
 		before := play()
 		if !slices.Equal(before, play()) {
@@ -41,9 +42,7 @@ func TestPlayModelFollowsLibraryUpdate(t *testing.T) {
 			}
 			return b
 		}, map[string][]byte{"H5P.TrueFalse-1.6/scripts/added.js": []byte("/* added */")})
-		if res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, update); res.Status != 201 {
-			t.Fatalf("update: %d %s", res.Status, res.Body)
-		}
+		apitest.Must(uploadContent(ctx, admin, update))(t)
 		after := play()
 		if !slices.Contains(after, added) || len(after) != len(before)+1 {
 			t.Errorf("scripts after the update: %v", after)

@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"mime/multipart"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/fixtures"
@@ -66,6 +69,16 @@ func upload(env *apitest.Env, path, field, token string, data []byte) *apitest.R
 	return env.Do(apitest.Request{Method: "POST", Path: path, Token: token, Body: buf.Bytes(), Type: mw.FormDataContentType()})
 }
 
+// h5pFile is data as the client uploads an .h5p package.
+func h5pFile(data []byte) *client.File {
+	return &client.File{Name: "package.h5p", Content: bytes.NewReader(data)}
+}
+
+// uploadContent uploads the package data as a new content.
+func uploadContent(ctx context.Context, c *client.Client, data []byte) (*client.UploadedContent, error) {
+	return c.PostH5PContentsUpload(ctx, client.PostH5PContentsUploadForm{H5PFile: h5pFile(data)})
+}
+
 // contentFiles counts the blob files of a content.
 func contentFiles(t *testing.T, env *apitest.Env, id string) int {
 	t.Helper()
@@ -103,7 +116,7 @@ func TestUploadInvalid(t *testing.T) {
 	core := h5ppackage.Version{Major: 1, Minor: 18}
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		setCoreAPI(env, core)
-		admin := env.As("admin")
+		admin := env.ClientAs("admin")
 		for _, f := range files {
 			name := filepath.Base(f)
 			data := readFixture(t, f)
@@ -120,30 +133,24 @@ func TestUploadInvalid(t *testing.T) {
 				t.Errorf("%s: valid for h5ppackage", name)
 				continue
 			}
-			res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, data)
-			if res.Status != want || res.Get("success") != false {
-				t.Errorf("%s: %d %s, want %d", name, res.Status, res.Body, want)
+			_, err = uploadContent(t.Context(), admin, data)
+			var e *client.Error
+			if !errors.As(err, &e) || e.Status != want {
+				t.Errorf("%s: %v, want %d", name, err, want)
 				continue
 			}
-			errs, _ := res.Get("errors").([]any)
-			if len(errs) == 0 || !strings.Contains(res.String("message"), "invalid") {
-				t.Errorf("%s: message or errors missing: %s", name, res.Body)
+			if len(e.Problems) == 0 || !strings.Contains(e.Message, "invalid") {
+				t.Errorf("%s: message or errors missing: %v %+v", name, e, e.Problems)
 			}
-			if perr != nil && len(perr.Problems) > 0 && !strings.Contains(res.String("message"), perr.Problems[0].Message) {
-				t.Errorf("%s: message %q does not name %q", name, res.String("message"), perr.Problems[0].Message)
+			if perr != nil && len(perr.Problems) > 0 && !strings.Contains(e.Message, perr.Problems[0].Message) {
+				t.Errorf("%s: message %q does not name %q", name, e.Message, perr.Problems[0].Message)
 			}
 			code, known := invalidCodes[name]
 			if !known {
 				t.Errorf("%s: no expected problem code; add it to invalidCodes", name)
 			}
-			found := false
-			for _, e := range errs {
-				if m, _ := e.(map[string]any); m["code"] == code {
-					found = true
-				}
-			}
-			if known && !found {
-				t.Errorf("%s: no %s problem in %s", name, code, res.Body)
+			if known && !slices.ContainsFunc(e.Problems, func(p client.Problem) bool { return p.Code == code }) {
+				t.Errorf("%s: no %s problem in %+v", name, code, e.Problems)
 			}
 		}
 		if n := env.Count(t, `SELECT COUNT(*) FROM h5p_contents`); n != 0 {
@@ -155,36 +162,49 @@ func TestUploadInvalid(t *testing.T) {
 func TestUploadRoundTrip(t *testing.T) {
 	files := append(fixtureFiles(t, "valid"), fixtureFiles(t, "hub")...)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx, admin, anonymous := t.Context(), env.ClientAs("admin"), env.ClientAs("")
 		for _, f := range files {
 			name := filepath.Base(f)
-			res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, readFixture(t, f))
-			if res.Status != 201 || res.String("data.contentId") == "" || res.Get("data.metadata") == nil ||
-				res.Get("data.installedLibraries") == nil {
-				t.Errorf("%s: upload %d %s", name, res.Status, res.Body)
+			up, err := uploadContent(ctx, admin, readFixture(t, f))
+			if err != nil || up.ContentID == "" || up.Metadata == nil || up.InstalledLibraries == nil {
+				t.Errorf("%s: upload %v %+v", name, err, up)
 				continue
 			}
-			id := res.String("data.contentId")
-			got := env.Call(t, 200, "GET", "/h5p/contents/"+id, "", nil)
-			if got.String("data.id") != id || got.String("data.mainLibrary") == "" || got.Get("data.parameters") == nil ||
-				got.String("data.title") != got.String("data.metadata.title") {
-				t.Errorf("%s: read back %s", name, got.Body)
+			id := up.ContentID
+			got := apitest.Must(anonymous.GetH5PContentsID(ctx, id))(t)
+			title, _ := got.Metadata.(map[string]any)["title"].(string)
+			if got.ID != id || got.MainLibrary == "" || got.Parameters == nil || got.Title != title {
+				t.Errorf("%s: read back %+v", name, got)
 			}
-			for _, path := range []string{"/h5p/contents/" + id + "/download", "/h5p/download/" + id} {
-				dl := env.Do(apitest.Request{Method: "GET", Path: path})
+			// The second path is the H5P client's own, outside the API.
+			downloads := map[string]func() *apitest.Response{
+				"/h5p/contents/{id}/download": func() *apitest.Response {
+					res, err := anonymous.GetH5PContentsIDDownload(ctx, id)
+					if err != nil {
+						t.Fatalf("%s: download: %v", name, err)
+					}
+					defer res.Body.Close()
+					body, _ := io.ReadAll(res.Body)
+					return &apitest.Response{Status: res.StatusCode, Header: res.Header, Body: body}
+				},
+				"/h5p/download/{id}": func() *apitest.Response {
+					return env.Do(apitest.Request{Method: "GET", Path: "/h5p/download/" + id})
+				},
+			}
+			for path, download := range downloads {
+				dl := download()
 				if dl.Status != 200 || !strings.HasPrefix(dl.Header.Get("Content-Disposition"), "attachment") ||
 					!strings.Contains(dl.Header.Get("Content-Disposition"), ".h5p") {
 					t.Fatalf("%s: download %s: %d %v", name, path, dl.Status, dl.Header)
 				}
-				again := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, dl.Body)
-				if again.Status != 201 {
-					t.Errorf("%s: re-upload of download: %d %s", name, again.Status, again.Body)
+				again, err := uploadContent(ctx, admin, dl.Body)
+				if err != nil {
+					t.Errorf("%s: re-upload of download: %v", name, err)
 					continue
 				}
-				back := env.Call(t, 200, "GET", "/h5p/contents/"+again.String("data.contentId"), "", nil)
-				if string(mustJSON(back.Get("data.parameters"))) != string(mustJSON(got.Get("data.parameters"))) ||
-					back.String("data.mainLibrary") != got.String("data.mainLibrary") ||
-					back.String("data.libraryVersion") != got.String("data.libraryVersion") {
+				back := apitest.Must(anonymous.GetH5PContentsID(ctx, again.ContentID))(t)
+				if string(mustJSON(back.Parameters)) != string(mustJSON(got.Parameters)) ||
+					back.MainLibrary != got.MainLibrary || back.LibraryVersion != got.LibraryVersion {
 					t.Errorf("%s: re-uploaded content differs", name)
 				}
 			}
@@ -204,115 +224,118 @@ func TestContentPermissions(t *testing.T) {
 		t.Skip("TrueFalse fixture absent")
 	}
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin, student := env.As("admin"), env.As("student")
-		tutor, other := env.As("tutor"), env.NewUser("tutor")
+		ctx, cs := t.Context(), env.Clients()
+		admin, tutor, student, anonymous := cs.Admin, cs.Tutor, cs.Student, cs.Anonymous
+		other := env.UserClient(env.NewUser("tutor"))
+		refused := func(name string, err error, status int) {
+			t.Helper()
+			t.Run(name, func(t *testing.T) { apitest.Refused(t, err, status) })
+		}
+		installLibraries := func(c *client.Client) (*client.InstalledLibraries, error) {
+			return c.PostH5PLibraries(ctx, client.PostH5PLibrariesForm{File: h5pFile(trueFalse)})
+		}
 
-		if res := upload(env, "/h5p/contents/upload", "h5p_file", "", trueFalse); res.Status != 401 {
-			t.Errorf("anonymous upload: %d", res.Status)
+		_, err := uploadContent(ctx, anonymous, trueFalse)
+		refused("anonymous upload", err, 401)
+		_, err = uploadContent(ctx, student, trueFalse)
+		refused("student upload", err, 403)
+		for _, who := range []struct {
+			role   string
+			c      *client.Client
+			status int
+		}{{"student", student, 403}, {"anonymous", anonymous, 401}} {
+			_, err := who.c.GetH5PContents(ctx, client.GetH5PContentsParams{})
+			refused(who.role+" GET /h5p/contents", err, who.status)
+			_, err = who.c.GetH5PLibraries(ctx)
+			refused(who.role+" GET /h5p/libraries", err, who.status)
+			_, err = who.c.GetH5PLibrariesID(ctx, "H5P.TrueFalse-1.8")
+			refused(who.role+" GET /h5p/libraries/{id}", err, who.status)
 		}
-		if res := upload(env, "/h5p/contents/upload", "h5p_file", student.Token, trueFalse); res.Status != 403 {
-			t.Errorf("student upload: %d", res.Status)
-		}
-		for _, path := range []string{"/h5p/contents", "/h5p/libraries", "/h5p/libraries/H5P.TrueFalse-1.8"} {
-			if res := env.Do(apitest.Request{Method: "GET", Path: path, Token: student.Token}); res.Status != 403 {
-				t.Errorf("student GET %s: %d", path, res.Status)
-			}
-			if res := env.Do(apitest.Request{Method: "GET", Path: path}); res.Status != 401 {
-				t.Errorf("anonymous GET %s: %d", path, res.Status)
-			}
-		}
-		if res := upload(env, "/h5p/libraries", "file", student.Token, trueFalse); res.Status != 403 {
-			t.Errorf("student library upload: %d", res.Status)
-		}
+		_, err = installLibraries(student)
+		refused("student library upload", err, 403)
 
 		// The tutor may not install libraries: the admin installs them.
-		if res := upload(env, "/h5p/contents/upload", "h5p_file", tutor.Token, trueFalse); res.Status != 422 {
-			t.Errorf("tutor upload before libraries: %d %s", res.Status, res.Body)
+		_, err = uploadContent(ctx, tutor, trueFalse)
+		refused("tutor upload before libraries", err, 422)
+		up := apitest.Must(uploadContent(ctx, admin, trueFalse))(t)
+		if len(up.InstalledLibraries) == 0 {
+			t.Fatalf("admin upload installed nothing: %+v", up)
 		}
-		res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, trueFalse)
-		if res.Status != 201 || len(res.Get("data.installedLibraries").([]any)) == 0 {
-			t.Fatalf("admin upload: %d %s", res.Status, res.Body)
+		adminID := up.ContentID
+		up = apitest.Must(uploadContent(ctx, tutor, trueFalse))(t)
+		if up.InstalledLibraries == nil || len(up.InstalledLibraries) != 0 {
+			t.Fatalf("tutor upload: %+v", up)
 		}
-		adminID := res.String("data.contentId")
-		res = upload(env, "/h5p/contents/upload", "h5p_file", tutor.Token, trueFalse)
-		if res.Status != 201 || len(res.Get("data.installedLibraries").([]any)) != 0 {
-			t.Fatalf("tutor upload: %d %s", res.Status, res.Body)
-		}
-		tutorID := res.String("data.contentId")
-		main := env.Call(t, 200, "GET", "/h5p/contents/"+tutorID, "", nil)
-		library := main.String("data.mainLibrary") + " " + main.String("data.libraryVersion")
-		uber := main.String("data.mainLibrary") + "-" + main.String("data.libraryVersion")
+		tutorID := up.ContentID
+		main := apitest.Must(anonymous.GetH5PContentsID(ctx, tutorID))(t)
+		library := main.MainLibrary + " " + main.LibraryVersion
+		uber := main.MainLibrary + "-" + main.LibraryVersion
 
-		list := env.Call(t, 200, "GET", "/h5p/contents", tutor.Token, nil)
-		if ids := ids(list); len(ids) != 1 || ids[0] != tutorID || list.Number("meta.total") != 1 {
-			t.Errorf("tutor list: %s", list.Body)
+		list := apitest.Must(tutor.GetH5PContents(ctx, client.GetH5PContentsParams{}))(t)
+		if len(list.Items) != 1 || list.Items[0].ID != tutorID || list.Meta.Total != 1 {
+			t.Errorf("tutor list: %+v", list)
 		}
-		list = env.Call(t, 200, "GET", "/h5p/contents?perPage=1&page=2", admin.Token, nil)
-		if ids := ids(list); len(ids) != 1 || ids[0] != adminID || list.Number("meta.last_page") != 2 ||
-			list.Number("meta.per_page") != 1 || list.Number("meta.current_page") != 2 {
-			t.Errorf("admin list page 2: %s", list.Body)
+		list = apitest.Must(admin.GetH5PContents(ctx, client.GetH5PContentsParams{PerPage: client.Ptr(int64(1)), Page: client.Ptr(int64(2))}))(t)
+		if len(list.Items) != 1 || list.Items[0].ID != adminID || list.Meta.LastPage != 2 || list.Meta.PerPage != 1 ||
+			list.Meta.CurrentPage != 2 {
+			t.Errorf("admin list page 2: %+v", list)
 		}
-		if l := env.Call(t, 200, "GET", "/h5p/contents?perPage=500&q=nothing-matches", admin.Token, nil); l.Number("meta.per_page") != 100 || l.Number("meta.total") != 0 {
-			t.Errorf("perPage cap / q: %s", l.Body)
-		}
-
-		body := map[string]any{"library": library, "params": map[string]any{
-			"params": main.Get("data.parameters"), "metadata": map[string]any{"title": "Renamed"}}}
-		if res := env.Do(apitest.Request{Method: "PATCH", Path: "/h5p/contents/" + tutorID, Token: other.Token, Body: body}); res.Status != 403 {
-			t.Errorf("PATCH by another tutor: %d", res.Status)
-		}
-		if res := env.Do(apitest.Request{Method: "PATCH", Path: "/h5p/contents/" + adminID, Token: tutor.Token, Body: body}); res.Status != 403 {
-			t.Errorf("PATCH of admin content by tutor: %d", res.Status)
-		}
-		env.Call(t, 200, "PATCH", "/h5p/contents/"+tutorID, tutor.Token, body)
-		if got := env.Call(t, 200, "GET", "/h5p/contents/"+tutorID, "", nil); got.String("data.title") != "Renamed" ||
-			got.String("data.userId") != main.String("data.userId") {
-			t.Errorf("after PATCH: %s", got.Body)
-		}
-		if res := env.Do(apitest.Request{Method: "PATCH", Path: "/h5p/contents/999999", Token: admin.Token, Body: body}); res.Status != 404 {
-			t.Errorf("PATCH unknown: %d", res.Status)
+		list = apitest.Must(admin.GetH5PContents(ctx, client.GetH5PContentsParams{PerPage: client.Ptr(int64(500)),
+			Q: client.Ptr("nothing-matches")}))(t)
+		if list.Meta.PerPage != 100 || list.Meta.Total != 0 {
+			t.Errorf("perPage cap / q: %+v", list)
 		}
 
-		created := env.Call(t, 201, "POST", "/h5p/contents", tutor.Token, body)
-		if created.String("data.contentId") == "" || created.String("data.metadata.title") != "Renamed" {
-			t.Errorf("create: %s", created.Body)
+		body := client.ContentBody{Library: library, Params: client.ContentParams{
+			Params: main.Parameters, Metadata: map[string]any{"title": "Renamed"}}}
+		_, err = other.PatchH5PContentsID(ctx, tutorID, body)
+		refused("PATCH by another tutor", err, 403)
+		_, err = tutor.PatchH5PContentsID(ctx, adminID, body)
+		refused("PATCH of admin content by tutor", err, 403)
+		apitest.Must(tutor.PatchH5PContentsID(ctx, tutorID, body))(t)
+		if got := apitest.Must(anonymous.GetH5PContentsID(ctx, tutorID))(t); got.Title != "Renamed" || got.UserID != main.UserID {
+			t.Errorf("after PATCH: %+v", got)
 		}
-		bad := map[string]any{"library": "H5P.Nothing 9.9", "params": map[string]any{"params": map[string]any{}}}
-		if res := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents", Token: tutor.Token, Body: bad}); res.Status != 422 {
-			t.Errorf("create with unknown library: %d %s", res.Status, res.Body)
+		_, err = admin.PatchH5PContentsID(ctx, "999999", body)
+		refused("PATCH unknown", err, 404)
+
+		created := apitest.Must(tutor.PostH5PContents(ctx, body))(t)
+		if title, _ := created.Metadata.(map[string]any)["title"].(string); created.ContentID == "" || title != "Renamed" {
+			t.Errorf("create: %+v", created)
 		}
+		_, err = tutor.PostH5PContents(ctx, client.ContentBody{Library: "H5P.Nothing 9.9",
+			Params: client.ContentParams{Params: map[string]any{}}})
+		refused("create with unknown library", err, 422)
 
 		// Libraries.
-		libs := env.Call(t, 200, "GET", "/h5p/libraries", tutor.Token, nil)
-		if len(libs.Get("data").([]any)) == 0 {
-			t.Errorf("libraries: %s", libs.Body)
+		if libs := apitest.Must(tutor.GetH5PLibraries(ctx))(t); len(libs) == 0 {
+			t.Errorf("no libraries")
 		}
-		if l := env.Call(t, 200, "GET", "/h5p/libraries/"+uber, tutor.Token, nil); l.String("data.uber") != uber {
-			t.Errorf("library: %s", l.Body)
+		if l := apitest.Must(tutor.GetH5PLibrariesID(ctx, uber))(t); l.Uber != uber {
+			t.Errorf("library: %+v", l)
 		}
-		if res := env.Do(apitest.Request{Method: "PATCH", Path: "/h5p/libraries/" + uber, Token: tutor.Token, Body: map[string]any{"restricted": true}}); res.Status != 403 {
-			t.Errorf("tutor PATCH library: %d", res.Status)
+		restrict := client.RestrictedBody{Restricted: client.Ptr(true)}
+		_, err = tutor.PatchH5PLibrariesID(ctx, uber, restrict)
+		refused("tutor PATCH library", err, 403)
+		if l := apitest.Must(admin.PatchH5PLibrariesID(ctx, uber, restrict))(t); !l.Restricted {
+			t.Errorf("restrict: %+v", l)
 		}
-		if l := env.Call(t, 200, "PATCH", "/h5p/libraries/"+uber, admin.Token, map[string]any{"restricted": true}); l.Get("data.restricted") != true {
-			t.Errorf("restrict: %s", l.Body)
-		}
-		if res := env.Do(apitest.Request{Method: "DELETE", Path: "/h5p/libraries/" + uber, Token: admin.Token}); res.Status != 409 {
-			t.Errorf("delete library in use: %d %s", res.Status, res.Body)
-		}
-		if res := env.Do(apitest.Request{Method: "GET", Path: "/h5p/libraries/H5P.Nothing-1.0", Token: admin.Token}); res.Status != 404 {
-			t.Errorf("unknown library: %d", res.Status)
-		}
-		if res := upload(env, "/h5p/libraries", "file", admin.Token, trueFalse); res.Status != 200 || res.Get("data.installedLibraries") == nil {
-			t.Errorf("library upload: %d %s", res.Status, res.Body)
+		_, err = admin.DeleteH5PLibrariesID(ctx, uber)
+		refused("delete library in use", err, 409)
+		_, err = admin.GetH5PLibrariesID(ctx, "H5P.Nothing-1.0")
+		refused("unknown library", err, 404)
+		if libs := apitest.Must(installLibraries(admin))(t); libs.InstalledLibraries == nil {
+			t.Errorf("library upload: %+v", libs)
 		}
 
 		// Delete.
-		if res := env.Do(apitest.Request{Method: "DELETE", Path: "/h5p/contents/" + tutorID, Token: other.Token}); res.Status != 403 {
-			t.Errorf("DELETE by another tutor: %d", res.Status)
-		}
-		env.Call(t, 200, "DELETE", "/h5p/contents/"+tutorID, tutor.Token, nil)
-		env.Call(t, 404, "GET", "/h5p/contents/"+tutorID, "", nil)
-		env.Call(t, 404, "GET", "/h5p/contents/"+tutorID+"/download", "", nil)
+		_, err = other.DeleteH5PContentsID(ctx, tutorID)
+		refused("DELETE by another tutor", err, 403)
+		apitest.Must(tutor.DeleteH5PContentsID(ctx, tutorID))(t)
+		_, err = anonymous.GetH5PContentsID(ctx, tutorID)
+		refused("read deleted", err, 404)
+		_, err = anonymous.GetH5PContentsIDDownload(ctx, tutorID)
+		refused("download deleted", err, 404)
 	})
 }
 
@@ -327,44 +350,35 @@ func TestUploadCapAndFiles(t *testing.T) {
 		t.Skip("valid3-3-images fixture absent")
 	}
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx, admin := t.Context(), env.ClientAs("admin")
 		capped := withOptions(t, env, func(o *h5p.Options) { o.MaxUploadSize = int64(len(images) / 2) })
-		res := upload(capped, "/h5p/contents/upload", "h5p_file", admin.Token, images)
-		if res.Status != 413 || res.Get("success") != false {
-			t.Errorf("over the cap: %d %s", res.Status, res.Body)
-		}
+		_, err := uploadContent(ctx, capped.ClientAs("admin"), images)
+		apitest.Refused(t, err, 413)
 		if n := env.Count(t, `SELECT COUNT(*) FROM h5p_contents`); n != 0 {
 			t.Errorf("%d contents stored over the cap", n)
 		}
 
-		internal := map[string]string{"X-Internal-Token": env.Server.Config.InternalKey}
-		res = upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, images)
-		if res.Status != 201 {
-			t.Fatalf("upload: %d %s", res.Status, res.Body)
-		}
-		id := res.String("data.contentId")
+		internal := env.ClientAs("").WithHeader("X-Internal-Token", env.Server.Config.InternalKey)
+		id := apitest.Must(uploadContent(ctx, admin, images))(t).ContentID
 		if contentFiles(t, env, id) == 0 {
 			t.Fatalf("content %s has no files", id)
 		}
-		if res := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents/orphans/delete", Token: admin.Token}); res.Status != 403 {
-			t.Errorf("orphans by admin: %d", res.Status)
-		}
-		if res := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents/orphans/delete"}); res.Status != 401 {
-			t.Errorf("orphans anonymous: %d", res.Status)
-		}
+		_, err = admin.PostH5PContentsOrphansDelete(ctx)
+		apitest.Refused(t, err, 403)
+		_, err = env.ClientAs("").PostH5PContentsOrphansDelete(ctx)
+		apitest.Refused(t, err, 401)
 		// An orphan: files without a row.
 		tenant, release := env.OpenTenant(env.Tenant)
 		tenant.Blob.Put(context.Background(), "h5p/content/424242/x.png", bytes.NewReader(apitest.PNG(t)), -1, "image/png")
 		release()
-		orphans := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents/orphans/delete", Headers: internal})
-		if orphans.Status != 200 || len(strs(orphans.Get("data.contentIds"))) != 1 || strs(orphans.Get("data.contentIds"))[0] != "424242" ||
-			orphans.Number("data.files") != 1 {
-			t.Errorf("orphans: %d %s", orphans.Status, orphans.Body)
+		orphans := apitest.Must(internal.PostH5PContentsOrphansDelete(ctx))(t)
+		if len(orphans.ContentIDs) != 1 || orphans.ContentIDs[0] != "424242" || orphans.Files != 1 {
+			t.Errorf("orphans: %+v", orphans)
 		}
 		if contentFiles(t, env, id) == 0 {
 			t.Errorf("orphan sweep removed files of a live content")
 		}
-		env.Call(t, 200, "DELETE", "/h5p/contents/"+id, admin.Token, nil)
+		apitest.Must(admin.DeleteH5PContentsID(ctx, id))(t)
 		if n := contentFiles(t, env, id); n != 0 {
 			t.Errorf("%d files left after delete", n)
 		}

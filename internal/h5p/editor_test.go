@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 )
@@ -149,25 +150,26 @@ func TestEditorTempFiles(t *testing.T) {
 func TestEditorPromoteOnSave(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		id := installTrueFalse(t, env)
-		admin := env.As("admin")
-		c := env.Call(t, 200, "GET", "/h5p/contents/"+strconv.FormatInt(id, 10), "", nil)
-		library := c.String("data.mainLibrary") + " " + c.String("data.libraryVersion")
+		ctx, admin, adminClient := t.Context(), env.As("admin"), env.ClientAs("admin")
+		c := apitest.Must(env.ClientAs("").GetH5PContentsID(ctx, strconv.FormatInt(id, 10)))(t)
+		library := c.MainLibrary + " " + c.LibraryVersion
 		png := apitest.PNG(t)
+		// The editor's files action is the H5P editor's own AJAX call.
 		tmp := uploadTemp(env, admin.Token, "pic.png", png).String("path")
 		second := uploadTemp(env, admin.Token, "pic2.png", png).String("path")
 		params := func(p string) map[string]any {
 			return map[string]any{"question": "<p>Q</p>", "correct": "true",
 				"media": map[string]any{"type": map[string]any{"params": map[string]any{"file": map[string]any{"path": p, "mime": "image/png"}}}}}
 		}
-		body := map[string]any{"library": library, "params": map[string]any{"params": params(tmp), "metadata": map[string]any{"title": "With image"}}}
-		created := env.Call(t, 201, "POST", "/h5p/contents", admin.Token, body)
-		cid := created.String("data.contentId")
+		body := client.ContentBody{Library: library, Params: client.ContentParams{Params: params(tmp),
+			Metadata: map[string]any{"title": "With image"}}}
+		cid := apitest.Must(adminClient.PostH5PContents(ctx, body))(t).ContentID
 		check := func(tmpPath string) {
 			t.Helper()
-			got := env.Call(t, 200, "GET", "/h5p/contents/"+cid, "", nil)
-			np := got.String("data.parameters.media.type.params.file.path")
+			got := apitest.Must(env.ClientAs("").GetH5PContentsID(ctx, cid))(t)
+			np, _ := lookup(got.Parameters, "media", "type", "params", "file", "path").(string)
 			if np == "" || strings.HasSuffix(np, "#tmp") {
-				t.Fatalf("path not rewritten: %s", got.Body)
+				t.Fatalf("path not rewritten: %+v", got.Parameters)
 			}
 			if !env.BlobExists(t, "h5p/content/"+cid+"/"+np) || env.BlobExists(t, h5pstore.TempPrefix+strings.TrimSuffix(tmpPath, "#tmp")) {
 				t.Errorf("file not moved: %s", np)
@@ -177,15 +179,23 @@ func TestEditorPromoteOnSave(t *testing.T) {
 			}
 		}
 		check(tmp)
-		body["params"] = map[string]any{"params": params(second)}
-		env.Call(t, 200, "PATCH", "/h5p/contents/"+cid, admin.Token, body)
+		body.Params = client.ContentParams{Params: params(second)}
+		apitest.Must(adminClient.PatchH5PContentsID(ctx, cid, body))(t)
 		check(second)
 		if n := env.Count(t, `SELECT COUNT(*) FROM h5p_temp_files`); n != 0 {
 			t.Errorf("temp rows left: %d", n)
 		}
-		body["params"] = map[string]any{"params": params("gone.png#tmp")}
-		if res := env.Do(apitest.Request{Method: "PATCH", Path: "/h5p/contents/" + cid, Token: admin.Token, Body: body}); res.Status != 422 {
-			t.Errorf("unknown temp file: %d", res.Status)
-		}
+		body.Params = client.ContentParams{Params: params("gone.png#tmp")}
+		_, err := adminClient.PatchH5PContentsID(ctx, cid, body)
+		apitest.Refused(t, err, 422)
 	})
+}
+
+// lookup follows keys through nested JSON objects; nil when one is missing.
+func lookup(v any, keys ...string) any {
+	for _, k := range keys {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	return v
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 )
@@ -68,13 +69,15 @@ func setCoreAPI(env *apitest.Env, v h5ppackage.Version) {
 
 // wantCoreRefused checks a 422 naming the library and the core API version
 // it needs.
-func wantCoreRefused(t *testing.T, name string, res *apitest.Response, library, needs string) {
+func wantCoreRefused(t *testing.T, name string, err error, library, needs string) {
 	t.Helper()
-	msg := res.String("message")
-	if res.Status != 422 || res.Get("success") != false || !strings.Contains(msg, library) || !strings.Contains(msg, needs) ||
-		res.String("errors.0.code") != h5ppackage.CodeAPIVersionUnsupported || res.String("errors.0.library") != library {
-		t.Errorf("%s: %d %s, want 422 naming %s and core API %s", name, res.Status, res.Body, library, needs)
-	}
+	t.Run(name, func(t *testing.T) {
+		e := apitest.Refused(t, err, 422)
+		if !strings.Contains(e.Message, library) || !strings.Contains(e.Message, needs) || len(e.Problems) == 0 ||
+			e.Problems[0].Code != h5ppackage.CodeAPIVersionUnsupported || e.Problems[0].Library != library {
+			t.Errorf("%v %+v, want 422 naming %s and core API %s", e, e.Problems, library, needs)
+		}
+	})
 }
 
 // TestCoreAPIVersion: a library needing a newer core API than the service
@@ -96,7 +99,7 @@ func TestCoreAPIVersion(t *testing.T) {
 		t.Fatal("invalid-core-version.h5p missing")
 	}
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx, admin := t.Context(), env.ClientAs("admin")
 
 		// Beyond the default core API: 1.99.
 		future := rewritePackage(t, coreFixture, func(name string, b []byte) []byte {
@@ -105,27 +108,27 @@ func TestCoreAPIVersion(t *testing.T) {
 			}
 			return b
 		})
-		res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, future)
-		wantCoreRefused(t, "core API 1.99 upload", res, "H5P.GreetingCard-1.0", "1.99")
-		res = upload(env, "/h5p/libraries", "file", admin.Token, future)
-		wantCoreRefused(t, "core API 1.99 library upload", res, "H5P.GreetingCard-1.0", "1.99")
+		_, err := uploadContent(ctx, admin, future)
+		wantCoreRefused(t, "core API 1.99 upload", err, "H5P.GreetingCard-1.0", "1.99")
+		_, err = admin.PostH5PLibraries(ctx, client.PostH5PLibrariesForm{File: h5pFile(future)})
+		wantCoreRefused(t, "core API 1.99 library upload", err, "H5P.GreetingCard-1.0", "1.99")
 
 		// Below what the fixture needs.
 		setCoreAPI(env, h5ppackage.Version{Major: 1, Minor: 18})
-		res = upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, coreFixture)
-		wantCoreRefused(t, "core API 1.18", res, "H5P.GreetingCard-1.0", "1.19")
+		_, err = uploadContent(ctx, admin, coreFixture)
+		wantCoreRefused(t, "core API 1.18", err, "H5P.GreetingCard-1.0", "1.19")
 		if n := env.Count(t, `SELECT COUNT(*) FROM h5p_contents`) + env.Count(t, `SELECT COUNT(*) FROM h5p_libraries`); n != 0 {
 			t.Errorf("%d rows stored from refused packages", n)
 		}
 
 		// At or above it, the same package is valid.
 		setCoreAPI(env, h5ppackage.Version{Major: 1, Minor: 19})
-		if res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, coreFixture); res.Status != 201 {
-			t.Errorf("core API 1.19: %d %s", res.Status, res.Body)
+		if _, err := uploadContent(ctx, admin, coreFixture); err != nil {
+			t.Errorf("core API 1.19: %v", err)
 		}
 		setCoreAPI(env, h5ppackage.Version{})
-		if res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, coreFixture); res.Status != 201 {
-			t.Errorf("default core API: %d %s", res.Status, res.Body)
+		if _, err := uploadContent(ctx, admin, coreFixture); err != nil {
+			t.Errorf("default core API: %v", err)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -11,17 +12,17 @@ import (
 // user and returns its id; TrueFalse must be installed.
 func createAs(t *testing.T, env *apitest.Env, token, library, title string) string {
 	t.Helper()
-	body := map[string]any{"library": library, "params": map[string]any{
-		"params":   map[string]any{"question": "<p>" + title + "?</p>", "correct": "true"},
-		"metadata": map[string]any{"title": title}}}
-	return env.Call(t, 201, "POST", "/h5p/contents", token, body).String("data.contentId")
+	body := client.ContentBody{Library: library, Params: client.ContentParams{
+		Params:   map[string]any{"question": "<p>" + title + "?</p>", "correct": "true"},
+		Metadata: map[string]any{"title": title}}}
+	return apitest.Must(env.Client("", token).PostH5PContents(t.Context(), body))(t).ContentID
 }
 
 // trueFalseLibrary is "H5P.TrueFalse <major>.<minor>" of content id.
 func trueFalseLibrary(t *testing.T, env *apitest.Env, id int64) string {
 	t.Helper()
-	c := env.Call(t, 200, "GET", "/h5p/contents/"+strconv.FormatInt(id, 10), "", nil)
-	return c.String("data.mainLibrary") + " " + c.String("data.libraryVersion")
+	c := apitest.Must(env.ClientAs("").GetH5PContentsID(t.Context(), strconv.FormatInt(id, 10)))(t)
+	return c.MainLibrary + " " + c.LibraryVersion
 }
 
 // TestEditModelRoleMatrix checks who may open the editor on a new
@@ -65,7 +66,7 @@ func TestEditModel(t *testing.T) {
 		id := createAs(t, env, tutor.Token, library, "Edit me")
 		core := env.Server.H5P.Store.CoreAPI()
 
-		fresh := env.Call(t, 200, "GET", "/h5p/contents/new/edit", tutor.Token, nil)
+		fresh := apitest.Must(env.UserClient(tutor).GetH5PContentsIDEdit(t.Context(), "new", client.GetH5PContentsIDEditParams{}))(t)
 		apitest.RunOne(t, env, apitest.Scenario{Name: "new", As: "tutor", Method: "GET", Path: "/h5p/contents/new/edit",
 			Status: 200, JSON: map[string]any{
 				"success": true, "data.contentId": "new", "data.library": "",
@@ -76,15 +77,15 @@ func TestEditModel(t *testing.T) {
 					"apiVersion": map[string]any{"majorVersion": 1, "minorVersion": core.Minor},
 				},
 			}})
-		if fresh.Number("data.editor.apiVersion.minorVersion") != 24 {
-			t.Errorf("default core API minor: %s", fresh.Body)
+		if fresh.Editor.APIVersion.MinorVersion != 24 {
+			t.Errorf("default core API minor: %+v", fresh.Editor)
 		}
 
-		got := env.Call(t, 200, "GET", "/h5p/contents/"+id, "", nil)
+		got := apitest.Must(env.ClientAs("").GetH5PContentsID(t.Context(), id))(t)
 		res := apitest.RunOne(t, env, apitest.Scenario{Name: "existing", As: "tutor", Method: "GET",
 			Path: "/h5p/contents/" + id + "/edit?language=pt-br", Status: 200, JSON: map[string]any{
 				"data.contentId": id, "data.library": library,
-				"data.params": got.Get("data.parameters"), "data.metadata": got.Get("data.metadata"),
+				"data.params": got.Parameters, "data.metadata": got.Metadata,
 				"data.editor.filesPath": "/h5p/content/" + id, "data.editor.language": "pt-br",
 				"data.editor.contentRelUrl": "../content/", "data.params.question": "<p>Edit me?</p>",
 				"data.metadata.title": "Edit me",

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/blob"
 )
@@ -46,12 +47,9 @@ func TestLibraryPatchUpdateConcurrent(t *testing.T) {
 	raw := readFixture(t, trueFalseFixture)
 	patched := patchTrueFalse(t, raw)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		if res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, raw); res.Status != 201 {
-			t.Fatalf("install: %d %s", res.Status, res.Body)
-		}
-		before := env.Call(t, 200, "GET", "/h5p/libraries/H5P.TrueFalse-1.6", admin.Token, nil)
-		oldPatch := int(before.Number("data.patchVersion"))
+		ctx, admin := t.Context(), env.ClientAs("admin")
+		apitest.Must(uploadContent(ctx, admin, raw))(t)
+		oldPatch := int(apitest.Must(admin.GetH5PLibrariesID(ctx, "H5P.TrueFalse-1.6"))(t).PatchVersion)
 		oldScript := get(env, env.Host, trueFalseScript, "", nil).Body
 		newScript := append(bytes.Clone(oldScript), "\n/* patched */\n"...)
 
@@ -84,12 +82,17 @@ func TestLibraryPatchUpdateConcurrent(t *testing.T) {
 			}()
 		}
 		var uploads sync.WaitGroup
-		results := make([]*apitest.Response, 4)
+		type result struct {
+			libs *client.InstalledLibraries
+			err  error
+		}
+		results := make([]result, 4)
 		for i := range results {
 			uploads.Add(1)
 			go func() {
 				defer uploads.Done()
-				results[i] = upload(env, "/h5p/libraries", "file", admin.Token, patched)
+				libs, err := admin.PostH5PLibraries(ctx, client.PostH5PLibrariesForm{File: h5pFile(patched)})
+				results[i] = result{libs, err}
 			}()
 		}
 		uploads.Wait()
@@ -98,12 +101,12 @@ func TestLibraryPatchUpdateConcurrent(t *testing.T) {
 
 		updated := 0
 		for i, res := range results {
-			if res.Status != 200 {
-				t.Errorf("upload %d: %d %s", i, res.Status, res.Body)
+			if res.err != nil {
+				t.Errorf("upload %d: %v", i, res.err)
 				continue
 			}
-			for _, l := range res.Get("data.installedLibraries").([]any) {
-				if m := l.(map[string]any); m["machineName"] == "H5P.TrueFalse" {
+			for _, l := range res.libs.InstalledLibraries {
+				if l.MachineName == "H5P.TrueFalse" {
 					updated++
 				}
 			}
@@ -116,9 +119,8 @@ func TestLibraryPatchUpdateConcurrent(t *testing.T) {
 		}
 		t.Logf("a reader saw the new script during the update: %v", seenNew)
 
-		after := env.Call(t, 200, "GET", "/h5p/libraries/H5P.TrueFalse-1.6", admin.Token, nil)
-		if int(after.Number("data.patchVersion")) != oldPatch+1 {
-			t.Errorf("patch version after update: %s", after.Body)
+		if after := apitest.Must(admin.GetH5PLibrariesID(ctx, "H5P.TrueFalse-1.6"))(t); int(after.PatchVersion) != oldPatch+1 {
+			t.Errorf("patch version after update: %+v", after)
 		}
 		if res := get(env, env.Host, trueFalseScript, "", nil); res.Status != 200 || !bytes.Equal(res.Body, newScript) {
 			t.Errorf("script after update: %d", res.Status)
@@ -141,9 +143,12 @@ func TestLibraryPatchUpdateConcurrent(t *testing.T) {
 			t.Errorf("library folders after the update: %v, want only %s/", folders, want)
 		}
 		// The content still plays with the updated library.
-		id := strings.TrimSpace(env.Call(t, 200, "GET", "/h5p/contents", admin.Token, nil).String("data.0.id"))
-		play := get(env, env.Host, "/h5p/contents/"+id+"/play", "", nil)
-		for _, s := range strs(play.Get("data.scripts")) {
+		list := apitest.Must(admin.GetH5PContents(ctx, client.GetH5PContentsParams{}))(t)
+		if len(list.Items) == 0 {
+			t.Fatal("no content listed")
+		}
+		play := apitest.Must(env.ClientAs("").GetH5PContentsIDPlay(ctx, list.Items[0].ID, client.GetH5PContentsIDPlayParams{}))(t)
+		for _, s := range play.Scripts {
 			if res := get(env, env.Host, s, "", nil); res.Status != 200 {
 				t.Errorf("%s: %d", s, res.Status)
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
@@ -63,12 +64,14 @@ func allContentFiles(t *testing.T, env *apitest.Env) []string {
 }
 
 // wantRefused checks a 422 whose message names the path.
-func wantRefused(t *testing.T, name string, res *apitest.Response, path string) {
+func wantRefused(t *testing.T, name string, err error, path string) {
 	t.Helper()
 	rel := strings.TrimSuffix(path, h5pstore.TempSuffix)
-	if res.Status != 422 || res.Get("success") != false || !strings.Contains(res.String("message"), rel) {
-		t.Errorf("%s: %d %s, want 422 naming %s", name, res.Status, res.Body, rel)
-	}
+	t.Run(name, func(t *testing.T) {
+		if e := apitest.Refused(t, err, 422); !strings.Contains(e.Message, rel) {
+			t.Errorf("%v, want 422 naming %s", e, rel)
+		}
+	})
 }
 
 // TestPromoteOnlyOwnTempFiles: a save may take only the caller's own
@@ -76,26 +79,28 @@ func wantRefused(t *testing.T, name string, res *apitest.Response, path string) 
 func TestPromoteOnlyOwnTempFiles(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		library := trueFalseLibrary(t, env, installTrueFalse(t, env))
-		tutor, other, admin := env.As("tutor"), env.NewUser("tutor"), env.As("admin")
+		ctx := t.Context()
+		tutor, other := env.As("tutor"), env.NewUser("tutor")
+		tutorClient, otherClient, admin, anonymous := env.UserClient(tutor), env.UserClient(other), env.ClientAs("admin"), env.ClientAs("")
 		mine := createAs(t, env, tutor.Token, library, "Mine")
 		theirs := tempUpload(t, env, other.Token, "theirs.png")
 		contents := env.Count(t, `SELECT COUNT(*) FROM h5p_contents`)
-		before := env.Call(t, 200, "GET", "/h5p/contents/"+mine, "", nil)
+		before := apitest.Must(anonymous.GetH5PContentsID(ctx, mine))(t)
 
-		body := map[string]any{"library": library, "params": map[string]any{"params": imageParams(theirs)}}
-		res := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents", Token: tutor.Token, Body: body})
-		wantRefused(t, "POST with another user's upload", res, theirs)
+		body := client.ContentBody{Library: library, Params: client.ContentParams{Params: imageParams(theirs)}}
+		_, err := tutorClient.PostH5PContents(ctx, body)
+		wantRefused(t, "POST with another user's upload", err, theirs)
 		if n := env.Count(t, `SELECT COUNT(*) FROM h5p_contents`); n != contents {
 			t.Errorf("%d contents after a refused save, want %d", n, contents)
 		}
-		res = env.Do(apitest.Request{Method: "PATCH", Path: "/h5p/contents/" + mine, Token: tutor.Token, Body: body})
-		wantRefused(t, "PATCH with another user's upload", res, theirs)
+		_, err = tutorClient.PatchH5PContentsID(ctx, mine, body)
+		wantRefused(t, "PATCH with another user's upload", err, theirs)
 		// Not even with every permission: the upload is the other user's.
-		res = env.Do(apitest.Request{Method: "PATCH", Path: "/h5p/contents/" + mine, Token: admin.Token, Body: body})
-		wantRefused(t, "admin PATCH with another user's upload", res, theirs)
-		after := env.Call(t, 200, "GET", "/h5p/contents/"+mine, "", nil)
-		if string(mustJSON(after.Get("data.parameters"))) != string(mustJSON(before.Get("data.parameters"))) {
-			t.Errorf("refused PATCH changed the content: %s", after.Body)
+		_, err = admin.PatchH5PContentsID(ctx, mine, body)
+		wantRefused(t, "admin PATCH with another user's upload", err, theirs)
+		after := apitest.Must(anonymous.GetH5PContentsID(ctx, mine))(t)
+		if string(mustJSON(after.Parameters)) != string(mustJSON(before.Parameters)) {
+			t.Errorf("refused PATCH changed the content: %+v", after.Parameters)
 		}
 		if !tempExists(t, env, theirs) {
 			t.Fatalf("the other user's upload was consumed")
@@ -105,10 +110,10 @@ func TestPromoteOnlyOwnTempFiles(t *testing.T) {
 			t.Errorf("owner's temp file after refused saves: %d", got.Status)
 		}
 		// Its owner may still use it.
-		created := env.Call(t, 201, "POST", "/h5p/contents", other.Token, body)
-		got := env.Call(t, 200, "GET", "/h5p/contents/"+created.String("data.contentId"), "", nil)
-		if p := got.String("data.parameters.media.type.params.file.path"); p == "" || strings.HasSuffix(p, h5pstore.TempSuffix) {
-			t.Errorf("owner's save: %s", got.Body)
+		created := apitest.Must(otherClient.PostH5PContents(ctx, body))(t)
+		got := apitest.Must(anonymous.GetH5PContentsID(ctx, created.ContentID))(t)
+		if p, _ := lookup(got.Parameters, "media", "type", "params", "file", "path").(string); p == "" || strings.HasSuffix(p, h5pstore.TempSuffix) {
+			t.Errorf("owner's save: %+v", got.Parameters)
 		}
 		if tempExists(t, env, theirs) {
 			t.Errorf("upload kept after its owner saved it")
@@ -123,7 +128,8 @@ func TestPromoteOnlyOwnTempFiles(t *testing.T) {
 func TestPromoteRollback(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		library := trueFalseLibrary(t, env, installTrueFalse(t, env))
-		tutor := env.As("tutor")
+		ctx, tutor := t.Context(), env.As("tutor")
+		tutorClient, anonymous := env.UserClient(tutor), env.ClientAs("")
 		first := createAs(t, env, tutor.Token, library, "First")
 		files := allContentFiles(t, env)
 		contents := env.Count(t, `SELECT COUNT(*) FROM h5p_contents`)
@@ -139,13 +145,13 @@ func TestPromoteRollback(t *testing.T) {
 				t.Errorf("%s: content files %v, want %v", name, got, files)
 			}
 		}
-		post := func(paths ...string) *apitest.Response {
-			return env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents", Token: tutor.Token,
-				Body: map[string]any{"library": library, "params": map[string]any{"params": imageParams(paths...)}}})
+		post := func(paths ...string) error {
+			_, err := tutorClient.PostH5PContents(ctx, client.ContentBody{Library: library,
+				Params: client.ContentParams{Params: imageParams(paths...)}})
+			return err
 		}
 
-		res := post("0123abcd/missing.png#tmp")
-		wantRefused(t, "missing upload", res, "0123abcd/missing.png#tmp")
+		wantRefused(t, "missing upload", post("0123abcd/missing.png#tmp"), "0123abcd/missing.png#tmp")
 		unchanged("missing upload")
 
 		// An upload whose row exists but whose file is gone fails only
@@ -158,8 +164,7 @@ func TestPromoteRollback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res = post(kept, broken)
-		wantRefused(t, "upload without its file", res, broken)
+		wantRefused(t, "upload without its file", post(kept, broken), broken)
 		unchanged("upload without its file")
 		if !tempExists(t, env, kept) {
 			t.Errorf("the caller's good upload was consumed by a failed save")
@@ -177,23 +182,22 @@ func TestPromoteRollback(t *testing.T) {
 		files = allContentFiles(t, env)
 
 		// PATCH: the content and its folder stay as they were.
-		before := env.Call(t, 200, "GET", "/h5p/contents/"+first, "", nil)
-		res = env.Do(apitest.Request{Method: "PATCH", Path: "/h5p/contents/" + first, Token: tutor.Token,
-			Body: map[string]any{"library": library, "params": map[string]any{"params": imageParams(kept, broken)}}})
-		wantRefused(t, "PATCH with an upload without its file", res, broken)
+		before := apitest.Must(anonymous.GetH5PContentsID(ctx, first))(t)
+		_, err = tutorClient.PatchH5PContentsID(ctx, first, client.ContentBody{Library: library,
+			Params: client.ContentParams{Params: imageParams(kept, broken)}})
+		wantRefused(t, "PATCH with an upload without its file", err, broken)
 		unchanged("PATCH with an upload without its file")
-		after := env.Call(t, 200, "GET", "/h5p/contents/"+first, "", nil)
-		if string(mustJSON(after.Get("data.parameters"))) != string(mustJSON(before.Get("data.parameters"))) {
-			t.Errorf("failed PATCH changed the parameters: %s", after.Body)
+		after := apitest.Must(anonymous.GetH5PContentsID(ctx, first))(t)
+		if string(mustJSON(after.Parameters)) != string(mustJSON(before.Parameters)) {
+			t.Errorf("failed PATCH changed the parameters: %+v", after.Parameters)
 		}
 		if !tempExists(t, env, kept) {
 			t.Errorf("the caller's good upload was consumed by a failed PATCH")
 		}
 
 		// The good upload still saves.
-		created := post(kept)
-		if created.Status != 201 {
-			t.Fatalf("save with the kept upload: %d %s", created.Status, created.Body)
+		if err := post(kept); err != nil {
+			t.Fatalf("save with the kept upload: %v", err)
 		}
 		if tempExists(t, env, kept) {
 			t.Errorf("upload kept after a successful save")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -16,22 +17,21 @@ import (
 func TestPlayerLoadsNoEditorLibraries(t *testing.T) {
 	files := append(fixtureFiles(t, "hub"), fixtureFiles(t, "valid")...)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx, admin := t.Context(), env.As("admin")
 		tested := 0
 		for _, f := range files {
 			name := filepath.Base(f)
-			res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, readFixture(t, f))
-			if res.Status != 201 {
-				t.Errorf("%s: upload %d %s", name, res.Status, res.Body)
+			up, err := uploadContent(ctx, env.UserClient(admin), readFixture(t, f))
+			if err != nil {
+				t.Errorf("%s: upload %v", name, err)
 				continue
 			}
-			play := get(env, env.Host, "/h5p/contents/"+res.String("data.contentId")+"/play", "", nil)
-			scripts := strs(play.Get("data.scripts"))
-			if play.Status != 200 || len(scripts) == 0 {
-				t.Errorf("%s: play %d %s", name, play.Status, play.Body)
+			play, err := env.ClientAs("").GetH5PContentsIDPlay(ctx, up.ContentID, client.GetH5PContentsIDPlayParams{})
+			if err != nil || len(play.Scripts) == 0 {
+				t.Errorf("%s: play %v %+v", name, err, play)
 				continue
 			}
-			for _, u := range append(scripts, strs(play.Get("data.styles"))...) {
+			for _, u := range append(play.Scripts, play.Styles...) {
 				if strings.HasPrefix(u, "/h5p/libraries/H5PEditor.") {
 					t.Errorf("%s: the player loads the editor library file %s", name, u)
 				}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 )
@@ -18,7 +19,7 @@ import (
 // LMS_TEST_REDIS_URL is set.
 func TestRevocationEndsCachedProfile(t *testing.T) {
 	run := func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx, admin := t.Context(), env.ClientAs("admin")
 		whoami := func(host, token string) *apitest.Response {
 			return get(env, host, "/h5p/whoami", token, nil)
 		}
@@ -34,32 +35,31 @@ func TestRevocationEndsCachedProfile(t *testing.T) {
 				t.Errorf("after: caller %q, want anonymous", got)
 			}
 		}
-		user := func(id int64) string { return "/api/admin/users/" + strconv.FormatInt(id, 10) }
 
 		t.Run("logout", func(t *testing.T) {
 			u := env.NewUser("student")
 			known(t, u.Token, u.ID)
-			env.Call(t, 200, "POST", "/api/auth/logout", u.Token, nil)
+			apitest.OK(t, env.UserClient(u).PostAuthLogout(ctx))
 			anonymous(t, env.Host, u.Token)
 		})
 		t.Run("block", func(t *testing.T) {
 			u := env.NewUser("student")
 			known(t, u.Token, u.ID)
-			env.Call(t, 200, "PATCH", user(u.ID), admin.Token, map[string]any{"is_active": false})
+			apitest.Must(admin.PatchAdminUsersID(ctx, u.ID, client.UserChangeBody{IsActive: client.Ptr(false)}))(t)
 			anonymous(t, env.Host, u.Token)
 		})
 		t.Run("deletion", func(t *testing.T) {
 			u := env.NewUser("student")
 			known(t, u.Token, u.ID)
-			env.Call(t, 200, "DELETE", user(u.ID), admin.Token, nil)
+			apitest.OK(t, admin.DeleteAdminUsersID(ctx, u.ID))
 			anonymous(t, env.Host, u.Token)
 		})
 		t.Run("password change", func(t *testing.T) {
 			u := env.NewUser("student")
 			other, _ := env.Login(env.Host, u.Email, u.Password)
 			known(t, other, u.ID)
-			env.Call(t, 200, "PUT", "/api/profile/password", u.Token, map[string]any{"current_password": u.Password,
-				"new_password": "changed-password", "new_password_confirmation": "changed-password"})
+			apitest.OK(t, env.UserClient(u).PutProfilePassword(ctx, client.PasswordInputBody{CurrentPassword: u.Password,
+				NewPassword: "changed-password", NewPasswordConfirmation: "changed-password"}))
 			anonymous(t, env.Host, other)
 			known(t, u.Token, u.ID)
 		})
@@ -68,7 +68,7 @@ func TestRevocationEndsCachedProfile(t *testing.T) {
 			if perms := strs(whoami(env.Host, u.Token).Get("data.permissions")); !slices.Contains(perms, "h5p_create") {
 				t.Fatalf("tutor's permissions %v", perms)
 			}
-			env.Call(t, 200, "PATCH", user(u.ID), admin.Token, map[string]any{"roles": []string{"student"}})
+			apitest.Must(admin.PatchAdminUsersID(ctx, u.ID, client.UserChangeBody{Roles: []string{"student"}}))(t)
 			if perms := strs(whoami(env.Host, u.Token).Get("data.permissions")); slices.Contains(perms, "h5p_create") {
 				t.Errorf("the demoted user's permissions %v", perms)
 			}

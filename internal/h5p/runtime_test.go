@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 )
@@ -81,32 +82,28 @@ func TestPlayModel(t *testing.T) {
 			anon.String("data.user.id") != "anonymous" {
 			t.Errorf("anonymous play: %d %s", anon.Status, anon.Body)
 		}
-		if res := get(env, env.Host, "/h5p/contents/999999/play", "", nil); res.Status != 404 {
-			t.Errorf("unknown content: %d", res.Status)
-		}
-		if res := get(env, env.Host, "/h5p/contents/"+sid+"/play?readOnlyState=yes", student.Token, nil); res.Get("data.saveFreq") != false {
-			t.Errorf("readOnlyState: %s", res.Body)
+		ctx, learner := t.Context(), env.UserClient(student)
+		_, err := env.ClientAs("").GetH5PContentsIDPlay(ctx, "999999", client.GetH5PContentsIDPlayParams{})
+		apitest.Refused(t, err, 404)
+		readOnly := apitest.Must(learner.GetH5PContentsIDPlay(ctx, sid, client.GetH5PContentsIDPlayParams{ReadOnlyState: client.Ptr("yes")}))(t)
+		if readOnly.SaveFreq != false {
+			t.Errorf("readOnlyState: saveFreq %v", readOnly.SaveFreq)
 		}
 
 		// Preloaded state, and another user's state through asUserId.
-		save := func(token, path string, body any) *apitest.Response {
-			return env.Do(apitest.Request{Method: "POST", Path: path, Token: token, Body: body})
+		course7 := client.Ptr("course-7")
+		apitest.OK(t, learner.PostH5PContentUserDataIDIDID(ctx, sid, "state", "0", client.PostH5PContentUserDataIDIDIDParams{ContextID: course7},
+			client.StateForm{Data: `{"answer":true}`, Preload: client.Ptr("1")}))
+		preloaded := apitest.Must(learner.GetH5PContentsIDPlay(ctx, sid, client.GetH5PContentsIDPlayParams{ContextID: course7}))(t)
+		if preloaded.ContentUserData["0"]["state"] != `{"answer":true}` {
+			t.Errorf("preloaded state: %v", preloaded.ContentUserData)
 		}
-		statePath := "/h5p/contentUserData/" + sid + "/state/0?contextId=course-7"
-		if res := save(student.Token, statePath, map[string]any{"data": `{"answer":true}`, "preload": "1"}); res.Status != 200 {
-			t.Fatalf("save: %d %s", res.Status, res.Body)
-		}
-		res = get(env, env.Host, playPath, student.Token, nil)
-		if res.String("data.contentUserData.0.state") != `{"answer":true}` {
-			t.Errorf("preloaded state: %s", res.Body)
-		}
-		asUser := "/h5p/contents/" + sid + "/play?contextId=course-7&asUserId=" + strconv.FormatInt(student.ID, 10)
-		if res := get(env, env.Host, asUser, env.As("tutor").Token, nil); res.Status != 403 {
-			t.Errorf("asUserId without h5p_read: %d", res.Status)
-		}
-		res = get(env, env.Host, asUser, env.As("admin").Token, nil)
-		if res.Status != 200 || res.String("data.contentUserData.0.state") != `{"answer":true}` || res.Get("data.saveFreq") != false {
-			t.Errorf("asUserId with h5p_read: %d %s", res.Status, res.Body)
+		asUser := client.GetH5PContentsIDPlayParams{ContextID: course7, AsUserID: client.Ptr(strconv.FormatInt(student.ID, 10))}
+		_, err = env.ClientAs("tutor").GetH5PContentsIDPlay(ctx, sid, asUser)
+		apitest.Refused(t, err, 403)
+		other := apitest.Must(env.ClientAs("admin").GetH5PContentsIDPlay(ctx, sid, asUser))(t)
+		if other.ContentUserData["0"]["state"] != `{"answer":true}` || other.SaveFreq != false {
+			t.Errorf("asUserId with h5p_read: %+v", other)
 		}
 	})
 }

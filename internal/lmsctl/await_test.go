@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/lmsctl"
 	"github.com/lms-platform/lms/internal/lmsctl/lmsctltest"
@@ -26,9 +27,8 @@ import (
 func TestCreateVideoAwaitsTranscoding(t *testing.T) {
 	lmsctltest.NeedFFmpeg(t)
 	env := apitest.New(t, "sqlite", apitest.Options{})
-	admin := env.As("admin")
-	env.Call(t, 200, "POST", "/api/admin/config", admin.Token, map[string]any{"config": []map[string]any{
-		{"key": "lms_video.enable", "value": true}, {"key": "lms_video.bitrates", "value": []int{300}}}})
+	apitest.Must(env.ClientAs("admin").PostAdminConfig(t.Context(), client.UpdateInputBody{Config: []client.Item{
+		{Key: "lms_video.enable", Value: true}, {Key: "lms_video.bitrates", Value: []int{300}}}}))(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -109,7 +109,7 @@ func TestAwaitNamesTheTopic(t *testing.T) {
 			t.Errorf("the message does not say %q: %s", want, f.Message)
 		}
 	}
-	env.Call(t, 200, "GET", "/api/admin/topics/"+id, env.As("admin").Token, nil)
+	apitest.Must(env.ClientAs("admin").GetAdminTopicsID(t.Context(), int64(topic)))(t)
 
 	refusals.Store(1)
 	code, out, errOut = s.run("", "create-topic", "video", "--lesson", lesson, "--title", "Clip 2", "--video-site-url", site, "--await", "--wait")

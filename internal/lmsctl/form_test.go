@@ -39,11 +39,11 @@ func (s *statuses) Do(r *http.Request) (*http.Response, error) {
 // the whole file.
 func TestUploadRetriedWhole(t *testing.T) {
 	env := apitest.New(t, "sqlite", apitest.Options{})
-	admin := env.As("admin")
-	token := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "limited",
-		"scopes": []string{"courses:write"}, "rate_limit_per_minute": 1}).String("data.token")
-	course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Course"}).Number("data.id")
-	lesson := env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token, map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id")
+	ctx, admin := t.Context(), env.ClientAs("admin")
+	token := apitest.Must(admin.PostAuthTokens(ctx, client.CreateInputBody{Name: "limited",
+		Scopes: []string{"courses:write"}, RateLimitPerMinute: client.Ptr(int64(1))}))(t).Token
+	course := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Course"}))(t).ID
+	lesson := apitest.Must(admin.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "Lesson"}))(t).ID
 	pdf := filepath.Join(t.TempDir(), "notes.pdf")
 	content := append([]byte("%PDF-1.4\n"), bytes.Repeat([]byte("0123456789"), 300<<10)...)
 	if err := os.WriteFile(pdf, content, 0o600); err != nil {

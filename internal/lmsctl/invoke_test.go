@@ -37,9 +37,9 @@ func (k *keys) Do(r *http.Request) (*http.Response, error) {
 // once.
 func TestWriteRetriedWithItsKey(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		token := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "limited",
-			"scopes": []string{"courses:write"}, "rate_limit_per_minute": 1}).String("data.token")
+		admin := env.ClientAs("admin")
+		token := apitest.Must(admin.PostAuthTokens(t.Context(), client.CreateInputBody{Name: "limited",
+			Scopes: []string{"courses:write"}, RateLimitPerMinute: client.Ptr(int64(1))}))(t).Token
 		rec := &keys{next: env.HTTP.Client()}
 		cl, err := client.New(env.HTTP.URL, rec)
 		if err != nil {
@@ -67,7 +67,8 @@ func TestWriteRetriedWithItsKey(t *testing.T) {
 		if rec.sent[1] == "" || rec.sent[1] != rec.sent[2] || rec.sent[0] == rec.sent[1] {
 			t.Fatalf("Idempotency-Keys: %q", rec.sent)
 		}
-		if env.Call(t, 200, "GET", "/api/admin/courses?title=Retried", admin.Token, nil).Number("meta.total") != 1 || string(res.Data) == "null" {
+		retried := apitest.Must(admin.GetAdminCourses(t.Context(), client.GetAdminCoursesParams{Title: client.Ptr("Retried")}))(t)
+		if retried.Meta.Total != 1 || string(res.Data) == "null" {
 			t.Fatalf("the retried course: %s", res.Data)
 		}
 	})

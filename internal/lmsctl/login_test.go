@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/lmsctl"
 )
@@ -39,7 +40,7 @@ func deviceLogin(t *testing.T, env *apitest.Env, onSleep func(n int, d time.Dura
 
 func TestDevicePollingFollowsTheServer(t *testing.T) {
 	env := apitest.New(t, "sqlite", apitest.Options{})
-	admin := env.As("admin")
+	admin := env.ClientAs("admin")
 	var waits []time.Duration
 	code, out, errOut := deviceLogin(t, env, func(n int, d time.Duration, user string) {
 		waits = append(waits, d)
@@ -48,7 +49,7 @@ func TestDevicePollingFollowsTheServer(t *testing.T) {
 			env.Clock.Advance(d)
 		case 2: // the clock stands still: polling too fast, slow_down
 		case 3:
-			env.Call(t, 200, "POST", "/api/auth/device/requests/"+user+"/approve", admin.Token, nil)
+			apitest.Must(admin.PostAuthDeviceRequestsIDApprove(t.Context(), user, client.DeviceApproveInputBody{}))(t)
 			env.Clock.Advance(d)
 		}
 	})
@@ -78,12 +79,12 @@ func TestDevicePollingFollowsTheServer(t *testing.T) {
 // forgets the profile either way.
 func TestLogout(t *testing.T) {
 	env := apitest.New(t, "sqlite", apitest.Options{})
-	admin := env.As("admin")
+	admin := env.ClientAs("admin")
 	for _, tc := range []struct {
 		scopes  []string
 		revoked bool
 	}{{[]string{"courses:read", "tokens:write"}, true}, {[]string{"courses:read"}, false}} {
-		token := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "cli", "scopes": tc.scopes}).String("data.token")
+		token := apitest.Must(admin.PostAuthTokens(t.Context(), client.CreateInputBody{Name: "cli", Scopes: tc.scopes}))(t).Token
 		s := newSession(t, false)
 		s.login(env, token)
 		code, out, errOut := s.run("", "logout")
@@ -97,10 +98,11 @@ func TestLogout(t *testing.T) {
 		if code, _, _ := s.run("", "whoami"); code != lmsctl.ExitAuth {
 			t.Fatalf("whoami after logout: exit %d", code)
 		}
-		want := 200
+		_, err := env.Client("", token).GetAuthTokensCurrent(t.Context())
 		if tc.revoked {
-			want = 401
+			apitest.Refused(t, err, 401)
+		} else {
+			apitest.OK(t, err)
 		}
-		env.Call(t, want, "GET", "/api/auth/tokens/current", token, nil)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/kinds/layout"
@@ -23,10 +24,9 @@ import (
 // admin and returns the SDK's in-memory client session to it.
 func connect(t *testing.T, env *apitest.Env, policy lmsctl.ToolPolicy, now func() time.Time) *mcp.ClientSession {
 	t.Helper()
-	admin := env.As("admin")
-	res := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token, map[string]any{"name": "agent",
-		"scopes": []string{"courses:write", "h5p:write", "settings:write"}})
-	caller := &lmsctl.Caller{Client: env.Client(env.Host, res.String("data.token"))}
+	token := apitest.Must(env.ClientAs("admin").PostAuthTokens(t.Context(), client.CreateInputBody{Name: "agent",
+		Scopes: []string{"courses:write", "h5p:write", "settings:write"}}))(t).Token
+	caller := &lmsctl.Caller{Client: env.Client(env.Host, token)}
 	server := lmsctl.NewMCPServer(caller, policy, now)
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()

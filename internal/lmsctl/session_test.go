@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/lmsctl"
 )
@@ -74,8 +75,7 @@ func loggedIn(t *testing.T, env *apitest.Env, tty bool, scopes ...string) *sessi
 // adminToken is a new token of env's admin holding scopes.
 func adminToken(t *testing.T, env *apitest.Env, scopes ...string) string {
 	t.Helper()
-	return env.Call(t, 201, "POST", "/api/auth/tokens", env.As("admin").Token,
-		map[string]any{"name": "cli", "scopes": scopes}).String("data.token")
+	return apitest.Must(env.ClientAs("admin").PostAuthTokens(t.Context(), client.CreateInputBody{Name: "cli", Scopes: scopes}))(t).Token
 }
 
 // failure is the error lmsctl printed last on standard error (progress
@@ -102,8 +102,8 @@ func lastFailure(t *testing.T, errOut string) failure {
 // returns the lesson's id.
 func courseWithLesson(t *testing.T, env *apitest.Env) string {
 	t.Helper()
-	admin := env.As("admin").Token
-	course := env.Call(t, 201, "POST", "/api/admin/courses", admin, map[string]any{"title": "Course"}).Number("data.id")
-	lesson := env.Call(t, 201, "POST", "/api/admin/lessons", admin, map[string]any{"course_id": course, "title": "Lesson"})
-	return fmt.Sprint(int64(lesson.Number("data.id")))
+	ctx, admin := t.Context(), env.ClientAs("admin")
+	course := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Course"}))(t).ID
+	lesson := apitest.Must(admin.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "Lesson"}))(t).ID
+	return fmt.Sprint(lesson)
 }

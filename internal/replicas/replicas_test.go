@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -32,6 +31,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -370,68 +370,61 @@ func TestTwoReplicas(t *testing.T) {
 // scenario is what the set-up created: an admin, learners assigned to a
 // course of rich-text topics, and a PDF topic stored in S3.
 type scenario struct {
-	admin    string
-	course   string
-	topics   []float64
-	learners []*apitest.User
+	admin    *client.Client
+	course   int64
+	topics   []int64
+	learners []learner
+}
+
+// learner is a learner's id and client.
+type learner struct {
+	id int64
+	c  *client.Client
 }
 
 const topicCount = 10
 
 func setUp(t *testing.T, env *apitest.Env) *scenario {
-	sc := &scenario{admin: login(t, env, "admin@"+env.Host, "admin-password")}
+	ctx := t.Context()
+	admin := env.Client("", login(t, env, "admin@"+env.Host, "admin-password"))
+	sc := &scenario{admin: admin}
 	for i := range 4 {
-		u := &apitest.User{Email: fmt.Sprintf("learner%d@%s", i, env.Host), Password: "learner-password"}
-		u.ID = int64(env.Call(t, 201, "POST", "/api/admin/users", sc.admin, map[string]any{"email": u.Email,
-			"password": u.Password, "first_name": "Learner", "last_name": strconv.Itoa(i), "email_verified": true}).Number("data.id"))
-		u.Token = login(t, env, u.Email, u.Password)
-		sc.learners = append(sc.learners, u)
+		email, password := fmt.Sprintf("learner%d@%s", i, env.Host), "learner-password"
+		u := apitest.Must(admin.PostAdminUsers(ctx, client.CreateUserInputBody{Email: email, Password: client.Ptr(password),
+			FirstName: "Learner", LastName: strconv.Itoa(i), EmailVerified: client.Ptr(true)}))(t)
+		sc.learners = append(sc.learners, learner{id: u.ID, c: env.Client("", login(t, env, email, password))})
 	}
-	course := env.Call(t, 201, "POST", "/api/admin/courses", sc.admin,
-		map[string]any{"title": "Replicated", "status": "published"}).Number("data.id")
-	sc.course = strconv.Itoa(int(course))
-	lesson := env.Call(t, 201, "POST", "/api/admin/lessons", sc.admin,
-		map[string]any{"course_id": course, "title": "Everything"}).Number("data.id")
+	sc.course = apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Replicated", Status: client.Ptr("published")}))(t).ID
+	lesson := apitest.Must(admin.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: sc.course, Title: "Everything"}))(t).ID
 	for i := range topicCount {
-		sc.topics = append(sc.topics, env.Call(t, 201, "POST", "/api/admin/topics", sc.admin, map[string]any{
-			"lesson": lesson, "title": fmt.Sprintf("Topic %d", i), "topicable": `Lms\TopicTypes\Models\TopicContent\RichText`,
-			"markdown": fmt.Sprintf("Topic %d", i)}).Number("data.id"))
+		sc.topics = append(sc.topics, apitest.Must(admin.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lesson,
+			Title: fmt.Sprintf("Topic %d", i), Topicable: `Lms\TopicTypes\Models\TopicContent\RichText`,
+			Markdown: client.Ptr(fmt.Sprintf("Topic %d", i))}))(t).ID)
 	}
-	checkSharedFiles(t, env, sc.admin, lesson)
-	var users []map[string]any
+	checkSharedFiles(t, env, admin, lesson)
+	var users []client.GrantBody
 	for _, u := range sc.learners {
-		users = append(users, map[string]any{"id": u.ID})
+		users = append(users, client.GrantBody{ID: u.id})
 	}
-	env.Call(t, 200, "POST", "/api/admin/courses/"+sc.course+"/access", sc.admin, map[string]any{"users": users})
+	apitest.Must(admin.PostAdminCoursesIDAccess(ctx, sc.course, client.AssignInputBody{Users: users}))(t)
 	return sc
 }
 
 func login(t *testing.T, env *apitest.Env, email, password string) string {
 	t.Helper()
-	return env.Call(t, 200, "POST", "/api/auth/login", "", map[string]any{"email": email, "password": password}).
-		String("data.token")
+	return apitest.Must(env.Client("", "").PostAuthLogin(t.Context(), client.LoginInputBody{Email: email, Password: password}))(t).Token
 }
 
 // checkSharedFiles uploads a PDF topic through one replica and reads its
 // file through both: files live in S3, not on a replica's disk.
-func checkSharedFiles(t *testing.T, env *apitest.Env, admin string, lesson float64) {
+func checkSharedFiles(t *testing.T, env *apitest.Env, admin *client.Client, lesson int64) {
 	pdf := []byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n")
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	w.WriteField("lesson", strconv.Itoa(int(lesson)))
-	w.WriteField("title", "Notes")
-	w.WriteField("topicable", `Lms\TopicTypes\Models\TopicContent\PDF`)
-	part, _ := w.CreateFormFile("file", "notes.pdf")
-	part.Write(pdf)
-	w.Close()
-	res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin, Body: body.Bytes(),
-		Type: w.FormDataContentType()})
-	if res.Status != 201 {
-		t.Fatalf("PDF topic: %d %s", res.Status, res.Body)
-	}
-	link, err := url.Parse(res.String("data.topicable.url"))
+	topic := apitest.Must(admin.PostAdminTopicsMultipart(t.Context(), client.PostAdminTopicsForm{Lesson: lesson, Title: "Notes",
+		Topicable: `Lms\TopicTypes\Models\TopicContent\PDF`, File: &client.File{Name: "notes.pdf", Content: bytes.NewReader(pdf)}}))(t)
+	fileURL, _ := topic.Topicable.(map[string]any)["url"].(string)
+	link, err := url.Parse(fileURL)
 	if err != nil || link.Path == "" {
-		t.Fatalf("PDF topic has no file link: %s", res.Body)
+		t.Fatalf("PDF topic has no file link: %+v", topic.Topicable)
 	}
 	for range 2 { // one read per replica
 		got := env.Do(apitest.Request{Method: "GET", Path: link.RequestURI()})
@@ -470,8 +463,8 @@ func checkSharedRateLimit(t *testing.T, env *apitest.Env) {
 // titles, and the topics each learner completed.
 type acked struct {
 	mu       sync.Mutex
-	courses  map[string]string
-	complete map[int64][]float64
+	courses  map[int64]string
+	complete map[int64][]int64
 }
 
 // runLoad runs learners writing progress and reading notifications, and an
@@ -480,7 +473,7 @@ type acked struct {
 func runLoad(t *testing.T, env *apitest.Env, sc *scenario, kill func()) *acked {
 	const newCourses = 20
 	total := int64(len(sc.learners)*topicCount + newCourses)
-	ack := &acked{courses: map[string]string{}, complete: map[int64][]float64{}}
+	ack := &acked{courses: map[int64]string{}, complete: map[int64][]int64{}}
 	var writes, failed atomic.Int64
 	half := make(chan struct{})
 	var once sync.Once
@@ -491,16 +484,15 @@ func runLoad(t *testing.T, env *apitest.Env, sc *scenario, kill func()) *acked {
 	}
 	// A write that failed is tried again, three times at most: the writes
 	// are idempotent or create a new row, and a failure is not an answer.
-	try := func(r apitest.Request) *apitest.Response {
-		var res *apitest.Response
+	try := func(write func(ctx context.Context) error) bool {
 		for range 3 {
-			if res = env.Do(r); res.Status < 300 {
+			if write(context.Background()) == nil {
 				acknowledged()
-				return res
+				return true
 			}
 			failed.Add(1)
 		}
-		return res
+		return false
 	}
 	var wg sync.WaitGroup
 	for _, u := range sc.learners {
@@ -508,14 +500,17 @@ func runLoad(t *testing.T, env *apitest.Env, sc *scenario, kill func()) *acked {
 		go func() {
 			defer wg.Done()
 			for _, topic := range sc.topics {
-				res := try(apitest.Request{Method: "PATCH", Path: "/api/courses/progress/" + sc.course, Token: u.Token,
-					Body: map[string]any{"progress": []map[string]any{{"topic_id": topic, "status": 1}}}})
-				if res.Status < 300 {
+				if try(func(ctx context.Context) error {
+					_, err := u.c.PatchCoursesProgressID(ctx, sc.course, client.WriteInputBody{
+						Progress: []client.ProgressWrite{{TopicID: topic, Status: 1}}})
+					return err
+				}) {
 					ack.mu.Lock()
-					ack.complete[u.ID] = append(ack.complete[u.ID], topic)
+					ack.complete[u.id] = append(ack.complete[u.id], topic)
 					ack.mu.Unlock()
 				}
-				env.Do(apitest.Request{Method: "GET", Path: "/api/notifications", Token: u.Token})
+				// Reads add load; an answer lost to the kill is no loss.
+				u.c.GetNotifications(context.Background(), client.GetNotificationsParams{})
 			}
 		}()
 	}
@@ -524,11 +519,16 @@ func runLoad(t *testing.T, env *apitest.Env, sc *scenario, kill func()) *acked {
 		defer wg.Done()
 		for i := range newCourses {
 			title := fmt.Sprintf("Load course %d", i)
-			res := try(apitest.Request{Method: "POST", Path: "/api/admin/courses", Token: sc.admin,
-				Body: map[string]any{"title": title}})
-			if res.Status < 300 {
+			var id int64
+			if try(func(ctx context.Context) error {
+				course, err := sc.admin.PostAdminCourses(ctx, client.CourseBody{Title: title})
+				if err == nil {
+					id = course.ID
+				}
+				return err
+			}) {
 				ack.mu.Lock()
-				ack.courses[strconv.Itoa(int(res.Number("data.id")))] = title
+				ack.courses[id] = title
 				ack.mu.Unlock()
 			}
 		}
@@ -551,20 +551,20 @@ func runLoad(t *testing.T, env *apitest.Env, sc *scenario, kill func()) *acked {
 
 // checkWrites reads every acknowledged write back through the proxy.
 func checkWrites(t *testing.T, env *apitest.Env, sc *scenario, ack *acked) {
+	ctx := t.Context()
 	for id, title := range ack.courses {
-		if got := env.Call(t, 200, "GET", "/api/admin/courses/"+id, sc.admin, nil).String("data.title"); got != title {
-			t.Errorf("course %s: title %q, want %q", id, got, title)
+		if got := apitest.Must(sc.admin.GetAdminCoursesID(ctx, id))(t).Title; got != title {
+			t.Errorf("course %d: title %q, want %q", id, got, title)
 		}
 	}
 	for _, u := range sc.learners {
-		res := env.Call(t, 200, "GET", "/api/courses/progress/"+sc.course, u.Token, nil)
-		status := map[float64]float64{}
-		for i := range topicCount + 1 {
-			status[res.Number(fmt.Sprintf("data.topics.%d.topic_id", i))] = res.Number(fmt.Sprintf("data.topics.%d.status", i))
+		status := map[int64]int64{}
+		for _, p := range apitest.Must(u.c.GetCoursesProgressID(ctx, sc.course))(t).Topics {
+			status[p.TopicID] = p.Status
 		}
-		for _, topic := range ack.complete[u.ID] {
+		for _, topic := range ack.complete[u.id] {
 			if status[topic] != 1 {
-				t.Errorf("learner %d: topic %v acknowledged complete, now status %v", u.ID, topic, status[topic])
+				t.Errorf("learner %d: topic %d acknowledged complete, now status %d", u.id, topic, status[topic])
 			}
 		}
 	}
@@ -633,10 +633,10 @@ func checkEvents(t *testing.T, env *apitest.Env, sc *scenario, db *sqldb.DB) {
 		t.Errorf("%d events have no notification or more than one", n)
 	}
 	for _, u := range sc.learners {
-		want := count(t, db, `SELECT COUNT(*) FROM events WHERE user_id = $1`, u.ID)
-		got := env.Call(t, 200, "GET", "/api/notifications?per_page=1", u.Token, nil).Number("meta.total")
-		if int(got) != want {
-			t.Errorf("learner %d has %v notifications for %d events", u.ID, got, want)
+		want := count(t, db, `SELECT COUNT(*) FROM events WHERE user_id = $1`, u.id)
+		got := apitest.Must(u.c.GetNotifications(t.Context(), client.GetNotificationsParams{PerPage: client.Ptr(int64(1))}))(t).Meta.Total
+		if got != want {
+			t.Errorf("learner %d has %d notifications for %d events", u.id, got, want)
 		}
 	}
 }

@@ -3,11 +3,11 @@ package server_test
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/platform"
@@ -52,11 +52,10 @@ func TestDeadLetterRetriedThroughAPI(t *testing.T) {
 			}
 			return nil
 		})
-		admin := env.As("admin")
-		course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token,
-			map[string]any{"title": "Course", "status": "draft"}).Number("data.id")
-		env.Call(t, 200, "PATCH", "/api/admin/courses/"+strconv.Itoa(int(course)), admin.Token,
-			map[string]any{"status": "published"})
+		ctx, admin := t.Context(), env.As("admin")
+		adminClient := env.UserClient(admin)
+		course := apitest.Must(adminClient.PostAdminCourses(ctx, client.CourseBody{Title: "Course", Status: client.Ptr("draft")}))(t).ID
+		apitest.Must(adminClient.PatchAdminCoursesID(ctx, course, client.CoursePatch{Status: client.Ptr("published")}))(t)
 		env.DeliverEvents()
 		if fine.Load() != 1 {
 			t.Fatalf("the healthy listener ran %d times, want 1 at the first try", fine.Load())
@@ -67,71 +66,93 @@ func TestDeadLetterRetriedThroughAPI(t *testing.T) {
 			env.Clock.Advance(events.MaxRetryDelay)
 			env.DeliverEvents()
 		}
-		admin.Token, _ = env.Login(env.Host, admin.Email, admin.Password)
-		list := env.Call(t, 200, "GET", "/api/admin/deliveries?state=failed&event=CourseStatusChanged", admin.Token, nil)
-		if list.Number("meta.total") != 2 {
-			t.Fatalf("dead letters: %s", list.Body)
+		token, _ := env.Login(env.Host, admin.Email, admin.Password)
+		adminClient = env.Client("", token)
+		deliveries := func(c *client.Client, p client.GetAdminDeliveriesParams) (*client.Page[client.Delivery], error) {
+			return c.GetAdminDeliveries(ctx, p)
 		}
-		var refusedID float64
-		for i := range 2 {
-			p := "data." + strconv.Itoa(i) + "."
-			switch list.String(p + "listener") {
+		retryAll := func(c *client.Client, p client.PostAdminDeliveriesRetryParams) (*client.RetriedData, error) {
+			return c.PostAdminDeliveriesRetry(ctx, p)
+		}
+		retry := func(c *client.Client, id int64) (*client.Delivery, error) {
+			return c.PostAdminDeliveriesIDRetry(ctx, id)
+		}
+		refused := func(name string, err error, status int) {
+			t.Helper()
+			t.Run(name, func(t *testing.T) { apitest.Refused(t, err, status) })
+		}
+		list := apitest.Must(deliveries(adminClient, client.GetAdminDeliveriesParams{State: client.Ptr("failed"),
+			Event: client.Ptr("CourseStatusChanged")}))(t)
+		if list.Meta.Total != 2 || len(list.Items) != 2 {
+			t.Fatalf("dead letters: %+v", list)
+		}
+		var refusedID int64
+		for _, d := range list.Items {
+			switch d.Listener {
 			case "test_panics":
-				if !strings.Contains(list.String(p+"last_error"), "panic") || list.Number(p+"attempts") < 10 {
-					t.Errorf("panicking listener: %s", list.Body)
+				if !strings.Contains(d.LastError, "panic") || d.Attempts < 10 {
+					t.Errorf("panicking listener: %+v", d)
 				}
 			case "test_refuses":
-				refusedID = list.Number(p + "id")
-				if list.String(p+"last_error") != "the partner refused the scope" || list.Number(p+"attempts") != 1 {
-					t.Errorf("permanent failure: %s", list.Body)
+				refusedID = d.ID
+				if d.LastError != "the partner refused the scope" || d.Attempts != 1 {
+					t.Errorf("permanent failure: %+v", d)
 				}
 			}
 		}
-		health := env.Call(t, 200, "GET", "/api/health", admin.Token, nil)
-		if health.Number("data.deliveries.failed") != 2 {
-			t.Errorf("health for an admin: %s", health.Body)
+		if h := apitest.Must(adminClient.GetHealth(ctx))(t); h.Deliveries == nil || h.Deliveries.Failed != 2 {
+			t.Errorf("health for an admin: %+v", h)
 		}
 		learner := env.NewUser("student")
-		if h := env.Call(t, 200, "GET", "/api/health", learner.Token, nil); h.Get("data.deliveries") != nil {
-			t.Errorf("health tells a student about deliveries: %s", h.Body)
+		if h := apitest.Must(env.UserClient(learner).GetHealth(ctx))(t); h.Deliveries != nil {
+			t.Errorf("health tells a student about deliveries: %+v", h)
 		}
 		// Permissions.
 		tutor := env.NewUser("tutor")
 		for _, who := range []*apitest.User{learner, tutor} {
-			env.Call(t, 403, "GET", "/api/admin/deliveries", who.Token, nil)
-			env.Call(t, 403, "POST", "/api/admin/deliveries/retry", who.Token, map[string]any{})
-			env.Call(t, 403, "POST", "/api/admin/deliveries/"+strconv.Itoa(int(refusedID))+"/retry", who.Token, nil)
+			c := env.UserClient(who)
+			_, err := deliveries(c, client.GetAdminDeliveriesParams{})
+			refused("list as "+who.Email, err, 403)
+			_, err = retryAll(c, client.PostAdminDeliveriesRetryParams{})
+			refused("bulk retry as "+who.Email, err, 403)
+			_, err = retry(c, refusedID)
+			refused("retry as "+who.Email, err, 403)
 		}
-		env.Call(t, 401, "GET", "/api/admin/deliveries", "", nil)
-		reader := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token,
-			map[string]any{"name": "ops", "scopes": []string{"settings:read"}}).String("data.token")
-		env.Call(t, 200, "GET", "/api/admin/deliveries", reader, nil)
-		env.Call(t, 403, "POST", "/api/admin/deliveries/retry", reader, map[string]any{})
-		other := env.Call(t, 201, "POST", "/api/auth/tokens", admin.Token,
-			map[string]any{"name": "courses", "scopes": []string{"courses:read"}}).String("data.token")
-		env.Call(t, 403, "GET", "/api/admin/deliveries", other, nil)
+		_, err := deliveries(env.ClientAs(""), client.GetAdminDeliveriesParams{})
+		refused("list anonymously", err, 401)
+		scoped := func(name string, scopes ...string) *client.Client {
+			t.Helper()
+			tok := apitest.Must(adminClient.PostAuthTokens(ctx, client.CreateInputBody{Name: name, Scopes: scopes}))(t).Token
+			return env.Client("", tok)
+		}
+		reader := scoped("ops", "settings:read")
+		apitest.Must(deliveries(reader, client.GetAdminDeliveriesParams{}))(t)
+		_, err = retryAll(reader, client.PostAdminDeliveriesRetryParams{})
+		refused("bulk retry with settings:read", err, 403)
+		_, err = deliveries(scoped("courses", "courses:read"), client.GetAdminDeliveriesParams{})
+		refused("list with courses:read", err, 403)
 
 		// The fix, then the retries.
 		broken.Store(false)
-		env.Call(t, 404, "POST", "/api/admin/deliveries/999999/retry", admin.Token, nil)
-		one := env.Call(t, 200, "POST", "/api/admin/deliveries/"+strconv.Itoa(int(refusedID))+"/retry", admin.Token, nil)
-		if one.String("data.state") != "pending" {
-			t.Errorf("retried: %s", one.Body)
+		_, err = retry(adminClient, 999999)
+		refused("retry unknown", err, 404)
+		if one := apitest.Must(retry(adminClient, refusedID))(t); one.State != "pending" {
+			t.Errorf("retried: %+v", one)
 		}
 		env.DeliverEvents()
-		bulk := env.Call(t, 200, "POST", "/api/admin/deliveries/retry?listener=test_panics", admin.Token, map[string]any{})
-		if bulk.Number("data.retried") != 1 {
-			t.Errorf("bulk retry: %s", bulk.Body)
+		if bulk := apitest.Must(retryAll(adminClient, client.PostAdminDeliveriesRetryParams{Listener: client.Ptr("test_panics")}))(t); bulk.Retried != 1 {
+			t.Errorf("bulk retry: %+v", bulk)
 		}
 		env.DeliverEvents()
-		if n := env.Call(t, 200, "GET", "/api/admin/deliveries?state=failed", admin.Token, nil).Number("meta.total"); n != 0 {
-			t.Errorf("%v dead letters left after the retries", n)
+		if n := apitest.Must(deliveries(adminClient, client.GetAdminDeliveriesParams{State: client.Ptr("failed")}))(t).Meta.Total; n != 0 {
+			t.Errorf("%d dead letters left after the retries", n)
 		}
-		done := env.Call(t, 200, "GET", "/api/admin/deliveries?listener=test_refuses", admin.Token, nil)
-		if done.String("data.0.state") != "delivered" || refusals.Load() != 2 {
-			t.Errorf("after the retry: %s, %d calls", done.Body, refusals.Load())
+		done := apitest.Must(deliveries(adminClient, client.GetAdminDeliveriesParams{Listener: client.Ptr("test_refuses")}))(t)
+		if len(done.Items) == 0 || done.Items[0].State != "delivered" || refusals.Load() != 2 {
+			t.Errorf("after the retry: %+v, %d calls", done.Items, refusals.Load())
 		}
-		env.Call(t, 409, "POST", "/api/admin/deliveries/"+strconv.Itoa(int(refusedID))+"/retry", admin.Token, nil)
+		_, err = retry(adminClient, refusedID)
+		refused("retry delivered", err, 409)
 		if fine.Load() != 1 {
 			t.Errorf("the healthy listener ran %d times", fine.Load())
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/httpx"
 )
@@ -408,22 +409,17 @@ type matrixWorld struct {
 func newMatrixWorld(t *testing.T, env *apitest.Env) *matrixWorld {
 	t.Helper()
 	target := env.NewUser("student")
-	admin := env.As("admin")
-	group := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/user-groups", Token: admin.Token,
-		Body: map[string]any{"name": "Matrix"}})
-	groupID := strconv.Itoa(int(group.Number("data.id")))
+	ctx, admin := t.Context(), env.As("admin")
+	adminClient := env.UserClient(admin)
+	group := apitest.Must(adminClient.PostAdminUserGroups(ctx, client.CreateGroupInputBody{Name: "Matrix"}))(t)
+	groupID := strconv.FormatInt(group.ID, 10)
 	notification := waitNotification(t, env, target.Token)
 	categoryID := insertCategory(t, env)
-	course := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/courses", Token: admin.Token,
-		Body: map[string]any{"title": "Matrix"}})
-	courseID := strconv.Itoa(int(course.Number("data.id")))
-	lesson := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/lessons", Token: admin.Token,
-		Body: map[string]any{"title": "Matrix", "course_id": course.Number("data.id")}})
-	lessonID := strconv.Itoa(int(lesson.Number("data.id")))
-	if course.Status != 201 || lesson.Status != 201 {
-		t.Fatalf("matrix course: %s %s", course.Body, lesson.Body)
-	}
-	topicObjs := matrixTopics(t, env, admin, lesson.Number("data.id"))
+	course := apitest.Must(adminClient.PostAdminCourses(ctx, client.CourseBody{Title: "Matrix"}))(t).ID
+	courseID := strconv.FormatInt(course, 10)
+	lesson := apitest.Must(adminClient.PostAdminLessons(ctx, client.CreateLessonInputBody{Title: "Matrix", CourseID: course}))(t).ID
+	lessonID := strconv.FormatInt(lesson, 10)
+	topicObjs := matrixTopics(t, env, admin, lesson)
 	params := map[string]string{
 		"{user}": strconv.FormatInt(target.ID, 10), "{userId}": strconv.FormatInt(target.ID, 10),
 		"{user_id}": strconv.FormatInt(target.ID, 10), "{notification}": notification,
@@ -434,13 +430,9 @@ func newMatrixWorld(t *testing.T, env *apitest.Env) *matrixWorld {
 		params[k] = v
 	}
 	// Media: the operation of a video topic in the admin's course.
-	video := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token,
-		Body: map[string]any{"lesson": lesson.Number("data.id"), "title": "Matrix video",
-			"topicable": `Lms\TopicTypes\Models\TopicContent\Video`, "videoSiteUrl": "https://example.com/v.mp4"}})
-	if video.Status != 201 {
-		t.Fatalf("matrix video: %s", video.Body)
-	}
-	params["{operation}"] = "video:" + strconv.Itoa(int(video.Number("data.id")))
+	video := apitest.Must(adminClient.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lesson, Title: "Matrix video",
+		Topicable: `Lms\TopicTypes\Models\TopicContent\Video`, VideoSiteURL: client.Ptr("https://example.com/v.mp4")}))(t).ID
+	params["{operation}"] = "video:" + strconv.FormatInt(video, 10)
 	return &matrixWorld{env: env, target: target, groupID: groupID, courseID: courseID, lessonID: lessonID,
 		category: categoryID, topicObjs: topicObjs, params: params}
 }

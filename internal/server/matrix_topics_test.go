@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/kinds/interactive/interactivetest"
 )
@@ -24,38 +25,30 @@ type topicObjects struct {
 
 const matrixRichText = `Lms\TopicTypes\Models\TopicContent\RichText`
 
-func matrixTopics(t *testing.T, env *apitest.Env, admin *apitest.User, lessonID float64) topicObjects {
+func matrixTopics(t *testing.T, env *apitest.Env, admin *apitest.User, lessonID int64) topicObjects {
 	t.Helper()
-	o := topicObjects{lesson: int64(lessonID)}
-	topic := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token,
-		Body: map[string]any{"lesson": o.lesson, "title": "Matrix", "topicable": `Lms\TopicTypeProject\Models\Project`,
-			"instructions": "Upload it."}})
-	if topic.Status != 201 {
-		t.Fatalf("matrix topic: %s", topic.Body)
+	ctx, c := t.Context(), env.UserClient(admin)
+	o := topicObjects{lesson: lessonID}
+	topic := apitest.Must(c.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: o.lesson, Title: "Matrix",
+		Topicable: `Lms\TopicTypeProject\Models\Project`, Instructions: client.Ptr("Upload it.")}))(t).ID
+	o.topic = strconv.FormatInt(topic, 10)
+	pdf := func() *client.File {
+		return &client.File{Name: "matrix.pdf", Content: strings.NewReader("%PDF-1.7\n%%EOF\n")}
 	}
-	o.topic = strconv.Itoa(int(topic.Number("data.id")))
-	body, ctype := matrixUpload(t, "resource")
-	resource := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics/" + o.topic + "/resources", Token: admin.Token,
-		Body: body, Type: ctype})
-	body, ctype = matrixUpload(t, "file")
-	submission := env.Do(apitest.Request{Method: "POST", Path: "/api/topics/" + o.topic + "/project", Token: admin.Token,
-		Body: body, Type: ctype})
-	if resource.Status != 201 || submission.Status != 201 {
-		t.Fatalf("matrix topic files: %s %s", resource.Body, submission.Body)
+	resource := apitest.Must(c.PostAdminTopicsIDResources(ctx, topic, client.PostAdminTopicsIDResourcesForm{Resource: pdf()}))(t)
+	submission := apitest.Must(c.PostTopicsIDProject(ctx, topic, client.PostTopicsIDProjectForm{File: pdf()}))(t)
+	o.resource = strconv.FormatInt(resource.ID, 10)
+	o.submission = strconv.FormatInt(submission.ID, 10)
+	quiz := apitest.Must(c.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: o.lesson, Title: "Matrix quiz",
+		Topicable: matrixQuiz, Questions: []client.PostAdminTopicsBodyQuestionsItem{
+			{Gift: client.Ptr("Matrix? {T}")}, {Gift: client.Ptr("Essay {}")}}}))(t).ID
+	attempt := apitest.Must(c.PostQuizAttempts(ctx, client.StartInputBody{TopicID: quiz}))(t)
+	if len(attempt.Questions) == 0 {
+		t.Fatalf("matrix quiz attempt without questions: %+v", attempt)
 	}
-	o.resource = strconv.Itoa(int(resource.Number("data.id")))
-	o.submission = strconv.Itoa(int(submission.Number("data.id")))
-	quiz := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token,
-		Body: map[string]any{"lesson": o.lesson, "title": "Matrix quiz", "topicable": matrixQuiz,
-			"questions": []map[string]any{{"gift": "Matrix? {T}"}, {"gift": "Essay {}"}}}})
-	attempt := env.Do(apitest.Request{Method: "POST", Path: "/api/quiz-attempts", Token: admin.Token,
-		Body: map[string]any{"topic_id": quiz.Number("data.id")}})
-	if quiz.Status != 201 || attempt.Status != 201 {
-		t.Fatalf("matrix quiz: %s %s", quiz.Body, attempt.Body)
-	}
-	o.quiz = strconv.Itoa(int(quiz.Number("data.id")))
-	o.attempt = strconv.Itoa(int(attempt.Number("data.id")))
-	o.question = strconv.Itoa(int(attempt.Number("data.questions.0.id")))
+	o.quiz = strconv.FormatInt(quiz, 10)
+	o.attempt = strconv.FormatInt(attempt.ID, 10)
+	o.question = strconv.FormatInt(attempt.Questions[0].ID, 10)
 	return o
 }
 

@@ -3,9 +3,9 @@ package server_test
 import (
 	"context"
 	"math"
-	"strconv"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/server"
@@ -20,15 +20,12 @@ func TestReactionSurvivesCrash(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
 			env := apitest.New(t, backend, apitest.Options{NoDispatch: true})
-			admin, learner := env.As("admin"), env.NewUser("student")
-			group := env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token, map[string]any{"name": "Class"}).Number("data.id")
-			course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token,
-				map[string]any{"title": "Course", "status": "published"}).Number("data.id")
-			env.Call(t, 200, "POST", "/api/admin/courses/"+strconv.Itoa(int(course))+"/access", admin.Token,
-				map[string]any{"groups": []any{map[string]any{"id": group}}})
+			admin, learner := env.ClientAs("admin"), env.NewUser("student")
+			group := apitest.Must(admin.PostAdminUserGroups(ctx, client.CreateGroupInputBody{Name: "Class"}))(t).ID
+			course := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Course", Status: client.Ptr("published")}))(t).ID
+			apitest.Must(admin.PostAdminCoursesIDAccess(ctx, course, client.AssignInputBody{Groups: []client.GrantBody{{ID: group}}}))(t)
 			before := env.LastEventID()
-			env.Call(t, 200, "POST", "/api/admin/user-groups/"+strconv.Itoa(int(group))+"/members", admin.Token,
-				map[string]any{"user_id": learner.ID})
+			apitest.Must(admin.PostAdminUserGroupsIDMembers(ctx, group, client.MemberInputBody{UserID: learner.ID}))(t)
 			started := func() int {
 				return env.Count(t, `SELECT COUNT(*) FROM events WHERE id > $1 AND name = 'CourseAccessStarted' AND user_id = $2`,
 					before, learner.ID)

@@ -3,6 +3,7 @@ package server_test
 import (
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 )
@@ -14,24 +15,23 @@ func TestColdAndReopenedTenantsServe(t *testing.T) {
 	for _, backend := range apitest.Backends(t) {
 		t.Run(backend, func(t *testing.T) {
 			env := apitest.New(t, backend, apitest.Options{Configure: func(c *config.Config) { c.TenantWarm = 1 }})
-			admin := env.As("admin")
+			ctx, admin := t.Context(), env.As("admin")
 			check := func(when string) {
 				t.Helper()
-				me := env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: admin.Token})
-				if me.Status != 200 || me.String("data.email") != admin.Email {
-					t.Fatalf("%s: profile %d %s", when, me.Status, me.Body)
+				me, err := env.UserClient(admin).GetProfileMe(ctx)
+				if err != nil || me.Email != admin.Email {
+					t.Fatalf("%s: profile %v %+v", when, err, me)
 				}
-				list := env.Do(apitest.Request{Method: "GET", Path: "/api/courses"})
-				if list.Status != 200 {
-					t.Fatalf("%s: catalogue %d %s", when, list.Status, list.Body)
+				if _, err := env.ClientAs("").GetCourses(ctx, client.GetCoursesParams{}); err != nil {
+					t.Fatalf("%s: catalogue %v", when, err)
 				}
 			}
 			check("warm")
 			tn, release := env.OpenTenant(env.Tenant)
 			release()
 			env.AddTenant("other.test")
-			if res := env.Do(apitest.Request{Method: "GET", Path: "/api/courses", Host: "other.test"}); res.Status != 200 {
-				t.Fatalf("other tenant: %d %s", res.Status, res.Body)
+			if _, err := env.Client("other.test", "").GetCourses(ctx, client.GetCoursesParams{}); err != nil {
+				t.Fatalf("other tenant: %v", err)
 			}
 			if n := tn.DB.Stats().OpenConnections; n != 0 {
 				t.Fatalf("the tenant pushed out of the warm ones keeps %d connections", n)

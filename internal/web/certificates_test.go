@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -23,10 +24,6 @@ func TestCertificatesPage(t *testing.T) {
 		admin := s.env.As("admin").Token
 		student := s.env.NewUser("student")
 		other := s.env.NewUser("student")
-		call := func(want int, method, path, token string, body any) {
-			t.Helper()
-			s.env.Call(t, want, method, path, token, body)
-		}
 		s.must(req{path: "/certificates"}, http.StatusSeeOther)
 		r := s.must(req{path: "/certificates", token: student.Token}, http.StatusOK)
 		if !strings.Contains(r.text(), "No certificates yet") || strings.Contains(r.text(), "Every learner") {
@@ -60,8 +57,8 @@ func TestCertificatesPage(t *testing.T) {
 		s.must(req{method: "POST", path: "/certificates/" + row[1] + "/regenerate", token: student.Token}, http.StatusForbidden)
 		s.must(req{method: "POST", path: "/certificates/" + row[1] + "/regenerate", token: admin,
 			headers: map[string]string{"Origin": "http://evil.test", "Sec-Fetch-Site": "cross-site"}}, http.StatusForbidden)
-		call(201, "POST", "/api/admin/message-templates", admin, map[string]any{"event": "CourseFinished",
-			"channel": "pdf", "recipient": "user", "subject": "Knot master", "text": "{{.Course.Title}}"})
+		apitest.Must(s.env.Client("", admin).PostAdminMessageTemplates(t.Context(), client.CreateTemplateInputBody{
+			Event: "CourseFinished", Channel: "pdf", Recipient: "user", Subject: "Knot master", Text: "{{.Course.Title}}"}))(t)
 		r = s.must(req{method: "POST", path: "/certificates/" + row[1] + "/regenerate", token: admin}, http.StatusSeeOther)
 		if loc := r.header.Get("Location"); !strings.HasPrefix(loc, "/certificates?regenerated="+row[1]) {
 			t.Fatalf("after regenerating: %q", loc)
@@ -96,12 +93,12 @@ func TestCertificatesPage(t *testing.T) {
 // its certificate is made.
 func finishCourse(t *testing.T, s *stack, admin string, learner *apitest.User) {
 	t.Helper()
-	course := int64(s.env.Call(t, 201, "POST", "/api/admin/courses", admin, map[string]any{"title": "Knot tying",
-		"status": "published", "public": true}).Number("data.id"))
-	lesson := int64(s.env.Call(t, 201, "POST", "/api/admin/lessons", admin, map[string]any{"course_id": course,
-		"title": "Basics"}).Number("data.id"))
-	topic := int64(s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": lesson,
-		"title": "The reef knot", "topicable": richTextClass, "markdown": "Right over left, left over right."}).Number("data.id"))
+	ctx, c := t.Context(), s.env.Client("", admin)
+	course := apitest.Must(c.PostAdminCourses(ctx, client.CourseBody{Title: "Knot tying", Status: client.Ptr("published"),
+		Public: client.Ptr(true)}))(t).ID
+	lesson := apitest.Must(c.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "Basics"}))(t).ID
+	topic := apitest.Must(c.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lesson, Title: "The reef knot",
+		Topicable: richTextClass, Markdown: client.Ptr("Right over left, left over right.")}))(t).ID
 	// Finishing the course's only topic finishes the course.
 	s.must(req{method: "POST", path: "/learn/" + id(course) + "/" + id(topic) + "/complete", token: learner.Token},
 		http.StatusSeeOther)

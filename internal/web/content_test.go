@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -11,25 +10,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/device"
 	"github.com/lms-platform/lms/internal/kinds/scorm"
 )
 
 // uploadScorm uploads a SCORM package the test built.
-func uploadScorm(t *testing.T, env *apitest.Env, token string, data []byte) *apitest.Response {
+func uploadScorm(t *testing.T, env *apitest.Env, token string, data []byte) *client.ScormPackage {
 	t.Helper()
-	var b bytes.Buffer
-	w := multipart.NewWriter(&b)
-	part, _ := w.CreateFormFile("package", "package.zip")
-	part.Write(data)
-	w.Close()
-	res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/scorm/upload", Token: token, Body: b.Bytes(),
-		Type: w.FormDataContentType()})
-	if res.Status != http.StatusCreated {
-		t.Fatalf("upload: %d %s", res.Status, res.Body)
+	pkg := apitest.Must(env.Client("", token).PostAdminScormUpload(t.Context(), client.PostAdminScormUploadForm{
+		Package: &client.File{Name: "package.zip", Content: bytes.NewReader(data)}}))(t)
+	if len(pkg.Scos) == 0 {
+		t.Fatalf("upload without SCOs: %+v", pkg)
 	}
-	return res
+	return pkg
 }
 
 // TestContentOriginRoutes: the content origin serves the package paths
@@ -78,8 +73,8 @@ func TestContentOriginRoutes(t *testing.T) {
 		// that may not navigate the page; the page's policy lets it.
 		c := seedCourse(t, s.env, s.env.Host, admin, "Content origin")
 		pkg := uploadScorm(t, s.env, admin, hostileSCO(t, "http://"+s.host, "NONE-NONE"))
-		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "SCO",
-			"topicable": scorm.Class, "package": pkg.Number("data.id"), "sco": pkg.Number("data.scos.0.id")}).Number("data.id")
+		topic := apitest.Must(s.env.Client("", admin).PostAdminTopics(t.Context(), client.PostAdminTopicsBody{Lesson: c.lesson,
+			Title: "SCO", Topicable: scorm.Class, Package: client.Ptr(pkg.ID), Sco: pkg.Scos[0].ID}))(t).ID
 		r = s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: u.Token}, http.StatusOK)
 		origin := "http://" + s.host + ":" + s.contentPort
 		launch := regexp.MustCompile(`<form id="scorm-launch" method="post" action="([^"]+)" target="scorm-frame">\s*<input type="hidden" name="token" value="([^"]+)">`).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	lmsclient "github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
 	"github.com/lms-platform/lms/internal/device"
@@ -19,9 +20,9 @@ import (
 // would, and returns its device code, user code and complete URI.
 func startDevice(t *testing.T, env *apitest.Env, client string) (string, string, string) {
 	t.Helper()
-	res := env.Call(t, 200, "POST", "/api/auth/device/code", "", map[string]any{"client_name": client,
-		"scopes": []string{"courses:read"}})
-	return res.String("data.device_code"), res.String("data.user_code"), res.String("data.verification_uri_complete")
+	g := apitest.Must(env.ClientAs("").PostAuthDeviceCode(t.Context(), lmsclient.DeviceCodeInputBody{ClientName: client,
+		Scopes: []string{"courses:read"}}))(t)
+	return g.DeviceCode, g.UserCode, g.VerificationURIComplete
 }
 
 // pollDevice polls once after the interval and returns the answer.
@@ -145,7 +146,7 @@ func TestDeviceInBrowser(t *testing.T) {
 	if res.Status != 200 || res.Number("data.user_id") != float64(learner.ID) || secret == "" {
 		t.Fatalf("collect: %d %s", res.Status, res.Body)
 	}
-	env.Call(t, 200, "GET", "/api/courses", secret, nil)
+	apitest.Must(env.Client("", secret).GetCourses(t.Context(), lmsclient.GetCoursesParams{}))(t)
 	if res := pollDevice(t, env, dc); res.String("error") != device.CodeInvalidGrant {
 		t.Fatalf("second collection: %s", res.Body)
 	}

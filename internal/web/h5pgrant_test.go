@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/kinds/layout"
 )
@@ -112,10 +113,11 @@ func TestH5PPlayGrant(t *testing.T) {
 		}
 		// A layout topic's grant plays an H5P content its H5PFrames name,
 		// as its user, and no other content.
-		doc := []any{map[string]any{"component": "H5PFrame", "props": map[string]any{"content_id": contentA, "title": "Images"}}}
-		lay := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Layout",
-			"topicable": layout.Class, "document": doc, "fallback": "# Layout\n\nImages to compare."})
-		layoutGrant := "/bff/api/courses/progress/" + id(int64(lay.Number("data.id"))) + "/h5p/grant"
+		doc := []client.PostAdminTopicsBodyDocumentItem{{Component: "H5PFrame",
+			Props: map[string]any{"content_id": contentA, "title": "Images"}}}
+		lay := apitest.Must(s.env.Client("", admin).PostAdminTopics(t.Context(), client.PostAdminTopicsBody{Lesson: c.lesson,
+			Title: "Layout", Topicable: layout.Class, Document: doc, Fallback: client.Ptr("# Layout\n\nImages to compare.")}))(t)
+		layoutGrant := "/bff/api/courses/progress/" + id(lay.ID) + "/h5p/grant"
 		r = s.must(req{method: "POST", path: layoutGrant + "?content_id=" + contentA, token: u.Token}, http.StatusCreated)
 		gl, _ := r.get("data.grant").(string)
 		if r.get("data.content_id") != contentA {

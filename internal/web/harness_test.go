@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/clock"
 )
@@ -342,40 +342,26 @@ const richTextClass = `Lms\TopicTypes\Models\TopicContent\RichText`
 // a second one, an image, a PDF and a project, on host.
 func seedCourse(t testing.TB, env *apitest.Env, host, adminToken, title string) seeded {
 	t.Helper()
-	call := func(method, path string, body any, ctype string) *apitest.Response {
-		t.Helper()
-		res := env.Do(apitest.Request{Method: method, Path: path, Host: host, Token: adminToken, Body: body, Type: ctype})
-		if res.Status/100 != 2 {
-			t.Fatalf("seed %s %s: %d %s", method, path, res.Status, res.Body)
-		}
-		return res
-	}
+	ctx, admin := t.Context(), env.Client(host, adminToken)
 	var s seeded
-	s.course = int64(call("POST", "/api/admin/courses", map[string]any{"title": title, "status": "published",
-		"public": true, "summary": "A short course to try the frontend.", "tags": []string{"testing"}}, "").Number("data.id"))
-	s.lesson = int64(call("POST", "/api/admin/lessons", map[string]any{"course_id": s.course, "title": "First steps"}, "").Number("data.id"))
+	s.course = apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: title, Status: client.Ptr("published"),
+		Public: client.Ptr(true), Summary: client.Ptr("A short course to try the frontend."), Tags: []string{"testing"}}))(t).ID
+	s.lesson = apitest.Must(admin.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: s.course, Title: "First steps"}))(t).ID
 	rich := func(title, md string) int64 {
-		return int64(call("POST", "/api/admin/topics", map[string]any{"lesson": s.lesson, "title": title,
-			"topicable": richTextClass, "markdown": md}, "").Number("data.id"))
+		return apitest.Must(admin.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: s.lesson, Title: title,
+			Topicable: richTextClass, Markdown: client.Ptr(md)}))(t).ID
 	}
 	s.reading = rich("Welcome", "# Welcome\n\nThis is the **first** topic. Read it to the end.")
 	s.second = rich("Going further", "More text to read.")
 	upload := func(title, class, name string, data []byte) int64 {
-		var body bytes.Buffer
-		w := multipart.NewWriter(&body)
-		w.WriteField("lesson", strconv.FormatInt(s.lesson, 10))
-		w.WriteField("title", title)
-		w.WriteField("topicable", class)
-		part, _ := w.CreateFormFile("file", name)
-		part.Write(data)
-		w.Close()
-		return int64(call("POST", "/api/admin/topics", body.Bytes(), w.FormDataContentType()).Number("data.id"))
+		return apitest.Must(admin.PostAdminTopicsMultipart(ctx, client.PostAdminTopicsForm{Lesson: s.lesson, Title: title,
+			Topicable: class, File: &client.File{Name: name, Content: bytes.NewReader(data)}}))(t).ID
 	}
 	s.image = upload("A picture", `Lms\TopicTypes\Models\TopicContent\Image`, "dot.png", apitest.PNG(t))
 	s.pdf = upload("A document", `Lms\TopicTypes\Models\TopicContent\PDF`, "doc.pdf",
 		[]byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"))
-	s.project = int64(call("POST", "/api/admin/topics", map[string]any{"lesson": s.lesson, "title": "Your project",
-		"topicable": `Lms\TopicTypeProject\Models\Project`, "value": map[string]any{"instructions": "Upload a text file."}}, "").Number("data.id"))
+	s.project = apitest.Must(admin.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: s.lesson, Title: "Your project",
+		Topicable: `Lms\TopicTypeProject\Models\Project`, Value: map[string]any{"instructions": "Upload a text file."}}))(t).ID
 	return s
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/kinds/interactive"
 	"github.com/lms-platform/lms/internal/kinds/interactive/interactivetest"
@@ -24,8 +25,10 @@ func TestInteractivePage(t *testing.T) {
 		c := seedCourse(t, s.env, s.env.Host, admin, "App course")
 		body, ctype := interactivetest.Upload(t, interactivetest.Manifest)
 		pkg := s.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/interactive", Token: admin, Body: body, Type: ctype})
-		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Pendulum",
-			"topicable": interactive.Class, "package": pkg.Number("data.id"), "completion": "on_complete", "text": "Swing **it**."}).Number("data.id")
+		adminClient := s.env.Client("", admin)
+		topic := apitest.Must(adminClient.PostAdminTopics(t.Context(), client.PostAdminTopicsBody{Lesson: c.lesson, Title: "Pendulum",
+			Topicable: interactive.Class, Package: client.Ptr(int64(pkg.Number("data.id"))), Completion: client.Ptr("on_complete"),
+			Text: client.Ptr("Swing **it**.")}))(t).ID
 
 		r := s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
 		frame := regexp.MustCompile(`<iframe id="app-frame" sandbox="([^"]*)" src="([^"]+)"`).FindStringSubmatch(r.text())
@@ -48,8 +51,8 @@ func TestInteractivePage(t *testing.T) {
 
 		// A site with interactive content switched off frames no app (it
 		// would not be served) and says so; the lesson text stays.
-		s.env.Call(t, 200, "POST", "/api/admin/config", admin,
-			map[string]any{"config": []map[string]any{{"key": interactive.EnabledSetting, "value": false}}})
+		apitest.Must(adminClient.PostAdminConfig(t.Context(), client.UpdateInputBody{
+			Config: []client.Item{{Key: interactive.EnabledSetting, Value: false}}}))(t)
 		r = s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
 		if strings.Contains(r.text(), "app-frame") || strings.Contains(r.text(), "/api/interactive/play/") ||
 			!strings.Contains(r.text(), `<p class="notice" id="app-off">Interactive content is switched off on this site.</p>`) ||
@@ -70,8 +73,8 @@ func TestLiaScriptPage(t *testing.T) {
 		admin := s.env.As("admin").Token
 		c := seedCourse(t, s.env, s.env.Host, admin, "Lia course")
 		md := "# Soil\n\nIntro\n\n## Layers\n\n[[humus]]\n"
-		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Soil",
-			"topicable": liascript.Class, "markdown": md}).Number("data.id")
+		topic := apitest.Must(s.env.Client("", admin).PostAdminTopics(t.Context(), client.PostAdminTopicsBody{Lesson: c.lesson,
+			Title: "Soil", Topicable: liascript.Class, Markdown: client.Ptr(md)}))(t).ID
 
 		r := s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
 		frame := regexp.MustCompile(`<iframe id="lia-frame" class="lia-frame" sandbox="([^"]*)" src="([^"]+)"[^>]*data-sections="2" data-quizzes="1"`).

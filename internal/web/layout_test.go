@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
+	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/kinds/layout"
 )
 
@@ -56,9 +58,10 @@ func TestGIFTPracticePage(t *testing.T) {
 			map[string]any{"gift": "Pi to two decimals? {#3.14:0.005}"},
 			map[string]any{"gift": "Match the sounds. {=cat -> meow =dog -> woof}"},
 		}
-		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Facts",
-			"topicable": layout.Class, "fallback": "Practise some facts.",
-			"document": []any{map[string]any{"component": "PracticeActivity", "props": map[string]any{"questions": questions}}}}).Number("data.id")
+		topic := apitest.Must(s.env.Client("", admin).PostAdminTopics(t.Context(), client.PostAdminTopicsBody{Lesson: c.lesson,
+			Title: "Facts", Topicable: layout.Class, Fallback: client.Ptr("Practise some facts."),
+			Document: []client.PostAdminTopicsBodyDocumentItem{{Component: "PracticeActivity",
+				Props: map[string]any{"questions": questions}}}}))(t).ID
 		u := s.env.NewUser("student")
 		path := "/learn/" + id(c.course) + "/" + id(int64(topic))
 		page := s.must(req{path: path, token: u.Token}, http.StatusOK).text()
@@ -96,13 +99,14 @@ func TestLayoutLiaScriptPage(t *testing.T) {
 		admin := s.env.As("admin").Token
 		c := seedCourse(t, s.env, s.env.Host, admin, "Layout course")
 		md := "# Soil\n\nIntro\n\n## Layers\n\n[[humus]]\n"
-		course := s.env.Call(t, 201, "POST", "/api/admin/liascript", admin, map[string]any{"markdown": md}).Number("data.id")
-		doc := []any{
-			map[string]any{"component": "Callout", "props": map[string]any{"tone": "info", "body": "Read the course below."}},
-			map[string]any{"component": "LiaScriptLesson", "id": "soil", "props": map[string]any{"course_id": course, "title": "Soil layers"}},
+		ctx, adminClient := t.Context(), s.env.Client("", admin)
+		course := apitest.Must(adminClient.PostAdminLiascript(ctx, client.PostAdminLiascriptBody{Markdown: md}))(t).ID
+		doc := []client.PostAdminTopicsBodyDocumentItem{
+			{Component: "Callout", Props: map[string]any{"tone": "info", "body": "Read the course below."}},
+			{Component: "LiaScriptLesson", ID: client.Ptr("soil"), Props: map[string]any{"course_id": course, "title": "Soil layers"}},
 		}
-		topic := s.env.Call(t, 201, "POST", "/api/admin/topics", admin, map[string]any{"lesson": c.lesson, "title": "Soil",
-			"topicable": layout.Class, "document": doc, "fallback": "Read about soil."}).Number("data.id")
+		topic := apitest.Must(adminClient.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: c.lesson, Title: "Soil",
+			Topicable: layout.Class, Document: doc, Fallback: client.Ptr("Read about soil.")}))(t).ID
 
 		r := s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
 		frame := regexp.MustCompile(`<div class="lia-box" id="soil"><iframe class="lia-frame layout-lia" sandbox="([^"]*)" src="([^"]+)" title="LiaScript course: Soil layers"`).

@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/lms-platform/lms/client"
+	"github.com/lms-platform/lms/internal/apitest"
 )
 
 // TestLearnerPages walks a learner through the server-rendered pages
@@ -136,8 +139,9 @@ func TestLearnerPages(t *testing.T) {
 func TestClosedCourse(t *testing.T) {
 	s := newStack(t, "sqlite", frontOptions{})
 	admin := s.env.As("admin").Token
-	res := s.env.Call(t, 201, "POST", "/api/admin/courses", admin, map[string]any{"title": "Closed", "status": "published"})
-	cid := id(int64(res.Number("data.id")))
+	course := apitest.Must(s.env.Client("", admin).PostAdminCourses(t.Context(), client.CourseBody{Title: "Closed",
+		Status: client.Ptr("published")}))(t)
+	cid := id(course.ID)
 	r := s.must(req{path: "/learn/" + cid}, http.StatusSeeOther)
 	if r.header.Get("Location") != "/login?next=%2Flearn%2F"+cid {
 		t.Fatalf("Location %q", r.header.Get("Location"))
