@@ -7,20 +7,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
 func setConfig(t *testing.T, env *apitest.Env, key string, value any) {
 	t.Helper()
-	res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/config", Token: env.As("admin").Token,
-		Body: map[string]any{"config": []map[string]any{{"key": key, "value": value}}}})
-	if res.Status != 200 {
-		t.Fatalf("set %s: %d %s", key, res.Status, res.Body)
-	}
+	apitest.Must(env.ClientAs("admin").PostAdminConfig(t.Context(),
+		client.UpdateInputBody{Config: []client.Item{{Key: key, Value: value}}}))(t)
 }
 
-func me(env *apitest.Env, token string) int {
-	return env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: token}).Status
+// me reads the profile with token: nil when it works, the refusal when not.
+func me(t *testing.T, env *apitest.Env, token string) error {
+	_, err := env.Client("", token).GetProfileMe(t.Context())
+	return err
 }
 
 func TestLogin(t *testing.T) {
@@ -66,44 +66,44 @@ func expiresIn(d time.Duration) func(t *testing.T, env *apitest.Env, res *apites
 		if err != nil {
 			t.Fatalf("expires_at: %v", err)
 		}
-		if got := exp.Sub(env.Clock.Now()); got < d-2*time.Second || got > d+2*time.Second {
-			t.Fatalf("token lives %v, want %v", got, d)
-		}
+		livesFor(t, env, exp, d)
+	}
+}
+
+// livesFor fails the test unless a token expiring at exp lives d from now.
+func livesFor(t *testing.T, env *apitest.Env, exp time.Time, d time.Duration) {
+	t.Helper()
+	if got := exp.Sub(env.Clock.Now()); got < d-2*time.Second || got > d+2*time.Second {
+		t.Fatalf("token lives %v, want %v", got, d)
 	}
 }
 
 func TestTokenLifecycle(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		u := env.NewUser("student")
-		if got := me(env, u.Token); got != 200 {
-			t.Fatalf("fresh token: %d", got)
+		if err := me(t, env, u.Token); err != nil {
+			t.Fatalf("fresh token: %v", err)
 		}
 		// Refresh replaces the token; the old one stops working.
-		res := env.Do(apitest.Request{Method: "GET", Path: "/api/auth/refresh", Token: u.Token})
-		if res.Status != 200 {
-			t.Fatalf("refresh: %d %s", res.Status, res.Body)
-		}
-		fresh := res.String("data.token")
-		if me(env, u.Token) != 401 || me(env, fresh) != 200 {
+		fresh := apitest.Must(env.UserClient(u).GetAuthRefresh(ctx))(t).Token
+		if client.StatusOf(me(t, env, u.Token)) != 401 || me(t, env, fresh) != nil {
 			t.Fatal("refresh must revoke the old token and issue a working one")
 		}
 		// Logout revokes the current token and records Logout.
 		before := env.LastEventID()
-		if res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/logout", Token: fresh}); res.Status != 200 {
-			t.Fatalf("logout: %d %s", res.Status, res.Body)
-		}
+		apitest.OK(t, env.Client("", fresh).PostAuthLogout(ctx))
 		if got := env.EventNames(before); len(got) != 1 || got[0] != "Logout" {
 			t.Fatalf("events %v", got)
 		}
-		if me(env, fresh) != 401 {
+		if client.StatusOf(me(t, env, fresh)) != 401 {
 			t.Fatal("a logged-out token must answer 401")
 		}
 		// Expiry follows the injected clock.
 		token, _ := env.Login(env.Host, u.Email, u.Password)
 		env.Clock.Advance(5*time.Minute + time.Second)
-		res = env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: token})
-		if res.Status != 401 || res.String("message") != "Token expired." {
-			t.Fatalf("expired token: %d %s", res.Status, res.Body)
+		if e := apitest.Refused(t, me(t, env, token), 401); e.Message != "Token expired." {
+			t.Fatalf("expired token: %v", e)
 		}
 		// Malformed tokens and tokens of another tenant answer 401.
 		for name, tok := range map[string]string{
@@ -111,8 +111,8 @@ func TestTokenLifecycle(t *testing.T) {
 			"other tenant": env.As("other-admin").Token,
 			"tampered":     token[:len(token)-4] + "AAAA",
 		} {
-			if got := me(env, tok); got != 401 {
-				t.Errorf("%s token: %d, want 401", name, got)
+			if err := me(t, env, tok); client.StatusOf(err) != 401 {
+				t.Errorf("%s token: %v, want 401", name, err)
 			}
 		}
 	})
@@ -120,15 +120,13 @@ func TestTokenLifecycle(t *testing.T) {
 
 func TestRememberMeRefreshKeepsClass(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		u := env.NewUser("student")
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/login",
-			Body: map[string]any{"email": u.Email, "password": u.Password, "remember_me": "1"}})
+		login := apitest.Must(env.ClientAs("anonymous").PostAuthLogin(ctx,
+			client.LoginInputBody{Email: u.Email, Password: u.Password, RememberMe: "1"}))(t)
 		env.Clock.Advance(10 * 24 * time.Hour)
-		res = env.Do(apitest.Request{Method: "GET", Path: "/api/auth/refresh", Token: res.String("data.token")})
-		if res.Status != 200 {
-			t.Fatalf("refresh: %d %s", res.Status, res.Body)
-		}
-		expiresIn(30*24*time.Hour)(t, env, res)
+		refreshed := apitest.Must(env.Client("", login.Token).GetAuthRefresh(ctx))(t)
+		livesFor(t, env, refreshed.ExpiresAt, 30*24*time.Hour)
 	})
 }
 
@@ -162,20 +160,19 @@ func TestRegistrationAndVerification(t *testing.T) {
 
 func TestRegistrationJoinsRegisterableGroups(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin").Token
-		open := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/user-groups", Token: admin,
-			Body: map[string]any{"name": "Open", "registerable": true}}).Number("data.id")
-		closed := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/user-groups", Token: admin,
-			Body: map[string]any{"name": "Closed"}}).Number("data.id")
+		ctx := t.Context()
+		admin := env.ClientAs("admin")
+		open := apitest.Must(admin.PostAdminUserGroups(ctx, client.CreateGroupInputBody{Name: "Open", Registerable: client.Ptr(true)}))(t).ID
+		closed := apitest.Must(admin.PostAdminUserGroups(ctx, client.CreateGroupInputBody{Name: "Closed"}))(t).ID
 		apitest.Run(t, env, []apitest.Scenario{
 			{Name: "lists only registerable groups", Method: "GET", Path: "/api/auth/registerable-groups", Status: 200,
 				JSON: map[string]any{"data.0.name": "Open", "data.1": nil}},
 			{Name: "closed group refused", Method: "POST", Path: "/api/auth/register", Status: 422,
 				Body: map[string]any{"email": "g1@school.test", "password": "long-enough", "first_name": "G", "last_name": "One",
-					"groups": []float64{closed}}, JSON: map[string]any{"errors.groups": apitest.Present}, Events: []string{}},
+					"groups": []int64{closed}}, JSON: map[string]any{"errors.groups": apitest.Present}, Events: []string{}},
 			{Name: "joins the open group", Method: "POST", Path: "/api/auth/register", Status: 201,
 				Body: map[string]any{"email": "g2@school.test", "password": "long-enough", "first_name": "G", "last_name": "Two",
-					"groups": []float64{open}}, Events: []string{"UserAddedToGroup", "AccountRegistered"}},
+					"groups": []int64{open}}, Events: []string{"UserAddedToGroup", "AccountRegistered"}},
 		})
 	})
 }
@@ -221,7 +218,7 @@ func TestPasswordReset(t *testing.T) {
 			Body: reset(token[1]), Status: 200, Events: []string{"ResetPassword"}})
 		apitest.RunOne(t, env, apitest.Scenario{Name: "token is single use", Method: "POST", Path: "/api/auth/password/reset",
 			Body: reset(token[1]), Status: 422})
-		if me(env, u.Token) != 401 {
+		if client.StatusOf(me(t, env, u.Token)) != 401 {
 			t.Fatal("a password reset must end existing sessions")
 		}
 		env.Login(env.Host, u.Email, "brand-new-pass")
@@ -231,18 +228,18 @@ func TestPasswordReset(t *testing.T) {
 func TestResendIsLimited(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		// A verified user gets 409 each time; the limit counts the calls anyway.
-		u := env.NewUser("student")
+		ctx := t.Context()
+		u := env.UserClient(env.NewUser("student"))
 		for i := 0; i < 6; i++ {
-			if res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/email/resend", Token: u.Token}); res.Status != http.StatusConflict {
-				t.Fatalf("call %d: %d %s", i, res.Status, res.Body)
+			if err := u.PostAuthEmailResend(ctx); client.StatusOf(err) != http.StatusConflict {
+				t.Fatalf("call %d: %v", i, err)
 			}
 		}
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/email/resend", Token: u.Token})
-		if res.Status != 429 || res.Header.Get("Retry-After") == "" {
-			t.Fatalf("7th resend: %d %v", res.Status, res.Header)
+		if e := apitest.Refused(t, u.PostAuthEmailResend(ctx), 429); e.RetryAfter == 0 {
+			t.Fatalf("7th resend without Retry-After: %v", e)
 		}
 		env.Clock.Advance(time.Minute)
-		if res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/email/resend", Token: u.Token}); res.Status == 429 {
+		if err := u.PostAuthEmailResend(ctx); client.StatusOf(err) == 429 {
 			t.Fatal("a new window must allow resends again")
 		}
 	})
@@ -259,9 +256,9 @@ func TestImpersonate(t *testing.T) {
 			{Name: "admin impersonates", As: "admin", Method: "POST", Path: "/api/admin/auth/impersonate",
 				Body: map[string]any{"user_id": student.ID}, Status: 200, Events: []string{"Impersonate"},
 				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					p := env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: res.String("data.token")})
-					if p.Number("data.id") != float64(student.ID) {
-						t.Fatalf("impersonation token acts as %v, want %d", p.Get("data.id"), student.ID)
+					p := apitest.Must(env.Client("", res.String("data.token")).GetProfileMe(t.Context()))(t)
+					if p.ID != student.ID {
+						t.Fatalf("impersonation token acts as %v, want %d", p.ID, student.ID)
 					}
 				}},
 		})
@@ -270,6 +267,7 @@ func TestImpersonate(t *testing.T) {
 
 func TestUnknownTenant(t *testing.T) {
 	env := apitest.New(t, "sqlite", apitest.Options{})
+	// Raw: the error envelope itself.
 	res := env.Do(apitest.Request{Method: "GET", Path: "/api/config", Host: "nowhere.test"})
 	if res.Status != 404 || res.String("message") != "Unknown tenant." || res.Get("success") != false {
 		t.Fatalf("unknown host: %d %s", res.Status, res.Body)
