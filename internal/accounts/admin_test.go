@@ -4,18 +4,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
 func TestAdminUserList(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
-		for _, u := range []map[string]any{
-			{"email": "zoe@school.test", "first_name": "Zoe", "last_name": "Zimmer", "roles": []string{"tutor"}},
-			{"email": "adam@school.test", "first_name": "Adam", "last_name": "Ant_Man", "is_active": false},
-			{"email": "bea@school.test", "first_name": "Bea", "last_name": "Bauer"},
+		for _, u := range []client.CreateUserInputBody{
+			{Email: "zoe@school.test", FirstName: "Zoe", LastName: "Zimmer", Roles: []string{"tutor"}},
+			{Email: "adam@school.test", FirstName: "Adam", LastName: "Ant_Man", IsActive: client.Ptr(false)},
+			{Email: "bea@school.test", FirstName: "Bea", LastName: "Bauer"},
 		} {
-			env.Call(t, 201, "POST", "/api/admin/users", admin.Token, u)
+			apitest.Must(env.UserClient(admin).PostAdminUsers(t.Context(), u))(t)
 		}
 		apitest.Run(t, env, []apitest.Scenario{
 			{Name: "anonymous", Method: "GET", Path: "/api/admin/users", Status: 401},
@@ -57,9 +58,11 @@ func TestAdminUserList(t *testing.T) {
 
 func TestAdminUserCreateReadUpdate(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx := t.Context()
+		ac := env.ClientAs("admin")
+		anonymous := env.ClientAs("anonymous")
 		cat := category(t, env, "science")
-		group := env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token, map[string]any{"name": "Class A"}).Number("data.id")
+		group := apitest.Must(ac.PostAdminUserGroups(ctx, client.CreateGroupInputBody{Name: "Class A"}))(t).ID
 		users := func() int { return env.Count(t, `SELECT COUNT(*) FROM users`) }
 
 		env.As("student")
@@ -95,21 +98,20 @@ func TestAdminUserCreateReadUpdate(t *testing.T) {
 				"data.is_active": true, "data.email_verified": true, "data.phone": "123 456", "data.groups.0.id": group,
 				"data.categories.0.id": cat, "data.interests": []any{}}})
 		uid := int64(created.Number("data.id"))
-		login := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/login",
-			Body: map[string]any{"email": "new.person@school.test", "password": "person-password"}})
-		if login.Status != 200 {
-			t.Fatalf("created user cannot log in: %s", login.Body)
+		login, err := anonymous.PostAuthLogin(ctx, client.LoginInputBody{Email: "new.person@school.test", Password: "person-password"})
+		if err != nil {
+			t.Fatalf("created user cannot log in: %v", err)
 		}
-		token := login.String("data.token")
-		generated := env.Call(t, 201, "POST", "/api/admin/users", admin.Token,
-			map[string]any{"email": "nopass@school.test", "first_name": "No", "last_name": "Pass"})
-		if generated.Get("data.roles.0") != "student" || generated.Get("data.email_verified") != false {
-			t.Fatalf("defaults: %s", generated.Body)
+		token := login.Token
+		generated := apitest.Must(ac.PostAdminUsers(ctx, client.CreateUserInputBody{Email: "nopass@school.test", FirstName: "No",
+			LastName: "Pass"}))(t)
+		if len(generated.Roles) == 0 || generated.Roles[0] != "student" || generated.EmailVerified {
+			t.Fatalf("defaults: %+v", generated)
 		}
 		path := "/api/admin/users/" + id(uid)
-		read := env.Call(t, 200, "GET", path, admin.Token, nil)
-		if at, _ := read.Get("data.groups.0.created_at").(string); !strings.HasPrefix(at, "20") {
-			t.Fatalf("group of a user without its creation time: %s", read.Body)
+		read := apitest.Must(ac.GetAdminUsersID(ctx, uid))(t)
+		if len(read.Groups) == 0 || read.Groups[0].CreatedAt.Year() < 2000 {
+			t.Fatalf("group of a user without its creation time: %+v", read.Groups)
 		}
 		apitest.Run(t, env, []apitest.Scenario{
 			{Name: "read", As: "admin", Method: "GET", Path: path, Status: 200,
@@ -149,10 +151,9 @@ func TestAdminUserCreateReadUpdate(t *testing.T) {
 			{Name: "the new password ends the user's sessions", Method: "GET", Path: "/api/profile/me",
 				Headers: map[string]string{"Authorization": "Bearer " + token}, Status: 401},
 		})
-		login = env.Do(apitest.Request{Method: "POST", Path: "/api/auth/login",
-			Body: map[string]any{"email": "put.person@school.test", "password": "admin-set-password"}})
-		if login.Status != 200 {
-			t.Fatalf("login with the admin-set password: %s", login.Body)
+		if _, err := anonymous.PostAuthLogin(ctx, client.LoginInputBody{Email: "put.person@school.test",
+			Password: "admin-set-password"}); err != nil {
+			t.Fatalf("login with the admin-set password: %v", err)
 		}
 	})
 }
@@ -186,39 +187,44 @@ func TestAdminBlockAndDelete(t *testing.T) {
 			{Name: "deleted is gone", As: "admin", Method: "GET", Path: path, Status: 404},
 			{Name: "delete unknown", As: "admin", Method: "DELETE", Path: path, Status: 404, Events: []string{}},
 		})
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/login",
-			Body: map[string]any{"email": victim.Email, "password": victim.Password}})
-		if res.Status != 422 {
-			t.Fatalf("deleted user logs in: %d", res.Status)
+		_, err := env.ClientAs("anonymous").PostAuthLogin(t.Context(), client.LoginInputBody{Email: victim.Email, Password: victim.Password})
+		if client.StatusOf(err) != 422 {
+			t.Fatalf("deleted user logs in: %v", err)
 		}
 	})
 }
 
 func TestAdminAvatarSettingsInterests(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx := t.Context()
+		admin := env.ClientAs("admin")
 		target := env.NewUser("student")
-		student := env.As("student")
+		student := env.ClientAs("student")
 		base := "/api/admin/users/" + id(target.ID)
+		upload := func(c *client.Client, user int64, data []byte) (*client.Detail, error) {
+			return c.PostAdminUsersIDAvatar(ctx, user, client.PostAdminUsersIDAvatarForm{Avatar: avatarFile(data)})
+		}
 
-		res := upload(t, env, base+"/avatar", admin.Token, "avatar", apitest.PNG(t))
-		avatar := res.String("data.path_avatar")
-		if res.Status != 200 || !strings.HasPrefix(avatar, "avatars/"+id(target.ID)+"/") {
-			t.Fatalf("admin avatar upload: %d %s", res.Status, res.Body)
+		d, err := upload(admin, target.ID, apitest.PNG(t))
+		if err != nil || d.PathAvatar == nil || !strings.HasPrefix(*d.PathAvatar, "avatars/"+id(target.ID)+"/") {
+			t.Fatalf("admin avatar upload: %+v %v", d, err)
 		}
-		if res := upload(t, env, base+"/avatar", student.Token, "avatar", apitest.PNG(t)); res.Status != 403 {
-			t.Fatalf("student uploads another's avatar: %d", res.Status)
+		avatar := *d.PathAvatar
+		if _, err := upload(student, target.ID, apitest.PNG(t)); client.StatusOf(err) != 403 {
+			t.Fatalf("student uploads another's avatar: %v", err)
 		}
-		if res := upload(t, env, base+"/avatar", admin.Token, "avatar", []byte("%PDF-1.4 not an image")); res.Status != 422 {
-			t.Fatalf("pdf avatar: %d", res.Status)
+		if _, err := upload(admin, target.ID, []byte("%PDF-1.4 not an image")); client.StatusOf(err) != 422 {
+			t.Fatalf("pdf avatar: %v", err)
 		}
-		if res := upload(t, env, "/api/admin/users/999999/avatar", admin.Token, "avatar", apitest.PNG(t)); res.Status != 404 {
-			t.Fatalf("unknown user avatar: %d", res.Status)
+		if _, err := upload(admin, 999999, apitest.PNG(t)); client.StatusOf(err) != 404 {
+			t.Fatalf("unknown user avatar: %v", err)
 		}
-		env.Call(t, 403, "DELETE", base+"/avatar", student.Token, nil)
-		env.Call(t, 404, "DELETE", "/api/admin/users/999999/avatar", admin.Token, nil)
-		if res := env.Call(t, 200, "DELETE", base+"/avatar", admin.Token, nil); res.Get("data.path_avatar") != nil || env.BlobExists(t, avatar) {
-			t.Fatalf("admin avatar delete: %s", res.Body)
+		_, err = student.DeleteAdminUsersIDAvatar(ctx, target.ID)
+		apitest.Refused(t, err, 403)
+		_, err = admin.DeleteAdminUsersIDAvatar(ctx, 999999)
+		apitest.Refused(t, err, 404)
+		if d := apitest.Must(admin.DeleteAdminUsersIDAvatar(ctx, target.ID))(t); d.PathAvatar != nil || env.BlobExists(t, avatar) {
+			t.Fatalf("admin avatar delete: %+v", d)
 		}
 
 		music, art := category(t, env, "music"), category(t, env, "art")

@@ -3,6 +3,7 @@ package accounts_test
 import (
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -12,15 +13,15 @@ func TestGroups(t *testing.T) {
 		member := env.NewUser("student")
 		groups := func() int { return env.Count(t, `SELECT COUNT(*) FROM user_groups`) }
 
-		root := env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token,
-			map[string]any{"name": "School", "registerable": true})
-		rootID := int64(root.Number("data.id"))
-		child := env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token,
-			map[string]any{"name": "Class 1", "parent_id": rootID})
-		childID := int64(child.Number("data.id"))
-		grand := env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token,
-			map[string]any{"name": "Team 1a", "parent_id": childID})
-		grandID := int64(grand.Number("data.id"))
+		ac := env.UserClient(admin)
+		group := func(body client.CreateGroupInputBody) int64 {
+			t.Helper()
+			return apitest.Must(ac.PostAdminUserGroups(t.Context(), body))(t).ID
+		}
+		rootID := group(client.CreateGroupInputBody{Name: "School", Registerable: client.Ptr(true)})
+		childID := group(client.CreateGroupInputBody{Name: "Class 1", ParentID: &rootID})
+		grandID := group(client.CreateGroupInputBody{Name: "Team 1a", ParentID: &childID})
+		// Raw: an explicit null parent, which the client leaves out.
 		other := int64(env.Call(t, 201, "POST", "/api/admin/user-groups", admin.Token,
 			map[string]any{"name": "Another", "parent_id": nil}).Number("data.id"))
 

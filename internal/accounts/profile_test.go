@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -46,9 +47,9 @@ func TestProfile(t *testing.T) {
 				Body:   map[string]any{"first_name": "  ", "phone": "call me!", "bio": "Changed."},
 				Status: 422, JSON: map[string]any{"success": false, "errors.first_name": apitest.Present, "errors.phone": apitest.Present},
 				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					me := env.Call(t, 200, "GET", "/api/profile/me", student.Token, nil)
-					if me.String("data.bio") != "Analyst." || me.String("data.first_name") != "Ada" {
-						t.Errorf("profile changed by a refused update: %s", me.Body)
+					me := apitest.Must(env.UserClient(student).GetProfileMe(t.Context()))(t)
+					if me.Bio == nil || *me.Bio != "Analyst." || me.FirstName != "Ada" {
+						t.Errorf("profile changed by a refused update: %+v", me)
 					}
 				}},
 			{Name: "unknown fields are refused", As: "student", Method: "PUT", Path: "/api/profile/me",
@@ -96,15 +97,13 @@ func TestProfileCredentials(t *testing.T) {
 				Body: map[string]any{"current_password": "second-password", "new_password": "third-password",
 					"new_password_confirmation": "third-password"}, Status: 200, Events: []string{"PasswordChanged"}},
 		})
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/login",
-			Body: map[string]any{"email": newEmail, "password": "third-password"}})
-		if res.Status != 200 {
-			t.Fatalf("login with the new address and password: %d %s", res.Status, res.Body)
+		anonymous := env.ClientAs("anonymous")
+		if _, err := anonymous.PostAuthLogin(t.Context(), client.LoginInputBody{Email: newEmail, Password: "third-password"}); err != nil {
+			t.Fatalf("login with the new address and password: %v", err)
 		}
-		res = env.Do(apitest.Request{Method: "POST", Path: "/api/auth/login",
-			Body: map[string]any{"email": newEmail, "password": u.Password}})
-		if res.Status != 422 {
-			t.Fatalf("login with the old password: %d %s", res.Status, res.Body)
+		_, err := anonymous.PostAuthLogin(t.Context(), client.LoginInputBody{Email: newEmail, Password: u.Password})
+		if client.StatusOf(err) != 422 {
+			t.Fatalf("login with the old password: %v", err)
 		}
 	})
 }
@@ -150,9 +149,9 @@ func TestProfileInterestsAndSettings(t *testing.T) {
 				Body: map[string]any{"Bad Key": "x", "ok": long, "fine": "yes"}, Status: 422,
 				JSON: map[string]any{"errors.Bad Key": apitest.Present, "errors.ok": apitest.Present},
 				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					got := env.Call(t, 200, "GET", "/api/profile/settings", u.Token, nil)
-					if got.Get("data.fine") != nil {
-						t.Errorf("a refused change stored a setting: %s", got.Body)
+					got := apitest.Must(env.UserClient(u).GetProfileSettings(t.Context()))(t)
+					if _, ok := got["fine"]; ok {
+						t.Errorf("a refused change stored a setting: %v", got)
 					}
 				}},
 			{Name: "values must be strings", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
@@ -165,22 +164,27 @@ func TestProfileInterestsAndSettings(t *testing.T) {
 
 func TestProfileAvatar(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		u := env.NewUser("student")
-		img := apitest.PNG(t)
-		res := upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", img)
-		if res.Status != 200 {
-			t.Fatalf("upload: %d %s", res.Status, res.Body)
+		uc := env.UserClient(u)
+		avatarOf := func(p *client.Profile) string {
+			if p.PathAvatar == nil {
+				return ""
+			}
+			return *p.PathAvatar
 		}
-		first := res.String("data.path_avatar")
+		img := apitest.PNG(t)
+		first := avatarOf(apitest.Must(uc.PostProfileUploadAvatar(ctx, client.PostProfileUploadAvatarForm{Avatar: avatarFile(img)}))(t))
 		if !strings.HasPrefix(first, "avatars/"+id(u.ID)+"/") || !strings.HasSuffix(first, ".png") || !env.BlobExists(t, first) {
 			t.Fatalf("avatar path %q not stored", first)
 		}
 		gif := []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;")
-		res = upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", gif)
-		second := res.String("data.path_avatar")
-		if res.Status != 200 || !strings.HasSuffix(second, ".gif") || !env.BlobExists(t, second) || env.BlobExists(t, first) {
-			t.Fatalf("replacing the avatar: %d %s; old file kept: %v", res.Status, res.Body, env.BlobExists(t, first))
+		second := avatarOf(apitest.Must(uc.PostProfileUploadAvatar(ctx, client.PostProfileUploadAvatarForm{Avatar: avatarFile(gif)}))(t))
+		if !strings.HasSuffix(second, ".gif") || !env.BlobExists(t, second) || env.BlobExists(t, first) {
+			t.Fatalf("replacing the avatar: %q; old file kept: %v", second, env.BlobExists(t, first))
 		}
+
+		// Raw: refusals of the body itself and their envelope.
 
 		refusals := []struct {
 			name   string
@@ -201,14 +205,13 @@ func TestProfileAvatar(t *testing.T) {
 				t.Errorf("%s: %d %s, want %d", r.name, res.Status, res.Body, r.status)
 			}
 		}
-		res = env.Do(apitest.Request{Method: "POST", Path: "/api/profile/upload-avatar", Token: u.Token,
+		res := env.Do(apitest.Request{Method: "POST", Path: "/api/profile/upload-avatar", Token: u.Token,
 			Body: map[string]any{"avatar": "x"}})
 		if res.Status != 415 && res.Status != 422 {
 			t.Errorf("JSON body: %d %s", res.Status, res.Body)
 		}
-		me := env.Call(t, 200, "GET", "/api/profile/me", u.Token, nil)
-		if me.String("data.path_avatar") != second {
-			t.Fatalf("a refused upload changed the avatar: %s", me.Body)
+		if me := apitest.Must(uc.GetProfileMe(ctx))(t); avatarOf(me) != second {
+			t.Fatalf("a refused upload changed the avatar: %+v", me)
 		}
 		if n := env.Count(t, `SELECT COUNT(*) FROM users WHERE avatar_path = $1`, second); n != 1 {
 			t.Fatalf("avatar row: %d", n)
@@ -218,11 +221,10 @@ func TestProfileAvatar(t *testing.T) {
 		if res.Status != 401 {
 			t.Errorf("anonymous upload: %d", res.Status)
 		}
-		res = env.Call(t, 200, "DELETE", "/api/profile/delete-avatar", u.Token, nil)
-		if res.Get("data.path_avatar") != nil || env.BlobExists(t, second) {
-			t.Fatalf("delete avatar: %s; file kept: %v", res.Body, env.BlobExists(t, second))
+		if p := apitest.Must(uc.DeleteProfileDeleteAvatar(ctx))(t); p.PathAvatar != nil || env.BlobExists(t, second) {
+			t.Fatalf("delete avatar: %+v; file kept: %v", p, env.BlobExists(t, second))
 		}
-		env.Call(t, 200, "DELETE", "/api/profile/delete-avatar", u.Token, nil)
+		apitest.Must(uc.DeleteProfileDeleteAvatar(ctx))(t)
 	})
 }
 
@@ -232,7 +234,12 @@ func TestProfileDeletion(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		u := env.NewUser("student")
 		img := apitest.PNG(t)
-		avatar := upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", img).String("data.path_avatar")
+		uploaded := apitest.Must(env.UserClient(u).PostProfileUploadAvatar(t.Context(),
+			client.PostProfileUploadAvatarForm{Avatar: avatarFile(img)}))(t)
+		if uploaded.PathAvatar == nil {
+			t.Fatalf("no avatar stored: %+v", uploaded)
+		}
+		avatar := *uploaded.PathAvatar
 
 		apitest.RunOne(t, env, apitest.Scenario{Name: "request deletion", Method: "POST", Path: "/api/profile/delete/init",
 			Headers: bearer(u), Status: 200, Events: []string{"AccountDeletionRequested"}})
@@ -270,9 +277,10 @@ func TestProfileDeletion(t *testing.T) {
 
 		// A link older than a day is refused.
 		late := env.NewUser("student")
-		env.Call(t, 200, "POST", "/api/profile/delete/init", late.Token, nil)
+		apitest.OK(t, env.UserClient(late).PostProfileDeleteInit(t.Context()))
 		lateLink := deletionLink(t, env, late.Email)
 		env.Clock.Advance(25 * time.Hour)
+		// Raw: the link as mailed.
 		res := env.Do(apitest.Request{Method: "GET", Path: lateLink})
 		if res.Status != 403 {
 			t.Fatalf("expired link: %d %s", res.Status, res.Body)
