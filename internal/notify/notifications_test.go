@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
@@ -25,35 +26,34 @@ func deliver(t *testing.T, env *apitest.Env) {
 	}
 }
 
-// awaitTotal polls path as u until meta.total reaches want, for at most five
-// seconds, and returns the last response.
-func awaitTotal(t *testing.T, env *apitest.Env, u *apitest.User, path string, want int) *apitest.Response {
+// awaitTotal lists u's notifications with params until the total reaches
+// want, for at most five seconds, and returns the last page.
+func awaitTotal(t *testing.T, env *apitest.Env, u *apitest.User, params client.GetNotificationsParams, want int) *client.Page[client.Notification] {
 	t.Helper()
 	deliver(t, env)
+	c := env.UserClient(u)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		res := env.Do(apitest.Request{Method: "GET", Path: path, Token: u.Token})
-		if res.Status != 200 {
-			t.Fatalf("GET %s: %d %s", path, res.Status, res.Body)
-		}
-		if int(res.Number("meta.total")) >= want || time.Now().After(deadline) {
-			if got := int(res.Number("meta.total")); got != want {
-				t.Fatalf("GET %s: total %d, want %d; body %s", path, got, want, res.Body)
+		page := apitest.Must(c.GetNotifications(t.Context(), params))(t)
+		if page.Meta.Total >= want || time.Now().After(deadline) {
+			if got := page.Meta.Total; got != want {
+				t.Fatalf("notifications %+v: total %d, want %d; %+v", params, got, want, page.Items)
 			}
-			return res
+			return page
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// logins selects the Login notifications.
+var logins = client.GetNotificationsParams{Event: client.Ptr(events.Login)}
 
 // logInAndOut makes u record one more Login and one Logout, with a second
 // token so that u's own token stays valid.
 func logInAndOut(t *testing.T, env *apitest.Env, u *apitest.User) {
 	t.Helper()
 	token, _ := env.Login(env.Host, u.Email, u.Password)
-	if res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/logout", Token: token}); res.Status != 200 {
-		t.Fatalf("logout: %d %s", res.Status, res.Body)
-	}
+	apitest.OK(t, env.Client("", token).PostAuthLogout(t.Context()))
 }
 
 func TestNotificationLog(t *testing.T) {
@@ -61,25 +61,25 @@ func TestNotificationLog(t *testing.T) {
 		student, admin := env.As("student"), env.As("admin")
 		logInAndOut(t, env, student)
 		// The student has logged in twice and out once.
-		res := awaitTotal(t, env, student, "/api/notifications", 3)
-		adminRes := awaitTotal(t, env, admin, "/api/notifications?event=Login", 1)
+		res := awaitTotal(t, env, student, client.GetNotificationsParams{}, 3)
+		adminRes := awaitTotal(t, env, admin, logins, 1)
 
-		newest := res.Get("data.0").(map[string]any)
-		if newest["event"] != "Logout" || newest["read_at"] != nil || newest["user_id"] != float64(student.ID) {
-			t.Errorf("newest notification = %v, want an unread Logout of user %d", newest, student.ID)
+		newest := res.Items[0]
+		if newest.Event != "Logout" || newest.ReadAt != nil || newest.UserID != student.ID {
+			t.Errorf("newest notification = %+v, want an unread Logout of user %d", newest, student.ID)
 		}
-		if _, ok := newest["data"].(map[string]any); !ok {
-			t.Errorf("data = %#v, want an object", newest["data"])
+		if newest.Data == nil {
+			t.Errorf("data = %#v, want an object", newest.Data)
 		}
-		if _, err := time.Parse(time.RFC3339, fmt.Sprint(newest["created_at"])); err != nil {
-			t.Errorf("created_at %v: %v", newest["created_at"], err)
+		if newest.CreatedAt.IsZero() {
+			t.Errorf("created_at missing: %+v", newest)
 		}
-		own := int64(res.Number("data.0.id"))
-		oldest := int64(res.Number("data.2.id"))
-		if res.String("data.2.event") != "Login" || oldest >= own {
-			t.Errorf("list is not newest first: %s", res.Body)
+		own := newest.ID
+		oldest := res.Items[2].ID
+		if res.Items[2].Event != "Login" || oldest >= own {
+			t.Errorf("list is not newest first: %+v", res.Items)
 		}
-		others := int64(adminRes.Number("data.0.id"))
+		others := adminRes.Items[0].ID
 		read := fmt.Sprintf("/api/notifications/%d/read", own)
 
 		apitest.Run(t, env, []apitest.Scenario{
@@ -117,9 +117,10 @@ func TestNotificationLog(t *testing.T) {
 				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
 					first := res.String("data.read_at")
 					env.Clock.Advance(time.Second)
-					again := env.Do(apitest.Request{Method: "POST", Path: read, Token: env.As("student").Token})
-					if again.Status != 200 || again.String("data.read_at") != first {
-						t.Errorf("second read: %d read_at %q, want %q", again.Status, again.String("data.read_at"), first)
+					again, err := env.ClientAs("student").PostNotificationsIDRead(t.Context(), own)
+					at, _ := time.Parse(time.RFC3339Nano, first)
+					if err != nil || again.ReadAt == nil || !again.ReadAt.Equal(at) {
+						t.Errorf("second read: %+v %v, want read_at %q", again, err, first)
 					}
 				}},
 			{Name: "unread after marking one", As: "student", Method: "GET", Path: "/api/notifications?unread=true",
@@ -141,9 +142,9 @@ func TestAdminNotifications(t *testing.T) {
 		student, admin := env.As("student"), env.As("admin")
 		env.As("tutor")
 		logInAndOut(t, env, student)
-		studentRes := awaitTotal(t, env, student, "/api/notifications", 3)
-		awaitTotal(t, env, admin, "/api/notifications?event=Login", 1)
-		theirs := int64(studentRes.Number("data.0.id"))
+		studentRes := awaitTotal(t, env, student, client.GetNotificationsParams{}, 3)
+		awaitTotal(t, env, admin, logins, 1)
+		theirs := studentRes.Items[0].ID
 		studentPath := fmt.Sprintf("/api/admin/notifications/%d", student.ID)
 
 		var scenarios []apitest.Scenario
@@ -221,13 +222,12 @@ func TestExcludedEventsAreNotStored(t *testing.T) {
 			}})
 			student := env.As("student")
 			logInAndOut(t, env, student)
-			res := awaitTotal(t, env, student, "/api/notifications", 1)
-			if res.String("data.0.event") != "Logout" {
-				t.Errorf("stored %s, want only the Logout", res.Body)
+			res := awaitTotal(t, env, student, client.GetNotificationsParams{}, 1)
+			if res.Items[0].Event != "Logout" {
+				t.Errorf("stored %+v, want only the Logout", res.Items)
 			}
-			names := env.Do(apitest.Request{Method: "GET", Path: "/api/notifications/events", Token: student.Token})
-			list := names.Get("data").([]any)
-			if slices.Contains(list, any("Login")) || !slices.Contains(list, any("Logout")) ||
+			list := apitest.Must(env.UserClient(student).GetNotificationsEvents(t.Context()))(t)
+			if slices.Contains(list, "Login") || !slices.Contains(list, "Logout") ||
 				len(list) != len(events.Catalog)-1 {
 				t.Errorf("event names %v, want the catalog without Login", list)
 			}
