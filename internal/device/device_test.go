@@ -247,35 +247,52 @@ func TestDeviceRoutesPerCaller(t *testing.T) {
 		_, onlyTokens := createToken(t, env, tutor, "tokens:write")
 		_, withCourses := createToken(t, env, tutor, "tokens:write", "courses:read")
 		_, noTokens := createToken(t, env, tutor, "courses:read")
-		apitest.Run(t, env, []apitest.Scenario{
-			{Name: "anonymous cannot show", Method: "GET", Path: requestPath(uc, ""), Status: 401},
-			{Name: "anonymous cannot approve", Method: "POST", Path: requestPath(uc, "approve"), Status: 401},
-			{Name: "anonymous cannot deny", Method: "POST", Path: requestPath(uc, "deny"), Status: 401},
-			{Name: "another tenant's token is refused", As: "other-admin", Method: "GET", Path: requestPath(uc, ""), Status: 401},
-			{Name: "learner: unknown code", As: "student", Method: "GET", Path: requestPath("BBBB-BBBB", ""), Status: 404},
-			{Name: "learner: malformed code", As: "student", Method: "GET", Path: requestPath("AAAA-0000", ""), Status: 404},
-			{Name: "admin shows", As: "admin", Method: "GET", Path: requestPath(uc, ""), Status: 200,
-				JSON: map[string]any{"data.status": "pending", "data.scopes.0": "courses:read"}},
-			{Name: "scoped token without tokens scope cannot show", Method: "GET", Path: requestPath(uc, ""),
-				Headers: map[string]string{"Authorization": "Bearer " + noTokens}, Status: 403},
-			{Name: "scoped token cannot start a device login", Method: "POST", Path: "/api/auth/device/code",
-				Headers: map[string]string{"Authorization": "Bearer " + withCourses},
-				Body:    map[string]any{"client_name": "x", "scopes": []string{"courses:read"}}, Status: 403},
-			{Name: "scoped token cannot approve beyond its own scopes", Method: "POST", Path: requestPath(uc, "approve"),
-				Headers: map[string]string{"Authorization": "Bearer " + onlyTokens}, Status: 403,
-				JSON: map[string]any{"message": "A token cannot create a token with scopes wider than its own."}},
-			{Name: "scoped token approves within its scopes", Method: "POST", Path: requestPath(uc, "approve"),
-				Headers: map[string]string{"Authorization": "Bearer " + withCourses}, Status: 200,
-				JSON: map[string]any{"data.status": "approved"}},
-			{Name: "client name required", Method: "POST", Path: "/api/auth/device/code",
-				Body: map[string]any{"client_name": "", "scopes": []string{"courses:read"}}, Status: 422},
-			{Name: "unknown scope", Method: "POST", Path: "/api/auth/device/code",
-				Body: map[string]any{"client_name": "x", "scopes": []string{"everything"}}, Status: 422},
-			{Name: "no scopes", Method: "POST", Path: "/api/auth/device/code",
-				Body: map[string]any{"client_name": "x", "scopes": []string{}}, Status: 422},
-		})
+		ctx := t.Context()
+		anonymous := env.ClientAs("anonymous")
+		show := func(c *client.Client, code string) (*client.DeviceRequest, error) {
+			return c.GetAuthDeviceRequestsID(ctx, code)
+		}
+		refused := func(name string, err error, status int) {
+			t.Helper()
+			t.Run(name, func(t *testing.T) { apitest.Refused(t, err, status) })
+		}
+		_, err := show(anonymous, uc)
+		refused("anonymous cannot show", err, 401)
+		_, err = approve(t, anonymous, uc)
+		refused("anonymous cannot approve", err, 401)
+		_, err = anonymous.PostAuthDeviceRequestsIDDeny(ctx, uc)
+		refused("anonymous cannot deny", err, 401)
+		_, err = show(env.Client("", env.As("other-admin").Token), uc)
+		refused("another tenant's token is refused", err, 401)
+		student := env.ClientAs("student")
+		_, err = show(student, "BBBB-BBBB")
+		refused("learner: unknown code", err, 404)
+		_, err = show(student, "AAAA-0000")
+		refused("learner: malformed code", err, 404)
+		if r := apitest.Must(show(env.ClientAs("admin"), uc))(t); r.Status != "pending" || len(r.Scopes) == 0 || r.Scopes[0] != "courses:read" {
+			t.Errorf("admin shows: %+v", r)
+		}
+		_, err = show(env.Client("", noTokens), uc)
+		refused("scoped token without tokens scope cannot show", err, 403)
+		_, err = env.Client("", withCourses).PostAuthDeviceCode(ctx, client.DeviceCodeInputBody{ClientName: "x", Scopes: []string{"courses:read"}})
+		refused("scoped token cannot start a device login", err, 403)
+		_, err = approve(t, env.Client("", onlyTokens), uc)
+		if e := apitest.Refused(t, err, 403); e.Message != "A token cannot create a token with scopes wider than its own." {
+			t.Errorf("scoped token cannot approve beyond its own scopes: %v", e)
+		}
+		if r := apitest.Must(approve(t, env.Client("", withCourses), uc))(t); r.Status != "approved" {
+			t.Errorf("scoped token approves within its scopes: %+v", r)
+		}
+		for name, body := range map[string]client.DeviceCodeInputBody{
+			"client name required": {ClientName: "", Scopes: []string{"courses:read"}},
+			"unknown scope":        {ClientName: "x", Scopes: []string{"everything"}},
+			"no scopes":            {ClientName: "x", Scopes: []string{}},
+		} {
+			_, err = anonymous.PostAuthDeviceCode(ctx, body)
+			refused(name, err, 422)
+		}
 		// The approved token belongs to the token's user, the tutor.
-		list := apitest.Must(env.UserClient(tutor).GetAuthTokens(t.Context()))(t)
+		list := apitest.Must(env.UserClient(tutor).GetAuthTokens(ctx))(t)
 		if !slices.ContainsFunc(list, func(tok client.Token) bool { return tok.Name == "lmsctl on laptop" }) {
 			t.Fatalf("tutor's tokens: %+v", list)
 		}
