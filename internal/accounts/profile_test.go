@@ -1,6 +1,7 @@
 package accounts_test
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -62,46 +63,63 @@ func TestProfile(t *testing.T) {
 
 func TestProfileCredentials(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		u := env.NewUser("student")
+		uc := env.UserClient(u)
 		other := env.NewUser("tutor")
 		newEmail := "renamed-" + strings.Split(u.Email, "@")[0] + "@school.test"
-		apitest.Run(t, env, []apitest.Scenario{
-			{Name: "wrong current password", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body: map[string]any{"current_password": "wrong-password", "email": newEmail}, Status: 422,
-				JSON: map[string]any{"errors.current_password": apitest.Present}},
-			{Name: "nothing to change", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body: map[string]any{"current_password": u.Password}, Status: 422, JSON: map[string]any{"errors.email": apitest.Present}},
-			{Name: "taken address", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body: map[string]any{"current_password": u.Password, "email": strings.ToUpper(other.Email)}, Status: 422,
-				JSON: map[string]any{"errors.email": []string{"The email has already been taken."}}},
-			{Name: "invalid address and short password", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body: map[string]any{"current_password": u.Password, "email": "nope", "password": "short"}, Status: 422,
-				JSON: map[string]any{"errors.email": apitest.Present, "errors.password": apitest.Present}},
-			{Name: "change the address", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body: map[string]any{"current_password": u.Password, "email": newEmail}, Status: 200, Events: []string{},
-				JSON: map[string]any{"data.email": newEmail}},
-			{Name: "change the password through me-auth", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body:   map[string]any{"current_password": u.Password, "password": "second-password", "password_confirmation": "second-password"},
-				Status: 200, Events: []string{"PasswordChanged"}},
-			{Name: "confirmation must match", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
-				Body: map[string]any{"current_password": "second-password", "new_password": "third-password",
-					"new_password_confirmation": "other-password"}, Status: 422,
-				JSON: map[string]any{"errors.new_password_confirmation": apitest.Present}},
-			{Name: "current password must be right", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
-				Body: map[string]any{"current_password": u.Password, "new_password": "third-password",
-					"new_password_confirmation": "third-password"}, Status: 422,
-				JSON: map[string]any{"errors.current_password": apitest.Present}, Events: []string{}},
-			{Name: "missing fields", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
-				Body: map[string]any{"new_password": "third-password"}, Status: 422},
-			{Name: "change the password", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
-				Body: map[string]any{"current_password": "second-password", "new_password": "third-password",
-					"new_password_confirmation": "third-password"}, Status: 200, Events: []string{"PasswordChanged"}},
+		meAuth := func(body client.CredentialsInputBody) (*client.Profile, error) { return uc.PutProfileMeAuth(ctx, body) }
+		// refused checks a refusal's status and that its errors name each
+		// of fields.
+		refused := func(name string, err error, fields ...string) *client.Error {
+			t.Helper()
+			e := apitest.Refused(t, err, 422)
+			for _, f := range fields {
+				if len(e.Errors[f]) == 0 {
+					t.Errorf("%s: no error for %s: %v", name, f, e)
+				}
+			}
+			return e
+		}
+		_, err := meAuth(client.CredentialsInputBody{CurrentPassword: "wrong-password", Email: &newEmail})
+		refused("wrong current password", err, "current_password")
+		_, err = meAuth(client.CredentialsInputBody{CurrentPassword: u.Password})
+		refused("nothing to change", err, "email")
+		_, err = meAuth(client.CredentialsInputBody{CurrentPassword: u.Password, Email: client.Ptr(strings.ToUpper(other.Email))})
+		if e := refused("taken address", err); !slices.Equal(e.Errors["email"], []string{"The email has already been taken."}) {
+			t.Errorf("taken address: %v", e)
+		}
+		_, err = meAuth(client.CredentialsInputBody{CurrentPassword: u.Password, Email: client.Ptr("nope"), Password: client.Ptr("short")})
+		refused("invalid address and short password", err, "email", "password")
+		env.Recorded(t, []string{}, func() {
+			if p := apitest.Must(meAuth(client.CredentialsInputBody{CurrentPassword: u.Password, Email: &newEmail}))(t); p.Email != newEmail {
+				t.Errorf("change the address: %+v", p)
+			}
+		})
+		env.Recorded(t, []string{"PasswordChanged"}, func() {
+			apitest.Must(meAuth(client.CredentialsInputBody{CurrentPassword: u.Password, Password: client.Ptr("second-password"),
+				PasswordConfirmation: client.Ptr("second-password")}))(t)
+		})
+		password := func(current, next, confirmation string) error {
+			return uc.PutProfilePassword(ctx, client.PasswordInputBody{CurrentPassword: current, NewPassword: next,
+				NewPasswordConfirmation: confirmation})
+		}
+		refused("confirmation must match", password("second-password", "third-password", "other-password"),
+			"new_password_confirmation")
+		env.Recorded(t, []string{}, func() {
+			refused("current password must be right", password(u.Password, "third-password", "third-password"), "current_password")
+		})
+		// Raw: a body with the current password left out.
+		apitest.RunOne(t, env, apitest.Scenario{Name: "missing fields", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
+			Body: map[string]any{"new_password": "third-password"}, Status: 422})
+		env.Recorded(t, []string{"PasswordChanged"}, func() {
+			apitest.OK(t, password("second-password", "third-password", "third-password"))
 		})
 		anonymous := env.ClientAs("anonymous")
-		if _, err := anonymous.PostAuthLogin(t.Context(), client.LoginInputBody{Email: newEmail, Password: "third-password"}); err != nil {
+		if _, err := anonymous.PostAuthLogin(ctx, client.LoginInputBody{Email: newEmail, Password: "third-password"}); err != nil {
 			t.Fatalf("login with the new address and password: %v", err)
 		}
-		_, err := anonymous.PostAuthLogin(t.Context(), client.LoginInputBody{Email: newEmail, Password: u.Password})
+		_, err = anonymous.PostAuthLogin(ctx, client.LoginInputBody{Email: newEmail, Password: u.Password})
 		if client.StatusOf(err) != 422 {
 			t.Fatalf("login with the old password: %v", err)
 		}
@@ -116,49 +134,60 @@ func bearer(u *apitest.User) map[string]string {
 
 func TestProfileInterestsAndSettings(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		u := env.NewUser("student")
+		uc := env.UserClient(u)
 		music, art := category(t, env, "music"), category(t, env, "art")
 		long := strings.Repeat("x", 4097)
-		apitest.Run(t, env, []apitest.Scenario{
-			{Name: "anonymous cannot set interests", Method: "PUT", Path: "/api/profile/interests",
-				Body: map[string]any{"interests": []int64{music}}, Status: 401},
-			{Name: "set interests", Method: "PUT", Path: "/api/profile/interests", Headers: bearer(u),
-				Body: map[string]any{"interests": []int64{music, art, music}}, Status: 200,
-				JSON: map[string]any{"data.0.id": art, "data.0.name": "art", "data.1.id": music, "data.2": nil}},
-			{Name: "an unknown category stores nothing", Method: "PUT", Path: "/api/profile/interests", Headers: bearer(u),
-				Body: map[string]any{"interests": []int64{music, 999999}}, Status: 422,
-				JSON: map[string]any{"errors.interests": apitest.Present},
-				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					if n := env.Count(t, `SELECT COUNT(*) FROM user_interests WHERE user_id = $1`, u.ID); n != 2 {
-						t.Errorf("%d interests after a refused change, want 2", n)
-					}
-				}},
-			{Name: "the profile lists the interests", Method: "GET", Path: "/api/profile/me", Headers: bearer(u), Status: 200,
-				JSON: map[string]any{"data.interests.0.id": art, "data.interests.1.id": music}},
-			{Name: "clear interests", Method: "PUT", Path: "/api/profile/interests", Headers: bearer(u),
-				Body: map[string]any{"interests": []int64{}}, Status: 200, JSON: map[string]any{"data": []any{}}},
-			{Name: "no settings yet", Method: "GET", Path: "/api/profile/settings", Headers: bearer(u), Status: 200,
-				JSON: map[string]any{"data": map[string]any{}}},
-			{Name: "write settings", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
-				Body: map[string]any{"theme": "dark", "ui.lang": "de"}, Status: 200,
-				JSON: map[string]any{"data": map[string]any{"theme": "dark", "ui.lang": "de"}}},
-			{Name: "merge and remove", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
-				Body: map[string]any{"theme": "", "font-size": "12"}, Status: 200,
-				JSON: map[string]any{"data": map[string]any{"ui.lang": "de", "font-size": "12"}}},
-			{Name: "bad keys and long values store nothing", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
-				Body: map[string]any{"Bad Key": "x", "ok": long, "fine": "yes"}, Status: 422,
-				JSON: map[string]any{"errors.Bad Key": apitest.Present, "errors.ok": apitest.Present},
-				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					got := apitest.Must(env.UserClient(u).GetProfileSettings(t.Context()))(t)
-					if _, ok := got["fine"]; ok {
-						t.Errorf("a refused change stored a setting: %v", got)
-					}
-				}},
-			{Name: "values must be strings", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
-				Body: map[string]any{"n": 3}, Status: 422},
-			{Name: "read settings", Method: "GET", Path: "/api/profile/settings", Headers: bearer(u), Status: 200,
-				JSON: map[string]any{"data": map[string]any{"ui.lang": "de", "font-size": "12"}}},
-		})
+		interests := func(c *client.Client, ids ...int64) ([]client.Category, error) {
+			return c.PutProfileInterests(ctx, client.InterestsBody{Interests: ids})
+		}
+		_, err := interests(env.ClientAs("anonymous"), music)
+		apitest.Refused(t, err, 401)
+		if got := apitest.Must(interests(uc, music, art, music))(t); len(got) != 2 || got[0].ID != art || got[0].Name != "art" ||
+			got[1].ID != music {
+			t.Errorf("set interests: %+v", got)
+		}
+		_, err = interests(uc, music, 999999)
+		if e := apitest.Refused(t, err, 422); len(e.Errors["interests"]) == 0 {
+			t.Errorf("an unknown category: %v", e)
+		}
+		if n := env.Count(t, `SELECT COUNT(*) FROM user_interests WHERE user_id = $1`, u.ID); n != 2 {
+			t.Errorf("%d interests after a refused change, want 2", n)
+		}
+		if p := apitest.Must(uc.GetProfileMe(ctx))(t); len(p.Interests) < 2 || p.Interests[0].ID != art || p.Interests[1].ID != music {
+			t.Errorf("the profile lists the interests: %+v", p.Interests)
+		}
+		if got := apitest.Must(interests(uc))(t); got == nil || len(got) != 0 {
+			t.Errorf("clear interests: %#v", got)
+		}
+
+		settings := func() map[string]string { return apitest.Must(uc.GetProfileSettings(ctx))(t) }
+		put := func(body map[string]string) (map[string]string, error) { return uc.PutProfileSettings(ctx, body) }
+		if got := settings(); got == nil || len(got) != 0 {
+			t.Errorf("no settings yet: %#v", got)
+		}
+		if got := apitest.Must(put(map[string]string{"theme": "dark", "ui.lang": "de"}))(t); !maps.Equal(got,
+			map[string]string{"theme": "dark", "ui.lang": "de"}) {
+			t.Errorf("write settings: %v", got)
+		}
+		want := map[string]string{"ui.lang": "de", "font-size": "12"}
+		if got := apitest.Must(put(map[string]string{"theme": "", "font-size": "12"}))(t); !maps.Equal(got, want) {
+			t.Errorf("merge and remove: %v", got)
+		}
+		_, err = put(map[string]string{"Bad Key": "x", "ok": long, "fine": "yes"})
+		if e := apitest.Refused(t, err, 422); len(e.Errors["Bad Key"]) == 0 || len(e.Errors["ok"]) == 0 {
+			t.Errorf("bad keys and long values: %v", e)
+		}
+		if _, ok := settings()["fine"]; ok {
+			t.Error("a refused change stored a setting")
+		}
+		// Raw: a value the client's type cannot hold.
+		apitest.RunOne(t, env, apitest.Scenario{Name: "values must be strings", Method: "PUT", Path: "/api/profile/settings",
+			Headers: bearer(u), Body: map[string]any{"n": 3}, Status: 422})
+		if got := settings(); !maps.Equal(got, want) {
+			t.Errorf("read settings: %v", got)
+		}
 	})
 }
 
