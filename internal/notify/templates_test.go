@@ -302,14 +302,3 @@ func emit(t *testing.T, env *apitest.Env, ev events.Event) {
 		t.Fatal(err)
 	}
 }
-
-func with(a, b map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
-}
