@@ -5,25 +5,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
 // The profile links to the avatar with a signed URL that serves its bytes.
 func TestAvatarURL(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		u := env.NewUser("student")
-		if res := env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: u.Token}); res.Get("data.avatar_url") != nil {
-			t.Fatalf("no avatar, no link: %s", res.Body)
+		ctx := t.Context()
+		u := env.UserClient(env.NewUser("student"))
+		if me := apitest.Must(u.GetProfileMe(ctx))(t); me.AvatarURL != nil {
+			t.Fatalf("no avatar, no link: %+v", me)
 		}
 		img := apitest.PNG(t)
-		if res := upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", img); res.Status != 200 {
-			t.Fatalf("upload: %d %s", res.Status, res.Body)
+		apitest.Must(u.PostProfileUploadAvatar(ctx, client.PostProfileUploadAvatarForm{Avatar: avatarFile(img)}))(t)
+		link := apitest.Must(u.GetProfileMe(ctx))(t).AvatarURL
+		if link == nil || !strings.HasPrefix(*link, "/api/files/") {
+			t.Fatalf("avatar_url %v", link)
 		}
-		link := env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: u.Token}).String("data.avatar_url")
-		if !strings.HasPrefix(link, "/api/files/") {
-			t.Fatalf("avatar_url %q", link)
-		}
-		res := env.Do(apitest.Request{Method: "GET", Path: link})
+		// Raw: the signed link serves the image's bytes to a browser.
+		res := env.Do(apitest.Request{Method: "GET", Path: *link})
 		if res.Status != 200 || !bytes.Equal(res.Body, img) || res.Header.Get("Content-Type") != "image/png" {
 			t.Fatalf("avatar link: %d %s", res.Status, res.Header.Get("Content-Type"))
 		}

@@ -1,21 +1,31 @@
 package accounts_test
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
 func TestProfile(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		student := env.As("student")
+		sc := env.UserClient(student)
+		_, err := env.ClientAs("anonymous").GetProfileMe(ctx)
+		apitest.Refused(t, err, 401)
+		_, err = env.Client("", env.As("other-admin").Token).GetProfileMe(ctx)
+		apitest.Refused(t, err, 401) // a token of another tenant
+		if p := apitest.Must(env.ClientAs("admin").GetProfileMe(ctx))(t); !slices.Equal(p.Roles, []string{"admin"}) || len(p.Permissions) == 0 {
+			t.Errorf("admin has the admin permissions: %+v", p)
+		}
+		// Raw: the envelope, and that no secret is anywhere in the answer.
 		apitest.Run(t, env, []apitest.Scenario{
-			{Name: "anonymous has no profile", Method: "GET", Path: "/api/profile/me", Status: 401},
-			{Name: "another tenant's token is refused", As: "other-admin", Method: "GET", Path: "/api/profile/me", Status: 401},
 			{Name: "student reads the profile", As: "student", Method: "GET", Path: "/api/profile/me", Status: 200,
 				JSON: map[string]any{"success": true, "data.id": student.ID, "data.email": student.Email,
 					"data.roles": []string{"student"}, "data.categories": []any{}, "data.interests": []any{},
@@ -35,76 +45,97 @@ func TestProfile(t *testing.T) {
 						}
 					}
 				}},
-			{Name: "admin has the admin permissions", As: "admin", Method: "GET", Path: "/api/profile/me", Status: 200,
-				JSON: map[string]any{"data.roles": []string{"admin"}, "data.permissions.0": apitest.Present}},
-			{Name: "update names, phone and bio", As: "student", Method: "PUT", Path: "/api/profile/me",
-				Body:   map[string]any{"first_name": " Ada ", "last_name": "Lovelace", "phone": "+44 20 1234", "bio": "Analyst."},
-				Status: 200, Events: []string{},
-				JSON: map[string]any{"data.first_name": "Ada", "data.last_name": "Lovelace", "data.name": "Ada Lovelace",
-					"data.phone": "+44 20 1234", "data.bio": "Analyst."}},
+		})
+		env.Recorded(t, []string{}, func() {
+			p := apitest.Must(sc.PutProfileMe(ctx, client.ProfileBody{FirstName: client.Ptr(" Ada "), LastName: client.Ptr("Lovelace"),
+				Phone: client.Ptr("+44 20 1234"), Bio: client.Ptr("Analyst.")}))(t)
+			if p.FirstName != "Ada" || p.LastName != "Lovelace" || p.Name != "Ada Lovelace" || p.Phone == nil || *p.Phone != "+44 20 1234" ||
+				p.Bio == nil || *p.Bio != "Analyst." {
+				t.Errorf("update names, phone and bio: %+v", p)
+			}
+		})
+		// Raw: the refusal's envelope, and a field the client cannot send.
+		apitest.Run(t, env, []apitest.Scenario{
 			{Name: "invalid fields are 422 by field and store nothing", As: "student", Method: "PUT", Path: "/api/profile/me",
 				Body:   map[string]any{"first_name": "  ", "phone": "call me!", "bio": "Changed."},
 				Status: 422, JSON: map[string]any{"success": false, "errors.first_name": apitest.Present, "errors.phone": apitest.Present},
 				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					me := env.Call(t, 200, "GET", "/api/profile/me", student.Token, nil)
-					if me.String("data.bio") != "Analyst." || me.String("data.first_name") != "Ada" {
-						t.Errorf("profile changed by a refused update: %s", me.Body)
+					me := apitest.Must(env.UserClient(student).GetProfileMe(t.Context()))(t)
+					if me.Bio == nil || *me.Bio != "Analyst." || me.FirstName != "Ada" {
+						t.Errorf("profile changed by a refused update: %+v", me)
 					}
 				}},
 			{Name: "unknown fields are refused", As: "student", Method: "PUT", Path: "/api/profile/me",
 				Body: map[string]any{"email": "x@school.test"}, Status: 422},
-			{Name: "an empty phone clears it", As: "student", Method: "PUT", Path: "/api/profile/me",
-				Body: map[string]any{"phone": ""}, Status: 200, JSON: map[string]any{"data.phone": nil, "data.bio": "Analyst."}},
 		})
+		if p := apitest.Must(sc.PutProfileMe(ctx, client.ProfileBody{Phone: client.Ptr("")}))(t); p.Phone != nil || p.Bio == nil ||
+			*p.Bio != "Analyst." {
+			t.Errorf("an empty phone clears it: %+v", p)
+		}
 	})
 }
 
 func TestProfileCredentials(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		u := env.NewUser("student")
+		uc := env.UserClient(u)
 		other := env.NewUser("tutor")
 		newEmail := "renamed-" + strings.Split(u.Email, "@")[0] + "@school.test"
-		apitest.Run(t, env, []apitest.Scenario{
-			{Name: "wrong current password", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body: map[string]any{"current_password": "wrong-password", "email": newEmail}, Status: 422,
-				JSON: map[string]any{"errors.current_password": apitest.Present}},
-			{Name: "nothing to change", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body: map[string]any{"current_password": u.Password}, Status: 422, JSON: map[string]any{"errors.email": apitest.Present}},
-			{Name: "taken address", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body: map[string]any{"current_password": u.Password, "email": strings.ToUpper(other.Email)}, Status: 422,
-				JSON: map[string]any{"errors.email": []string{"The email has already been taken."}}},
-			{Name: "invalid address and short password", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body: map[string]any{"current_password": u.Password, "email": "nope", "password": "short"}, Status: 422,
-				JSON: map[string]any{"errors.email": apitest.Present, "errors.password": apitest.Present}},
-			{Name: "change the address", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body: map[string]any{"current_password": u.Password, "email": newEmail}, Status: 200, Events: []string{},
-				JSON: map[string]any{"data.email": newEmail}},
-			{Name: "change the password through me-auth", Method: "PUT", Path: "/api/profile/me-auth", Headers: bearer(u),
-				Body:   map[string]any{"current_password": u.Password, "password": "second-password", "password_confirmation": "second-password"},
-				Status: 200, Events: []string{"PasswordChanged"}},
-			{Name: "confirmation must match", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
-				Body: map[string]any{"current_password": "second-password", "new_password": "third-password",
-					"new_password_confirmation": "other-password"}, Status: 422,
-				JSON: map[string]any{"errors.new_password_confirmation": apitest.Present}},
-			{Name: "current password must be right", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
-				Body: map[string]any{"current_password": u.Password, "new_password": "third-password",
-					"new_password_confirmation": "third-password"}, Status: 422,
-				JSON: map[string]any{"errors.current_password": apitest.Present}, Events: []string{}},
-			{Name: "missing fields", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
-				Body: map[string]any{"new_password": "third-password"}, Status: 422},
-			{Name: "change the password", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
-				Body: map[string]any{"current_password": "second-password", "new_password": "third-password",
-					"new_password_confirmation": "third-password"}, Status: 200, Events: []string{"PasswordChanged"}},
-		})
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/login",
-			Body: map[string]any{"email": newEmail, "password": "third-password"}})
-		if res.Status != 200 {
-			t.Fatalf("login with the new address and password: %d %s", res.Status, res.Body)
+		meAuth := func(body client.CredentialsInputBody) (*client.Profile, error) { return uc.PutProfileMeAuth(ctx, body) }
+		// refused checks a refusal's status and that its errors name each
+		// of fields.
+		refused := func(name string, err error, fields ...string) *client.Error {
+			t.Helper()
+			e := apitest.Refused(t, err, 422)
+			for _, f := range fields {
+				if len(e.Errors[f]) == 0 {
+					t.Errorf("%s: no error for %s: %v", name, f, e)
+				}
+			}
+			return e
 		}
-		res = env.Do(apitest.Request{Method: "POST", Path: "/api/auth/login",
-			Body: map[string]any{"email": newEmail, "password": u.Password}})
-		if res.Status != 422 {
-			t.Fatalf("login with the old password: %d %s", res.Status, res.Body)
+		_, err := meAuth(client.CredentialsInputBody{CurrentPassword: "wrong-password", Email: &newEmail})
+		refused("wrong current password", err, "current_password")
+		_, err = meAuth(client.CredentialsInputBody{CurrentPassword: u.Password})
+		refused("nothing to change", err, "email")
+		_, err = meAuth(client.CredentialsInputBody{CurrentPassword: u.Password, Email: client.Ptr(strings.ToUpper(other.Email))})
+		if e := refused("taken address", err); !slices.Equal(e.Errors["email"], []string{"The email has already been taken."}) {
+			t.Errorf("taken address: %v", e)
+		}
+		_, err = meAuth(client.CredentialsInputBody{CurrentPassword: u.Password, Email: client.Ptr("nope"), Password: client.Ptr("short")})
+		refused("invalid address and short password", err, "email", "password")
+		env.Recorded(t, []string{}, func() {
+			if p := apitest.Must(meAuth(client.CredentialsInputBody{CurrentPassword: u.Password, Email: &newEmail}))(t); p.Email != newEmail {
+				t.Errorf("change the address: %+v", p)
+			}
+		})
+		env.Recorded(t, []string{"PasswordChanged"}, func() {
+			apitest.Must(meAuth(client.CredentialsInputBody{CurrentPassword: u.Password, Password: client.Ptr("second-password"),
+				PasswordConfirmation: client.Ptr("second-password")}))(t)
+		})
+		password := func(current, next, confirmation string) error {
+			return uc.PutProfilePassword(ctx, client.PasswordInputBody{CurrentPassword: current, NewPassword: next,
+				NewPasswordConfirmation: confirmation})
+		}
+		refused("confirmation must match", password("second-password", "third-password", "other-password"),
+			"new_password_confirmation")
+		env.Recorded(t, []string{}, func() {
+			refused("current password must be right", password(u.Password, "third-password", "third-password"), "current_password")
+		})
+		// Raw: a body with the current password left out.
+		apitest.RunOne(t, env, apitest.Scenario{Name: "missing fields", Method: "PUT", Path: "/api/profile/password", Headers: bearer(u),
+			Body: map[string]any{"new_password": "third-password"}, Status: 422})
+		env.Recorded(t, []string{"PasswordChanged"}, func() {
+			apitest.OK(t, password("second-password", "third-password", "third-password"))
+		})
+		anonymous := env.ClientAs("anonymous")
+		if _, err := anonymous.PostAuthLogin(ctx, client.LoginInputBody{Email: newEmail, Password: "third-password"}); err != nil {
+			t.Fatalf("login with the new address and password: %v", err)
+		}
+		_, err = anonymous.PostAuthLogin(ctx, client.LoginInputBody{Email: newEmail, Password: u.Password})
+		if client.StatusOf(err) != 422 {
+			t.Fatalf("login with the old password: %v", err)
 		}
 	})
 }
@@ -117,70 +148,86 @@ func bearer(u *apitest.User) map[string]string {
 
 func TestProfileInterestsAndSettings(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		u := env.NewUser("student")
+		uc := env.UserClient(u)
 		music, art := category(t, env, "music"), category(t, env, "art")
 		long := strings.Repeat("x", 4097)
-		apitest.Run(t, env, []apitest.Scenario{
-			{Name: "anonymous cannot set interests", Method: "PUT", Path: "/api/profile/interests",
-				Body: map[string]any{"interests": []int64{music}}, Status: 401},
-			{Name: "set interests", Method: "PUT", Path: "/api/profile/interests", Headers: bearer(u),
-				Body: map[string]any{"interests": []int64{music, art, music}}, Status: 200,
-				JSON: map[string]any{"data.0.id": art, "data.0.name": "art", "data.1.id": music, "data.2": nil}},
-			{Name: "an unknown category stores nothing", Method: "PUT", Path: "/api/profile/interests", Headers: bearer(u),
-				Body: map[string]any{"interests": []int64{music, 999999}}, Status: 422,
-				JSON: map[string]any{"errors.interests": apitest.Present},
-				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					if n := env.Count(t, `SELECT COUNT(*) FROM user_interests WHERE user_id = $1`, u.ID); n != 2 {
-						t.Errorf("%d interests after a refused change, want 2", n)
-					}
-				}},
-			{Name: "the profile lists the interests", Method: "GET", Path: "/api/profile/me", Headers: bearer(u), Status: 200,
-				JSON: map[string]any{"data.interests.0.id": art, "data.interests.1.id": music}},
-			{Name: "clear interests", Method: "PUT", Path: "/api/profile/interests", Headers: bearer(u),
-				Body: map[string]any{"interests": []int64{}}, Status: 200, JSON: map[string]any{"data": []any{}}},
-			{Name: "no settings yet", Method: "GET", Path: "/api/profile/settings", Headers: bearer(u), Status: 200,
-				JSON: map[string]any{"data": map[string]any{}}},
-			{Name: "write settings", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
-				Body: map[string]any{"theme": "dark", "ui.lang": "de"}, Status: 200,
-				JSON: map[string]any{"data": map[string]any{"theme": "dark", "ui.lang": "de"}}},
-			{Name: "merge and remove", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
-				Body: map[string]any{"theme": "", "font-size": "12"}, Status: 200,
-				JSON: map[string]any{"data": map[string]any{"ui.lang": "de", "font-size": "12"}}},
-			{Name: "bad keys and long values store nothing", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
-				Body: map[string]any{"Bad Key": "x", "ok": long, "fine": "yes"}, Status: 422,
-				JSON: map[string]any{"errors.Bad Key": apitest.Present, "errors.ok": apitest.Present},
-				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					got := env.Call(t, 200, "GET", "/api/profile/settings", u.Token, nil)
-					if got.Get("data.fine") != nil {
-						t.Errorf("a refused change stored a setting: %s", got.Body)
-					}
-				}},
-			{Name: "values must be strings", Method: "PUT", Path: "/api/profile/settings", Headers: bearer(u),
-				Body: map[string]any{"n": 3}, Status: 422},
-			{Name: "read settings", Method: "GET", Path: "/api/profile/settings", Headers: bearer(u), Status: 200,
-				JSON: map[string]any{"data": map[string]any{"ui.lang": "de", "font-size": "12"}}},
-		})
+		interests := func(c *client.Client, ids ...int64) ([]client.Category, error) {
+			return c.PutProfileInterests(ctx, client.InterestsBody{Interests: ids})
+		}
+		_, err := interests(env.ClientAs("anonymous"), music)
+		apitest.Refused(t, err, 401)
+		if got := apitest.Must(interests(uc, music, art, music))(t); len(got) != 2 || got[0].ID != art || got[0].Name != "art" ||
+			got[1].ID != music {
+			t.Errorf("set interests: %+v", got)
+		}
+		_, err = interests(uc, music, 999999)
+		if e := apitest.Refused(t, err, 422); len(e.Errors["interests"]) == 0 {
+			t.Errorf("an unknown category: %v", e)
+		}
+		if n := env.Count(t, `SELECT COUNT(*) FROM user_interests WHERE user_id = $1`, u.ID); n != 2 {
+			t.Errorf("%d interests after a refused change, want 2", n)
+		}
+		if p := apitest.Must(uc.GetProfileMe(ctx))(t); len(p.Interests) < 2 || p.Interests[0].ID != art || p.Interests[1].ID != music {
+			t.Errorf("the profile lists the interests: %+v", p.Interests)
+		}
+		if got := apitest.Must(interests(uc))(t); got == nil || len(got) != 0 {
+			t.Errorf("clear interests: %#v", got)
+		}
+
+		settings := func() map[string]string { return apitest.Must(uc.GetProfileSettings(ctx))(t) }
+		put := func(body map[string]string) (map[string]string, error) { return uc.PutProfileSettings(ctx, body) }
+		if got := settings(); got == nil || len(got) != 0 {
+			t.Errorf("no settings yet: %#v", got)
+		}
+		if got := apitest.Must(put(map[string]string{"theme": "dark", "ui.lang": "de"}))(t); !maps.Equal(got,
+			map[string]string{"theme": "dark", "ui.lang": "de"}) {
+			t.Errorf("write settings: %v", got)
+		}
+		want := map[string]string{"ui.lang": "de", "font-size": "12"}
+		if got := apitest.Must(put(map[string]string{"theme": "", "font-size": "12"}))(t); !maps.Equal(got, want) {
+			t.Errorf("merge and remove: %v", got)
+		}
+		_, err = put(map[string]string{"Bad Key": "x", "ok": long, "fine": "yes"})
+		if e := apitest.Refused(t, err, 422); len(e.Errors["Bad Key"]) == 0 || len(e.Errors["ok"]) == 0 {
+			t.Errorf("bad keys and long values: %v", e)
+		}
+		if _, ok := settings()["fine"]; ok {
+			t.Error("a refused change stored a setting")
+		}
+		// Raw: a value the client's type cannot hold.
+		apitest.RunOne(t, env, apitest.Scenario{Name: "values must be strings", Method: "PUT", Path: "/api/profile/settings",
+			Headers: bearer(u), Body: map[string]any{"n": 3}, Status: 422})
+		if got := settings(); !maps.Equal(got, want) {
+			t.Errorf("read settings: %v", got)
+		}
 	})
 }
 
 func TestProfileAvatar(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		u := env.NewUser("student")
-		img := apitest.PNG(t)
-		res := upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", img)
-		if res.Status != 200 {
-			t.Fatalf("upload: %d %s", res.Status, res.Body)
+		uc := env.UserClient(u)
+		avatarOf := func(p *client.Profile) string {
+			if p.PathAvatar == nil {
+				return ""
+			}
+			return *p.PathAvatar
 		}
-		first := res.String("data.path_avatar")
+		img := apitest.PNG(t)
+		first := avatarOf(apitest.Must(uc.PostProfileUploadAvatar(ctx, client.PostProfileUploadAvatarForm{Avatar: avatarFile(img)}))(t))
 		if !strings.HasPrefix(first, "avatars/"+id(u.ID)+"/") || !strings.HasSuffix(first, ".png") || !env.BlobExists(t, first) {
 			t.Fatalf("avatar path %q not stored", first)
 		}
 		gif := []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;")
-		res = upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", gif)
-		second := res.String("data.path_avatar")
-		if res.Status != 200 || !strings.HasSuffix(second, ".gif") || !env.BlobExists(t, second) || env.BlobExists(t, first) {
-			t.Fatalf("replacing the avatar: %d %s; old file kept: %v", res.Status, res.Body, env.BlobExists(t, first))
+		second := avatarOf(apitest.Must(uc.PostProfileUploadAvatar(ctx, client.PostProfileUploadAvatarForm{Avatar: avatarFile(gif)}))(t))
+		if !strings.HasSuffix(second, ".gif") || !env.BlobExists(t, second) || env.BlobExists(t, first) {
+			t.Fatalf("replacing the avatar: %q; old file kept: %v", second, env.BlobExists(t, first))
 		}
+
+		// Raw: refusals of the body itself and their envelope.
 
 		refusals := []struct {
 			name   string
@@ -201,14 +248,13 @@ func TestProfileAvatar(t *testing.T) {
 				t.Errorf("%s: %d %s, want %d", r.name, res.Status, res.Body, r.status)
 			}
 		}
-		res = env.Do(apitest.Request{Method: "POST", Path: "/api/profile/upload-avatar", Token: u.Token,
+		res := env.Do(apitest.Request{Method: "POST", Path: "/api/profile/upload-avatar", Token: u.Token,
 			Body: map[string]any{"avatar": "x"}})
 		if res.Status != 415 && res.Status != 422 {
 			t.Errorf("JSON body: %d %s", res.Status, res.Body)
 		}
-		me := env.Call(t, 200, "GET", "/api/profile/me", u.Token, nil)
-		if me.String("data.path_avatar") != second {
-			t.Fatalf("a refused upload changed the avatar: %s", me.Body)
+		if me := apitest.Must(uc.GetProfileMe(ctx))(t); avatarOf(me) != second {
+			t.Fatalf("a refused upload changed the avatar: %+v", me)
 		}
 		if n := env.Count(t, `SELECT COUNT(*) FROM users WHERE avatar_path = $1`, second); n != 1 {
 			t.Fatalf("avatar row: %d", n)
@@ -218,11 +264,10 @@ func TestProfileAvatar(t *testing.T) {
 		if res.Status != 401 {
 			t.Errorf("anonymous upload: %d", res.Status)
 		}
-		res = env.Call(t, 200, "DELETE", "/api/profile/delete-avatar", u.Token, nil)
-		if res.Get("data.path_avatar") != nil || env.BlobExists(t, second) {
-			t.Fatalf("delete avatar: %s; file kept: %v", res.Body, env.BlobExists(t, second))
+		if p := apitest.Must(uc.DeleteProfileDeleteAvatar(ctx))(t); p.PathAvatar != nil || env.BlobExists(t, second) {
+			t.Fatalf("delete avatar: %+v; file kept: %v", p, env.BlobExists(t, second))
 		}
-		env.Call(t, 200, "DELETE", "/api/profile/delete-avatar", u.Token, nil)
+		apitest.Must(uc.DeleteProfileDeleteAvatar(ctx))(t)
 	})
 }
 
@@ -232,7 +277,12 @@ func TestProfileDeletion(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		u := env.NewUser("student")
 		img := apitest.PNG(t)
-		avatar := upload(t, env, "/api/profile/upload-avatar", u.Token, "avatar", img).String("data.path_avatar")
+		uploaded := apitest.Must(env.UserClient(u).PostProfileUploadAvatar(t.Context(),
+			client.PostProfileUploadAvatarForm{Avatar: avatarFile(img)}))(t)
+		if uploaded.PathAvatar == nil {
+			t.Fatalf("no avatar stored: %+v", uploaded)
+		}
+		avatar := *uploaded.PathAvatar
 
 		apitest.RunOne(t, env, apitest.Scenario{Name: "request deletion", Method: "POST", Path: "/api/profile/delete/init",
 			Headers: bearer(u), Status: 200, Events: []string{"AccountDeletionRequested"}})
@@ -270,9 +320,10 @@ func TestProfileDeletion(t *testing.T) {
 
 		// A link older than a day is refused.
 		late := env.NewUser("student")
-		env.Call(t, 200, "POST", "/api/profile/delete/init", late.Token, nil)
+		apitest.OK(t, env.UserClient(late).PostProfileDeleteInit(t.Context()))
 		lateLink := deletionLink(t, env, late.Email)
 		env.Clock.Advance(25 * time.Hour)
+		// Raw: the link as mailed.
 		res := env.Do(apitest.Request{Method: "GET", Path: lateLink})
 		if res.Status != 403 {
 			t.Fatalf("expired link: %d %s", res.Status, res.Body)
@@ -282,13 +333,11 @@ func TestProfileDeletion(t *testing.T) {
 		}
 
 		// DELETE /api/profile deletes at once.
-		now := env.NewUser("tutor")
-		apitest.Run(t, env, []apitest.Scenario{
-			{Name: "anonymous cannot delete", Method: "DELETE", Path: "/api/profile", Status: 401},
-			{Name: "delete own account", Method: "DELETE", Path: "/api/profile", Headers: bearer(now), Status: 200,
-				Events: []string{"AccountDeleted"}},
-			{Name: "the deleted user's token stops working", Method: "GET", Path: "/api/profile/me", Headers: bearer(now), Status: 401},
-		})
+		now := env.UserClient(env.NewUser("tutor"))
+		apitest.Refused(t, env.ClientAs("anonymous").DeleteProfile(t.Context()), 401)
+		env.Recorded(t, []string{"AccountDeleted"}, func() { apitest.OK(t, now.DeleteProfile(t.Context())) })
+		_, err := now.GetProfileMe(t.Context())
+		apitest.Refused(t, err, 401) // the deleted user's token stops working
 	})
 }
 

@@ -2,9 +2,10 @@ package auth_test
 
 import (
 	"context"
-	"strconv"
+	"slices"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -13,78 +14,77 @@ import (
 // very next request sees the change.
 func TestPrincipalFollowsChanges(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		users := "/api/admin/users"
-		profile := func(token string) *apitest.Response {
-			return env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: token})
+		ctx := t.Context()
+		admin := env.ClientAs("admin")
+		users := func(c *client.Client) error {
+			_, err := c.GetAdminUsers(ctx, client.GetAdminUsersParams{})
+			return err
 		}
-		patch := func(id int64, body map[string]any) {
+		profile := func(c *client.Client) (*client.Profile, error) { return c.GetProfileMe(ctx) }
+		patch := func(t *testing.T, id int64, body client.UserChangeBody) {
 			t.Helper()
-			env.Call(t, 200, "PATCH", users+"/"+strconv.FormatInt(id, 10), admin.Token, body)
+			apitest.Must(admin.PatchAdminUsersID(ctx, id, body))(t)
 		}
 
 		t.Run("role change", func(t *testing.T) {
 			u := env.NewUser("tutor")
-			env.Call(t, 403, "GET", users, u.Token, nil)
-			patch(u.ID, map[string]any{"roles": []string{"admin"}})
-			env.Call(t, 200, "GET", users, u.Token, nil)
-			patch(u.ID, map[string]any{"roles": []string{"student"}})
-			env.Call(t, 403, "GET", users, u.Token, nil)
-			if res := profile(u.Token); res.Status != 200 || !has(res, "data.permissions", "user_read_self") ||
-				has(res, "data.permissions", "user_list") {
-				t.Errorf("profile after demotion: %d %s", res.Status, res.Body)
+			c := env.UserClient(u)
+			apitest.Refused(t, users(c), 403)
+			patch(t, u.ID, client.UserChangeBody{Roles: []string{"admin"}})
+			apitest.OK(t, users(c))
+			patch(t, u.ID, client.UserChangeBody{Roles: []string{"student"}})
+			apitest.Refused(t, users(c), 403)
+			if p, err := profile(c); err != nil || !slices.Contains(p.Permissions, "user_read_self") ||
+				slices.Contains(p.Permissions, "user_list") {
+				t.Errorf("profile after demotion: %+v %v", p, err)
 			}
 		})
 		t.Run("block", func(t *testing.T) {
 			u := env.NewUser("student")
-			env.Call(t, 200, "GET", "/api/profile/me", u.Token, nil)
-			patch(u.ID, map[string]any{"is_active": false})
-			env.Call(t, 401, "GET", "/api/profile/me", u.Token, nil)
+			c := env.UserClient(u)
+			apitest.Must(profile(c))(t)
+			patch(t, u.ID, client.UserChangeBody{IsActive: client.Ptr(false)})
+			_, err := profile(c)
+			apitest.Refused(t, err, 401)
 		})
 		t.Run("logout", func(t *testing.T) {
-			u := env.NewUser("student")
-			env.Call(t, 200, "GET", "/api/profile/me", u.Token, nil)
-			env.Call(t, 200, "POST", "/api/auth/logout", u.Token, nil)
-			env.Call(t, 401, "GET", "/api/profile/me", u.Token, nil)
+			c := env.UserClient(env.NewUser("student"))
+			apitest.Must(profile(c))(t)
+			apitest.OK(t, c.PostAuthLogout(ctx))
+			_, err := profile(c)
+			apitest.Refused(t, err, 401)
 		})
 		t.Run("deletion", func(t *testing.T) {
 			u := env.NewUser("student")
-			env.Call(t, 200, "GET", "/api/profile/me", u.Token, nil)
-			env.Call(t, 200, "DELETE", users+"/"+strconv.FormatInt(u.ID, 10), admin.Token, nil)
-			env.Call(t, 401, "GET", "/api/profile/me", u.Token, nil)
+			c := env.UserClient(u)
+			apitest.Must(profile(c))(t)
+			apitest.OK(t, admin.DeleteAdminUsersID(ctx, u.ID))
+			_, err := profile(c)
+			apitest.Refused(t, err, 401)
 		})
 		t.Run("password change", func(t *testing.T) {
 			u := env.NewUser("student")
-			other, _ := env.Login(env.Host, u.Email, u.Password)
-			env.Call(t, 200, "GET", "/api/profile/me", other, nil)
-			env.Call(t, 200, "PUT", "/api/profile/password", u.Token, map[string]any{"current_password": u.Password,
-				"new_password": "changed-password", "new_password_confirmation": "changed-password"})
-			env.Call(t, 401, "GET", "/api/profile/me", other, nil)
+			token, _ := env.Login(env.Host, u.Email, u.Password)
+			other := env.Client("", token)
+			apitest.Must(profile(other))(t)
+			apitest.OK(t, env.UserClient(u).PutProfilePassword(ctx, client.PasswordInputBody{CurrentPassword: u.Password,
+				NewPassword: "changed-password", NewPasswordConfirmation: "changed-password"}))
+			_, err := profile(other)
+			apitest.Refused(t, err, 401)
 		})
 		t.Run("tenant recreated", func(t *testing.T) {
 			rec := env.AddTenant("recreated.test")
 			token, _ := env.Login(rec.Hosts[0], "admin@recreated.test", "admin-password")
-			me := apitest.Request{Method: "GET", Path: "/api/profile/me", Host: rec.Hosts[0], Token: token}
-			if got := env.Do(me).Status; got != 200 {
-				t.Fatalf("before: %d", got)
+			c := env.Client(rec.Hosts[0], token)
+			if _, err := profile(c); err != nil {
+				t.Fatalf("before: %v", err)
 			}
 			if err := env.Server.Tenants.Recreate(context.Background(), rec); err != nil {
 				t.Fatal(err)
 			}
-			if got := env.Do(me).Status; got != 401 {
-				t.Errorf("after the recreation: %d, want 401", got)
+			if _, err := profile(c); client.StatusOf(err) != 401 {
+				t.Errorf("after the recreation: %v, want 401", err)
 			}
 		})
 	})
-}
-
-// has reports whether the list at path holds want.
-func has(res *apitest.Response, path, want string) bool {
-	list, _ := res.Get(path).([]any)
-	for _, v := range list {
-		if v == want {
-			return true
-		}
-	}
-	return false
 }

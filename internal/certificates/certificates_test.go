@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -31,65 +31,76 @@ func pdfText(t *testing.T, pdf []byte) string {
 
 func TestCertificateOfFinishedCourse(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		student := env.NewUser("student")
-		other := env.NewUser("student")
-		env.Call(t, 200, "PATCH", "/api/admin/users/"+strconv.FormatInt(student.ID, 10), admin.Token,
-			map[string]any{"first_name": "Zofia 王", "last_name": "Żółkiewska 小明"})
-		course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Statystyka 统计学"})
-		courseID := int64(course.Number("data.id"))
+		ctx := t.Context()
+		admin := env.ClientAs("admin")
+		studentUser := env.NewUser("student")
+		student, other := env.UserClient(studentUser), env.UserClient(env.NewUser("student"))
+		apitest.Must(admin.PatchAdminUsersID(ctx, studentUser.ID, client.UserChangeBody{FirstName: client.Ptr("Zofia 王"),
+			LastName: client.Ptr("Żółkiewska 小明")}))(t)
+		courseID := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Statystyka 统计学"}))(t).ID
 
-		finished := emit(t, env, events.Event{Name: events.CourseFinished, UserID: student.ID,
+		finished := emit(t, env, events.Event{Name: events.CourseFinished, UserID: studentUser.ID,
 			Payload: map[string]any{"course_id": courseID}})
 		env.DeliverEvents()
 
-		list := env.Call(t, 200, "GET", "/api/certificates", student.Token, nil)
-		if list.Number("meta.total") != 1 || list.Number("data.0.course_id") != float64(courseID) ||
-			list.String("data.0.course_title") != "Statystyka 统计学" {
-			t.Fatalf("certificates: %s", list.Body)
+		mine := func(c *client.Client) *client.Page[client.Certificate] {
+			t.Helper()
+			return apitest.Must(c.GetCertificates(ctx, client.GetCertificatesParams{}))(t)
 		}
-		text := pdfText(t, download(t, env, list.String("data.0.url")))
+		list := mine(student)
+		if list.Meta.Total != 1 || list.Items[0].CourseID != courseID || list.Items[0].CourseTitle != "Statystyka 统计学" {
+			t.Fatalf("certificates: %+v", list)
+		}
+		cert := list.Items[0]
+		text := pdfText(t, download(t, env, cert.URL))
 		for _, want := range []string{"Certificate of completion", "Zofia 王 Żółkiewska 小明", "Statystyka 统计学"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the certificate's text lacks %q:\n%s", want, text)
 			}
 		}
-		if n := env.Call(t, 200, "GET", "/api/certificates", other.Token, nil).Number("meta.total"); n != 0 {
+		if n := mine(other).Meta.Total; n != 0 {
 			t.Errorf("another learner sees %v certificates", n)
 		}
 
 		// A redelivered event makes nothing new.
-		first := list.String("data.0.updated_at")
 		redeliver(t, env, finished)
 		env.DeliverEvents()
-		if again := env.Call(t, 200, "GET", "/api/certificates", student.Token, nil); again.String("data.0.updated_at") != first {
-			t.Errorf("redelivery made the certificate again: %s", again.Body)
+		if again := mine(student); len(again.Items) == 0 || !again.Items[0].UpdatedAt.Equal(cert.UpdatedAt) {
+			t.Errorf("redelivery made the certificate again: %+v", again)
 		}
 
 		// Admins list and regenerate from the current template.
-		env.Call(t, 403, "GET", "/api/admin/certificates", student.Token, nil)
-		all := env.Call(t, 200, "GET", "/api/admin/certificates?user_id="+strconv.FormatInt(student.ID, 10), admin.Token, nil)
-		id := strconv.Itoa(int(all.Number("data.0.id")))
-		env.Call(t, 201, "POST", "/api/admin/message-templates", admin.Token, map[string]any{"event": "CourseFinished",
-			"channel": "pdf", "recipient": "user", "subject": "Dyplom ukończenia",
-			"text": "{{.User.LastName}}\n{{.Course.Title}}\n{{.Platform.Name}}"})
-		env.Call(t, 403, "POST", "/api/admin/certificates/"+id+"/regenerate", student.Token, nil)
-		regen := env.Call(t, 200, "POST", "/api/admin/certificates/"+id+"/regenerate", admin.Token, nil)
-		if regen.String("data.url") == list.String("data.0.url") {
-			t.Errorf("regenerated certificate kept its file: %s", regen.Body)
+		_, err := student.GetAdminCertificates(ctx, client.GetAdminCertificatesParams{})
+		apitest.Refused(t, err, 403)
+		all := apitest.Must(admin.GetAdminCertificates(ctx, client.GetAdminCertificatesParams{UserID: &studentUser.ID}))(t)
+		if len(all.Items) == 0 {
+			t.Fatalf("admin list: %+v", all)
 		}
-		text = pdfText(t, download(t, env, regen.String("data.url")))
+		id := all.Items[0].ID
+		apitest.Must(admin.PostAdminMessageTemplates(ctx, client.CreateTemplateInputBody{Event: "CourseFinished",
+			Channel: "pdf", Recipient: "user", Subject: "Dyplom ukończenia",
+			Text: "{{.User.LastName}}\n{{.Course.Title}}\n{{.Platform.Name}}"}))(t)
+		_, err = student.PostAdminCertificatesIDRegenerate(ctx, id)
+		apitest.Refused(t, err, 403)
+		regen := apitest.Must(admin.PostAdminCertificatesIDRegenerate(ctx, id))(t)
+		if regen.URL == cert.URL {
+			t.Errorf("regenerated certificate kept its file: %+v", regen)
+		}
+		text = pdfText(t, download(t, env, regen.URL))
 		if !strings.Contains(text, "Dyplom ukończenia") || !strings.Contains(text, "Żółkiewska 小明") {
 			t.Errorf("regenerated text:\n%s", text)
 		}
-		if res := env.Do(apitest.Request{Method: "GET", Path: list.String("data.0.url")}); res.Status != 404 {
+		// Raw: the signed link as a browser follows it.
+		if res := env.Do(apitest.Request{Method: "GET", Path: cert.URL}); res.Status != 404 {
 			t.Errorf("the replaced PDF is still served: %d", res.Status)
 		}
-		env.Call(t, 401, "GET", "/api/certificates", env.As("other-admin").Token, nil)
+		_, err = env.Client("", env.As("other-admin").Token).GetCertificates(ctx, client.GetCertificatesParams{})
+		apitest.Refused(t, err, 401)
 	})
 }
 
-// The PDF service answers only the internal token.
+// The PDF service answers only the internal token. Raw: an internal route
+// outside the API, checked by its header.
 func TestPDFServiceNeedsInternalToken(t *testing.T) {
 	env := apitest.New(t, "sqlite", apitest.Options{})
 	doc := map[string]any{"title": "Zaświadczenie", "lines": []string{"Łukasz 李"}}
@@ -114,6 +125,8 @@ func TestPDFServiceNeedsInternalToken(t *testing.T) {
 	}
 }
 
+// download fetches a certificate's signed link as a browser does (raw: a
+// file, not an API answer).
 func download(t *testing.T, env *apitest.Env, url string) []byte {
 	t.Helper()
 	res := env.Do(apitest.Request{Method: "GET", Path: url})

@@ -7,12 +7,13 @@ import (
 	"encoding/hex"
 	"net/url"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/device"
 	"github.com/lms-platform/lms/internal/tokens"
@@ -20,20 +21,22 @@ import (
 
 var userCode = regexp.MustCompile(`^[BCDFGHJKMNPQRTVWXY]{4}-[BCDFGHJKMNPQRTVWXY]{4}$`)
 
-// start begins a device login over HTTP as an anonymous client and
-// returns its device code and user code.
+// start begins a device login as an anonymous client and returns its
+// device code and user code.
 func start(t *testing.T, env *apitest.Env, scopes ...string) (string, string) {
 	t.Helper()
-	res := env.Call(t, 200, "POST", "/api/auth/device/code", "", map[string]any{"client_name": "lmsctl on laptop", "scopes": scopes})
-	dc, uc := res.String("data.device_code"), res.String("data.user_code")
-	if !strings.HasPrefix(dc, "lms_dc_") || !userCode.MatchString(uc) {
-		t.Fatalf("device code answer: %s", res.Body)
+	g := apitest.Must(env.ClientAs("anonymous").PostAuthDeviceCode(t.Context(),
+		client.DeviceCodeInputBody{ClientName: "lmsctl on laptop", Scopes: scopes}))(t)
+	if !strings.HasPrefix(g.DeviceCode, "lms_dc_") || !userCode.MatchString(g.UserCode) {
+		t.Fatalf("device code answer: %+v", g)
 	}
-	return dc, uc
+	return g.DeviceCode, g.UserCode
 }
 
 // poll polls with the device code after waiting the interval, and checks
-// the answer's status and error code ("" for a success).
+// the answer's status and error code ("" for a success). Raw: the poll's
+// answer is what device clients read (400 with an "error" code, success
+// false), so its envelope is checked on every poll.
 func poll(t *testing.T, env *apitest.Env, deviceCode string, wantCode string) *apitest.Response {
 	t.Helper()
 	env.Clock.Advance(device.Interval)
@@ -69,40 +72,60 @@ func requestPath(code, action string) string {
 	return p
 }
 
+// approve approves the request of user code uc as c, for all its scopes.
+func approve(t *testing.T, c *client.Client, uc string) (*client.DeviceRequest, error) {
+	return c.PostAuthDeviceRequestsIDApprove(t.Context(), uc, client.DeviceApproveInputBody{})
+}
+
+// collect polls until the approved token is handed out and returns its
+// secret.
+func collect(t *testing.T, env *apitest.Env, dc string) string {
+	t.Helper()
+	return poll(t, env, dc, "").String("data.token")
+}
+
 func TestDeviceLoginApproved(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		res := env.Call(t, 200, "POST", "/api/auth/device/code", "", map[string]any{"client_name": "lmsctl on laptop",
-			"scopes": []string{"courses:read", "profile:read"}})
-		dc, uc := res.String("data.device_code"), res.String("data.user_code")
+		ctx := t.Context()
+		anonymous := env.ClientAs("anonymous")
+		g := apitest.Must(anonymous.PostAuthDeviceCode(ctx, client.DeviceCodeInputBody{ClientName: "lmsctl on laptop",
+			Scopes: []string{"courses:read", "profile:read"}}))(t)
+		dc, uc := g.DeviceCode, g.UserCode
 		if !userCode.MatchString(uc) || !strings.HasPrefix(dc, "lms_dc_") {
-			t.Fatalf("codes: %s", res.Body)
+			t.Fatalf("codes: %+v", g)
 		}
-		if res.String("data.verification_uri") != "http://"+env.Host+":3000/device" ||
-			res.String("data.verification_uri_complete") != "http://"+env.Host+":3000/device?code="+uc ||
-			res.Number("data.expires_in") != 600 || res.Number("data.interval") != 5 {
-			t.Fatalf("grant: %s", res.Body)
+		if g.VerificationURI != "http://"+env.Host+":3000/device" ||
+			g.VerificationURIComplete != "http://"+env.Host+":3000/device?code="+uc ||
+			g.ExpiresIn != 600 || g.Interval != 5 {
+			t.Fatalf("grant: %+v", g)
 		}
 		if env.Count(t, `SELECT COUNT(*) FROM device_requests WHERE device_code_hash = $1`, dc) != 0 {
 			t.Fatal("the device code itself is stored")
 		}
 		poll(t, env, dc, device.CodePending)
 		// Polling again at once is too fast; the interval grows.
-		slow := env.Call(t, 400, "POST", "/api/auth/device/token", "", map[string]any{"device_code": dc})
-		if slow.String("error") != device.CodeSlowDown {
-			t.Fatalf("fast poll: %s", slow.Body)
+		pollNow := func() *client.Error {
+			t.Helper()
+			_, err := anonymous.PostAuthDeviceToken(ctx, client.DeviceTokenInputBody{DeviceCode: dc})
+			return apitest.Refused(t, err, 400)
+		}
+		if slow := pollNow(); slow.Code != device.CodeSlowDown {
+			t.Fatalf("fast poll: %v", slow)
 		}
 		// The interval is now 10 s: after 5 s it is still too fast, and
 		// grows again.
 		env.Clock.Advance(device.Interval)
-		slow = env.Call(t, 400, "POST", "/api/auth/device/token", "", map[string]any{"device_code": dc})
-		if slow.String("error") != device.CodeSlowDown || !strings.Contains(slow.String("message"), "15 seconds") {
-			t.Fatalf("still too fast: %s", slow.Body)
+		if slow := pollNow(); slow.Code != device.CodeSlowDown || !strings.Contains(slow.Message, "15 seconds") {
+			t.Fatalf("still too fast: %v", slow)
 		}
 		env.Clock.Advance(10 * time.Second)
 		poll(t, env, dc, device.CodePending)
 
 		learner := env.NewUser("student")
-		// The typed code may be lower case, without the dash.
+		lc := env.UserClient(learner)
+		// The typed code may be lower case, without the dash. Raw: the
+		// device code is absent from the answer, which the client's types
+		// cannot see.
 		typed := strings.ToLower(strings.ReplaceAll(uc, "-", ""))
 		shown := env.Call(t, 200, "GET", requestPath(typed, ""), learner.Token, nil)
 		if shown.String("data.client_name") != "lmsctl on laptop" || shown.String("data.status") != "pending" ||
@@ -111,34 +134,34 @@ func TestDeviceLoginApproved(t *testing.T) {
 			t.Fatalf("show: %s", shown.Body)
 		}
 		// An approval cannot widen what the device asked for.
-		wide := env.Call(t, 403, "POST", requestPath(uc, "approve"), learner.Token, map[string]any{"scopes": []string{"courses:write"}})
-		if !strings.Contains(wide.String("message"), "did not ask for") {
-			t.Fatalf("widening: %s", wide.Body)
+		_, err := lc.PostAuthDeviceRequestsIDApprove(ctx, uc, client.DeviceApproveInputBody{Scopes: []string{"courses:write"}})
+		if wide := apitest.Refused(t, err, 403); !strings.Contains(wide.Message, "did not ask for") {
+			t.Fatalf("widening: %v", wide)
 		}
-		ok := env.Call(t, 200, "POST", requestPath(uc, "approve"), learner.Token, map[string]any{"scopes": []string{"courses:read"}})
-		if ok.String("data.status") != "approved" || ok.String("data.token_id") == "" || ok.Get("data.approved_scopes.0") != "courses:read" ||
-			ok.Get("data.approved_scopes.1") != nil {
-			t.Fatalf("approve: %s", ok.Body)
+		ok := apitest.Must(lc.PostAuthDeviceRequestsIDApprove(ctx, uc, client.DeviceApproveInputBody{Scopes: []string{"courses:read"}}))(t)
+		if ok.Status != "approved" || ok.TokenID == nil || *ok.TokenID == "" || !slices.Equal(ok.ApprovedScopes, []string{"courses:read"}) {
+			t.Fatalf("approve: %+v", ok)
 		}
 		env.Clock.Advance(time.Minute)
-		env.Call(t, 409, "POST", requestPath(uc, "approve"), learner.Token, nil)
-		env.Call(t, 409, "POST", requestPath(uc, "deny"), learner.Token, nil)
+		_, err = approve(t, lc, uc)
+		apitest.Refused(t, err, 409)
+		_, err = lc.PostAuthDeviceRequestsIDDeny(ctx, uc)
+		apitest.Refused(t, err, 409)
 		// Another user sees the decision but not the token.
-		other := env.Call(t, 200, "GET", requestPath(uc, ""), env.NewUser("student").Token, nil)
-		if other.String("data.status") != "approved" || other.Get("data.token_id") != nil {
-			t.Fatalf("show to another user: %s", other.Body)
+		other := apitest.Must(env.UserClient(env.NewUser("student")).GetAuthDeviceRequestsID(ctx, uc))(t)
+		if other.Status != "approved" || other.TokenID != nil {
+			t.Fatalf("show to another user: %+v", other)
 		}
 
 		got := poll(t, env, dc, "")
 		secret := got.String("data.token")
 		if !strings.HasPrefix(secret, tokens.Prefix) || got.Number("data.user_id") != float64(learner.ID) ||
 			got.Get("data.scopes.0") != "courses:read" || got.Get("data.scopes.1") != nil ||
-			got.String("data.id") != ok.String("data.token_id") || got.String("data.name") != "lmsctl on laptop" {
+			got.String("data.id") != *ok.TokenID || got.String("data.name") != "lmsctl on laptop" {
 			t.Fatalf("collected: %s", got.Body)
 		}
-		cur := env.Call(t, 200, "GET", "/api/auth/tokens/current", secret, nil)
-		if cur.Number("data.user_id") != float64(learner.ID) {
-			t.Fatalf("the token is not the approver's: %s", cur.Body)
+		if cur := apitest.Must(env.Client("", secret).GetAuthTokensCurrent(ctx))(t); cur.UserID != learner.ID {
+			t.Fatalf("the token is not the approver's: %+v", cur)
 		}
 		// Collected once: the device code is spent, the sealed copy gone.
 		poll(t, env, dc, device.CodeInvalidGrant)
@@ -151,13 +174,15 @@ func TestDeviceLoginApproved(t *testing.T) {
 
 func TestDeviceLoginDeniedAndExpired(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx := t.Context()
+		admin := env.ClientAs("admin")
 		dc, uc := start(t, env, "users:read")
-		env.Call(t, 200, "POST", requestPath(uc, "deny"), admin.Token, nil)
+		apitest.Must(admin.PostAuthDeviceRequestsIDDeny(ctx, uc))(t)
 		poll(t, env, dc, device.CodeDenied)
-		env.Call(t, 409, "POST", requestPath(uc, "approve"), admin.Token, nil)
-		if list := env.Call(t, 200, "GET", "/api/auth/tokens", admin.Token, nil); list.Get("data.0") != nil {
-			t.Fatalf("a denied request made a token: %s", list.Body)
+		_, err := approve(t, admin, uc)
+		apitest.Refused(t, err, 409)
+		if list := apitest.Must(admin.GetAuthTokens(ctx))(t); len(list) != 0 {
+			t.Fatalf("a denied request made a token: %+v", list)
 		}
 
 		dc, uc = start(t, env, "users:read")
@@ -165,14 +190,13 @@ func TestDeviceLoginDeniedAndExpired(t *testing.T) {
 		poll(t, env, dc, device.CodeExpired)
 		env.Clock.Advance(time.Minute)
 		// Signed access tokens last five minutes: sign in again.
-		admin = env.NewUser("admin")
-		shown := env.Call(t, 200, "GET", requestPath(uc, ""), admin.Token, nil)
-		if shown.String("data.status") != "expired" {
-			t.Fatalf("show expired: %s", shown.Body)
+		admin = env.UserClient(env.NewUser("admin"))
+		if shown := apitest.Must(admin.GetAuthDeviceRequestsID(ctx, uc))(t); shown.Status != "expired" {
+			t.Fatalf("show expired: %+v", shown)
 		}
-		res := env.Call(t, 409, "POST", requestPath(uc, "approve"), admin.Token, nil)
-		if !strings.Contains(res.String("message"), "expired") {
-			t.Fatalf("approve expired: %s", res.Body)
+		_, err = approve(t, admin, uc)
+		if e := apitest.Refused(t, err, 409); !strings.Contains(e.Message, "expired") {
+			t.Fatalf("approve expired: %v", e)
 		}
 	})
 }
@@ -180,17 +204,22 @@ func TestDeviceLoginDeniedAndExpired(t *testing.T) {
 func TestDeviceCollectedExactlyOnce(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
 		dc, uc := start(t, env, "progress:read")
-		env.Call(t, 200, "POST", requestPath(uc, "approve"), env.NewUser("student").Token, nil)
+		apitest.Must(approve(t, env.UserClient(env.NewUser("student")), uc))(t)
 		env.Clock.Advance(device.Interval)
 		const polls = 8
+		anonymous := env.ClientAs("anonymous")
 		statuses := make(chan int, polls)
 		var wg sync.WaitGroup
 		for range polls {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				statuses <- env.Do(apitest.Request{Method: "POST", Path: "/api/auth/device/token",
-					Body: map[string]any{"device_code": dc}}).Status
+				_, err := anonymous.PostAuthDeviceToken(context.Background(), client.DeviceTokenInputBody{DeviceCode: dc})
+				if err == nil {
+					statuses <- 200
+					return
+				}
+				statuses <- client.StatusOf(err)
 			}()
 		}
 		wg.Wait()
@@ -215,128 +244,159 @@ func TestDeviceRoutesPerCaller(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
 		_, uc := start(t, env, "courses:read")
 		tutor := env.NewUser("tutor")
-		_, onlyTokens := createToken(t, env, tutor.Token, "tokens:write")
-		_, withCourses := createToken(t, env, tutor.Token, "tokens:write", "courses:read")
-		_, noTokens := createToken(t, env, tutor.Token, "courses:read")
-		apitest.Run(t, env, []apitest.Scenario{
-			{Name: "anonymous cannot show", Method: "GET", Path: requestPath(uc, ""), Status: 401},
-			{Name: "anonymous cannot approve", Method: "POST", Path: requestPath(uc, "approve"), Status: 401},
-			{Name: "anonymous cannot deny", Method: "POST", Path: requestPath(uc, "deny"), Status: 401},
-			{Name: "another tenant's token is refused", As: "other-admin", Method: "GET", Path: requestPath(uc, ""), Status: 401},
-			{Name: "learner: unknown code", As: "student", Method: "GET", Path: requestPath("BBBB-BBBB", ""), Status: 404},
-			{Name: "learner: malformed code", As: "student", Method: "GET", Path: requestPath("AAAA-0000", ""), Status: 404},
-			{Name: "admin shows", As: "admin", Method: "GET", Path: requestPath(uc, ""), Status: 200,
-				JSON: map[string]any{"data.status": "pending", "data.scopes.0": "courses:read"}},
-			{Name: "scoped token without tokens scope cannot show", Method: "GET", Path: requestPath(uc, ""),
-				Headers: map[string]string{"Authorization": "Bearer " + noTokens}, Status: 403},
-			{Name: "scoped token cannot start a device login", Method: "POST", Path: "/api/auth/device/code",
-				Headers: map[string]string{"Authorization": "Bearer " + withCourses},
-				Body:    map[string]any{"client_name": "x", "scopes": []string{"courses:read"}}, Status: 403},
-			{Name: "scoped token cannot approve beyond its own scopes", Method: "POST", Path: requestPath(uc, "approve"),
-				Headers: map[string]string{"Authorization": "Bearer " + onlyTokens}, Status: 403,
-				JSON: map[string]any{"message": "A token cannot create a token with scopes wider than its own."}},
-			{Name: "scoped token approves within its scopes", Method: "POST", Path: requestPath(uc, "approve"),
-				Headers: map[string]string{"Authorization": "Bearer " + withCourses}, Status: 200,
-				JSON: map[string]any{"data.status": "approved"}},
-			{Name: "client name required", Method: "POST", Path: "/api/auth/device/code",
-				Body: map[string]any{"client_name": "", "scopes": []string{"courses:read"}}, Status: 422},
-			{Name: "unknown scope", Method: "POST", Path: "/api/auth/device/code",
-				Body: map[string]any{"client_name": "x", "scopes": []string{"everything"}}, Status: 422},
-			{Name: "no scopes", Method: "POST", Path: "/api/auth/device/code",
-				Body: map[string]any{"client_name": "x", "scopes": []string{}}, Status: 422},
-		})
+		_, onlyTokens := createToken(t, env, tutor, "tokens:write")
+		_, withCourses := createToken(t, env, tutor, "tokens:write", "courses:read")
+		_, noTokens := createToken(t, env, tutor, "courses:read")
+		ctx := t.Context()
+		anonymous := env.ClientAs("anonymous")
+		show := func(c *client.Client, code string) (*client.DeviceRequest, error) {
+			return c.GetAuthDeviceRequestsID(ctx, code)
+		}
+		refused := func(name string, err error, status int) {
+			t.Helper()
+			t.Run(name, func(t *testing.T) { apitest.Refused(t, err, status) })
+		}
+		_, err := show(anonymous, uc)
+		refused("anonymous cannot show", err, 401)
+		_, err = approve(t, anonymous, uc)
+		refused("anonymous cannot approve", err, 401)
+		_, err = anonymous.PostAuthDeviceRequestsIDDeny(ctx, uc)
+		refused("anonymous cannot deny", err, 401)
+		_, err = show(env.Client("", env.As("other-admin").Token), uc)
+		refused("another tenant's token is refused", err, 401)
+		student := env.ClientAs("student")
+		_, err = show(student, "BBBB-BBBB")
+		refused("learner: unknown code", err, 404)
+		_, err = show(student, "AAAA-0000")
+		refused("learner: malformed code", err, 404)
+		if r := apitest.Must(show(env.ClientAs("admin"), uc))(t); r.Status != "pending" || len(r.Scopes) == 0 || r.Scopes[0] != "courses:read" {
+			t.Errorf("admin shows: %+v", r)
+		}
+		_, err = show(env.Client("", noTokens), uc)
+		refused("scoped token without tokens scope cannot show", err, 403)
+		_, err = env.Client("", withCourses).PostAuthDeviceCode(ctx, client.DeviceCodeInputBody{ClientName: "x", Scopes: []string{"courses:read"}})
+		refused("scoped token cannot start a device login", err, 403)
+		_, err = approve(t, env.Client("", onlyTokens), uc)
+		if e := apitest.Refused(t, err, 403); e.Message != "A token cannot create a token with scopes wider than its own." {
+			t.Errorf("scoped token cannot approve beyond its own scopes: %v", e)
+		}
+		if r := apitest.Must(approve(t, env.Client("", withCourses), uc))(t); r.Status != "approved" {
+			t.Errorf("scoped token approves within its scopes: %+v", r)
+		}
+		for name, body := range map[string]client.DeviceCodeInputBody{
+			"client name required": {ClientName: "", Scopes: []string{"courses:read"}},
+			"unknown scope":        {ClientName: "x", Scopes: []string{"everything"}},
+			"no scopes":            {ClientName: "x", Scopes: []string{}},
+		} {
+			_, err = anonymous.PostAuthDeviceCode(ctx, body)
+			refused(name, err, 422)
+		}
 		// The approved token belongs to the token's user, the tutor.
-		if list := env.Call(t, 200, "GET", "/api/auth/tokens", tutor.Token, nil); !strings.Contains(string(list.Body), `"name":"lmsctl on laptop"`) {
-			t.Fatalf("tutor's tokens: %s", list.Body)
+		list := apitest.Must(env.UserClient(tutor).GetAuthTokens(ctx))(t)
+		if !slices.ContainsFunc(list, func(tok client.Token) bool { return tok.Name == "lmsctl on laptop" }) {
+			t.Fatalf("tutor's tokens: %+v", list)
 		}
 	})
 }
 
-func createToken(t *testing.T, env *apitest.Env, bearer string, scopes ...string) (string, string) {
+func createToken(t *testing.T, env *apitest.Env, u *apitest.User, scopes ...string) (string, string) {
 	t.Helper()
-	res := env.Call(t, 201, "POST", "/api/auth/tokens", bearer, map[string]any{"name": "agent", "scopes": scopes})
-	return res.String("data.id"), res.String("data.token")
+	tok := apitest.Must(env.UserClient(u).PostAuthTokens(t.Context(), client.CreateInputBody{Name: "agent", Scopes: scopes}))(t)
+	return tok.ID, tok.Token
 }
 
 func TestDeviceTenantIsolation(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
 		dc, uc := start(t, env, "courses:read")
-		other := env.As("other-admin")
-		res := env.Do(apitest.Request{Method: "GET", Path: requestPath(uc, ""), Host: "other.test", Token: other.Token})
-		if res.Status != 404 {
-			t.Fatalf("another tenant's user code: %d %s", res.Status, res.Body)
+		ctx := t.Context()
+		other := env.Client("other.test", env.As("other-admin").Token)
+		if _, err := other.GetAuthDeviceRequestsID(ctx, uc); client.StatusOf(err) != 404 {
+			t.Fatalf("another tenant's user code: %v", err)
 		}
-		res = env.Do(apitest.Request{Method: "POST", Path: "/api/auth/device/token", Host: "other.test",
-			Body: map[string]any{"device_code": dc}})
-		if res.Status != 400 || res.String("error") != device.CodeInvalidGrant {
-			t.Fatalf("another tenant's device code: %d %s", res.Status, res.Body)
+		_, err := env.Client("other.test", "").PostAuthDeviceToken(ctx, client.DeviceTokenInputBody{DeviceCode: dc})
+		if e := apitest.Refused(t, err, 400); e.Code != device.CodeInvalidGrant {
+			t.Fatalf("another tenant's device code: %v", e)
 		}
 	})
 }
 
 func TestDeviceLimits(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		for i := range 11 {
-			want := 200
-			if i == 10 {
-				want = 429
+		ctx := t.Context()
+		anonymous := env.ClientAs("anonymous")
+		for i := range 10 {
+			if _, err := anonymous.PostAuthDeviceCode(ctx, client.DeviceCodeInputBody{ClientName: "x", Scopes: []string{"courses:read"}}); err != nil {
+				t.Fatalf("call %d: %v", i+1, err)
 			}
-			res := env.Call(t, want, "POST", "/api/auth/device/code", "", map[string]any{"client_name": "x", "scopes": []string{"courses:read"}})
-			if want == 429 && res.Header.Get("Retry-After") == "" {
-				t.Fatal("429 without Retry-After")
-			}
+		}
+		_, err := anonymous.PostAuthDeviceCode(ctx, client.DeviceCodeInputBody{ClientName: "x", Scopes: []string{"courses:read"}})
+		if e := apitest.Refused(t, err, 429); e.RetryAfter == 0 {
+			t.Fatal("429 without Retry-After")
 		}
 		for i := range 61 {
 			want := 400
 			if i == 60 {
 				want = 429
 			}
-			env.Call(t, want, "POST", "/api/auth/device/token", "", map[string]any{"device_code": "lms_dc_guess"})
+			_, err := anonymous.PostAuthDeviceToken(ctx, client.DeviceTokenInputBody{DeviceCode: "lms_dc_guess"})
+			apitest.Refused(t, err, want)
 		}
 		// Show, approve and deny share five calls a minute per user.
-		user := env.NewUser("student")
-		for _, action := range []string{"", "approve", "deny", "", "approve"} {
-			method := "POST"
-			if action == "" {
-				method = "GET"
-			}
-			env.Call(t, 404, method, requestPath("BBBB-BBBB", action), user.Token, nil)
+		user := env.UserClient(env.NewUser("student"))
+		show := func(c *client.Client) error {
+			_, err := c.GetAuthDeviceRequestsID(ctx, "BBBB-BBBB")
+			return err
 		}
-		env.Call(t, 429, "GET", requestPath("BBBB-BBBB", ""), user.Token, nil)
+		deny := func(c *client.Client) error {
+			_, err := c.PostAuthDeviceRequestsIDDeny(ctx, "BBBB-BBBB")
+			return err
+		}
+		approveUnknown := func(c *client.Client) error {
+			_, err := approve(t, c, "BBBB-BBBB")
+			return err
+		}
+		for _, call := range []func(*client.Client) error{show, approveUnknown, deny, show, approveUnknown} {
+			apitest.Refused(t, call(user), 404)
+		}
+		apitest.Refused(t, show(user), 429)
 		// Another user has a counter of its own.
-		env.Call(t, 404, "GET", requestPath("BBBB-BBBB", ""), env.NewUser("student").Token, nil)
+		apitest.Refused(t, show(env.UserClient(env.NewUser("student"))), 404)
 		env.Clock.Advance(time.Minute)
-		env.Call(t, 404, "GET", requestPath("BBBB-BBBB", ""), user.Token, nil)
+		apitest.Refused(t, show(user), 404)
 	})
 }
 
 func TestDevicePruneJob(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		learner := env.NewUser("student")
 		// One approved and collected, one approved and never collected.
 		dcDone, ucDone := start(t, env, "progress:read")
-		env.Call(t, 200, "POST", requestPath(ucDone, "approve"), learner.Token, nil)
-		secret := poll(t, env, dcDone, "").String("data.token")
+		apitest.Must(approve(t, env.UserClient(learner), ucDone))(t)
+		secret := collect(t, env, dcDone)
 		dcLost, ucLost := start(t, env, "progress:read")
-		lost := env.Call(t, 200, "POST", requestPath(ucLost, "approve"), learner.Token, nil).String("data.token_id")
+		lost := apitest.Must(approve(t, env.UserClient(learner), ucLost))(t).TokenID
+		if lost == nil {
+			t.Fatal("an approval without its token id")
+		}
 
 		env.Clock.Advance(device.Lifetime)
 		tick(t, env)
 		// Signed access tokens last five minutes: sign in again.
 		learner.Token, _ = env.Login(env.Host, learner.Email, learner.Password)
-		admin := env.NewUser("admin")
-		list := env.Call(t, 200, "GET", "/api/admin/tokens?include_revoked=true&user_id="+itoa(learner.ID), admin.Token, nil)
+		admin := env.UserClient(env.NewUser("admin"))
+		list := apitest.Must(admin.GetAdminTokens(ctx, client.GetAdminTokensParams{IncludeRevoked: client.Ptr(true), UserID: &learner.ID}))(t)
 		revoked := map[string]bool{}
-		for i := 0; list.Get("data."+itoa(int64(i))) != nil; i++ {
-			revoked[list.String("data."+itoa(int64(i))+".id")] = list.Get("data."+itoa(int64(i))+".revoked_at") != nil
+		for _, tok := range list.Items {
+			revoked[tok.ID] = tok.RevokedAt != nil
 		}
-		if len(revoked) != 2 || !revoked[lost] {
-			t.Fatalf("after the prune: %s", list.Body)
+		if len(revoked) != 2 || !revoked[*lost] {
+			t.Fatalf("after the prune: %+v", list.Items)
 		}
-		env.Call(t, 200, "GET", "/api/auth/tokens/current", secret, nil)
+		apitest.Must(env.Client("", secret).GetAuthTokensCurrent(ctx))(t)
 		poll(t, env, dcLost, device.CodeExpired)
-		if s := env.Call(t, 200, "GET", requestPath(ucLost, ""), learner.Token, nil).String("data.status"); s != "revoked" {
-			t.Fatalf("uncollected request is %q", s)
+		if r := apitest.Must(env.UserClient(learner).GetAuthDeviceRequestsID(ctx, ucLost))(t); r.Status != "revoked" {
+			t.Fatalf("uncollected request is %q", r.Status)
 		}
 
 		// A day after expiry both requests are deleted.
@@ -346,7 +406,8 @@ func TestDevicePruneJob(t *testing.T) {
 		if n := env.Count(t, `SELECT COUNT(*) FROM device_requests`); n != 0 {
 			t.Fatalf("%d requests left a day after expiry", n)
 		}
-		env.Call(t, 404, "GET", requestPath(ucDone, ""), learner.Token, nil)
+		_, err := env.UserClient(learner).GetAuthDeviceRequestsID(ctx, ucDone)
+		apitest.Refused(t, err, 404)
 	})
 }
 
@@ -357,14 +418,12 @@ func tick(t *testing.T, env *apitest.Env) {
 	}
 }
 
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
 func TestDeviceSecretsStayOutOfLogs(t *testing.T) {
 	var log bytes.Buffer
 	env := apitest.New(t, "sqlite", apitest.Options{Log: &log})
 	dc, uc := start(t, env, "courses:read")
-	env.Call(t, 200, "POST", requestPath(uc, "approve"), env.NewUser("student").Token, nil)
-	secret := poll(t, env, dc, "").String("data.token")
+	apitest.Must(approve(t, env.UserClient(env.NewUser("student")), uc))(t)
+	secret := collect(t, env, dc)
 	poll(t, env, dc, device.CodeInvalidGrant)
 	env.Server.Audit.Flush(context.Background())
 	for _, s := range []string{dc, secret, strings.TrimPrefix(dc, "lms_dc_")} {

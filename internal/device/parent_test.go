@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -12,20 +13,20 @@ import (
 // and revoked with it.
 func TestDeviceTokenIsApproversChild(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		tutor := env.NewUser("tutor")
+		ctx := t.Context()
+		tutor := env.UserClient(env.NewUser("tutor"))
 		expires := env.Clock.Now().Add(time.Hour).UTC().Truncate(time.Second)
-		res := env.Call(t, 201, "POST", "/api/auth/tokens", tutor.Token, map[string]any{"name": "agent",
-			"scopes": []string{"tokens:write", "courses:read"}, "expires_at": expires.Format(time.RFC3339), "rate_limit_per_minute": 7})
-		parentID, parent := res.String("data.id"), res.String("data.token")
+		parent := apitest.Must(tutor.PostAuthTokens(ctx, client.CreateInputBody{Name: "agent",
+			Scopes: []string{"tokens:write", "courses:read"}, ExpiresAt: &expires, RateLimitPerMinute: client.Ptr(int64(7))}))(t)
 		dc, uc := start(t, env, "courses:read")
-		env.Call(t, 200, "POST", requestPath(uc, "approve"), parent, nil)
-		secret := poll(t, env, dc, "").String("data.token")
-		cur := env.Call(t, 200, "GET", "/api/auth/tokens/current", secret, nil)
-		if at, err := time.Parse(time.RFC3339, cur.String("data.expires_at")); err != nil || !at.Equal(expires) ||
-			cur.Number("data.rate_limit_per_minute") != 7 {
-			t.Fatalf("device token: %s", cur.Body)
+		apitest.Must(approve(t, env.Client("", parent.Token), uc))(t)
+		device := env.Client("", collect(t, env, dc))
+		cur := apitest.Must(device.GetAuthTokensCurrent(ctx))(t)
+		if cur.ExpiresAt == nil || !cur.ExpiresAt.Equal(expires) || cur.RateLimitPerMinute == nil || *cur.RateLimitPerMinute != 7 {
+			t.Fatalf("device token: %+v", cur)
 		}
-		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+parentID, tutor.Token, nil)
-		env.Call(t, 401, "GET", "/api/auth/tokens/current", secret, nil)
+		apitest.OK(t, tutor.DeleteAuthTokensID(ctx, parent.ID))
+		_, err := device.GetAuthTokensCurrent(ctx)
+		apitest.Refused(t, err, 401)
 	})
 }

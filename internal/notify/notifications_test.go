@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
@@ -25,35 +26,34 @@ func deliver(t *testing.T, env *apitest.Env) {
 	}
 }
 
-// awaitTotal polls path as u until meta.total reaches want, for at most five
-// seconds, and returns the last response.
-func awaitTotal(t *testing.T, env *apitest.Env, u *apitest.User, path string, want int) *apitest.Response {
+// awaitTotal lists u's notifications with params until the total reaches
+// want, for at most five seconds, and returns the last page.
+func awaitTotal(t *testing.T, env *apitest.Env, u *apitest.User, params client.GetNotificationsParams, want int) *client.Page[client.Notification] {
 	t.Helper()
 	deliver(t, env)
+	c := env.UserClient(u)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		res := env.Do(apitest.Request{Method: "GET", Path: path, Token: u.Token})
-		if res.Status != 200 {
-			t.Fatalf("GET %s: %d %s", path, res.Status, res.Body)
-		}
-		if int(res.Number("meta.total")) >= want || time.Now().After(deadline) {
-			if got := int(res.Number("meta.total")); got != want {
-				t.Fatalf("GET %s: total %d, want %d; body %s", path, got, want, res.Body)
+		page := apitest.Must(c.GetNotifications(t.Context(), params))(t)
+		if page.Meta.Total >= want || time.Now().After(deadline) {
+			if got := page.Meta.Total; got != want {
+				t.Fatalf("notifications %+v: total %d, want %d; %+v", params, got, want, page.Items)
 			}
-			return res
+			return page
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// logins selects the Login notifications.
+var logins = client.GetNotificationsParams{Event: client.Ptr(events.Login)}
 
 // logInAndOut makes u record one more Login and one Logout, with a second
 // token so that u's own token stays valid.
 func logInAndOut(t *testing.T, env *apitest.Env, u *apitest.User) {
 	t.Helper()
 	token, _ := env.Login(env.Host, u.Email, u.Password)
-	if res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/logout", Token: token}); res.Status != 200 {
-		t.Fatalf("logout: %d %s", res.Status, res.Body)
-	}
+	apitest.OK(t, env.Client("", token).PostAuthLogout(t.Context()))
 }
 
 func TestNotificationLog(t *testing.T) {
@@ -61,78 +61,83 @@ func TestNotificationLog(t *testing.T) {
 		student, admin := env.As("student"), env.As("admin")
 		logInAndOut(t, env, student)
 		// The student has logged in twice and out once.
-		res := awaitTotal(t, env, student, "/api/notifications", 3)
-		adminRes := awaitTotal(t, env, admin, "/api/notifications?event=Login", 1)
+		res := awaitTotal(t, env, student, client.GetNotificationsParams{}, 3)
+		adminRes := awaitTotal(t, env, admin, logins, 1)
 
-		newest := res.Get("data.0").(map[string]any)
-		if newest["event"] != "Logout" || newest["read_at"] != nil || newest["user_id"] != float64(student.ID) {
-			t.Errorf("newest notification = %v, want an unread Logout of user %d", newest, student.ID)
+		newest := res.Items[0]
+		if newest.Event != "Logout" || newest.ReadAt != nil || newest.UserID != student.ID {
+			t.Errorf("newest notification = %+v, want an unread Logout of user %d", newest, student.ID)
 		}
-		if _, ok := newest["data"].(map[string]any); !ok {
-			t.Errorf("data = %#v, want an object", newest["data"])
+		if newest.Data == nil {
+			t.Errorf("data = %#v, want an object", newest.Data)
 		}
-		if _, err := time.Parse(time.RFC3339, fmt.Sprint(newest["created_at"])); err != nil {
-			t.Errorf("created_at %v: %v", newest["created_at"], err)
+		if newest.CreatedAt.IsZero() {
+			t.Errorf("created_at missing: %+v", newest)
 		}
-		own := int64(res.Number("data.0.id"))
-		oldest := int64(res.Number("data.2.id"))
-		if res.String("data.2.event") != "Login" || oldest >= own {
-			t.Errorf("list is not newest first: %s", res.Body)
+		own := newest.ID
+		oldest := res.Items[2].ID
+		if res.Items[2].Event != "Login" || oldest >= own {
+			t.Errorf("list is not newest first: %+v", res.Items)
 		}
-		others := int64(adminRes.Number("data.0.id"))
-		read := fmt.Sprintf("/api/notifications/%d/read", own)
+		others := adminRes.Items[0].ID
+		ctx := t.Context()
+		sc := env.UserClient(student)
+		list := func(c *client.Client, p client.GetNotificationsParams) *client.Page[client.Notification] {
+			t.Helper()
+			return apitest.Must(c.GetNotifications(ctx, p))(t)
+		}
+		total := func(name string, c *client.Client, p client.GetNotificationsParams, want int) {
+			t.Helper()
+			if got := list(c, p).Meta.Total; got != want {
+				t.Errorf("%s: total %d, want %d", name, got, want)
+			}
+		}
+		unread := client.GetNotificationsParams{Unread: client.Ptr(true)}
 
-		apitest.Run(t, env, []apitest.Scenario{
-			{Name: "anonymous cannot list", Method: "GET", Path: "/api/notifications", Status: 401},
-			{Name: "token of another tenant is refused", As: "other-admin", Method: "GET", Path: "/api/notifications",
-				Status: 401},
-			{Name: "filter by event", As: "student", Method: "GET", Path: "/api/notifications?event=Login", Status: 200,
-				JSON: map[string]any{"meta.total": 2, "data.0.event": "Login", "data.1.event": "Login"}},
-			{Name: "second page", As: "student", Method: "GET", Path: "/api/notifications?per_page=2&page=2", Status: 200,
-				JSON: map[string]any{"meta": map[string]any{"current_page": 2, "per_page": 2, "total": 3, "last_page": 2},
-					"data.0.id": oldest},
-				Check: func(t *testing.T, _ *apitest.Env, res *apitest.Response) {
-					if n := len(res.Get("data").([]any)); n != 1 {
-						t.Errorf("page holds %d items, want 1", n)
-					}
-				}},
-			{Name: "page past the end is empty", As: "student", Method: "GET", Path: "/api/notifications?per_page=2&page=5",
-				Status: 200, JSON: map[string]any{"data": []any{}, "meta.total": 3, "meta.last_page": 2}},
-			{Name: "unread before marking", As: "student", Method: "GET", Path: "/api/notifications?unread=true",
-				Status: 200, JSON: map[string]any{"meta.total": 3}},
-			{Name: "event names", As: "student", Method: "GET", Path: "/api/notifications/events", Status: 200,
-				Check: func(t *testing.T, _ *apitest.Env, res *apitest.Response) {
-					names := res.Get("data").([]any)
-					if len(names) != len(events.Catalog) || !slices.Contains(names, any("Login")) {
-						t.Errorf("event names = %v, want the %d of the catalog", names, len(events.Catalog))
-					}
-				}},
-			{Name: "student cannot read another's", As: "student", Method: "POST",
-				Path: fmt.Sprintf("/api/notifications/%d/read", others), Status: 403,
-				JSON: map[string]any{"success": false, "message": "You cannot read another user's notification."}},
-			{Name: "unknown notification", As: "student", Method: "POST", Path: "/api/notifications/999999/read", Status: 404},
-			{Name: "mark own read", As: "student", Method: "POST", Path: read, Status: 200,
-				JSON: map[string]any{"data.id": own, "data.event": "Logout", "data.read_at": apitest.Present}},
-			{Name: "marking again keeps the first time", As: "student", Method: "POST", Path: read, Status: 200,
-				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					first := res.String("data.read_at")
-					env.Clock.Advance(time.Second)
-					again := env.Do(apitest.Request{Method: "POST", Path: read, Token: env.As("student").Token})
-					if again.Status != 200 || again.String("data.read_at") != first {
-						t.Errorf("second read: %d read_at %q, want %q", again.Status, again.String("data.read_at"), first)
-					}
-				}},
-			{Name: "unread after marking one", As: "student", Method: "GET", Path: "/api/notifications?unread=true",
-				Status: 200, JSON: map[string]any{"meta.total": 2}},
-			{Name: "mark all read", As: "student", Method: "POST", Path: "/api/notifications/read-all", Status: 200,
-				JSON: map[string]any{"data.count": 2}},
-			{Name: "mark all read again", As: "student", Method: "POST", Path: "/api/notifications/read-all", Status: 200,
-				JSON: map[string]any{"data.count": 0}},
-			{Name: "nothing unread", As: "student", Method: "GET", Path: "/api/notifications?unread=true", Status: 200,
-				JSON: map[string]any{"meta.total": 0}},
-			{Name: "the admin's own stay unread", As: "admin", Method: "GET", Path: "/api/notifications?unread=true&event=Login",
-				Status: 200, JSON: map[string]any{"meta.total": 1}},
-		})
+		_, err := env.ClientAs("anonymous").GetNotifications(ctx, client.GetNotificationsParams{})
+		apitest.Refused(t, err, 401)
+		_, err = env.Client("", env.As("other-admin").Token).GetNotifications(ctx, client.GetNotificationsParams{})
+		apitest.Refused(t, err, 401) // a token of another tenant
+		if p := list(sc, logins); p.Meta.Total != 2 || len(p.Items) != 2 || p.Items[0].Event != "Login" || p.Items[1].Event != "Login" {
+			t.Errorf("filter by event: %+v", p)
+		}
+		second := list(sc, client.GetNotificationsParams{PerPage: client.Ptr(int64(2)), Page: client.Ptr(int64(2))})
+		if second.Meta != (client.PageMeta{CurrentPage: 2, PerPage: 2, Total: 3, LastPage: 2}) || len(second.Items) != 1 ||
+			second.Items[0].ID != oldest {
+			t.Errorf("second page: %+v", second)
+		}
+		past := list(sc, client.GetNotificationsParams{PerPage: client.Ptr(int64(2)), Page: client.Ptr(int64(5))})
+		if len(past.Items) != 0 || past.Meta.Total != 3 || past.Meta.LastPage != 2 {
+			t.Errorf("page past the end: %+v", past)
+		}
+		total("unread before marking", sc, unread, 3)
+		if names := apitest.Must(sc.GetNotificationsEvents(ctx))(t); len(names) != len(events.Catalog) || !slices.Contains(names, "Login") {
+			t.Errorf("event names = %v, want the %d of the catalog", names, len(events.Catalog))
+		}
+		// Raw: the refusal's envelope.
+		apitest.RunOne(t, env, apitest.Scenario{Name: "student cannot read another's", As: "student", Method: "POST",
+			Path: fmt.Sprintf("/api/notifications/%d/read", others), Status: 403,
+			JSON: map[string]any{"success": false, "message": "You cannot read another user's notification."}})
+		_, err = sc.PostNotificationsIDRead(ctx, 999999)
+		apitest.Refused(t, err, 404)
+		marked := apitest.Must(sc.PostNotificationsIDRead(ctx, own))(t)
+		if marked.ID != own || marked.Event != "Logout" || marked.ReadAt == nil {
+			t.Errorf("mark own read: %+v", marked)
+		}
+		env.Clock.Advance(time.Second)
+		if again := apitest.Must(sc.PostNotificationsIDRead(ctx, own))(t); again.ReadAt == nil || !again.ReadAt.Equal(*marked.ReadAt) {
+			t.Errorf("marking again: read_at %v, want the first %v", again.ReadAt, marked.ReadAt)
+		}
+		total("unread after marking one", sc, unread, 2)
+		if m := apitest.Must(sc.PostNotificationsReadAll(ctx))(t); m.Count != 2 {
+			t.Errorf("mark all read: %d", m.Count)
+		}
+		if m := apitest.Must(sc.PostNotificationsReadAll(ctx))(t); m.Count != 0 {
+			t.Errorf("mark all read again: %d", m.Count)
+		}
+		total("nothing unread", sc, unread, 0)
+		total("the admin's own stay unread", env.UserClient(admin), client.GetNotificationsParams{Unread: client.Ptr(true),
+			Event: client.Ptr(events.Login)}, 1)
 	})
 }
 
@@ -141,75 +146,99 @@ func TestAdminNotifications(t *testing.T) {
 		student, admin := env.As("student"), env.As("admin")
 		env.As("tutor")
 		logInAndOut(t, env, student)
-		studentRes := awaitTotal(t, env, student, "/api/notifications", 3)
-		awaitTotal(t, env, admin, "/api/notifications?event=Login", 1)
-		theirs := int64(studentRes.Number("data.0.id"))
-		studentPath := fmt.Sprintf("/api/admin/notifications/%d", student.ID)
-
-		var scenarios []apitest.Scenario
+		studentRes := awaitTotal(t, env, student, client.GetNotificationsParams{}, 3)
+		awaitTotal(t, env, admin, logins, 1)
+		theirs := studentRes.Items[0].ID
+		ctx := t.Context()
+		ac := env.UserClient(admin)
+		adminRoutes := map[string]func(*client.Client) error{
+			"GET /api/admin/notifications": func(c *client.Client) error {
+				_, err := c.GetAdminNotifications(ctx, client.GetAdminNotificationsParams{})
+				return err
+			},
+			"GET /api/admin/notifications/all": func(c *client.Client) error {
+				_, err := c.GetAdminNotificationsAll(ctx, client.GetAdminNotificationsAllParams{})
+				return err
+			},
+			"GET /api/admin/notifications/events": func(c *client.Client) error {
+				_, err := c.GetAdminNotificationsEvents(ctx)
+				return err
+			},
+			"GET /api/admin/notifications/{user}": func(c *client.Client) error {
+				_, err := c.GetAdminNotificationsID(ctx, student.ID, client.GetAdminNotificationsIDParams{})
+				return err
+			},
+			"POST /api/admin/notifications/{id}/read": func(c *client.Client) error {
+				_, err := c.PostAdminNotificationsIDRead(ctx, theirs)
+				return err
+			},
+			"POST /api/admin/notifications/read-all": func(c *client.Client) error {
+				_, err := c.PostAdminNotificationsReadAll(ctx)
+				return err
+			},
+		}
 		for _, who := range []string{"student", "tutor"} {
-			for _, r := range []struct{ method, path string }{
-				{"GET", "/api/admin/notifications"},
-				{"GET", "/api/admin/notifications/all"},
-				{"GET", "/api/admin/notifications/events"},
-				{"GET", studentPath},
-				{"POST", fmt.Sprintf("/api/admin/notifications/%d/read", theirs)},
-				{"POST", "/api/admin/notifications/read-all"},
-			} {
-				scenarios = append(scenarios, apitest.Scenario{Name: who + " " + r.method + " " + r.path, As: who,
-					Method: r.method, Path: r.path, Status: 403,
-					JSON: map[string]any{"message": "This action is unauthorized."}})
+			for route, call := range adminRoutes {
+				t.Run(who+" "+route, func(t *testing.T) {
+					if e := apitest.Refused(t, call(env.ClientAs(who)), 403); e.Message != "This action is unauthorized." {
+						t.Errorf("message %q", e.Message)
+					}
+				})
 			}
 		}
-		scenarios = append(scenarios, []apitest.Scenario{
-			{Name: "admin lists own", As: "admin", Method: "GET", Path: "/api/admin/notifications", Status: 200,
-				Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					for _, item := range res.Get("data").([]any) {
-						if item.(map[string]any)["user_id"] != float64(admin.ID) {
-							t.Errorf("own list holds %v", item)
-						}
-					}
-				}},
-			{Name: "admin lists everyone's", As: "admin", Method: "GET", Path: "/api/admin/notifications/all?per_page=100",
-				Status: 200, Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					users := map[float64]bool{}
-					for _, item := range res.Get("data").([]any) {
-						users[item.(map[string]any)["user_id"].(float64)] = true
-					}
-					if !users[float64(admin.ID)] || !users[float64(student.ID)] {
-						t.Errorf("all lists users %v, want %d and %d", users, admin.ID, student.ID)
-					}
-				}},
-			{Name: "admin filters everyone's by user and event", As: "admin", Method: "GET",
-				Path: fmt.Sprintf("/api/admin/notifications/all?user_id=%d&event=Logout", student.ID), Status: 200,
-				JSON: map[string]any{"meta.total": 1, "data.0.user_id": student.ID, "data.0.event": "Logout"}},
-			{Name: "admin pages everyone's", As: "admin", Method: "GET",
-				Path: fmt.Sprintf("/api/admin/notifications/all?user_id=%d&per_page=1&page=3", student.ID), Status: 200,
-				JSON: map[string]any{"meta": map[string]any{"current_page": 3, "per_page": 1, "total": 3, "last_page": 3}}},
-			{Name: "admin lists a user's", As: "admin", Method: "GET", Path: studentPath, Status: 200,
-				JSON: map[string]any{"meta.total": 3, "data.0.id": theirs, "data.0.user_id": student.ID}},
-			{Name: "admin lists a user's unread logins", As: "admin", Method: "GET",
-				Path: studentPath + "?event=Login&unread=true", Status: 200, JSON: map[string]any{"meta.total": 2}},
-			{Name: "unknown user", As: "admin", Method: "GET", Path: "/api/admin/notifications/999999", Status: 404},
-			{Name: "admin event names", As: "admin", Method: "GET", Path: "/api/admin/notifications/events", Status: 200,
-				JSON: map[string]any{"data.0": events.Catalog[0].Name}},
-			{Name: "admin marks a student's read", As: "admin", Method: "POST",
-				Path: fmt.Sprintf("/api/admin/notifications/%d/read", theirs), Status: 200,
-				JSON: map[string]any{"data.id": theirs, "data.user_id": student.ID, "data.read_at": apitest.Present}},
-			{Name: "admin route cannot mark an unknown one", As: "admin", Method: "POST",
-				Path: "/api/admin/notifications/999999/read", Status: 404},
-			{Name: "the student sees it read", As: "student", Method: "GET", Path: "/api/notifications?unread=true",
-				Status: 200, JSON: map[string]any{"meta.total": 2}},
-			{Name: "admin marks all own read", As: "admin", Method: "POST", Path: "/api/admin/notifications/read-all",
-				Status: 200, Check: func(t *testing.T, env *apitest.Env, res *apitest.Response) {
-					if res.Number("data.count") < 1 {
-						t.Errorf("count = %v, want at least the admin's login", res.Get("data.count"))
-					}
-				}},
-			{Name: "admin read-all leaves the student's", As: "student", Method: "GET", Path: "/api/notifications?unread=true",
-				Status: 200, JSON: map[string]any{"meta.total": 2}},
-		}...)
-		apitest.Run(t, env, scenarios)
+
+		for _, item := range apitest.Must(ac.GetAdminNotifications(ctx, client.GetAdminNotificationsParams{}))(t).Items {
+			if item.UserID != admin.ID {
+				t.Errorf("own list holds %+v", item)
+			}
+		}
+		everyone := apitest.Must(ac.GetAdminNotificationsAll(ctx, client.GetAdminNotificationsAllParams{PerPage: client.Ptr(int64(100))}))(t)
+		users := map[int64]bool{}
+		for _, item := range everyone.Items {
+			users[item.UserID] = true
+		}
+		if !users[admin.ID] || !users[student.ID] {
+			t.Errorf("all lists users %v, want %d and %d", users, admin.ID, student.ID)
+		}
+		filtered := apitest.Must(ac.GetAdminNotificationsAll(ctx, client.GetAdminNotificationsAllParams{UserID: &student.ID,
+			Event: client.Ptr("Logout")}))(t)
+		if filtered.Meta.Total != 1 || filtered.Items[0].UserID != student.ID || filtered.Items[0].Event != "Logout" {
+			t.Errorf("admin filters everyone's by user and event: %+v", filtered)
+		}
+		paged := apitest.Must(ac.GetAdminNotificationsAll(ctx, client.GetAdminNotificationsAllParams{UserID: &student.ID,
+			PerPage: client.Ptr(int64(1)), Page: client.Ptr(int64(3))}))(t)
+		if paged.Meta != (client.PageMeta{CurrentPage: 3, PerPage: 1, Total: 3, LastPage: 3}) {
+			t.Errorf("admin pages everyone's: %+v", paged.Meta)
+		}
+		theirList := apitest.Must(ac.GetAdminNotificationsID(ctx, student.ID, client.GetAdminNotificationsIDParams{}))(t)
+		if theirList.Meta.Total != 3 || theirList.Items[0].ID != theirs || theirList.Items[0].UserID != student.ID {
+			t.Errorf("admin lists a user's: %+v", theirList)
+		}
+		if p := apitest.Must(ac.GetAdminNotificationsID(ctx, student.ID, client.GetAdminNotificationsIDParams{
+			Event: client.Ptr(events.Login), Unread: client.Ptr(true)}))(t); p.Meta.Total != 2 {
+			t.Errorf("admin lists a user's unread logins: %+v", p)
+		}
+		_, err := ac.GetAdminNotificationsID(ctx, 999999, client.GetAdminNotificationsIDParams{})
+		apitest.Refused(t, err, 404)
+		if names := apitest.Must(ac.GetAdminNotificationsEvents(ctx))(t); len(names) == 0 || names[0] != events.Catalog[0].Name {
+			t.Errorf("admin event names: %v", names)
+		}
+		if n := apitest.Must(ac.PostAdminNotificationsIDRead(ctx, theirs))(t); n.ID != theirs || n.UserID != student.ID || n.ReadAt == nil {
+			t.Errorf("admin marks a student's read: %+v", n)
+		}
+		_, err = ac.PostAdminNotificationsIDRead(ctx, 999999)
+		apitest.Refused(t, err, 404)
+		sc := env.UserClient(student)
+		unread := client.GetNotificationsParams{Unread: client.Ptr(true)}
+		if p := apitest.Must(sc.GetNotifications(ctx, unread))(t); p.Meta.Total != 2 {
+			t.Errorf("the student sees it read: %+v", p.Meta)
+		}
+		if m := apitest.Must(ac.PostAdminNotificationsReadAll(ctx))(t); m.Count < 1 {
+			t.Errorf("count = %d, want at least the admin's login", m.Count)
+		}
+		if p := apitest.Must(sc.GetNotifications(ctx, unread))(t); p.Meta.Total != 2 {
+			t.Errorf("admin read-all leaves the student's: %+v", p.Meta)
+		}
 	})
 }
 
@@ -221,13 +250,12 @@ func TestExcludedEventsAreNotStored(t *testing.T) {
 			}})
 			student := env.As("student")
 			logInAndOut(t, env, student)
-			res := awaitTotal(t, env, student, "/api/notifications", 1)
-			if res.String("data.0.event") != "Logout" {
-				t.Errorf("stored %s, want only the Logout", res.Body)
+			res := awaitTotal(t, env, student, client.GetNotificationsParams{}, 1)
+			if res.Items[0].Event != "Logout" {
+				t.Errorf("stored %+v, want only the Logout", res.Items)
 			}
-			names := env.Do(apitest.Request{Method: "GET", Path: "/api/notifications/events", Token: student.Token})
-			list := names.Get("data").([]any)
-			if slices.Contains(list, any("Login")) || !slices.Contains(list, any("Logout")) ||
+			list := apitest.Must(env.UserClient(student).GetNotificationsEvents(t.Context()))(t)
+			if slices.Contains(list, "Login") || !slices.Contains(list, "Logout") ||
 				len(list) != len(events.Catalog)-1 {
 				t.Errorf("event names %v, want the catalog without Login", list)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/events"
@@ -102,40 +103,45 @@ func TestTemplateChecks(t *testing.T) {
 
 func TestMessageTemplateRoutes(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		list := env.Call(t, 200, "GET", "/api/admin/message-templates", admin.Token, nil)
-		items, _ := list.Get("data").([]any)
-		if len(items) != len(notify.Slots()) || list.Get("data.0.custom") != false {
-			t.Fatalf("list: %s", list.Body)
+		ctx := t.Context()
+		admin := env.ClientAs("admin")
+		list := apitest.Must(admin.GetAdminMessageTemplates(ctx))(t)
+		if len(list) != len(notify.Slots()) || list[0].Custom {
+			t.Fatalf("list: %+v", list)
 		}
-		env.Call(t, 403, "GET", "/api/admin/message-templates", env.As("student").Token, nil)
+		_, err := env.ClientAs("student").GetAdminMessageTemplates(ctx)
+		apitest.Refused(t, err, 403)
 
-		slot := map[string]any{"event": "ForgotPassword", "channel": "email", "recipient": "user"}
-		bad := env.Call(t, 422, "POST", "/api/admin/message-templates", admin.Token, with(slot, map[string]any{
-			"subject": "Reset", "text": "{{.User.Password}}"}))
-		if msg, _ := bad.Get("errors.text.0").(string); !strings.Contains(msg, "Password") {
-			t.Errorf("422 does not name the problem: %s", bad.Body)
+		slot := func(b client.CreateTemplateInputBody) client.CreateTemplateInputBody {
+			b.Event, b.Channel, b.Recipient = "ForgotPassword", "email", "user"
+			return b
 		}
-		created := env.Call(t, 201, "POST", "/api/admin/message-templates", admin.Token, with(slot, map[string]any{
-			"subject": "Your {{.Platform.Name}} reset", "text": "Token {{.Token}} for {{.User.Email}}",
-			"html": "<p>Token <b>{{.Token}}</b></p>"}))
-		id := created.Number("data.id")
-		env.Call(t, 409, "POST", "/api/admin/message-templates", admin.Token, with(slot, map[string]any{"subject": "x", "text": "y"}))
+		_, err = admin.PostAdminMessageTemplates(ctx, slot(client.CreateTemplateInputBody{Subject: "Reset", Text: "{{.User.Password}}"}))
+		if bad := apitest.Refused(t, err, 422); len(bad.Errors["text"]) == 0 || !strings.Contains(bad.Errors["text"][0], "Password") {
+			t.Errorf("422 does not name the problem: %v", bad)
+		}
+		created := apitest.Must(admin.PostAdminMessageTemplates(ctx, slot(client.CreateTemplateInputBody{
+			Subject: "Your {{.Platform.Name}} reset", Text: "Token {{.Token}} for {{.User.Email}}",
+			HTML: client.Ptr("<p>Token <b>{{.Token}}</b></p>")})))(t)
+		id := created.ID
+		_, err = admin.PostAdminMessageTemplates(ctx, slot(client.CreateTemplateInputBody{Subject: "x", Text: "y"}))
+		apitest.Refused(t, err, 409)
 
-		preview := env.Call(t, 200, "POST", "/api/admin/message-templates/preview", admin.Token, with(slot, map[string]any{}))
-		if preview.String("data.subject") != "Your Example School reset" ||
-			!strings.Contains(preview.String("data.text"), notify.Sample("").Token) {
-			t.Errorf("preview: %s", preview.Body)
+		previewSlot := client.PreviewInputBody{Event: "ForgotPassword", Channel: "email", Recipient: "user"}
+		preview := apitest.Must(admin.PostAdminMessageTemplatesPreview(ctx, previewSlot))(t)
+		if preview.Subject != "Your Example School reset" || !strings.Contains(preview.Text, notify.Sample("").Token) {
+			t.Errorf("preview: %+v", preview)
 		}
-		preview = env.Call(t, 200, "POST", "/api/admin/message-templates/preview", admin.Token, with(slot, map[string]any{
-			"html": "<a href=\"{{.Link}}\">{{.User.Name}}</a>"}))
-		if preview.String("data.html") != `<a href="https://school.example.com/link?token=sample">Zofia Żółkiewska</a>` {
-			t.Errorf("preview html: %s", preview.Body)
+		withHTML := previewSlot
+		withHTML.HTML = client.Ptr("<a href=\"{{.Link}}\">{{.User.Name}}</a>")
+		preview = apitest.Must(admin.PostAdminMessageTemplatesPreview(ctx, withHTML))(t)
+		if preview.HTML != `<a href="https://school.example.com/link?token=sample">Zofia Żółkiewska</a>` {
+			t.Errorf("preview html: %+v", preview)
 		}
 
 		// The tenant's ForgotPassword template replaces the default mail.
 		student := env.NewUser("student")
-		env.Call(t, 200, "POST", "/api/auth/password/forgot", "", map[string]any{"email": student.Email})
+		apitest.OK(t, env.ClientAs("anonymous").PostAuthPasswordForgot(ctx, client.EmailInputBody{Email: student.Email}))
 		env.DeliverEvents()
 		m := lastMailTo(t, env, student.Email)
 		if !strings.HasPrefix(m.Subject, "Your ") || !strings.HasSuffix(m.Subject, " reset") {
@@ -145,33 +151,34 @@ func TestMessageTemplateRoutes(t *testing.T) {
 			t.Errorf("custom reset mail: %q %q", m.Body, m.HTML)
 		}
 
-		path := "/api/admin/message-templates/" + itoa(id)
-		env.Call(t, 422, "PUT", path, admin.Token, map[string]any{"subject": "{{", "text": "x"})
-		upd := env.Call(t, 200, "PUT", path, admin.Token, map[string]any{"subject": "Off", "text": "x", "enabled": false})
-		if upd.Get("data.enabled") != false {
-			t.Errorf("update: %s", upd.Body)
+		_, err = admin.PutAdminMessageTemplatesID(ctx, id, client.TemplateBody{Subject: "{{", Text: "x"})
+		apitest.Refused(t, err, 422)
+		upd := apitest.Must(admin.PutAdminMessageTemplatesID(ctx, id, client.TemplateBody{Subject: "Off", Text: "x",
+			Enabled: client.Ptr(false)}))(t)
+		if upd.Enabled {
+			t.Errorf("update: %+v", upd)
 		}
-		restored := env.Call(t, 200, "POST", path+"/restore-default", admin.Token, nil)
+		restored := apitest.Must(admin.PostAdminMessageTemplatesIDRestoreDefault(ctx, id))(t)
 		def, _ := notify.Default(notify.Slot{Event: "ForgotPassword", Channel: "email", Recipient: "user"})
-		if restored.String("data.text") != def.Text || restored.Get("data.enabled") != true || restored.Number("data.id") != id {
-			t.Errorf("restore: %s", restored.Body)
+		if restored.Text != def.Text || !restored.Enabled || restored.ID != id {
+			t.Errorf("restore: %+v", restored)
 		}
-		deleted := env.Call(t, 200, "DELETE", path, admin.Token, nil)
-		if deleted.Get("data.custom") != false {
-			t.Errorf("delete: %s", deleted.Body)
+		if deleted := apitest.Must(admin.DeleteAdminMessageTemplatesID(ctx, id))(t); deleted.Custom {
+			t.Errorf("delete: %+v", deleted)
 		}
-		env.Call(t, 404, "GET", path, admin.Token, nil)
+		_, err = admin.GetAdminMessageTemplatesID(ctx, id)
+		apitest.Refused(t, err, 404)
 		// Another tenant's admin sees nothing of this tenant's templates.
-		env.Call(t, 401, "GET", "/api/admin/message-templates", env.As("other-admin").Token, nil)
+		_, err = env.Client("", env.As("other-admin").Token).GetAdminMessageTemplates(ctx)
+		apitest.Refused(t, err, 401)
 	})
 }
 
 // A switched-off slot sends nothing; the others still go out.
 func TestDisabledTemplateSendsNothing(t *testing.T) {
 	env := apitest.New(t, "sqlite", apitest.Options{})
-	admin := env.As("admin")
-	env.Call(t, 201, "POST", "/api/admin/message-templates", admin.Token, map[string]any{"event": "PasswordChanged",
-		"channel": "email", "recipient": "user", "subject": "x", "text": "y", "enabled": false})
+	apitest.Must(env.ClientAs("admin").PostAdminMessageTemplates(t.Context(), client.CreateTemplateInputBody{Event: "PasswordChanged",
+		Channel: "email", Recipient: "user", Subject: "x", Text: "y", Enabled: client.Ptr(false)}))(t)
 	student := env.NewUser("student")
 	emit(t, env, events.Event{Name: events.PasswordChanged, UserID: student.ID})
 	emit(t, env, events.Event{Name: events.AccountBlocked, UserID: student.ID})
@@ -196,8 +203,7 @@ func TestEveryMailArrives(t *testing.T) {
 		tenant, release := env.OpenTenant(env.Tenant)
 		defer release()
 		ctx := context.Background()
-		course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Statystyka 统计"})
-		courseID := int64(course.Number("data.id"))
+		courseID := apitest.Must(env.UserClient(admin).PostAdminCourses(ctx, client.CourseBody{Title: "Statystyka 统计"}))(t).ID
 		if _, err := tenant.DB.ExecContext(ctx, `UPDATE users SET email_verified_at = NULL WHERE id = $1`, student.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +224,7 @@ func TestEveryMailArrives(t *testing.T) {
 			{events.Event{Name: events.UserAddedToGroup, UserID: student.ID, Payload: group}, student.Email, "joined the group Klasa 2B", "member"},
 			{events.Event{Name: events.UserRemovedFromGroup, UserID: student.ID, Payload: group}, student.Email, "left the group Klasa 2B", "no longer"},
 			{events.Event{Name: events.CourseFinished, UserID: student.ID, Payload: map[string]any{"course_id": courseID}},
-				student.Email, "you finished Statystyka 统计", "/courses/" + itoa(float64(courseID))},
+				student.Email, "you finished Statystyka 统计", "/courses/" + strconv.FormatInt(courseID, 10)},
 			{events.Event{Name: events.AccountDeleted, UserID: 999999, Payload: map[string]any{"email": "gone@school.test", "name": "Gone"}},
 				"gone@school.test", "has been deleted", "Hello Gone"},
 		}
@@ -227,7 +233,7 @@ func TestEveryMailArrives(t *testing.T) {
 		}
 		env.DeliverEvents()
 		// AccountDeletionRequested is mailed by its route, with the link.
-		env.Call(t, 200, "POST", "/api/profile/delete/init", student.Token, nil)
+		apitest.OK(t, env.UserClient(student).PostProfileDeleteInit(ctx))
 		// Each event is delivered on its own, so the mails arrive in any
 		// order and some events send two (AccountMustBeEnableByAdmin, to
 		// the learner and the admin): wait for each expected mail, not
@@ -296,16 +302,3 @@ func emit(t *testing.T, env *apitest.Env, ev events.Event) {
 		t.Fatal(err)
 	}
 }
-
-func with(a, b map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
-}
-
-func itoa(f float64) string { return strconv.FormatInt(int64(f), 10) }

@@ -1,9 +1,9 @@
 package tokens_test
 
 import (
-	"strconv"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -13,25 +13,38 @@ import (
 // even on an admin's token; users:read does.
 func TestAdminListingsNeedAdminScopes(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx := t.Context()
+		admin := env.ClientAs("admin")
 		learner := env.NewUser("student")
-		_, progress := create(t, env, admin.Token, map[string]any{"name": "p", "scopes": []string{"progress:read"}})
-		_, notes := create(t, env, admin.Token, map[string]any{"name": "n", "scopes": []string{"notifications:write"}})
-		_, users := create(t, env, admin.Token, map[string]any{"name": "u", "scopes": []string{"users:read"}})
-		listings := []string{"/api/admin/certificates", "/api/admin/notifications/all",
-			"/api/admin/notifications/" + strconv.FormatInt(learner.ID, 10)}
-		for _, path := range listings {
+		_, progress := create(t, admin, client.CreateInputBody{Name: "p", Scopes: []string{"progress:read"}})
+		_, notes := create(t, admin, client.CreateInputBody{Name: "n", Scopes: []string{"notifications:write"}})
+		_, users := create(t, admin, client.CreateInputBody{Name: "u", Scopes: []string{"users:read"}})
+		listings := map[string]func(*client.Client) error{
+			"/api/admin/certificates": func(c *client.Client) error {
+				_, err := c.GetAdminCertificates(ctx, client.GetAdminCertificatesParams{})
+				return err
+			},
+			"/api/admin/notifications/all": func(c *client.Client) error {
+				_, err := c.GetAdminNotificationsAll(ctx, client.GetAdminNotificationsAllParams{})
+				return err
+			},
+			"/api/admin/notifications/{user}": func(c *client.Client) error {
+				_, err := c.GetAdminNotificationsID(ctx, learner.ID, client.GetAdminNotificationsIDParams{})
+				return err
+			},
+		}
+		for path, list := range listings {
 			for name, secret := range map[string]string{"progress:read": progress, "notifications:write": notes} {
-				if res := env.Do(apitest.Request{Method: "GET", Path: path, Token: secret}); res.Status != 403 {
-					t.Errorf("GET %s with %s: %d %.200s", path, name, res.Status, res.Body)
+				if err := list(env.Client("", secret)); client.StatusOf(err) != 403 {
+					t.Errorf("GET %s with %s: %v", path, name, err)
 				}
 			}
-			env.Call(t, 200, "GET", path, users, nil)
-			env.Call(t, 200, "GET", path, admin.Token, nil)
+			apitest.OK(t, list(env.Client("", users)))
+			apitest.OK(t, list(admin))
 		}
 		// The user-level scopes still open the caller's own records.
-		env.Call(t, 200, "GET", "/api/certificates", progress, nil)
-		env.Call(t, 200, "GET", "/api/admin/notifications", notes, nil)
-		env.Call(t, 200, "GET", "/api/notifications", notes, nil)
+		apitest.Must(env.Client("", progress).GetCertificates(ctx, client.GetCertificatesParams{}))(t)
+		apitest.Must(env.Client("", notes).GetAdminNotifications(ctx, client.GetAdminNotificationsParams{}))(t)
+		apitest.Must(env.Client("", notes).GetNotifications(ctx, client.GetNotificationsParams{}))(t)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/redisconn/redisconntest"
@@ -59,12 +60,8 @@ func benchEnv(b *testing.B, redisURL string) (*apitest.Env, *apitest.User) {
 	return env, env.As("admin")
 }
 
-func newSecret(b *testing.B, env *apitest.Env, bearer string, body map[string]any) string {
-	res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/tokens", Token: bearer, Body: body})
-	if res.Status != 201 {
-		b.Fatalf("create token: %d %s", res.Status, res.Body)
-	}
-	return res.String("data.token")
+func newSecret(b *testing.B, env *apitest.Env, bearer string, body client.CreateInputBody) string {
+	return apitest.Must(env.Client("", bearer).PostAuthTokens(b.Context(), body))(b).Token
 }
 
 // BenchmarkRequestSignedToken is the baseline: a signed access token.
@@ -77,7 +74,7 @@ func BenchmarkRequestSignedToken(b *testing.B) {
 // secret check, scope check and the agent audit entry.
 func BenchmarkRequestScopedToken(b *testing.B) {
 	env, admin := benchEnv(b, "")
-	benchRequests(b, env, newSecret(b, env, admin.Token, map[string]any{"name": "bench", "scopes": []string{"profile:read"}}), false)
+	benchRequests(b, env, newSecret(b, env, admin.Token, client.CreateInputBody{Name: "bench", Scopes: []string{"profile:read"}}), false)
 }
 
 // BenchmarkRequestSignedTokenRedis and BenchmarkRequestScopedTokenLimitRedis
@@ -90,8 +87,8 @@ func BenchmarkRequestSignedTokenRedis(b *testing.B) {
 
 func BenchmarkRequestScopedTokenLimitRedis(b *testing.B) {
 	env, admin := benchEnv(b, redisURL(b))
-	benchRequests(b, env, newSecret(b, env, admin.Token, map[string]any{"name": "bench", "scopes": []string{"profile:read"},
-		"rate_limit_per_minute": 6000}), true)
+	benchRequests(b, env, newSecret(b, env, admin.Token, client.CreateInputBody{Name: "bench", Scopes: []string{"profile:read"},
+		RateLimitPerMinute: client.Ptr(int64(6000))}), true)
 }
 
 func redisURL(b *testing.B) string {

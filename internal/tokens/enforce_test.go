@@ -2,7 +2,6 @@ package tokens_test
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"regexp"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/tokens"
 )
@@ -19,19 +19,29 @@ import (
 // then the token's own limit (429 with the exact body and Retry-After).
 func TestOrderOfChecks(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		_, secret := create(t, env, admin.Token, map[string]any{"name": "agent", "scopes": []string{"courses:read"},
-			"rate_limit_per_minute": 2})
+		ctx := t.Context()
+		admin := env.ClientAs("admin")
+		_, secret := create(t, admin, client.CreateInputBody{Name: "agent", Scopes: []string{"courses:read"},
+			RateLimitPerMinute: client.Ptr(int64(2))})
+		agent := env.Client("", secret)
+		users := func(c *client.Client) error {
+			_, err := c.GetAdminUsers(ctx, client.GetAdminUsersParams{})
+			return err
+		}
+		courses := func(c *client.Client) error {
+			_, err := c.GetAdminCourses(ctx, client.GetAdminCoursesParams{})
+			return err
+		}
 		// A missing scope is refused however often, and never counts.
 		for range 3 {
-			res := env.Call(t, 403, "GET", "/api/admin/users", secret, nil)
-			if res.String("message") != "This token lacks the scope users:read." {
-				t.Fatalf("missing scope: %s", res.Body)
+			if e := apitest.Refused(t, users(agent), 403); e.Message != "This token lacks the scope users:read." {
+				t.Fatalf("missing scope: %v", e)
 			}
 		}
-		env.Call(t, 403, "POST", "/api/auth/logout", secret, nil)
-		env.Call(t, 200, "GET", "/api/admin/courses", secret, nil)
-		env.Call(t, 200, "GET", "/api/admin/courses", secret, nil)
+		apitest.Refused(t, agent.PostAuthLogout(ctx), 403)
+		apitest.OK(t, courses(agent))
+		apitest.OK(t, courses(agent))
+		// Raw: the refusal's exact envelope and header.
 		res := env.Call(t, 429, "GET", "/api/admin/courses", secret, nil)
 		want := map[string]any{"success": false, "message": "This token exceeded its rate limit.", "error": "rate_limited"}
 		if !reflect.DeepEqual(res.JSON, want) {
@@ -42,15 +52,15 @@ func TestOrderOfChecks(t *testing.T) {
 		}
 		// The scope is still checked first once the limit is reached, and a
 		// wrong secret is still a 401.
-		env.Call(t, 403, "GET", "/api/admin/users", secret, nil)
-		env.Call(t, 401, "GET", "/api/admin/courses", secret[:len(secret)-2], nil)
+		apitest.Refused(t, users(agent), 403)
+		apitest.Refused(t, courses(env.Client("", secret[:len(secret)-2])), 401)
 		// Another token of the same user has its own count.
-		_, other := create(t, env, admin.Token, map[string]any{"name": "other", "scopes": []string{"courses:read"},
-			"rate_limit_per_minute": 1})
-		env.Call(t, 200, "GET", "/api/admin/courses", other, nil)
+		_, other := create(t, admin, client.CreateInputBody{Name: "other", Scopes: []string{"courses:read"},
+			RateLimitPerMinute: client.Ptr(int64(1))})
+		apitest.OK(t, courses(env.Client("", other)))
 		// The next window allows again.
 		env.Clock.Advance(time.Minute)
-		env.Call(t, 200, "GET", "/api/admin/courses", secret, nil)
+		apitest.OK(t, courses(agent))
 	})
 }
 
@@ -58,39 +68,40 @@ func TestOrderOfChecks(t *testing.T) {
 // permissions its scopes keep, and never beyond the user's.
 func TestScopesNarrowPermissions(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		_, secret := create(t, env, admin.Token, map[string]any{"name": "reader", "scopes": []string{"courses:read"}})
-		me := env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
-		perms := fmt.Sprint(me.Get("data.permissions"))
-		if !strings.Contains(perms, "course_read") || strings.Contains(perms, "course_update") || strings.Contains(perms, "user_impersonate") {
-			t.Fatalf("permissions of a courses:read token: %s", perms)
+		ctx := t.Context()
+		_, secret := create(t, env.ClientAs("admin"), client.CreateInputBody{Name: "reader", Scopes: []string{"courses:read"}})
+		reader := env.Client("", secret)
+		perms := apitest.Must(reader.GetProfileMe(ctx))(t).Permissions
+		if !slices.Contains(perms, "course_read") || slices.Contains(perms, "course_update") || slices.Contains(perms, "user_impersonate") {
+			t.Fatalf("permissions of a courses:read token: %v", perms)
 		}
-		env.Call(t, 403, "POST", "/api/admin/courses", secret, map[string]any{"title": "No"})
+		_, err := reader.PostAdminCourses(ctx, client.CourseBody{Title: "No"})
+		apitest.Refused(t, err, 403)
 		// A student's courses:write token still cannot author courses.
-		student := env.NewUser("student")
-		_, writer := create(t, env, student.Token, map[string]any{"name": "w", "scopes": []string{"courses:write"}})
-		env.Call(t, 403, "POST", "/api/admin/courses", writer, map[string]any{"title": "No"})
+		_, writer := create(t, env.UserClient(env.NewUser("student")), client.CreateInputBody{Name: "w", Scopes: []string{"courses:write"}})
+		_, err = env.Client("", writer).PostAdminCourses(ctx, client.CourseBody{Title: "No"})
+		apitest.Refused(t, err, 403)
 		// A tutor's courses:write token can.
-		tutor := env.NewUser("tutor")
-		_, tw := create(t, env, tutor.Token, map[string]any{"name": "w", "scopes": []string{"courses:write"}})
-		env.Call(t, 201, "POST", "/api/admin/courses", tw, map[string]any{"title": "Yes"})
+		_, tw := create(t, env.UserClient(env.NewUser("tutor")), client.CreateInputBody{Name: "w", Scopes: []string{"courses:write"}})
+		apitest.Must(env.Client("", tw).PostAdminCourses(ctx, client.CourseBody{Title: "Yes"}))(t)
 	})
 }
 
 // waitAudit polls the agent audit until it lists at least n entries
-// matching query, as an admin freshly logged in.
-func waitAudit(t *testing.T, env *apitest.Env, query string, n int) *apitest.Response {
+// matching params, as an admin freshly logged in.
+func waitAudit(t *testing.T, env *apitest.Env, params client.GetAdminAgentAuditParams, n int) *client.Page[client.AuditEntry] {
 	t.Helper()
 	admin := env.As("admin")
 	token, _ := env.Login(env.Host, admin.Email, admin.Password)
+	c := env.Client("", token)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		res := env.Call(t, 200, "GET", "/api/admin/agent-audit?"+query, token, nil)
-		if int(res.Number("meta.total")) >= n {
-			return res
+		page := apitest.Must(c.GetAdminAgentAudit(t.Context(), params))(t)
+		if page.Meta.Total >= n {
+			return page
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("agent audit %q: %s", query, res.Body)
+			t.Fatalf("agent audit %+v: %+v", params, page)
 		}
 		// The audit routes allow 60 calls a minute per user.
 		time.Sleep(200 * time.Millisecond)
@@ -99,87 +110,99 @@ func waitAudit(t *testing.T, env *apitest.Env, query string, n int) *apitest.Res
 
 func TestAgentAudit(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		tutor := env.NewUser("tutor")
-		id, secret := create(t, env, tutor.Token, map[string]any{"name": "agent", "scopes": []string{"courses:read"}})
-		course := env.Call(t, 201, "POST", "/api/admin/courses", tutor.Token, map[string]any{"title": "Audited"})
-		courseID := strconv.Itoa(int(course.Number("data.id")))
-		env.Do(apitest.Request{Method: "GET", Path: "/api/admin/courses/" + courseID + "?secret=" + secret, Token: secret,
-			Headers: map[string]string{"User-Agent": "agent-test/1.0"}})
-		env.Call(t, 403, "GET", "/api/admin/users", secret, nil)
+		tc := env.UserClient(tutor)
+		id, secret := create(t, tc, client.CreateInputBody{Name: "agent", Scopes: []string{"courses:read"}})
+		agent := env.Client("", secret)
+		course := apitest.Must(tc.PostAdminCourses(ctx, client.CourseBody{Title: "Audited"}))(t)
+		// Raw: a secret in the query and a User-Agent of its own.
+		env.Do(apitest.Request{Method: "GET", Path: "/api/admin/courses/" + strconv.FormatInt(course.ID, 10) + "?secret=" + secret,
+			Token: secret, Headers: map[string]string{"User-Agent": "agent-test/1.0"}})
+		_, err := agent.GetAdminUsers(ctx, client.GetAdminUsersParams{})
+		apitest.Refused(t, err, 403)
+		// Raw: a path no route serves.
 		env.Call(t, 404, "GET", "/api/no-such-route", secret, nil)
 		// Signed tokens are not audited.
-		env.Call(t, 200, "GET", "/api/admin/courses", tutor.Token, nil)
+		apitest.Must(tc.GetAdminCourses(ctx, client.GetAdminCoursesParams{}))(t)
 
-		res := waitAudit(t, env, "token_id="+id, 3)
-		if strings.Contains(string(res.Body), secret) || strings.Contains(string(res.Body), "?") {
+		if page := waitAudit(t, env, client.GetAdminAgentAuditParams{TokenID: &id}, 3); page.Meta.Total != 3 {
+			t.Fatalf("audit of the token: %+v", page)
+		}
+		// Raw: nothing anywhere in the answer holds the secret or a query.
+		adminToken := env.As("admin").Token
+		if res := env.Call(t, 200, "GET", "/api/admin/agent-audit?token_id="+id, adminToken, nil); strings.Contains(string(res.Body), secret) ||
+			strings.Contains(string(res.Body), "?") {
 			t.Fatalf("the audit holds a secret or a query: %s", res.Body)
 		}
-		if res.Number("meta.total") != 3 {
-			t.Fatalf("audit of the token: %s", res.Body)
+		okPage := waitAudit(t, env, client.GetAdminAgentAuditParams{TokenID: &id, Status: client.Ptr(int64(200))}, 1)
+		if ok := okPage.Items[0]; ok.Route != "GET /api/admin/courses/{id}" || ok.Method != "GET" || ok.UserID != tutor.ID ||
+			ok.UserAgent != "agent-test/1.0" || ok.IP == "" || ok.DurationUs <= 0 || ok.At.IsZero() {
+			t.Fatalf("audit row: %+v", ok)
 		}
-		ok := waitAudit(t, env, "token_id="+id+"&status=200", 1)
-		if ok.String("data.0.route") != "GET /api/admin/courses/{id}" || ok.String("data.0.method") != "GET" ||
-			ok.Number("data.0.user_id") != float64(tutor.ID) || ok.String("data.0.user_agent") != "agent-test/1.0" ||
-			ok.String("data.0.ip") == "" || ok.Get("data.0.duration_us") == nil || ok.String("data.0.at") == "" {
-			t.Fatalf("audit row: %s", ok.Body)
+		denied := waitAudit(t, env, client.GetAdminAgentAuditParams{Route: client.Ptr("GET /api/admin/users"), UserID: &tutor.ID}, 1)
+		if denied.Items[0].Status != 403 || denied.Meta.Total != 1 {
+			t.Fatalf("refused call: %+v", denied)
 		}
-		denied := waitAudit(t, env, "route="+urlQuery("GET /api/admin/users")+"&user_id="+strconv.FormatInt(tutor.ID, 10), 1)
-		if denied.Number("data.0.status") != 403 || denied.Number("meta.total") != 1 {
-			t.Fatalf("refused call: %s", denied.Body)
+		admin := env.ClientAs("admin")
+		audit := func(p client.GetAdminAgentAuditParams) *client.Page[client.AuditEntry] {
+			t.Helper()
+			return apitest.Must(admin.GetAdminAgentAudit(ctx, p))(t)
 		}
-		if env.Call(t, 200, "GET", "/api/admin/agent-audit?route=unmatched&token_id="+id, env.As("admin").Token, nil).Number("meta.total") != 1 {
+		if audit(client.GetAdminAgentAuditParams{Route: client.Ptr("unmatched"), TokenID: &id}).Meta.Total != 1 {
 			t.Fatal("a call to no route is not audited as unmatched")
 		}
 		// Time range and pagination.
-		future := env.Clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-		if env.Call(t, 200, "GET", "/api/admin/agent-audit?from="+future, env.As("admin").Token, nil).Number("meta.total") != 0 {
+		future := env.Clock.Now().Add(time.Hour).UTC().Truncate(time.Second)
+		if audit(client.GetAdminAgentAuditParams{From: &future}).Meta.Total != 0 {
 			t.Fatal("the from filter selects earlier calls")
 		}
-		page := env.Call(t, 200, "GET", "/api/admin/agent-audit?token_id="+id+"&per_page=2&page=2", env.As("admin").Token, nil)
-		if page.Number("meta.last_page") != 2 || page.Get("data.0") == nil || page.Get("data.1") != nil {
-			t.Fatalf("second page: %s", page.Body)
+		page := audit(client.GetAdminAgentAuditParams{TokenID: &id, PerPage: client.Ptr(int64(2)), Page: client.Ptr(int64(2))})
+		if page.Meta.LastPage != 2 || len(page.Items) != 1 {
+			t.Fatalf("second page: %+v", page)
 		}
-		one := env.Call(t, 200, "GET", "/api/admin/tokens/"+id+"/audit", env.As("admin").Token, nil)
-		if one.Number("meta.total") != 3 {
-			t.Fatalf("token audit: %s", one.Body)
+		one := apitest.Must(admin.GetAdminTokensIDAudit(ctx, id, client.GetAdminTokensIDAuditParams{}))(t)
+		if one.Meta.Total != 3 {
+			t.Fatalf("token audit: %+v", one)
 		}
 		// The token's last use is recorded with its address.
-		list := env.Call(t, 200, "GET", "/api/auth/tokens", tutor.Token, nil)
-		if list.String("data.0.last_used_at") == "" || list.String("data.0.last_used_ip") == "" {
-			t.Fatalf("last use: %s", list.Body)
+		list := apitest.Must(tc.GetAuthTokens(ctx))(t)
+		if len(list) == 0 || list[0].LastUsedAt == nil || list[0].LastUsedIP == nil || *list[0].LastUsedIP == "" {
+			t.Fatalf("last use: %+v", list)
 		}
 		// Only admins (token_manage) read the audit.
-		env.Call(t, 403, "GET", "/api/admin/agent-audit", tutor.Token, nil)
-		env.Call(t, 403, "GET", "/api/admin/tokens/"+id+"/audit", tutor.Token, nil)
-		env.Call(t, 401, "GET", "/api/admin/agent-audit", "", nil)
+		_, err = tc.GetAdminAgentAudit(ctx, client.GetAdminAgentAuditParams{})
+		apitest.Refused(t, err, 403)
+		_, err = tc.GetAdminTokensIDAudit(ctx, id, client.GetAdminTokensIDAuditParams{})
+		apitest.Refused(t, err, 403)
+		_, err = env.ClientAs("anonymous").GetAdminAgentAudit(ctx, client.GetAdminAgentAuditParams{})
+		apitest.Refused(t, err, 401)
 	})
-}
-
-func urlQuery(s string) string {
-	return strings.NewReplacer(" ", "%20", "/", "%2F", "{", "%7B", "}", "%7D").Replace(s)
 }
 
 func TestAuditPruning(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		admin := env.As("admin")
-		id, secret := create(t, env, admin.Token, map[string]any{"name": "agent", "scopes": []string{"profile:read"}})
-		env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
-		waitAudit(t, env, "token_id="+id, 1)
+		id, secret := create(t, env.UserClient(admin), client.CreateInputBody{Name: "agent", Scopes: []string{"profile:read"}})
+		agent := env.Client("", secret)
+		apitest.Must(agent.GetProfileMe(ctx))(t)
+		waitAudit(t, env, client.GetAdminAgentAuditParams{TokenID: &id}, 1)
 		env.Clock.Advance(89 * 24 * time.Hour)
-		env.Call(t, 200, "GET", "/api/profile/settings", secret, nil)
-		waitAudit(t, env, "token_id="+id, 2)
+		apitest.Must(agent.GetProfileSettings(ctx))(t)
+		waitAudit(t, env, client.GetAdminAgentAuditParams{TokenID: &id}, 2)
 		env.Clock.Advance(2 * 24 * time.Hour)
 		if err := env.Server.Jobs.Tick(context.Background(), env.Clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		adminToken, _ := env.Login(env.Host, admin.Email, admin.Password)
-		left := env.Call(t, 200, "GET", "/api/admin/agent-audit?token_id="+id, adminToken, nil)
-		if left.Number("meta.total") != 1 || left.String("data.0.route") != "GET /api/profile/settings" {
-			t.Fatalf("after pruning: %s", left.Body)
+		fresh := env.Client("", adminToken)
+		left := apitest.Must(fresh.GetAdminAgentAudit(ctx, client.GetAdminAgentAuditParams{TokenID: &id}))(t)
+		if left.Meta.Total != 1 || left.Items[0].Route != "GET /api/profile/settings" {
+			t.Fatalf("after pruning: %+v", left)
 		}
 		// A shorter retention setting prunes the rest on the next day's run.
-		env.Call(t, 200, "POST", "/api/admin/config", adminToken,
-			map[string]any{"config": []map[string]any{{"key": tokens.AuditRetentionKey, "value": 1}}})
+		apitest.Must(fresh.PostAdminConfig(ctx, client.UpdateInputBody{Config: []client.Item{{Key: tokens.AuditRetentionKey, Value: 1}}}))(t)
 		env.Clock.Advance(24 * time.Hour)
 		if err := env.Server.Jobs.Tick(context.Background(), env.Clock.Now()); err != nil {
 			t.Fatal(err)
@@ -192,42 +215,50 @@ func TestAuditPruning(t *testing.T) {
 
 func TestRevocation(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		body := map[string]any{"name": "n", "scopes": []string{"profile:read"}}
+		ctx := t.Context()
+		admin := env.ClientAs("admin")
+		body := client.CreateInputBody{Name: "n", Scopes: []string{"profile:read"}}
+		// scoped makes a token of a new student and checks it works.
+		scoped := func() (*apitest.User, string, *client.Client) {
+			t.Helper()
+			u := env.NewUser("student")
+			id, secret := create(t, env.UserClient(u), body)
+			c := env.Client("", secret)
+			apitest.Must(c.GetProfileMe(ctx))(t)
+			return u, id, c
+		}
+		refused := func(c *client.Client) *client.Error {
+			t.Helper()
+			_, err := c.GetProfileMe(ctx)
+			return apitest.Refused(t, err, 401)
+		}
 
 		// An admin revokes it.
-		u := env.NewUser("student")
-		id, secret := create(t, env, u.Token, body)
-		env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
-		env.Call(t, 403, "DELETE", "/api/admin/tokens/"+id, u.Token, nil)
-		env.Call(t, 200, "DELETE", "/api/admin/tokens/"+id, admin.Token, nil)
-		env.Call(t, 200, "DELETE", "/api/admin/tokens/"+id, admin.Token, nil)
-		env.Call(t, 401, "GET", "/api/profile/me", secret, nil)
-		env.Call(t, 404, "DELETE", "/api/admin/tokens/unknown", admin.Token, nil)
+		u, id, c := scoped()
+		apitest.Refused(t, env.UserClient(u).DeleteAdminTokensID(ctx, id), 403)
+		apitest.OK(t, admin.DeleteAdminTokensID(ctx, id))
+		apitest.OK(t, admin.DeleteAdminTokensID(ctx, id))
+		refused(c)
+		apitest.Refused(t, admin.DeleteAdminTokensID(ctx, "unknown"), 404)
 
 		// Blocking the user.
-		u = env.NewUser("student")
-		_, secret = create(t, env, u.Token, body)
-		env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
-		env.Call(t, 200, "PATCH", "/api/admin/users/"+strconv.FormatInt(u.ID, 10), admin.Token, map[string]any{"is_active": false})
-		env.Call(t, 401, "GET", "/api/profile/me", secret, nil)
+		u, _, c = scoped()
+		apitest.Must(admin.PatchAdminUsersID(ctx, u.ID, client.UserChangeBody{IsActive: client.Ptr(false)}))(t)
+		refused(c)
 		// Unblocking does not bring it back.
-		env.Call(t, 200, "PATCH", "/api/admin/users/"+strconv.FormatInt(u.ID, 10), admin.Token, map[string]any{"is_active": true})
-		env.Call(t, 401, "GET", "/api/profile/me", secret, nil)
+		apitest.Must(admin.PatchAdminUsersID(ctx, u.ID, client.UserChangeBody{IsActive: client.Ptr(true)}))(t)
+		refused(c)
 
 		// Deleting the user.
-		u = env.NewUser("student")
-		_, secret = create(t, env, u.Token, body)
-		env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
-		env.Call(t, 200, "DELETE", "/api/admin/users/"+strconv.FormatInt(u.ID, 10), admin.Token, nil)
-		env.Call(t, 401, "GET", "/api/profile/me", secret, nil)
+		u, _, c = scoped()
+		apitest.OK(t, admin.DeleteAdminUsersID(ctx, u.ID))
+		refused(c)
 
 		// A password reset.
-		u = env.NewUser("student")
-		_, secret = create(t, env, u.Token, body)
-		env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
+		u, _, c = scoped()
 		before := len(env.SMTP.Wait(t, 0, time.Second))
-		env.Call(t, 200, "POST", "/api/auth/password/forgot", "", map[string]any{"email": u.Email})
+		anonymous := env.ClientAs("anonymous")
+		apitest.OK(t, anonymous.PostAuthPasswordForgot(ctx, client.EmailInputBody{Email: u.Email}))
 		// Mails of the earlier steps (the account blocked, deleted) are
 		// sent after their commits too, so they may still arrive first.
 		var code []string
@@ -241,55 +272,61 @@ func TestRevocation(t *testing.T) {
 		if code == nil {
 			t.Fatal("no reset mail")
 		}
-		env.Call(t, 200, "POST", "/api/auth/password/reset", "",
-			map[string]any{"email": u.Email, "token": code[1], "password": "brand-new-pass"})
-		env.Call(t, 401, "GET", "/api/profile/me", secret, nil)
+		apitest.OK(t, anonymous.PostAuthPasswordReset(ctx, client.ResetInputBody{Email: u.Email, Token: code[1], Password: "brand-new-pass"}))
+		refused(c)
 
 		// Expiry, on the injected clock.
 		u = env.NewUser("student")
-		exp := env.Clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-		_, secret = create(t, env, u.Token, map[string]any{"name": "n", "scopes": []string{"profile:read"}, "expires_at": exp})
-		env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
+		exp := env.Clock.Now().Add(time.Hour).UTC().Truncate(time.Second)
+		_, secret := create(t, env.UserClient(u), client.CreateInputBody{Name: "n", Scopes: []string{"profile:read"}, ExpiresAt: &exp})
+		c = env.Client("", secret)
+		apitest.Must(c.GetProfileMe(ctx))(t)
 		env.Clock.Advance(time.Hour)
-		if res := env.Call(t, 401, "GET", "/api/profile/me", secret, nil); res.String("message") != "Token expired." {
-			t.Fatalf("expired: %s", res.Body)
+		if e := refused(c); e.Message != "Token expired." {
+			t.Fatalf("expired: %v", e)
 		}
 	})
 }
 
 func TestAdminTokenRoutes(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx := t.Context()
+		admin := env.ClientAs("admin")
 		a, b := env.NewUser("student"), env.NewUser("tutor")
-		idA, _ := create(t, env, a.Token, map[string]any{"name": "a", "scopes": []string{"profile:read"}})
-		create(t, env, b.Token, map[string]any{"name": "b", "scopes": []string{"profile:read"}})
-		all := env.Call(t, 200, "GET", "/api/admin/tokens", admin.Token, nil)
+		idA, _ := create(t, env.UserClient(a), client.CreateInputBody{Name: "a", Scopes: []string{"profile:read"}})
+		create(t, env.UserClient(b), client.CreateInputBody{Name: "b", Scopes: []string{"profile:read"}})
+		// Raw: the listing holds no secret, which the client's types cannot see.
+		all := env.Call(t, 200, "GET", "/api/admin/tokens", env.As("admin").Token, nil)
 		if all.Number("meta.total") != 2 || all.Get("data.0.token") != nil {
 			t.Fatalf("all tokens: %s", all.Body)
 		}
-		one := env.Call(t, 200, "GET", "/api/admin/tokens?user_id="+strconv.FormatInt(a.ID, 10), admin.Token, nil)
-		if one.Number("meta.total") != 1 || one.String("data.0.id") != idA {
-			t.Fatalf("filtered: %s", one.Body)
+		list := func(c *client.Client, p client.GetAdminTokensParams) (*client.Page[client.Token], error) {
+			return c.GetAdminTokens(ctx, p)
 		}
-		env.Call(t, 200, "DELETE", "/api/admin/tokens/"+idA, admin.Token, nil)
-		if env.Call(t, 200, "GET", "/api/admin/tokens", admin.Token, nil).Number("meta.total") != 1 {
+		one := apitest.Must(list(admin, client.GetAdminTokensParams{UserID: &a.ID}))(t)
+		if one.Meta.Total != 1 || one.Items[0].ID != idA {
+			t.Fatalf("filtered: %+v", one)
+		}
+		apitest.OK(t, admin.DeleteAdminTokensID(ctx, idA))
+		if apitest.Must(list(admin, client.GetAdminTokensParams{}))(t).Meta.Total != 1 {
 			t.Fatal("a revoked token is listed by default")
 		}
-		if env.Call(t, 200, "GET", "/api/admin/tokens?include_revoked=true", admin.Token, nil).Number("meta.total") != 2 {
+		if apitest.Must(list(admin, client.GetAdminTokensParams{IncludeRevoked: client.Ptr(true)}))(t).Meta.Total != 2 {
 			t.Fatal("include_revoked lists revoked tokens")
 		}
 		for _, role := range []string{"student", "tutor"} {
-			env.Call(t, 403, "GET", "/api/admin/tokens", env.As(role).Token, nil)
+			_, err := list(env.ClientAs(role), client.GetAdminTokensParams{})
+			apitest.Refused(t, err, 403)
 		}
 		// An admin's scoped token needs tokens:manage on these routes.
-		_, manage := create(t, env, admin.Token, map[string]any{"name": "m", "scopes": []string{"tokens:manage"}})
-		_, other := create(t, env, admin.Token, map[string]any{"name": "o", "scopes": []string{"tokens:write"}})
-		env.Call(t, 200, "GET", "/api/admin/tokens", manage, nil)
-		env.Call(t, 403, "GET", "/api/admin/tokens", other, nil)
+		_, manage := create(t, admin, client.CreateInputBody{Name: "m", Scopes: []string{"tokens:manage"}})
+		_, other := create(t, admin, client.CreateInputBody{Name: "o", Scopes: []string{"tokens:write"}})
+		apitest.Must(list(env.Client("", manage), client.GetAdminTokensParams{}))(t)
+		_, err := list(env.Client("", other), client.GetAdminTokensParams{})
+		apitest.Refused(t, err, 403)
 		// Another tenant's admin sees none of them.
-		res := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/tokens", Token: env.As("other-admin").Token, Host: "other.test"})
-		if res.Status != 200 || res.Number("meta.total") != 0 {
-			t.Fatalf("other tenant: %d %s", res.Status, res.Body)
+		if page := apitest.Must(list(env.Client("other.test", env.As("other-admin").Token), client.GetAdminTokensParams{}))(t); page.Meta.Total != 0 {
+			t.Fatalf("other tenant: %+v", page)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -12,50 +13,56 @@ import (
 // revoked.
 func TestScopedTokensOnH5P(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		tutor := env.NewUser("tutor")
-		id, reader := create(t, env, tutor.Token, map[string]any{"name": "h5p", "scopes": []string{"h5p:read"}})
-		_, courses := create(t, env, tutor.Token, map[string]any{"name": "courses", "scopes": []string{"courses:read"}})
-		list := func(token string) int {
-			return env.Do(apitest.Request{Method: "GET", Path: "/h5p/contents", Token: token}).Status
+		owner := env.UserClient(tutor)
+		id, reader := create(t, owner, client.CreateInputBody{Name: "h5p", Scopes: []string{"h5p:read"}})
+		_, courses := create(t, owner, client.CreateInputBody{Name: "courses", Scopes: []string{"courses:read"}})
+		list := func(token string) error {
+			_, err := env.Client("", token).GetH5PContents(ctx, client.GetH5PContentsParams{})
+			return err
 		}
-		if got := list(tutor.Token); got != 200 {
-			t.Fatalf("tutor's signed token: %d", got)
+		if err := list(tutor.Token); err != nil {
+			t.Fatalf("tutor's signed token: %v", err)
 		}
-		if got := list(reader); got != 200 {
-			t.Fatalf("h5p:read token: %d", got)
+		if err := list(reader); err != nil {
+			t.Fatalf("h5p:read token: %v", err)
 		}
+		// Raw: the token travels in the URL, which no client call does.
 		if res := env.Do(apitest.Request{Method: "GET", Path: "/h5p/contents?_token=" + reader}); res.Status == 200 {
 			t.Fatal("a scoped token in the URL is accepted")
 		}
-		if got := list(courses); got == 200 {
+		if list(courses) == nil {
 			t.Fatal("a token without an h5p scope lists H5P contents")
 		}
-		if got := list(reader[:len(reader)-1]); got == 200 {
+		if list(reader[:len(reader)-1]) == nil {
 			t.Fatal("a truncated token lists H5P contents")
 		}
 		// Reading does not allow writing.
-		res := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents", Token: reader, Body: map[string]any{}})
-		if res.Status >= 200 && res.Status < 300 {
-			t.Fatalf("h5p:read token wrote: %d %s", res.Status, res.Body)
+		if saved, err := env.Client("", reader).PostH5PContents(ctx, client.ContentBody{}); err == nil {
+			t.Fatalf("h5p:read token wrote: %+v", saved)
 		}
 		// Its calls are in the agent audit with the H5P route pattern.
-		audit := waitAudit(t, env, "token_id="+id+"&route="+urlQuery("GET /h5p/contents")+"&status=200", 1)
-		if audit.Number("data.0.user_id") != float64(tutor.ID) {
-			t.Fatalf("audit of an H5P call: %s", audit.Body)
+		audit := waitAudit(t, env, client.GetAdminAgentAuditParams{TokenID: &id, Route: client.Ptr("GET /h5p/contents"),
+			Status: client.Ptr(int64(200))}, 1)
+		if audit.Items[0].UserID != tutor.ID {
+			t.Fatalf("audit of an H5P call: %+v", audit.Items)
 		}
-		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+id, tutor.Token, nil)
+		apitest.OK(t, owner.DeleteAuthTokensID(ctx, id))
 		// The token's own limit holds on /h5p too; the service's profile
 		// lookup (at most once a minute) is one of its calls.
-		_, limited := create(t, env, tutor.Token, map[string]any{"name": "l", "scopes": []string{"h5p:read"}, "rate_limit_per_minute": 3})
-		if first, second := list(limited), list(limited); first != 200 || second != 200 {
+		_, limited := create(t, owner, client.CreateInputBody{Name: "l", Scopes: []string{"h5p:read"},
+			RateLimitPerMinute: client.Ptr(int64(3))})
+		if first, second := list(limited), list(limited); first != nil || second != nil {
 			t.Fatal("limited token refused early")
 		}
-		res = env.Do(apitest.Request{Method: "GET", Path: "/h5p/contents", Token: limited})
+		// Raw: the refusal's exact envelope and header.
+		res := env.Do(apitest.Request{Method: "GET", Path: "/h5p/contents", Token: limited})
 		want := map[string]any{"success": false, "message": "This token exceeded its rate limit.", "error": "rate_limited"}
 		if res.Status != 429 || !reflect.DeepEqual(res.JSON, want) || res.Header.Get("Retry-After") == "" {
 			t.Fatalf("over the limit on /h5p: %d %s", res.Status, res.Body)
 		}
-		if got := list(reader); got == 200 {
+		if list(reader) == nil {
 			t.Fatal("a revoked token still lists H5P contents")
 		}
 	})

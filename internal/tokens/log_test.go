@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -32,14 +33,19 @@ func (l *lockedBuffer) String() string {
 func TestSecretsStayOutOfLogs(t *testing.T) {
 	var log lockedBuffer
 	env := apitest.New(t, "sqlite", apitest.Options{Log: &log})
-	u := env.NewUser("student")
-	id, secret := create(t, env, u.Token, map[string]any{"name": "n", "scopes": []string{"profile:read"}})
-	env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
-	env.Call(t, 403, "GET", "/api/courses/progress", secret, nil)
-	env.Call(t, 401, "GET", "/api/profile/me", secret[:len(secret)-1], nil)
-	env.Call(t, 200, "DELETE", "/api/auth/tokens/"+id, u.Token, nil)
-	env.Call(t, 401, "GET", "/api/profile/me", secret, nil)
-	env.Do(apitest.Request{Method: "GET", Path: "/h5p/contents", Token: secret})
+	ctx := t.Context()
+	u := env.UserClient(env.NewUser("student"))
+	id, secret := create(t, u, client.CreateInputBody{Name: "n", Scopes: []string{"profile:read"}})
+	scoped := env.Client("", secret)
+	apitest.Must(scoped.GetProfileMe(ctx))(t)
+	_, err := scoped.GetCoursesProgress(ctx, client.GetCoursesProgressParams{})
+	apitest.Refused(t, err, 403)
+	_, err = env.Client("", secret[:len(secret)-1]).GetProfileMe(ctx)
+	apitest.Refused(t, err, 401)
+	apitest.OK(t, u.DeleteAuthTokensID(ctx, id))
+	_, err = scoped.GetProfileMe(ctx)
+	apitest.Refused(t, err, 401)
+	scoped.GetH5PContents(ctx, client.GetH5PContentsParams{})
 	if !strings.Contains(log.String(), "/api/profile/me") {
 		t.Fatal("no request was logged")
 	}

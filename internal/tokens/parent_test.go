@@ -1,9 +1,11 @@
 package tokens_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -13,61 +15,64 @@ import (
 // cached).
 func TestChildNeverExceedsParent(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		u := env.NewUser("student")
+		ctx := t.Context()
+		u := env.UserClient(env.NewUser("student"))
 		expires := env.Clock.Now().Add(2 * time.Minute).UTC().Truncate(time.Second)
-		parentID, parent := create(t, env, u.Token, map[string]any{"name": "agent", "scopes": []string{"tokens:write", "profile:read"},
-			"expires_at": expires.Format(time.RFC3339), "rate_limit_per_minute": 5})
+		parentID, parent := create(t, u, client.CreateInputBody{Name: "agent", Scopes: []string{"tokens:write", "profile:read"},
+			ExpiresAt: &expires, RateLimitPerMinute: client.Ptr(int64(5))})
+		asParent := env.Client("", parent)
 
 		// Asking for nothing gets the parent's expiry and limit.
-		childID, child := create(t, env, parent, map[string]any{"name": "child", "scopes": []string{"tokens:write", "profile:read"}})
-		cur := env.Call(t, 200, "GET", "/api/auth/tokens/current", child, nil)
-		if at, err := time.Parse(time.RFC3339, cur.String("data.expires_at")); err != nil || !at.Equal(expires) ||
-			cur.Number("data.rate_limit_per_minute") != 5 {
-			t.Fatalf("child: %s", cur.Body)
+		childID, child := create(t, asParent, client.CreateInputBody{Name: "child", Scopes: []string{"tokens:write", "profile:read"}})
+		asChild := env.Client("", child)
+		cur := apitest.Must(asChild.GetAuthTokensCurrent(ctx))(t)
+		if cur.ExpiresAt == nil || !cur.ExpiresAt.Equal(expires) || cur.RateLimitPerMinute == nil || *cur.RateLimitPerMinute != 5 {
+			t.Fatalf("child: %+v", cur)
 		}
 		// Asking for more is refused; asking for less is kept.
-		later := expires.Add(time.Second).Format(time.RFC3339)
-		res := env.Call(t, 422, "POST", "/api/auth/tokens", parent, map[string]any{"name": "later", "scopes": []string{"profile:read"},
-			"expires_at": later})
-		if res.Get("errors.expires_at") == nil {
-			t.Fatalf("later expiry: %s", res.Body)
+		_, err := asParent.PostAuthTokens(ctx, client.CreateInputBody{Name: "later", Scopes: []string{"profile:read"},
+			ExpiresAt: client.Ptr(expires.Add(time.Second))})
+		if e := apitest.Refused(t, err, 422); len(e.Errors["expires_at"]) == 0 {
+			t.Fatalf("later expiry: %v", e)
 		}
-		res = env.Call(t, 422, "POST", "/api/auth/tokens", parent, map[string]any{"name": "faster", "scopes": []string{"profile:read"},
-			"rate_limit_per_minute": 6})
-		if res.Get("errors.rate_limit_per_minute") == nil {
-			t.Fatalf("higher limit: %s", res.Body)
+		_, err = asParent.PostAuthTokens(ctx, client.CreateInputBody{Name: "faster", Scopes: []string{"profile:read"},
+			RateLimitPerMinute: client.Ptr(int64(6))})
+		if e := apitest.Refused(t, err, 422); len(e.Errors["rate_limit_per_minute"]) == 0 {
+			t.Fatalf("higher limit: %v", e)
 		}
 		sooner := env.Clock.Now().Add(time.Minute).UTC().Truncate(time.Second)
-		res = env.Call(t, 201, "POST", "/api/auth/tokens", parent, map[string]any{"name": "slower", "scopes": []string{"profile:read"},
-			"expires_at": sooner.Format(time.RFC3339), "rate_limit_per_minute": 2})
-		if at, _ := time.Parse(time.RFC3339, res.String("data.expires_at")); !at.Equal(sooner) || res.Number("data.rate_limit_per_minute") != 2 {
-			t.Fatalf("narrower child: %s", res.Body)
+		slower := apitest.Must(asParent.PostAuthTokens(ctx, client.CreateInputBody{Name: "slower", Scopes: []string{"profile:read"},
+			ExpiresAt: &sooner, RateLimitPerMinute: client.Ptr(int64(2))}))(t)
+		if slower.ExpiresAt == nil || !slower.ExpiresAt.Equal(sooner) || slower.RateLimitPerMinute == nil || *slower.RateLimitPerMinute != 2 {
+			t.Fatalf("narrower child: %+v", slower)
 		}
 		// The child's limit is the parent's: 5 a minute, one of which read
 		// its expiry above.
 		for range 4 {
-			env.Call(t, 200, "GET", "/api/profile/me", child, nil)
+			apitest.Must(asChild.GetProfileMe(ctx))(t)
 		}
-		env.Call(t, 429, "GET", "/api/profile/me", child, nil)
+		_, err = asChild.GetProfileMe(ctx)
+		apitest.Refused(t, err, 429)
 		env.Clock.Advance(time.Minute)
 
 		// A grandchild, used once so that its principal is cached.
-		grandID, grand := create(t, env, child, map[string]any{"name": "grandchild", "scopes": []string{"profile:read"}})
-		env.Call(t, 200, "GET", "/api/profile/me", grand, nil)
-		env.Call(t, 200, "GET", "/api/profile/me", child, nil)
+		grandID, grand := create(t, asChild, client.CreateInputBody{Name: "grandchild", Scopes: []string{"profile:read"}})
+		apitest.Must(env.Client("", grand).GetProfileMe(ctx))(t)
+		apitest.Must(asChild.GetProfileMe(ctx))(t)
 		// Revoking the parent revokes both at once.
-		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+parentID, u.Token, nil)
+		apitest.OK(t, u.DeleteAuthTokensID(ctx, parentID))
 		for name, raw := range map[string]string{"parent": parent, "child": child, "grandchild": grand} {
-			if res := env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: raw}); res.Status != 401 ||
-				res.String("message") != "Token revoked." {
-				t.Errorf("%s after the parent's revocation: %d %s", name, res.Status, res.Body)
+			_, err := env.Client("", raw).GetProfileMe(ctx)
+			if e := (*client.Error)(nil); !errors.As(err, &e) || e.Status != 401 || e.Message != "Token revoked." {
+				t.Errorf("%s after the parent's revocation: %v", name, err)
 			}
 		}
 		if n := env.Count(t, `SELECT COUNT(*) FROM personal_tokens WHERE id IN ($1, $2) AND revoked_at IS NULL`, childID, grandID); n != 0 {
 			t.Errorf("%d descendants still live in the database", n)
 		}
 		// A revoked token creates nothing.
-		env.Call(t, 401, "POST", "/api/auth/tokens", child, map[string]any{"name": "late", "scopes": []string{"profile:read"}})
+		_, err = asChild.PostAuthTokens(ctx, client.CreateInputBody{Name: "late", Scopes: []string{"profile:read"}})
+		apitest.Refused(t, err, 401)
 	})
 }
 
@@ -75,21 +80,26 @@ func TestChildNeverExceedsParent(t *testing.T) {
 // when its parent does, and an admin's revocation cascades too.
 func TestChildExpiresWithParent(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		u := env.NewUser("student")
-		_, parent := create(t, env, u.Token, map[string]any{"name": "agent", "scopes": []string{"tokens:write", "profile:read"},
-			"expires_at": env.Clock.Now().Add(2 * time.Minute).UTC().Format(time.RFC3339)})
-		_, child := create(t, env, parent, map[string]any{"name": "child", "scopes": []string{"profile:read"}})
-		env.Call(t, 200, "GET", "/api/profile/me", child, nil)
+		ctx := t.Context()
+		u := env.UserClient(env.NewUser("student"))
+		_, parent := create(t, u, client.CreateInputBody{Name: "agent", Scopes: []string{"tokens:write", "profile:read"},
+			ExpiresAt: client.Ptr(env.Clock.Now().Add(2 * time.Minute).UTC().Truncate(time.Second))})
+		_, child := create(t, env.Client("", parent), client.CreateInputBody{Name: "child", Scopes: []string{"profile:read"}})
+		asChild := env.Client("", child)
+		apitest.Must(asChild.GetProfileMe(ctx))(t)
 		env.Clock.Advance(2 * time.Minute)
-		if res := env.Call(t, 401, "GET", "/api/profile/me", child, nil); res.String("message") != "Token expired." {
-			t.Fatalf("child after the parent expired: %s", res.Body)
+		_, err := asChild.GetProfileMe(ctx)
+		if e := apitest.Refused(t, err, 401); e.Message != "Token expired." {
+			t.Fatalf("child after the parent expired: %v", e)
 		}
 
-		admin := env.As("admin")
-		otherID, other := create(t, env, u.Token, map[string]any{"name": "agent", "scopes": []string{"tokens:write", "profile:read"}})
-		_, otherChild := create(t, env, other, map[string]any{"name": "child", "scopes": []string{"profile:read"}})
-		env.Call(t, 200, "GET", "/api/profile/me", otherChild, nil)
-		env.Call(t, 200, "DELETE", "/api/admin/tokens/"+otherID, admin.Token, nil)
-		env.Call(t, 401, "GET", "/api/profile/me", otherChild, nil)
+		admin := env.ClientAs("admin")
+		otherID, other := create(t, u, client.CreateInputBody{Name: "agent", Scopes: []string{"tokens:write", "profile:read"}})
+		_, otherChild := create(t, env.Client("", other), client.CreateInputBody{Name: "child", Scopes: []string{"profile:read"}})
+		asOtherChild := env.Client("", otherChild)
+		apitest.Must(asOtherChild.GetProfileMe(ctx))(t)
+		apitest.OK(t, admin.DeleteAdminTokensID(ctx, otherID))
+		_, err = asOtherChild.GetProfileMe(ctx)
+		apitest.Refused(t, err, 401)
 	})
 }

@@ -2,11 +2,13 @@ package tokens_test
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/tokens"
 )
@@ -23,116 +25,140 @@ func each(t *testing.T, fn func(t *testing.T, env *apitest.Env)) {
 	})
 }
 
-// create makes a scoped token through the API as the caller of bearer and
-// returns its id and secret.
-func create(t *testing.T, env *apitest.Env, bearer string, body map[string]any) (string, string) {
+// create makes a scoped token through the API as c's caller and returns
+// its id and secret.
+func create(t *testing.T, c *client.Client, body client.CreateInputBody) (string, string) {
 	t.Helper()
-	res := env.Call(t, 201, "POST", "/api/auth/tokens", bearer, body)
-	id, secret := res.String("data.id"), res.String("data.token")
-	if id == "" || !strings.HasPrefix(secret, tokens.Prefix) {
-		t.Fatalf("create: %s", res.Body)
+	tok := apitest.Must(c.PostAuthTokens(t.Context(), body))(t)
+	if tok.ID == "" || !strings.HasPrefix(tok.Token, tokens.Prefix) {
+		t.Fatalf("create: %+v", tok)
 	}
-	return id, secret
+	return tok.ID, tok.Token
 }
 
 func TestTokenLifecycle(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		tutor := env.NewUser("tutor")
-		id, secret := create(t, env, tutor.Token, map[string]any{"name": "CLI", "scopes": []string{"courses:read", "profile:read"},
-			"rate_limit_per_minute": 100})
+		owner := env.UserClient(tutor)
+		id, secret := create(t, owner, client.CreateInputBody{Name: "CLI", Scopes: []string{"courses:read", "profile:read"},
+			RateLimitPerMinute: client.Ptr(int64(100))})
 		if n := env.Count(t, `SELECT COUNT(*) FROM personal_tokens WHERE secret_hash = $1`, tokens.HashSecret(secret)); n != 1 {
 			t.Fatalf("stored hash rows = %d", n)
 		}
 		if n := env.Count(t, `SELECT COUNT(*) FROM personal_tokens WHERE secret_hash = $1`, secret); n != 0 {
 			t.Fatal("the secret itself is stored")
 		}
+		// Raw: that neither the secret nor its hash is in the answers is a
+		// check of the wire, which the client's types cannot see.
 		cur := env.Call(t, 200, "GET", "/api/auth/tokens/current", secret, nil)
 		if cur.String("data.id") != id || cur.String("data.name") != "CLI" || cur.Number("data.rate_limit_per_minute") != 100 ||
 			cur.Get("data.token") != nil || cur.Get("data.secret_hash") != nil {
 			t.Fatalf("current: %s", cur.Body)
 		}
-		me := env.Call(t, 200, "GET", "/api/profile/me", secret, nil)
-		if me.Number("data.id") != float64(tutor.ID) {
-			t.Fatalf("profile with the token: %s", me.Body)
+		scoped := env.Client("", secret)
+		if me := apitest.Must(scoped.GetProfileMe(ctx))(t); me.ID != tutor.ID {
+			t.Fatalf("profile with the token: %+v", me)
 		}
 		list := env.Call(t, 200, "GET", "/api/auth/tokens", tutor.Token, nil)
 		if list.String("data.0.id") != id || list.Get("data.1") != nil || list.Get("data.0.token") != nil {
 			t.Fatalf("list: %s", list.Body)
 		}
 		// A signed token has no current scoped token.
-		env.Call(t, 404, "GET", "/api/auth/tokens/current", tutor.Token, nil)
+		_, err := owner.GetAuthTokensCurrent(ctx)
+		apitest.Refused(t, err, 404)
 		// Another user cannot revoke it; its owner can, twice.
-		env.Call(t, 404, "DELETE", "/api/auth/tokens/"+id, env.NewUser("tutor").Token, nil)
-		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+id, tutor.Token, nil)
-		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+id, tutor.Token, nil)
-		res := env.Call(t, 401, "GET", "/api/auth/tokens/current", secret, nil)
-		if res.String("message") != "Token revoked." {
-			t.Fatalf("revoked: %s", res.Body)
+		apitest.Refused(t, env.UserClient(env.NewUser("tutor")).DeleteAuthTokensID(ctx, id), 404)
+		apitest.OK(t, owner.DeleteAuthTokensID(ctx, id))
+		apitest.OK(t, owner.DeleteAuthTokensID(ctx, id))
+		_, err = scoped.GetAuthTokensCurrent(ctx)
+		if e := apitest.Refused(t, err, 401); e.Message != "Token revoked." {
+			t.Fatalf("revoked: %v", e)
 		}
-		if list := env.Call(t, 200, "GET", "/api/auth/tokens", tutor.Token, nil); list.Get("data.0") != nil {
-			t.Fatalf("revoked token still listed: %s", list.Body)
+		if list := apitest.Must(owner.GetAuthTokens(ctx))(t); len(list) != 0 {
+			t.Fatalf("revoked token still listed: %+v", list)
 		}
 	})
 }
 
 func TestCreateRefusals(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		student := env.As("student")
-		past := env.Clock.Now().Add(-time.Minute).Format(time.RFC3339)
-		ok := map[string]any{"name": "x", "scopes": []string{"progress:read"}}
-		with := func(k string, v any) map[string]any {
-			b := map[string]any{}
-			for key, val := range ok {
-				b[key] = val
-			}
-			b[k] = v
+		ctx := t.Context()
+		student := env.ClientAs("student")
+		ok := func() client.CreateInputBody {
+			return client.CreateInputBody{Name: "x", Scopes: []string{"progress:read"}}
+		}
+		with := func(change func(*client.CreateInputBody)) client.CreateInputBody {
+			b := ok()
+			change(&b)
 			return b
 		}
-		apitest.Run(t, env, []apitest.Scenario{
-			{Name: "anonymous", Method: "POST", Path: "/api/auth/tokens", Body: ok, Status: 401},
-			{Name: "unknown scope", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("scopes", []string{"root"}),
-				Status: 422, JSON: map[string]any{"errors.scopes.0": `The scope "root" does not exist.`}},
-			{Name: "no scope", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("scopes", []string{}), Status: 422},
-			{Name: "empty name", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("name", ""), Status: 422},
-			{Name: "rate limit 0", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("rate_limit_per_minute", 0),
-				Status: 422, JSON: map[string]any{"errors.rate_limit_per_minute": apitest.Present}},
-			{Name: "rate limit 6001", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("rate_limit_per_minute", 6001),
-				Status: 422},
-			{Name: "rate limit 6000", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("rate_limit_per_minute", 6000),
-				Status: 201, JSON: map[string]any{"data.rate_limit_per_minute": 6000}},
-			{Name: "expiry in the past", As: "student", Method: "POST", Path: "/api/auth/tokens", Body: with("expires_at", past),
-				Status: 422, JSON: map[string]any{"errors.expires_at": apitest.Present}},
+		refused := func(name string, c *client.Client, body client.CreateInputBody, status int, check func(*client.Error) bool) {
+			t.Run(name, func(t *testing.T) {
+				_, err := c.PostAuthTokens(ctx, body)
+				if e := apitest.Refused(t, err, status); check != nil && !check(e) {
+					t.Errorf("%s: %v", name, e)
+				}
+			})
+		}
+		names := func(field string) func(*client.Error) bool {
+			return func(e *client.Error) bool { return len(e.Errors[field]) > 0 }
+		}
+		refused("anonymous", env.ClientAs("anonymous"), ok(), 401, nil)
+		refused("unknown scope", student, with(func(b *client.CreateInputBody) { b.Scopes = []string{"root"} }), 422,
+			func(e *client.Error) bool {
+				return len(e.Errors["scopes"]) > 0 && e.Errors["scopes"][0] == `The scope "root" does not exist.`
+			})
+		refused("no scope", student, with(func(b *client.CreateInputBody) { b.Scopes = []string{} }), 422, nil)
+		refused("empty name", student, with(func(b *client.CreateInputBody) { b.Name = "" }), 422, nil)
+		refused("rate limit 0", student, with(func(b *client.CreateInputBody) { b.RateLimitPerMinute = client.Ptr(int64(0)) }),
+			422, names("rate_limit_per_minute"))
+		refused("rate limit 6001", student, with(func(b *client.CreateInputBody) { b.RateLimitPerMinute = client.Ptr(int64(6001)) }),
+			422, nil)
+		t.Run("rate limit 6000", func(t *testing.T) {
+			tok := apitest.Must(student.PostAuthTokens(ctx,
+				with(func(b *client.CreateInputBody) { b.RateLimitPerMinute = client.Ptr(int64(6000)) })))(t)
+			if tok.RateLimitPerMinute == nil || *tok.RateLimitPerMinute != 6000 {
+				t.Errorf("rate limit 6000: %+v", tok)
+			}
 		})
+		past := env.Clock.Now().Add(-time.Minute).Truncate(time.Second)
+		refused("expiry in the past", student, with(func(b *client.CreateInputBody) { b.ExpiresAt = &past }), 422,
+			names("expires_at"))
 		// A token cannot create a wider one, only one within its scopes.
-		_, secret := create(t, env, student.Token, map[string]any{"name": "agent", "scopes": []string{"tokens:write", "progress:write"}})
-		env.Call(t, 403, "POST", "/api/auth/tokens", secret, map[string]any{"name": "wider", "scopes": []string{"courses:read"}})
-		create(t, env, secret, map[string]any{"name": "narrower", "scopes": []string{"progress:read"}})
+		_, secret := create(t, student, client.CreateInputBody{Name: "agent", Scopes: []string{"tokens:write", "progress:write"}})
+		agent := env.Client("", secret)
+		_, err := agent.PostAuthTokens(ctx, client.CreateInputBody{Name: "wider", Scopes: []string{"courses:read"}})
+		apitest.Refused(t, err, 403)
+		create(t, agent, client.CreateInputBody{Name: "narrower", Scopes: []string{"progress:read"}})
 	})
 }
 
 func TestMaxLiveTokens(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		env.Call(t, 200, "POST", "/api/admin/config", admin.Token,
-			map[string]any{"config": []map[string]any{{"key": tokens.MaxPerUserKey, "value": 2}}})
-		u := env.NewUser("student")
-		body := map[string]any{"name": "n", "scopes": []string{"profile:read"}}
-		first, _ := create(t, env, u.Token, body)
-		create(t, env, u.Token, body)
-		res := env.Call(t, 422, "POST", "/api/auth/tokens", u.Token, body)
-		if res.Get("errors.tokens") == nil {
-			t.Fatalf("over the maximum: %s", res.Body)
+		ctx := t.Context()
+		apitest.Must(env.ClientAs("admin").PostAdminConfig(ctx,
+			client.UpdateInputBody{Config: []client.Item{{Key: tokens.MaxPerUserKey, Value: 2}}}))(t)
+		u := env.UserClient(env.NewUser("student"))
+		body := client.CreateInputBody{Name: "n", Scopes: []string{"profile:read"}}
+		first, _ := create(t, u, body)
+		create(t, u, body)
+		_, err := u.PostAuthTokens(ctx, body)
+		if e := apitest.Refused(t, err, 422); len(e.Errors["tokens"]) == 0 {
+			t.Fatalf("over the maximum: %v", e)
 		}
 		// A revoked token no longer counts.
-		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+first, u.Token, nil)
-		create(t, env, u.Token, body)
+		apitest.OK(t, u.DeleteAuthTokensID(ctx, first))
+		create(t, u, body)
 	})
 }
 
 func TestBadSecrets(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		u := env.NewUser("student")
-		_, secret := create(t, env, u.Token, map[string]any{"name": "n", "scopes": []string{"profile:read"}})
+		owner := env.UserClient(u)
+		_, secret := create(t, owner, client.CreateInputBody{Name: "n", Scopes: []string{"profile:read"}})
 		env.As("other-admin")
 		flipped := []byte(secret)
 		flipped[20] ^= 1
@@ -144,30 +170,33 @@ func TestBadSecrets(t *testing.T) {
 		}
 		before := env.Count(t, `SELECT COUNT(*) FROM personal_tokens WHERE last_used_at IS NOT NULL`)
 		for name, raw := range cases {
-			res := env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: raw})
-			if res.Status != 401 || res.String("message") != "Invalid token." {
-				t.Errorf("%s: %d %s", name, res.Status, res.Body)
+			_, err := env.Client("", raw).GetProfileMe(ctx)
+			var e *client.Error
+			if !errors.As(err, &e) || e.Status != 401 || e.Message != "Invalid token." {
+				t.Errorf("%s: %v", name, err)
 			}
 		}
 		// Another tenant does not know the token: well formed, it costs that
 		// tenant one read and answers 401.
-		if res := env.Do(apitest.Request{Method: "GET", Path: "/api/profile/me", Token: secret, Host: "other.test"}); res.Status != 401 {
-			t.Errorf("other tenant: %d %s", res.Status, res.Body)
+		if _, err := env.Client("other.test", secret).GetProfileMe(ctx); client.StatusOf(err) != 401 {
+			t.Errorf("other tenant: %v", err)
 		}
 		// Revoked and expired tokens are refused without a write too: once
 		// the audit's buffer is written, neither has a row or a last use.
-		revokedID, revoked := create(t, env, u.Token, map[string]any{"name": "r", "scopes": []string{"profile:read"}})
-		env.Call(t, 200, "DELETE", "/api/auth/tokens/"+revokedID, u.Token, nil)
-		expiredID, expired := create(t, env, u.Token, map[string]any{"name": "e", "scopes": []string{"profile:read"},
-			"expires_at": env.Clock.Now().Add(time.Minute).UTC().Format(time.RFC3339)})
+		revokedID, revoked := create(t, owner, client.CreateInputBody{Name: "r", Scopes: []string{"profile:read"}})
+		apitest.OK(t, owner.DeleteAuthTokensID(ctx, revokedID))
+		expiredID, expired := create(t, owner, client.CreateInputBody{Name: "e", Scopes: []string{"profile:read"},
+			ExpiresAt: client.Ptr(env.Clock.Now().Add(time.Minute).UTC().Truncate(time.Second))})
 		env.Clock.Advance(time.Minute)
-		env.Call(t, 401, "GET", "/api/profile/me", revoked, nil)
-		env.Call(t, 401, "GET", "/api/profile/me", expired, nil)
+		for _, raw := range []string{revoked, expired} {
+			_, err := env.Client("", raw).GetProfileMe(ctx)
+			apitest.Refused(t, err, 401)
+		}
 		// A client that sends a scoped token means to use it: a refused one
 		// is a 401 on public routes too, never a quiet anonymous answer.
 		for _, raw := range []string{revoked, expired, cases["truncated"]} {
-			if res := env.Do(apitest.Request{Method: "GET", Path: "/api/courses", Token: raw}); res.Status != 401 {
-				t.Errorf("refused token on a public route: %d %s", res.Status, res.Body)
+			if _, err := env.Client("", raw).GetCourses(ctx, client.GetCoursesParams{}); client.StatusOf(err) != 401 {
+				t.Errorf("refused token on a public route: %v", err)
 			}
 		}
 		env.Server.Audit.Flush(context.Background())
@@ -184,22 +213,25 @@ func TestBadSecrets(t *testing.T) {
 // minute per user.
 func TestTokenRoutesAreLimited(t *testing.T) {
 	each(t, func(t *testing.T, env *apitest.Env) {
-		u := env.NewUser("student")
+		ctx := t.Context()
+		u := env.UserClient(env.NewUser("student"))
 		for i := range 60 {
-			path := "/api/auth/tokens"
-			if i%2 == 1 {
-				path = "/api/admin/tokens" // counted too, though refused
+			var err error
+			if i%2 == 0 {
+				_, err = u.GetAuthTokens(ctx)
+			} else {
+				_, err = u.GetAdminTokens(ctx, client.GetAdminTokensParams{}) // counted too, though refused
 			}
-			if res := env.Do(apitest.Request{Method: "GET", Path: path, Token: u.Token}); res.Status == 429 {
+			if client.StatusOf(err) == 429 {
 				t.Fatalf("call %d refused", i+1)
 			}
 		}
-		res := env.Call(t, 429, "GET", "/api/auth/tokens", u.Token, nil)
-		if res.Header.Get("Retry-After") == "" {
+		_, err := u.GetAuthTokens(ctx)
+		if e := apitest.Refused(t, err, 429); e.RetryAfter == 0 {
 			t.Fatal("no Retry-After")
 		}
-		env.Call(t, 200, "GET", "/api/auth/tokens", env.NewUser("student").Token, nil)
+		apitest.Must(env.UserClient(env.NewUser("student")).GetAuthTokens(ctx))(t)
 		env.Clock.Advance(time.Minute)
-		env.Call(t, 200, "GET", "/api/auth/tokens", u.Token, nil)
+		apitest.Must(u.GetAuthTokens(ctx))(t)
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/events"
@@ -107,17 +109,20 @@ func TestWebhooksAfterOutageAndRestart(t *testing.T) {
 				Configure: func(c *config.Config) { c.FetchAllowPrivate = true }})
 			rcv := newReceiver(t)
 			admin := env.As("admin")
-			learner := env.NewUser("student")
-			env.Call(t, 422, "POST", "/api/admin/webhooks", admin.Token, map[string]any{"url": rcv.srv.URL, "events": []string{"Nothing*"}})
-			env.Call(t, 403, "POST", "/api/admin/webhooks", learner.Token, map[string]any{"url": rcv.srv.URL, "events": []string{"*"}})
-			created := env.Call(t, 201, "POST", "/api/admin/webhooks", admin.Token,
-				map[string]any{"url": rcv.srv.URL, "events": []string{"Course*"}, "description": "CRM"})
-			secret, id := created.String("data.secret"), int(created.Number("data.id"))
-			if !strings.HasPrefix(secret, "whsec_") {
-				t.Fatalf("created: %s", created.Body)
+			ac := env.UserClient(admin)
+			_, err := ac.PostAdminWebhooks(ctx, client.WebhookCreateInputBody{URL: rcv.srv.URL, Events: []string{"Nothing*"}})
+			apitest.Refused(t, err, 422)
+			_, err = env.UserClient(env.NewUser("student")).PostAdminWebhooks(ctx, client.WebhookCreateInputBody{URL: rcv.srv.URL,
+				Events: []string{"*"}})
+			apitest.Refused(t, err, 403)
+			created := apitest.Must(ac.PostAdminWebhooks(ctx, client.WebhookCreateInputBody{URL: rcv.srv.URL, Events: []string{"Course*"},
+				Description: client.Ptr("CRM")}))(t)
+			if created.Secret == nil || !strings.HasPrefix(*created.Secret, "whsec_") {
+				t.Fatalf("created: %+v", created)
 			}
-			if got := env.Call(t, 200, "GET", "/api/admin/webhooks/"+strconv.Itoa(id), admin.Token, nil); got.Get("data.secret") != nil {
-				t.Errorf("the secret is shown again: %s", got.Body)
+			secret, id := *created.Secret, created.ID
+			if got := apitest.Must(ac.GetAdminWebhooksID(ctx, id))(t); got.Secret != nil {
+				t.Errorf("the secret is shown again: %+v", got)
 			}
 			env.DeliverEvents()
 			before := env.LastEventID()
@@ -125,10 +130,9 @@ func TestWebhooksAfterOutageAndRestart(t *testing.T) {
 			rcv.down.Store(true)
 			start := env.Clock.Now()
 			for i := range 3 {
-				course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token,
-					map[string]any{"title": "Course " + strconv.Itoa(i), "status": "draft"}).Number("data.id")
-				env.Call(t, 200, "PATCH", "/api/admin/courses/"+strconv.Itoa(int(course)), admin.Token,
-					map[string]any{"status": "published"})
+				course := apitest.Must(ac.PostAdminCourses(ctx, client.CourseBody{Title: "Course " + strconv.Itoa(i),
+					Status: client.Ptr("draft")}))(t).ID
+				apitest.Must(ac.PatchAdminCoursesID(ctx, course, client.CoursePatch{Status: client.Ptr("published")}))(t)
 			}
 			want := 0
 			for _, name := range env.EventNames(before) {
@@ -143,7 +147,7 @@ func TestWebhooksAfterOutageAndRestart(t *testing.T) {
 			tenant, release := env.OpenTenant(env.Tenant)
 			pending := func() []events.Delivery {
 				list, _, err := events.ListDeliveries(ctx, tenant.DB, events.Filter{State: events.StatePending,
-					Listener: webhooks.Prefix + strconv.Itoa(id)})
+					Listener: webhooks.Prefix + strconv.FormatInt(id, 10)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -199,9 +203,10 @@ func TestWebhooksAfterOutageAndRestart(t *testing.T) {
 			}
 			verify(t, secret, all)
 			token, _ := env.Login(env.Host, admin.Email, admin.Password)
-			log := env.Call(t, 200, "GET", "/api/admin/webhooks/"+strconv.Itoa(id)+"/deliveries?state=delivered", token, nil)
-			if int(log.Number("meta.total")) != want {
-				t.Errorf("delivery log: %s", log.Body)
+			log := apitest.Must(env.Client("", token).GetAdminWebhooksIDDeliveries(ctx, id,
+				client.GetAdminWebhooksIDDeliveriesParams{State: client.Ptr("delivered")}))(t)
+			if log.Meta.Total != want {
+				t.Errorf("delivery log: %+v", log)
 			}
 		})
 	}
@@ -214,31 +219,34 @@ func TestEndpointSwitchedOff(t *testing.T) {
 		Configure: func(c *config.Config) { c.FetchAllowPrivate = true }})
 	rcv := newReceiver(t)
 	rcv.down.Store(true)
+	ctx := t.Context()
 	admin := env.As("admin")
-	id := int(env.Call(t, 201, "POST", "/api/admin/webhooks", admin.Token,
-		map[string]any{"url": rcv.srv.URL, "events": []string{"*"}}).Number("data.id"))
-	env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "C", "status": "draft"})
+	ac := env.UserClient(admin)
+	id := apitest.Must(ac.PostAdminWebhooks(ctx, client.WebhookCreateInputBody{URL: rcv.srv.URL, Events: []string{"*"}}))(t).ID
+	apitest.Must(ac.PostAdminCourses(ctx, client.CourseBody{Title: "C", Status: client.Ptr("draft")}))(t)
 	for range 40 {
 		env.DeliverEvents()
 		env.Clock.Advance(events.MaxRetryDelay)
 	}
 	env.DeliverEvents()
 	token, _ := env.Login(env.Host, admin.Email, admin.Password)
-	got := env.Call(t, 200, "GET", "/api/admin/webhooks/"+strconv.Itoa(id), token, nil)
-	if got.Get("data.enabled") != false || !strings.Contains(got.String("data.disabled_reason"), "503") {
-		t.Fatalf("endpoint after the window: %s", got.Body)
+	fresh := env.Client("", token)
+	if got := apitest.Must(fresh.GetAdminWebhooksID(ctx, id))(t); got.Enabled || !strings.Contains(got.DisabledReason, "503") {
+		t.Fatalf("endpoint after the window: %+v", got)
 	}
 	if n := env.Count(t, `SELECT COUNT(*) FROM events WHERE name = $1 AND user_id = $2`, webhooks.Disabled, admin.ID); n != 1 {
 		t.Errorf("%d %s events for the admin", n, webhooks.Disabled)
 	}
-	if got := env.Call(t, 200, "GET", "/api/notifications?per_page=100", token, nil); !strings.Contains(string(got.Body), webhooks.Disabled) {
-		t.Errorf("the admin's notifications do not tell: %s", got.Body)
+	notes := apitest.Must(fresh.GetNotifications(ctx, client.GetNotificationsParams{PerPage: client.Ptr(int64(100))}))(t)
+	if !slices.ContainsFunc(notes.Items, func(n client.Notification) bool { return n.Event == webhooks.Disabled }) {
+		t.Errorf("the admin's notifications do not tell: %+v", notes.Items)
 	}
 	// Switched on again by an admin.
-	on := env.Call(t, 200, "PATCH", "/api/admin/webhooks/"+strconv.Itoa(id), token, map[string]any{"enabled": true})
-	if on.Get("data.enabled") != true || on.String("data.disabled_reason") != "" {
-		t.Errorf("switched on: %s", on.Body)
+	on := apitest.Must(fresh.PatchAdminWebhooksID(ctx, id, client.WebhookPatchInputBody{Enabled: client.Ptr(true)}))(t)
+	if !on.Enabled || on.DisabledReason != "" {
+		t.Errorf("switched on: %+v", on)
 	}
-	env.Call(t, 200, "DELETE", "/api/admin/webhooks/"+strconv.Itoa(id), token, nil)
-	env.Call(t, 404, "GET", "/api/admin/webhooks/"+strconv.Itoa(id), token, nil)
+	apitest.OK(t, fresh.DeleteAdminWebhooksID(ctx, id))
+	_, err := fresh.GetAdminWebhooksID(ctx, id)
+	apitest.Refused(t, err, 404)
 }
