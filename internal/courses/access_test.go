@@ -4,20 +4,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
 func TestCourseAccess(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin, tutor, student := env.As("admin"), env.As("tutor"), env.As("student")
+		adminC, tutorC, student := env.ClientAs("admin"), env.ClientAs("tutor"), env.As("student")
 		second, third := env.NewUser("student"), env.NewUser("student")
 		root := group(t, env, "School", 0)
 		child := group(t, env, "Class", root)
 		join(t, env, root, student.ID)
 		join(t, env, root, third.ID)
 		join(t, env, child, second.ID)
-		course := newCourse(t, env, admin.Token, map[string]any{"title": "Assigned", "status": "published"})
-		mine := newCourse(t, env, tutor.Token, map[string]any{"title": "Mine"})
+		course := newCourse(t, adminC, client.CourseBody{Title: "Assigned", Status: client.Ptr("published")})
+		mine := newCourse(t, tutorC, client.CourseBody{Title: "Mine"})
 		foreign := foreignCourse(t, env)
 		a := func(n int64) string { return "/api/admin/courses/" + id(n) + "/access" }
 		rows := func() int {
@@ -94,10 +95,10 @@ func TestCourseAccess(t *testing.T) {
 
 func TestTutors(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin, tutor, student := env.As("admin"), env.As("tutor"), env.As("student")
+		admin, tutorC, student := env.As("admin"), env.ClientAs("tutor"), env.As("student")
 		helper := env.NewUser("tutor")
-		course := newCourse(t, env, admin.Token, map[string]any{"title": "Course"})
-		mine := newCourse(t, env, tutor.Token, map[string]any{"title": "Mine"})
+		course := newCourse(t, env.UserClient(admin), client.CourseBody{Title: "Course"})
+		mine := newCourse(t, tutorC, client.CourseBody{Title: "Mine"})
 		foreign := foreignCourse(t, env)
 		assign := func(user, course int64) string { return "/api/admin/tutors/" + id(user) + "/assign/" + id(course) }
 		unassign := func(user, course int64) string { return "/api/admin/tutors/" + id(user) + "/unassign/" + id(course) }
@@ -114,7 +115,7 @@ func TestTutors(t *testing.T) {
 				Events: []string{"CourseTutorAssigned"}, JSON: map[string]any{"message": "Tutor assigned.",
 					"data.authors.0.id": admin.ID, "data.authors.1.id": helper.ID},
 				Check: func(t *testing.T, env *apitest.Env, _ *apitest.Response) {
-					env.Call(t, 200, "PATCH", "/api/admin/courses/"+id(course), helper.Token, map[string]any{"summary": "By the helper"})
+					apitest.Must(env.UserClient(helper).PatchAdminCoursesID(t.Context(), course, client.CoursePatch{Summary: client.Ptr("By the helper")}))(t)
 				}},
 			{Name: "assigning again changes nothing", As: "admin", Method: "POST", Path: assign(helper.ID, course), Status: 200,
 				Events: []string{}, JSON: map[string]any{"message": "The tutor already is an author of the course."}},

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -12,19 +13,20 @@ func TestCatalogue(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		admin, tutor := env.As("admin"), env.As("tutor")
 		env.As("student")
+		adminC, tutorC := env.ClientAs("admin"), env.ClientAs("tutor")
 		idle := env.NewUser("tutor")
 		cat := category(t, env, "Web")
 		now := env.Clock.Now()
-		alpha := newCourse(t, env, tutor.Token, map[string]any{"title": "Alpha", "status": "published", "tags": []string{"x", "y"},
-			"categories": []int64{cat}, "active_to": now.Add(24 * time.Hour)})
-		beta := newCourse(t, env, admin.Token, map[string]any{"title": "Beta", "status": "published_unactivated", "tags": []string{"y"},
-			"active_from": now.Add(24 * time.Hour)})
-		hidden := newCourse(t, env, tutor.Token, map[string]any{"title": "Gamma", "status": "published", "findable": false,
-			"tags": []string{"z"}})
-		draft := newCourse(t, env, tutor.Token, map[string]any{"title": "Draft", "tags": []string{"d"}})
-		expired := newCourse(t, env, tutor.Token, map[string]any{"title": "Expired", "status": "published", "tags": []string{"e"},
-			"active_from": now.Add(-48 * time.Hour), "active_to": now.Add(-time.Hour)})
-		archived := newCourse(t, env, admin.Token, map[string]any{"title": "Archived", "status": "archived"})
+		alpha := newCourse(t, tutorC, client.CourseBody{Title: "Alpha", Status: client.Ptr("published"), Tags: []string{"x", "y"},
+			Categories: []int64{cat}, ActiveTo: client.Ptr(now.Add(24 * time.Hour))})
+		beta := newCourse(t, adminC, client.CourseBody{Title: "Beta", Status: client.Ptr("published_unactivated"), Tags: []string{"y"},
+			ActiveFrom: client.Ptr(now.Add(24 * time.Hour))})
+		hidden := newCourse(t, tutorC, client.CourseBody{Title: "Gamma", Status: client.Ptr("published"), Findable: client.Ptr(false),
+			Tags: []string{"z"}})
+		draft := newCourse(t, tutorC, client.CourseBody{Title: "Draft", Tags: []string{"d"}})
+		expired := newCourse(t, tutorC, client.CourseBody{Title: "Expired", Status: client.Ptr("published"), Tags: []string{"e"},
+			ActiveFrom: client.Ptr(now.Add(-48 * time.Hour)), ActiveTo: client.Ptr(now.Add(-time.Hour))})
+		archived := newCourse(t, adminC, client.CourseBody{Title: "Archived", Status: client.Ptr("archived")})
 		foreignCourse(t, env)
 		c := func(n int64) string { return "/api/courses/" + id(n) }
 
@@ -93,10 +95,10 @@ func TestCatalogue(t *testing.T) {
 // next read shows it, although pages of the catalogue are cached.
 func TestCatalogueFollowsChanges(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin, tutor := env.As("admin"), env.As("tutor")
+		tutor, adminC := env.As("tutor"), env.ClientAs("admin")
 		cat := category(t, env, "Web")
-		course := newCourse(t, env, tutor.Token, map[string]any{"title": "Alpha", "status": "published", "tags": []string{"x"},
-			"categories": []int64{cat}})
+		course := newCourse(t, env.ClientAs("tutor"), client.CourseBody{Title: "Alpha", Status: client.Ptr("published"), Tags: []string{"x"},
+			Categories: []int64{cat}})
 		read := func(want map[string]any) *apitest.Response {
 			t.Helper()
 			return apitest.RunOne(t, env, apitest.Scenario{Name: "the catalogue", Method: "GET", Path: "/api/courses",
@@ -105,7 +107,7 @@ func TestCatalogueFollowsChanges(t *testing.T) {
 		read(map[string]any{"meta.total": 1, "data.0.title": "Alpha", "data.0.tags": []string{"x"},
 			"data.0.categories.0.name": "Web", "data.0.authors.0.id": tutor.ID})
 
-		env.Call(t, 200, "PATCH", "/api/admin/courses/"+id(course), admin.Token, map[string]any{"title": "Beta"})
+		apitest.Must(adminC.PatchAdminCoursesID(t.Context(), course, client.CoursePatch{Title: client.Ptr("Beta")}))(t)
 		read(map[string]any{"data.0.title": "Beta"})
 
 		execSQL(t, env, `INSERT INTO course_tags (course_id, tag) VALUES ($1, $2)`, course, "y")
@@ -129,9 +131,9 @@ func TestCatalogueFollowsChanges(t *testing.T) {
 		execSQL(t, env, `UPDATE courses SET findable = $1 WHERE id = $2`, true, course)
 		read(map[string]any{"meta.total": 1})
 
-		second := newCourse(t, env, admin.Token, map[string]any{"title": "Gamma", "status": "published"})
+		second := newCourse(t, adminC, client.CourseBody{Title: "Gamma", Status: client.Ptr("published")})
 		read(map[string]any{"meta.total": 2, "data.1.id": second})
-		env.Call(t, 200, "DELETE", "/api/admin/courses/"+id(second), admin.Token, nil)
+		apitest.OK(t, adminC.DeleteAdminCoursesID(t.Context(), second))
 		read(map[string]any{"meta.total": 1, "data.0.id": course})
 	})
 }

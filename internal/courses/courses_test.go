@@ -1,12 +1,14 @@
 package courses_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/blob"
 )
@@ -226,22 +228,30 @@ func TestCourseAuthoring(t *testing.T) {
 		if !strings.HasPrefix(first, "courses/"+id(tutorID)+"/") || !env.BlobExists(t, first) {
 			t.Fatalf("image not stored: %s", res.Body)
 		}
-		body, ctype = multipartForm(t, nil, apitest.PNG(t))
-		res = env.Do(apitest.Request{Method: "POST", Path: c(tutorID), Token: tutor.Token, Body: body, Type: ctype})
-		second := res.String("data.image_path")
-		if res.Status != 200 || second == first || !env.BlobExists(t, second) || env.BlobExists(t, first) {
-			t.Fatalf("image not replaced: %d %s", res.Status, res.Body)
+		// The first upload above sends the form as browsers do (_method,
+		// 1 for true); the others go through the typed client.
+		ctx, tutorC := t.Context(), env.UserClient(tutor)
+		image := func(content []byte) *client.File {
+			return &client.File{Name: "cover.png", Content: bytes.NewReader(content)}
 		}
-		body, ctype = multipartForm(t, [][2]string{{"title", "Not stored"}}, []byte("%PDF-1.4 not an image"))
-		res = env.Do(apitest.Request{Method: "POST", Path: c(tutorID), Token: tutor.Token, Body: body, Type: ctype})
-		if res.Status != 422 {
-			t.Fatalf("a PDF as image: %d %s", res.Status, res.Body)
+		replaced := apitest.Must(tutorC.PostAdminCoursesIDMultipart(ctx, tutorID, client.PostAdminCoursesIDForm{Image: image(apitest.PNG(t))}))(t)
+		second := ""
+		if replaced.ImagePath != nil {
+			second = *replaced.ImagePath
 		}
-		fieldError(t, res, "image")
-		body, ctype = multipartForm(t, [][2]string{{"status", "live"}}, apitest.PNG(t))
-		res = env.Do(apitest.Request{Method: "POST", Path: c(tutorID), Token: tutor.Token, Body: body, Type: ctype})
-		if res.Status != 422 || env.Count(t, `SELECT COUNT(*) FROM courses WHERE title = 'Not stored'`) != 0 {
-			t.Fatalf("invalid status with image: %d %s", res.Status, res.Body)
+		if second == "" || second == first || !env.BlobExists(t, second) || env.BlobExists(t, first) {
+			t.Fatalf("image not replaced: %+v", replaced)
+		}
+		_, err := tutorC.PostAdminCoursesIDMultipart(ctx, tutorID, client.PostAdminCoursesIDForm{Title: client.Ptr("Not stored"),
+			Image: image([]byte("%PDF-1.4 not an image"))})
+		if e := apitest.Refused(t, err, 422); len(e.Errors["image"]) == 0 {
+			t.Fatalf("a PDF as image: no error on image in %v", e)
+		}
+		_, err = tutorC.PostAdminCoursesIDMultipart(ctx, tutorID, client.PostAdminCoursesIDForm{Status: client.Ptr("live"),
+			Image: image(apitest.PNG(t))})
+		apitest.Refused(t, err, 422)
+		if env.Count(t, `SELECT COUNT(*) FROM courses WHERE title = 'Not stored'`) != 0 {
+			t.Fatal("invalid status with image: the refused title was stored")
 		}
 		files := 0
 		tenant, release := env.OpenTenant(env.Tenant)

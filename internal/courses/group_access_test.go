@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -49,15 +50,19 @@ func accessEventsAfter(t *testing.T, env *apitest.Env, after int64) []string {
 // way.
 func TestGroupMembershipAccess(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx, admin := t.Context(), env.ClientAs("admin")
 		learner, direct := env.NewUser("student"), env.NewUser("student")
 		school := group(t, env, "School", 0)
 		class := group(t, env, "Class", school)
-		course := newCourse(t, env, admin.Token, map[string]any{"title": "Grouped", "status": "published"})
-		access := "/api/admin/courses/" + id(course) + "/access"
-		env.Call(t, 200, "POST", access, admin.Token, map[string]any{"groups": []any{map[string]any{"id": school}}})
-		env.Call(t, 200, "POST", access, admin.Token, map[string]any{"users": []any{map[string]any{"id": direct.ID}}})
-		members := func(g int64) string { return "/api/admin/user-groups/" + id(g) + "/members" }
+		course := newCourse(t, admin, client.CourseBody{Title: "Grouped", Status: client.Ptr("published")})
+		apitest.Must(admin.PostAdminCoursesIDAccess(ctx, course, client.AssignInputBody{Groups: []client.GrantBody{{ID: school}}}))(t)
+		apitest.Must(admin.PostAdminCoursesIDAccess(ctx, course, client.AssignInputBody{Users: []client.GrantBody{{ID: direct.ID}}}))(t)
+		add := func(g int64, u *apitest.User) {
+			apitest.Must(admin.PostAdminUserGroupsIDMembers(ctx, g, client.MemberInputBody{UserID: u.ID}))(t)
+		}
+		remove := func(g int64, u *apitest.User) {
+			apitest.Must(admin.DeleteAdminUserGroupsIDMembersID(ctx, g, u.ID))(t)
+		}
 		started := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessStarted %d %d Grouped", u.ID, course) }
 		finished := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessFinished %d %d Grouped", u.ID, course) }
 
@@ -67,26 +72,26 @@ func TestGroupMembershipAccess(t *testing.T) {
 			events []string
 		}{
 			{"joining a subgroup of the assigned group starts access", func() {
-				env.Call(t, 200, "POST", members(class), admin.Token, map[string]any{"user_id": learner.ID})
+				add(class, learner)
 			}, []string{started(learner)}},
 			{"joining the assigned group too changes nothing", func() {
-				env.Call(t, 200, "POST", members(school), admin.Token, map[string]any{"user_id": learner.ID})
+				add(school, learner)
 			}, []string{}},
 			{"leaving one of two groups changes nothing", func() {
-				env.Call(t, 200, "DELETE", members(class)+"/"+id(learner.ID), admin.Token, nil)
+				remove(class, learner)
 			}, []string{}},
 			{"leaving the last group finishes access", func() {
-				env.Call(t, 200, "DELETE", members(school)+"/"+id(learner.ID), admin.Token, nil)
+				remove(school, learner)
 			}, []string{finished(learner)}},
 			{"a learner assigned directly gains nothing by joining", func() {
-				env.Call(t, 200, "POST", members(school), admin.Token, map[string]any{"user_id": direct.ID})
+				add(school, direct)
 			}, []string{}},
 			{"nor loses anything by leaving", func() {
-				env.Call(t, 200, "DELETE", members(school)+"/"+id(direct.ID), admin.Token, nil)
+				remove(school, direct)
 			}, []string{}},
 			{"joining and leaving before delivery: started then finished", func() {
-				env.Call(t, 200, "POST", members(school), admin.Token, map[string]any{"user_id": learner.ID})
-				env.Call(t, 200, "DELETE", members(school)+"/"+id(learner.ID), admin.Token, nil)
+				add(school, learner)
+				remove(school, learner)
 			}, nil},
 		}
 		for _, s := range steps {
@@ -115,17 +120,15 @@ func TestGroupMembershipAccess(t *testing.T) {
 // access another way.
 func TestGroupTreeAccess(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx, admin := t.Context(), env.ClientAs("admin")
 		learner, deep, direct := env.NewUser("student"), env.NewUser("student"), env.NewUser("student")
 		school := group(t, env, "School", 0)
 		other := group(t, env, "Other", 0)
 		class := group(t, env, "Class", school)
 		team := group(t, env, "Team", class)
-		course := newCourse(t, env, admin.Token, map[string]any{"title": "Tree", "status": "published"})
-		access := "/api/admin/courses/" + id(course) + "/access"
-		env.Call(t, 200, "POST", access, admin.Token, map[string]any{"groups": []any{map[string]any{"id": school}}})
-		env.Call(t, 200, "POST", access, admin.Token, map[string]any{"users": []any{map[string]any{"id": direct.ID}}})
-		classPath := "/api/admin/user-groups/" + id(class)
+		course := newCourse(t, admin, client.CourseBody{Title: "Tree", Status: client.Ptr("published")})
+		apitest.Must(admin.PostAdminCoursesIDAccess(ctx, course, client.AssignInputBody{Groups: []client.GrantBody{{ID: school}}}))(t)
+		apitest.Must(admin.PostAdminCoursesIDAccess(ctx, course, client.AssignInputBody{Users: []client.GrantBody{{ID: direct.ID}}}))(t)
 		started := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessStarted %d %d Tree", u.ID, course) }
 		finished := func(u *apitest.User) string { return fmt.Sprintf("CourseAccessFinished %d %d Tree", u.ID, course) }
 
@@ -140,22 +143,24 @@ func TestGroupTreeAccess(t *testing.T) {
 				join(t, env, class, direct.ID)
 			}, []string{started(learner), started(deep)}},
 			{"moving the class to the top finishes it", func() {
-				env.Call(t, 200, "PATCH", classPath, admin.Token, map[string]any{"parent_id": nil})
+				// The body's pointers cannot say null: the move to the top
+				// sends its JSON through Call.
+				apitest.OK(t, admin.Call(ctx, "PATCH", "/api/admin/user-groups/"+id(class), map[string]any{"parent_id": nil}, nil))
 			}, []string{finished(learner), finished(deep)}},
 			{"moving it back under the school starts it", func() {
-				env.Call(t, 200, "PATCH", classPath, admin.Token, map[string]any{"parent_id": school})
+				apitest.Must(admin.PatchAdminUserGroupsID(ctx, class, client.PatchGroupInputBody{ParentID: client.Ptr(school)}))(t)
 			}, []string{started(learner), started(deep)}},
 			{"renaming it changes nothing", func() {
-				env.Call(t, 200, "PATCH", classPath, admin.Token, map[string]any{"name": "Class A"})
+				apitest.Must(admin.PatchAdminUserGroupsID(ctx, class, client.PatchGroupInputBody{Name: client.Ptr("Class A")}))(t)
 			}, []string{}},
 			{"replacing it under another parent finishes it", func() {
-				env.Call(t, 200, "PUT", classPath, admin.Token, map[string]any{"name": "Class A", "parent_id": other})
+				apitest.Must(admin.PutAdminUserGroupsID(ctx, class, client.PutGroupInputBody{Name: "Class A", ParentID: client.Ptr(other)}))(t)
 			}, []string{finished(learner), finished(deep)}},
 			{"moving it back again starts it", func() {
-				env.Call(t, 200, "PATCH", classPath, admin.Token, map[string]any{"parent_id": school})
+				apitest.Must(admin.PatchAdminUserGroupsID(ctx, class, client.PatchGroupInputBody{ParentID: client.Ptr(school)}))(t)
 			}, []string{started(learner), started(deep)}},
 			{"deleting it finishes it", func() {
-				env.Call(t, 200, "DELETE", classPath, admin.Token, nil)
+				apitest.OK(t, admin.DeleteAdminUserGroupsID(ctx, class))
 			}, []string{finished(learner), finished(deep)}},
 		}
 		for _, s := range steps {

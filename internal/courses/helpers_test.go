@@ -7,16 +7,17 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
 
-// newCourse creates a course through the API as the user and returns its
-// id.
-func newCourse(t *testing.T, env *apitest.Env, token string, body map[string]any) int64 {
+// newCourse creates a course through the API as the client's user and
+// returns its id.
+func newCourse(t *testing.T, c *client.Client, body client.CourseBody) int64 {
 	t.Helper()
-	return int64(env.Call(t, 201, "POST", "/api/admin/courses", token, body).Number("data.id"))
+	return apitest.Must(c.PostAdminCourses(t.Context(), body))(t).ID
 }
 
 // category inserts a category straight into the tenant database; the
@@ -39,18 +40,17 @@ func topic(t *testing.T, env *apitest.Env, courseID, lessonID int64, title strin
 // group creates a user group through the API, under parent when not 0.
 func group(t *testing.T, env *apitest.Env, name string, parent int64) int64 {
 	t.Helper()
-	body := map[string]any{"name": name}
+	body := client.CreateGroupInputBody{Name: name}
 	if parent != 0 {
-		body["parent_id"] = parent
+		body.ParentID = client.Ptr(parent)
 	}
-	return int64(env.Call(t, 201, "POST", "/api/admin/user-groups", env.As("admin").Token, body).Number("data.id"))
+	return apitest.Must(env.ClientAs("admin").PostAdminUserGroups(t.Context(), body))(t).ID
 }
 
 // join puts the user into the group through the API.
 func join(t *testing.T, env *apitest.Env, groupID, userID int64) {
 	t.Helper()
-	env.Call(t, 200, "POST", "/api/admin/user-groups/"+id(groupID)+"/members", env.As("admin").Token,
-		map[string]any{"user_id": userID})
+	apitest.Must(env.ClientAs("admin").PostAdminUserGroupsIDMembers(t.Context(), groupID, client.MemberInputBody{UserID: userID}))(t)
 }
 
 func insertID(t *testing.T, env *apitest.Env, query string, args ...any) int64 {

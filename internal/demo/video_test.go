@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/media"
 	"github.com/lms-platform/lms/internal/media/mediatest"
@@ -21,15 +22,11 @@ import (
 // content as the admin sees it.
 func videoTopics(t *testing.T, env *apitest.Env, admin string) map[int64]map[string]any {
 	t.Helper()
-	res := on(env, "GET", "/api/admin/topics?per_page=100", admin, nil)
-	if res.Status != 200 {
-		t.Fatalf("topics: %d %s", res.Status, res.Body)
-	}
+	page := apitest.Must(demoAs(env, admin).GetAdminTopics(t.Context(), client.GetAdminTopicsParams{PerPage: client.Ptr(int64(100))}))(t)
 	out := map[int64]map[string]any{}
-	for _, tp := range res.Get("data").([]any) {
-		tp := tp.(map[string]any)
-		if tp["kind"] == "video" {
-			out[int64(tp["id"].(float64))], _ = tp["topicable"].(map[string]any)
+	for _, tp := range page.Items {
+		if tp.Kind == "video" {
+			out[tp.ID], _ = tp.Topicable.(map[string]any)
 		}
 	}
 	return out
@@ -37,17 +34,13 @@ func videoTopics(t *testing.T, env *apitest.Env, admin string) map[int64]map[str
 
 // operation reads video:<id> once, or long-polls it (wait seconds) until
 // it is done.
-func operation(t *testing.T, env *apitest.Env, admin string, id int64, wait int) *apitest.Response {
+func operation(t *testing.T, env *apitest.Env, admin string, id int64, wait int64) *client.Operation {
 	t.Helper()
-	path := "/api/admin/operations/video:" + strconv.FormatInt(id, 10)
+	var params client.GetAdminOperationsIDParams
 	if wait > 0 {
-		path += "?wait=" + strconv.Itoa(wait)
+		params.Wait = &wait
 	}
-	res := on(env, "GET", path, admin, nil)
-	if res.Status != 200 {
-		t.Fatalf("operation %d: %d %s", id, res.Status, res.Body)
-	}
-	return res
+	return apitest.Must(demoAs(env, admin).GetAdminOperationsID(t.Context(), "video:"+strconv.FormatInt(id, 10), params))(t)
 }
 
 // The demo's films are made by the program, uploaded like any video and
@@ -80,18 +73,18 @@ func TestDemoFilmsAreTranscoded(t *testing.T) {
 		}
 		queuetest.Run(t, env.Server.Queue)
 		for id := range films {
-			var op *apitest.Response
-			for op == nil || op.Get("data.done") != true {
+			var op *client.Operation
+			for op == nil || !op.Done {
 				op = operation(t, env, admin, id, 30)
 			}
-			if op.String("data.state") != "ready" {
-				t.Fatalf("film %d: %s", id, op.Body)
+			if op.State != "ready" {
+				t.Fatalf("film %d: %+v", id, op)
 			}
-			if vs, _ := op.Get("data.variants").([]any); len(vs) != 2 || vs[0] != "240p@400k" || vs[1] != "360p@800k" {
-				t.Fatalf("film %d variants: %s", id, op.Body)
+			if vs := op.Variants; len(vs) != 2 || vs[0] != "240p@400k" || vs[1] != "360p@800k" {
+				t.Fatalf("film %d variants: %+v", id, op)
 			}
-			if d := op.Number("data.duration"); d < 8.5 || d > 20 {
-				t.Fatalf("film %d lasts %v s", id, d)
+			if op.Duration == nil || *op.Duration < 8.5 || *op.Duration > 20 {
+				t.Fatalf("film %d lasts %v s", id, op.Duration)
 			}
 		}
 		for id, c := range videoTopics(t, env, admin) {
@@ -154,14 +147,13 @@ func TestDemoSeedsWithoutFFmpeg(t *testing.T) {
 			}
 			for id := range films {
 				op := operation(t, env, admin, id, 0)
-				if op.String("data.state") != "queued" || op.Get("data.done") != false ||
-					op.String("data.error") != media.ErrMissing.Error() {
-					t.Fatalf("film %d without ffmpeg: %s", id, op.Body)
+				if op.State != "queued" || op.Done || op.Error == nil || *op.Error != media.ErrMissing.Error() {
+					t.Fatalf("film %d without ffmpeg: %+v", id, op)
 				}
 			}
-			health := on(env, "GET", "/api/health", "", nil)
-			if health.String("data.services.ffmpeg") != "missing" {
-				t.Fatalf("health without ffmpeg: %s", health.Body)
+			health := apitest.Must(demoAs(env, "").GetHealth(t.Context()))(t)
+			if health.Services["ffmpeg"] != "missing" {
+				t.Fatalf("health without ffmpeg: %+v", health)
 			}
 		})
 	}

@@ -3,12 +3,12 @@ package files_test
 import (
 	"bytes"
 	"context"
-	"mime/multipart"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/files"
@@ -127,15 +127,11 @@ func TestLearnerUploadsAreAttachments(t *testing.T) {
 		tn, release := env.OpenTenant(env.Tenant)
 		defer release()
 		u := env.NewUser("student")
-		var b bytes.Buffer
-		w := multipart.NewWriter(&b)
-		part, _ := w.CreateFormFile("avatar", "me.png")
-		part.Write(apitest.PNG(t))
-		w.Close()
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/profile/upload-avatar", Token: u.Token,
-			Body: b.Bytes(), Type: w.FormDataContentType()})
-		if res.Status != 200 {
-			t.Fatalf("avatar upload: %d %s", res.Status, res.Body)
+		profile := apitest.Must(env.UserClient(u).PostProfileUploadAvatar(t.Context(), client.PostProfileUploadAvatarForm{
+			Avatar: &client.File{Name: "me.png", Content: bytes.NewReader(apitest.PNG(t))}}))(t)
+		avatar := ""
+		if profile.PathAvatar != nil {
+			avatar = *profile.PathAvatar
 		}
 		pdf := []byte("%PDF-1.7\n1 0 obj << /OpenAction << /S /JavaScript /JS (app.alert(1)) >> >> endobj")
 		for _, key := range []string{"topics/3/submissions/5/ab12/essay.pdf", "content/q/slides.pdf"} {
@@ -144,7 +140,7 @@ func TestLearnerUploadsAreAttachments(t *testing.T) {
 			}
 		}
 		for key, learner := range map[string]bool{
-			res.String("data.path_avatar"):          true,
+			avatar:                                  true,
 			"topics/3/submissions/5/ab12/essay.pdf": true,
 			"content/q/slides.pdf":                  false,
 		} {

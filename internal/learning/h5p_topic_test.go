@@ -3,10 +3,10 @@ package learning_test
 import (
 	"bytes"
 	"context"
-	"mime/multipart"
 	"slices"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
@@ -36,68 +36,54 @@ func TestH5PTopicCompletes(t *testing.T) {
 	pkg := fixtures.Read(t, "h5p/hub/H5P.TrueFalse.h5p")
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		courseID, lessons, _ := grid(t, env, courseRow{Public: true}, 1, 0)
-		admin := env.As("admin")
+		ctx, admin := t.Context(), env.ClientAs("admin")
 
-		var b bytes.Buffer
-		w := multipart.NewWriter(&b)
-		for k, v := range map[string]string{"lesson": id(lessons[0]), "title": "True or false", "topicable": h5pcontent.Class} {
-			w.WriteField(k, v)
+		// The topic form does not list the H5P package's file field: it
+		// goes as an extra file.
+		create := func(title, name string, data []byte) (*client.View, error) {
+			return admin.PostAdminTopicsMultipart(ctx, client.PostAdminTopicsForm{Lesson: lessons[0], Title: title,
+				Topicable: h5pcontent.Class, ExtraFiles: map[string]client.File{"package": {Name: name, Content: bytes.NewReader(data)}}})
 		}
-		part, _ := w.CreateFormFile("package", "H5P.TrueFalse.h5p")
-		part.Write(pkg)
-		w.Close()
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token,
-			Body: b.Bytes(), Type: w.FormDataContentType()})
-		if res.Status != 201 {
-			t.Fatalf("create H5P topic: %d %s", res.Status, res.Body)
+		res := apitest.Must(create("True or false", "H5P.TrueFalse.h5p", pkg))(t)
+		content, _ := res.Topicable.(map[string]any)
+		text := func(key string) string { s, _ := content[key].(string); return s }
+		contentID, topicID := text("content_id"), res.ID
+		if contentID == "" || res.Kind != "h5p" || text("embed_url") != "/h5p/embed/play/"+contentID ||
+			text("play_url") != "/h5p/contents/"+contentID+"/play" || text("library") == "" {
+			t.Fatalf("created %+v", res)
 		}
-		contentID := res.String("data.topicable.content_id")
-		topicID := int64(res.Number("data.id"))
-		if contentID == "" || res.String("data.kind") != "h5p" ||
-			res.String("data.topicable.embed_url") != "/h5p/embed/play/"+contentID ||
-			res.String("data.topicable.play_url") != "/h5p/contents/"+contentID+"/play" ||
-			res.String("data.topicable.library") == "" {
-			t.Fatalf("created %s", res.Body)
-		}
-		got := call(t, env, 200, "GET", "/h5p/contents/"+contentID, admin, nil)
-		if got.String("data.id") != contentID {
-			t.Errorf("H5P content: %s", got.Body)
+		if got := apitest.Must(admin.GetH5PContentsID(ctx, contentID))(t); got.ID != contentID {
+			t.Errorf("H5P content: %+v", got)
 		}
 
 		// A broken package is refused with the service's reason.
-		var bad bytes.Buffer
-		bw := multipart.NewWriter(&bad)
-		bw.WriteField("lesson", id(lessons[0]))
-		bw.WriteField("title", "Broken")
-		bw.WriteField("topicable", h5pcontent.Class)
-		bp, _ := bw.CreateFormFile("package", "broken.h5p")
-		bp.Write([]byte("not a zip"))
-		bw.Close()
-		if res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token,
-			Body: bad.Bytes(), Type: bw.FormDataContentType()}); res.Status != 422 || !bytes.Contains(res.Body, []byte("H5P")) {
-			t.Errorf("broken package: %d %s", res.Status, res.Body)
+		_, err := create("Broken", "broken.h5p", []byte("not a zip"))
+		if e := apitest.Refused(t, err, 422); !apitest.Says(e, "H5P") {
+			t.Errorf("broken package: %v", e)
 		}
 
 		u := env.NewUser("student")
-		path := "/api/courses/progress/" + id(topicID) + "/h5p"
+		learner := env.UserClient(u)
+		statement := func(verb, object string, part bool) *client.H5PStatement {
+			t.Helper()
+			return apitest.Must(learner.PostCoursesProgressIDH5P(ctx, topicID, map[string]any{"statement": h5pStatement(verb, object, part)}))(t)
+		}
 		complete := func() int {
 			return count(t, env, `SELECT COUNT(*) FROM topic_progress WHERE user_id = $1 AND topic_id = $2 AND status = 1`,
 				u.ID, topicID)
 		}
 		events := eventsOf(env, func() {
-			call(t, env, 201, "POST", path, u, map[string]any{"statement": h5pStatement("completed", contentID, true)})
-			call(t, env, 201, "POST", path, u, map[string]any{"statement": h5pStatement("answered", contentID, false)})
-			call(t, env, 201, "POST", path, u, map[string]any{"statement": h5pStatement("completed", contentID+"0", false)})
+			statement("completed", contentID, true)
+			statement("answered", contentID, false)
+			statement("completed", contentID+"0", false)
 		})
 		if complete() != 0 || slices.Contains(events, "TopicFinished") {
 			t.Fatalf("completed by a part, an answer or other content: %v", events)
 		}
-		var st *apitest.Response
-		events = eventsOf(env, func() {
-			st = call(t, env, 201, "POST", path, u, map[string]any{"statement": h5pStatement("passed", contentID, false)})
-		})
-		if complete() != 1 || !slices.Contains(events, "TopicFinished") || st.Get("data.completed") != true {
-			t.Errorf("passed: complete %d, events %v, answer %s", complete(), events, st.Body)
+		var st *client.H5PStatement
+		events = eventsOf(env, func() { st = statement("passed", contentID, false) })
+		if complete() != 1 || !slices.Contains(events, "TopicFinished") || !st.Completed {
+			t.Errorf("passed: complete %d, events %v, answer %+v", complete(), events, st)
 		}
 		tenant, release := env.OpenTenant(env.Tenant)
 		defer release()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
@@ -239,8 +240,8 @@ func courseIDs(res *apitest.Response, path string) []int64 {
 func TestPingAddsUp(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		c, _, topics := grid(t, env, courseRow{Public: true}, 1, 1)
-		u := env.NewUser("student")
-		path := "/api/courses/progress/" + id(topics[0][0]) + "/ping"
+		ctx, u, topic := t.Context(), env.NewUser("student"), topics[0][0]
+		learner := env.UserClient(u)
 		const parallel, rounds = 50, 4
 		var events []string
 		for round := range rounds {
@@ -254,9 +255,8 @@ func TestPingAddsUp(t *testing.T) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						res := env.Do(apitest.Request{Method: "PUT", Path: path, Token: u.Token})
-						if res.Status != 200 {
-							errs <- string(res.Body)
+						if _, err := learner.PutCoursesProgressIDPing(ctx, topic); err != nil {
+							errs <- err.Error()
 						}
 					}()
 				}
@@ -276,20 +276,22 @@ func TestPingAddsUp(t *testing.T) {
 		}
 		// After a break only one minute (two of the player's intervals) counts.
 		advance(env, 2*time.Hour, u)
-		call(t, env, 200, "PUT", path, u, nil)
+		learner = env.UserClient(u)
+		apitest.Must(learner.PutCoursesProgressIDPing(ctx, topic))(t)
 		env.Clock.Advance(10 * time.Second)
-		res := call(t, env, 200, "PUT", path, u, nil)
-		if res.Number("data.seconds") != float64(want+60+10) || res.Number("data.status") != 2 {
-			t.Errorf("after a break: %s", res.Body)
+		res := apitest.Must(learner.PutCoursesProgressIDPing(ctx, topic))(t)
+		if res.Seconds != int64(want+60+10) || res.Status != 2 {
+			t.Errorf("after a break: %+v", res)
 		}
 		// A complete topic stays complete.
-		patch(t, env, 200, u, c, 1, topics[0][0])
-		res = call(t, env, 200, "PUT", path, u, nil)
-		if res.Number("data.status") != 1 {
-			t.Errorf("ping reopened a complete topic: %s", res.Body)
+		apitest.Must(learner.PatchCoursesProgressID(ctx, c, finished([]int64{topic})))(t)
+		if res = apitest.Must(learner.PutCoursesProgressIDPing(ctx, topic))(t); res.Status != 1 {
+			t.Errorf("ping reopened a complete topic: %+v", res)
 		}
-		call(t, env, 404, "PUT", "/api/courses/progress/999999/ping", u, nil)
-		call(t, env, 401, "PUT", path, nil, nil)
+		_, err := learner.PutCoursesProgressIDPing(ctx, 999999)
+		apitest.Refused(t, err, 404)
+		_, err = env.ClientAs("anonymous").PutCoursesProgressIDPing(ctx, topic)
+		apitest.Refused(t, err, 401)
 	})
 }
 
@@ -320,6 +322,7 @@ func TestPingCountsWallTimeOnce(t *testing.T) {
 
 func TestParallelFinishEmitsOnce(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		c, _, topics := grid(t, env, courseRow{Public: true}, 2, 2)
 		all := append(append([]int64{}, topics[0]...), topics[1]...)
 		for range 3 {
@@ -330,10 +333,8 @@ func TestParallelFinishEmitsOnce(t *testing.T) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						res := env.Do(apitest.Request{Method: "PATCH", Path: "/api/courses/progress/" + id(c), Token: u.Token,
-							Body: map[string]any{"progress": writes(half, 1)}})
-						if res.Status != 200 {
-							t.Errorf("patch: %d %s", res.Status, res.Body)
+						if _, err := env.UserClient(u).PatchCoursesProgressID(ctx, c, finished(half)); err != nil {
+							t.Errorf("patch: %v", err)
 						}
 					}()
 				}
@@ -360,8 +361,7 @@ func TestParallelFinishEmitsOnce(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					env.Do(apitest.Request{Method: "PATCH", Path: "/api/courses/progress/" + id(c), Token: u.Token,
-						Body: map[string]any{"progress": writes(half, 1)}})
+					env.UserClient(u).PatchCoursesProgressID(ctx, c, finished(half))
 				}()
 			}
 			wg.Wait()
@@ -370,6 +370,15 @@ func TestParallelFinishEmitsOnce(t *testing.T) {
 			t.Errorf("disjoint halves: CourseFinished %d times (%v)", n, got)
 		}
 	})
+}
+
+// finished is the progress body that marks the topics complete.
+func finished(topicIDs []int64) client.WriteInputBody {
+	var out client.WriteInputBody
+	for _, tid := range topicIDs {
+		out.Progress = append(out.Progress, client.ProgressWrite{TopicID: tid, Status: 1})
+	}
+	return out
 }
 
 func writes(topicIDs []int64, status int) []map[string]any {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"mime/multipart"
 	"os"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/media"
 	"github.com/lms-platform/lms/internal/media/mediatest"
@@ -22,34 +22,46 @@ const videoClass = `Lms\TopicTypes\Models\TopicContent\Video`
 
 type course struct{ id, lesson int64 }
 
-func newCourse(t *testing.T, env *apitest.Env, token string) course {
-	var c course
-	c.id = int64(env.Call(t, 201, "POST", "/api/admin/courses", token, map[string]any{"title": "Films", "status": "published"}).Number("data.id"))
-	c.lesson = int64(env.Call(t, 201, "POST", "/api/admin/lessons", token, map[string]any{"course_id": c.id, "title": "Watch"}).Number("data.id"))
-	return c
+func newCourse(t *testing.T, c *client.Client) course {
+	t.Helper()
+	var out course
+	out.id = apitest.Must(c.PostAdminCourses(t.Context(), client.CourseBody{Title: "Films", Status: client.Ptr("published")}))(t).ID
+	out.lesson = apitest.Must(c.PostAdminLessons(t.Context(), client.CreateLessonInputBody{CourseID: out.id, Title: "Watch"}))(t).ID
+	return out
 }
 
-func uploadVideo(t *testing.T, env *apitest.Env, token string, lesson int64, name string, data []byte) *apitest.Response {
+func uploadVideo(t *testing.T, c *client.Client, lesson int64, name string, data []byte) *client.View {
 	t.Helper()
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	w.WriteField("lesson", strconv.FormatInt(lesson, 10))
-	w.WriteField("title", "A film")
-	w.WriteField("topicable", videoClass)
-	part, _ := w.CreateFormFile("file", name)
-	part.Write(data)
-	w.Close()
-	res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: token, Body: body.Bytes(), Type: w.FormDataContentType()})
-	if res.Status != 201 {
-		t.Fatalf("upload: %d %s", res.Status, res.Body)
+	return apitest.Must(c.PostAdminTopicsMultipart(t.Context(), client.PostAdminTopicsForm{Lesson: lesson, Title: "A film",
+		Topicable: videoClass, File: &client.File{Name: name, Content: bytes.NewReader(data)}}))(t)
+}
+
+// topicable is a topic's content as its kind shows it (the API document
+// leaves its shape to the kind).
+func topicable(t *testing.T, v *client.View) map[string]any {
+	t.Helper()
+	m, ok := v.Topicable.(map[string]any)
+	if !ok {
+		t.Fatalf("topicable of topic %d: %#v", v.ID, v.Topicable)
 	}
-	return res
+	return m
 }
 
-func setVideo(t *testing.T, env *apitest.Env, token string, enable bool, bitrates any) {
+// text is the string at key of a topicable, or "".
+func text(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+func setVideo(t *testing.T, c *client.Client, enable bool, bitrates any) {
 	t.Helper()
-	env.Call(t, 200, "POST", "/api/admin/config", token, map[string]any{"config": []map[string]any{
-		{"key": "lms_video.enable", "value": enable}, {"key": "lms_video.bitrates", "value": bitrates}}})
+	apitest.Must(c.PostAdminConfig(t.Context(), client.UpdateInputBody{Config: []client.Item{
+		{Key: "lms_video.enable", Value: enable}, {Key: "lms_video.bitrates", Value: bitrates}}}))(t)
+}
+
+// operation is the video operation's state without waiting.
+func operation(c *client.Client, topic int64) (*client.Operation, error) {
+	return c.GetAdminOperationsID(context.Background(), "video:"+strconv.FormatInt(topic, 10), client.GetAdminOperationsIDParams{})
 }
 
 // await long-polls the operation, from the state of ETag tag, until it is
@@ -96,17 +108,18 @@ func awaitUntil(t *testing.T, env *apitest.Env, token string, topic int64, tag s
 func TestVideoTranscodedToHLS(t *testing.T) {
 	clip := mediatest.MP4(t, 6)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		setVideo(t, env, admin.Token, true, []any{
+		admin, adminC := env.As("admin"), env.ClientAs("admin")
+		setVideo(t, adminC, true, []any{
 			map[string]any{"kiloBitrate": 300, "scale": "320x180"}, map[string]any{"kiloBitrate": 700, "scale": "640x360"},
 			map[string]any{"kiloBitrate": 3000, "scale": "1920x1080"}, // taller than the source: dropped
 		})
-		c := newCourse(t, env, admin.Token)
-		res := uploadVideo(t, env, admin.Token, c.lesson, "clip.mp4", clip)
-		topic := int64(res.Number("data.id"))
-		if got := res.String("data.topicable.processing"); got != "queued" {
+		c := newCourse(t, adminC)
+		res := uploadVideo(t, adminC, c.lesson, "clip.mp4", clip)
+		topic := res.ID
+		if got := text(topicable(t, res), "processing"); got != "queued" {
 			t.Fatalf("state after upload %q", got)
 		}
+		// The ETag and 304 of the operation are read from the wire.
 		first := env.Call(t, 200, "GET", "/api/admin/operations/video:"+strconv.FormatInt(topic, 10), admin.Token, nil)
 		if first.String("data.state") != "queued" || first.Get("data.done") != false || first.Header.Get("ETag") == "" {
 			t.Fatalf("operation before a worker: %s", first.Body)
@@ -128,10 +141,10 @@ func TestVideoTranscodedToHLS(t *testing.T) {
 		if d := done.Number("data.duration"); d < 5.5 || d > 6.5 {
 			t.Fatalf("duration %v", d)
 		}
-		view := env.Call(t, 200, "GET", "/api/admin/topics/"+strconv.FormatInt(topic, 10), admin.Token, nil)
-		hls, poster := view.String("data.topicable.hls_url"), view.String("data.topicable.poster_url")
-		if hls == "" || poster == "" || view.String("data.topicable.url") == "" {
-			t.Fatalf("ready view: %s", view.Body)
+		view := topicable(t, apitest.Must(adminC.GetAdminTopicsID(t.Context(), topic))(t))
+		hls, poster := text(view, "hls_url"), text(view, "poster_url")
+		if hls == "" || poster == "" || text(view, "url") == "" {
+			t.Fatalf("ready view: %v", view)
 		}
 		if p := env.Do(apitest.Request{Method: "GET", Path: poster}); p.Status != 200 || p.Header.Get("Content-Type") != "image/jpeg" {
 			t.Fatalf("poster: %d %s", p.Status, p.Header.Get("Content-Type"))
@@ -174,7 +187,7 @@ func TestVideoTranscodedToHLS(t *testing.T) {
 			}
 		}
 		// Deleting the topic removes the upload and everything made of it.
-		env.Call(t, 200, "DELETE", "/api/admin/topics/"+strconv.FormatInt(topic, 10), admin.Token, nil)
+		apitest.OK(t, adminC.DeleteAdminTopicsID(t.Context(), topic))
 		if r := env.Do(apitest.Request{Method: "GET", Path: variants[0]}); r.Status != 404 {
 			t.Fatalf("a variant after delete: %d", r.Status)
 		}
@@ -186,12 +199,12 @@ func TestVideoTranscodedToHLS(t *testing.T) {
 func TestCorruptVideoFailsAndOffKeepsOriginal(t *testing.T) {
 	clip := mediatest.MP4(t, 2)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		setVideo(t, env, admin.Token, true, []any{})
-		c := newCourse(t, env, admin.Token)
+		admin, adminC := env.As("admin"), env.ClientAs("admin")
+		setVideo(t, adminC, true, []any{})
+		c := newCourse(t, adminC)
 		// An MP4 header followed by garbage passes the upload's type check.
 		corrupt := append(append([]byte{}, clip[:64]...), bytes.Repeat([]byte{0x5a}, 4096)...)
-		bad := int64(uploadVideo(t, env, admin.Token, c.lesson, "broken.mp4", corrupt).Number("data.id"))
+		bad := uploadVideo(t, adminC, c.lesson, "broken.mp4", corrupt).ID
 		queuetest.Run(t, env.Server.Queue)
 		res, seen := await(t, env, admin.Token, bad, "")
 		if res.String("data.state") != "failed" || !strings.HasPrefix(res.String("data.error"), "The file is not a playable video") {
@@ -200,24 +213,21 @@ func TestCorruptVideoFailsAndOffKeepsOriginal(t *testing.T) {
 		if strings.Contains(res.String("data.error"), os.TempDir()) {
 			t.Fatalf("the reason shows a server path: %s", res.String("data.error"))
 		}
-		setVideo(t, env, admin.Token, false, []any{})
-		good := int64(uploadVideo(t, env, admin.Token, c.lesson, "clip.mp4", clip).Number("data.id"))
+		setVideo(t, adminC, false, []any{})
+		good := uploadVideo(t, adminC, c.lesson, "clip.mp4", clip).ID
 		res, seen = await(t, env, admin.Token, good, "")
 		if res.String("data.state") != "ready" || res.Get("data.variants") != nil {
 			t.Fatalf("transcoding off: %v %s", seen, res.Body)
 		}
-		view := env.Call(t, 200, "GET", "/api/admin/topics/"+strconv.FormatInt(good, 10), admin.Token, nil)
-		if view.String("data.topicable.hls_url") != "" || view.String("data.topicable.poster_url") == "" || view.String("data.topicable.url") == "" {
-			t.Fatalf("transcoding off: %s", view.Body)
+		view := topicable(t, apitest.Must(adminC.GetAdminTopicsID(t.Context(), good))(t))
+		if text(view, "hls_url") != "" || text(view, "poster_url") == "" || text(view, "url") == "" {
+			t.Fatalf("transcoding off: %v", view)
 		}
 		// The operation is for those who may edit the topic only.
-		student := env.As("student")
-		if r := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/operations/video:" + strconv.FormatInt(good, 10), Token: student.Token}); r.Status != 403 {
-			t.Fatalf("a student's await: %d", r.Status)
-		}
-		if r := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/operations/quiz:1", Token: admin.Token}); r.Status != 422 {
-			t.Fatalf("an unknown operation: %d", r.Status)
-		}
+		_, err := operation(env.ClientAs("student"), good)
+		apitest.Refused(t, err, 403)
+		_, err = adminC.GetAdminOperationsID(t.Context(), "quiz:1", client.GetAdminOperationsIDParams{})
+		apitest.Refused(t, err, 422)
 	})
 }
 
@@ -227,24 +237,22 @@ func TestCorruptVideoFailsAndOffKeepsOriginal(t *testing.T) {
 func TestMissingFFmpegWaits(t *testing.T) {
 	clip := mediatest.MP4(t, 2)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		setVideo(t, env, admin.Token, true, []any{})
+		adminC, anonymous := env.ClientAs("admin"), env.ClientAs("anonymous")
+		setVideo(t, adminC, true, []any{})
 		installed := env.Server.Videos.FFmpeg
 		env.Server.Videos.FFmpeg = media.FFmpeg{} // as on a server without the package
-		c := newCourse(t, env, admin.Token)
-		topic := int64(uploadVideo(t, env, admin.Token, c.lesson, "clip.mp4", clip).Number("data.id"))
-		op := "/api/admin/operations/video:" + strconv.FormatInt(topic, 10)
+		c := newCourse(t, adminC)
+		topic := uploadVideo(t, adminC, c.lesson, "clip.mp4", clip).ID
 		if ran, err := env.Server.Queue.Work(context.Background()); !ran || err != nil {
 			t.Fatalf("the job did not run: %v %v", ran, err)
 		}
-		res := env.Call(t, 200, "GET", op, admin.Token, nil)
-		if res.String("data.state") != "queued" || res.Get("data.done") != false || res.String("data.error") != media.ErrMissing.Error() {
-			t.Fatalf("without ffmpeg: %s", res.Body)
+		res := apitest.Must(operation(adminC, topic))(t)
+		if res.State != "queued" || res.Done || res.Error == nil || *res.Error != media.ErrMissing.Error() {
+			t.Fatalf("without ffmpeg: %+v", res)
 		}
-		health := env.Call(t, 200, "GET", "/api/health", "", nil)
-		if health.String("data.services.ffmpeg") != "missing" || health.Get("data.ok") != true ||
-			!strings.Contains(fmt.Sprint(health.Get("data.warnings")), "ffmpeg") {
-			t.Fatalf("health without ffmpeg: %s", health.Body)
+		health := apitest.Must(anonymous.GetHealth(t.Context()))(t)
+		if health.Services["ffmpeg"] != "missing" || !health.Ok || !strings.Contains(fmt.Sprint(health.Warnings), "ffmpeg") {
+			t.Fatalf("health without ffmpeg: %+v", health)
 		}
 		// Installed: the next attempt, after the backoff, makes the video.
 		env.Server.Videos.FFmpeg = installed
@@ -255,12 +263,12 @@ func TestMissingFFmpegWaits(t *testing.T) {
 		if ran, err := env.Server.Queue.Work(context.Background()); !ran || err != nil {
 			t.Fatalf("the retry did not run: %v %v", ran, err)
 		}
-		res = env.Call(t, 200, "GET", op, admin.Token, nil)
-		if res.String("data.state") != "ready" || res.String("data.error") != "" {
-			t.Fatalf("after installing ffmpeg: %s", res.Body)
+		res = apitest.Must(operation(adminC, topic))(t)
+		if res.State != "ready" || res.Error != nil && *res.Error != "" {
+			t.Fatalf("after installing ffmpeg: %+v", res)
 		}
-		if health := env.Call(t, 200, "GET", "/api/health", "", nil); health.String("data.services.ffmpeg") != "ok" {
-			t.Fatalf("health with ffmpeg: %s", health.Body)
+		if health := apitest.Must(anonymous.GetHealth(t.Context()))(t); health.Services["ffmpeg"] != "ok" {
+			t.Fatalf("health with ffmpeg: %+v", health)
 		}
 	})
 }

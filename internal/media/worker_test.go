@@ -39,16 +39,16 @@ func TestMain(m *testing.M) {
 func TestKilledWorkerLosesNoJob(t *testing.T) {
 	clip := mediatest.MP4(t, 40)
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		setVideo(t, env, admin.Token, true, []any{
+		admin, adminC := env.As("admin"), env.ClientAs("admin")
+		setVideo(t, adminC, true, []any{
 			map[string]any{"kiloBitrate": 300, "scale": "320x180"}, map[string]any{"kiloBitrate": 700, "scale": "640x360"}})
-		c := newCourse(t, env, admin.Token)
-		topic := int64(uploadVideo(t, env, admin.Token, c.lesson, "clip.mp4", clip).Number("data.id"))
+		c := newCourse(t, adminC)
+		topic := uploadVideo(t, adminC, c.lesson, "clip.mp4", clip).ID
 		key := "video:" + strconv.FormatInt(topic, 10)
 
 		worker := queuetest.Start(t, env, workerTemp+"="+t.TempDir())
 		// Wait until the worker process is transcoding: the state says
-		// processing with some progress.
+		// processing with some progress. The ETag is read from the wire.
 		tag := env.Call(t, 200, "GET", "/api/admin/operations/"+key, admin.Token, nil).Header.Get("ETag")
 		res, seen := awaitUntil(t, env, admin.Token, topic, tag, func(res *apitest.Response) bool {
 			return res.Get("data.done") == true || res.String("data.state") == "processing" && res.Number("data.progress") > 0
@@ -87,8 +87,8 @@ func TestKilledWorkerLosesNoJob(t *testing.T) {
 		if _, ok, _ := queue.StatusOf(context.Background(), tn.DB, key); ok {
 			t.Fatal("the finished job is still in the queue")
 		}
-		view := env.Call(t, 200, "GET", "/api/admin/topics/"+strconv.FormatInt(topic, 10), admin.Token, nil)
-		master := env.Do(apitest.Request{Method: "GET", Path: view.String("data.topicable.hls_url")})
+		view := topicable(t, apitest.Must(adminC.GetAdminTopicsID(t.Context(), topic))(t))
+		master := env.Do(apitest.Request{Method: "GET", Path: text(view, "hls_url")})
 		if master.Status != 200 || bytes.Count(master.Body, []byte("#EXT-X-STREAM-INF")) != 2 {
 			t.Fatalf("master playlist after the takeover: %d\n%s", master.Status, master.Body)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/platform"
@@ -224,9 +225,8 @@ func fetch(t *testing.T, env *apitest.Env, link string, headers map[string]strin
 // createRich creates a rich text topic as u and returns its id.
 func createRich(t *testing.T, w *world, u *apitest.User, lesson int64, title string) int64 {
 	t.Helper()
-	res := send(t, w.env, 201, "POST", "/api/admin/topics", u,
-		map[string]any{"lesson": lesson, "title": title, "topicable": richClass, "html": "<p>" + title + "</p>"}, "")
-	return num(res, "data.id")
+	return apitest.Must(w.env.UserClient(u).PostAdminTopics(t.Context(), client.PostAdminTopicsBody{Lesson: lesson, Title: title,
+		Topicable: richClass, HTML: client.Ptr("<p>" + title + "</p>")}))(t).ID
 }
 
 // createPDF creates a PDF topic as u and returns the response.

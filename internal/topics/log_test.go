@@ -52,11 +52,7 @@ func TestServiceLogCarriesRequestID(t *testing.T) {
 			topic, env.Clock.Now())
 		return err
 	})
-	res := env.Do(apitest.Request{Method: "DELETE", Path: "/api/admin/topics/" + id(topic), Token: w.tutor.Token,
-		Headers: map[string]string{"X-Request-Id": "req-topic-delete"}})
-	if res.Status != 200 {
-		t.Fatalf("delete: %d %s", res.Status, res.Body)
-	}
+	apitest.OK(t, env.UserClient(w.tutor).WithHeader("X-Request-Id", "req-topic-delete").DeleteAdminTopicsID(t.Context(), topic))
 	for _, line := range logs.lines() {
 		if line["msg"] == "topics: remove file" {
 			if line["request_id"] != "req-topic-delete" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -203,12 +204,8 @@ func TestForeignTenantIDs(t *testing.T) {
 		otherLesson := otherTenantLesson(t, env)
 		var last int64
 		for range 3 {
-			res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Host: "other.test", Token: otherAdmin.Token,
-				Body: map[string]any{"lesson": otherLesson, "title": "There", "topicable": richClass, "html": "x"}})
-			if res.Status != 201 {
-				t.Fatalf("other tenant create: %d %s", res.Status, res.Body)
-			}
-			last = num(res, "data.id")
+			last = apitest.Must(env.Client("other.test", otherAdmin.Token).PostAdminTopics(t.Context(), client.PostAdminTopicsBody{
+				Lesson: otherLesson, Title: "There", Topicable: richClass, HTML: client.Ptr("x")}))(t).ID
 		}
 		for _, path := range []string{"/api/admin/topics/" + id(last), "/api/admin/topics/" + id(last) + "/edit",
 			"/api/admin/topics/" + id(last) + "/resources"} {

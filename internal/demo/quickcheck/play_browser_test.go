@@ -10,6 +10,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/lms-platform/lms/client"
+	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
 	"github.com/lms-platform/lms/internal/h5p/embedtest"
@@ -126,9 +128,9 @@ func TestPlayInBrowser(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.Text(`.lms-quickcheck__status`, &status, in(f)...)); err != nil || status != "You got 3 of 3 right." {
 		t.Errorf("result %q %v", status, err)
 	}
-	finished := env.Call(t, 200, "GET", "/h5p/finishedData?contentId="+content, student.Token, nil)
-	if finished.Number("data.score") != 3 || finished.Number("data.maxScore") != 3 {
-		t.Errorf("finished data: %s", finished.Body)
+	finished := apitest.Must(env.UserClient(student).GetH5PFinishedData(t.Context(), client.GetH5PFinishedDataParams{ContentID: &content}))(t)
+	if finished.Score != 3 || finished.MaxScore != 3 {
+		t.Errorf("finished data: %+v", finished)
 	}
 	waitState(`"checked":true`)
 	browsertest.Screenshot(t, ctx, "quickcheck-checked")

@@ -3,13 +3,13 @@ package quickcheck_test
 import (
 	"bytes"
 	"encoding/json"
-	"mime/multipart"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/demo/quickcheck"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
@@ -163,34 +163,36 @@ func TestUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		var b bytes.Buffer
-		w := multipart.NewWriter(&b)
-		part, _ := w.CreateFormFile("h5p_file", "quick-check.h5p")
-		part.Write(data)
-		w.Close()
-		res := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents/upload", Token: admin.Token, Body: b.Bytes(),
-			Type: w.FormDataContentType()})
-		if res.Status != 201 || res.String("data.contentId") == "" {
-			t.Fatalf("upload: %d %s", res.Status, res.Body)
+		ctx, admin := t.Context(), env.ClientAs("admin")
+		upload := func() (*client.UploadedContent, error) {
+			return admin.PostH5PContentsUpload(ctx, client.PostH5PContentsUploadForm{
+				H5PFile: &client.File{Name: "quick-check.h5p", Content: bytes.NewReader(data)}})
 		}
-		id := res.String("data.contentId")
-		got := env.Call(t, 200, "GET", "/h5p/contents/"+id, "", nil)
-		if got.String("data.title") != sample.Title || !strings.HasPrefix(got.String("data.mainLibrary"), quickcheck.MachineName) ||
-			got.String("data.parameters.questions.1.text") != sample.Questions[1].Text {
-			t.Errorf("content read back: %s", got.Body)
+		res := apitest.Must(upload())(t)
+		if res.ContentID == "" {
+			t.Fatalf("upload: %+v", res)
+		}
+		id := res.ContentID
+		got := apitest.Must(env.ClientAs("anonymous").GetH5PContentsID(ctx, id))(t)
+		params, _ := got.Parameters.(map[string]any)
+		questions, _ := params["questions"].([]any)
+		second := map[string]any{}
+		if len(questions) > 1 {
+			second, _ = questions[1].(map[string]any)
+		}
+		if got.Title != sample.Title || !strings.HasPrefix(got.MainLibrary, quickcheck.MachineName) ||
+			second["text"] != sample.Questions[1].Text {
+			t.Errorf("content read back: %+v", got)
 		}
 		// The player gets the library's script and style sheet.
-		play := env.Call(t, 200, "GET", "/h5p/contents/"+id+"/play", admin.Token, nil)
-		scripts, _ := json.Marshal(play.Get("data.scripts"))
-		styles, _ := json.Marshal(play.Get("data.styles"))
-		if !strings.Contains(string(scripts), "quickcheck.js") || !strings.Contains(string(styles), "quickcheck.css") {
+		play := apitest.Must(admin.GetH5PContentsIDPlay(ctx, id, client.GetH5PContentsIDPlayParams{}))(t)
+		scripts, styles := strings.Join(play.Scripts, " "), strings.Join(play.Styles, " ")
+		if !strings.Contains(scripts, "quickcheck.js") || !strings.Contains(styles, "quickcheck.css") {
 			t.Errorf("play model scripts %s styles %s", scripts, styles)
 		}
 		// Uploading it again reuses the installed library.
-		if again := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents/upload", Token: admin.Token, Body: b.Bytes(),
-			Type: w.FormDataContentType()}); again.Status != 201 {
-			t.Errorf("second upload: %d %s", again.Status, again.Body)
+		if _, err := upload(); err != nil {
+			t.Errorf("second upload: %v", err)
 		}
 		if n := env.Count(t, `SELECT COUNT(*) FROM h5p_libraries WHERE machine_name = $1`, quickcheck.MachineName); n != 1 {
 			t.Errorf("%d libraries installed", n)

@@ -2,11 +2,11 @@ package h5pcontent_test
 
 import (
 	"bytes"
-	"mime/multipart"
 	"net"
 	"strconv"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/h5p"
@@ -19,40 +19,27 @@ import (
 func TestTutorOwnsUploadedContent(t *testing.T) {
 	pkg := fixtures.Read(t, "h5p/hub/H5P.TrueFalse.h5p")
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		tutor := env.As("tutor")
-		course := env.Call(t, 201, "POST", "/api/admin/courses", tutor.Token, map[string]any{"title": "Tutor's course"}).Number("data.id")
-		lesson := env.Call(t, 201, "POST", "/api/admin/lessons", tutor.Token,
-			map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id")
+		ctx, tutor := t.Context(), env.As("tutor")
+		c := env.UserClient(tutor)
+		res := apitest.Must(c.PostAdminTopicsMultipart(ctx, topicForm(t, c, pkg, nil)))(t)
+		topicable, _ := res.Topicable.(map[string]any)
+		id, _ := topicable["content_id"].(string)
 
-		body, ct := form(t, "package", pkg, map[string]string{
-			"lesson": strconv.FormatFloat(lesson, 'f', -1, 64), "title": "Quiz", "topicable": h5pcontent.Class})
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: tutor.Token, Body: body, Type: ct})
-		if res.Status != 201 {
-			t.Fatalf("H5P topic: %d %s", res.Status, res.Body)
+		content := apitest.Must(c.GetH5PContentsID(ctx, id))(t)
+		if content.UserID != strconv.FormatInt(tutor.ID, 10) {
+			t.Errorf("content owner %s, want the tutor %d", content.UserID, tutor.ID)
 		}
-		id := res.String("data.topicable.content_id")
-
-		content := env.Call(t, 200, "GET", "/h5p/contents/"+id, tutor.Token, nil)
-		if got := content.String("data.userId"); got != strconv.FormatInt(tutor.ID, 10) {
-			t.Errorf("content owner %s, want the tutor %d", got, tutor.ID)
-		}
-		library := content.String("data.mainLibrary") + " " + content.String("data.libraryVersion")
-		edit := env.Do(apitest.Request{Method: "PATCH", Path: "/h5p/contents/" + id, Token: tutor.Token,
-			Body: map[string]any{"library": library, "params": map[string]any{
-				"params": content.Get("data.parameters"), "metadata": map[string]any{"title": "Edited quiz"}}}})
-		if edit.Status != 200 {
-			t.Errorf("tutor edits the content: %d %s", edit.Status, edit.Body)
+		library := content.MainLibrary + " " + content.LibraryVersion
+		if _, err := c.PatchH5PContentsID(ctx, id, client.ContentBody{Library: library, Params: client.ContentParams{
+			Params: content.Parameters, Metadata: map[string]any{"title": "Edited quiz"}}}); err != nil {
+			t.Errorf("tutor edits the content: %v", err)
 		}
 
 		// Only the internal token may name the acting user.
 		student := env.As("student")
-		body, ct = form(t, "h5p_file", pkg, nil)
-		forged := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents/upload", Token: tutor.Token,
-			Headers: map[string]string{h5p.ActingUserHeader: strconv.FormatInt(student.ID, 10)}, Body: body, Type: ct})
-		if forged.Status != 201 {
-			t.Fatalf("tutor upload: %d %s", forged.Status, forged.Body)
-		}
-		owner := env.Call(t, 200, "GET", "/h5p/contents/"+forged.String("data.contentId"), tutor.Token, nil).String("data.userId")
+		forged := apitest.Must(c.WithHeader(h5p.ActingUserHeader, strconv.FormatInt(student.ID, 10)).PostH5PContentsUpload(ctx,
+			client.PostH5PContentsUploadForm{H5PFile: quiz(pkg)}))(t)
+		owner := apitest.Must(c.GetH5PContentsID(ctx, forged.ContentID))(t).UserID
 		if owner != strconv.FormatInt(tutor.ID, 10) {
 			t.Errorf("a tutor's upload naming another user belongs to %s, want the tutor", owner)
 		}
@@ -65,17 +52,16 @@ func TestTutorOwnsUploadedContent(t *testing.T) {
 func TestRefusedPackage(t *testing.T) {
 	broken := []byte("not a zip archive")
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		body, ct := form(t, "h5p_file", broken, nil)
-		direct := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents/upload", Token: admin.Token, Body: body, Type: ct})
-		if direct.Status != 422 || direct.String("errors.0.message") == "" {
-			t.Fatalf("broken package at the service: %d %s", direct.Status, direct.Body)
+		ctx, admin := t.Context(), env.ClientAs("admin")
+		_, err := admin.PostH5PContentsUpload(ctx, client.PostH5PContentsUploadForm{H5PFile: quiz(broken)})
+		direct := apitest.Refused(t, err, 422)
+		if len(direct.Problems) == 0 || direct.Problems[0].Message == "" {
+			t.Fatalf("broken package at the service: %v %+v", direct, direct.Problems)
 		}
 
-		body, ct = form(t, "package", broken, topicFields(t, env, admin.Token))
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token, Body: body, Type: ct})
-		if res.Status != 422 || res.String("errors.package.0") != direct.String("message") {
-			t.Errorf("broken package as a topic: %d %s, want 422 with %q", res.Status, res.Body, direct.String("message"))
+		_, err = admin.PostAdminTopicsMultipart(ctx, topicForm(t, admin, broken, nil))
+		if e := apitest.Refused(t, err, 422); len(e.Errors["package"]) == 0 || e.Errors["package"][0] != direct.Message {
+			t.Errorf("broken package as a topic: %v, want 422 with %q", e, direct.Message)
 		}
 	})
 }
@@ -86,8 +72,10 @@ func TestRefusedPackage(t *testing.T) {
 func TestServiceUnreachable(t *testing.T) {
 	pkg := fixtures.Read(t, "h5p/hub/H5P.TrueFalse.h5p")
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		fields := topicFields(t, env, admin.Token)
+		ctx, admin := t.Context(), env.ClientAs("admin")
+		withPackage := topicForm(t, admin, pkg, nil)
+		existing := withPackage
+		existing.ExtraFiles, existing.Extra = nil, map[string]string{"content_id": "1"}
 		// A port nothing listens on.
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -96,41 +84,29 @@ func TestServiceUnreachable(t *testing.T) {
 		l.Close()
 		env.Server.H5P.API.SetBaseURL("http://" + l.Addr().String())
 
-		body, ct := form(t, "package", pkg, fields)
-		if res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token, Body: body, Type: ct}); res.Status != 503 {
-			t.Errorf("package upload: %d %s, want 503", res.Status, res.Body)
-		}
-		fields["content_id"] = "1"
-		body, ct = form(t, "", nil, fields)
-		if res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: admin.Token, Body: body, Type: ct}); res.Status != 503 {
-			t.Errorf("existing content: %d %s, want 503", res.Status, res.Body)
-		}
+		_, err = admin.PostAdminTopicsMultipart(ctx, withPackage)
+		apitest.Refused(t, err, 503)
+		_, err = admin.PostAdminTopicsMultipart(ctx, existing)
+		apitest.Refused(t, err, 503)
 	})
 }
 
-// topicFields are the form fields of a new H5P topic in a new lesson.
-func topicFields(t *testing.T, env *apitest.Env, token string) map[string]string {
-	course := env.Call(t, 201, "POST", "/api/admin/courses", token, map[string]any{"title": "Course"}).Number("data.id")
-	lesson := env.Call(t, 201, "POST", "/api/admin/lessons", token, map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id")
-	return map[string]string{"lesson": strconv.FormatFloat(lesson, 'f', -1, 64), "title": "Quiz", "topicable": h5pcontent.Class}
+// topicForm is the form of a new H5P topic in a new course and lesson of
+// the client's user, with the package (none when nil) and extra fields.
+// The topic form does not list the H5P package's file field: it goes as
+// an extra file.
+func topicForm(t *testing.T, c *client.Client, pkg []byte, extra map[string]string) client.PostAdminTopicsForm {
+	t.Helper()
+	course := apitest.Must(c.PostAdminCourses(t.Context(), client.CourseBody{Title: "Course"}))(t).ID
+	lesson := apitest.Must(c.PostAdminLessons(t.Context(), client.CreateLessonInputBody{CourseID: course, Title: "Lesson"}))(t).ID
+	f := client.PostAdminTopicsForm{Lesson: lesson, Title: "Quiz", Topicable: h5pcontent.Class, Extra: extra}
+	if pkg != nil {
+		f.ExtraFiles = map[string]client.File{"package": *quiz(pkg)}
+	}
+	return f
 }
 
-// form is a multipart body with the package as field (none when field is
-// "") and the fields.
-func form(t *testing.T, field string, pkg []byte, fields map[string]string) ([]byte, string) {
-	t.Helper()
-	var b bytes.Buffer
-	w := multipart.NewWriter(&b)
-	for k, v := range fields {
-		w.WriteField(k, v)
-	}
-	if field != "" {
-		part, err := w.CreateFormFile(field, "quiz.h5p")
-		if err != nil {
-			t.Fatal(err)
-		}
-		part.Write(pkg)
-	}
-	w.Close()
-	return b.Bytes(), w.FormDataContentType()
+// quiz is the package as an uploaded file.
+func quiz(pkg []byte) *client.File {
+	return &client.File{Name: "quiz.h5p", Content: bytes.NewReader(pkg)}
 }

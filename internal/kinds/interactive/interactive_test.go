@@ -1,8 +1,9 @@
 package interactive_test
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/blob"
 	"github.com/lms-platform/lms/internal/kinds/interactive"
@@ -22,105 +24,112 @@ import (
 type world struct {
 	env     *apitest.Env
 	tutor   *apitest.User
-	course  float64
-	lesson  float64
+	author  *client.Client // the tutor's
+	course  int64
+	lesson  int64
 	learner *apitest.User
 }
 
 func newWorld(t *testing.T, env *apitest.Env) *world {
 	t.Helper()
-	tutor := env.As("tutor")
-	course := env.Call(t, 201, "POST", "/api/admin/courses", tutor.Token, map[string]any{"title": "Apps", "status": "published"}).Number("data.id")
-	lesson := env.Call(t, 201, "POST", "/api/admin/lessons", tutor.Token, map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id")
+	ctx, tutor := t.Context(), env.As("tutor")
+	author := env.UserClient(tutor)
+	course := apitest.Must(author.PostAdminCourses(ctx, client.CourseBody{Title: "Apps", Status: client.Ptr("published")}))(t).ID
+	lesson := apitest.Must(author.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "Lesson"}))(t).ID
 	learner := env.NewUser("student")
-	env.Call(t, 200, "POST", "/api/admin/courses/"+num(course)+"/access", env.As("admin").Token,
-		map[string]any{"users": []map[string]any{{"id": learner.ID}}})
-	return &world{env: env, tutor: tutor, course: course, lesson: lesson, learner: learner}
+	apitest.Must(env.ClientAs("admin").PostAdminCoursesIDAccess(ctx, course,
+		client.AssignInputBody{Users: []client.GrantBody{{ID: learner.ID}}}))(t)
+	return &world{env: env, tutor: tutor, author: author, course: course, lesson: lesson, learner: learner}
 }
 
-// hasError reports whether a 422 names the field; keys hold dots
-// (manifest.steps.0.id), so they are not read as paths.
-func hasError(res *apitest.Response, field string) bool {
-	errs, _ := res.Get("errors").(map[string]any)
-	_, ok := errs[field]
+// hasError reports whether err is a 422 that names the field.
+func hasError(err error, field string) bool {
+	var e *client.Error
+	if !errors.As(err, &e) || e.Status != 422 {
+		return false
+	}
+	_, ok := e.Errors[field]
 	return ok
 }
 
-func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func num(n int64) string { return strconv.FormatInt(n, 10) }
 
-// upload sends a package (files by path) as the tutor, optionally as the
-// next version of pkg.
-func (w *world) upload(t *testing.T, files map[string]string, pkg float64) *apitest.Response {
+// zipFile is a .zip of the files, as an upload.
+func zipFile(t *testing.T, files map[string]string) *client.File {
+	return &client.File{Name: "app.zip", Content: bytes.NewReader(interactivetest.Zip(t, files))}
+}
+
+// upload sends a package (files by path) as the client's user, optionally
+// as the next version of pkg.
+func upload(t *testing.T, c *client.Client, files map[string]string, pkg int64) (*client.PackageView, error) {
 	t.Helper()
-	fields := map[string]string{}
+	f := client.PostAdminInteractiveForm{File: zipFile(t, files)}
 	if pkg != 0 {
-		fields["package"] = num(pkg)
+		f.Package = &pkg
 	}
-	body, ctype := interactivetest.Form(t, "file", "app.zip", interactivetest.Zip(t, files), fields)
-	return w.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/interactive", Token: w.tutor.Token, Body: body, Type: ctype})
+	return c.PostAdminInteractive(t.Context(), f)
+}
+
+// upload sends a package as the tutor.
+func (w *world) upload(t *testing.T, files map[string]string, pkg int64) (*client.PackageView, error) {
+	t.Helper()
+	return upload(t, w.author, files, pkg)
 }
 
 func app(manifest string) map[string]string {
 	return map[string]string{"lms-interactive.json": manifest, "index.html": interactivetest.Page, "js/app.js": "console.log(1)"}
 }
 
-func (w *world) pkg(t *testing.T) float64 {
+func (w *world) pkg(t *testing.T) int64 {
 	t.Helper()
-	res := w.upload(t, app(interactivetest.Manifest), 0)
-	if res.Status != 201 {
-		t.Fatalf("upload: %d %s", res.Status, res.Body)
-	}
-	return res.Number("data.id")
+	return apitest.Must(w.upload(t, app(interactivetest.Manifest), 0))(t).ID
 }
 
-func (w *world) topic(fields map[string]any) map[string]any {
-	b := map[string]any{"lesson": w.lesson, "title": "App", "topicable": interactive.Class}
-	for k, v := range fields {
-		b[k] = v
-	}
-	return b
+// create makes an interactive topic of the lesson as the tutor, with the
+// body's fields.
+func (w *world) create(t *testing.T, b client.PostAdminTopicsBody) (*client.View, error) {
+	t.Helper()
+	b.Lesson, b.Title, b.Topicable = w.lesson, "App", interactive.Class
+	return w.author.PostAdminTopics(t.Context(), b)
 }
 
-func (w *world) create(t *testing.T, fields map[string]any) *apitest.Response {
+// created is the id of a topic create that must succeed.
+func (w *world) created(t *testing.T, b client.PostAdminTopicsBody) int64 {
 	t.Helper()
-	return w.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: w.tutor.Token, Body: w.topic(fields)})
+	return apitest.Must(w.create(t, b))(t).ID
 }
 
 func setting(t *testing.T, env *apitest.Env, key string, value bool) {
 	t.Helper()
-	env.Call(t, 200, "POST", "/api/admin/config", env.As("admin").Token,
-		map[string]any{"config": []map[string]any{{"key": key, "value": value}}})
+	apitest.Must(env.ClientAs("admin").PostAdminConfig(t.Context(), client.UpdateInputBody{Config: []client.Item{{Key: key, Value: value}}}))(t)
 }
+
+// p points at v, for the bodies' optional fields.
+func p[T any](v T) *T { return &v }
 
 func TestUpload(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
-		res := w.upload(t, app(interactivetest.Manifest), 0)
-		if res.Status != 201 || res.Number("data.current_version") != 1 || res.String("data.title") != "Pendulum" {
-			t.Fatalf("upload: %d %s", res.Status, res.Body)
+		res := apitest.Must(w.upload(t, app(interactivetest.Manifest), 0))(t)
+		if res.CurrentVersion != 1 || res.Title != "Pendulum" {
+			t.Fatalf("upload: %+v", res)
 		}
-		pkg := res.Number("data.id")
-		if got := res.String("data.manifest.steps.2.id"); got != "done" {
-			t.Errorf("manifest steps: %s", res.Body)
+		pkg := res.ID
+		if steps := res.Manifest.Steps; len(steps) < 3 || steps[2].ID != "done" {
+			t.Errorf("manifest steps: %+v", res.Manifest)
 		}
 		// A new version: numbers go on, every version is kept.
-		v2 := w.upload(t, app(strings.Replace(interactivetest.Manifest, "Pendulum", "Pendulum 2", 1)), pkg)
-		if v2.Status != 201 || v2.Number("data.id") != pkg || v2.Number("data.current_version") != 2 ||
-			v2.Number("data.versions.0.version") != 1 || v2.Number("data.versions.1.version") != 2 {
-			t.Fatalf("second version: %d %s", v2.Status, v2.Body)
+		v2 := apitest.Must(w.upload(t, app(strings.Replace(interactivetest.Manifest, "Pendulum", "Pendulum 2", 1)), pkg))(t)
+		if v2.ID != pkg || v2.CurrentVersion != 2 || len(v2.Versions) < 2 || v2.Versions[0].Version != 1 || v2.Versions[1].Version != 2 {
+			t.Fatalf("second version: %+v", v2)
 		}
-		env.Call(t, 200, "GET", "/api/admin/interactive/"+num(pkg), w.tutor.Token, nil)
+		apitest.Must(w.author.GetAdminInteractiveID(t.Context(), pkg))(t)
 		// Another tutor may not add versions to this tutor's package.
-		other := env.NewUser("tutor")
-		body, ctype := interactivetest.Form(t, "file", "app.zip", interactivetest.Zip(t, app(interactivetest.Manifest)),
-			map[string]string{"package": num(pkg)})
-		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/interactive", Token: other.Token, Body: body, Type: ctype}); r.Status != 403 {
-			t.Errorf("other tutor's version: %d %s", r.Status, r.Body)
-		}
-		body, ctype = interactivetest.Upload(t, interactivetest.Manifest)
-		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/interactive", Token: w.learner.Token, Body: body, Type: ctype}); r.Status != 403 {
-			t.Errorf("learner upload: %d %s", r.Status, r.Body)
-		}
+		_, err := upload(t, env.UserClient(env.NewUser("tutor")), app(interactivetest.Manifest), pkg)
+		apitest.Refused(t, err, 403)
+		_, err = upload(t, env.UserClient(w.learner), map[string]string{"lms-interactive.json": interactivetest.Manifest,
+			"index.html": interactivetest.Page}, 0)
+		apitest.Refused(t, err, 403)
 
 		bad := []struct {
 			name  string
@@ -141,22 +150,20 @@ func TestUpload(t *testing.T) {
 			{"unsafe path", map[string]string{"lms-interactive.json": interactivetest.Manifest, "index.html": "x", "../evil.js": "x"}, "file"},
 		}
 		for _, b := range bad {
-			res := w.upload(t, b.files, 0)
-			if res.Status != 422 || !hasError(res, b.field) {
-				t.Errorf("%s: %d %s, want 422 naming %s", b.name, res.Status, res.Body, b.field)
+			if _, err := w.upload(t, b.files, 0); !hasError(err, b.field) {
+				t.Errorf("%s: %v, want 422 naming %s", b.name, err, b.field)
 			}
 		}
 		// Every problem of a manifest is named at once.
-		res = w.upload(t, map[string]string{"lms-interactive.json": `{"entry":"/abs.html","steps":[{"id":"","title":"A"}],"network":["ftp://x"]}`}, 0)
+		_, err = w.upload(t, map[string]string{"lms-interactive.json": `{"entry":"/abs.html","steps":[{"id":"","title":"A"}],"network":["ftp://x"]}`}, 0)
 		for _, f := range []string{"manifest.entry", "manifest.steps.0.id", "manifest.network.0"} {
-			if !hasError(res, f) {
-				t.Errorf("all problems: %s lacks %s", res.Body, f)
+			if !hasError(err, f) {
+				t.Errorf("all problems: %v lacks %s", err, f)
 			}
 		}
-		body, ctype = interactivetest.Form(t, "file", "app.zip", []byte("not a zip"), nil)
-		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/interactive", Token: w.tutor.Token, Body: body, Type: ctype}); r.Status != 422 {
-			t.Errorf("not a zip: %d %s", r.Status, r.Body)
-		}
+		_, err = w.author.PostAdminInteractive(t.Context(), client.PostAdminInteractiveForm{
+			File: &client.File{Name: "app.zip", Content: strings.NewReader("not a zip")}})
+		apitest.Refused(t, err, 422)
 		if n := env.Count(t, `SELECT COUNT(*) FROM interactive_versions`); n != 2 {
 			t.Errorf("refused uploads stored versions: %d", n)
 		}
@@ -168,107 +175,113 @@ func TestTopicFields(t *testing.T) {
 		w := newWorld(t, env)
 		pkg := w.pkg(t)
 		netManifest := `{"entry":"index.html","steps":[{"id":"a","title":"A"},{"id":"b","title":"B"}],"network":["https://tiles.example.org"]}`
-		netPkg := w.upload(t, app(netManifest), 0).Number("data.id")
-		onePkg := w.upload(t, app(`{"entry":"index.html","steps":[{"id":"only","title":"Only"}]}`), 0).Number("data.id")
+		netPkg := apitest.Must(w.upload(t, app(netManifest), 0))(t).ID
+		onePkg := apitest.Must(w.upload(t, app(`{"entry":"index.html","steps":[{"id":"only","title":"Only"}]}`), 0))(t).ID
+		type body = client.PostAdminTopicsBody
 		scenarios := []struct {
 			name   string
-			fields map[string]any
+			fields body
 			status int
 			field  string
 			check  map[string]any
 		}{
-			{"defaults", map[string]any{"package": pkg}, 201, "",
-				map[string]any{"data.topicable.version": 1.0, "data.topicable.completion": "on_range_end", "data.topicable.display": "inline", "data.topicable.height": 600.0}},
-			{"package required", map[string]any{}, 422, "package", nil},
-			{"unknown package", map[string]any{"package": 999999}, 422, "package", nil},
-			{"version pinned", map[string]any{"package": pkg, "version": 1}, 201, "", map[string]any{"data.topicable.version": 1.0}},
-			{"version below 1", map[string]any{"package": pkg, "version": 0}, 422, "version", nil},
-			{"unknown version", map[string]any{"package": pkg, "version": 7}, 422, "version", nil},
-			{"followLatest", map[string]any{"package": pkg, "followLatest": true}, 201, "", map[string]any{"data.topicable.follow_latest": true}},
-			{"followLatest with version", map[string]any{"package": pkg, "followLatest": true, "version": 1}, 422, "version", nil},
-			{"range", map[string]any{"package": pkg, "startStep": "intro", "endStep": "swing"}, 201, "",
-				map[string]any{"data.topicable.start_step": "intro", "data.topicable.end_step": "swing"}},
-			{"unknown startStep", map[string]any{"package": pkg, "startStep": "nope"}, 422, "startStep", nil},
-			{"unknown endStep", map[string]any{"package": pkg, "endStep": "nope"}, 422, "endStep", nil},
-			{"start after end", map[string]any{"package": pkg, "startStep": "done", "endStep": "intro"}, 422, "endStep", nil},
-			{"start equals end", map[string]any{"package": pkg, "startStep": "swing", "endStep": "swing"}, 422, "endStep", nil},
+			{"defaults", body{Package: &pkg}, 201, "",
+				map[string]any{"version": 1.0, "completion": "on_range_end", "display": "inline", "height": 600.0}},
+			{"package required", body{}, 422, "package", nil},
+			{"unknown package", body{Package: p[int64](999999)}, 422, "package", nil},
+			{"version pinned", body{Package: &pkg, Version: p[int64](1)}, 201, "", map[string]any{"version": 1.0}},
+			{"version below 1", body{Package: &pkg, Version: p[int64](0)}, 422, "version", nil},
+			{"unknown version", body{Package: &pkg, Version: p[int64](7)}, 422, "version", nil},
+			{"followLatest", body{Package: &pkg, FollowLatest: p(true)}, 201, "", map[string]any{"follow_latest": true}},
+			{"followLatest with version", body{Package: &pkg, FollowLatest: p(true), Version: p[int64](1)}, 422, "version", nil},
+			{"range", body{Package: &pkg, StartStep: p("intro"), EndStep: p("swing")}, 201, "",
+				map[string]any{"start_step": "intro", "end_step": "swing"}},
+			{"unknown startStep", body{Package: &pkg, StartStep: p("nope")}, 422, "startStep", nil},
+			{"unknown endStep", body{Package: &pkg, EndStep: p("nope")}, 422, "endStep", nil},
+			{"start after end", body{Package: &pkg, StartStep: p("done"), EndStep: p("intro")}, 422, "endStep", nil},
+			{"start equals end", body{Package: &pkg, StartStep: p("swing"), EndStep: p("swing")}, 422, "endStep", nil},
 			// The defaults resolved, the range must still run forward.
-			{"endStep alone at the first step", map[string]any{"package": pkg, "endStep": "intro"}, 422, "endStep", nil},
-			{"startStep alone at the last step", map[string]any{"package": pkg, "startStep": "done"}, 422, "startStep", nil},
-			{"endStep alone", map[string]any{"package": pkg, "endStep": "swing"}, 201, "", map[string]any{"data.topicable.end_step": "swing"}},
-			{"startStep alone", map[string]any{"package": pkg, "startStep": "swing"}, 201, "", map[string]any{"data.topicable.start_step": "swing"}},
-			{"one step plays just it", map[string]any{"package": onePkg, "startStep": "only", "endStep": "only"}, 201, "", nil},
-			{"completion on_open", map[string]any{"package": pkg, "completion": "on_open"}, 201, "", map[string]any{"data.topicable.completion": "on_open"}},
-			{"completion on_complete", map[string]any{"package": pkg, "completion": "on_complete"}, 201, "", nil},
-			{"completion unknown", map[string]any{"package": pkg, "completion": "sometimes"}, 422, "completion", nil},
-			{"on_score needs passScore", map[string]any{"package": pkg, "completion": "on_score"}, 422, "passScore", nil},
-			{"on_score", map[string]any{"package": pkg, "completion": "on_score", "passScore": 80}, 201, "", map[string]any{"data.topicable.pass_score": 80.0}},
-			{"passScore above 100", map[string]any{"package": pkg, "completion": "on_score", "passScore": 101}, 422, "passScore", nil},
-			{"passScore below 0", map[string]any{"package": pkg, "completion": "on_score", "passScore": -1}, 422, "passScore", nil},
-			{"passScore without on_score", map[string]any{"package": pkg, "passScore": 50}, 422, "passScore", nil},
-			{"display background", map[string]any{"package": pkg, "display": "background"}, 201, "", map[string]any{"data.topicable.display": "background"}},
-			{"display unknown", map[string]any{"package": pkg, "display": "popup"}, 422, "display", nil},
-			{"height", map[string]any{"package": pkg, "height": 240}, 201, "", map[string]any{"data.topicable.height": 240.0}},
-			{"height max", map[string]any{"package": pkg, "height": 2000}, 201, "", nil},
-			{"height too small", map[string]any{"package": pkg, "height": 239}, 422, "height", nil},
-			{"height too large", map[string]any{"package": pkg, "height": 2001}, 422, "height", nil},
-			{"height with background", map[string]any{"package": pkg, "display": "background", "height": 400}, 422, "height", nil},
-			{"text", map[string]any{"package": pkg, "text": "# Try it\n\nSwing the **pendulum**."}, 201, "",
-				map[string]any{"data.topicable.text": "# Try it\n\nSwing the **pendulum**."}},
-			{"network not accepted", map[string]any{"package": netPkg}, 422, "acceptNetwork", nil},
-			{"network refused by the tenant", map[string]any{"package": netPkg, "acceptNetwork": true}, 422, "acceptNetwork", nil},
+			{"endStep alone at the first step", body{Package: &pkg, EndStep: p("intro")}, 422, "endStep", nil},
+			{"startStep alone at the last step", body{Package: &pkg, StartStep: p("done")}, 422, "startStep", nil},
+			{"endStep alone", body{Package: &pkg, EndStep: p("swing")}, 201, "", map[string]any{"end_step": "swing"}},
+			{"startStep alone", body{Package: &pkg, StartStep: p("swing")}, 201, "", map[string]any{"start_step": "swing"}},
+			{"one step plays just it", body{Package: &onePkg, StartStep: p("only"), EndStep: p("only")}, 201, "", nil},
+			{"completion on_open", body{Package: &pkg, Completion: p("on_open")}, 201, "", map[string]any{"completion": "on_open"}},
+			{"completion on_complete", body{Package: &pkg, Completion: p("on_complete")}, 201, "", nil},
+			{"completion unknown", body{Package: &pkg, Completion: p("sometimes")}, 422, "completion", nil},
+			{"on_score needs passScore", body{Package: &pkg, Completion: p("on_score")}, 422, "passScore", nil},
+			{"on_score", body{Package: &pkg, Completion: p("on_score"), PassScore: p[int64](80)}, 201, "", map[string]any{"pass_score": 80.0}},
+			{"passScore above 100", body{Package: &pkg, Completion: p("on_score"), PassScore: p[int64](101)}, 422, "passScore", nil},
+			{"passScore below 0", body{Package: &pkg, Completion: p("on_score"), PassScore: p[int64](-1)}, 422, "passScore", nil},
+			{"passScore without on_score", body{Package: &pkg, PassScore: p[int64](50)}, 422, "passScore", nil},
+			{"display background", body{Package: &pkg, Display: p("background")}, 201, "", map[string]any{"display": "background"}},
+			{"display unknown", body{Package: &pkg, Display: p("popup")}, 422, "display", nil},
+			{"height", body{Package: &pkg, Height: p[int64](240)}, 201, "", map[string]any{"height": 240.0}},
+			{"height max", body{Package: &pkg, Height: p[int64](2000)}, 201, "", nil},
+			{"height too small", body{Package: &pkg, Height: p[int64](239)}, 422, "height", nil},
+			{"height too large", body{Package: &pkg, Height: p[int64](2001)}, 422, "height", nil},
+			{"height with background", body{Package: &pkg, Display: p("background"), Height: p[int64](400)}, 422, "height", nil},
+			{"text", body{Package: &pkg, Text: p("# Try it\n\nSwing the **pendulum**.")}, 201, "",
+				map[string]any{"text": "# Try it\n\nSwing the **pendulum**."}},
+			{"network not accepted", body{Package: &netPkg}, 422, "acceptNetwork", nil},
+			{"network refused by the tenant", body{Package: &netPkg, AcceptNetwork: p(true)}, 422, "acceptNetwork", nil},
 		}
 		for _, sc := range scenarios {
 			t.Run(sc.name, func(t *testing.T) {
-				res := w.create(t, sc.fields)
-				if res.Status != sc.status {
-					t.Fatalf("status %d, want %d: %s", res.Status, sc.status, res.Body)
-				}
-				if sc.field != "" && !hasError(res, sc.field) {
-					t.Errorf("errors lack %s: %s", sc.field, res.Body)
+				res, err := w.create(t, sc.fields)
+				if sc.status/100 == 2 {
+					if err != nil {
+						t.Fatalf("%v, want %d", err, sc.status)
+					}
+				} else if e := apitest.Refused(t, err, sc.status); sc.field != "" && e.Errors[sc.field] == nil {
+					t.Errorf("errors lack %s: %v", sc.field, e)
 				}
 				for path, want := range sc.check {
-					if got := res.Get(path); got != want {
-						t.Errorf("%s = %v, want %v", path, got, want)
+					if got := apitest.Lookup(res.Topicable, path); got != want {
+						t.Errorf("topicable.%s = %v, want %v", path, got, want)
 					}
 				}
 			})
 		}
-		if res := w.create(t, map[string]any{"package": pkg, "text": "**bold**"}); !strings.Contains(res.String("data.topicable.text_html"), "<strong>bold</strong>") {
-			t.Errorf("text html: %s", res.Body)
+		if res := apitest.Must(w.create(t, body{Package: &pkg, Text: p("**bold**")}))(t); !strings.Contains(apitest.LookupString(res.Topicable, "text_html"), "<strong>bold</strong>") {
+			t.Errorf("text html: %+v", res)
 		}
 		// With the tenant allowing the network, accepting it is enough.
 		setting(t, env, interactive.AllowNetworkSetting, true)
-		res := w.create(t, map[string]any{"package": netPkg, "acceptNetwork": true})
-		if res.Status != 201 || res.String("data.topicable.network.0") != "https://tiles.example.org" {
-			t.Fatalf("accepted network: %d %s", res.Status, res.Body)
+		res := apitest.Must(w.create(t, body{Package: &netPkg, AcceptNetwork: p(true)}))(t)
+		if apitest.LookupString(res.Topicable, "network.0") != "https://tiles.example.org" {
+			t.Fatalf("accepted network: %+v", res)
 		}
 		// A .zip in the file field makes a package on the way.
-		body, ctype := interactivetest.Form(t, "file", "app.zip", interactivetest.Zip(t, app(interactivetest.Manifest)),
-			map[string]string{"lesson": num(w.lesson), "title": "Uploaded", "topicable": interactive.Class, "completion": "on_open"})
-		res = env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: w.tutor.Token, Body: body, Type: ctype})
-		if res.Status != 201 || res.Number("data.topicable.package") == pkg || res.Number("data.topicable.version") != 1 {
-			t.Fatalf("create with file: %d %s", res.Status, res.Body)
+		form := func(title string) client.PostAdminTopicsForm {
+			return client.PostAdminTopicsForm{Lesson: w.lesson, Title: title, Topicable: interactive.Class,
+				File: zipFile(t, app(interactivetest.Manifest))}
 		}
-		body, ctype = interactivetest.Form(t, "file", "app.zip", interactivetest.Zip(t, app(interactivetest.Manifest)),
-			map[string]string{"lesson": num(w.lesson), "title": "Both", "topicable": interactive.Class, "package": num(pkg)})
-		if res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: w.tutor.Token, Body: body, Type: ctype}); res.Status != 422 {
-			t.Errorf("file and package: %d %s", res.Status, res.Body)
+		withFile := form("Uploaded")
+		withFile.Completion = p("on_open")
+		res = apitest.Must(w.author.PostAdminTopicsMultipart(t.Context(), withFile))(t)
+		if apitest.Lookup(res.Topicable, "package") == float64(pkg) || apitest.Lookup(res.Topicable, "version") != 1.0 {
+			t.Fatalf("create with file: %+v", res)
 		}
+		both := form("Both")
+		both.Package = &pkg
+		_, err := w.author.PostAdminTopicsMultipart(t.Context(), both)
+		apitest.Refused(t, err, 422)
 		// An update keeps what it does not send, and checks the whole again.
-		id := num(w.create(t, map[string]any{"package": pkg, "completion": "on_score", "passScore": 60}).Number("data.id"))
-		res = env.Call(t, 200, "PATCH", "/api/admin/topics/"+id, w.tutor.Token, map[string]any{"height": 900})
-		if res.Number("data.topicable.pass_score") != 60 || res.Number("data.topicable.height") != 900 {
-			t.Errorf("update: %s", res.Body)
+		id := w.created(t, body{Package: &pkg, Completion: p("on_score"), PassScore: p[int64](60)})
+		patch := func(b client.PatchAdminTopicsIDBody) (*client.View, error) {
+			return w.author.PatchAdminTopicsID(t.Context(), id, b)
 		}
-		res = env.Call(t, 200, "PATCH", "/api/admin/topics/"+id, w.tutor.Token, map[string]any{"completion": "on_complete"})
-		if res.Get("data.topicable.pass_score") != nil {
-			t.Errorf("passScore kept without on_score: %s", res.Body)
+		res = apitest.Must(patch(client.PatchAdminTopicsIDBody{Height: p[int64](900)}))(t)
+		if apitest.Lookup(res.Topicable, "pass_score") != 60.0 || apitest.Lookup(res.Topicable, "height") != 900.0 {
+			t.Errorf("update: %+v", res)
 		}
-		if r := env.Do(apitest.Request{Method: "PATCH", Path: "/api/admin/topics/" + id, Token: w.tutor.Token,
-			Body: map[string]any{"endStep": "nope"}}); r.Status != 422 {
-			t.Errorf("update with unknown step: %d %s", r.Status, r.Body)
+		res = apitest.Must(patch(client.PatchAdminTopicsIDBody{Completion: p("on_complete")}))(t)
+		if apitest.Lookup(res.Topicable, "pass_score") != nil {
+			t.Errorf("passScore kept without on_score: %+v", res)
 		}
+		_, err = patch(client.PatchAdminTopicsIDBody{EndStep: p("nope")})
+		apitest.Refused(t, err, 422)
 	})
 }
 
@@ -279,29 +292,27 @@ func TestRefusedCreateStoresNothing(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
 		netManifest := `{"entry":"index.html","steps":[{"id":"a","title":"A"},{"id":"b","title":"B"}],"network":["https://tiles.example.org"]}`
-		create := func(manifest string, fields map[string]string) *apitest.Response {
-			form := map[string]string{"lesson": num(w.lesson), "title": "Uploaded", "topicable": interactive.Class}
-			for k, v := range fields {
-				form[k] = v
-			}
-			body, ctype := interactivetest.Form(t, "file", "app.zip", interactivetest.Zip(t, app(manifest)), form)
-			return env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: w.tutor.Token, Body: body, Type: ctype})
+		// create uploads the manifest's app with the form's fields.
+		create := func(manifest string, f client.PostAdminTopicsForm) error {
+			f.Lesson, f.Title, f.Topicable, f.File = w.lesson, "Uploaded", interactive.Class, zipFile(t, app(manifest))
+			_, err := w.author.PostAdminTopicsMultipart(t.Context(), f)
+			return err
 		}
 		refused := []struct {
 			name     string
 			manifest string
-			fields   map[string]string
+			fields   client.PostAdminTopicsForm
 			field    string
 		}{
-			{"unknown startStep", interactivetest.Manifest, map[string]string{"startStep": "nope"}, "startStep"},
-			{"endStep alone at the first step", interactivetest.Manifest, map[string]string{"endStep": "intro"}, "endStep"},
-			{"network not accepted", netManifest, nil, "acceptNetwork"},
-			{"network refused by the tenant", netManifest, map[string]string{"acceptNetwork": "true"}, "acceptNetwork"},
-			{"version with file", interactivetest.Manifest, map[string]string{"version": "1"}, "version"},
+			{"unknown startStep", interactivetest.Manifest, client.PostAdminTopicsForm{StartStep: p("nope")}, "startStep"},
+			{"endStep alone at the first step", interactivetest.Manifest, client.PostAdminTopicsForm{EndStep: p("intro")}, "endStep"},
+			{"network not accepted", netManifest, client.PostAdminTopicsForm{}, "acceptNetwork"},
+			{"network refused by the tenant", netManifest, client.PostAdminTopicsForm{AcceptNetwork: p(true)}, "acceptNetwork"},
+			{"version with file", interactivetest.Manifest, client.PostAdminTopicsForm{Version: p[int64](1)}, "version"},
 		}
 		for _, c := range refused {
-			if res := create(c.manifest, c.fields); res.Status != 422 || !hasError(res, c.field) {
-				t.Errorf("%s: %d %s, want 422 naming %s", c.name, res.Status, res.Body, c.field)
+			if err := create(c.manifest, c.fields); !hasError(err, c.field) {
+				t.Errorf("%s: %v, want 422 naming %s", c.name, err, c.field)
 			}
 		}
 		files := func() int {
@@ -317,8 +328,8 @@ func TestRefusedCreateStoresNothing(t *testing.T) {
 			t.Errorf("refused creates left %d packages, %d versions and %d files", p, v, f)
 		}
 		// The same create, accepted, stores one package of three files.
-		if res := create(interactivetest.Manifest, map[string]string{"startStep": "swing"}); res.Status != 201 {
-			t.Fatalf("accepted create: %d %s", res.Status, res.Body)
+		if err := create(interactivetest.Manifest, client.PostAdminTopicsForm{StartStep: p("swing")}); err != nil {
+			t.Fatalf("accepted create: %v", err)
 		}
 		if p, f := env.Count(t, `SELECT COUNT(*) FROM interactive_packages`), files(); p != 1 || f != 3 {
 			t.Errorf("accepted create stored %d packages and %d files", p, f)
@@ -330,51 +341,48 @@ func TestVersionsAndFollowLatest(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
 		pkg := w.pkg(t)
-		pinned := w.create(t, map[string]any{"package": pkg}).Number("data.id")
-		follow := w.create(t, map[string]any{"package": pkg, "followLatest": true}).Number("data.id")
+		pinned := w.created(t, client.PostAdminTopicsBody{Package: &pkg})
+		follow := w.created(t, client.PostAdminTopicsBody{Package: &pkg, FollowLatest: p(true)})
 		files := app(interactivetest.Manifest)
 		files["index.html"] = "<p>Version two</p>"
-		if r := w.upload(t, files, pkg); r.Status != 201 {
-			t.Fatalf("v2: %s", r.Body)
-		}
-		later := w.create(t, map[string]any{"package": pkg}).Number("data.id")
-		oldPin := w.create(t, map[string]any{"package": pkg, "version": 1}).Number("data.id")
+		apitest.Must(w.upload(t, files, pkg))(t)
+		later := w.created(t, client.PostAdminTopicsBody{Package: &pkg})
+		oldPin := w.created(t, client.PostAdminTopicsBody{Package: &pkg, Version: p[int64](1)})
 		for _, c := range []struct {
-			topic float64
+			topic int64
 			want  string
 		}{{pinned, "<p>App</p>"}, {follow, "Version two"}, {later, "Version two"}, {oldPin, "<p>App</p>"}} {
 			if body := playFile(t, w, c.topic, "index.html").Body; !strings.Contains(string(body), c.want) {
 				t.Errorf("topic %v plays %q, want %q", c.topic, body, c.want)
 			}
 		}
-		res := env.Call(t, 200, "GET", "/api/admin/topics/"+num(later), w.tutor.Token, nil)
-		if res.Number("data.topicable.version") != 2 {
-			t.Errorf("a topic created after v2 pins v2: %s", res.Body)
+		if res := apitest.Must(w.author.GetAdminTopicsID(t.Context(), later))(t); apitest.Lookup(res.Topicable, "version") != 2.0 {
+			t.Errorf("a topic created after v2 pins v2: %+v", res)
 		}
 	})
 }
 
 // playURL is the topic's play link as the program gives it.
-func playURL(t *testing.T, w *world, topic float64) string {
+func playURL(t *testing.T, w *world, topic int64) string {
 	t.Helper()
-	res := w.env.Call(t, 200, "GET", "/api/admin/topics/"+num(topic), w.tutor.Token, nil)
-	u := res.String("data.topicable.play_url")
+	res := apitest.Must(w.author.GetAdminTopicsID(t.Context(), topic))(t)
+	u := apitest.LookupString(res.Topicable, "play_url")
 	if !strings.HasPrefix(u, "/api/interactive/play/") {
-		t.Fatalf("play_url: %s", res.Body)
+		t.Fatalf("play_url: %+v", res)
 	}
 	return u
 }
 
-func playFile(t *testing.T, w *world, topic float64, file string) *apitest.Response {
+func playFile(t *testing.T, w *world, topic int64, file string) *apitest.Response {
 	t.Helper()
 	return w.env.Do(apitest.Request{Method: "GET", Path: playURL(t, w, topic) + file})
 }
 
 func TestPlayback(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		w := newWorld(t, env)
+		ctx, w := t.Context(), newWorld(t, env)
 		pkg := w.pkg(t)
-		topic := w.create(t, map[string]any{"package": pkg}).Number("data.id")
+		topic := w.created(t, client.PostAdminTopicsBody{Package: &pkg})
 		u := playURL(t, w, topic)
 		res := env.Do(apitest.Request{Method: "GET", Path: u})
 		// The client follows the redirect to the entry page.
@@ -413,7 +421,8 @@ func TestPlayback(t *testing.T) {
 		// Network origins reach connect-src only when accepted and allowed.
 		setting(t, env, interactive.AllowNetworkSetting, true)
 		netManifest := `{"entry":"index.html","steps":[{"id":"a","title":"A"},{"id":"b","title":"B"}],"network":["https://tiles.example.org"]}`
-		netTopic := w.create(t, map[string]any{"package": w.upload(t, app(netManifest), 0).Number("data.id"), "acceptNetwork": true}).Number("data.id")
+		netPkg := apitest.Must(w.upload(t, app(netManifest), 0))(t).ID
+		netTopic := w.created(t, client.PostAdminTopicsBody{Package: &netPkg, AcceptNetwork: p(true)})
 		if csp := playFile(t, w, netTopic, "index.html").Header.Get("Content-Security-Policy"); !strings.Contains(csp, "connect-src https://tiles.example.org") {
 			t.Errorf("network policy: %s", csp)
 		}
@@ -425,138 +434,132 @@ func TestPlayback(t *testing.T) {
 		// A disabled tenant hides playback and refuses new topics and
 		// packages. Topic views and the learner's program, read (and
 		// kept) before, lose the play link and say why.
-		program := func() *apitest.Response {
+		learner := env.UserClient(w.learner)
+		// program is the learner's view of the topic.
+		program := func() any {
 			t.Helper()
-			res := env.Call(t, 200, "GET", "/api/courses/"+num(w.course)+"/program", w.learner.Token, nil)
-			if res.Number("data.lessons.0.topics.0.id") != topic {
-				t.Fatalf("program: %s", res.Body)
+			res := apitest.Must(learner.GetCoursesIDProgram(ctx, w.course))(t)
+			if len(res.Lessons) == 0 || len(res.Lessons[0].Topics) == 0 || res.Lessons[0].Topics[0].ID != topic {
+				t.Fatalf("program: %+v", res)
 			}
-			return res
+			return res.Lessons[0].Topics[0].Topicable
 		}
-		if p := program(); !strings.HasPrefix(p.String("data.lessons.0.topics.0.topicable.play_url"), "/api/interactive/play/") ||
-			p.Get("data.lessons.0.topics.0.topicable.disabled") != nil {
-			t.Fatalf("program while enabled: %s", p.Body)
+		if v := program(); !strings.HasPrefix(apitest.LookupString(v, "play_url"), "/api/interactive/play/") ||
+			apitest.Lookup(v, "disabled") != nil {
+			t.Fatalf("program while enabled: %v", v)
 		}
 		setting(t, env, interactive.EnabledSetting, false)
-		if p := program(); p.Get("data.lessons.0.topics.0.topicable.play_url") != nil || p.Get("data.lessons.0.topics.0.topicable.disabled") != true {
-			t.Errorf("program while disabled: %s", p.Body)
+		if v := program(); apitest.Lookup(v, "play_url") != nil || apitest.Lookup(v, "disabled") != true {
+			t.Errorf("program while disabled: %v", v)
 		}
-		view := env.Call(t, 200, "GET", "/api/admin/topics/"+num(topic), w.tutor.Token, nil)
-		if view.Get("data.topicable.play_url") != nil || view.Get("data.topicable.disabled") != true || view.String("data.topicable.completion") != "on_range_end" {
-			t.Errorf("topic view while disabled: %s", view.Body)
+		view := apitest.Must(w.author.GetAdminTopicsID(ctx, topic))(t).Topicable
+		if apitest.Lookup(view, "play_url") != nil || apitest.Lookup(view, "disabled") != true || apitest.LookupString(view, "completion") != "on_range_end" {
+			t.Errorf("topic view while disabled: %v", view)
 		}
 		if r := env.Do(apitest.Request{Method: "GET", Path: u + "index.html"}); r.Status != 404 {
 			t.Errorf("play while disabled: %d", r.Status)
 		}
-		if r := w.create(t, map[string]any{"package": pkg}); r.Status != 403 {
-			t.Errorf("create while disabled: %d %s", r.Status, r.Body)
-		}
-		if r := w.upload(t, app(interactivetest.Manifest), 0); r.Status != 403 {
-			t.Errorf("upload while disabled: %d %s", r.Status, r.Body)
-		}
-		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/interactive/progress/" + num(topic), Token: w.learner.Token,
-			Body: map[string]any{"event": "open"}}); r.Status != 404 {
-			t.Errorf("progress while disabled: %d %s", r.Status, r.Body)
-		}
+		_, err := w.create(t, client.PostAdminTopicsBody{Package: &pkg})
+		apitest.Refused(t, err, 403)
+		_, err = w.upload(t, app(interactivetest.Manifest), 0)
+		apitest.Refused(t, err, 403)
+		_, err = learner.PostInteractiveProgressID(ctx, topic, client.AppProgressInput{Event: "open"})
+		apitest.Refused(t, err, 404)
 	})
 }
 
 func TestCompletion(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		w := newWorld(t, env)
+		ctx, w := t.Context(), newWorld(t, env)
 		pkg := w.pkg(t)
-		report := func(topic float64, body map[string]any) *apitest.Response {
-			return env.Do(apitest.Request{Method: "POST", Path: "/api/interactive/progress/" + num(topic), Token: w.learner.Token, Body: body})
+		learner := env.UserClient(w.learner)
+		report := func(topic int64, body client.AppProgressInput) (*client.AppProgressView, error) {
+			return learner.PostInteractiveProgressID(ctx, topic, body)
 		}
-		complete := func(topic float64) bool {
+		complete := func(topic int64) bool {
 			t.Helper()
-			n := env.Count(t, `SELECT COUNT(*) FROM topic_progress WHERE topic_id = $1 AND user_id = $2 AND finished_at IS NOT NULL`, int64(topic), w.learner.ID)
+			n := env.Count(t, `SELECT COUNT(*) FROM topic_progress WHERE topic_id = $1 AND user_id = $2 AND finished_at IS NOT NULL`, topic, w.learner.ID)
 			return n == 1
 		}
+		type body = client.PostAdminTopicsBody
+		type event = client.AppProgressInput
+		step := func(id string) event { return event{Event: "step", Step: &id} }
+		score := func(n int64) event { return event{Event: "score", Score: &n} }
 		cases := []struct {
 			name    string
-			fields  map[string]any
-			before  []map[string]any
-			finally map[string]any
+			fields  body
+			before  []event
+			finally event
 		}{
-			{"on_open", map[string]any{"completion": "on_open"}, nil, map[string]any{"event": "open"}},
-			{"on_range_end", map[string]any{"startStep": "intro", "endStep": "swing"},
-				[]map[string]any{{"event": "open"}, {"event": "step", "step": "intro"}, {"event": "complete"}, {"event": "score", "score": 100}},
-				map[string]any{"event": "step", "step": "swing"}},
-			{"on_range_end default is the last step", map[string]any{},
-				[]map[string]any{{"event": "step", "step": "swing"}}, map[string]any{"event": "step", "step": "done"}},
-			{"on_complete", map[string]any{"completion": "on_complete"},
-				[]map[string]any{{"event": "step", "step": "done"}, {"event": "score", "score": 100}}, map[string]any{"event": "complete"}},
-			{"on_score", map[string]any{"completion": "on_score", "passScore": 70},
-				[]map[string]any{{"event": "complete"}, {"event": "step", "step": "done"}, {"event": "score", "score": 69}},
-				map[string]any{"event": "score", "score": 70}},
+			{"on_open", body{Completion: p("on_open")}, nil, event{Event: "open"}},
+			{"on_range_end", body{StartStep: p("intro"), EndStep: p("swing")},
+				[]event{{Event: "open"}, step("intro"), {Event: "complete"}, score(100)}, step("swing")},
+			{"on_range_end default is the last step", body{}, []event{step("swing")}, step("done")},
+			{"on_complete", body{Completion: p("on_complete")}, []event{step("done"), score(100)}, event{Event: "complete"}},
+			{"on_score", body{Completion: p("on_score"), PassScore: p[int64](70)},
+				[]event{{Event: "complete"}, step("done"), score(69)}, score(70)},
 		}
 		// The answer carries the played range's steps, defaults resolved,
 		// for the app's init message.
-		for fields, want := range map[string][]string{
-			`{"startStep":"intro","endStep":"swing"}`: {"intro", "swing"},
-			`{"startStep":"swing"}`:                   {"swing", "done"},
-			`{}`:                                      {"intro", "swing", "done"},
+		for _, c := range []struct {
+			fields body
+			want   []string
+		}{
+			{body{StartStep: p("intro"), EndStep: p("swing")}, []string{"intro", "swing"}},
+			{body{StartStep: p("swing")}, []string{"swing", "done"}},
+			{body{}, []string{"intro", "swing", "done"}},
 		} {
-			body := map[string]any{"package": pkg}
-			json.Unmarshal([]byte(fields), &body)
-			res := report(w.create(t, body).Number("data.id"), map[string]any{"event": "open"})
-			steps, _ := res.Get("data.range").([]any)
+			c.fields.Package = &pkg
+			res := apitest.Must(report(w.created(t, c.fields), event{Event: "open"}))(t)
 			var got []string
-			for i := range steps {
-				got = append(got, res.String(fmt.Sprintf("data.range.%d.id", i)))
+			for _, s := range res.Range {
+				got = append(got, s.ID)
 			}
-			if !slices.Equal(got, want) || res.String("data.range.0.title") == "" {
-				t.Errorf("%s: range %v, want %v: %s", fields, got, want, res.Body)
+			if !slices.Equal(got, c.want) || len(res.Range) == 0 || res.Range[0].Title == "" {
+				t.Errorf("%+v: range %v, want %v: %+v", c.fields, got, c.want, res)
 			}
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				fields := map[string]any{"package": pkg}
-				for k, v := range c.fields {
-					fields[k] = v
-				}
-				topic := w.create(t, fields).Number("data.id")
+				c.fields.Package = &pkg
+				topic := w.created(t, c.fields)
 				for _, b := range c.before {
-					res := report(topic, b)
-					if res.Status != 200 || res.Get("data.completed") != false {
-						t.Fatalf("%v: %d %s", b, res.Status, res.Body)
+					if res, err := report(topic, b); err != nil || res.Completed {
+						t.Fatalf("%+v: %+v %v", b, res, err)
 					}
 				}
 				if complete(topic) {
 					t.Fatal("complete before the rule was met")
 				}
-				res := report(topic, c.finally)
-				if res.Status != 200 || res.Get("data.completed") != true || !complete(topic) {
-					t.Fatalf("%v: %d %s", c.finally, res.Status, res.Body)
+				if res, err := report(topic, c.finally); err != nil || !res.Completed || !complete(topic) {
+					t.Fatalf("%+v: %+v %v", c.finally, res, err)
 				}
 			})
 		}
-		topic := w.create(t, map[string]any{"package": pkg}).Number("data.id")
-		for _, b := range []map[string]any{{"event": "step", "step": "nope"}, {"event": "score"}, {"event": "score", "score": 101}, {"event": "dance"}} {
-			if r := report(topic, b); r.Status != 422 {
-				t.Errorf("%v: %d %s", b, r.Status, r.Body)
+		topic := w.created(t, body{Package: &pkg})
+		for _, b := range []event{step("nope"), {Event: "score"}, score(101), {Event: "dance"}} {
+			if _, err := report(topic, b); client.StatusOf(err) != 422 {
+				t.Errorf("%+v: %v", b, err)
 			}
 		}
 		// Only a report completes an app that completes itself: the
-		// generic progress write may not.
+		// generic progress write may not, even with a status the client
+		// cannot send (a word), so raw.
 		res := env.Do(apitest.Request{Method: "PATCH", Path: "/api/courses/progress/" + num(w.course), Token: w.learner.Token,
 			Body: map[string]any{"progress": []map[string]any{{"topic_id": topic, "status": "complete"}}}})
 		if complete(topic) {
 			t.Errorf("progress write completed a self-completing app: %d %s", res.Status, res.Body)
 		}
-		outsider := env.NewUser("student")
-		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/interactive/progress/" + num(topic), Token: outsider.Token,
-			Body: map[string]any{"event": "open"}}); r.Status != 403 {
-			t.Errorf("learner without access: %d %s", r.Status, r.Body)
-		}
+		_, err := env.UserClient(env.NewUser("student")).PostInteractiveProgressID(ctx, topic, event{Event: "open"})
+		apitest.Refused(t, err, 403)
 	})
 }
 
 func TestCSPReports(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
-		topic := w.create(t, map[string]any{"package": w.pkg(t)}).Number("data.id")
+		pkg := w.pkg(t)
+		topic := w.created(t, client.PostAdminTopicsBody{Package: &pkg})
 		legacy := `{"csp-report":{"document-uri":"http://school.test/api/interactive/play/x/index.html?secret=1",` +
 			`"blocked-uri":"http://school.test/api/profile/me?token=abc","violated-directive":"connect-src","effective-directive":"connect-src"}}`
 		res := env.Do(apitest.Request{Method: "POST", Path: "/api/csp-report?topic=" + num(topic), Body: legacy, Type: "application/csp-report"})
@@ -565,17 +568,21 @@ func TestCSPReports(t *testing.T) {
 		}
 		modern := `[{"type":"csp-violation","body":{"documentURL":"http://school.test/a.html","blockedURL":"eval","effectiveDirective":"script-src"}}]`
 		env.Do(apitest.Request{Method: "POST", Path: "/api/csp-report?topic=" + num(topic), Body: modern, Type: "application/reports+json"})
-		list := env.Call(t, 200, "GET", "/api/admin/topics/"+num(topic)+"/csp-reports", w.tutor.Token, nil)
-		if list.Number("meta.total") != 2 || list.String("data.1.blocked_uri") != "http://school.test/api/profile/me" ||
-			list.String("data.1.directive") != "connect-src" || list.String("data.0.directive") != "script-src" {
-			t.Fatalf("reports: %s", list.Body)
+		reports := func(c *client.Client) (*client.Page[client.CSPReport], error) {
+			return c.GetAdminTopicsIDCspReports(t.Context(), topic, client.GetAdminTopicsIDCspReportsParams{})
 		}
-		if strings.Contains(string(list.Body), "secret") || strings.Contains(string(list.Body), "token=") {
-			t.Errorf("queries stored: %s", list.Body)
+		list := apitest.Must(reports(w.author))(t)
+		if items := list.Items; list.Meta.Total != 2 || len(items) != 2 || items[1].BlockedURI != "http://school.test/api/profile/me" ||
+			items[1].Directive != "connect-src" || items[0].Directive != "script-src" {
+			t.Fatalf("reports: %+v", list)
 		}
-		if r := env.Do(apitest.Request{Method: "GET", Path: "/api/admin/topics/" + num(topic) + "/csp-reports", Token: w.learner.Token}); r.Status != 403 {
-			t.Errorf("learner reads reports: %d", r.Status)
+		// Every byte of the list, not only the fields the client knows.
+		raw := env.Call(t, 200, "GET", "/api/admin/topics/"+num(topic)+"/csp-reports", w.tutor.Token, nil)
+		if strings.Contains(string(raw.Body), "secret") || strings.Contains(string(raw.Body), "token=") {
+			t.Errorf("queries stored: %s", raw.Body)
 		}
+		_, err := reports(env.UserClient(w.learner))
+		apitest.Refused(t, err, 403)
 		for _, bad := range []string{`{}`, `not json`, `[{"type":"deprecation"}]`} {
 			if r := env.Do(apitest.Request{Method: "POST", Path: "/api/csp-report?topic=" + num(topic), Body: bad, Type: "application/csp-report"}); r.Status != 422 {
 				t.Errorf("%s: %d", bad, r.Status)
@@ -605,14 +612,15 @@ func TestCSPReports(t *testing.T) {
 func TestCSPReportsKeepTheNewest(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
-		topic := w.create(t, map[string]any{"package": w.pkg(t)}).Number("data.id")
+		pkg := w.pkg(t)
+		topic := w.created(t, client.PostAdminTopicsBody{Package: &pkg})
 		tenant, release := env.OpenTenant(env.Tenant)
 		defer release()
 		// 998 older reports, written as the route would.
 		err := tenant.Tx(context.Background(), func(tx *sqldb.Tx) error {
 			for i := range 998 {
 				if _, err := tx.ExecContext(context.Background(), `INSERT INTO csp_reports (topic_id, document_uri, blocked_uri, directive, created_at)
-					VALUES ($1, $2, $3, $4, $5)`, int64(topic), "http://school.test/old", fmt.Sprintf("http://old.example/%d", i), "img-src", env.Clock.Now()); err != nil {
+					VALUES ($1, $2, $3, $4, $5)`, topic, "http://school.test/old", fmt.Sprintf("http://old.example/%d", i), "img-src", env.Clock.Now()); err != nil {
 					return err
 				}
 			}
@@ -635,10 +643,10 @@ func TestCSPReportsKeepTheNewest(t *testing.T) {
 				t.Errorf("%s kept", gone)
 			}
 		}
-		list := env.Call(t, 200, "GET", "/api/admin/topics/"+num(topic)+"/csp-reports?per_page=1", w.tutor.Token, nil)
-		if list.Number("meta.total") != 1000 || list.String("data.0.blocked_uri") != "http://new.example/4" ||
+		list := apitest.Must(w.author.GetAdminTopicsIDCspReports(t.Context(), topic, client.GetAdminTopicsIDCspReportsParams{PerPage: p[int64](1)}))(t)
+		if list.Meta.Total != 1000 || len(list.Items) == 0 || list.Items[0].BlockedURI != "http://new.example/4" ||
 			env.Count(t, `SELECT COUNT(*) FROM csp_reports WHERE blocked_uri = 'http://old.example/3'`) != 1 {
-			t.Errorf("newest: %s", list.Body)
+			t.Errorf("newest: %+v", list)
 		}
 	})
 }

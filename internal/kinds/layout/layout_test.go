@@ -2,12 +2,13 @@ package layout_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
-	"mime/multipart"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/kinds/layout"
@@ -17,23 +18,23 @@ import (
 // a learner assigned to it.
 type world struct {
 	env     *apitest.Env
-	course  float64
-	lesson  float64
+	course  int64
+	lesson  int64
 	learner *apitest.User
 }
 
 func newWorld(t *testing.T, env *apitest.Env) *world {
 	t.Helper()
-	tutor := env.As("tutor")
-	course := env.Call(t, 201, "POST", "/api/admin/courses", tutor.Token, map[string]any{"title": "Layouts", "status": "published"}).Number("data.id")
-	lesson := env.Call(t, 201, "POST", "/api/admin/lessons", tutor.Token, map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id")
+	ctx, tutor := t.Context(), env.ClientAs("tutor")
+	course := apitest.Must(tutor.PostAdminCourses(ctx, client.CourseBody{Title: "Layouts", Status: client.Ptr("published")}))(t).ID
+	lesson := apitest.Must(tutor.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "Lesson"}))(t).ID
 	learner := env.NewUser("student")
-	env.Call(t, 200, "POST", "/api/admin/courses/"+num(course)+"/access", env.As("admin").Token,
-		map[string]any{"users": []map[string]any{{"id": learner.ID}}})
+	apitest.Must(env.ClientAs("admin").PostAdminCoursesIDAccess(ctx, course,
+		client.AssignInputBody{Users: []client.GrantBody{{ID: learner.ID}}}))(t)
 	return &world{env: env, course: course, lesson: lesson, learner: learner}
 }
 
-func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func num(n int64) string { return strconv.FormatInt(n, 10) }
 
 func node(component string, props map[string]any) map[string]any {
 	return map[string]any{"component": component, "props": props}
@@ -54,6 +55,41 @@ func practice() map[string]any {
 	}})
 	n["id"] = "check"
 	return n
+}
+
+// topic is the typed create body of a layout topic of the lesson; the
+// nodes of doc must be well-formed (w.body sends any JSON).
+func (w *world) topic(t *testing.T, doc []any, fallback string) client.PostAdminTopicsBody {
+	return client.PostAdminTopicsBody{Lesson: w.lesson, Title: "Layout", Topicable: layout.Class, Fallback: &fallback,
+		Document: convert[[]client.PostAdminTopicsBodyDocumentItem](t, doc)}
+}
+
+// convert passes v through JSON into T: the nodes, written as maps, into
+// the client's document items.
+func convert[T any](t *testing.T, v any) T {
+	t.Helper()
+	var out T
+	raw, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(raw, &out)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// refusal checks a call's outcome: no error when status is 2xx, else a
+// refusal with status.
+func refusal(t *testing.T, what string, err error, status int) {
+	t.Helper()
+	if status/100 == 2 {
+		if err != nil {
+			t.Errorf("%s: %v, want %d", what, err, status)
+		}
+	} else if got := client.StatusOf(err); got != status {
+		t.Errorf("%s: %v, want %d", what, err, status)
+	}
 }
 
 func (w *world) body(doc []any, fallback any) map[string]any {
@@ -150,6 +186,8 @@ func TestValidationErrors(t *testing.T) {
 			{"fallback with a hint", []any{practice()}, "Practise: count on your  FINGERS twice.", "fallback", "leave out hints"},
 			{"fallback with a solution", []any{practice()}, "Two and two make four, always.", "fallback", "worked solutions"},
 		}
+		// The documents go as JSON, some of them malformed (a node that is
+		// no object, members the schema does not know), so raw.
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: tutor.Token, Body: w.body(c.doc, c.fallback)})
@@ -179,21 +217,19 @@ func TestEveryProblemAtOnce(t *testing.T) {
 		bad := node("Steps", map[string]any{"steps": []any{}})
 		bad["id"] = "intro"
 		doc := []any{callout(), bad, node("Callout", map[string]any{"tone": "shout"}), node("Carousel", nil)}
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: env.As("tutor").Token, Body: w.body(doc, "")})
-		if res.Status != 422 {
-			t.Fatalf("status %d: %s", res.Status, res.Body)
-		}
-		errs := problems(res)
+		_, err := env.ClientAs("tutor").PostAdminTopics(t.Context(), w.topic(t, doc, ""))
+		e := apitest.Refused(t, err, 422)
+		errs := e.Errors
 		for _, key := range []string{"document[1].props.steps", "document[2].props.tone", "document[2].props", "document[3].component", "fallback"} {
 			if _, ok := errs[key]; !ok {
-				t.Errorf("no error for %s: %s", key, res.Body)
+				t.Errorf("no error for %s: %v", key, e)
 			}
 		}
 		if s := fmt.Sprint(errs["document[1].props.steps"]); !strings.Contains(s, `Node 1 (id "intro") Steps:`) {
 			t.Errorf("message does not name the node: %s", s)
 		}
 		if _, ok := errs["document[0]"]; ok {
-			t.Errorf("the valid node has an error: %s", res.Body)
+			t.Errorf("the valid node has an error: %v", e)
 		}
 	})
 }
@@ -203,51 +239,49 @@ func TestEveryProblemAtOnce(t *testing.T) {
 // not. An update checks what it changes and keeps the rest.
 func TestAuthoringPermissions(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		w := newWorld(t, env)
+		ctx, w := t.Context(), newWorld(t, env)
 		doc := []any{callout()}
 		other := env.NewUser("tutor")
+		tutor := env.ClientAs("tutor")
 		for _, c := range []struct {
 			who    string
-			token  string
+			as     *client.Client
 			status int
-		}{{"anonymous", "", 401}, {"learner", w.learner.Token, 403}, {"student", env.As("student").Token, 403},
-			{"other tutor", other.Token, 403}, {"author", env.As("tutor").Token, 201}, {"admin", env.As("admin").Token, 201}} {
-			res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: c.token, Body: w.body(doc, "Read the note.")})
-			if res.Status != c.status {
-				t.Errorf("create as %s: %d, want %d: %s", c.who, res.Status, c.status, res.Body)
-			}
+		}{{"anonymous", env.ClientAs("anonymous"), 401}, {"learner", env.UserClient(w.learner), 403}, {"student", env.ClientAs("student"), 403},
+			{"other tutor", env.UserClient(other), 403}, {"author", tutor, 201}, {"admin", env.ClientAs("admin"), 201}} {
+			_, err := c.as.PostAdminTopics(ctx, w.topic(t, doc, "Read the note."))
+			refusal(t, "create as "+c.who, err, c.status)
 		}
-		res := env.Call(t, 201, "POST", "/api/admin/topics", env.As("tutor").Token, w.body(doc, "Read the note."))
-		if res.String("data.kind") != "layout" || res.String("data.topicable.document.0.component") != "Callout" ||
-			res.String("data.topicable.fallback_html") != "<p>Read the note.</p>\n" {
-			t.Fatalf("created: %s", res.Body)
+		res := apitest.Must(tutor.PostAdminTopics(ctx, w.topic(t, doc, "Read the note.")))(t)
+		if res.Kind != "layout" || apitest.LookupString(res.Topicable, "document.0.component") != "Callout" ||
+			apitest.LookupString(res.Topicable, "fallback_html") != "<p>Read the note.</p>\n" {
+			t.Fatalf("created: %+v", res)
 		}
-		path := "/api/admin/topics/" + num(res.Number("data.id"))
-		update := map[string]any{"document": []any{practice()}}
+		topic := res.ID
+		update := client.PatchAdminTopicsIDBody{Document: convert[[]client.PatchAdminTopicsIDBodyDocumentItem](t, []any{practice()})}
 		for _, c := range []struct {
 			who    string
-			token  string
+			as     *client.Client
 			status int
-		}{{"anonymous", "", 401}, {"learner", w.learner.Token, 403}, {"other tutor", other.Token, 403},
-			{"author", env.As("tutor").Token, 200}, {"admin", env.As("admin").Token, 200}} {
-			res := env.Do(apitest.Request{Method: "PATCH", Path: path, Token: c.token, Body: update})
-			if res.Status != c.status {
-				t.Errorf("update as %s: %d, want %d: %s", c.who, res.Status, c.status, res.Body)
-			}
+		}{{"anonymous", env.ClientAs("anonymous"), 401}, {"learner", env.UserClient(w.learner), 403}, {"other tutor", env.UserClient(other), 403},
+			{"author", tutor, 200}, {"admin", env.ClientAs("admin"), 200}} {
+			_, err := c.as.PatchAdminTopicsID(ctx, topic, update)
+			refusal(t, "update as "+c.who, err, c.status)
 		}
-		got := env.Call(t, 200, "GET", path, env.As("tutor").Token, nil)
-		if got.String("data.topicable.document.0.component") != "PracticeActivity" || got.String("data.topicable.fallback") != "Read the note." ||
-			got.Get("data.topicable.document.0.props.questions.0.options.1.correct") != true {
-			t.Errorf("after update, authors see: %s", got.Body)
+		got := apitest.Must(tutor.GetAdminTopicsID(ctx, topic))(t).Topicable
+		if apitest.LookupString(got, "document.0.component") != "PracticeActivity" || apitest.LookupString(got, "fallback") != "Read the note." ||
+			apitest.Lookup(got, "document.0.props.questions.0.options.1.correct") != true {
+			t.Errorf("after update, authors see: %v", got)
 		}
 		// The kept fallback is checked against the new hints.
-		res = env.Do(apitest.Request{Method: "PATCH", Path: path, Token: env.As("tutor").Token, Body: map[string]any{"fallback": "Hint: count on your fingers twice."}})
-		if res.Status != 422 || problems(res)["fallback"] == nil {
-			t.Errorf("leaking fallback on update: %d %s", res.Status, res.Body)
+		_, err := tutor.PatchAdminTopicsID(ctx, topic, client.PatchAdminTopicsIDBody{Fallback: client.Ptr("Hint: count on your fingers twice.")})
+		if e := apitest.Refused(t, err, 422); e.Errors["fallback"] == nil {
+			t.Errorf("leaking fallback on update: %v", e)
 		}
-		res = env.Do(apitest.Request{Method: "PATCH", Path: path, Token: env.As("tutor").Token, Body: map[string]any{"document": []any{node("Callout", nil)}}})
-		if res.Status != 422 || problems(res)["document[0].props"] == nil {
-			t.Errorf("invalid document on update: %d %s", res.Status, res.Body)
+		_, err = tutor.PatchAdminTopicsID(ctx, topic, client.PatchAdminTopicsIDBody{
+			Document: convert[[]client.PatchAdminTopicsIDBodyDocumentItem](t, []any{node("Callout", nil)})})
+		if e := apitest.Refused(t, err, 422); e.Errors["document[0].props"] == nil {
+			t.Errorf("invalid document on update: %v", e)
 		}
 	})
 }
@@ -257,14 +291,10 @@ func TestAuthoringPermissions(t *testing.T) {
 func TestH5PFrameTenant(t *testing.T) {
 	pkg := fixtures.Read(t, "h5p/hub/H5P.TrueFalse.h5p")
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		w := newWorld(t, env)
+		ctx, w := t.Context(), newWorld(t, env)
 		upload := func(host, token string) string {
-			body, ct := h5pForm(t, pkg)
-			res := env.Do(apitest.Request{Method: "POST", Path: "/h5p/contents/upload", Host: host, Token: token, Body: body, Type: ct})
-			if res.Status != 201 {
-				t.Fatalf("upload on %s: %d %s", host, res.Status, res.Body)
-			}
-			return res.String("data.contentId")
+			return apitest.Must(env.Client(host, token).PostH5PContentsUpload(ctx, client.PostH5PContentsUploadForm{
+				H5PFile: &client.File{Name: "content.h5p", Content: bytes.NewReader(pkg)}}))(t).ContentID
 		}
 		env.AddTenant("other.test")
 		otherToken, _ := env.Login("other.test", "admin@other.test", "admin-password")
@@ -278,11 +308,12 @@ func TestH5PFrameTenant(t *testing.T) {
 		frame := func(id string) []any {
 			return []any{node("H5PFrame", map[string]any{"content_id": id, "title": "True or false"})}
 		}
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: env.As("tutor").Token, Body: w.body(frame(foreign), "Play it.")})
-		if res.Status != 422 || !strings.Contains(fmt.Sprint(problems(res)["document[0].props.content_id"]), "no H5P content "+foreign) {
-			t.Errorf("another tenant's content: %d %s", res.Status, res.Body)
+		tutor := env.ClientAs("tutor")
+		_, err := tutor.PostAdminTopics(ctx, w.topic(t, frame(foreign), "Play it."))
+		if e := apitest.Refused(t, err, 422); !strings.Contains(fmt.Sprint(e.Errors["document[0].props.content_id"]), "no H5P content "+foreign) {
+			t.Errorf("another tenant's content: %v", e)
 		}
-		env.Call(t, 201, "POST", "/api/admin/topics", env.As("tutor").Token, w.body(frame(mine), "Play it."))
+		apitest.Must(tutor.PostAdminTopics(ctx, w.topic(t, frame(mine), "Play it.")))(t)
 	})
 }
 
@@ -292,33 +323,37 @@ func TestH5PFrameTenant(t *testing.T) {
 func TestLiaScriptLesson(t *testing.T) {
 	const md = "# Soil\n\nIntro\n\n## Layers\n\n[[humus]]\n"
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		w := newWorld(t, env)
-		tutor := env.As("tutor")
-		course := env.Call(t, 201, "POST", "/api/admin/liascript", tutor.Token, map[string]any{"markdown": md}).Number("data.id")
+		ctx, w := t.Context(), newWorld(t, env)
+		tutor := env.ClientAs("tutor")
+		course := apitest.Must(tutor.PostAdminLiascript(ctx, client.PostAdminLiascriptBody{Markdown: md}))(t).ID
 		env.AddTenant("other.test")
 		otherToken, _ := env.Login("other.test", "admin@other.test", "admin-password")
 		// Both tenants number their courses from 1: the other tenant's
 		// second course is one this tenant does not have.
-		var foreign float64
+		var foreign int64
 		for range 2 {
-			res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/liascript", Host: "other.test", Token: otherToken, Body: map[string]any{"markdown": md}})
-			foreign = res.Number("data.id")
+			foreign = apitest.Must(env.Client("other.test", otherToken).PostAdminLiascript(ctx,
+				client.PostAdminLiascriptBody{Markdown: md}))(t).ID
 		}
-		lesson := func(id float64) []any {
+		lesson := func(id int64) []any {
 			return []any{callout(), node("LiaScriptLesson", map[string]any{"course_id": id, "title": "Soil layers"})}
 		}
-		res := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: tutor.Token, Body: w.body(lesson(foreign), "Read about soil.")})
-		if res.Status != 422 || !strings.Contains(fmt.Sprint(problems(res)["document[1].props.course_id"]), "no LiaScript course "+num(foreign)) {
-			t.Errorf("another tenant's course: %d %s", res.Status, res.Body)
+		_, err := tutor.PostAdminTopics(ctx, w.topic(t, lesson(foreign), "Read about soil."))
+		if e := apitest.Refused(t, err, 422); !strings.Contains(fmt.Sprint(e.Errors["document[1].props.course_id"]), "no LiaScript course "+num(foreign)) {
+			t.Errorf("another tenant's course: %v", e)
 		}
-		topic := env.Call(t, 201, "POST", "/api/admin/topics", tutor.Token, w.body(lesson(course), "Read about soil.")).Number("data.id")
+		topic := apitest.Must(tutor.PostAdminTopics(ctx, w.topic(t, lesson(course), "Read about soil.")))(t).ID
 
-		program := env.Call(t, 200, "GET", "/api/courses/"+num(w.course)+"/program", w.learner.Token, nil)
-		props := "data.lessons.0.topics.0.topicable.document.1.props."
-		play := program.String(props + "play_url")
-		if program.Number("data.lessons.0.topics.0.id") != topic || program.Number(props+"course_id") != course ||
-			program.String(props+"title") != "Soil layers" || !strings.HasPrefix(play, "/api/liascript/play/") {
-			t.Fatalf("learner's view: %s", program.Body)
+		program := apitest.Must(env.UserClient(w.learner).GetCoursesIDProgram(ctx, w.course))(t)
+		if len(program.Lessons) == 0 || len(program.Lessons[0].Topics) == 0 {
+			t.Fatalf("learner's view: %+v", program)
+		}
+		first := program.Lessons[0].Topics[0]
+		props := func(key string) any { return apitest.Lookup(first.Topicable, "document.1.props."+key) }
+		play, _ := props("play_url").(string)
+		if first.ID != topic || props("course_id") != float64(course) || props("title") != "Soil layers" ||
+			!strings.HasPrefix(play, "/api/liascript/play/") {
+			t.Fatalf("learner's view: %+v", first)
 		}
 		page := env.Do(apitest.Request{Method: "GET", Path: play})
 		if csp := page.Header.Get("Content-Security-Policy"); page.Status != 200 || !strings.HasPrefix(csp, "sandbox allow-scripts ") ||
@@ -329,9 +364,9 @@ func TestLiaScriptLesson(t *testing.T) {
 			t.Errorf("course.md: %d %q", r.Status, r.Body)
 		}
 		// Authors see the document as they wrote it.
-		authored := env.Call(t, 200, "GET", "/api/admin/topics/"+num(topic), tutor.Token, nil)
-		if authored.Number("data.topicable.document.1.props.course_id") != course || authored.Get("data.topicable.document.1.props.play_url") != nil {
-			t.Errorf("authors' view: %s", authored.Body)
+		authored := apitest.Must(tutor.GetAdminTopicsID(ctx, topic))(t).Topicable
+		if apitest.Lookup(authored, "document.1.props.course_id") != float64(course) || apitest.Lookup(authored, "document.1.props.play_url") != nil {
+			t.Errorf("authors' view: %v", authored)
 		}
 	})
 }
@@ -345,17 +380,4 @@ func problems(res *apitest.Response) map[string][]any {
 		out[k], _ = v.([]any)
 	}
 	return out
-}
-
-func h5pForm(t *testing.T, pkg []byte) ([]byte, string) {
-	t.Helper()
-	var b bytes.Buffer
-	mw := multipart.NewWriter(&b)
-	part, err := mw.CreateFormFile("h5p_file", "content.h5p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	part.Write(pkg)
-	mw.Close()
-	return b.Bytes(), mw.FormDataContentType()
 }

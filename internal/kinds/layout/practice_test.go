@@ -1,40 +1,61 @@
 package layout_test
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/kinds/layout"
 )
 
 // topicStatus is the learner's status of a topic: 0 incomplete, 1
 // complete, 2 in progress.
-func topicStatus(t *testing.T, env *apitest.Env, u *apitest.User, course, topic float64) float64 {
+func topicStatus(t *testing.T, env *apitest.Env, u *apitest.User, course, topic int64) int64 {
 	t.Helper()
-	res := env.Call(t, 200, "GET", "/api/courses/progress/"+num(course), u.Token, nil)
-	list, _ := res.Get("data.topics").([]any)
-	for _, item := range list {
-		m, _ := item.(map[string]any)
-		if m["topic_id"] == topic {
-			return m["status"].(float64)
+	for _, p := range apitest.Must(env.UserClient(u).GetCoursesProgressID(t.Context(), course))(t).Topics {
+		if p.TopicID == topic {
+			return p.Status
 		}
 	}
 	return 0
+}
+
+// program reads the learner's program raw: the checks that it holds no
+// answers read every byte sent, not only the fields the client knows.
+func program(t *testing.T, w *world) *apitest.Response {
+	t.Helper()
+	return w.env.Call(t, 200, "GET", "/api/courses/"+num(w.course)+"/program", w.learner.Token, nil)
+}
+
+// at is the element i of xs, or -1.
+func at(xs []int64, i int) int64 {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return -1
+}
+
+// text is the element i of xs, or "".
+func text(xs []string, i int) string {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return ""
 }
 
 // TestPracticeCheck: the learner's page holds no answers; a check answers
 // them and completes the topic; only those who may learn the course check.
 func TestPracticeCheck(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		w := newWorld(t, env)
-		tutor := env.As("tutor")
-		created := env.Call(t, 201, "POST", "/api/admin/topics", tutor.Token, w.body([]any{callout(), practice()}, "Practise adding numbers."))
-		topic := created.Number("data.id")
-		plain := env.Call(t, 201, "POST", "/api/admin/topics", tutor.Token, w.body([]any{callout()}, "Read the note.")).Number("data.id")
+		ctx, w := t.Context(), newWorld(t, env)
+		tutor, learner := env.ClientAs("tutor"), env.UserClient(w.learner)
+		topic := apitest.Must(tutor.PostAdminTopics(ctx, w.topic(t, []any{callout(), practice()}, "Practise adding numbers.")))(t).ID
+		plain := apitest.Must(tutor.PostAdminTopics(ctx, w.topic(t, []any{callout()}, "Read the note.")))(t).ID
 
-		program := env.Call(t, 200, "GET", "/api/courses/"+num(w.course)+"/program", w.learner.Token, nil)
+		program := program(t, w)
 		page := string(program.Body)
 		for _, secret := range []string{"correct", "hints", "fingers", "solution", "always"} {
 			if strings.Contains(page, secret) {
@@ -48,64 +69,62 @@ func TestPracticeCheck(t *testing.T) {
 			t.Errorf("learner view: %s", page)
 		}
 
-		check := "/api/topics/" + num(topic) + "/practice/check"
 		// Practice cannot be skipped with a progress write; a plain layout
 		// completes that way when viewed.
-		progress := "/api/courses/progress/" + num(w.course)
-		skip := env.Do(apitest.Request{Method: "PATCH", Path: progress, Token: w.learner.Token,
-			Body: map[string]any{"progress": []any{map[string]any{"topic_id": topic, "status": 1}}}})
-		if skip.Status != 422 {
-			t.Errorf("completing a practice by a progress write: %d %s", skip.Status, skip.Body)
+		write := func(topic, status int64) error {
+			_, err := learner.PatchCoursesProgressID(ctx, w.course, client.WriteInputBody{
+				Progress: []client.ProgressWrite{{TopicID: topic, Status: status}}})
+			return err
 		}
-		env.Call(t, 200, "PATCH", progress, w.learner.Token,
-			map[string]any{"progress": []any{map[string]any{"topic_id": topic, "status": 2}}})
-		env.Call(t, 200, "PATCH", progress, w.learner.Token,
-			map[string]any{"progress": []any{map[string]any{"topic_id": plain, "status": 1}}})
+		apitest.Refused(t, write(topic, 1), 422)
+		apitest.OK(t, write(topic, 2))
+		apitest.OK(t, write(plain, 1))
 		if s := topicStatus(t, env, w.learner, w.course, topic); s != 2 {
 			t.Fatalf("status before a check: %v", s)
 		}
-		wrong := env.Call(t, 200, "POST", check, w.learner.Token, map[string]any{"node": 1, "question": 0, "selected": []int{0}})
-		if wrong.Get("data.correct") != false || wrong.Number("data.score") != 0 || wrong.String("data.hints.0") != "Count on your fingers twice." ||
-			wrong.Number("data.correct_options.0") != 1 || wrong.String("data.solution") != "Two and two make four, always." {
-			t.Errorf("wrong answer: %s", wrong.Body)
+		check := func(c *client.Client, topic int64, in client.CheckInput) (*client.CheckResult, error) {
+			return c.PostTopicsIDPracticeCheck(ctx, topic, in)
+		}
+		wrong := apitest.Must(check(learner, topic, client.CheckInput{Node: 1, Question: 0, Selected: []int64{0}}))(t)
+		if wrong.Correct || wrong.Score != 0 || text(wrong.Hints, 0) != "Count on your fingers twice." ||
+			at(wrong.CorrectOptions, 0) != 1 || wrong.Solution == nil || *wrong.Solution != "Two and two make four, always." {
+			t.Errorf("wrong answer: %+v", wrong)
 		}
 		if s := topicStatus(t, env, w.learner, w.course, topic); s != 1 {
 			t.Errorf("status after the first check: %v, want 1 (complete)", s)
 		}
-		right := env.Call(t, 200, "POST", check, w.learner.Token, map[string]any{"node": 1, "question": 1, "selected": []int{2, 0}})
-		if right.Get("data.correct") != true || right.Number("data.score") != 3 || len(right.Get("data.hints").([]any)) != 0 {
-			t.Errorf("right answer: %s", right.Body)
+		right := apitest.Must(check(learner, topic, client.CheckInput{Node: 1, Question: 1, Selected: []int64{2, 0}}))(t)
+		if !right.Correct || right.Score != 3 || len(right.Hints) != 0 {
+			t.Errorf("right answer: %+v", right)
 		}
-		partial := env.Call(t, 200, "POST", check, w.learner.Token, map[string]any{"node": 1, "question": 1, "selected": []int{0}})
-		if partial.Get("data.correct") != false {
-			t.Errorf("half the right options: %s", partial.Body)
+		partial := apitest.Must(check(learner, topic, client.CheckInput{Node: 1, Question: 1, Selected: []int64{0}}))(t)
+		if partial.Correct {
+			t.Errorf("half the right options: %+v", partial)
 		}
 
 		for _, c := range []struct {
 			name   string
-			token  string
-			path   string
-			body   map[string]any
+			as     *client.Client
+			topic  int64
+			body   client.CheckInput
 			status int
 		}{
-			{"anonymous", "", check, map[string]any{"node": 1, "question": 0, "selected": []int{1}}, 401},
-			{"not assigned", env.NewUser("student").Token, check, map[string]any{"node": 1, "question": 0, "selected": []int{1}}, 403},
-			{"other tutor", env.NewUser("tutor").Token, check, map[string]any{"node": 1, "question": 0, "selected": []int{1}}, 403},
-			{"not a practice node", w.learner.Token, check, map[string]any{"node": 0, "question": 0, "selected": []int{1}}, 422},
-			{"node out of range", w.learner.Token, check, map[string]any{"node": 9, "question": 0, "selected": []int{1}}, 422},
-			{"question out of range", w.learner.Token, check, map[string]any{"node": 1, "question": 2, "selected": []int{1}}, 422},
-			{"option out of range", w.learner.Token, check, map[string]any{"node": 1, "question": 0, "selected": []int{5}}, 422},
-			{"too many options", w.learner.Token, check, map[string]any{"node": 1, "question": 0, "selected": make([]int, 11)}, 422},
-			{"no practice in the topic", w.learner.Token, "/api/topics/" + num(plain) + "/practice/check", map[string]any{"node": 0, "question": 0, "selected": []int{0}}, 422},
-			{"unknown topic", w.learner.Token, "/api/topics/999999/practice/check", map[string]any{"node": 0, "question": 0, "selected": []int{0}}, 404},
+			{"anonymous", env.ClientAs("anonymous"), topic, client.CheckInput{Node: 1, Question: 0, Selected: []int64{1}}, 401},
+			{"not assigned", env.UserClient(env.NewUser("student")), topic, client.CheckInput{Node: 1, Question: 0, Selected: []int64{1}}, 403},
+			{"other tutor", env.UserClient(env.NewUser("tutor")), topic, client.CheckInput{Node: 1, Question: 0, Selected: []int64{1}}, 403},
+			{"not a practice node", learner, topic, client.CheckInput{Node: 0, Question: 0, Selected: []int64{1}}, 422},
+			{"node out of range", learner, topic, client.CheckInput{Node: 9, Question: 0, Selected: []int64{1}}, 422},
+			{"question out of range", learner, topic, client.CheckInput{Node: 1, Question: 2, Selected: []int64{1}}, 422},
+			{"option out of range", learner, topic, client.CheckInput{Node: 1, Question: 0, Selected: []int64{5}}, 422},
+			{"too many options", learner, topic, client.CheckInput{Node: 1, Question: 0, Selected: make([]int64, 11)}, 422},
+			{"no practice in the topic", learner, plain, client.CheckInput{Node: 0, Question: 0, Selected: []int64{0}}, 422},
+			{"unknown topic", learner, 999999, client.CheckInput{Node: 0, Question: 0, Selected: []int64{0}}, 404},
 		} {
-			res := env.Do(apitest.Request{Method: "POST", Path: c.path, Token: c.token, Body: c.body})
-			if res.Status != c.status {
-				t.Errorf("%s: %d, want %d: %s", c.name, res.Status, c.status, res.Body)
-			}
+			_, err := check(c.as, c.topic, c.body)
+			refusal(t, c.name, err, c.status)
 		}
 		// The author tries the topic out.
-		env.Call(t, 200, "POST", check, tutor.Token, map[string]any{"node": 1, "question": 0, "selected": []int{1}})
+		apitest.Must(check(tutor, topic, client.CheckInput{Node: 1, Question: 0, Selected: []int64{1}}))(t)
 	})
 }
 
@@ -113,22 +132,27 @@ func TestPracticeCheck(t *testing.T) {
 // schemas, which the OpenAPI description carries too.
 func TestComponentCatalogue(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		res := env.Call(t, 200, "GET", "/api/admin/layout/components", env.As("tutor").Token, nil)
-		list, _ := res.Get("data.components").([]any)
-		if len(list) != 9 || res.String("data.components.0.name") != "Callout" ||
-			res.String("data.components.0.props") != "#/components/schemas/CalloutProps" ||
-			res.Get("data.schemas.PracticeActivityProps.properties.questions") == nil || res.String("data.rules.0") == "" {
-			t.Errorf("catalogue: %s", res.Body)
+		ctx := t.Context()
+		res := apitest.Must(env.ClientAs("tutor").GetAdminLayoutComponents(ctx))(t)
+		list := res.Components
+		if len(list) != 9 || list[0].Name != "Callout" || list[0].Props != "#/components/schemas/CalloutProps" ||
+			apitest.Lookup(res.Schemas, "PracticeActivityProps.properties.questions") == nil || len(res.Rules) == 0 || res.Rules[0] == "" {
+			t.Fatalf("catalogue: %+v", res)
 		}
-		// LiaScriptLesson is approved: it names a LiaScript course.
-		required, _ := res.Get("data.schemas.LiaScriptLessonProps.required").([]any)
-		if res.String("data.components.4.name") != "LiaScriptLesson" || !slices.Contains(required, any("course_id")) ||
-			strings.Contains(string(res.Body), "do not exist") {
-			t.Errorf("LiaScriptLesson in the catalogue: %s", res.Body)
+		// LiaScriptLesson is approved: it names a LiaScript course. Every
+		// field of the answer is read back, the schemas whole.
+		required, _ := apitest.Lookup(res.Schemas, "LiaScriptLessonProps.required").([]any)
+		whole, _ := json.Marshal(res)
+		if list[4].Name != "LiaScriptLesson" || !slices.Contains(required, any("course_id")) ||
+			strings.Contains(string(whole), "do not exist") {
+			t.Errorf("LiaScriptLesson in the catalogue: %s", whole)
 		}
-		env.Call(t, 200, "GET", "/api/admin/layout/components", env.As("admin").Token, nil)
-		env.Call(t, 403, "GET", "/api/admin/layout/components", env.As("student").Token, nil)
-		env.Call(t, 401, "GET", "/api/admin/layout/components", "", nil)
+		apitest.Must(env.ClientAs("admin").GetAdminLayoutComponents(ctx))(t)
+		_, err := env.ClientAs("student").GetAdminLayoutComponents(ctx)
+		apitest.Refused(t, err, 403)
+		_, err = env.ClientAs("anonymous").GetAdminLayoutComponents(ctx)
+		apitest.Refused(t, err, 401)
+		// The OpenAPI description is a document, not an API answer: raw.
 		spec := env.Call(t, 200, "GET", "/api/openapi.json", "", nil)
 		for _, c := range layout.Components {
 			if spec.Get("components.schemas."+c.SchemaName()+".properties") == nil {
@@ -143,8 +167,8 @@ func TestComponentCatalogue(t *testing.T) {
 // the GIFT weights and answers the right answer and the feedback.
 func TestGIFTPractice(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		w := newWorld(t, env)
-		tutor := env.As("tutor")
+		ctx, w := t.Context(), newWorld(t, env)
+		tutor, learner := env.ClientAs("tutor"), env.UserClient(w.learner)
 		questions := []any{
 			map[string]any{"gift": "Capital of France? {=Paris #Right, the Seine city. ~Lyon #Lyon is second. ####Paris since Clovis.}", "score": 2},
 			map[string]any{"gift": "Primes? {~%50%Two ~%50%Three ~%-100%Four}"},
@@ -154,9 +178,9 @@ func TestGIFTPractice(t *testing.T) {
 			map[string]any{"gift": "Match. {=cat -> meow =dog -> woof}"},
 		}
 		doc := []any{callout(), node("PracticeActivity", map[string]any{"title": "GIFT", "questions": questions})}
-		topic := env.Call(t, 201, "POST", "/api/admin/topics", tutor.Token, w.body(doc, "Practise facts.")).Number("data.id")
+		topic := apitest.Must(tutor.PostAdminTopics(ctx, w.topic(t, doc, "Practise facts.")))(t).ID
 
-		program := env.Call(t, 200, "GET", "/api/courses/"+num(w.course)+"/program", w.learner.Token, nil)
+		program := program(t, w)
 		page := string(program.Body)
 		for _, secret := range []string{"Seine", "Clovis", "%50%", "weight", "feedback", "yellow dwarf", "3.14", "Second largest", "=Paris", "meow ="} {
 			if strings.Contains(page, secret) {
@@ -172,66 +196,72 @@ func TestGIFTPractice(t *testing.T) {
 			t.Errorf("learner view: %s", page)
 		}
 
-		check := "/api/topics/" + num(topic) + "/practice/check"
-		answer := func(q int, a map[string]any) *apitest.Response {
-			return env.Call(t, 200, "POST", check, w.learner.Token, map[string]any{"node": 1, "question": q, "answer": a})
+		answer := func(q int64, a client.Response) *client.CheckResult {
+			t.Helper()
+			return apitest.Must(learner.PostTopicsIDPracticeCheck(ctx, topic, client.CheckInput{Node: 1, Question: q, Answer: &a}))(t)
+		}
+		// right is the right answer a check gives back.
+		right := func(r *client.CheckResult) client.Response {
+			if r.RightAnswer == nil {
+				return client.Response{}
+			}
+			return *r.RightAnswer
 		}
 		yes, no := true, false
-		if r := answer(0, map[string]any{"choices": []int{1}}); r.Get("data.correct") != false || r.Number("data.score") != 0 ||
-			r.Number("data.correct_options.0") != 0 || r.Number("data.right_answer.choices.0") != 0 ||
-			r.String("data.feedback.0") != "Lyon is second." || r.String("data.feedback.1") != "Paris since Clovis." {
-			t.Errorf("multiple choice, wrong: %s", r.Body)
+		if r := answer(0, client.Response{Choices: []int64{1}}); r.Correct || r.Score != 0 ||
+			at(r.CorrectOptions, 0) != 0 || at(right(r).Choices, 0) != 0 ||
+			text(r.Feedback, 0) != "Lyon is second." || text(r.Feedback, 1) != "Paris since Clovis." {
+			t.Errorf("multiple choice, wrong: %+v", r)
 		}
-		if r := answer(0, map[string]any{"choices": []int{0}}); r.Get("data.correct") != true || r.Number("data.score") != 2 ||
-			r.String("data.feedback.0") != "Right, the Seine city." {
-			t.Errorf("multiple choice, right: %s", r.Body)
+		if r := answer(0, client.Response{Choices: []int64{0}}); !r.Correct || r.Score != 2 ||
+			text(r.Feedback, 0) != "Right, the Seine city." {
+			t.Errorf("multiple choice, right: %+v", r)
 		}
-		if r := answer(1, map[string]any{"choices": []int{0}}); r.Get("data.correct") != false || r.Number("data.score") != 0.5 ||
-			r.Number("data.right_answer.choices.1") != 1 {
-			t.Errorf("several answers, half: %s", r.Body)
+		if r := answer(1, client.Response{Choices: []int64{0}}); r.Correct || r.Score != 0.5 ||
+			at(right(r).Choices, 1) != 1 {
+			t.Errorf("several answers, half: %+v", r)
 		}
-		if r := answer(1, map[string]any{"choices": []int{0, 1}}); r.Get("data.correct") != true || r.Number("data.score") != 1 {
-			t.Errorf("several answers, all: %s", r.Body)
+		if r := answer(1, client.Response{Choices: []int64{0, 1}}); !r.Correct || r.Score != 1 {
+			t.Errorf("several answers, all: %+v", r)
 		}
-		if r := answer(2, map[string]any{"truth": no}); r.Get("data.correct") != false || r.Get("data.right_answer.truth") != true ||
-			r.String("data.feedback.0") != "Look again at the sky." {
-			t.Errorf("true/false, wrong: %s", r.Body)
+		if r := answer(2, client.Response{Truth: &no}); r.Correct || right(r).Truth == nil || !*right(r).Truth ||
+			text(r.Feedback, 0) != "Look again at the sky." {
+			t.Errorf("true/false, wrong: %+v", r)
 		}
-		if r := answer(2, map[string]any{"truth": yes}); r.Get("data.correct") != true || r.String("data.feedback.0") != "Yes, a yellow dwarf." {
-			t.Errorf("true/false, right: %s", r.Body)
+		if r := answer(2, client.Response{Truth: &yes}); !r.Correct || text(r.Feedback, 0) != "Yes, a yellow dwarf." {
+			t.Errorf("true/false, right: %+v", r)
 		}
-		if r := answer(3, map[string]any{"text": " saturn "}); r.Get("data.correct") != false || r.Number("data.score") != 0.5 ||
-			r.String("data.feedback.0") != "Second largest." || r.String("data.right_answer.text") != "Jupiter" {
-			t.Errorf("short answer, partial: %s", r.Body)
+		if r := answer(3, client.Response{Text: client.Ptr(" saturn ")}); r.Correct || r.Score != 0.5 ||
+			text(r.Feedback, 0) != "Second largest." || right(r).Text == nil || *right(r).Text != "Jupiter" {
+			t.Errorf("short answer, partial: %+v", r)
 		}
-		if r := answer(3, map[string]any{"text": "JUPITER"}); r.Get("data.correct") != true {
-			t.Errorf("short answer, right: %s", r.Body)
+		if r := answer(3, client.Response{Text: client.Ptr("JUPITER")}); !r.Correct {
+			t.Errorf("short answer, right: %+v", r)
 		}
-		if r := answer(4, map[string]any{"text": "3,142"}); r.Get("data.correct") != true || r.String("data.right_answer.text") != "3.14" {
-			t.Errorf("numerical, within tolerance: %s", r.Body)
+		if r := answer(4, client.Response{Text: client.Ptr("3,142")}); !r.Correct || right(r).Text == nil || *right(r).Text != "3.14" {
+			t.Errorf("numerical, within tolerance: %+v", r)
 		}
-		if r := answer(4, map[string]any{"text": "3.2"}); r.Get("data.correct") != false || r.Number("data.score") != 0 {
-			t.Errorf("numerical, outside: %s", r.Body)
+		if r := answer(4, client.Response{Text: client.Ptr("3.2")}); r.Correct || r.Score != 0 {
+			t.Errorf("numerical, outside: %+v", r)
 		}
-		if r := answer(5, map[string]any{"matches": []string{"meow", "meow"}}); r.Get("data.correct") != false || r.Number("data.score") != 0.5 ||
-			r.String("data.right_answer.matches.1") != "woof" {
-			t.Errorf("matching, half: %s", r.Body)
+		if r := answer(5, client.Response{Matches: []string{"meow", "meow"}}); r.Correct || r.Score != 0.5 ||
+			text(right(r).Matches, 1) != "woof" {
+			t.Errorf("matching, half: %+v", r)
 		}
 		if s := topicStatus(t, env, w.learner, w.course, topic); s != 1 {
 			t.Errorf("status after a check: %v, want 1 (complete)", s)
 		}
 		for _, c := range []struct {
 			name string
-			body map[string]any
+			body client.CheckInput
 		}{
-			{"no answer", map[string]any{"node": 1, "question": 0, "selected": []int{0}}},
-			{"choice out of range", map[string]any{"node": 1, "question": 0, "answer": map[string]any{"choices": []int{7}}}},
-			{"two choices to a one-answer question", map[string]any{"node": 1, "question": 0, "answer": map[string]any{"choices": []int{0, 1}}}},
-			{"too many matches", map[string]any{"node": 1, "question": 5, "answer": map[string]any{"matches": []string{"a", "b", "c"}}}},
+			{"no answer", client.CheckInput{Node: 1, Question: 0, Selected: []int64{0}}},
+			{"choice out of range", client.CheckInput{Node: 1, Question: 0, Answer: &client.Response{Choices: []int64{7}}}},
+			{"two choices to a one-answer question", client.CheckInput{Node: 1, Question: 0, Answer: &client.Response{Choices: []int64{0, 1}}}},
+			{"too many matches", client.CheckInput{Node: 1, Question: 5, Answer: &client.Response{Matches: []string{"a", "b", "c"}}}},
 		} {
-			if res := env.Do(apitest.Request{Method: "POST", Path: check, Token: w.learner.Token, Body: c.body}); res.Status != 422 {
-				t.Errorf("%s: %d, want 422: %s", c.name, res.Status, res.Body)
-			}
+			_, err := learner.PostTopicsIDPracticeCheck(ctx, topic, c.body)
+			refusal(t, c.name, err, 422)
 		}
 	})
 }

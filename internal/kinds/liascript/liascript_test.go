@@ -1,12 +1,14 @@
 package liascript_test
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/kinds/interactive"
@@ -18,57 +20,66 @@ const lesson = "<!--\nauthor: Ada\nversion: 1.0\nlanguage: en\nnarrator: US Engl
 	"import: https://github.com/liaTemplates/rextester\n-->\n\n# Soil\n\nIntro ![logo](img/logo.png)\n\n## Layers\n\nWhat is on top?\n\n" +
 	"    [( )] Rock\n    [(X)] Humus\n\n## Water\n\n[[wet]]\n"
 
-func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func num(n int64) string { return strconv.FormatInt(n, 10) }
 
 type world struct {
 	env     *apitest.Env
-	tutor   *apitest.User
-	course  float64
-	lesson  float64
+	tutor   *client.Client
+	course  int64
+	lesson  int64
 	learner *apitest.User
 }
 
 func newWorld(t *testing.T, env *apitest.Env) *world {
 	t.Helper()
-	tutor := env.As("tutor")
-	course := env.Call(t, 201, "POST", "/api/admin/courses", tutor.Token, map[string]any{"title": "Lia", "status": "published"}).Number("data.id")
-	les := env.Call(t, 201, "POST", "/api/admin/lessons", tutor.Token, map[string]any{"course_id": course, "title": "Lesson"}).Number("data.id")
+	ctx, tutor := t.Context(), env.ClientAs("tutor")
+	course := apitest.Must(tutor.PostAdminCourses(ctx, client.CourseBody{Title: "Lia", Status: client.Ptr("published")}))(t).ID
+	les := apitest.Must(tutor.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "Lesson"}))(t).ID
 	learner := env.NewUser("student")
-	env.Call(t, 200, "POST", "/api/admin/courses/"+num(course)+"/access", env.As("admin").Token,
-		map[string]any{"users": []map[string]any{{"id": learner.ID}}})
+	assign(t, env, course, learner)
 	return &world{env: env, tutor: tutor, course: course, lesson: les, learner: learner}
 }
 
-func (w *world) create(t *testing.T, fields map[string]any) *apitest.Response {
-	b := map[string]any{"lesson": w.lesson, "title": "Lia", "topicable": liascript.Class}
-	for k, v := range fields {
-		b[k] = v
-	}
-	return w.env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: w.tutor.Token, Body: b})
+// assign gives the learner access to the course.
+func assign(t *testing.T, env *apitest.Env, course int64, learner *apitest.User) {
+	t.Helper()
+	apitest.Must(env.ClientAs("admin").PostAdminCoursesIDAccess(t.Context(), course,
+		client.AssignInputBody{Users: []client.GrantBody{{ID: learner.ID}}}))(t)
+}
+
+// create makes a LiaScript topic in the lesson as the tutor, with the
+// body's source and completion.
+func (w *world) create(t *testing.T, b client.PostAdminTopicsBody) (*client.View, error) {
+	b.Lesson, b.Title, b.Topicable = w.lesson, "Lia", liascript.Class
+	return w.tutor.PostAdminTopics(t.Context(), b)
+}
+
+// file is an upload of data named name.
+func file(name string, data []byte) *client.File {
+	return &client.File{Name: name, Content: bytes.NewReader(data)}
 }
 
 func TestUploadAndTopics(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		w := newWorld(t, env)
-		res := env.Call(t, 201, "POST", "/api/admin/liascript", w.tutor.Token, map[string]any{"markdown": lesson})
-		if res.String("data.structure.title") != "Soil" || res.String("data.structure.header.author") != "Ada" ||
-			res.Number("data.structure.quizzes") != 2 || res.Number("data.structure.sections.1.quizzes") != 1 ||
-			res.String("data.structure.header.imports.0") != "https://github.com/liaTemplates/rextester" {
-			t.Fatalf("upload: %s", res.Body)
+		ctx, w := t.Context(), newWorld(t, env)
+		res := apitest.Must(w.tutor.PostAdminLiascript(ctx, client.PostAdminLiascriptBody{Markdown: lesson}))(t)
+		st := res.Structure
+		if st.Title != "Soil" || st.Header.Author == nil || *st.Header.Author != "Ada" || st.Quizzes != 2 || len(st.Sections) < 2 ||
+			st.Sections[1].Quizzes != 1 || len(st.Header.Imports) == 0 || st.Header.Imports[0] != "https://github.com/liaTemplates/rextester" {
+			t.Fatalf("upload: %+v", res)
 		}
-		md := env.Do(apitest.Request{Method: "GET", Path: res.String("data.markdown_url")})
+		md := env.Do(apitest.Request{Method: "GET", Path: res.MarkdownURL})
 		if md.Status != 200 || string(md.Body) != lesson {
 			t.Errorf("stored markdown: %d %q", md.Status, md.Body)
 		}
-		id := res.Number("data.id")
+		id := res.ID
 		// A .zip with its assets.
 		zip := interactivetest.Zip(t, map[string]string{"course.md": lesson, "img/logo.png": "png"})
-		body, ctype := interactivetest.Form(t, "file", "soil.zip", zip, nil)
-		res = env.Do(apitest.Request{Method: "POST", Path: "/api/admin/liascript", Token: w.tutor.Token, Body: body, Type: ctype})
-		if res.Status != 201 || res.Number("data.structure.quizzes") != 2 {
-			t.Fatalf("zip: %d %s", res.Status, res.Body)
+		res = apitest.Must(w.tutor.PostAdminLiascriptMultipart(ctx, client.PostAdminLiascriptForm{File: file("soil.zip", zip)}))(t)
+		if res.Structure.Quizzes != 2 {
+			t.Fatalf("zip: %+v", res)
 		}
-		mdURL := res.String("data.markdown_url")
+		mdURL := res.MarkdownURL
 		asset := strings.Replace(mdURL[:strings.Index(mdURL, "?")], "course.md", "img/logo.png", 1)
 		if env.Count(t, `SELECT COUNT(*) FROM liascript_courses`) != 2 || !env.BlobExists(t, strings.TrimPrefix(asset, "/api/files/")) {
 			t.Errorf("asset not stored: %s", asset)
@@ -79,122 +90,115 @@ func TestUploadAndTopics(t *testing.T) {
 			"unsafe":    interactivetest.Zip(t, map[string]string{"course.md": lesson, "../x.png": "x"}),
 			"not a zip": []byte("nope"),
 		} {
-			body, ctype := interactivetest.Form(t, "file", "c.zip", b, nil)
-			if r := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/liascript", Token: w.tutor.Token, Body: body, Type: ctype}); r.Status != 422 {
-				t.Errorf("%s: %d %s", name, r.Status, r.Body)
+			_, err := w.tutor.PostAdminLiascriptMultipart(ctx, client.PostAdminLiascriptForm{File: file("c.zip", b)})
+			if client.StatusOf(err) != 422 {
+				t.Errorf("%s: %v", name, err)
 			}
 		}
-		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/liascript", Token: w.learner.Token,
-			Body: map[string]any{"markdown": lesson}}); r.Status != 403 {
-			t.Errorf("learner upload: %d", r.Status)
-		}
-		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/liascript", Token: w.tutor.Token,
-			Body: map[string]any{"markdown": "  "}}); r.Status != 422 {
-			t.Errorf("empty: %d", r.Status)
-		}
+		learner := env.UserClient(w.learner)
+		_, err := learner.PostAdminLiascript(ctx, client.PostAdminLiascriptBody{Markdown: lesson})
+		apitest.Refused(t, err, 403)
+		_, err = w.tutor.PostAdminLiascript(ctx, client.PostAdminLiascriptBody{Markdown: "  "})
+		apitest.Refused(t, err, 422)
 
 		// Topics: markdown, file or course; one of them.
-		if r := w.create(t, map[string]any{"markdown": lesson}); r.Status != 201 || r.String("data.topicable.structure.title") != "Soil" ||
-			r.String("data.topicable.completion") != "all" {
-			t.Errorf("markdown topic: %d %s", r.Status, r.Body)
+		if r, err := w.create(t, client.PostAdminTopicsBody{Markdown: client.Ptr(lesson)}); err != nil ||
+			apitest.LookupString(r.Topicable, "structure.title") != "Soil" || apitest.LookupString(r.Topicable, "completion") != "all" {
+			t.Errorf("markdown topic: %+v %v", r, err)
 		}
-		if r := w.create(t, map[string]any{"course": id, "liascriptCompletion": "sections"}); r.Status != 201 ||
-			r.Number("data.topicable.course") != id || r.String("data.topicable.completion") != "sections" {
-			t.Errorf("course topic: %d %s", r.Status, r.Body)
+		if r, err := w.create(t, client.PostAdminTopicsBody{Course: client.Ptr(id), LiascriptCompletion: client.Ptr("sections")}); err != nil ||
+			apitest.Lookup(r.Topicable, "course") != float64(id) || apitest.LookupString(r.Topicable, "completion") != "sections" {
+			t.Errorf("course topic: %+v %v", r, err)
 		}
-		body, ctype = interactivetest.Form(t, "file", "soil.md", []byte(lesson),
-			map[string]string{"lesson": num(w.lesson), "title": "File", "topicable": liascript.Class})
-		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: w.tutor.Token, Body: body, Type: ctype}); r.Status != 201 {
-			t.Errorf("file topic: %d %s", r.Status, r.Body)
+		if _, err := w.tutor.PostAdminTopicsMultipart(ctx, client.PostAdminTopicsForm{Lesson: w.lesson, Title: "File",
+			Topicable: liascript.Class, File: file("soil.md", []byte(lesson))}); err != nil {
+			t.Errorf("file topic: %v", err)
 		}
-		for name, f := range map[string]map[string]any{
+		for name, f := range map[string]client.PostAdminTopicsBody{
 			"no source":      {},
-			"two sources":    {"markdown": lesson, "course": id},
-			"unknown course": {"course": 999999},
-			"bad completion": {"markdown": lesson, "liascriptCompletion": "never"},
+			"two sources":    {Markdown: client.Ptr(lesson), Course: client.Ptr(id)},
+			"unknown course": {Course: client.Ptr(int64(999999))},
+			"bad completion": {Markdown: client.Ptr(lesson), LiascriptCompletion: client.Ptr("never")},
 		} {
-			if r := w.create(t, f); r.Status != 422 {
-				t.Errorf("%s: %d %s", name, r.Status, r.Body)
+			if _, err := w.create(t, f); client.StatusOf(err) != 422 {
+				t.Errorf("%s: %v", name, err)
 			}
 		}
-		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/liascript/" + num(id) + "/preview", Token: w.tutor.Token}); r.Status != 200 ||
-			r.String("data.structure.title") != "Soil" {
-			t.Errorf("preview: %d %s", r.Status, r.Body)
+		if r, err := w.tutor.PostLiascriptIDPreview(ctx, id); err != nil || r.Structure.Title != "Soil" {
+			t.Errorf("preview: %+v %v", r, err)
 		}
-		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/liascript/" + num(id) + "/preview", Token: w.learner.Token}); r.Status != 403 {
-			t.Errorf("learner preview: %d", r.Status)
-		}
+		_, err = learner.PostLiascriptIDPreview(ctx, id)
+		apitest.Refused(t, err, 403)
 	})
 }
 
 func TestProgress(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		w := newWorld(t, env)
-		report := func(topic float64, body map[string]any) *apitest.Response {
-			return env.Do(apitest.Request{Method: "POST", Path: "/api/liascript/progress/" + num(topic), Token: w.learner.Token, Body: body})
+		ctx, w := t.Context(), newWorld(t, env)
+		learner := env.UserClient(w.learner)
+		report := func(topic int64, body client.LiaProgressInput) (*client.LiaProgressView, error) {
+			return learner.PostLiascriptProgressID(ctx, topic, body)
 		}
-		complete := func(topic float64) bool {
+		complete := func(topic int64) bool {
 			return env.Count(t, `SELECT COUNT(*) FROM topic_progress WHERE topic_id = $1 AND user_id = $2 AND finished_at IS NOT NULL`,
-				int64(topic), w.learner.ID) == 1
+				topic, w.learner.ID) == 1
 		}
+		create := func(b client.PostAdminTopicsBody) int64 {
+			t.Helper()
+			return apitest.Must(w.create(t, b))(t).ID
+		}
+		quiz := func(n int64, solved bool) client.LiaQuizResult { return client.LiaQuizResult{Quiz: n, Solved: solved} }
 		// all: three sections visited and both quizzes solved.
-		topic := w.create(t, map[string]any{"markdown": lesson}).Number("data.id")
-		steps := []map[string]any{
-			{"visited": []int{0, 1}},
-			{"quizzes": []map[string]any{{"quiz": 0, "solved": false}}},
-			{"quizzes": []map[string]any{{"quiz": 0, "solved": true}}},
-			{"visited": []int{2}},
+		topic := create(client.PostAdminTopicsBody{Markdown: client.Ptr(lesson)})
+		steps := []client.LiaProgressInput{
+			{Visited: []int64{0, 1}},
+			{Quizzes: []client.LiaQuizResult{quiz(0, false)}},
+			{Quizzes: []client.LiaQuizResult{quiz(0, true)}},
+			{Visited: []int64{2}},
 		}
 		for _, s := range steps {
-			if r := report(topic, s); r.Status != 200 || r.Get("data.completed") != false || complete(topic) {
-				t.Fatalf("%v: %d %s", s, r.Status, r.Body)
+			if r, err := report(topic, s); err != nil || r.Completed || complete(topic) {
+				t.Fatalf("%+v: %+v %v", s, r, err)
 			}
 		}
-		r := report(topic, map[string]any{"quizzes": []map[string]any{{"quiz": 1, "solved": true}}})
-		if r.Status != 200 || r.Get("data.completed") != true || !complete(topic) {
-			t.Fatalf("last quiz: %d %s", r.Status, r.Body)
+		if r, err := report(topic, client.LiaProgressInput{Quizzes: []client.LiaQuizResult{quiz(1, true)}}); err != nil || !r.Completed || !complete(topic) {
+			t.Fatalf("last quiz: %+v %v", r, err)
 		}
 		// sections: visits are enough.
-		topic = w.create(t, map[string]any{"markdown": lesson, "liascriptCompletion": "sections"}).Number("data.id")
-		if r := report(topic, map[string]any{"visited": []int{0, 1, 2}}); r.Get("data.completed") != true || !complete(topic) {
-			t.Errorf("sections: %s", r.Body)
+		topic = create(client.PostAdminTopicsBody{Markdown: client.Ptr(lesson), LiascriptCompletion: client.Ptr("sections")})
+		if r, err := report(topic, client.LiaProgressInput{Visited: []int64{0, 1, 2}}); err != nil || !r.Completed || !complete(topic) {
+			t.Errorf("sections: %+v %v", r, err)
 		}
 		// quizzes: solved quizzes are enough.
-		topic = w.create(t, map[string]any{"markdown": lesson, "liascriptCompletion": "quizzes"}).Number("data.id")
-		if r := report(topic, map[string]any{"quizzes": []map[string]any{{"quiz": 0, "solved": true}, {"quiz": 1, "solved": true}}}); r.Get("data.completed") != true {
-			t.Errorf("quizzes: %s", r.Body)
+		topic = create(client.PostAdminTopicsBody{Markdown: client.Ptr(lesson), LiascriptCompletion: client.Ptr("quizzes")})
+		if r, err := report(topic, client.LiaProgressInput{Quizzes: []client.LiaQuizResult{quiz(0, true), quiz(1, true)}}); err != nil || !r.Completed {
+			t.Errorf("quizzes: %+v %v", r, err)
 		}
-		for _, bad := range []map[string]any{{"visited": []int{3}}, {"visited": []int{-1}}, {"quizzes": []map[string]any{{"quiz": 2, "solved": true}}}} {
-			if r := report(topic, bad); r.Status != 422 {
-				t.Errorf("%v: %d %s", bad, r.Status, r.Body)
+		for _, bad := range []client.LiaProgressInput{{Visited: []int64{3}}, {Visited: []int64{-1}}, {Quizzes: []client.LiaQuizResult{quiz(2, true)}}} {
+			if _, err := report(topic, bad); client.StatusOf(err) != 422 {
+				t.Errorf("%+v: %v", bad, err)
 			}
 		}
-		outsider := env.NewUser("student")
-		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/liascript/progress/" + num(topic), Token: outsider.Token,
-			Body: map[string]any{"visited": []int{0}}}); r.Status != 403 {
-			t.Errorf("outsider: %d", r.Status)
-		}
+		_, err := env.UserClient(env.NewUser("student")).PostLiascriptProgressID(ctx, topic, client.LiaProgressInput{Visited: []int64{0}})
+		apitest.Refused(t, err, 403)
 		// The real workshop course: 33 sections, 2 quizzes, a quiz answered.
-		topic = w.create(t, map[string]any{"markdown": string(fixtures.Read(t, "liascript/workshop.md"))}).Number("data.id")
-		r = report(topic, map[string]any{"visited": []int{7}, "quizzes": []map[string]any{{"quiz": 1, "solved": true}}})
-		if r.Status != 200 || r.Number("data.sections") != 33 || r.Number("data.quizzes") != 2 || r.Get("data.completed") != false {
-			t.Errorf("workshop: %d %s", r.Status, r.Body)
+		topic = create(client.PostAdminTopicsBody{Markdown: client.Ptr(string(fixtures.Read(t, "liascript/workshop.md")))})
+		r, err := report(topic, client.LiaProgressInput{Visited: []int64{7}, Quizzes: []client.LiaQuizResult{quiz(1, true)}})
+		if err != nil || r.Sections != 33 || r.Quizzes != 2 || r.Completed {
+			t.Errorf("workshop: %+v %v", r, err)
 		}
 		// 120 per minute per user: a learner who has sent nothing yet gets
-		// exactly 120 reports through, then 429.
+		// exactly 120 reports through, then 429 with its Retry-After
+		// header, read from the wire.
 		fresh := env.NewUser("student")
-		env.Call(t, 200, "POST", "/api/admin/courses/"+num(w.course)+"/access", env.As("admin").Token,
-			map[string]any{"users": []map[string]any{{"id": fresh.ID}}})
-		send := func() *apitest.Response {
-			return env.Do(apitest.Request{Method: "POST", Path: "/api/liascript/progress/" + num(topic), Token: fresh.Token,
-				Body: map[string]any{"visited": []int{0}}})
-		}
+		assign(t, env, w.course, fresh)
 		for i := 1; i <= 120; i++ {
-			if r := send(); r.Status != 200 {
-				t.Fatalf("report %d: %d %s", i, r.Status, r.Body)
+			if _, err := env.UserClient(fresh).PostLiascriptProgressID(ctx, topic, client.LiaProgressInput{Visited: []int64{0}}); err != nil {
+				t.Fatalf("report %d: %v", i, err)
 			}
 		}
-		if r := send(); r.Status != 429 || r.Header.Get("Retry-After") == "" {
+		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/liascript/progress/" + num(topic), Token: fresh.Token,
+			Body: map[string]any{"visited": []int{0}}}); r.Status != 429 || r.Header.Get("Retry-After") == "" {
 			t.Errorf("report 121: %d %v", r.Status, r.Header)
 		}
 	})
@@ -206,16 +210,12 @@ func TestProgress(t *testing.T) {
 // forged, expired and other kinds' grants.
 func TestPlayer(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		w := newWorld(t, env)
+		ctx, w := t.Context(), newWorld(t, env)
 		zip := interactivetest.Zip(t, map[string]string{"course.md": lesson, "img/logo.png": "png"})
-		body, ctype := interactivetest.Form(t, "file", "soil.zip", zip,
-			map[string]string{"lesson": num(w.lesson), "title": "Soil", "topicable": liascript.Class})
-		created := env.Do(apitest.Request{Method: "POST", Path: "/api/admin/topics", Token: w.tutor.Token, Body: body, Type: ctype})
-		if created.Status != 201 {
-			t.Fatalf("topic: %d %s", created.Status, created.Body)
-		}
-		topic := created.Number("data.id")
-		play := created.String("data.topicable.play_url")
+		created := apitest.Must(w.tutor.PostAdminTopicsMultipart(ctx, client.PostAdminTopicsForm{Lesson: w.lesson, Title: "Soil",
+			Topicable: liascript.Class, File: file("soil.zip", zip)}))(t)
+		topic := created.ID
+		play := apitest.LookupString(created.Topicable, "play_url")
 		if !strings.HasPrefix(play, "/api/liascript/play/") || !strings.HasSuffix(play, "/") {
 			t.Fatalf("play_url %q", play)
 		}
@@ -265,7 +265,7 @@ func TestPlayer(t *testing.T) {
 		}
 		// An interactive app's grant of the same topic id opens nothing here.
 		tenant, release := env.OpenTenant(env.Tenant)
-		app := interactive.PlayURL(tenant, int64(topic), env.Clock.Now())
+		app := interactive.PlayURL(tenant, topic, env.Clock.Now())
 		release()
 		if r := get(strings.Replace(app, "/api/interactive/", "/api/liascript/", 1)); r.Status != 403 {
 			t.Errorf("interactive grant: %d", r.Status)
@@ -288,11 +288,12 @@ func TestPlayer(t *testing.T) {
 
 		// A preview plays the course without reporting anything, and
 		// records no progress.
-		pv := env.Call(t, 200, "POST", "/api/liascript/"+num(created.Number("data.topicable.course"))+"/preview", w.tutor.Token, nil)
-		if r := get(pv.String("data.play_url")); r.Status != 200 || strings.Contains(r.Header.Get("Content-Security-Policy"), "report-uri") {
+		course, _ := apitest.Lookup(created.Topicable, "course").(float64)
+		pv := apitest.Must(w.tutor.PostLiascriptIDPreview(ctx, int64(course)))(t)
+		if r := get(pv.PlayURL); r.Status != 200 || strings.Contains(r.Header.Get("Content-Security-Policy"), "report-uri") {
 			t.Errorf("preview page: %d %v", r.Status, r.Header)
 		}
-		if r := get(pv.String("data.play_url") + "course.md"); r.Status != 200 || string(r.Body) != lesson {
+		if r := get(pv.PlayURL + "course.md"); r.Status != 200 || string(r.Body) != lesson {
 			t.Errorf("preview course.md: %d %q", r.Status, r.Body)
 		}
 		if n := env.Count(t, `SELECT COUNT(*) FROM liascript_progress`); n != 0 {
@@ -304,9 +305,9 @@ func TestPlayer(t *testing.T) {
 		if r := env.Do(apitest.Request{Method: "POST", Path: "/api/csp-report?topic=" + num(topic), Body: []byte(report), Type: "application/csp-report"}); r.Status != 200 {
 			t.Errorf("csp report: %d %s", r.Status, r.Body)
 		}
-		list := env.Call(t, 200, "GET", "/api/admin/topics/"+num(topic)+"/csp-reports", env.As("admin").Token, nil)
-		if list.String("data.0.blocked_uri") != "http://evil.example/x" || list.String("data.0.directive") != "connect-src" {
-			t.Errorf("reports: %s", list.Body)
+		list := apitest.Must(env.ClientAs("admin").GetAdminTopicsIDCspReports(ctx, topic, client.GetAdminTopicsIDCspReportsParams{}))(t).Items
+		if len(list) == 0 || list[0].BlockedURI != "http://evil.example/x" || list[0].Directive != "connect-src" {
+			t.Errorf("reports: %+v", list)
 		}
 
 		// Links expire.
@@ -321,16 +322,16 @@ func TestPlayer(t *testing.T) {
 // course whose header comment is only "<!-->" uploads and previews.
 func TestPreviewLimit(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		w := newWorld(t, env)
-		id := env.Call(t, 201, "POST", "/api/admin/liascript", w.tutor.Token, map[string]any{"markdown": "<!-->\n# Odd\n"}).Number("data.id")
+		ctx, w := t.Context(), newWorld(t, env)
+		id := apitest.Must(w.tutor.PostAdminLiascript(ctx, client.PostAdminLiascriptBody{Markdown: "<!-->\n# Odd\n"}))(t).ID
 		sent := 0
 		for ; sent < 61; sent++ {
-			r := env.Do(apitest.Request{Method: "POST", Path: "/api/liascript/" + num(id) + "/preview", Token: w.tutor.Token})
-			if r.Status == 429 {
+			r, err := w.tutor.PostLiascriptIDPreview(ctx, id)
+			if client.StatusOf(err) == 429 {
 				break
 			}
-			if r.Status != 200 || r.String("data.structure.title") != "Odd" {
-				t.Fatalf("preview %d: %d %s", sent, r.Status, r.Body)
+			if err != nil || r.Structure.Title != "Odd" {
+				t.Fatalf("preview %d: %+v %v", sent, r, err)
 			}
 		}
 		if sent != 60 {

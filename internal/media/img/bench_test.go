@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/media/img"
 )
@@ -42,8 +43,8 @@ func BenchmarkRenderCold(b *testing.B) {
 // each request decodes, resizes, encodes webp and writes the cache).
 func BenchmarkEndpoint(b *testing.B) {
 	env := apitest.New(b, "sqlite", apitest.Options{})
-	env.Call(b, 200, "POST", "/api/admin/config", env.As("admin").Token, map[string]any{"config": []map[string]any{
-		{"key": "images.private.rate_limiter_status", "value": "disabled"}}})
+	apitest.Must(env.ClientAs("admin").PostAdminConfig(b.Context(), client.UpdateInputBody{Config: []client.Item{
+		{Key: "images.private.rate_limiter_status", Value: "disabled"}}}))(b)
 	q := storeFile(b, env, "images/photo.png", photo(b))
 	get := func(b *testing.B, w int) {
 		res := render(env, "GET", q, map[string]string{"w": strconv.Itoa(w), "format": "webp"})

@@ -15,6 +15,7 @@ import (
 
 	_ "github.com/gen2brain/webp"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -174,13 +175,13 @@ func TestImageRenderer(t *testing.T) {
 
 func TestImageRendererLimits(t *testing.T) {
 	env := apitest.New(t, "sqlite", apitest.Options{})
-	admin := env.As("admin")
+	admin := env.ClientAs("admin")
 	q := store(t, env, "images/sample.png", sample(t))
 	config := func(status string, global, perIP int) {
-		env.Call(t, 200, "POST", "/api/admin/config", admin.Token, map[string]any{"config": []map[string]any{
-			{"key": "images.private.rate_limiter_status", "value": status},
-			{"key": "images.private.rate_limit_global", "value": global},
-			{"key": "images.private.rate_limit_per_ip", "value": perIP}}})
+		apitest.Must(admin.PostAdminConfig(t.Context(), client.UpdateInputBody{Config: []client.Item{
+			{Key: "images.private.rate_limiter_status", Value: status},
+			{Key: "images.private.rate_limit_global", Value: global},
+			{Key: "images.private.rate_limit_per_ip", Value: perIP}}}))(t)
 		env.Clock.Advance(time.Minute) // a fresh window
 	}
 	params := map[string]string{"w": "10"}
