@@ -320,4 +320,3 @@ func verbOf(st map[string]any) string {
 	v, _ := st["verb"].(map[string]any)["id"].(string)
 	return v
 }
-
