@@ -31,8 +31,9 @@ type Scope struct {
 	Session      string
 	Registration string
 	ActorKey     string
-	// ActivityID is the launch's activity (the AU's publisher id): the
-	// only activity whose state documents the launch reaches.
+	// ActivityID is the launch's activity (cmi5's activityId, the LMS's
+	// own for the AU in the registration): the only activity whose state
+	// documents the launch reaches.
 	ActivityID string
 	// ReadOnlyStates are the ids of the state documents the launch may
 	// read but not write or delete (cmi5's LMS.LaunchData).
