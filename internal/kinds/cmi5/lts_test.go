@@ -142,8 +142,9 @@ func (l *lts) imports(t *testing.T) {
 		t.Fatalf("%d import packages, want 21", len(files))
 	}
 	// What each refusal must name.
-	want := map[string]string{"201": "IRI", "202": "relative", "203": "not-found.html", "204": "endpoint", "205": "duplicate",
-		"206": "url", "207": "url", "208": "", "209": "", "210": "cmi5.xml"}
+	want := map[string]string{"201": "not an absolute IRI", "202": "is relative", "203": "does not hold", "204": "launch parameter endpoint",
+		"205": "already used", "206": "not a valid URL", "207": "not allowed here", "208": "not well-formed XML",
+		"209": "not a readable ZIP", "210": "no cmi5.xml"}
 	for _, f := range files {
 		name := filepath.Base(f)
 		data, err := os.ReadFile(f)
