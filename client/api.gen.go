@@ -1687,6 +1687,18 @@ func (c *Client) GetCertificates(ctx context.Context, params GetCertificatesPara
 	return callPage[Certificate](ctx, c, r)
 }
 
+// PostCmi5AbandonID is POST /api/cmi5/abandon/{topic}: Abandon a learner's open session of a cmi5
+// topic
+func (c *Client) PostCmi5AbandonID(ctx context.Context, topic int64, body AbandonInput) (*Abandoned, error) {
+	r := request{method: http.MethodPost, path: "/api/cmi5/abandon/" + pathParam(topic)}
+	r.body = jsonBody(body)
+	var out Abandoned
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetCmi5ContentIDIDID is GET /api/cmi5/content/{package}/{token}/{path}: A file of a cmi5 package,
 // for the AU a launch plays
 func (c *Client) GetCmi5ContentIDIDID(ctx context.Context, packageParam int64, token string, path string) (*http.Response, error) {
@@ -3040,6 +3052,19 @@ type AUInfo struct {
 	MoveOn           string   `json:"move_on"`
 	Title            string   `json:"title"`
 	URL              string   `json:"url"`
+}
+
+// AbandonInput is a schema of the API.
+type AbandonInput struct {
+	// The learner.
+	User int64 `json:"user"`
+}
+
+// Abandoned is a schema of the API.
+type Abandoned struct {
+	Registration string `json:"registration"`
+	// The ids of the sessions abandoned.
+	Sessions []string `json:"sessions"`
 }
 
 // AddQuestionInputBody is a schema of the API.

@@ -118,6 +118,11 @@ func (s *Service) PutDocument(ctx context.Context, t *platform.Tenant, scope Sco
 	if err := allowedDocs(scope, k, true); err != nil {
 		return err
 	}
+	if s.ruled(scope) {
+		if err := s.Rules.Document(ctx, t, scope, k, &DocWrite{ContentType: contentType, Body: body, Merge: merge}); err != nil {
+			return err
+		}
+	}
 	if len(body) > MaxDocument {
 		return apperr.New(apperr.TooLarge, "The document is too large.")
 	}
@@ -207,6 +212,11 @@ func (s *Service) GetDocument(ctx context.Context, t *platform.Tenant, scope Sco
 	if err := allowedDocs(scope, k, false); err != nil {
 		return Document{}, err
 	}
+	if s.ruled(scope) {
+		if err := s.Rules.Document(ctx, t, scope, k, nil); err != nil {
+			return Document{}, err
+		}
+	}
 	return loadDocument(ctx, t.DB, k)
 }
 
@@ -244,6 +254,11 @@ func (s *Service) DocumentIDs(ctx context.Context, t *platform.Tenant, scope Sco
 func (s *Service) DeleteDocument(ctx context.Context, t *platform.Tenant, scope Scope, k DocKey, pre Preconditions) error {
 	if err := allowedDocs(scope, k, true); err != nil {
 		return err
+	}
+	if s.ruled(scope) {
+		if err := s.Rules.Document(ctx, t, scope, k, &DocWrite{Delete: true}); err != nil {
+			return err
+		}
 	}
 	// The check and the delete share a transaction, so no write lands
 	// between them.

@@ -55,6 +55,9 @@ func (r *request) Resolve(ctx huma.Context) []error {
 	// each write. A successful read sets it again from the service's
 	// clock.
 	ctx.SetHeader("X-Experience-API-Version", Version)
+	// Answers change with every write and depend on the credentials: a
+	// browser must ask each time (an AU's reads count, cmi5 section 11.0).
+	ctx.SetHeader("Cache-Control", "no-store")
 	if ctx.Method() == http.MethodGet && strings.HasSuffix(u.Path, "/statements") {
 		ctx.SetHeader("X-Experience-API-Consistent-Through", time.Now().UTC().Format(time.RFC3339Nano))
 	}

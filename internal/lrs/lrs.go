@@ -31,8 +31,9 @@ type Scope struct {
 	Session      string
 	Registration string
 	ActorKey     string
-	// ActivityID is the launch's activity (the AU's publisher id): the
-	// only activity whose state documents the launch reaches.
+	// ActivityID is the launch's activity (cmi5's activityId, the LMS's
+	// own for the AU in the registration): the only activity whose state
+	// documents the launch reaches.
 	ActivityID string
 	// ReadOnlyStates are the ids of the state documents the launch may
 	// read but not write or delete (cmi5's LMS.LaunchData).
@@ -52,9 +53,29 @@ type Launches interface {
 // again after a lost answer passes). The function it returns (nil for
 // none) runs after the commit, for reactions that store statements of
 // their own.
+//
+// Admit judges one statement of a launch as the AU sent it, before the
+// store fills in what it left out (id, timestamp). Document judges a
+// launch's access to one document once the scope allows it: a read (w
+// nil), a write or a delete.
 type Rules interface {
+	Admit(scope Scope, st *Statement) error
 	Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope Scope, statements []*Statement) (func(context.Context) error, error)
+	Document(ctx context.Context, t *platform.Tenant, scope Scope, k DocKey, w *DocWrite) error
 }
+
+// DocWrite is a launch's write of a document: a PUT, a POST (Merge) or a
+// DELETE.
+type DocWrite struct {
+	ContentType string
+	Body        []byte
+	Merge       bool
+	Delete      bool
+}
+
+// ruled tells whether a scope's calls go through the Rules: a launch's,
+// never an admin's.
+func (s *Service) ruled(scope Scope) bool { return s.Rules != nil && !scope.Admin }
 
 // Service is the store.
 type Service struct {
@@ -127,6 +148,11 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 	now := s.now()
 	seen := map[string]bool{}
 	for _, st := range list {
+		if s.ruled(scope) {
+			if err := s.Rules.Admit(scope, st); err != nil {
+				return nil, err
+			}
+		}
 		if st.ID == "" {
 			st.ID = uuid.NewString()
 		}
@@ -186,7 +212,7 @@ func (s *Service) Store(ctx context.Context, t *platform.Tenant, scope Scope, li
 	var after func(context.Context) error
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		fresh, err := insertStatements(ctx, tx, list, bodies, attachments, now)
-		if err != nil || s.Rules == nil || scope.Admin || len(fresh) == 0 {
+		if err != nil || !s.ruled(scope) || len(fresh) == 0 {
 			return err
 		}
 		after, err = s.Rules.Record(ctx, tx, t, scope, fresh)

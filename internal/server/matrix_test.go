@@ -289,14 +289,17 @@ var matrix = map[string]string{
 	"POST /api/auth/device/requests/{user_code}/approve": "",
 	"POST /api/auth/device/requests/{user_code}/deny":    "",
 	// cmi5: authors upload packages; the matrix's topic is no cmi5 topic,
-	// its fetch code and content link are not valid, so nobody launches
-	// or fetches. The LRS is an admin's (or a launch's, tested in
+	// its content link is not valid, so nobody launches. The fetch URL
+	// answers anyone 200, an auth token or (here) cmi5's error object
+	// (section 8.2.1). The LRS is an admin's (or a launch's, tested in
 	// internal/kinds/cmi5), its about page public.
 	"POST /api/admin/cmi5":          authors,
 	"POST /api/cmi5/launch/{topic}": "",
-	// Waiving needs a cmi5 topic too; internal/kinds/cmi5 tests a learner refused.
+	// Waiving and abandoning need a cmi5 topic too; internal/kinds/cmi5
+	// tests a learner refused.
 	"POST /api/cmi5/waive/{topic}":                   "",
-	"POST /api/cmi5/fetch":                           "",
+	"POST /api/cmi5/abandon/{topic}":                 "",
+	"POST /api/cmi5/fetch":                           anyone,
 	"GET /api/cmi5/content/{package}/{token}/{path}": "",
 	"GET /api/xapi/about":                            anyone,
 	"GET /api/xapi/statements":                       admins,

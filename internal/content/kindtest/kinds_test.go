@@ -344,8 +344,9 @@ func scorm() kindtest.Case {
 	}
 }
 
-// cmi5: the AU fetches its auth token and sends initialized and
-// completed statements to the LRS.
+// cmi5: the AU fetches its auth token, reads LMS.LaunchData and the
+// learner preferences, and sends initialized and completed statements to
+// the LRS.
 func cmi5() kindtest.Case {
 	return kindtest.Case{Class: cmi5Class, Kind: "cmi5", SelfCompleting: true, Shared: []string{"cmi5/"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
@@ -392,18 +393,34 @@ func completeCmi5(t *testing.T, w *kindtest.World, topic *client.View) {
 	var actor any
 	json.Unmarshal([]byte(q.Get("actor")), &actor)
 	activity := q.Get("activityId")
+	read := func(path string, out any) {
+		t.Helper()
+		res, err := au.Do(ctx, "GET", "/api/xapi/"+path, nil, "")
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("GET %s: %v %v", path, err, res)
+		}
+		defer res.Body.Close()
+		json.NewDecoder(res.Body).Decode(out)
+	}
+	var launchData struct {
+		ContextTemplate json.RawMessage `json:"contextTemplate"`
+	}
+	read("activities/state?"+url.Values{"stateId": {"LMS.LaunchData"}, "activityId": {activity}, "agent": {q.Get("actor")},
+		"registration": {q.Get("registration")}}.Encode(), &launchData)
+	read("agents/profile?"+url.Values{"profileId": {"cmi5LearnerPreferences"}, "agent": {q.Get("actor")}}.Encode(), &map[string]any{})
 	send := func(verb string, result map[string]any, moveOn bool) {
 		t.Helper()
 		category := []any{map[string]any{"id": "https://w3id.org/xapi/cmi5/context/categories/cmi5"}}
 		if moveOn {
 			category = append(category, map[string]any{"id": "https://w3id.org/xapi/cmi5/context/categories/moveon"})
 		}
+		var context map[string]any
+		json.Unmarshal(launchData.ContextTemplate, &context)
+		context["registration"] = q.Get("registration")
+		context["contextActivities"].(map[string]any)["category"] = category
 		st := map[string]any{"id": uuid(), "actor": actor, "verb": map[string]any{"id": verb},
 			"object":    map[string]any{"id": activity, "objectType": "Activity"},
-			"timestamp": time.Now().UTC().Format(time.RFC3339Nano),
-			"context": map[string]any{"registration": q.Get("registration"),
-				"contextActivities": map[string]any{"category": category, "grouping": []any{map[string]any{"id": activity}}},
-				"extensions":        map[string]any{"https://w3id.org/xapi/cmi5/context/extensions/sessionid": launch.SessionID}}}
+			"timestamp": time.Now().UTC().Format(time.RFC3339Nano), "context": context}
 		if result != nil {
 			st["result"] = result
 		}

@@ -34,9 +34,7 @@ const idMark = "{statement-id}"
 func BenchmarkStatements200Sessions(b *testing.B) {
 	env := apitest.New(b, "sqlite", apitest.Options{})
 	w := newWorld(b, env)
-	res := upload(b, env, w.admin.Token, "course.zip", fixtures.Read(b, "cmi5/single_au_basic_responsive.zip"))
-	topic := env.Call(b, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "AU",
-		"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+	topic := w.topic(b, w.imported(b, "course.zip", fixtures.Read(b, "cmi5/single_au_basic_responsive.zip")).ID, nil, "AU")
 	all := make([]*session, sessions)
 	ctx := context.Background()
 	tn, release := env.OpenTenant(env.Tenant)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"mime/multipart"
 	"net/url"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/kinds/cmi5"
@@ -46,14 +45,25 @@ func newWorld(t testing.TB, env *apitest.Env) *world {
 	return w
 }
 
-func upload(t testing.TB, env *apitest.Env, token, name string, data []byte) *apitest.Response {
+// upload imports a package as u through the typed client.
+func upload(t testing.TB, env *apitest.Env, u *apitest.User, name string, data []byte) (*client.Cmi5Package, error) {
 	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	part, _ := mw.CreateFormFile("package", name)
-	part.Write(data)
-	mw.Close()
-	return env.Do(apitest.Request{Method: "POST", Path: "/api/admin/cmi5", Token: token, Body: buf.Bytes(), Type: mw.FormDataContentType()})
+	return env.UserClient(u).PostAdminCmi5(context.Background(), client.PostAdminCmi5Form{Package: &client.File{Name: name,
+		Content: bytes.NewReader(data)}})
+}
+
+// imported imports a package as the admin, which must succeed.
+func (w *world) imported(t testing.TB, name string, data []byte) *client.Cmi5Package {
+	t.Helper()
+	return apitest.Must(upload(t, w.env, w.admin, name, data))(t)
+}
+
+// topic makes a cmi5 topic of a package's AU (au nil: its only one) in
+// w's lesson.
+func (w *world) topic(t testing.TB, pkg int64, au *int64, title string) int64 {
+	t.Helper()
+	return apitest.Must(w.env.UserClient(w.admin).PostAdminTopics(context.Background(), client.PostAdminTopicsBody{Lesson: w.lesson,
+		Title: title, Topicable: cmi5.TopicClass, Package: &pkg, Au: au}))(t).ID
 }
 
 // masteryXML is a bare course structure of one AU hosted elsewhere, with
@@ -70,63 +80,64 @@ const masteryXML = `<?xml version="1.0"?>
 
 func TestImportAndTopic(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
 		w := newWorld(t, env)
 		data := fixtures.Read(t, "cmi5/multi_au_framed.zip")
-		if res := upload(t, env, w.learner.Token, "course.zip", data); res.Status != 403 {
-			t.Fatalf("learner upload: %d %s", res.Status, res.Body)
+		_, err := upload(t, env, w.learner, "course.zip", data)
+		apitest.Refused(t, err, 403)
+		pkg := w.imported(t, "course.zip", data)
+		if len(pkg.Aus) != 8 {
+			t.Fatalf("import: %d AUs", len(pkg.Aus))
 		}
-		res := upload(t, env, w.admin.Token, "course.zip", data)
-		if res.Status != 201 || len(res.Get("data.aus").([]any)) != 8 {
-			t.Fatalf("import: %d %s", res.Status, res.Body)
+		admin := env.UserClient(w.admin)
+		body := client.PostAdminTopicsBody{Lesson: w.lesson, Title: "Geology", Topicable: cmi5.TopicClass, Package: &pkg.ID}
+		_, err = admin.PostAdminTopics(ctx, body)
+		e := apitest.Refused(t, err, 422)
+		choices, _ := e.Details["choices"].([]any)
+		if len(choices) != 8 || len(e.Errors["au"]) == 0 {
+			t.Fatalf("no choices: %v", e)
 		}
-		pkg := res.Number("data.id")
-		body := map[string]any{"lesson": w.lesson, "title": "Geology", "topicable": cmi5.TopicClass, "package": pkg}
-		res = env.Call(t, 422, "POST", "/api/admin/topics", w.admin.Token, body)
-		choices, _ := res.Get("details.choices").([]any)
-		if len(choices) != 8 || res.Get("errors.au") == nil {
-			t.Fatalf("no choices: %s", res.Body)
-		}
-		body["au"] = res.Number("details.choices.1.id")
-		res = env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, body)
-		if res.String("data.topicable.title") != "Geological Materials" {
-			t.Fatalf("topic: %s", res.Body)
+		body.Au = &pkg.Aus[1].ID
+		topic := apitest.Must(admin.PostAdminTopics(ctx, body))(t)
+		if v, _ := topic.Topicable.(map[string]any); v["title"] != "Geological Materials" {
+			t.Fatalf("topic: %+v", topic)
 		}
 		// A bare cmi5.xml with relative AU URLs is refused, naming the URL.
-		bare := fixtures.Read(t, "cmi5/spec/simple-cmi5.xml")
-		res = upload(t, env, w.admin.Token, "cmi5.xml", bare)
-		if res.Status != 201 {
-			t.Fatalf("simple spec example (absolute URL): %d %s", res.Status, res.Body)
-		}
-		res = upload(t, env, w.admin.Token, "cmi5.xml", []byte(strings.Replace(masteryXML, "https://cdn.example.com/quiz.html", "quiz.html", 1)))
-		if res.Status != 422 || !strings.Contains(string(res.Body), "is relative") {
-			t.Fatalf("relative bare: %d %s", res.Status, res.Body)
+		w.imported(t, "cmi5.xml", fixtures.Read(t, "cmi5/spec/simple-cmi5.xml"))
+		_, err = upload(t, env, w.admin, "cmi5.xml", []byte(strings.Replace(masteryXML, "https://cdn.example.com/quiz.html", "quiz.html", 1)))
+		if e := apitest.Refused(t, err, 422); !apitest.Says(e, "is relative") {
+			t.Fatalf("relative bare: %v", e)
 		}
 	})
 }
 
-// session is a launched AU seen from the AU: its launch parameters and
-// auth token.
+// session is a launched AU seen from the AU: its launch parameters, auth
+// token and LMS.LaunchData's context template.
 type session struct {
 	env        *apitest.Env
 	launch     map[string]string
 	auth       string
 	id         string
 	activityID string
+	template   map[string]any
 }
 
-func launch(t testing.TB, w *world, topic float64, mode string) *session {
+// open launches the topic as w's learner and fetches the auth token, as
+// an AU starts: the fetch URL answers the token once, then (with 200)
+// cmi5's error object.
+func open(t testing.TB, w *world, topic int64, mode string) *session {
 	t.Helper()
-	body := map[string]any{}
+	in := client.LaunchInput{}
 	if mode != "" {
-		body["launch_mode"] = mode
+		in.LaunchMode = &mode
 	}
-	res := w.env.Call(t, 200, "POST", fmt.Sprintf("/api/cmi5/launch/%d", int64(topic)), w.learner.Token, body)
-	u, err := url.Parse(res.String("data.url"))
+	l := apitest.Must(w.env.UserClient(w.learner).PostCmi5LaunchID(context.Background(), topic, in))(t)
+	u, err := url.Parse(l.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := u.Query()
-	s := &session{env: w.env, launch: map[string]string{}, id: res.String("data.session_id")}
+	s := &session{env: w.env, launch: map[string]string{}, id: l.SessionID}
 	for _, k := range []string{"endpoint", "fetch", "actor", "registration", "activityId"} {
 		if q.Get(k) == "" {
 			t.Fatalf("launch URL lacks %s: %s", k, u)
@@ -141,10 +152,38 @@ func launch(t testing.TB, w *world, topic float64, mode string) *session {
 	}
 	s.auth = fetched.String("auth-token")
 	again := w.env.Do(apitest.Request{Method: "POST", Path: f.Path + "?" + f.RawQuery})
-	if again.Status != 400 || again.String("error-code") != "1" || again.String("auth-token") != "" {
+	if again.Status != 200 || again.String("error-code") != "1" || again.String("auth-token") != "" ||
+		!strings.HasPrefix(again.Header.Get("Content-Type"), "application/json") {
 		t.Fatalf("second fetch: %d %s", again.Status, again.Body)
 	}
 	return s
+}
+
+// launch opens a session and reads what an AU reads before initialized:
+// LMS.LaunchData (its context template) and the learner preferences.
+func launch(t testing.TB, w *world, topic int64, mode string) *session {
+	t.Helper()
+	s := open(t, w, topic, mode)
+	ld := s.xapi("GET", s.stateURL(cmi5.LaunchDataID), nil)
+	if ld.Status != 200 {
+		t.Fatalf("LMS.LaunchData: %d %s", ld.Status, ld.Body)
+	}
+	s.template, _ = ld.Get("contextTemplate").(map[string]any)
+	s.readPreferences(t)
+	return s
+}
+
+func (s *session) readPreferences(t testing.TB) {
+	t.Helper()
+	if p := s.xapi("GET", "agents/profile?profileId="+cmi5.PreferencesID+"&agent="+url.QueryEscape(s.launch["actor"]), nil); p.Status != 200 {
+		t.Fatalf("preferences: %d %s", p.Status, p.Body)
+	}
+}
+
+// stateURL is the state API's address of one of the session's documents.
+func (s *session) stateURL(id string) string {
+	return "activities/state?stateId=" + url.QueryEscape(id) + "&activityId=" + url.QueryEscape(s.activityID) + "&agent=" +
+		url.QueryEscape(s.launch["actor"]) + "&registration=" + s.launch["registration"]
 }
 
 func (s *session) xapi(method, path string, body any) *apitest.Response {
@@ -152,49 +191,83 @@ func (s *session) xapi(method, path string, body any) *apitest.Response {
 		Headers: map[string]string{"Authorization": "Basic " + s.auth, "X-Experience-API-Version": "1.0.3"}})
 }
 
-// statement is a cmi5 defined statement of the session.
+// statement is a cmi5 defined statement of the session: its context is
+// LMS.LaunchData's contextTemplate with the registration and the cmi5
+// category (and the moveon one).
 func (s *session) statement(verb string, result map[string]any, moveOn bool) map[string]any {
 	var actor any
 	json.Unmarshal([]byte(s.launch["actor"]), &actor)
+	ctx := map[string]any{}
+	if s.template != nil {
+		raw, _ := json.Marshal(s.template)
+		json.Unmarshal(raw, &ctx)
+	} else {
+		ctx = map[string]any{"contextActivities": map[string]any{}, "extensions": map[string]any{cmi5.ExtSessionID: s.id}}
+	}
+	ctx["registration"] = s.launch["registration"]
 	category := []any{map[string]any{"id": cmi5.CategoryCmi5}}
 	if moveOn {
 		category = append(category, map[string]any{"id": cmi5.CategoryMoveOn})
 	}
+	ctx["contextActivities"].(map[string]any)["category"] = category
 	st := map[string]any{"id": uuid.NewString(), "actor": actor, "verb": map[string]any{"id": verb},
 		"object":    map[string]any{"id": s.activityID, "objectType": "Activity"},
-		"timestamp": time.Now().UTC().Format(time.RFC3339Nano),
-		"context": map[string]any{"registration": s.launch["registration"],
-			"contextActivities": map[string]any{"category": category, "grouping": []any{map[string]any{"id": s.activityID}}},
-			"extensions":        map[string]any{cmi5.ExtSessionID: s.id}}}
+		"timestamp": time.Now().UTC().Format(time.RFC3339Nano), "context": ctx}
 	if result != nil {
 		st["result"] = result
 	}
 	return st
 }
 
-func (s *session) send(t testing.TB, want int, st map[string]any) {
+// allowed is a cmi5 allowed statement of the session (no cmi5 category).
+func (s *session) allowed() map[string]any {
+	st := s.statement("http://adlnet.gov/expapi/verbs/experienced", nil, false)
+	delete(st["context"].(map[string]any)["contextActivities"].(map[string]any), "category")
+	return st
+}
+
+func (s *session) send(t testing.TB, want int, st map[string]any) *apitest.Response {
 	t.Helper()
 	res := s.xapi("POST", "statements", st)
 	if res.Status != want {
-		t.Fatalf("%v: %d %s", st["verb"], res.Status, res.Body)
+		t.Fatalf("%v: want %d, got %d %s", st["verb"], want, res.Status, res.Body)
 	}
+	return res
+}
+
+// adminStatements queries the LRS as the tenant's admin.
+func (w *world) adminStatements(t testing.TB, q url.Values) []map[string]any {
+	t.Helper()
+	res := w.env.Do(apitest.Request{Method: "GET", Path: "/api/xapi/statements?" + q.Encode(), Token: w.admin.Token,
+		Headers: map[string]string{"X-Experience-API-Version": "1.0.3"}})
+	if res.Status != 200 {
+		t.Fatalf("statements %v: %d %s", q, res.Status, res.Body)
+	}
+	list, _ := res.Get("statements").([]any)
+	out := make([]map[string]any, len(list))
+	for i, st := range list {
+		out[i], _ = st.(map[string]any)
+	}
+	return out
+}
+
+// topicStatus is the learner's status in a topic: 1 complete, 2 in
+// progress, 0 none.
+func topicStatus(t testing.TB, w *world, topic int64) int {
+	t.Helper()
+	return w.env.Count(t, `SELECT COALESCE(MAX(status), 0) FROM topic_progress WHERE user_id = $1 AND topic_id = $2`, w.learner.ID, topic)
 }
 
 func TestLaunchAndSessionRules(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
-		data := fixtures.Read(t, "cmi5/single_au_basic_responsive.zip")
-		res := upload(t, env, w.admin.Token, "course.zip", data)
-		if res.Status != 201 {
-			t.Fatalf("import: %d %s", res.Status, res.Body)
-		}
-		topic := env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Geology",
-			"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+		pkg := w.imported(t, "course.zip", fixtures.Read(t, "cmi5/single_au_basic_responsive.zip"))
+		topic := w.topic(t, pkg.ID, nil, "Geology")
 		s := launch(t, w, topic, "")
 
 		// The AU's page is served from the launch URL's signed link.
-		lres := env.Call(t, 200, "POST", fmt.Sprintf("/api/cmi5/launch/%d", int64(topic)), w.learner.Token, nil)
-		u, _ := url.Parse(lres.String("data.url"))
+		lres := apitest.Must(env.UserClient(w.learner).PostCmi5LaunchID(context.Background(), topic, client.LaunchInput{}))(t)
+		u, _ := url.Parse(lres.URL)
 		page := env.Do(apitest.Request{Method: "GET", Path: u.Path})
 		if page.Status != 200 || !strings.Contains(string(page.Body), "<html") {
 			t.Fatalf("AU page: %d", page.Status)
@@ -204,20 +277,16 @@ func TestLaunchAndSessionRules(t *testing.T) {
 			t.Fatal("the abandoned session's token still works")
 		}
 		s = launch(t, w, topic, "")
-		if s.launch["registration"] != lres.String("data.registration") {
+		if s.launch["registration"] != lres.Registration {
 			t.Fatal("registration not reused across sessions")
 		}
 
-		// LMS.LaunchData and the preferences are there for the AU.
-		agent := url.QueryEscape(s.launch["actor"])
-		ld := s.xapi("GET", "activities/state?stateId=LMS.LaunchData&activityId="+url.QueryEscape(s.activityID)+"&agent="+agent+
-			"&registration="+s.launch["registration"], nil)
+		// LMS.LaunchData is there for the AU (launch read it, and the
+		// preferences).
+		ld := s.xapi("GET", s.stateURL(cmi5.LaunchDataID), nil)
 		if ld.Status != 200 || ld.String("launchMode") != "Normal" || ld.String("moveOn") != "CompletedOrPassed" ||
 			ld.Get("contextTemplate.extensions") == nil {
 			t.Fatalf("launch data: %d %s", ld.Status, ld.Body)
-		}
-		if p := s.xapi("GET", "agents/profile?profileId=cmi5LearnerPreferences&agent="+agent, nil); p.Status != 200 {
-			t.Fatalf("preferences: %d %s", p.Status, p.Body)
 		}
 
 		dur := map[string]any{"duration": "PT5S"}
@@ -241,18 +310,17 @@ func TestLaunchAndSessionRules(t *testing.T) {
 		other["actor"] = map[string]any{"mbox": "mailto:x@example.com"}
 		s.send(t, 403, other)
 		s.send(t, 200, s.statement(cmi5.VerbTerminated, dur, false))
-		s.send(t, 403, s.statement("http://adlnet.gov/expapi/verbs/experienced", nil, false))
+		// The token ended with the session.
+		s.send(t, 401, s.allowed())
 
 		// Completing the AU (moveOn CompletedOrPassed) completed the topic.
-		prog := env.Call(t, 200, "GET", fmt.Sprintf("/api/courses/progress/%d", w.course), w.learner.Token, nil)
-		if !strings.Contains(string(prog.Body), `"status":1`) && !strings.Contains(string(prog.Body), `"finished_at":"`) {
-			t.Fatalf("topic not complete: %s", prog.Body)
+		if n := topicStatus(t, w, topic); n != 1 {
+			t.Fatalf("topic status %d, want complete", n)
 		}
 		// The course is satisfied once: the LMS said so in the LRS.
-		q := env.Do(apitest.Request{Method: "GET", Path: "/api/xapi/statements?verb=" + url.QueryEscape(cmi5.VerbSatisfied) +
-			"&registration=" + s.launch["registration"], Token: w.admin.Token, Headers: map[string]string{"X-Experience-API-Version": "1.0.3"}})
-		if n := len(q.Get("statements").([]any)); q.Status != 200 || n != 1 {
-			t.Fatalf("satisfied statements: %d %s", q.Status, q.Body)
+		reg := s.launch["registration"]
+		if n := len(w.adminStatements(t, url.Values{"verb": {cmi5.VerbSatisfied}, "registration": {reg}})); n != 1 {
+			t.Fatalf("satisfied statements: %d", n)
 		}
 
 		// A third session that never terminates is abandoned by the next
@@ -260,24 +328,17 @@ func TestLaunchAndSessionRules(t *testing.T) {
 		s3 := launch(t, w, topic, "")
 		s3.send(t, 200, s3.statement(cmi5.VerbInitialized, nil, false))
 		launch(t, w, topic, "")
-		q = env.Do(apitest.Request{Method: "GET", Path: "/api/xapi/statements?verb=" + url.QueryEscape(cmi5.VerbAbandoned) +
-			"&registration=" + s.launch["registration"], Token: w.admin.Token, Headers: map[string]string{"X-Experience-API-Version": "1.0.3"}})
-		if n := len(q.Get("statements").([]any)); n != 3 {
-			t.Fatalf("abandoned statements: want 3 (the first, the page-serving and the third session), got %d: %s", n, q.Body)
+		if n := len(w.adminStatements(t, url.Values{"verb": {cmi5.VerbAbandoned}, "registration": {reg}})); n != 3 {
+			t.Fatalf("abandoned statements: want 3 (the first, the page-serving and the third session), got %d", n)
 		}
 		s3.send(t, 401, s3.statement(cmi5.VerbTerminated, dur, false))
 	})
 }
 
 // masteryTopic imports masteryXML and makes a topic of its AU.
-func masteryTopic(t *testing.T, w *world) float64 {
+func masteryTopic(t *testing.T, w *world) int64 {
 	t.Helper()
-	res := upload(t, w.env, w.admin.Token, "cmi5.xml", []byte(masteryXML))
-	if res.Status != 201 {
-		t.Fatalf("import: %d %s", res.Status, res.Body)
-	}
-	return w.env.Call(t, 201, "POST", "/api/admin/topics", w.admin.Token, map[string]any{"lesson": w.lesson, "title": "Quiz",
-		"topicable": cmi5.TopicClass, "package": res.Number("data.id")}).Number("data.id")
+	return w.topic(t, w.imported(t, "cmi5.xml", []byte(masteryXML)).ID, nil, "Quiz")
 }
 
 func TestMasteryAndModes(t *testing.T) {
@@ -315,19 +376,19 @@ func TestMasteryAndModes(t *testing.T) {
 		if n := env.Count(t, `SELECT COUNT(*) FROM cmi5_satisfied WHERE registration = $1`, s.launch["registration"]); n != 2 {
 			t.Fatalf("satisfied block and course: %d", n)
 		}
-		ld := s.xapi("GET", "activities/state?stateId=LMS.LaunchData&activityId="+url.QueryEscape(s.activityID)+"&agent="+
-			url.QueryEscape(s.launch["actor"])+"&registration="+s.launch["registration"], nil)
-		if ld.Number("masteryScore") != 0.8 || ld.String("launchParameters") != "level=2" {
+		ld := w.adminXAPI("GET", s.stateURL(cmi5.LaunchDataID), nil, nil)
+		if ld.Number("masteryScore") != 0.8 || ld.String("launchParameters") != "level=2" ||
+			ld.Get("contextTemplate.extensions").(map[string]any)[cmi5.ExtMasteryScore] != 0.8 {
 			t.Fatalf("launch data: %s", ld.Body)
 		}
 	})
 }
 
 // topicSeconds is the learner's time on a topic, as learning keeps it.
-func topicSeconds(t *testing.T, w *world, topic float64) int {
+func topicSeconds(t *testing.T, w *world, topic int64) int {
 	t.Helper()
 	return w.env.Count(t, `SELECT COALESCE(MAX(seconds), 0) FROM topic_progress WHERE user_id = $1 AND topic_id = $2`,
-		w.learner.ID, int64(topic))
+		w.learner.ID, topic)
 }
 
 // TestSessionTime: a terminated session's duration, and an abandoned
@@ -361,7 +422,7 @@ func TestSessionTime(t *testing.T) {
 		if n := topicSeconds(t, w, topic); n != 132 {
 			t.Fatalf("time after a terminated session: %d, want 132", n)
 		}
-		if n := env.Count(t, `SELECT status FROM topic_progress WHERE user_id = $1 AND topic_id = $2`, w.learner.ID, int64(topic)); n != 2 {
+		if n := topicStatus(t, w, topic); n != 2 {
 			t.Fatalf("topic status %d, want in progress", n)
 		}
 		// A terminated session is not abandoned by the next launch: its
@@ -394,10 +455,7 @@ func TestIdleSessionsAbandoned(t *testing.T) {
 			w.admin.Token, _ = env.Login(env.Host, w.admin.Email, w.admin.Password)
 		}
 		abandoned := func(reg string) int {
-			q := env.Do(apitest.Request{Method: "GET", Path: "/api/xapi/statements?verb=" + url.QueryEscape(cmi5.VerbAbandoned) +
-				"&registration=" + reg, Token: w.admin.Token, Headers: map[string]string{"X-Experience-API-Version": "1.0.3"}})
-			list, _ := q.Get("statements").([]any)
-			return len(list)
+			return len(w.adminStatements(t, url.Values{"verb": {cmi5.VerbAbandoned}, "registration": {reg}}))
 		}
 		experienced := func(s *session) map[string]any {
 			return s.statement("http://adlnet.gov/expapi/verbs/experienced", nil, false)
@@ -452,47 +510,91 @@ func TestIdleSessionsAbandoned(t *testing.T) {
 }
 
 // TestWaived: a course editor waives a learner's AU (cmi5 section 9.3.7):
-// the waived statement in the learner's registration with its reason,
-// success and completion and the moveon category, the topic complete,
-// the course satisfied; a second waiver is a conflict, learners may not
-// waive, and a wrong reason or user is refused.
+// the waived statement in the learner's registration about the launch's
+// activityId, with its reason, success and completion and the moveon
+// category, the topic complete, the course satisfied; a second waiver is
+// a conflict, learners may not waive, and a wrong reason or user is
+// refused.
 func TestWaived(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
 		w := newWorld(t, env)
 		topic := masteryTopic(t, w)
-		path := fmt.Sprintf("/api/cmi5/waive/%d", int64(topic))
-		body := map[string]any{"user": w.learner.ID, "reason": cmi5.ReasonTestedOut}
-		env.Call(t, 403, "POST", path, w.learner.Token, body)
-		env.Call(t, 422, "POST", path, w.admin.Token, map[string]any{"user": w.learner.ID, "reason": "Bored"})
-		env.Call(t, 422, "POST", path, w.admin.Token, map[string]any{"user": 999999, "reason": cmi5.ReasonAdmin})
-		res := env.Call(t, 200, "POST", path, w.admin.Token, body)
-		reg := res.String("data.registration")
-		env.Call(t, 409, "POST", path, w.admin.Token, body)
+		admin := env.UserClient(w.admin)
+		body := client.WaiveInput{User: w.learner.ID, Reason: cmi5.ReasonTestedOut}
+		_, err := env.UserClient(w.learner).PostCmi5WaiveID(ctx, topic, body)
+		apitest.Refused(t, err, 403)
+		_, err = admin.PostCmi5WaiveID(ctx, topic, client.WaiveInput{User: w.learner.ID, Reason: "Bored"})
+		apitest.Refused(t, err, 422)
+		_, err = admin.PostCmi5WaiveID(ctx, topic, client.WaiveInput{User: 999999, Reason: cmi5.ReasonAdmin})
+		apitest.Refused(t, err, 422)
+		reg := apitest.Must(admin.PostCmi5WaiveID(ctx, topic, body))(t).Registration
+		_, err = admin.PostCmi5WaiveID(ctx, topic, body)
+		apitest.Refused(t, err, 409)
 
-		q := env.Do(apitest.Request{Method: "GET", Path: "/api/xapi/statements?verb=" + url.QueryEscape(cmi5.VerbWaived) +
-			"&registration=" + reg, Token: w.admin.Token, Headers: map[string]string{"X-Experience-API-Version": "1.0.3"}})
-		list, _ := q.Get("statements").([]any)
+		list := w.adminStatements(t, url.Values{"verb": {cmi5.VerbWaived}, "registration": {reg}})
 		if len(list) != 1 {
-			t.Fatalf("waived statements: %s", q.Body)
+			t.Fatalf("waived statements: %v", list)
 		}
-		st := list[0].(map[string]any)
+		st := list[0]
 		result := st["result"].(map[string]any)
 		ext, _ := result["extensions"].(map[string]any)
 		cat := st["context"].(map[string]any)["contextActivities"].(map[string]any)["category"].([]any)
-		if result["success"] != true || result["completion"] != true || ext[cmi5.ExtReason] != cmi5.ReasonTestedOut || len(cat) != 2 ||
-			st["object"].(map[string]any)["id"] != "https://example.com/au" {
+		if result["success"] != true || result["completion"] != true || ext[cmi5.ExtReason] != cmi5.ReasonTestedOut || len(cat) != 2 {
 			t.Fatalf("waived: %v", st)
 		}
 		// The block and the course are satisfied; the topic is complete.
 		if n := env.Count(t, `SELECT COUNT(*) FROM cmi5_satisfied WHERE registration = $1`, reg); n != 2 {
 			t.Fatalf("satisfied block and course: %d", n)
 		}
-		if n := env.Count(t, `SELECT status FROM topic_progress WHERE user_id = $1 AND topic_id = $2`, w.learner.ID, int64(topic)); n != 1 {
+		if n := topicStatus(t, w, topic); n != 1 {
 			t.Fatalf("topic status %d, want complete", n)
 		}
-		// The learner's next launch reuses the waived registration.
-		if s := launch(t, w, topic, ""); s.launch["registration"] != reg {
-			t.Fatal("the launch after the waiver has another registration")
+		// The learner's next launch reuses the waived registration, and
+		// its activityId is the waived statement's object.
+		s := launch(t, w, topic, "")
+		if s.launch["registration"] != reg || st["object"].(map[string]any)["id"] != s.activityID {
+			t.Fatalf("the launch after the waiver: %v, waived %v", s.launch, st["object"])
 		}
+	})
+}
+
+// TestAbandonedByOperator: a course editor abandons a learner's open
+// session (cmi5 section 9.3.6): one abandoned statement about the
+// launch's activityId with the session id and a duration, the token ends;
+// with no open session the answer is 409; a learner may not abandon.
+func TestAbandonedByOperator(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
+		w := newWorld(t, env)
+		topic := masteryTopic(t, w)
+		admin := env.UserClient(w.admin)
+		body := client.AbandonInput{User: w.learner.ID}
+		_, err := admin.PostCmi5AbandonID(ctx, topic, body)
+		apitest.Refused(t, err, 409)
+		s := launch(t, w, topic, "")
+		s.send(t, 200, s.statement(cmi5.VerbInitialized, nil, false))
+		_, err = env.UserClient(w.learner).PostCmi5AbandonID(ctx, topic, body)
+		apitest.Refused(t, err, 403)
+		env.Clock.Advance(30 * time.Second)
+		out := apitest.Must(admin.PostCmi5AbandonID(ctx, topic, body))(t)
+		if out.Registration != s.launch["registration"] || len(out.Sessions) != 1 || out.Sessions[0] != s.id {
+			t.Fatalf("abandoned: %+v", out)
+		}
+		list := w.adminStatements(t, url.Values{"registration": {out.Registration}, "ascending": {"true"}})
+		if len(list) != 3 || list[2]["verb"].(map[string]any)["id"] != cmi5.VerbAbandoned {
+			t.Fatalf("statements: %v", list)
+		}
+		ab := list[2]
+		if ab["object"].(map[string]any)["id"] != s.activityID || ab["result"].(map[string]any)["duration"] == nil ||
+			ab["context"].(map[string]any)["extensions"].(map[string]any)[cmi5.ExtSessionID] != s.id {
+			t.Fatalf("abandoned statement: %v", ab)
+		}
+		s.send(t, 401, s.allowed())
+		if res := s.xapi("GET", s.stateURL(cmi5.LaunchDataID), nil); res.Status != 401 {
+			t.Fatalf("state after the abandonment: %d", res.Status)
+		}
+		_, err = admin.PostCmi5AbandonID(ctx, topic, body)
+		apitest.Refused(t, err, 409)
 	})
 }

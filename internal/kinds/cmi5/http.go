@@ -106,25 +106,21 @@ func Routes(api huma.API, s *Service) {
 		Scope:   httpx.AnyToken,
 		Limit:   &httpx.RateLimit{Limit: 60, Per: httpx.PerIP, Name: "cmi5-fetch"},
 		Summary: "The one-time fetch URL of a launch",
-		Description: "Answers {\"auth-token\": ...} once (200), for `Authorization: Basic <token>` on the LRS; then, and for unknown codes, " +
-			"400 with {\"error-code\", \"error-text\"} as cmi5 section 8.2.3 defines (1: already used or expired, 2: invalid, 3: failure). " +
-			"Not an envelope. 60 calls a minute per IP."},
+		Description: "Answers {\"auth-token\": ...} once, for `Authorization: Basic <token>` on the LRS; then, and for unknown codes, " +
+			"{\"error-code\", \"error-text\"} as cmi5 section 8.2.3 defines (1: already used or expired, 2: invalid, 3: failure), " +
+			"with status 200 too (section 8.2.1). Not an envelope. 60 calls a minute per IP."},
 		func(ctx context.Context, in *fetchInput) (*rawOutput, error) {
-			answer, ok := s.Fetch(ctx, httpx.TenantFrom(ctx), in.Code)
-			status := http.StatusOK
-			if !ok {
-				status = http.StatusBadRequest
-			}
-			body, _ := json.Marshal(answer)
+			body, _ := json.Marshal(s.Fetch(ctx, httpx.TenantFrom(ctx), in.Code))
 			return &rawOutput{Body: func(hc huma.Context) {
 				hc.SetHeader("Content-Type", "application/json")
 				hc.SetHeader("Cache-Control", "no-store")
-				hc.SetStatus(status)
+				hc.SetStatus(http.StatusOK)
 				hc.BodyWriter().Write(body)
 			}}, nil
 		})
 
 	waiveRoute(api, s)
+	abandonRoute(api, s)
 
 	const content = "/api/cmi5/content/{package}/{token}/{path...}"
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: content, Tags: []string{"cmi5"},

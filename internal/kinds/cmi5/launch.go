@@ -45,6 +45,7 @@ const (
 	ExtLaunchURL    = "https://w3id.org/xapi/cmi5/context/extensions/launchurl"
 	ExtMoveOn       = "https://w3id.org/xapi/cmi5/context/extensions/moveon"
 	ExtLaunchParams = "https://w3id.org/xapi/cmi5/context/extensions/launchparameters"
+	ExtPublisherID  = "https://w3id.org/xapi/cmi5/context/extensions/publisherid"
 	ExtReason       = "https://w3id.org/xapi/cmi5/result/extensions/reason"
 
 	// LaunchDataID and PreferencesID are the documents the LMS writes
@@ -159,6 +160,13 @@ func (s *Service) Launch(ctx context.Context, t *platform.Tenant, p *access.Prin
 			return AuLaunch{}, err
 		}
 	}
+	if au.MoveOn == NotApplicable {
+		// The AU was satisfied at registration, maybe through another
+		// topic's launch: its topic completes when the learner opens it.
+		if err := s.completeTopic(ctx, t, p.UserID, topicID, nil); err != nil {
+			return AuLaunch{}, err
+		}
+	}
 	if err := s.abandonOpen(ctx, t, pkg, reg, now); err != nil {
 		return AuLaunch{}, err
 	}
@@ -168,6 +176,7 @@ func (s *Service) Launch(ctx context.Context, t *platform.Tenant, p *access.Prin
 		return AuLaunch{}, err
 	}
 	auURL := s.auURL(t, pkg, au, origin, now)
+	activityID := launchActivityID(t, pkg.ID, au.IRI, reg)
 	template := contextTemplate(au, sess.ID)
 	launchData := map[string]any{"contextTemplate": template, "launchMode": mode, "moveOn": au.MoveOn}
 	if au.LaunchParameters != "" {
@@ -183,14 +192,14 @@ func (s *Service) Launch(ctx context.Context, t *platform.Tenant, p *access.Prin
 		launchData["entitlementKey"] = map[string]any{"courseStructure": au.EntitlementKey}
 	}
 	body, _ := json.Marshal(launchData)
-	if err := s.LRS.WriteState(ctx, t, lrs.DocKey{ActivityID: au.IRI, AgentKey: actorKey(t, p.UserID), Registration: reg, ID: LaunchDataID}, body); err != nil {
+	if err := s.LRS.WriteState(ctx, t, lrs.DocKey{ActivityID: activityID, AgentKey: actorKey(t, p.UserID), Registration: reg, ID: LaunchDataID}, body); err != nil {
 		return AuLaunch{}, err
 	}
 	prefs, _ := json.Marshal(map[string]any{"languagePreference": "en-US", "audioPreference": "on"})
 	if err := s.LRS.WriteAgentProfile(ctx, t, actorKey(t, p.UserID), PreferencesID, prefs); err != nil {
 		return AuLaunch{}, err
 	}
-	ext := map[string]any{ExtSessionID: sess.ID, ExtLaunchMode: mode, ExtLaunchURL: auURL, ExtMoveOn: au.MoveOn}
+	ext := map[string]any{ExtSessionID: sess.ID, ExtPublisherID: au.IRI, ExtLaunchMode: mode, ExtLaunchURL: auURL, ExtMoveOn: au.MoveOn}
 	if au.LaunchParameters != "" {
 		ext[ExtLaunchParams] = au.LaunchParameters
 	}
@@ -198,7 +207,7 @@ func (s *Service) Launch(ctx context.Context, t *platform.Tenant, p *access.Prin
 		ext[ExtMasteryScore] = *au.MasteryScore
 	}
 	launched := map[string]any{"actor": actor, "verb": verb(VerbLaunched, "launched"),
-		"object": map[string]any{"objectType": "Activity", "id": au.IRI}, "timestamp": now.Format(time.RFC3339Nano),
+		"object": activity(activityID), "timestamp": now.Format(time.RFC3339Nano),
 		"context": map[string]any{"registration": reg, "extensions": ext,
 			"contextActivities": map[string]any{"category": []any{activity(CategoryCmi5)}, "grouping": []any{activity(au.IRI)}}}}
 	if err := s.issue(ctx, t, launched); err != nil {
@@ -210,7 +219,7 @@ func (s *Service) Launch(ctx context.Context, t *platform.Tenant, p *access.Prin
 		"fetch":        {origin + "/api/cmi5/fetch?code=" + code},
 		"actor":        {string(actorJSON)},
 		"registration": {reg},
-		"activityId":   {au.IRI},
+		"activityId":   {activityID},
 	}
 	sep := "?"
 	if strings.Contains(auURL, "?") {
@@ -253,11 +262,17 @@ func verb(id, display string) map[string]any {
 func activity(id string) map[string]any { return map[string]any{"objectType": "Activity", "id": id} }
 
 // contextTemplate is the context every statement of the session carries:
-// the session id and the AU's publisher id in grouping.
+// the session id, and the AU's publisher id in grouping (cmi5 section
+// 9.6.2.3) and in the publisherid extension; with the AU's mastery score,
+// the masteryscore extension passed and failed must carry (9.6.3.2).
 func contextTemplate(au AUInfo, sessionID string) map[string]any {
+	ext := map[string]any{ExtSessionID: sessionID, ExtPublisherID: au.IRI}
+	if au.MasteryScore != nil {
+		ext[ExtMasteryScore] = *au.MasteryScore
+	}
 	return map[string]any{
 		"contextActivities": map[string]any{"grouping": []any{activity(au.IRI)}},
-		"extensions":        map[string]any{ExtSessionID: sessionID},
+		"extensions":        ext,
 	}
 }
 
@@ -309,23 +324,25 @@ type FetchAnswer struct {
 }
 
 // Fetch answers the auth token of the session whose fetch code this is,
-// once. The token is Basic credentials (user cmi5) the LRS knows.
-func (s *Service) Fetch(ctx context.Context, t *platform.Tenant, code string) (FetchAnswer, bool) {
+// once; later calls, and unknown codes, answer the error object of cmi5
+// section 8.2.3 (with the status 200 section 8.2.1 asks for). The token
+// is Basic credentials (user cmi5) the LRS knows.
+func (s *Service) Fetch(ctx context.Context, t *platform.Tenant, code string) FetchAnswer {
 	if code == "" {
-		return FetchAnswer{ErrorCode: "2", ErrorText: "The fetch URL is not valid."}, false
+		return FetchAnswer{ErrorCode: "2", ErrorText: "The fetch URL is not valid."}
 	}
 	secret := randomHex(32)
 	used, found, err := claimFetch(ctx, t.DB, hashOf(code), hashOf(secret))
 	switch {
 	case err != nil:
-		return FetchAnswer{ErrorCode: "3", ErrorText: "The auth token cannot be issued now."}, false
+		return FetchAnswer{ErrorCode: "3", ErrorText: "The auth token cannot be issued now."}
 	case !found:
-		return FetchAnswer{ErrorCode: "2", ErrorText: "The fetch URL is not valid."}, false
+		return FetchAnswer{ErrorCode: "2", ErrorText: "The fetch URL is not valid."}
 	case used:
-		return FetchAnswer{ErrorCode: "1", ErrorText: "The authorization token has already been returned."}, false
+		return FetchAnswer{ErrorCode: "1", ErrorText: "The authorization token has already been returned."}
 	}
 	token := base64.StdEncoding.EncodeToString([]byte(lrs.LaunchUser + ":" + secret))
-	return FetchAnswer{AuthToken: token}, true
+	return FetchAnswer{AuthToken: token}
 }
 
 // LaunchScope is the LRS scope of a launch's auth token: its session,
@@ -347,6 +364,11 @@ func (s *Service) LaunchScope(ctx context.Context, t *platform.Tenant, token str
 	if sess.Abandoned != nil {
 		return lrs.Scope{}, apperr.New(apperr.Unauthorized, "The session of this auth token was abandoned.")
 	}
+	// The token lasts as long as its session (cmi5 section 8.2.1): the
+	// LMS waits no time after terminated (section 9.3.8).
+	if sess.Terminated != nil {
+		return lrs.Scope{}, apperr.New(apperr.Unauthorized, "The session of this auth token has terminated.")
+	}
 	au, err := auByID(ctx, t.DB, sess.AUID)
 	if err != nil {
 		return lrs.Scope{}, err
@@ -355,11 +377,18 @@ func (s *Service) LaunchScope(ctx context.Context, t *platform.Tenant, token str
 	// activityId) and registration, and reads LMS.LaunchData without
 	// changing it (cmi5 section 10.2.1).
 	return lrs.Scope{UserID: sess.UserID, Session: sess.ID, Registration: sess.Registration, ActorKey: actorKey(t, sess.UserID),
-		ActivityID: au.IRI, ReadOnlyStates: []string{LaunchDataID}}, nil
+		ActivityID: launchActivityID(t, au.packageID, au.IRI, sess.Registration), ReadOnlyStates: []string{LaunchDataID}}, nil
 }
 
-// lmsActivityID is the LMS's own id of a block or course of a package,
-// distinct from the publisher's id (cmi5 section 9.4).
+// launchActivityID is the activityId of an AU's launches in a
+// registration (cmi5 section 8.1.5): the LMS's own, never the publisher's
+// id, the same for every launch of the registration.
+func launchActivityID(t *platform.Tenant, packageID int64, auIRI, reg string) string {
+	return lmsActivityID(t, packageID, "au", auIRI) + "/" + reg
+}
+
+// lmsActivityID is the LMS's own id of an AU, block or course of a
+// package, distinct from the publisher's id (cmi5 section 9.4).
 func lmsActivityID(t *platform.Tenant, packageID int64, kind, iri string) string {
 	sum := sha1.Sum([]byte(iri))
 	return fmt.Sprintf("https://%s/cmi5/%d/%s/%s", t.PrimaryHost(), packageID, kind, hex.EncodeToString(sum[:8]))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -104,7 +105,8 @@ func (s *Service) abandon(ctx context.Context, t *platform.Tenant, sess session,
 	if err := s.addTime(ctx, t, sess, int64(math.Round(last.Sub(sess.LaunchedAt).Seconds()))); err != nil {
 		return err
 	}
-	stmt := map[string]any{"actor": Actor(t, sess.UserID), "verb": verb(VerbAbandoned, "abandoned"), "object": activity(au.IRI),
+	stmt := map[string]any{"actor": Actor(t, sess.UserID), "verb": verb(VerbAbandoned, "abandoned"),
+		"object":    activity(launchActivityID(t, au.packageID, au.IRI, sess.Registration)),
 		"timestamp": now.Format(time.RFC3339Nano),
 		"result":    map[string]any{"duration": isoDuration(last.Sub(sess.LaunchedAt))},
 		"context": map[string]any{"registration": sess.Registration, "extensions": map[string]any{ExtSessionID: sess.ID},
@@ -113,6 +115,33 @@ func (s *Service) abandon(ctx context.Context, t *platform.Tenant, sess session,
 }
 
 var errAUVoiding = apperr.New(apperr.Forbidden, "An AU may not void statements (cmi5 section 6.3).")
+
+// Admit applies the rules of a statement as the AU sent it (403 when
+// broken): no voiding, an id of the AU's own, a timestamp in UTC.
+func (s *Service) Admit(_ lrs.Scope, st *lrs.Statement) error {
+	// The LMS gives an AU no credentials to void statements (cmi5 section
+	// 6.3), not even its own.
+	if st.Verb == lrs.VerbVoided {
+		return errAUVoiding
+	}
+	if st.ID == "" {
+		return rejected("the AU must give each statement its id (cmi5 section 9.1).")
+	}
+	ts, _ := st.Object["timestamp"].(string)
+	if ts == "" {
+		return rejected("the statement needs a timestamp (cmi5 section 9.7).")
+	}
+	if !utc(ts) {
+		return rejected("the timestamp %s is not in UTC (cmi5 section 9.7).", ts)
+	}
+	return nil
+}
+
+// utc tells whether an ISO 8601 timestamp is written in UTC: Z, or the
+// offset +00:00 (xAPI refuses -00:00 already).
+func utc(ts string) bool {
+	return strings.HasSuffix(ts, "Z") || strings.HasSuffix(ts, "z") || strings.HasSuffix(ts, "+00:00") || strings.HasSuffix(ts, "+0000")
+}
 
 func isoDuration(d time.Duration) string {
 	if d < 0 {
@@ -128,19 +157,12 @@ func isoDuration(d time.Duration) string {
 // function completes the topic and satisfies the AU's blocks and course,
 // after the commit.
 func (s *Service) Record(ctx context.Context, tx *sqldb.Tx, t *platform.Tenant, scope lrs.Scope, list []*lrs.Statement) (func(context.Context) error, error) {
-	// The LMS gives an AU no credentials to void statements (cmi5 section
-	// 6.3), not even its own: the batch is refused and its voiding undone.
-	for _, st := range list {
-		if st.Verb == lrs.VerbVoided {
-			return nil, errAUVoiding
-		}
-	}
 	sess, au, st, err := recordState(ctx, tx, scope.Session)
 	if err != nil {
 		return nil, err
 	}
 	before, wasTerminated := st, sess.Terminated != nil
-	if _, err := apply(&sess, &st, au, list); err != nil {
+	if _, err := apply(&sess, &st, au, scope.ActivityID, list); err != nil {
 		return nil, err
 	}
 	st.Satisfied = st.Satisfied || moveOnMet(au.MoveOn, st)
@@ -179,8 +201,7 @@ seconds = $6, last_at = $7 WHERE id = $8`, sess.Initialized, sess.Completed, ses
 			score = topics.Scaled(*st.Score)
 		}
 		after = append(after, func(ctx context.Context) error {
-			err := s.Progress.CompleteTopicScored(ctx, t, sess.UserID, sess.TopicID, score)
-			if err != nil && !apperr.Is(err, apperr.Forbidden) && !apperr.Is(err, apperr.NotFound) {
+			if err := s.completeTopic(ctx, t, sess.UserID, sess.TopicID, score); err != nil {
 				return err
 			}
 			if before.Satisfied {
@@ -204,6 +225,16 @@ seconds = $6, last_at = $7 WHERE id = $8`, sess.Initialized, sess.Completed, ses
 		}
 		return nil
 	}, nil
+}
+
+// completeTopic completes a learner's topic (with a score to keep). A
+// topic that is gone, or closed to the learner, stays as it is.
+func (s *Service) completeTopic(ctx context.Context, t *platform.Tenant, userID, topicID int64, score *topics.TopicScore) error {
+	err := s.Progress.CompleteTopicScored(ctx, t, userID, topicID, score)
+	if err != nil && !apperr.Is(err, apperr.Forbidden) && !apperr.Is(err, apperr.NotFound) {
+		return err
+	}
+	return nil
 }
 
 // addTime adds a session's seconds to the learner's time on its topic.
@@ -292,13 +323,18 @@ var lmsVerbs = map[string]bool{VerbLaunched: true, VerbAbandoned: true, VerbWaiv
 var cmi5Verbs = map[string]bool{VerbInitialized: true, VerbCompleted: true, VerbPassed: true, VerbFailed: true, VerbTerminated: true}
 
 func rejected(format string, args ...any) error {
-	return apperr.New(apperr.Forbidden, "Statement rejected by the cmi5 rules: "+fmt.Sprintf(format, args...))
+	return rejectedAs("Statement rejected by the cmi5 rules: ", format, args...)
+}
+
+func rejectedAs(prefix, format string, args ...any) error {
+	return apperr.New(apperr.Forbidden, prefix+fmt.Sprintf(format, args...))
 }
 
 // apply walks a batch through the session's state, changing sess and st
 // as the statements would, or refuses the first statement breaking a
-// rule. It returns the time of the last statement.
-func apply(sess *session, st *auStatus, au AUInfo, list []*lrs.Statement) (time.Time, error) {
+// rule. activityID is the launch's activityId, the object of the AU's
+// cmi5 defined statements. It returns the time of the last statement.
+func apply(sess *session, st *auStatus, au AUInfo, activityID string, list []*lrs.Statement) (time.Time, error) {
 	var last time.Time
 	if sess.Abandoned != nil {
 		return last, rejected("the session was abandoned.")
@@ -325,10 +361,16 @@ func apply(sess *session, st *auStatus, au AUInfo, list []*lrs.Statement) (time.
 			if stmt.Verb == VerbInitialized && sess.Initialized == nil {
 				return last, rejected("initialized must be a cmi5 defined statement (with the cmi5 category).")
 			}
+			if hasActivity(ctxObj, "category", CategoryMoveOn) {
+				return last, rejected("only cmi5 defined statements may carry the moveon category (cmi5 section 9.6.2.2).")
+			}
 			continue
 		}
-		if stmt.ObjectType != "Activity" || stmt.ObjectID != au.IRI {
-			return last, rejected("the object of a cmi5 defined statement must be the AU %s.", au.IRI)
+		if actor, _ := obj["actor"].(map[string]any); actor["objectType"] != nil && actor["objectType"] != "Agent" {
+			return last, rejected("the actor of a cmi5 defined statement must be an Agent (cmi5 section 9.2).")
+		}
+		if stmt.ObjectType != "Activity" || stmt.ObjectID != activityID {
+			return last, rejected("the object of a cmi5 defined statement must be the launch's activityId %s (cmi5 section 9.4).", activityID)
 		}
 		result, _ := obj["result"].(map[string]any)
 		if err := checkResult(stmt.Verb, result, ctxObj); err != nil {
@@ -338,6 +380,9 @@ func apply(sess *session, st *auStatus, au AUInfo, list []*lrs.Statement) (time.
 		case VerbInitialized:
 			if sess.Initialized != nil {
 				return last, rejected("initialized was already sent in this session.")
+			}
+			if !sess.PreferencesRead {
+				return last, rejected("the AU must read the learner preferences (cmi5LearnerPreferences) before initialized (cmi5 section 11.0).")
 			}
 			sess.Initialized = &ts
 		case VerbCompleted:
@@ -357,6 +402,9 @@ func apply(sess *session, st *auStatus, au AUInfo, list []*lrs.Statement) (time.
 			}
 			if st.Passed {
 				return last, rejected("the AU was already passed in this registration.")
+			}
+			if err := checkMastery(stmt.Verb, au.MasteryScore, ctxObj); err != nil {
+				return last, err
 			}
 			scaled, hasScaled := scaledScore(result)
 			if stmt.Verb == VerbPassed {
@@ -438,12 +486,32 @@ func checkResult(verbID string, result, ctxObj map[string]any) error {
 	if hasScore && verbID != VerbPassed && verbID != VerbFailed {
 		return rejected("only passed and failed may have a score.")
 	}
+	if score, _ := result["score"].(map[string]any); score["raw"] != nil && (score["min"] == nil || score["max"] == nil) {
+		return rejected("a raw score needs min and max (cmi5 section 9.5.1).")
+	}
 	if !hasDuration && (verbID == VerbTerminated || verbID == VerbCompleted || verbID == VerbPassed || verbID == VerbFailed) {
 		return rejected("%s needs result.duration.", verbID)
 	}
 	moveOn := hasActivity(ctxObj, "category", CategoryMoveOn)
 	if (hasSuccess || hasCompletion) != moveOn {
 		return rejected("the moveon category belongs exactly to statements with result.success or result.completion.")
+	}
+	return nil
+}
+
+// checkMastery applies cmi5 section 9.6.3.2: passed and failed of an AU
+// with a mastery score carry it in the masteryscore extension.
+func checkMastery(verbID string, mastery *float64, ctxObj map[string]any) error {
+	if mastery == nil {
+		return nil
+	}
+	ext, _ := ctxObj["extensions"].(map[string]any)
+	n, ok := ext[ExtMasteryScore].(interface{ Float64() (float64, error) })
+	if !ok {
+		return rejected("%s needs the masteryscore extension %v of LMS.LaunchData.", verbID, *mastery)
+	}
+	if f, err := n.Float64(); err != nil || f != *mastery {
+		return rejected("%s carries the masteryscore %v, not LMS.LaunchData's %v.", verbID, n, *mastery)
 	}
 	return nil
 }

@@ -146,16 +146,18 @@ type session struct {
 	Seconds      int64
 	// LastAt is the server's time of the session's last statement.
 	LastAt *time.Time
+	// PreferencesRead: the token has read the learner preferences.
+	PreferencesRead bool
 }
 
 const sessionColumns = `id, registration, au_id, topic_id, user_id, launch_mode, launched_at, initialized_at, completed, passed, failed,
-terminated_at, abandoned_at, seconds, last_at`
+terminated_at, abandoned_at, seconds, last_at, preferences_read`
 
 func scanSession(row interface{ Scan(...any) error }) (session, error) {
 	var s session
 	var init, term, aband, last sql.NullTime
 	err := row.Scan(&s.ID, &s.Registration, &s.AUID, &s.TopicID, &s.UserID, &s.LaunchMode, &s.LaunchedAt, &init, &s.Completed, &s.Passed,
-		&s.Failed, &term, &aband, &s.Seconds, &last)
+		&s.Failed, &term, &aband, &s.Seconds, &last, &s.PreferencesRead)
 	s.Initialized, s.Terminated, s.Abandoned, s.LastAt = timeOrNil(init), timeOrNil(term), timeOrNil(aband), timeOrNil(last)
 	return s, err
 }

@@ -109,7 +109,7 @@ func (s *Service) Waive(ctx context.Context, t *platform.Tenant, p *access.Princ
 	// An LMS statement outside any AU session gets a session id of its
 	// own, as every cmi5 defined statement carries one.
 	sessionID := uuid.NewString()
-	stmt := map[string]any{"actor": Actor(t, in.User), "verb": verb(VerbWaived, "waived"), "object": activity(au.IRI),
+	stmt := map[string]any{"actor": Actor(t, in.User), "verb": verb(VerbWaived, "waived"), "object": activity(launchActivityID(t, pkg.ID, au.IRI, reg)),
 		"timestamp": now.Format(time.RFC3339Nano),
 		"result":    map[string]any{"success": true, "completion": true, "extensions": map[string]any{ExtReason: in.Reason}},
 		"context": map[string]any{"registration": reg, "extensions": map[string]any{ExtSessionID: sessionID},
@@ -122,8 +122,7 @@ func (s *Service) Waive(ctx context.Context, t *platform.Tenant, p *access.Princ
 	if err := saveStatus(ctx, t.DB, reg, au.ID, st); err != nil {
 		return Waived{}, err
 	}
-	if err := s.Progress.CompleteTopic(ctx, t, in.User, topicID); err != nil && !apperr.Is(err, apperr.Forbidden) &&
-		!apperr.Is(err, apperr.NotFound) {
+	if err := s.completeTopic(ctx, t, in.User, topicID, nil); err != nil {
 		return Waived{}, err
 	}
 	if err := s.satisfyContainers(ctx, t, pkg, reg, in.User, sessionID); err != nil {

@@ -1,6 +1,8 @@
-// The demo's cmi5 AU. Every statement carries LMS.LaunchData's context
-// template (the session id, the AU in grouping); the cmi5 defined ones
-// add the cmi5 category, and moveon where they judge the AU.
+// The demo's cmi5 AU. Every statement carries an id of its own, a UTC
+// timestamp and LMS.LaunchData's context template (the session id, the AU
+// in grouping, the mastery score); the cmi5 defined ones add the cmi5
+// category, and moveon where they judge the AU. It reads the learner
+// preferences before initialized, as cmi5 section 11.0 asks.
 (function () {
   'use strict';
   var params = new URLSearchParams(location.search);
@@ -31,6 +33,15 @@
       return res.status === 204 ? null : res.json();
     });
   }
+  // A version 4 UUID from getRandomValues, which (unlike randomUUID)
+  // pages served over plain http have too.
+  function uuid() {
+    var b = crypto.getRandomValues(new Uint8Array(16));
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    var h = Array.prototype.map.call(b, function (x) { return (x + 0x100).toString(16).slice(1); }).join('');
+    return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
+  }
   function duration() { return 'PT' + ((Date.now() - started) / 1000).toFixed(2) + 'S'; }
   function copy(v) { return JSON.parse(JSON.stringify(v)); }
 
@@ -41,7 +52,7 @@
     var category = [{ id: 'https://w3id.org/xapi/cmi5/context/categories/cmi5' }];
     if (moveOn) { category.push({ id: 'https://w3id.org/xapi/cmi5/context/categories/moveon' }); }
     context.contextActivities.category = category;
-    var st = { actor: actor, verb: { id: verb, display: { 'en-US': display } },
+    var st = { id: uuid(), actor: actor, verb: { id: verb, display: { 'en-US': display } },
       object: { objectType: 'Activity', id: activityId }, context: context, timestamp: new Date().toISOString() };
     if (result) { st.result = result; }
     return st;
@@ -99,6 +110,14 @@
     .then(function (data) {
       launchData = data || {};
       normal = launchData.launchMode === 'Normal';
+      // The preferences may be missing (404): the AU then keeps its own.
+      return track(fetch(endpoint + 'agents/profile?' + new URLSearchParams({ profileId: 'cmi5LearnerPreferences',
+        agent: JSON.stringify(actor) }), { headers: { 'X-Experience-API-Version': '1.0.3', 'Authorization': auth } }))
+        .then(function (res) {
+          if (!res.ok && res.status !== 404) { throw new Error('GET agents/profile: ' + res.status); }
+        });
+    })
+    .then(function () {
       return send(statement('http://adlnet.gov/expapi/verbs/initialized', 'initialized', null, false));
     })
     .then(function () {
