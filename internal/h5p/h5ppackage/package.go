@@ -307,8 +307,9 @@ func (p *Package) Size(name string) (int64, bool) {
 }
 
 // Open streams one file of the package, name being its full path in the
-// archive ("content/images/a.jpg"). The reader stops with a TooLarge
-// *Error as soon as the data runs past the declared size, and with a
+// archive ("content/images/a.jpg"). The reader stops with an Invalid
+// *Error (CodeSizeMismatch) as soon as the data runs past the declared
+// size, looking ahead once it reached it, and with a
 // Corrupt *Error on short data, bad compressed data or a checksum mismatch.
 // An unknown name gives an error wrapping fs.ErrNotExist.
 func (p *Package) Open(name string) (io.ReadCloser, error) {
@@ -378,12 +379,23 @@ func (r *entryReader) Read(b []byte) (int, error) {
 		n = int(r.size - r.n)
 		r.hash.Write(b[:n])
 		r.n += int64(n)
-		r.err = single(TooLarge, Problem{Code: CodeFileTooLarge, File: r.name,
-			Message: fmt.Sprintf("File %s holds more data than the archive declares (%d bytes).", quote(r.name), r.size)})
+		r.err = r.longer()
 		return n, r.err
 	}
 	r.hash.Write(b[:n])
 	r.n += int64(n)
+	if err == nil && r.n == r.size {
+		// The declared size is reached: look ahead at once, so that a
+		// reader taking exactly the declared size (a blob store) learns
+		// with its last read whether the entry ends here whole.
+		var probe [1]byte
+		m, perr := io.ReadAtLeast(r.src, probe[:], 1)
+		if m > 0 {
+			r.err = r.longer()
+			return n, r.err
+		}
+		err = perr
+	}
 	switch {
 	case err == io.EOF:
 		switch {
@@ -400,6 +412,14 @@ func (r *entryReader) Read(b []byte) (int, error) {
 		return n, r.err
 	}
 	return n, nil
+}
+
+// longer is the error of an entry whose data runs past the size its
+// header declares: the archive is invalid (422 naming the entry), not too
+// large, whatever the size.
+func (r *entryReader) longer() error {
+	return single(Invalid, Problem{Code: CodeSizeMismatch, File: r.name,
+		Message: fmt.Sprintf("File %s holds more data than the archive declares (%d bytes): the archive is invalid.", quote(r.name), r.size)})
 }
 
 func (r *entryReader) corrupt(why string) error {
