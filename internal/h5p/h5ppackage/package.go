@@ -309,7 +309,7 @@ func (p *Package) Size(name string) (int64, bool) {
 // Open streams one file of the package, name being its full path in the
 // archive ("content/images/a.jpg"). The reader stops with an Invalid
 // *Error (CodeSizeMismatch) as soon as the data runs past the declared
-// size, looking ahead once it reached it, and with a
+// size, and with a
 // Corrupt *Error on short data, bad compressed data or a checksum mismatch.
 // An unknown name gives an error wrapping fs.ErrNotExist.
 func (p *Package) Open(name string) (io.ReadCloser, error) {
@@ -318,6 +318,33 @@ func (p *Package) Open(name string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("h5p package: %s: %w", name, fs.ErrNotExist)
 	}
 	return p.open(f, nil)
+}
+
+// Store hands the file name of the package, with its declared size, to
+// put (which writes it to a blob store), then checks that the entry ended
+// there whole and with its checksum: stores read exactly the declared size
+// and never ask, or drop the error of their last read as io.CopyN does,
+// so an entry longer than its header, or with a wrong checksum, would be
+// stored cut short as if it were sound. The *Error of such an entry is
+// returned whatever put returned.
+func (p *Package) Store(name string, put func(r io.Reader, size int64) error) error {
+	size, _ := p.Size(name)
+	r, err := p.Open(name)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	err = put(r, size)
+	if _, end := r.Read(make([]byte, 1)); end != io.EOF {
+		var pe *Error
+		if errors.As(end, &pe) {
+			return pe
+		}
+		if err == nil {
+			err = end
+		}
+	}
+	return err
 }
 
 // open streams an entry. With an inflater, the entry is decompressed by
@@ -384,18 +411,6 @@ func (r *entryReader) Read(b []byte) (int, error) {
 	}
 	r.hash.Write(b[:n])
 	r.n += int64(n)
-	if err == nil && r.n == r.size {
-		// The declared size is reached: look ahead at once, so that a
-		// reader taking exactly the declared size (a blob store) learns
-		// with its last read whether the entry ends here whole.
-		var probe [1]byte
-		m, perr := io.ReadAtLeast(r.src, probe[:], 1)
-		if m > 0 {
-			r.err = r.longer()
-			return n, r.err
-		}
-		err = perr
-	}
 	switch {
 	case err == io.EOF:
 		switch {
