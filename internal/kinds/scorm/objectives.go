@@ -331,7 +331,8 @@ func storeGlobals(ctx context.Context, q sqldb.Querier, userID, packageID int64,
 // ancestors say, in the commit's transaction, so that the next launch or
 // navigation reads the SCO's new result.
 func writeGlobals(ctx context.Context, tx *sqldb.Tx, pkg storedPackage, sco storedSCO, k ticket, now time.Time) error {
-	if !manifest.Is2004(pkg.Version) {
+	if !manifest.Is2004(pkg.Version) || !writesMaps(newTree(pkg, nil, nil).byID[sco.Item.Identifier]) {
+		// Most packages map no objective: their commits read nothing more.
 		return nil
 	}
 	state, globals, err := learnerState(ctx, tx, pkg, k.UserID, k.TopicID, k.SCOID)
@@ -344,4 +345,33 @@ func writeGlobals(ctx context.Context, tx *sqldb.Tx, pkg storedPackage, sco stor
 		return nil
 	}
 	return storeGlobals(ctx, tx, k.UserID, pkg.ID, tree.writes(leaf), now)
+}
+
+// writesMaps tells whether the SCO or one of its ancestors has a write
+// map.
+func writesMaps(leaf *node) bool {
+	for n := leaf; n != nil; n = n.parent {
+		if n.seq == nil || n.seq.Objectives == nil {
+			continue
+		}
+		o := n.seq.Objectives
+		defs := append([]manifest.Objective{}, o.Others...)
+		if o.Primary != nil {
+			defs = append(defs, *o.Primary)
+		}
+		for _, d := range defs {
+			for _, m := range d.MapInfo {
+				if flag(m.WriteSatisfiedStatus, false) || flag(m.WriteNormalizedMeasure, false) {
+					return true
+				}
+			}
+			for _, m := range n.adlMaps(d.ObjectiveID) {
+				if flag(m.WriteCompletionStatus, false) || flag(m.WriteProgressMeasure, false) || flag(m.WriteRawScore, false) ||
+					flag(m.WriteMinScore, false) || flag(m.WriteMaxScore, false) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
