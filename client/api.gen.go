@@ -4442,7 +4442,8 @@ type GetQuizAttemptsParams struct {
 // GetScormTracksIDParams are the parameters of GET /api/scorm/tracks/{sco}; nil fields are not
 // sent.
 type GetScormTracksIDParams struct {
-	// Header X-Lms-Tracking-Token. The tracking token of POST /api/scorm/launch/{sco}.
+	// Header X-Lms-Tracking-Token. The tracking token of POST /api/scorm/launch/{sco}; without it the
+	// answer is 401.
 	XLmsTrackingToken string
 }
 
@@ -6275,14 +6276,16 @@ func (f PostProfileUploadAvatarForm) writeForm(w *multipart.Writer) error {
 // PostScormTracksIDCommitParams are the parameters of POST /api/scorm/tracks/{sco}/commit; nil
 // fields are not sent.
 type PostScormTracksIDCommitParams struct {
-	// Header X-Lms-Tracking-Token. The tracking token of POST /api/scorm/launch/{sco}.
+	// Header X-Lms-Tracking-Token. The tracking token of POST /api/scorm/launch/{sco}; without it the
+	// answer is 401.
 	XLmsTrackingToken string
 }
 
 // PostScormTracksIDNavigateParams are the parameters of POST /api/scorm/tracks/{sco}/navigate; nil
 // fields are not sent.
 type PostScormTracksIDNavigateParams struct {
-	// Header X-Lms-Tracking-Token. The tracking token of POST /api/scorm/launch/{sco}.
+	// Header X-Lms-Tracking-Token. The tracking token of POST /api/scorm/launch/{sco}; without it the
+	// answer is 401.
 	XLmsTrackingToken string
 }
 

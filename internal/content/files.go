@@ -110,6 +110,24 @@ func (in Input) Text(fields ...string) (string, bool) {
 	return "", false
 }
 
+// Sent returns the first of the fields the input holds, empty or not. An
+// update that sends a required field empty asks for it to be empty, which
+// the kind must refuse, not take for a field left out (Text).
+func (in Input) Sent(fields ...string) (string, bool) {
+	for _, name := range fields {
+		if v, ok := in.Fields[name]; ok {
+			return v, true
+		}
+	}
+	obj := in.object()
+	for _, name := range fields {
+		if v, ok := obj[name]; ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
 // object reads a generic value that is a JSON object: string members as
 // they are, other members as their JSON text. Nil for any other value.
 func (in Input) object() map[string]string {

@@ -10,6 +10,7 @@
 package gift
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -560,4 +561,39 @@ func clip(s string) string {
 		}
 	}
 	return ""
+}
+
+// MarshalJSON writes the question with the answer data its type always
+// has, whatever the value: the truth of a true/false question (false is
+// a right answer too), single of a multiple-choice question, and the
+// bounds and range of a numerical answer (0 is a bound). omitempty would
+// drop each of them when it is false or 0.
+func (q Question) MarshalJSON() ([]byte, error) {
+	type plain Question
+	type numerical struct {
+		Answer
+		Min   float64 `json:"min"`
+		Max   float64 `json:"max"`
+		Range bool    `json:"range"`
+	}
+	out := struct {
+		plain
+		Truth   *bool `json:"truth,omitempty"`
+		Single  *bool `json:"single,omitempty"`
+		Answers []any `json:"answers,omitempty"`
+	}{plain: plain(q)}
+	switch q.Type {
+	case TrueFalse:
+		out.Truth = &q.Truth
+	case MultipleChoice:
+		out.Single = &q.Single
+	}
+	for _, a := range q.Answers {
+		if q.Type == Numerical {
+			out.Answers = append(out.Answers, numerical{Answer: a, Min: a.Min, Max: a.Max, Range: a.Range})
+		} else {
+			out.Answers = append(out.Answers, a)
+		}
+	}
+	return json.Marshal(out)
 }

@@ -27,11 +27,51 @@ type Response struct {
 // MaxResponseText bounds a response's text (an essay).
 const MaxResponseText = 20000
 
+// ShapeError is a response that gives its answer in a field the
+// question's type does not read (text for a multiple-choice question,
+// truth for a numerical one): graded, it would earn nothing for an answer
+// the learner believes given.
+type ShapeError struct {
+	// Want is the response field the question reads: choices, truth,
+	// text or matches.
+	Want string
+	Type Type
+}
+
+func (e *ShapeError) Error() string {
+	return fmt.Sprintf("a %s question takes its answer in %s", e.Type, e.Want)
+}
+
+// responseField is the response field that answers the question; "" for
+// a description, which takes none.
+func (q Question) responseField() string {
+	switch q.Type {
+	case MultipleChoice:
+		return "choices"
+	case TrueFalse:
+		return "truth"
+	case Matching:
+		return "matches"
+	case Description:
+		return ""
+	}
+	return "text"
+}
+
 // Check tells whether r is a well-formed response to q (it says nothing of
-// its being right).
+// its being right); a response in another field than the question's is a
+// *ShapeError.
 func (q Question) Check(r Response) error {
 	if len(r.Text) > MaxResponseText {
 		return fmt.Errorf("the answer is longer than %d characters", MaxResponseText)
+	}
+	if want := q.responseField(); want != "" {
+		given := map[string]bool{"choices": r.Choices != nil, "text": r.Text != "", "truth": r.Truth != nil, "matches": r.Matches != nil}
+		for field, set := range given {
+			if set && field != want {
+				return &ShapeError{Want: want, Type: q.Type}
+			}
+		}
 	}
 	switch q.Type {
 	case MultipleChoice:

@@ -6,11 +6,15 @@ import (
 	"compress/flate"
 	"context"
 	"hash/crc32"
+	"os"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/blob"
+	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
+	"github.com/lms-platform/lms/internal/kinds/interactive/interactivetest"
 )
 
 // withRawEntry copies a package entry by entry, as stored, and adds one
@@ -92,12 +96,12 @@ func TestLyingZipEntries(t *testing.T) {
 		status            int
 		code              string
 	}{
-		{"library file longer than declared", "/h5p/contents/upload", "h5p_file", longer("H5P.TrueFalse-1.6/lie.js"), 413, h5ppackage.CodeFileTooLarge},
+		{"library file longer than declared", "/h5p/contents/upload", "h5p_file", longer("H5P.TrueFalse-1.6/lie.js"), 422, h5ppackage.CodeSizeMismatch},
 		{"library file with a bad checksum", "/h5p/libraries", "file", badSum("H5P.TrueFalse-1.6/lie.js"), 422, h5ppackage.CodeCorruptArchive},
-		{"content file longer than declared", "/h5p/contents/upload", "h5p_file", longer("content/images/lie.png"), 413, h5ppackage.CodeFileTooLarge},
-		{"content file declared empty", "/h5p/contents/upload", "h5p_file", empty("content/images/lie.png"), 413, h5ppackage.CodeFileTooLarge},
+		{"content file longer than declared", "/h5p/contents/upload", "h5p_file", longer("content/images/lie.png"), 422, h5ppackage.CodeSizeMismatch},
+		{"content file declared empty", "/h5p/contents/upload", "h5p_file", empty("content/images/lie.png"), 422, h5ppackage.CodeSizeMismatch},
 		{"content file with a bad checksum", "/h5p/contents/upload", "h5p_file", badSum("content/images/lie.png"), 422, h5ppackage.CodeCorruptArchive},
-		{"editor upload longer than declared", "/h5p/ajax?action=library-upload", "h5p", longer("content/images/lie.png"), 413, h5ppackage.CodeFileTooLarge},
+		{"editor upload longer than declared", "/h5p/ajax?action=library-upload", "h5p", longer("content/images/lie.png"), 422, h5ppackage.CodeSizeMismatch},
 	}
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		admin := env.As("admin")
@@ -122,6 +126,55 @@ func TestLyingZipEntries(t *testing.T) {
 		}
 		if res := get(env, env.Host, "/h5p/contents", admin.Token, nil); len(ids(res)) != 0 {
 			t.Errorf("contents created: %s", res.Body)
+		}
+	})
+}
+
+// TestLyingEntryEveryKind: the zip packages of the other kinds share the
+// reader, so an entry whose header under-states its data is refused by
+// each upload alike: 422 naming the entry (the archive is invalid, not
+// too large), nothing stored. Blob stores copy exactly the declared size,
+// so before the reader looked ahead the SCORM and interactive uploads
+// stored the file cut short and answered 201, and cmi5, which copies to
+// the end, answered 413.
+func TestLyingEntryEveryKind(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 8<<10)
+	const declared = 1000
+	lie := func(pkg []byte, name string) []byte {
+		return withRawEntry(t, pkg, &zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(data[:declared]),
+			CompressedSize64: uint64(len(deflate(t, data))), UncompressedSize64: declared}, deflate(t, data))
+	}
+	read := func(rel string) []byte {
+		b, err := os.ReadFile(fixtures.Path(t, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	scormPkg := lie(read("scorm/RuntimeBasicCalls_SCORM12.zip"), "shared/lie.js")
+	cmi5Pkg := lie(read("cmi5/single_au_basic_responsive.zip"), "js/lie.js")
+	appPkg := lie(interactivetest.Zip(t, map[string]string{"lms-interactive.json": interactivetest.Manifest,
+		"index.html": interactivetest.Page}), "lie.js")
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx, admin := t.Context(), env.ClientAs("admin")
+		file := func(name string, b []byte) *client.File { return &client.File{Name: name, Content: bytes.NewReader(b)} }
+		check := func(kind, entry string, err error) {
+			t.Helper()
+			e := apitest.Refused(t, err, 422)
+			if !apitest.Says(e, entry) || !apitest.Says(e, "holds more data than the archive declares") {
+				t.Errorf("%s: %v, want the entry %s named", kind, e, entry)
+			}
+		}
+		_, err := admin.PostAdminScormUpload(ctx, client.PostAdminScormUploadForm{Package: file("golf.zip", scormPkg)})
+		check("SCORM", "shared/lie.js", err)
+		_, err = admin.PostAdminCmi5(ctx, client.PostAdminCmi5Form{Package: file("course.zip", cmi5Pkg)})
+		check("cmi5", "js/lie.js", err)
+		_, err = admin.PostAdminInteractive(ctx, client.PostAdminInteractiveForm{File: file("app.zip", appPkg)})
+		check("interactive", "lie.js", err)
+		for _, prefix := range []string{"scorm/", "cmi5/", "interactive/"} {
+			if n := blobCount(t, env, prefix); n != 0 {
+				t.Errorf("%d files stored under %s", n, prefix)
+			}
 		}
 	})
 }

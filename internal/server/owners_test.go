@@ -83,11 +83,12 @@ var owners = map[string]string{
 	"topic_resources":     "topics",
 	"project_submissions": "topics",
 	// quiz: attempts and their answers
-	"quiz_attempts":  "kinds/quiz",
-	"quiz_answers":   "kinds/quiz",
-	"scorm_packages": "kinds/scorm",
-	"scorm_scos":     "kinds/scorm",
-	"scorm_tracks":   "kinds/scorm",
+	"quiz_attempts":    "kinds/quiz",
+	"quiz_answers":     "kinds/quiz",
+	"scorm_packages":   "kinds/scorm",
+	"scorm_scos":       "kinds/scorm",
+	"scorm_tracks":     "kinds/scorm",
+	"scorm_objectives": "kinds/scorm",
 	// learning: progress, and the program cache's version counters
 	"course_progress":      "learning",
 	"topic_progress":       "learning",

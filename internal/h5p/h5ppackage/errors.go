@@ -46,6 +46,7 @@ const (
 	CodeFileTooLarge           = "file-size-too-large"
 	CodeTotalTooLarge          = "total-size-too-large"
 	CodeContentTooLarge        = "content-too-large"
+	CodeSizeMismatch           = "file-size-mismatch"
 	CodeUnsafePath             = "unsafe-path"
 	CodeSymlink                = "symlink"
 	CodeNotRegularFile         = "not-regular-file"

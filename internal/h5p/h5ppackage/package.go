@@ -307,8 +307,9 @@ func (p *Package) Size(name string) (int64, bool) {
 }
 
 // Open streams one file of the package, name being its full path in the
-// archive ("content/images/a.jpg"). The reader stops with a TooLarge
-// *Error as soon as the data runs past the declared size, and with a
+// archive ("content/images/a.jpg"). The reader stops with an Invalid
+// *Error (CodeSizeMismatch) as soon as the data runs past the declared
+// size, and with a
 // Corrupt *Error on short data, bad compressed data or a checksum mismatch.
 // An unknown name gives an error wrapping fs.ErrNotExist.
 func (p *Package) Open(name string) (io.ReadCloser, error) {
@@ -317,6 +318,33 @@ func (p *Package) Open(name string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("h5p package: %s: %w", name, fs.ErrNotExist)
 	}
 	return p.open(f, nil)
+}
+
+// Store hands the file name of the package, with its declared size, to
+// put (which writes it to a blob store), then checks that the entry ended
+// there whole and with its checksum: stores read exactly the declared size
+// and never ask, or drop the error of their last read as io.CopyN does,
+// so an entry longer than its header, or with a wrong checksum, would be
+// stored cut short as if it were sound. The *Error of such an entry is
+// returned whatever put returned.
+func (p *Package) Store(name string, put func(r io.Reader, size int64) error) error {
+	size, _ := p.Size(name)
+	r, err := p.Open(name)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	err = put(r, size)
+	if _, end := r.Read(make([]byte, 1)); end != io.EOF {
+		var pe *Error
+		if errors.As(end, &pe) {
+			return pe
+		}
+		if err == nil {
+			err = end
+		}
+	}
+	return err
 }
 
 // open streams an entry. With an inflater, the entry is decompressed by
@@ -378,8 +406,7 @@ func (r *entryReader) Read(b []byte) (int, error) {
 		n = int(r.size - r.n)
 		r.hash.Write(b[:n])
 		r.n += int64(n)
-		r.err = single(TooLarge, Problem{Code: CodeFileTooLarge, File: r.name,
-			Message: fmt.Sprintf("File %s holds more data than the archive declares (%d bytes).", quote(r.name), r.size)})
+		r.err = r.longer()
 		return n, r.err
 	}
 	r.hash.Write(b[:n])
@@ -400,6 +427,14 @@ func (r *entryReader) Read(b []byte) (int, error) {
 		return n, r.err
 	}
 	return n, nil
+}
+
+// longer is the error of an entry whose data runs past the size its
+// header declares: the archive is invalid (422 naming the entry), not too
+// large, whatever the size.
+func (r *entryReader) longer() error {
+	return single(Invalid, Problem{Code: CodeSizeMismatch, File: r.name,
+		Message: fmt.Sprintf("File %s holds more data than the archive declares (%d bytes): the archive is invalid.", quote(r.name), r.size)})
 }
 
 func (r *entryReader) corrupt(why string) error {

@@ -503,12 +503,12 @@ func TestLyingUncompressedSize(t *testing.T) {
 	if n != 100 {
 		t.Errorf("read %d bytes, want the declared 100", n)
 	}
-	wantProblem(t, err, TooLarge, CodeFileTooLarge, "content/video.mp4")
+	wantProblem(t, err, Invalid, CodeSizeMismatch, "content/video.mp4")
 
 	// Validation reads JSON files and meets the same cap.
 	lyingJSON := buildZip(t, minimal()[0], lying("content/content.json"), minimal()[2], minimal()[3])
 	_, err = check(t, lyingJSON, Limits{}, Options{})
-	wantProblem(t, err, TooLarge, CodeFileTooLarge, "content/content.json")
+	wantProblem(t, err, Invalid, CodeSizeMismatch, "content/content.json")
 }
 
 // A reader that takes exactly the declared size, as a blob store given

@@ -273,36 +273,21 @@ func (s *Store) checkInstalled(ctx context.Context, t *platform.Tenant, p *h5ppa
 	return e
 }
 
-// putFromPackage stores the package file name at key, refusing an entry
-// whose data does not match its header.
+// putFromPackage stores the package file name at key, refusing (and
+// removing) an entry whose data does not match its header.
 func putFromPackage(ctx context.Context, t *platform.Tenant, p *h5ppackage.Package, name, key string) error {
-	size, _ := p.Size(name)
-	r, err := p.Open(name)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if err := t.Blob.Put(ctx, key, r, size, contentType(name)); err != nil {
-		return err
-	}
-	if err := entryEnd(r); err != nil {
+	stored := false
+	err := p.Store(name, func(r io.Reader, size int64) error {
+		if err := t.Blob.Put(ctx, key, r, size, contentType(name)); err != nil {
+			return err
+		}
+		stored = true
+		return nil
+	})
+	if err != nil && stored {
 		_ = t.Blob.Delete(background(ctx), key)
-		return err
 	}
-	return nil
-}
-
-// entryEnd asks a package file's reader, after a blob store took the
-// declared size from it, whether the entry ends there whole and with its
-// checksum. Stores read exactly the declared size and never ask (or drop
-// the error of their last read, as io.CopyN and io.ReadFull do), so an
-// entry longer than its header, or with a wrong checksum, would be stored
-// as if it were sound.
-func entryEnd(r io.Reader) error {
-	if _, err := r.Read(make([]byte, 1)); err != io.EOF {
-		return err
-	}
-	return nil
+	return err
 }
 
 func copyBlob(ctx context.Context, t *platform.Tenant, from, to string) error {

@@ -222,18 +222,16 @@ func (s *Store) SavePackageTempFiles(ctx context.Context, t *platform.Tenant, us
 // p as a temporary file and returns its path below TempPrefix.
 func (s *Store) savePackageTempFile(ctx context.Context, t *platform.Tenant, userID int64, p *h5ppackage.Package, f string) (string, error) {
 	name := "content/" + f
-	size, _ := p.Size(name)
-	r, err := p.Open(name)
+	var temp string
+	err := p.Store(name, func(r io.Reader, size int64) error {
+		var err error
+		temp, err = s.SaveTempFile(ctx, t, userID, path.Base(f), r, size, contentType(f))
+		return err
+	})
 	if err != nil {
-		return "", fmt.Errorf("h5pstore: read %s: %w", name, err)
-	}
-	defer r.Close()
-	temp, err := s.SaveTempFile(ctx, t, userID, path.Base(f), r, size, contentType(f))
-	if err != nil {
-		return "", err
-	}
-	if err := entryEnd(r); err != nil {
-		s.deleteTempFiles(background(ctx), t, []string{temp})
+		if temp != "" {
+			s.deleteTempFiles(background(ctx), t, []string{temp})
+		}
 		return "", err
 	}
 	return temp, nil

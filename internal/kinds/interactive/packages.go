@@ -262,16 +262,12 @@ func readManifest(zp *h5ppackage.Package) (Manifest, error) {
 // put extracts one file of the archive to the blob store.
 func put(ctx context.Context, t *platform.Tenant, zp *h5ppackage.Package, prefix, name string) (int64, error) {
 	size, _ := zp.Size(name)
-	rc, err := zp.Open(name)
-	if err != nil {
-		return 0, h5ppackage.AsAPIError("file", err)
-	}
-	defer rc.Close()
 	ctype := mime.TypeByExtension(strings.ToLower(path.Ext(name)))
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
-	if err := t.Blob.Put(ctx, prefix+name, rc, size, ctype); err != nil {
+	err := zp.Store(name, func(r io.Reader, size int64) error { return t.Blob.Put(ctx, prefix+name, r, size, ctype) })
+	if err != nil {
 		if pe := h5ppackage.AsAPIError("file", err); pe != err {
 			return 0, pe
 		}

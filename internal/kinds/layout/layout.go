@@ -77,8 +77,9 @@ func (*Kind) Name() string  { return "layout" }
 // update sending neither keeps the old value; one sent alone is checked
 // with the other kept.
 func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, in content.Input) (json.RawMessage, error) {
-	docText, hasDoc := in.Text("document")
-	fallback, hasFallback := in.Text("fallback")
+	// Sent: a document or fallback sent empty is checked, and refused.
+	docText, hasDoc := in.Sent("document")
+	fallback, hasFallback := in.Sent("fallback")
 	if !hasDoc && !hasFallback && old != nil {
 		return old, nil
 	}

@@ -249,17 +249,12 @@ func (s *Service) store(ctx context.Context, t *platform.Tenant, md []byte, zp *
 }
 
 func putAsset(ctx context.Context, t *platform.Tenant, zp *h5ppackage.Package, prefix, name string) error {
-	size, _ := zp.Size(name)
-	rc, err := zp.Open(name)
-	if err != nil {
-		return h5ppackage.AsAPIError("file", err)
-	}
-	defer rc.Close()
 	ctype := mime.TypeByExtension(strings.ToLower(path.Ext(name)))
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
-	if err := t.Blob.Put(ctx, prefix+name, rc, size, ctype); err != nil {
+	err := zp.Store(name, func(r io.Reader, size int64) error { return t.Blob.Put(ctx, prefix+name, r, size, ctype) })
+	if err != nil {
 		if e := h5ppackage.AsAPIError("file", err); e != err {
 			return e
 		}

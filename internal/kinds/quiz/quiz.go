@@ -9,6 +9,7 @@ package quiz
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -218,6 +219,11 @@ func (s *Service) SaveAnswer(ctx context.Context, t *platform.Tenant, p *access.
 		return SavedAnswer{}, apperr.Field("question_id", "The question_id must name a question of this attempt.")
 	}
 	if err := q.Q.Check(r); err != nil {
+		var shape *gift.ShapeError
+		if errors.As(err, &shape) {
+			return SavedAnswer{}, apperr.Field("answer."+shape.Want,
+				fmt.Sprintf("This question (%s) takes its answer in answer.%s.", shape.Type, shape.Want))
+		}
 		return SavedAnswer{}, apperr.Field("answer", "The answer does not fit the question: "+err.Error()+".")
 	}
 	ans := Answer{QuestionID: questionID, Response: r, UpdatedAt: now}

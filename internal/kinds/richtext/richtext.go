@@ -52,6 +52,10 @@ func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in cont
 			htmlText, hasHTML = s, true
 		}
 	}
+	if _, sent := in.Sent("html", "markdown"); sent && !hasHTML && !hasMD {
+		// Sent empty, not left out: an update cannot empty the text.
+		return nil, apperr.Field("html", "The html or markdown field must not be empty.")
+	}
 	if !hasHTML && !hasMD {
 		if old != nil {
 			return old, nil

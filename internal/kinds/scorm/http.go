@@ -2,6 +2,7 @@ package scorm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
 	"strconv"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -55,18 +57,21 @@ type launchInput struct {
 
 type tokenInput struct {
 	SCO   int64  `path:"sco" doc:"SCO id; the tracking token must be for it."`
-	Token string `header:"X-Lms-Tracking-Token" required:"true" doc:"The tracking token of POST /api/scorm/launch/{sco}."`
+	Token string `header:"X-Lms-Tracking-Token" hidden:"true"`
 }
 
+// commitInput reads the body itself (CommitInput, see readCommit): huma
+// would name an unexpected member under the remnants of the previous one
+// when the members' names hold dots, as CMI elements do.
 type commitInput struct {
-	SCO   int64  `path:"sco" doc:"SCO id; the tracking token must be for it."`
-	Token string `header:"X-Lms-Tracking-Token" required:"true" doc:"The tracking token of POST /api/scorm/launch/{sco}."`
-	Body  CommitInput
+	SCO     int64  `path:"sco" doc:"SCO id; the tracking token must be for it."`
+	Token   string `header:"X-Lms-Tracking-Token" hidden:"true"`
+	RawBody []byte
 }
 
 type navigateInput struct {
 	SCO   int64  `path:"sco" doc:"SCO id; the tracking token must be for it."`
-	Token string `header:"X-Lms-Tracking-Token" required:"true" doc:"The tracking token of POST /api/scorm/launch/{sco}."`
+	Token string `header:"X-Lms-Tracking-Token" hidden:"true"`
 	Body  struct {
 		Action string `json:"action" enum:"continue,previous,choice,exit" doc:"Flow to the next or previous SCO, a choice from the table of contents, or exit (the SCO terminated without a request)."`
 		Target string `json:"target,omitempty" maxLength:"4000" doc:"The identifier of the chosen item (choice)."`
@@ -187,8 +192,13 @@ func Routes(api huma.API, s *Service) {
 		if err != nil {
 			return nil, err
 		}
-		return answer(s.Commit(ctx, t, k, in.Body))
+		body, err := readCommit(in.RawBody)
+		if err != nil {
+			return nil, err
+		}
+		return answer(s.Commit(ctx, t, k, body))
 	})
+	describeCommit(api)
 	httpx.Handle(api, route(http.MethodPost, "/api/scorm/tracks/{sco}/navigate", httpx.AnyToken, "Go to another SCO of the package",
 		"Tracking route (X-Lms-Tracking-Token): continue, previous, a choice from the table of contents, or exit, as the package's "+
 			"navigation allows (1.2 prerequisites; 2004 control modes, pre-condition rules and attempt limits). The attempt on the SCO "+
@@ -263,6 +273,7 @@ func Routes(api huma.API, s *Service) {
 				}
 			}}, nil
 		})
+	describeToken(api)
 }
 
 func answer[T any](v T, err error) (*httpx.Response[T], error) {
@@ -324,4 +335,88 @@ func describeUpload(api huma.API) {
 			Properties: map[string]*huma.Schema{"package": {Type: huma.TypeString, Format: "binary",
 				Description: "The SCORM package, a .zip file."}}}},
 	}}
+}
+
+// trackingRoutes are the routes a tracking token opens, by method.
+var trackingRoutes = map[string]string{
+	"/api/scorm/tracks/{sco}":          http.MethodGet,
+	"/api/scorm/tracks/{sco}/commit":   http.MethodPost,
+	"/api/scorm/tracks/{sco}/navigate": http.MethodPost,
+}
+
+// describeToken documents the tracking token header, which the handlers
+// read themselves: huma would answer a request without it 422, where a
+// missing token, like an invalid one, is 401 (readTicket).
+func describeToken(api huma.API) {
+	for path, method := range trackingRoutes {
+		item := api.OpenAPI().Paths[path]
+		if item == nil {
+			continue
+		}
+		op := item.Get
+		if method == http.MethodPost {
+			op = item.Post
+		}
+		if op == nil {
+			continue
+		}
+		op.Parameters = append(op.Parameters, &huma.Param{Name: TokenHeader, In: "header", Required: true,
+			Description: "The tracking token of POST /api/scorm/launch/{sco}; without it the answer is 401.",
+			Schema:      &huma.Schema{Type: huma.TypeString}})
+	}
+}
+
+// describeCommit documents the commit's JSON body, which the handler
+// reads itself (readCommit).
+func describeCommit(api huma.API) {
+	item := api.OpenAPI().Paths["/api/scorm/tracks/{sco}/commit"]
+	if item == nil || item.Post == nil {
+		return
+	}
+	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[CommitInput](), true, "")
+	item.Post.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
+		"application/json": {Schema: schema}}}
+}
+
+// readCommit reads a commit's body as CommitInput, naming each member
+// that is wrong or not allowed as it was sent.
+func readCommit(raw []byte) (CommitInput, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
+		return CommitInput{}, apperr.New(apperr.BadRequest, "The request body is not valid JSON.")
+	}
+	fields := map[string][]string{}
+	var in CommitInput
+	for name, v := range members {
+		var err error
+		switch name {
+		case "seq":
+			err = json.Unmarshal(v, &in.Seq)
+			if err == nil && in.Seq < 1 {
+				fields[name] = append(fields[name], "The seq field must be at least 1.")
+			}
+		case "terminate":
+			err = json.Unmarshal(v, &in.Terminate)
+		case "cmi":
+			err = json.Unmarshal(v, &in.CMI)
+			if err == nil && in.CMI == nil {
+				err = errors.New("null")
+			}
+		default:
+			fields[name] = append(fields[name], fmt.Sprintf("The %s field is not allowed; the CMI data model goes in cmi.", name))
+			continue
+		}
+		if err != nil {
+			fields[name] = append(fields[name], fmt.Sprintf("The %s field is invalid.", name))
+		}
+	}
+	for _, name := range []string{"seq", "cmi"} {
+		if _, ok := members[name]; !ok {
+			fields[name] = append(fields[name], fmt.Sprintf("The %s field is required.", name))
+		}
+	}
+	if len(fields) > 0 {
+		return CommitInput{}, apperr.Validation(fields)
+	}
+	return in, nil
 }

@@ -85,7 +85,11 @@ func (s *Service) Player(ctx context.Context, t *platform.Tenant, k ticket) ([]b
 		credit = "no-credit"
 	}
 	is2004 := manifest.Is2004(pkg.Version)
-	tree := newTree(pkg, tracks)
+	state, globals, err := learnerState(ctx, t.DB, pkg, k.UserID, k.TopicID, k.SCOID)
+	if err != nil {
+		return nil, err
+	}
+	tree := newTree(pkg, state, globals)
 	rt := runtime{Version: "1.2", Title: pkg.Title, SCO: sco.Item.Title, SCOID: sco.ID, Identifier: sco.Item.Identifier,
 		ScormType: sco.Item.ScormType, Token: k.sign(t), TokenHeader: TokenHeader,
 		TrackURL:   "/api/scorm/tracks/" + strconv.FormatInt(sco.ID, 10),

@@ -16,7 +16,8 @@ import (
 )
 
 // DeletePackage removes an uploaded package that no topic plays: its
-// files, its row, its SCOs and the tracks left on them. Admins delete
+// files, its row, its SCOs, the tracks left on them and the learners'
+// global objectives of it. Admins delete
 // any package; tutors those they uploaded. While a topic plays it the
 // answer is 409 with details.topics naming them.
 func (s *Service) DeletePackage(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64) error {
@@ -48,6 +49,9 @@ func (s *Service) DeletePackage(ctx context.Context, t *platform.Tenant, p *acce
 		if _, err := tx.ExecContext(ctx, `DELETE FROM scorm_tracks WHERE sco_id IN (SELECT id FROM scorm_scos WHERE package_id = $1)`,
 			id); err != nil {
 			return fmt.Errorf("scorm: delete tracks of %d: %w", id, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM scorm_objectives WHERE package_id = $1`, id); err != nil {
+			return fmt.Errorf("scorm: delete global objectives of %d: %w", id, err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM scorm_scos WHERE package_id = $1`, id); err != nil {
 			return fmt.Errorf("scorm: delete scos of %d: %w", id, err)

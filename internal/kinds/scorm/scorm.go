@@ -199,17 +199,13 @@ func (s *Service) extract(ctx context.Context, t *platform.Tenant, pkg *h5ppacka
 		if strings.HasSuffix(name, "/") {
 			continue
 		}
-		size, _ := pkg.Size(name)
-		r, err := pkg.Open(name)
-		if err != nil {
-			return h5ppackage.AsAPIError("package", err)
-		}
 		ct := mime.TypeByExtension(path.Ext(name))
 		if ct == "" {
 			ct = "application/octet-stream"
 		}
-		err = t.Blob.Put(ctx, prefix+name, r, size, ct)
-		r.Close()
+		err := pkg.Store(name, func(r io.Reader, size int64) error {
+			return t.Blob.Put(ctx, prefix+name, r, size, ct)
+		})
 		if err != nil {
 			return h5ppackage.AsAPIError("package", fmt.Errorf("scorm: store %s: %w", name, err))
 		}

@@ -129,13 +129,14 @@ func (n *node) attemptsLeft() bool {
 // whatever the last one left (a retry or retryAll rule ended it).
 const exitRetry = "retry"
 
-// resetForRetry stores what retryTarget did to the tracks: the statuses
-// and data of the ended attempt are gone, and the next launch of each
-// starts a new attempt.
-func resetForRetry(ctx context.Context, t *platform.Tenant, leaves []*node, now time.Time) error {
+// resetForRetry stores what retryTarget did to the tracks of the topic:
+// the statuses and data of the ended attempt are gone, and the next
+// launch of each starts a new attempt. Tracks of the package's SCOs in
+// other topics keep their attempts.
+func resetForRetry(ctx context.Context, t *platform.Tenant, topicID int64, leaves []*node, now time.Time) error {
 	return t.Tx(ctx, func(tx *sqldb.Tx) error {
 		for _, l := range leaves {
-			if l.track == nil {
+			if l.track == nil || l.track.TopicID != topicID {
 				continue
 			}
 			_, err := tx.ExecContext(ctx, `UPDATE scorm_tracks SET cmi = '{}', completion = 'not attempted', success = 'unknown',
@@ -167,11 +168,11 @@ func (s *Service) Navigate(ctx context.Context, t *platform.Tenant, k ticket, ac
 	if !ok {
 		return ScoLaunch{}, errSCOMissing
 	}
-	tracks, err := tracksOfTopic(ctx, t.DB, k.TopicID, k.UserID)
+	tracks, globals, err := learnerState(ctx, t.DB, pkg, k.UserID, k.TopicID, k.SCOID)
 	if err != nil {
 		return ScoLaunch{}, err
 	}
-	tree := newTree(pkg, tracks)
+	tree := newTree(pkg, tracks, globals)
 	leaf := tree.byID[cur.Item.Identifier]
 	if leaf == nil || leaf.sco == nil {
 		return ScoLaunch{}, errSCOMissing
@@ -204,7 +205,7 @@ func (s *Service) Navigate(ctx context.Context, t *platform.Tenant, k ticket, ac
 		if err != nil {
 			return ScoLaunch{}, err
 		}
-		if err := resetForRetry(ctx, t, reset, s.Clock.Now().UTC()); err != nil {
+		if err := resetForRetry(ctx, t, k.TopicID, reset, s.Clock.Now().UTC()); err != nil {
 			return ScoLaunch{}, err
 		}
 		return s.deliver(ctx, t, k, value, next, e.rule)

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/kinds/scorm/manifest"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
-	"time"
+	"github.com/lms-platform/lms/internal/topics"
 )
 
 // storedPackage is a package row with its parsed manifest and SCOs.
@@ -292,4 +295,88 @@ func userTracks(ctx context.Context, q sqldb.Querier, userID int64) ([]Track, er
 		out = append(out, t)
 	}
 	return out, rows.Err()
+}
+
+// learnerState is what sequencing reads of a learner in a package, from
+// the topic being played: per SCO, the track that decides its status,
+// and the learner's global objectives. The SCO being played (playing)
+// is read from its track in this topic; every other SCO from the learner's
+// track furthest along among the topics of the same course that played
+// it (completed or passed before any other status, an attempted one before
+// one not attempted, then the latest), so that a package whose SCOs are
+// played by several topics (module 1 in one, module 2 in the next) unlocks
+// as one package.
+func learnerState(ctx context.Context, q sqldb.Querier, pkg storedPackage, userID, topicID, playing int64) (map[int64]track,
+	map[string]objState, error) {
+	own, err := tracksOfTopic(ctx, q, topicID, userID)
+	if err != nil {
+		return nil, nil, err
+	}
+	course, err := topics.CourseOf(ctx, q, topicID)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+trackColumns+` FROM scorm_tracks
+		WHERE user_id = $1 AND topic_id <> $2 AND sco_id IN (SELECT id FROM scorm_scos WHERE package_id = $3)`,
+		userID, topicID, pkg.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("scorm: tracks of package %d: %w", pkg.ID, err)
+	}
+	var others []track
+	for rows.Next() {
+		tr, err := scanTrack(rows)
+		if err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		others = append(others, tr)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	out := map[int64]track{}
+	for id, tr := range own {
+		out[id] = tr
+	}
+	inCourse := map[int64]bool{}
+	for _, tr := range others {
+		if tr.SCOID == playing {
+			continue
+		}
+		in, seen := inCourse[tr.TopicID]
+		if !seen {
+			c, err := topics.CourseOf(ctx, q, tr.TopicID)
+			if err != nil && !apperr.Is(err, apperr.NotFound) {
+				return nil, nil, err
+			}
+			in = err == nil && c == course
+			inCourse[tr.TopicID] = in
+		}
+		if cur, ok := out[tr.SCOID]; in && (!ok || further(tr, cur)) {
+			out[tr.SCOID] = tr
+		}
+	}
+	globals, err := loadGlobals(ctx, q, userID, pkg.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, globals, nil
+}
+
+// further tells whether track a is further along than b.
+func further(a, b track) bool {
+	rank := func(tr track) int {
+		switch {
+		case done(tr.Completion, tr.Success):
+			return 2
+		case tr.Completion != "not attempted":
+			return 1
+		}
+		return 0
+	}
+	if ra, rb := rank(a), rank(b); ra != rb {
+		return ra > rb
+	}
+	return a.UpdatedAt.After(b.UpdatedAt)
 }

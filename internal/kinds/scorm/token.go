@@ -56,6 +56,9 @@ func mac(key []byte, purpose, text string) string {
 
 // readTicket checks a token for the SCO of the route.
 func readTicket(t *platform.Tenant, token string, scoID int64, now time.Time) (ticket, error) {
+	if token == "" {
+		return ticket{}, apperr.New(apperr.Unauthorized, "The tracking token is missing: send it as "+TokenHeader+".")
+	}
 	enc, sig, ok := strings.Cut(token, ".")
 	if !ok || len(token) > 512 {
 		return ticket{}, errTicket

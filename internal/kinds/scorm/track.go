@@ -111,7 +111,11 @@ func (s *Service) open(ctx context.Context, t *platform.Tenant, userID, topicID 
 		return ScoLaunch{}, err
 	}
 	if !preview {
-		if err := newTree(pkg, tracks).enter(sco.Item.Identifier); err != nil {
+		state, globals, err := learnerState(ctx, t.DB, pkg, userID, topicID, scoID)
+		if err != nil {
+			return ScoLaunch{}, err
+		}
+		if err := newTree(pkg, state, globals).enter(sco.Item.Identifier); err != nil {
 			return ScoLaunch{}, err
 		}
 	}
@@ -230,6 +234,9 @@ func (s *Service) Commit(ctx context.Context, t *platform.Tenant, k ticket, in C
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		var err error
 		if applied, err = commitTrack(ctx, tx, tr, k.Session, in.Seq, now); err != nil || !applied || k.Preview {
+			return err
+		}
+		if err := writeGlobals(ctx, tx, pkg, sco, k, now); err != nil {
 			return err
 		}
 		// The time lands with the commit that measured it: a commit

@@ -2,6 +2,7 @@ package scorm
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/lms-platform/lms/internal/apperr"
@@ -21,6 +22,8 @@ type tree struct {
 	byID       map[string]*node
 	leaves     []*node
 	collection map[string]*manifest.Sequencing
+	// globals are the learner's global objectives of the package.
+	globals map[string]objState
 }
 
 type node struct {
@@ -31,11 +34,13 @@ type node struct {
 	sco      *storedSCO
 	track    *track
 	depth    int
+	tree     *tree
 }
 
-func newTree(pkg storedPackage, tracks map[int64]track) *tree {
+func newTree(pkg storedPackage, tracks map[int64]track, globals map[string]objState) *tree {
 	m := pkg.Manifest
-	t := &tree{is2004: manifest.Is2004(pkg.Version), byID: map[string]*node{}, collection: map[string]*manifest.Sequencing{}}
+	t := &tree{is2004: manifest.Is2004(pkg.Version), byID: map[string]*node{}, collection: map[string]*manifest.Sequencing{},
+		globals: globals}
 	for i := range m.SequencingCollection {
 		s := &m.SequencingCollection[i]
 		t.collection[s.ID] = s
@@ -45,11 +50,11 @@ func newTree(pkg storedPackage, tracks map[int64]track) *tree {
 		scos[pkg.SCOs[i].Item.Identifier] = &pkg.SCOs[i]
 	}
 	org := m.Default()
-	t.root = &node{item: manifest.Item{Identifier: org.Identifier, Title: org.Title}, seq: t.resolve(org.Sequencing), depth: -1}
+	t.root = &node{item: manifest.Item{Identifier: org.Identifier, Title: org.Title}, seq: t.resolve(org.Sequencing), depth: -1, tree: t}
 	var add func(parent *node, items []manifest.Item)
 	add = func(parent *node, items []manifest.Item) {
 		for _, it := range items {
-			n := &node{item: it, parent: parent, seq: t.resolve(it.Sequencing), depth: parent.depth + 1}
+			n := &node{item: it, parent: parent, seq: t.resolve(it.Sequencing), depth: parent.depth + 1, tree: t}
 			if s, ok := scos[it.Identifier]; ok {
 				n.sco = s
 				if tr, ok := tracks[s.ID]; ok {
@@ -91,6 +96,9 @@ func (t *tree) resolve(s *manifest.Sequencing) *manifest.Sequencing {
 	if out.Objectives == nil {
 		out.Objectives = base.Objectives
 	}
+	if out.ADLObjectives == nil {
+		out.ADLObjectives = base.ADLObjectives
+	}
 	if out.DeliveryControls == nil {
 		out.DeliveryControls = base.DeliveryControls
 	}
@@ -130,38 +138,18 @@ func (n *node) satisfied() bool {
 
 // progress is the activity's completion: whether it is known, and
 // whether it is completed. A SCO's comes from its track (not attempted
-// and unknown are not known); a cluster's from rollup.
+// and unknown are not known), a cluster's from rollup; a global
+// objective that the primary objective reads (4th edition) overrides it.
 func (n *node) progress() (known, completed bool) {
-	if n.sco != nil {
-		if n.track == nil {
-			return false, false
-		}
-		switch n.track.Completion {
-		case "completed", "passed":
-			return true, true
-		case "not attempted", "unknown", "":
-			return false, false
-		}
-		return true, false
-	}
-	return n.rollup(n.progressRules(), "completed", "incomplete")
+	st := n.objectiveState("")
+	return st.progressKnown, st.completed
 }
 
-// objective is the activity's satisfaction, known or not.
+// objective is the activity's satisfaction, known or not: its primary
+// objective's, read from a global objective when it maps one.
 func (n *node) objective() (known, satisfied bool) {
-	if n.sco != nil {
-		if n.track == nil {
-			return false, false
-		}
-		switch {
-		case n.track.Success == "passed" || n.track.Completion == "passed":
-			return true, true
-		case n.track.Success == "failed" || n.track.Completion == "failed":
-			return true, false
-		}
-		return false, false
-	}
-	return n.rollup(n.objectiveRules(), "satisfied", "notSatisfied")
+	st := n.objectiveState("")
+	return st.known, st.satisfied
 }
 
 // Rollup (SN book, Overall Rollup Process, without measures): the
@@ -283,7 +271,7 @@ func (n *node) rollupHolds(combination string, cs []manifest.Condition) bool {
 	}
 	all := strings.EqualFold(combination, "all")
 	for _, c := range cs {
-		v := n.condition(c.Condition)
+		v := n.condition(c)
 		if strings.EqualFold(c.Operator, "not") {
 			v = !v
 		}
@@ -353,7 +341,7 @@ func (n *node) holds(cs manifest.Conditions) bool {
 	all := !strings.EqualFold(cs.Combination, "any")
 	result := all
 	for _, c := range cs.List {
-		v := n.condition(c.Condition)
+		v := n.condition(c)
 		if strings.EqualFold(c.Operator, "not") {
 			v = !v
 		}
@@ -366,26 +354,53 @@ func (n *node) holds(cs manifest.Conditions) bool {
 	return result
 }
 
-func (n *node) condition(name string) bool {
-	switch name {
+// condition evaluates a rule condition on the activity. Conditions on
+// objectives read the referenced objective (the primary one when none is
+// named); completed and activityProgressKnown read the activity's
+// progress, or, when they reference another of its objectives, that
+// objective's completion status (4th edition).
+func (n *node) condition(c manifest.Condition) bool {
+	ref := c.ReferencedObjective
+	st := func() objState { return n.objectiveState(ref) }
+	_, primary := n.objectiveDef(ref)
+	switch c.Condition {
 	case "always":
 		return true
 	case "completed":
+		if !primary {
+			s := st()
+			return s.progressKnown && s.completed
+		}
 		return n.completed()
 	case "activityProgressKnown":
+		if !primary {
+			return st().progressKnown
+		}
 		known, _ := n.progress()
 		return known
 	case "satisfied":
-		return n.satisfied()
+		s := st()
+		return s.known && s.satisfied
 	case "objectiveStatusKnown":
-		known, _ := n.objective()
-		return known
+		return st().known
+	case "objectiveMeasureKnown":
+		return st().measure != nil
+	case "objectiveMeasureGreaterThan", "objectiveMeasureLessThan":
+		m := st().measure
+		threshold, err := strconv.ParseFloat(strings.TrimSpace(c.MeasureThreshold), 64)
+		if m == nil || err != nil {
+			return false
+		}
+		if c.Condition == "objectiveMeasureGreaterThan" {
+			return *m > threshold
+		}
+		return *m < threshold
 	case "attempted":
 		return n.attempted()
 	case "attemptLimitExceeded":
 		return n.attemptsUsed()
 	}
-	// Conditions on measures and time limits are not evaluated (README).
+	// Time limit conditions are not evaluated (README).
 	return false
 }
 

@@ -7,12 +7,17 @@ package manifest
 // names of the IMS schema; absent attributes stay nil, so the schema's
 // defaults apply (see Defaults).
 type Sequencing struct {
-	ID                  string                `xml:"ID,attr" json:"id,omitempty"`
-	IDRef               string                `xml:"IDRef,attr" json:"idref,omitempty"`
-	ControlMode         *ControlMode          `xml:"controlMode" json:"control_mode,omitempty"`
-	Rules               *Rules                `xml:"sequencingRules" json:"rules,omitempty"`
-	LimitConditions     *LimitConditions      `xml:"limitConditions" json:"limit_conditions,omitempty"`
-	RollupRules         *RollupRules          `xml:"rollupRules" json:"rollup_rules,omitempty"`
+	ID              string           `xml:"ID,attr" json:"id,omitempty"`
+	IDRef           string           `xml:"IDRef,attr" json:"idref,omitempty"`
+	ControlMode     *ControlMode     `xml:"controlMode" json:"control_mode,omitempty"`
+	Rules           *Rules           `xml:"sequencingRules" json:"rules,omitempty"`
+	LimitConditions *LimitConditions `xml:"limitConditions" json:"limit_conditions,omitempty"`
+	RollupRules     *RollupRules     `xml:"rollupRules" json:"rollup_rules,omitempty"`
+	// ADLObjectives (4th edition's adlseq:objectives) must stand before
+	// Objectives: both elements are named objectives, and a field matches
+	// by local name unless it names the namespace, so the first field that
+	// matches takes the element.
+	ADLObjectives       *ADLObjectives        `xml:"http://www.adlnet.org/xsd/adlseq_v1p3 objectives" json:"adl_objectives,omitempty"`
 	Objectives          *Objectives           `xml:"objectives" json:"objectives,omitempty"`
 	DeliveryControls    *DeliveryControls     `xml:"deliveryControls" json:"delivery_controls,omitempty"`
 	Randomization       *Randomization        `xml:"randomizationControls" json:"randomization,omitempty"`
@@ -112,6 +117,38 @@ type MapInfo struct {
 	ReadNormalizedMeasure  *bool  `xml:"readNormalizedMeasure,attr" json:"read_normalized_measure,omitempty"`
 	WriteSatisfiedStatus   *bool  `xml:"writeSatisfiedStatus,attr" json:"write_satisfied_status,omitempty"`
 	WriteNormalizedMeasure *bool  `xml:"writeNormalizedMeasure,attr" json:"write_normalized_measure,omitempty"`
+}
+
+// ADLObjectives are the 4th edition's extension of an activity's
+// objectives (adlseq:objectives): further maps of the objectives the IMS
+// element declares, for the completion status, the progress measure and
+// the raw, min and max scores.
+type ADLObjectives struct {
+	List []ADLObjective `xml:"objective" json:"list,omitempty"`
+}
+
+// ADLObjective names an objective of the activity (its objectiveID) and
+// its ADL maps.
+type ADLObjective struct {
+	ObjectiveID string       `xml:"objectiveID,attr" json:"objective_id"`
+	MapInfo     []ADLMapInfo `xml:"mapInfo" json:"map_info,omitempty"`
+}
+
+// ADLMapInfo maps an objective's completion, progress and scores to a
+// global objective. Reads default to true, writes to false (the ADL
+// schema's defaults).
+type ADLMapInfo struct {
+	TargetObjectiveID     string `xml:"targetObjectiveID,attr" json:"target_objective_id"`
+	ReadRawScore          *bool  `xml:"readRawScore,attr" json:"read_raw_score,omitempty"`
+	ReadMinScore          *bool  `xml:"readMinScore,attr" json:"read_min_score,omitempty"`
+	ReadMaxScore          *bool  `xml:"readMaxScore,attr" json:"read_max_score,omitempty"`
+	ReadCompletionStatus  *bool  `xml:"readCompletionStatus,attr" json:"read_completion_status,omitempty"`
+	ReadProgressMeasure   *bool  `xml:"readProgressMeasure,attr" json:"read_progress_measure,omitempty"`
+	WriteRawScore         *bool  `xml:"writeRawScore,attr" json:"write_raw_score,omitempty"`
+	WriteMinScore         *bool  `xml:"writeMinScore,attr" json:"write_min_score,omitempty"`
+	WriteMaxScore         *bool  `xml:"writeMaxScore,attr" json:"write_max_score,omitempty"`
+	WriteCompletionStatus *bool  `xml:"writeCompletionStatus,attr" json:"write_completion_status,omitempty"`
+	WriteProgressMeasure  *bool  `xml:"writeProgressMeasure,attr" json:"write_progress_measure,omitempty"`
 }
 
 // DeliveryControls say whether the content reports its own status.
