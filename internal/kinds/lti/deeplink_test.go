@@ -53,7 +53,7 @@ func TestDeepLinking(t *testing.T) {
 			data, _ := settings["data"].(string)
 			if request[lti.ClaimMessageType] != lti.MessageDeepLinkingReq || request["nonce"] != "n-1" ||
 				settings["deep_link_return_url"] != w.originA+lti.DeepLinkReturnPath || data == "" ||
-				request[lti.ClaimRoles].([]any)[0] != lti.RoleInstructor {
+				request[lti.ClaimRoles].([]any)[0] != lti.RoleInstructor || settings["accept_lineitem"] != true {
 				t.Fatalf("deep linking request: %v", request)
 			}
 
@@ -64,7 +64,8 @@ func TestDeepLinking(t *testing.T) {
 					"nonce": "n-2", lti.ClaimMessageType: lti.MessageDeepLinkingResp, lti.ClaimVersion: lti.Version,
 					lti.ClaimDeploymentID: w.tool["deployment_id"], lti.ClaimDeepLinkingData: data,
 					lti.ClaimContentItems: []map[string]any{
-						{"type": "ltiResourceLink", "title": "Lab 1", "url": w.originB + "/lab-1", "custom": map[string]any{"level": "2", "n": 3}},
+						{"type": "ltiResourceLink", "title": "Lab 1", "url": w.originB + "/lab-1", "custom": map[string]any{"level": "2", "n": 3},
+							"lineItem": map[string]any{"label": "Lab 1 grade", "scoreMaximum": 25, "resourceId": "lab-1", "tag": "lab"}},
 						{"type": "link", "url": "https://example.org/"},
 						{"type": "ltiResourceLink", "title": "Lab 2"},
 					}}
@@ -105,6 +106,9 @@ func TestDeepLinking(t *testing.T) {
 				{"deployment", "unknown_deployment", 403, answer(func(c jwt.MapClaims) { c[lti.ClaimDeploymentID] = "other" })},
 				{"other data", "invalid_data", 401, answer(func(c jwt.MapClaims) { c[lti.ClaimDeepLinkingData] = "made-up" })},
 				{"no data", "invalid_data", 401, answer(func(c jwt.MapClaims) { delete(c, lti.ClaimDeepLinkingData) })},
+				{"line item without maximum", "", 422, answer(func(c jwt.MapClaims) {
+					c[lti.ClaimContentItems] = []map[string]any{{"type": "ltiResourceLink", "title": "Lab 3", "lineItem": map[string]any{"label": "x"}}}
+				})},
 			} {
 				if status, code := post(tc.token); status != tc.status || code != tc.code {
 					t.Errorf("%s: %d %q, want %d %q", tc.name, status, code, tc.status, tc.code)
@@ -134,6 +138,17 @@ func TestDeepLinking(t *testing.T) {
 			link, _ := lti.ParseLink(json.RawMessage(value))
 			if link.URL != w.originB+"/lab-1" || link.Custom["level"] != "2" || link.Custom["n"] != "3" {
 				t.Fatalf("topic value: %s", value)
+			}
+			// The item's lineItem became the line item of the topic's
+			// resource link; the item without one has none yet.
+			var items int
+			if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM lti_line_items WHERE topic_id = $1
+				AND claimed AND resource_link AND label = 'Lab 1 grade' AND score_maximum = 25 AND resource_id = 'lab-1'
+				AND tag = 'lab'`, lab).Scan(&items); err != nil || items != 1 {
+				t.Fatalf("the line item asked for: %d %v", items, err)
+			}
+			if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM lti_line_items`).Scan(&items); err != nil || items != 1 {
+				t.Fatalf("%d line items, want 1: %v", items, err)
 			}
 			launch := w.do(t, 200, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(lab, 10), w.adminA, nil)
 			if u, _ := url.Parse(launch.String("data.url")); u.Query().Get("target_link_uri") != w.originB+"/lab-1" {

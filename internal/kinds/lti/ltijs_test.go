@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -141,10 +142,13 @@ func (l *ltijsTool) next(t *testing.T, want string) map[string]any {
 }
 
 // TestLtijsTool launches a real third-party tool, ltijs, from an lti topic
-// of our platform: ltijs validates our launch with its own checks, gets a
-// service token with its client assertion, creates a line item and posts
-// a completed score through AGS; the topic is then complete for the
-// learner and the score recorded.
+// of our platform: ltijs validates our launch with its own checks, gets
+// service tokens with its client assertion (lineitem.readonly among
+// them), lists the line items of the launch's resource link with its
+// filters, posts a completed score on the line item the launch claims and
+// reads the result back, all without a line item of its own; the topic
+// is then complete for the learner and the score recorded. Its deep
+// linking answer asks for a line item, which the topic it makes gets.
 func TestLtijsTool(t *testing.T) {
 	node, pgURL := needLtijs(t)
 	for _, backend := range apitest.Backends(t) {
@@ -216,12 +220,26 @@ func TestLtijsTool(t *testing.T) {
 				"name shared":    hasKey(launch, "name"),
 				"e-mail private": !hasKey(launch, "email"),
 				"AGS endpoint":   launch["lineitems"] == w.originA+"/api/lti/ags/"+strconv.FormatInt(w.topic, 10)+"/lineitems",
+				"AGS line item":  strings.HasPrefix(fmt.Sprint(launch["lineitem"]), w.originA+"/api/lti/ags/"+strconv.FormatInt(w.topic, 10)+"/lineitems/"),
 			} {
 				if !ok {
 					t.Errorf("ltijs saw a wrong %s: %v", what, launch)
 				}
 			}
 
+			// ltijs found the claimed line item bound to the resource link,
+			// none of a tag nobody used, and the learner's result.
+			bound, _ := seen["bound"].(map[string]any)["lineItems"].([]any)
+			untagged, _ := seen["untagged"].(map[string]any)["lineItems"].([]any)
+			results, _ := seen["results"].(map[string]any)["scores"].([]any)
+			if len(bound) != 1 || bound[0].(map[string]any)["id"] != launch["lineitem"] ||
+				bound[0].(map[string]any)["resourceLinkId"] != strconv.FormatInt(w.topic, 10) || len(untagged) != 0 {
+				t.Fatalf("ltijs listed %v, and %v with a made-up tag", bound, untagged)
+			}
+			if len(results) != 1 || results[0].(map[string]any)["resultScore"] != float64(8) ||
+				results[0].(map[string]any)["userId"] != strconv.FormatInt(w.studentID, 10) {
+				t.Fatalf("ltijs read the results %v", results)
+			}
 			// The score completed the topic for the learner.
 			progress := w.do(t, 200, "GET", w.originA, "/api/courses/progress/"+strconv.FormatInt(courseID, 10), w.student, nil)
 			topics, _ := progress.Get("data.topics").([]any)
@@ -238,8 +256,13 @@ func TestLtijsTool(t *testing.T) {
 				t.Fatal(err)
 			}
 			link, _ := lti.ParseLink(json.RawMessage(content))
-			if link.URL != tool.origin+"/?exercise=2" || link.Custom["picked"] != "yes" {
+			if link.URL != tool.origin+"/?exercise=2" || link.Custom["picked"] != "yes" || link.ScoreMaximum != 5 {
 				t.Fatalf("the topic ltijs linked: %s", content)
+			}
+			var items int
+			if err := tenant.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM lti_line_items WHERE topic_id = $1
+				AND claimed AND label = 'Exercise 2' AND score_maximum = 5 AND tag = 'exercise'`, made).Scan(&items); err != nil || items != 1 {
+				t.Fatalf("the line item ltijs asked for: %d %v", items, err)
 			}
 			var given, maximum float64
 			if err := tenant.DB.QueryRowContext(context.Background(), `SELECT score_given, score_maximum FROM lti_scores

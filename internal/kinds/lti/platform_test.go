@@ -313,7 +313,7 @@ func (w *twoTenants) gradeBack(t *testing.T) []string {
 		t.Fatalf("line item: %d %+v", created.StatusCode, li)
 	}
 	score := `{"userId":"` + strconv.FormatInt(w.studentID, 10) + `","scoreGiven":8,"scoreMaximum":10,` +
-		`"activityProgress":"Completed","gradingProgress":"FullyGraded","timestamp":"2026-01-01T00:00:00Z"}`
+		`"activityProgress":"Completed","gradingProgress":"FullyGraded","timestamp":"2026-01-01T00:00:00.000Z"}`
 	if res := call("POST", li.ID+"/scores", "application/vnd.ims.lis.v1.score+json", score, tok.AccessToken); res.StatusCode != 204 {
 		t.Fatalf("score: %d %s", res.StatusCode, readAll(t, res))
 	}
@@ -331,8 +331,8 @@ func (w *twoTenants) gradeBack(t *testing.T) []string {
 		t.Fatalf("score: %v %v", given, err)
 	}
 	var made int
-	if err := tenantA.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM lti_line_items`).Scan(&made); err != nil || made != 1 {
-		t.Fatalf("%d line items, want the one made with the lineitem scope: %v", made, err)
+	if err := tenantA.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM lti_line_items WHERE NOT claimed`).Scan(&made); err != nil || made != 1 {
+		t.Fatalf("%d line items of the tool, want the one made with the lineitem scope: %v", made, err)
 	}
 	return []string{full, scoreOnly, tok.AccessToken, scoreTok.AccessToken}
 }
@@ -475,9 +475,10 @@ func TestTokenAssertionReplay(t *testing.T) {
 
 // TestToolGradesPlatform is both roles of ours at once, with nothing made
 // by hand: tenant A launches tenant B from an lti topic; the learner
-// finishes B's course; B, as a tool, finds no line item in the launch,
-// makes one in A's container and posts the score with a token for its
-// client assertion; A's topic is then complete for A's learner.
+// finishes B's course; B, as a tool, posts the score on the line item the
+// launch claims (the one A keeps for the topic's resource link) with a
+// token for its client assertion; A's topic is then complete for A's
+// learner.
 func TestToolGradesPlatform(t *testing.T) {
 	for _, backend := range apitest.Backends(t) {
 		t.Run(backend, func(t *testing.T) {
@@ -513,7 +514,7 @@ func TestToolGradesPlatform(t *testing.T) {
 			var given float64
 			if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT i.label, s.score_given FROM lti_scores s
 				JOIN lti_line_items i ON i.id = s.line_item_id WHERE s.user_id = $1`, w.studentID).Scan(&label, &given); err != nil ||
-				label != "Completion" || given != 1 {
+				label != "External" || given != 1 {
 				t.Fatalf("A's score: %q %v %v", label, given, err)
 			}
 		})

@@ -2,12 +2,14 @@ package lti_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/kinds/lti"
@@ -754,6 +757,117 @@ func TestLaunchRoles(t *testing.T) {
 						t.Fatalf("roles %v, want [%s]", me.Get("data.roles"), tc.want)
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestToolCourseBinding: a registration opens only the courses its admin
+// listed (by default its one course): a launch whose custom parameters
+// name another course of the tenant, or a topic of one, is refused with
+// 403 and creates nothing; once the admin lists the course, it opens.
+func TestToolCourseBinding(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			ctx := context.Background()
+			admin := w.env.ClientAs("admin")
+			regs := apitest.Must(admin.GetAdminLTIRegistrations(ctx))(t)
+			if len(regs) != 1 || !slices.Equal(regs[0].CourseIDs, []int64{w.courseID}) {
+				t.Fatalf("default courses of the registration: %+v", regs)
+			}
+			published := "published"
+			other := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Not for that platform", Status: &published}))(t).ID
+			lesson := apitest.Must(admin.PostAdminLessons(ctx, client.CreateLessonInputBody{Title: "L", CourseID: other}))(t).ID
+			md := "Secret."
+			topic := apitest.Must(admin.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lesson, Title: "Inside",
+				Topicable: `Lms\TopicTypes\Models\TopicContent\RichText`, Markdown: &md}))(t).ID
+			users := w.env.Count(t, `SELECT COUNT(*) FROM users`)
+			naming := func(custom map[string]any) launchResult {
+				state, nonce := w.login(t)
+				c := w.claims(nonce, "sub-curious")
+				c[lti.ClaimCustom] = custom
+				return w.launch(t, w.env.Host, sign(t, c, "platform-key-1", w.platform.key("platform-key-1")), state)
+			}
+			for name, custom := range map[string]map[string]any{
+				"course_id":        {"course_id": strconv.FormatInt(other, 10)},
+				"topic_id":         {"topic_id": strconv.FormatInt(topic, 10)},
+				"numeric topic_id": {"topic_id": float64(topic)},
+			} {
+				if r := naming(custom); r.status != 403 || r.code != "course_not_allowed" {
+					t.Errorf("a launch naming another course by %s: %d %q", name, r.status, r.code)
+				}
+			}
+			if n := w.env.Count(t, `SELECT COUNT(*) FROM users`); n != users {
+				t.Fatalf("refused launches made %d users", n-users)
+			}
+			for _, table := range []string{"lti_users", "lti_launches", "lti_codes", "course_users"} {
+				if n := w.env.Count(t, `SELECT COUNT(*) FROM `+table); n != 0 {
+					t.Errorf("refused launches left %d rows in %s", n, table)
+				}
+			}
+			// The admin lists the second course: launches may open it now,
+			// and the default course still.
+			reg := regs[0]
+			in := client.RegistrationInput{Name: reg.Name, Issuer: reg.Issuer, ClientID: reg.ClientID, AuthLoginURL: reg.AuthLoginURL,
+				JwksURL: reg.JwksURL, DeploymentIDs: reg.DeploymentIDs, CourseID: &w.courseID, CourseIDs: []int64{other}}
+			_, err := admin.PutAdminLTIRegistrationsID(ctx, reg.ID, in)
+			e := apitest.Refused(t, err, 422)
+			if !apitest.Says(e, "one of course_ids") {
+				t.Fatalf("a default course outside the list: %v", e)
+			}
+			in.CourseIDs = []int64{w.courseID, other}
+			if got := apitest.Must(admin.PutAdminLTIRegistrationsID(ctx, reg.ID, in))(t); !slices.Equal(got.CourseIDs, []int64{w.courseID, other}) {
+				t.Fatalf("saved courses: %v", got.CourseIDs)
+			}
+			r := naming(map[string]any{"topic_id": strconv.FormatInt(topic, 10)})
+			if r.status != 303 || r.loc.Query().Get("course") != strconv.FormatInt(other, 10) {
+				t.Fatalf("a launch into a listed course: %d %s", r.status, r.code)
+			}
+			if r := naming(nil); r.status != 303 || r.loc.Query().Get("course") != strconv.FormatInt(w.courseID, 10) {
+				t.Fatalf("a launch into the default course: %d %s", r.status, r.code)
+			}
+		})
+	}
+}
+
+// TestToolKeyRotationAtOnce: a platform that rotates its key and launches
+// at once, within the floor between two fetches of its key set, is not
+// refused for our cache: the set was fetched before the token was signed,
+// so it is fetched once more. A made-up kid signed before our last fetch,
+// or again in the same second, fetches nothing.
+func TestToolKeyRotationAtOnce(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			w.goodLaunch(t, "a")
+			if n := w.platform.fetches.Load(); n != 1 {
+				t.Fatalf("%d fetches for one launch", n)
+			}
+			w.env.Clock.Advance(2 * time.Second)
+			rotated := w.platform.addKey(t, "platform-key-2")
+			state, nonce := w.login(t)
+			if r := w.launch(t, w.env.Host, sign(t, w.claims(nonce, "b"), "platform-key-2", rotated), state); r.status != 303 {
+				t.Fatalf("launch right after a rotation: %d %s", r.status, r.code)
+			}
+			if n := w.platform.fetches.Load(); n != 2 {
+				t.Fatalf("%d fetches after the rotation, want 2", n)
+			}
+			forged := mustKey(t)
+			for name, edit := range map[string]func(jwt.MapClaims){
+				"signed before the fetch": func(c jwt.MapClaims) { c["iat"] = w.env.Clock.Now().Add(-30 * time.Second).Unix() },
+				"signed in its second":    func(jwt.MapClaims) {},
+				"signed in the future":    func(c jwt.MapClaims) { c["iat"] = w.env.Clock.Now().Add(30 * time.Second).Unix() },
+			} {
+				state, nonce := w.login(t)
+				c := w.claims(nonce, "c")
+				edit(c)
+				if r := w.launch(t, w.env.Host, sign(t, c, "made-up-kid", forged), state); r.status != 401 || r.code != "unknown_key" {
+					t.Errorf("made-up kid %s: %d %s", name, r.status, r.code)
+				}
+			}
+			if n := w.platform.fetches.Load(); n != 2 {
+				t.Fatalf("made-up kids fetched the set: %d fetches, want 2", n)
 			}
 		})
 	}
