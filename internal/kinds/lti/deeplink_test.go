@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/kinds/lti"
 )
@@ -23,15 +23,17 @@ func TestDeepLinking(t *testing.T) {
 	for _, backend := range apitest.Backends(t) {
 		t.Run(backend, func(t *testing.T) {
 			w := newTwoTenants(t, backend)
-			ask := map[string]any{"lesson": w.lessonA, "tool": w.tool["id"]}
-			w.do(t, 403, "POST", w.originA, "/api/lti/deep-links", w.student, ask)
-			start := w.do(t, 200, "POST", w.originA, "/api/lti/deep-links", w.adminA, ask)
-			login, err := url.Parse(start.String("data.url"))
+			ctx := context.Background()
+			ask := client.DeepLinkInputBody{Lesson: w.lessonA, Tool: w.tool.ID}
+			_, err := w.env.Client("127.0.0.1", w.student).PostLTIDeepLinks(ctx, ask)
+			apitest.Refused(t, err, 403)
+			start := apitest.Must(w.env.Client("127.0.0.1", w.adminA).PostLTIDeepLinks(ctx, ask))(t)
+			login, err := url.Parse(start.URL)
 			if err != nil || login.Query().Get("lti_message_hint") != "deep-linking" || !strings.HasPrefix(login.String(), w.originB+lti.LoginPath) {
-				t.Fatalf("start: %s", start.Body)
+				t.Fatalf("start: %+v", start)
 			}
 			authorize := w.originA + lti.AuthorizePath + "?" + url.Values{"scope": {"openid"}, "response_type": {"id_token"},
-				"response_mode": {"form_post"}, "client_id": {w.tool["client_id"].(string)}, "redirect_uri": {w.originB + lti.LaunchPath},
+				"response_mode": {"form_post"}, "client_id": {w.tool.ClientID}, "redirect_uri": {w.originB + lti.LaunchPath},
 				"login_hint": {login.Query().Get("login_hint")}, "lti_message_hint": {"deep-linking"}, "nonce": {"n-1"},
 				"state": {"s-1"}}.Encode()
 			_, fields := w.authorizeForm(t, authorize)
@@ -60,9 +62,9 @@ func TestDeepLinking(t *testing.T) {
 			keyB, kidB := w.keyOfB(t)
 			answer := func(edit func(jwt.MapClaims)) string {
 				now := w.env.Clock.Now()
-				c := jwt.MapClaims{"iss": w.tool["client_id"], "aud": w.originA, "iat": now.Unix(), "exp": now.Add(time.Minute).Unix(),
+				c := jwt.MapClaims{"iss": w.tool.ClientID, "aud": w.originA, "iat": now.Unix(), "exp": now.Add(time.Minute).Unix(),
 					"nonce": "n-2", lti.ClaimMessageType: lti.MessageDeepLinkingResp, lti.ClaimVersion: lti.Version,
-					lti.ClaimDeploymentID: w.tool["deployment_id"], lti.ClaimDeepLinkingData: data,
+					lti.ClaimDeploymentID: w.tool.DeploymentID, lti.ClaimDeepLinkingData: data,
 					lti.ClaimContentItems: []map[string]any{
 						{"type": "ltiResourceLink", "title": "Lab 1", "url": w.originB + "/lab-1", "custom": map[string]any{"level": "2", "n": 3},
 							"lineItem": map[string]any{"label": "Lab 1 grade", "scoreMaximum": 25, "resourceId": "lab-1", "tag": "lab"}},
@@ -96,7 +98,7 @@ func TestDeepLinking(t *testing.T) {
 				status     int
 				token      string
 			}{
-				{"another key", "invalid_signature", 401, sign(t, jwt.MapClaims{"iss": w.tool["client_id"], "aud": w.originA,
+				{"another key", "invalid_signature", 401, sign(t, jwt.MapClaims{"iss": w.tool.ClientID, "aud": w.originA,
 					"exp": w.env.Clock.Now().Add(time.Minute).Unix()}, kidB, mustKey(t))},
 				{"not for us", "invalid_audience", 401, answer(func(c jwt.MapClaims) { c["aud"] = w.originB })},
 				{"expired", "expired", 401, answer(func(c jwt.MapClaims) { c["exp"] = w.env.Clock.Now().Add(-5 * time.Minute).Unix() })},
@@ -150,9 +152,9 @@ func TestDeepLinking(t *testing.T) {
 			if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM lti_line_items`).Scan(&items); err != nil || items != 1 {
 				t.Fatalf("%d line items, want 1: %v", items, err)
 			}
-			launch := w.do(t, 200, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(lab, 10), w.adminA, nil)
-			if u, _ := url.Parse(launch.String("data.url")); u.Query().Get("target_link_uri") != w.originB+"/lab-1" {
-				t.Fatalf("launch of the made topic: %s", launch.Body)
+			launch := apitest.Must(w.env.Client("127.0.0.1", w.adminA).PostLTILaunchesID(ctx, lab))(t)
+			if u, _ := url.Parse(launch.URL); u.Query().Get("target_link_uri") != w.originB+"/lab-1" {
+				t.Fatalf("launch of the made topic: %+v", launch)
 			}
 		})
 	}
