@@ -25,9 +25,9 @@ func TestDeepLinking(t *testing.T) {
 			w := newTwoTenants(t, backend)
 			ctx := context.Background()
 			ask := client.DeepLinkInputBody{Lesson: w.lessonA, Tool: w.tool.ID}
-			_, err := w.env.Client("127.0.0.1", w.student).PostLTIDeepLinks(ctx, ask)
+			_, err := w.clientA(w.student).PostLTIDeepLinks(ctx, ask)
 			apitest.Refused(t, err, 403)
-			start := apitest.Must(w.env.Client("127.0.0.1", w.adminA).PostLTIDeepLinks(ctx, ask))(t)
+			start := apitest.Must(w.clientA(w.adminA).PostLTIDeepLinks(ctx, ask))(t)
 			login, err := url.Parse(start.URL)
 			if err != nil || login.Query().Get("lti_message_hint") != "deep-linking" || !strings.HasPrefix(login.String(), w.originB+lti.LoginPath) {
 				t.Fatalf("start: %+v", start)
@@ -152,7 +152,7 @@ func TestDeepLinking(t *testing.T) {
 			if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM lti_line_items`).Scan(&items); err != nil || items != 1 {
 				t.Fatalf("%d line items, want 1: %v", items, err)
 			}
-			launch := apitest.Must(w.env.Client("127.0.0.1", w.adminA).PostLTILaunchesID(ctx, lab))(t)
+			launch := apitest.Must(w.clientA(w.adminA).PostLTILaunchesID(ctx, lab))(t)
 			if u, _ := url.Parse(launch.URL); u.Query().Get("target_link_uri") != w.originB+"/lab-1" {
 				t.Fatalf("launch of the made topic: %+v", launch)
 			}

@@ -174,7 +174,7 @@ func TestLtijsTool(t *testing.T) {
 			// The admin adds ltijs as an external tool with its URLs, and
 			// ltijs registers our platform with ours.
 			ctx := context.Background()
-			admin := env.Client("127.0.0.1", w.adminA)
+			admin := w.clientA(w.adminA)
 			added := apitest.Must(admin.PostAdminLTITools(ctx, client.ToolInput{Name: "ltijs", LoginURL: tool.origin + "/login",
 				TargetLinkURI: tool.origin + "/", RedirectUris: []string{tool.origin + "/"}, JwksURL: ptrTo(tool.origin + "/keys"),
 				ShareName: ptrTo(true)}))(t)
@@ -238,7 +238,7 @@ func TestLtijsTool(t *testing.T) {
 				t.Fatalf("ltijs read the results %v", results)
 			}
 			// The score completed the topic for the learner.
-			progress := apitest.Must(env.Client("127.0.0.1", w.student).GetCoursesProgressID(ctx, courseID))(t)
+			progress := apitest.Must(w.clientA(w.student).GetCoursesProgressID(ctx, courseID))(t)
 			if len(progress.Topics) != 1 || progress.Topics[0].Status != 1 {
 				t.Fatalf("progress after the score: %+v", progress)
 			}
@@ -288,7 +288,7 @@ func (w *twoTenants) launchLtijs(t *testing.T) map[string]any {
 	// at most), and we check the times of its client assertion against
 	// ours: our test clock is set to now just before the launch.
 	w.env.Clock.Set(time.Now())
-	start := apitest.Must(w.env.Client("127.0.0.1", w.student).PostLTILaunchesID(context.Background(), w.topic))(t)
+	start := apitest.Must(w.clientA(w.student).PostLTILaunchesID(context.Background(), w.topic))(t)
 	// The tool's login redirects to our authorization endpoint, which
 	// answers the auto-submitting form.
 	page, err := browser.Get(start.URL)
@@ -327,7 +327,7 @@ func (w *twoTenants) deepLinkLtijs(t *testing.T, lesson, tool int64) int64 {
 	jar, _ := cookiejar.New(nil)
 	browser := &http.Client{Jar: jar, Timeout: 2 * time.Minute}
 	w.env.Clock.Set(time.Now())
-	start := apitest.Must(w.env.Client("127.0.0.1", w.adminA).PostLTIDeepLinks(context.Background(),
+	start := apitest.Must(w.clientA(w.adminA).PostLTIDeepLinks(context.Background(),
 		client.DeepLinkInputBody{Lesson: lesson, Tool: tool}))(t)
 	page, err := browser.Get(start.URL)
 	if err != nil {

@@ -42,6 +42,16 @@ type twoTenants struct {
 	log              *syncBuffer
 }
 
+// clientA and clientB are typed clients of the two tenants, on their
+// origins (with the port: the URLs the routes answer are built from it).
+func (w *twoTenants) clientA(token string) *client.Client {
+	return w.env.Client(strings.TrimPrefix(w.originA, "http://"), token)
+}
+
+func (w *twoTenants) clientB(token string) *client.Client {
+	return w.env.Client(strings.TrimPrefix(w.originB, "http://"), token)
+}
+
 // browse is the browser: a request to an absolute URL of one of the two
 // tenants, without following redirects.
 func (w *twoTenants) browse(t *testing.T, method, rawURL, form string) *http.Response {
@@ -92,7 +102,7 @@ func newTwoTenants(t *testing.T, backend string) *twoTenants {
 	w.student, w.studentID = env.Login("127.0.0.1", "learner@a.test", "secret-password")
 
 	// A adds B as an external tool, with B's URLs.
-	a, b := env.Client("127.0.0.1", w.adminA), env.Client("localhost", w.adminB)
+	a, b := w.clientA(w.adminA), w.clientB(w.adminB)
 	w.tool = apitest.Must(a.PostAdminLTITools(ctx, client.ToolInput{Name: "Tool B", LoginURL: w.originB + lti.LoginPath,
 		TargetLinkURI: w.originB + lti.LaunchPath, RedirectUris: []string{w.originB + lti.LaunchPath},
 		JwksURL: ptrTo(w.originB + lti.JWKSPath), ShareName: ptrTo(true)}))(t)
@@ -123,7 +133,7 @@ var formAction = regexp.MustCompile(`action="([^"]*)"`)
 // URL.
 func (w *twoTenants) launchToAuthorize(t *testing.T) string {
 	t.Helper()
-	start := apitest.Must(w.env.Client("127.0.0.1", w.student).PostLTILaunchesID(context.Background(), w.topic))(t)
+	start := apitest.Must(w.clientA(w.student).PostLTILaunchesID(context.Background(), w.topic))(t)
 	login := w.browse(t, "GET", start.URL, "")
 	if login.StatusCode != http.StatusFound {
 		t.Fatalf("tool login: %d", login.StatusCode)
@@ -173,8 +183,8 @@ func TestPlatformLaunchesTool(t *testing.T) {
 				t.Fatalf("landing: %s", loc)
 			}
 			ctx := context.Background()
-			ex := apitest.Must(w.env.Client("localhost", "").PostLTIToolExchange(ctx, client.ExchangeInputBody{Code: loc.Query().Get("code")}))(t)
-			onB := w.env.Client("localhost", ex.Token)
+			ex := apitest.Must(w.clientB("").PostLTIToolExchange(ctx, client.ExchangeInputBody{Code: loc.Query().Get("code")}))(t)
+			onB := w.clientB(ex.Token)
 			me := apitest.Must(onB.GetProfileMe(ctx))(t)
 			// Name shared (share_name), e-mail not (share_email off): B made
 			// a student named after A's learner.
@@ -364,14 +374,14 @@ func TestPlatformAuthorizeRefusals(t *testing.T) {
 		t.Fatalf("expired hint: %d", res.StatusCode)
 	}
 	// Only learners of the course launch; nobody anonymous.
-	_, err := w.env.Client("127.0.0.1", "").PostLTILaunchesID(context.Background(), w.topic)
+	_, err := w.clientA("").PostLTILaunchesID(context.Background(), w.topic)
 	apitest.Refused(t, err, 401)
 	recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
 	if err := w.env.Server.AddUser(context.Background(), recA, "outsider@a.test", "secret-password", "student"); err != nil {
 		t.Fatal(err)
 	}
 	outsider, _ := w.env.Login("127.0.0.1", "outsider@a.test", "secret-password")
-	_, err = w.env.Client("127.0.0.1", outsider).PostLTILaunchesID(context.Background(), w.topic)
+	_, err = w.clientA(outsider).PostLTILaunchesID(context.Background(), w.topic)
 	apitest.Refused(t, err, 403)
 }
 
@@ -477,13 +487,13 @@ func TestToolGradesPlatform(t *testing.T) {
 				t.Fatalf("tool launch: %d %s", landing.StatusCode, readAll(t, landing))
 			}
 			ctx := context.Background()
-			tokenB := apitest.Must(w.env.Client("localhost", "").PostLTIToolExchange(ctx, client.ExchangeInputBody{Code: loc.Query().Get("code")}))(t).Token
-			apitest.Must(w.env.Client("localhost", tokenB).PatchCoursesProgressID(ctx, w.courseB,
+			tokenB := apitest.Must(w.clientB("").PostLTIToolExchange(ctx, client.ExchangeInputBody{Code: loc.Query().Get("code")}))(t).Token
+			apitest.Must(w.clientB(tokenB).PatchCoursesProgressID(ctx, w.courseB,
 				client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: w.topicB, Status: 1}}}))(t)
 
 			// B's outbox delivers the score after the commit: A's progress
 			// is read until it shows it.
-			learnerA := w.env.Client("127.0.0.1", w.student)
+			learnerA := w.clientA(w.student)
 			for deadline := time.Now().Add(time.Minute); ; {
 				res := apitest.Must(learnerA.GetCoursesProgressID(ctx, w.courseA))(t)
 				if len(res.Topics) == 1 && res.Topics[0].Status == 1 {
