@@ -159,14 +159,14 @@ func (s *Platform) serviceCaller(ctx context.Context, t *platform.Tenant, author
 	return 0, apperr.New(apperr.Forbidden, "The service token lacks the scope.")
 }
 
-// Media types of the AGS services.
+// Media types of the AGS services, their page size, the default maximum of
+// a resource link's line item and the lengths of their texts.
 const (
 	mediaLineItem       = "application/vnd.ims.lis.v2.lineitem+json"
 	mediaLineItems      = "application/vnd.ims.lis.v2.lineitemcontainer+json"
 	mediaResults        = "application/vnd.ims.lis.v2.resultcontainer+json"
 	mediaScore          = "application/vnd.ims.lis.v1.score+json"
 	defaultPage         = 100
-	maxPage             = 1000
 	defaultScoreMaximum = 100
 	maxLineItemText     = 255
 	maxComment          = 4000
