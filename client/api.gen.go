@@ -2072,9 +2072,16 @@ func (c *Client) PostLiascriptIDPreview(ctx context.Context, id int64) (*LiaCour
 	return &out, nil
 }
 
-// GetLTIAgsIDLineitems is GET /api/lti/ags/{topic}/lineitems: AGS: the line items of an lti topic
-func (c *Client) GetLTIAgsIDLineitems(ctx context.Context, topic int64) (*http.Response, error) {
+// GetLTIAgsIDLineitems is GET /api/lti/ags/{topic}/lineitems: AGS: the line items container of an
+// lti topic
+func (c *Client) GetLTIAgsIDLineitems(ctx context.Context, topic int64, params GetLTIAgsIDLineitemsParams) (*http.Response, error) {
 	r := request{method: http.MethodGet, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems"}
+	r.query = url.Values{}
+	addQuery(r.query, "resource_link_id", params.ResourceLinkID)
+	addQuery(r.query, "resource_id", params.ResourceID)
+	addQuery(r.query, "tag", params.Tag)
+	addQuery(r.query, "limit", params.Limit)
+	addQuery(r.query, "after", params.After)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -2084,6 +2091,43 @@ func (c *Client) GetLTIAgsIDLineitems(ctx context.Context, topic int64) (*http.R
 func (c *Client) PostLTIAgsIDLineitems(ctx context.Context, topic int64, body io.Reader, contentType string) (*http.Response, error) {
 	r := request{method: http.MethodPost, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems"}
 	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetLTIAgsIDLineitemsID is GET /api/lti/ags/{topic}/lineitems/{lineitem}: AGS: a line item of an
+// lti topic
+func (c *Client) GetLTIAgsIDLineitemsID(ctx context.Context, topic int64, lineitem int64) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem)}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// PutLTIAgsIDLineitemsID is PUT /api/lti/ags/{topic}/lineitems/{lineitem}: AGS: replace a line item
+// of an lti topic
+func (c *Client) PutLTIAgsIDLineitemsID(ctx context.Context, topic int64, lineitem int64, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPut, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem)}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// DeleteLTIAgsIDLineitemsID is DELETE /api/lti/ags/{topic}/lineitems/{lineitem}: AGS: delete a line
+// item of an lti topic, with its scores
+func (c *Client) DeleteLTIAgsIDLineitemsID(ctx context.Context, topic int64, lineitem int64) (*http.Response, error) {
+	r := request{method: http.MethodDelete, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem)}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetLTIAgsIDLineitemsIDResults is GET /api/lti/ags/{topic}/lineitems/{lineitem}/results: AGS: the
+// results of a line item
+func (c *Client) GetLTIAgsIDLineitemsIDResults(ctx context.Context, topic int64, lineitem int64, params GetLTIAgsIDLineitemsIDResultsParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem) + "/results"}
+	r.query = url.Values{}
+	addQuery(r.query, "user_id", params.UserID)
+	addQuery(r.query, "limit", params.Limit)
+	addQuery(r.query, "after", params.After)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -4391,6 +4435,32 @@ type GetImgParams struct {
 	Crop *string
 }
 
+// GetLTIAgsIDLineitemsIDResultsParams are the parameters of GET
+// /api/lti/ags/{topic}/lineitems/{lineitem}/results; nil fields are not sent.
+type GetLTIAgsIDLineitemsIDResultsParams struct {
+	// Only this learner's result.
+	UserID *string
+	// Page size (default 100); the next page is in the Link header (rel="next").
+	Limit *int64
+	// Paging cursor of the Link header's next page.
+	After *int64
+}
+
+// GetLTIAgsIDLineitemsParams are the parameters of GET /api/lti/ags/{topic}/lineitems; nil fields
+// are not sent.
+type GetLTIAgsIDLineitemsParams struct {
+	// Only the line items bound to this resource link (the topic's id).
+	ResourceLinkID *string
+	// Only the line items of this resourceId.
+	ResourceID *string
+	// Only the line items of this tag.
+	Tag *string
+	// Page size (default 100); the next page is in the Link header (rel="next").
+	Limit *int64
+	// Paging cursor of the Link header's next page.
+	After *int64
+}
+
 // GetLTIAuthorizeParams are the parameters of GET /api/lti/authorize; nil fields are not sent.
 type GetLTIAuthorizeParams struct {
 	Scope          *string
@@ -5003,6 +5073,9 @@ type PatchAdminTopicsIDBody struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any `json:"sco,omitzero"`
+	// LTI: scoreMaximum of the line item of the topic's resource link (AGS), made on the first launch;
+	// default 100.
+	ScoreMaximum *float64 `json:"score_maximum,omitzero"`
 	// Interactive: step id of the manifest the played range starts at; default the first.
 	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
@@ -5144,6 +5217,9 @@ type PatchAdminTopicsIDForm struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any
+	// LTI: scoreMaximum of the line item of the topic's resource link (AGS), made on the first launch;
+	// default 100.
+	ScoreMaximum *float64
 	// Interactive: step id of the manifest the played range starts at; default the first.
 	StartStep *string
 	// Short summary.
@@ -5203,6 +5279,7 @@ func (f PatchAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"questions", f.Questions},
 		{"review", f.Review},
 		{"sco", f.Sco},
+		{"score_maximum", f.ScoreMaximum},
 		{"startStep", f.StartStep},
 		{"summary", f.Summary},
 		{"text", f.Text},
@@ -5554,6 +5631,9 @@ type PostAdminTopicsBody struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any `json:"sco,omitzero"`
+	// LTI: scoreMaximum of the line item of the topic's resource link (AGS), made on the first launch;
+	// default 100.
+	ScoreMaximum *float64 `json:"score_maximum,omitzero"`
 	// Interactive: step id of the manifest the played range starts at; default the first.
 	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
@@ -5695,6 +5775,9 @@ type PostAdminTopicsForm struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any
+	// LTI: scoreMaximum of the line item of the topic's resource link (AGS), made on the first launch;
+	// default 100.
+	ScoreMaximum *float64
 	// Interactive: step id of the manifest the played range starts at; default the first.
 	StartStep *string
 	// Short summary.
@@ -5754,6 +5837,7 @@ func (f PostAdminTopicsForm) writeForm(w *multipart.Writer) error {
 		{"questions", f.Questions},
 		{"review", f.Review},
 		{"sco", f.Sco},
+		{"score_maximum", f.ScoreMaximum},
 		{"startStep", f.StartStep},
 		{"summary", f.Summary},
 		{"text", f.Text},
@@ -5877,6 +5961,9 @@ type PostAdminTopicsIDBody struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any `json:"sco,omitzero"`
+	// LTI: scoreMaximum of the line item of the topic's resource link (AGS), made on the first launch;
+	// default 100.
+	ScoreMaximum *float64 `json:"score_maximum,omitzero"`
 	// Interactive: step id of the manifest the played range starts at; default the first.
 	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
@@ -6018,6 +6105,9 @@ type PostAdminTopicsIDForm struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any
+	// LTI: scoreMaximum of the line item of the topic's resource link (AGS), made on the first launch;
+	// default 100.
+	ScoreMaximum *float64
 	// Interactive: step id of the manifest the played range starts at; default the first.
 	StartStep *string
 	// Short summary.
@@ -6077,6 +6167,7 @@ func (f PostAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"questions", f.Questions},
 		{"review", f.Review},
 		{"sco", f.Sco},
+		{"score_maximum", f.ScoreMaximum},
 		{"startStep", f.StartStep},
 		{"summary", f.Summary},
 		{"text", f.Text},
@@ -6480,6 +6571,9 @@ type PutAdminTopicsIDBody struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any `json:"sco,omitzero"`
+	// LTI: scoreMaximum of the line item of the topic's resource link (AGS), made on the first launch;
+	// default 100.
+	ScoreMaximum *float64 `json:"score_maximum,omitzero"`
 	// Interactive: step id of the manifest the played range starts at; default the first.
 	StartStep *string `json:"startStep,omitzero"`
 	// Short summary.
@@ -6621,6 +6715,9 @@ type PutAdminTopicsIDForm struct {
 	// SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package
 	// has several; without it the answer is 422 with details.choices listing them.
 	Sco any
+	// LTI: scoreMaximum of the line item of the topic's resource link (AGS), made on the first launch;
+	// default 100.
+	ScoreMaximum *float64
 	// Interactive: step id of the manifest the played range starts at; default the first.
 	StartStep *string
 	// Short summary.
@@ -6680,6 +6777,7 @@ func (f PutAdminTopicsIDForm) writeForm(w *multipart.Writer) error {
 		{"questions", f.Questions},
 		{"review", f.Review},
 		{"sco", f.Sco},
+		{"score_maximum", f.ScoreMaximum},
 		{"startStep", f.StartStep},
 		{"summary", f.Summary},
 		{"text", f.Text},
@@ -6816,9 +6914,12 @@ type RegisterInputBody struct {
 
 // Registration is a schema of the API.
 type Registration struct {
-	AuthLoginURL  string    `json:"auth_login_url"`
-	ClientID      string    `json:"client_id"`
-	CourseID      *int64    `json:"course_id"`
+	AuthLoginURL string `json:"auth_login_url"`
+	ClientID     string `json:"client_id"`
+	CourseID     *int64 `json:"course_id"`
+	// The courses this platform's launches may open; a launch naming another is refused (403
+	// course_not_allowed).
+	CourseIDs     []int64   `json:"course_ids"`
 	CreatedAt     time.Time `json:"created_at"`
 	DeploymentIDs []string  `json:"deployment_ids"`
 	ID            int64     `json:"id"`
@@ -6837,6 +6938,9 @@ type RegistrationInput struct {
 	ClientID string `json:"client_id"`
 	// The course a launch lands in when its custom parameters name neither course_id nor topic_id.
 	CourseID *int64 `json:"course_id,omitzero"`
+	// The courses this platform's launches may open (by custom topic_id or course_id, or course_id
+	// above); default: course_id alone. A launch naming any other course is refused.
+	CourseIDs []int64 `json:"course_ids,omitzero"`
 	// Deployment ids accepted from this platform.
 	DeploymentIDs []string `json:"deployment_ids"`
 	// The platform's issuer (iss of its id_tokens), e.g. https://moodle.example.edu.

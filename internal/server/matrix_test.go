@@ -349,6 +349,10 @@ var matrix = map[string]string{
 	"GET /api/lti/ags/{topic}/lineitems":                    "",
 	"POST /api/lti/ags/{topic}/lineitems":                   "",
 	"POST /api/lti/ags/{topic}/lineitems/{lineitem}/scores": "",
+	"GET /api/lti/ags/{topic}/lineitems/{lineitem}":         "",
+	"PUT /api/lti/ags/{topic}/lineitems/{lineitem}":         "",
+	"DELETE /api/lti/ags/{topic}/lineitems/{lineitem}":      "",
+	"GET /api/lti/ags/{topic}/lineitems/{lineitem}/results": "",
 }
 
 // TestRoleMatrix sends every route, as every caller who must not have it, a

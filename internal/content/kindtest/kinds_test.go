@@ -557,7 +557,7 @@ func lti() kindtest.Case {
 				t.Fatalf("line item id %q: %v", item.ID, err)
 			}
 			score := fmt.Sprintf(`{"userId":"%d","scoreGiven":8,"scoreMaximum":10,"activityProgress":"Completed",`+
-				`"gradingProgress":"FullyGraded","timestamp":"%s"}`, w.StudentID, now.UTC().Format(time.RFC3339))
+				`"gradingProgress":"FullyGraded","timestamp":"%s"}`, w.StudentID, now.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
 			res := must(t)(toolClient.PostLTIAgsIDLineitemsIDScores(ctx, topic.ID, itemID, strings.NewReader(score),
 				"application/vnd.ims.lis.v1.score+json"))
 			res.Body.Close()

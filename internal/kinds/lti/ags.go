@@ -1,10 +1,13 @@
 package lti
 
 import (
+	"cmp"
 	"context"
 	"crypto/rsa"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,7 +35,9 @@ const (
 	maxAssertionLength = 5 * time.Minute
 )
 
-var grantableScopes = []string{ScopeLineItem, ScopeScore, ScopeResultRead}
+// grantableScopes are the AGS scopes a tool gets a token for: every one
+// its launches carry.
+var grantableScopes = launchScopes
 
 // ServiceToken is the OAuth 2 token answer (not in the envelope).
 type ServiceToken struct {
@@ -61,7 +66,8 @@ func (s *Platform) Token(ctx context.Context, t *platform.Tenant, origin string,
 		return ServiceToken{}, invalid
 	}
 	kid, _ := unverified.Header["kid"].(string)
-	key, err := s.toolKey(ctx, t, tool, kid)
+	iat, _ := unverified.Claims.GetIssuedAt()
+	key, err := s.toolKey(ctx, t, tool, kid, signedAt(iat))
 	if err != nil || key == nil {
 		return ServiceToken{}, invalid
 	}
@@ -116,11 +122,19 @@ func (s *Platform) Token(ctx context.Context, t *platform.Tenant, origin string,
 }
 
 // toolKey is the tool's key: its PEM, or kid of its key set.
-func (s *Platform) toolKey(ctx context.Context, t *platform.Tenant, tool ExternalTool, kid string) (*rsa.PublicKey, error) {
+func (s *Platform) toolKey(ctx context.Context, t *platform.Tenant, tool ExternalTool, kid string, signed time.Time) (*rsa.PublicKey, error) {
 	if tool.PublicKey != "" {
 		return platform.ParsePublicKey(tool.PublicKey)
 	}
-	return s.Keys.Key(ctx, t, tool.JWKSURL, kid)
+	return s.Keys.Key(ctx, t, tool.JWKSURL, kid, signed)
+}
+
+// signedAt is a JWT's iat as a time; zero without one.
+func signedAt(iat *jwt.NumericDate) time.Time {
+	if iat == nil {
+		return time.Time{}
+	}
+	return iat.Time
 }
 
 // serviceCaller checks a service token for scope (any of them) and
@@ -145,18 +159,36 @@ func (s *Platform) serviceCaller(ctx context.Context, t *platform.Tenant, author
 	return 0, apperr.New(apperr.Forbidden, "The service token lacks the scope.")
 }
 
-// LineItem is an AGS line item.
+// Media types of the AGS services, their page size, the default maximum of
+// a resource link's line item and the lengths of their texts.
+const (
+	mediaLineItem       = "application/vnd.ims.lis.v2.lineitem+json"
+	mediaLineItems      = "application/vnd.ims.lis.v2.lineitemcontainer+json"
+	mediaResults        = "application/vnd.ims.lis.v2.resultcontainer+json"
+	mediaScore          = "application/vnd.ims.lis.v1.score+json"
+	defaultPage         = 100
+	defaultScoreMaximum = 100
+	maxLineItemText     = 255
+	maxComment          = 4000
+)
+
+// LineItem is an AGS line item. resourceLinkId is the topic's id when the
+// line item is bound to the topic's resource link.
 type LineItem struct {
 	ID             string  `json:"id"`
 	Label          string  `json:"label"`
 	ScoreMaximum   float64 `json:"scoreMaximum"`
 	ResourceID     string  `json:"resourceId,omitempty"`
 	Tag            string  `json:"tag,omitempty"`
-	ResourceLinkID string  `json:"resourceLinkId"`
+	ResourceLinkID string  `json:"resourceLinkId,omitempty"`
 }
 
 func lineItemsURL(origin string, topicID int64) string {
 	return origin + "/api/lti/ags/" + strconv.FormatInt(topicID, 10) + "/lineitems"
+}
+
+func lineItemURL(origin string, topicID, id int64) string {
+	return lineItemsURL(origin, topicID) + "/" + strconv.FormatInt(id, 10)
 }
 
 // toolTopic checks that the topic is an lti topic of the tool.
@@ -171,58 +203,241 @@ func toolTopic(ctx context.Context, q sqldb.Querier, toolID, topicID int64) (top
 	return topic, nil
 }
 
-// LineItems lists the line items of the tool's topic.
-func (s *Platform) LineItems(ctx context.Context, t *platform.Tenant, origin, authorization string, topicID int64) ([]LineItem, error) {
-	toolID, err := s.serviceCaller(ctx, t, authorization, ScopeLineItem, ScopeLineItem+".readonly")
+// agsCaller is the tool of a service token with one of scopes, checked to
+// be the tool of the topic.
+func (s *Platform) agsCaller(ctx context.Context, t *platform.Tenant, authorization string, topicID int64, scopes ...string) (int64, topics.Topic, error) {
+	toolID, err := s.serviceCaller(ctx, t, authorization, scopes...)
 	if err != nil {
-		return nil, err
+		return 0, topics.Topic{}, err
 	}
-	if _, err := toolTopic(ctx, t.DB, toolID, topicID); err != nil {
-		return nil, err
+	topic, err := toolTopic(ctx, t.DB, toolID, topicID)
+	return toolID, topic, err
+}
+
+const lineItemColumns = `id, label, score_maximum, resource_id, tag, resource_link`
+
+func scanLineItem(row interface{ Scan(...any) error }, origin string, topicID int64) (LineItem, int64, error) {
+	var li LineItem
+	var id int64
+	var bound bool
+	if err := row.Scan(&id, &li.Label, &li.ScoreMaximum, &li.ResourceID, &li.Tag, &bound); err != nil {
+		return li, 0, err
 	}
-	rows, err := t.DB.QueryContext(ctx, `SELECT id, label, score_maximum, resource_id, tag FROM lti_line_items
-		WHERE tool_id = $1 AND topic_id = $2 ORDER BY id`, toolID, topicID)
+	li.ID = lineItemURL(origin, topicID, id)
+	if bound {
+		li.ResourceLinkID = strconv.FormatInt(topicID, 10)
+	}
+	return li, id, nil
+}
+
+// LineItemFilter is the query of the line items container: the filters of
+// AGS, a page size and the id the page starts after.
+type LineItemFilter struct {
+	ResourceLinkID, ResourceID, Tag string
+	Limit                           int
+	After                           int64
+}
+
+// Page is a page of a container and the query of the next, if any.
+type Page[T any] struct {
+	Items []T
+	Next  url.Values
+}
+
+// LineItems lists a page of the line items of the tool's topic, filtered.
+func (s *Platform) LineItems(ctx context.Context, t *platform.Tenant, origin, authorization string, topicID int64, f LineItemFilter) (Page[LineItem], error) {
+	toolID, _, err := s.agsCaller(ctx, t, authorization, topicID, ScopeLineItem, ScopeLineItemRead)
 	if err != nil {
-		return nil, fmt.Errorf("lti: line items: %w", err)
+		return Page[LineItem]{}, err
+	}
+	limit := cmp.Or(f.Limit, defaultPage)
+	query := `SELECT ` + lineItemColumns + ` FROM lti_line_items WHERE tool_id = $1 AND topic_id = $2 AND id > $3`
+	args := []any{toolID, topicID, f.After}
+	if f.ResourceLinkID != "" {
+		if f.ResourceLinkID != strconv.FormatInt(topicID, 10) {
+			return Page[LineItem]{Items: []LineItem{}}, nil
+		}
+		query += ` AND resource_link`
+	}
+	if f.ResourceID != "" {
+		args = append(args, f.ResourceID)
+		query += ` AND resource_id = $` + strconv.Itoa(len(args))
+	}
+	if f.Tag != "" {
+		args = append(args, f.Tag)
+		query += ` AND tag = $` + strconv.Itoa(len(args))
+	}
+	// One more than the page tells whether a next page exists.
+	args = append(args, limit+1)
+	query += ` ORDER BY id LIMIT $` + strconv.Itoa(len(args))
+	rows, err := t.DB.QueryContext(ctx, query, args...)
+	if err != nil {
+		return Page[LineItem]{}, fmt.Errorf("lti: line items: %w", err)
 	}
 	defer rows.Close()
-	out := []LineItem{}
+	out := Page[LineItem]{Items: []LineItem{}}
+	var last int64
 	for rows.Next() {
-		var li LineItem
-		var id int64
-		if err := rows.Scan(&id, &li.Label, &li.ScoreMaximum, &li.ResourceID, &li.Tag); err != nil {
-			return nil, err
+		li, id, err := scanLineItem(rows, origin, topicID)
+		if err != nil {
+			return out, err
 		}
-		li.ID = lineItemsURL(origin, topicID) + "/" + strconv.FormatInt(id, 10)
-		li.ResourceLinkID = strconv.FormatInt(topicID, 10)
-		out = append(out, li)
+		if len(out.Items) == limit {
+			out.Next = url.Values{"limit": {strconv.Itoa(limit)}, "after": {strconv.FormatInt(last, 10)}}
+			for k, v := range map[string]string{"resource_link_id": f.ResourceLinkID, "resource_id": f.ResourceID, "tag": f.Tag} {
+				if v != "" {
+					out.Next.Set(k, v)
+				}
+			}
+			break
+		}
+		out.Items, last = append(out.Items, li), id
 	}
 	return out, rows.Err()
 }
 
-// AddLineItem creates a line item of the tool's topic.
+// lineItemBody is a line item a tool sends; scoreMaximum is required.
+type lineItemBody struct {
+	Label          string   `json:"label"`
+	ScoreMaximum   *float64 `json:"scoreMaximum"`
+	ResourceID     string   `json:"resourceId"`
+	Tag            string   `json:"tag"`
+	ResourceLinkID string   `json:"resourceLinkId"`
+}
+
+// readLineItem checks a line item of the topic a tool sends.
+func readLineItem(body []byte, topicID int64) (lineItemBody, error) {
+	var li lineItemBody
+	if err := json.Unmarshal(body, &li); err != nil {
+		return li, apperr.New(apperr.BadRequest, "The line item is not a JSON object.")
+	}
+	switch {
+	case li.Label == "" || len(li.Label) > maxLineItemText:
+		return li, apperr.New(apperr.BadRequest, "A line item needs a label of at most 255 bytes.")
+	case li.ScoreMaximum == nil || *li.ScoreMaximum <= 0:
+		return li, apperr.New(apperr.BadRequest, "A line item needs a scoreMaximum greater than 0.")
+	case len(li.ResourceID) > maxLineItemText || len(li.Tag) > maxLineItemText:
+		return li, apperr.New(apperr.BadRequest, "A line item's resourceId and tag are at most 255 bytes.")
+	case li.ResourceLinkID != "" && li.ResourceLinkID != strconv.FormatInt(topicID, 10):
+		return li, apperr.New(apperr.BadRequest, "The resourceLinkId is not the resource link of this topic.")
+	}
+	return li, nil
+}
+
+// AddLineItem creates a line item of the tool's topic, bound to the
+// topic's resource link when it names it.
 func (s *Platform) AddLineItem(ctx context.Context, t *platform.Tenant, origin, authorization string, topicID int64, body []byte) (LineItem, error) {
-	toolID, err := s.serviceCaller(ctx, t, authorization, ScopeLineItem)
+	toolID, _, err := s.agsCaller(ctx, t, authorization, topicID, ScopeLineItem)
 	if err != nil {
 		return LineItem{}, err
 	}
-	if _, err := toolTopic(ctx, t.DB, toolID, topicID); err != nil {
+	in, err := readLineItem(body, topicID)
+	if err != nil {
 		return LineItem{}, err
 	}
-	var li LineItem
-	if err := json.Unmarshal(body, &li); err != nil || li.ScoreMaximum <= 0 || li.Label == "" || len(li.Label) > 255 ||
-		len(li.ResourceID) > 255 || len(li.Tag) > 255 {
-		return LineItem{}, apperr.New(apperr.Invalid, "A line item needs a label and a positive scoreMaximum.")
-	}
 	var id int64
-	if err := t.DB.QueryRowContext(ctx, `INSERT INTO lti_line_items (tool_id, topic_id, label, score_maximum, resource_id, tag, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`, toolID, topicID, li.Label, li.ScoreMaximum, li.ResourceID, li.Tag,
-		s.Clock.Now()).Scan(&id); err != nil {
+	if err := t.DB.QueryRowContext(ctx, `INSERT INTO lti_line_items (tool_id, topic_id, label, score_maximum, resource_id, tag,
+		resource_link, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`, toolID, topicID, in.Label,
+		*in.ScoreMaximum, in.ResourceID, in.Tag, in.ResourceLinkID != "", s.Clock.Now()).Scan(&id); err != nil {
 		return LineItem{}, fmt.Errorf("lti: add line item: %w", err)
 	}
-	li.ID = lineItemsURL(origin, topicID) + "/" + strconv.FormatInt(id, 10)
-	li.ResourceLinkID = strconv.FormatInt(topicID, 10)
-	return li, nil
+	return s.lineItem(ctx, t.DB, origin, toolID, topicID, id)
+}
+
+// lineItem loads a line item of the tool's topic; NotFound otherwise.
+func (s *Platform) lineItem(ctx context.Context, q sqldb.Querier, origin string, toolID, topicID, id int64) (LineItem, error) {
+	li, _, err := scanLineItem(q.QueryRowContext(ctx, `SELECT `+lineItemColumns+` FROM lti_line_items
+		WHERE id = $1 AND tool_id = $2 AND topic_id = $3`, id, toolID, topicID), origin, topicID)
+	if sqldb.NotFound(err) {
+		return li, apperr.New(apperr.NotFound, "Line item not found.")
+	}
+	return li, err
+}
+
+// LineItem is one line item of the tool's topic.
+func (s *Platform) LineItem(ctx context.Context, t *platform.Tenant, origin, authorization string, topicID, id int64) (LineItem, error) {
+	toolID, _, err := s.agsCaller(ctx, t, authorization, topicID, ScopeLineItem, ScopeLineItemRead)
+	if err != nil {
+		return LineItem{}, err
+	}
+	return s.lineItem(ctx, t.DB, origin, toolID, topicID, id)
+}
+
+// UpdateLineItem replaces a line item's label, maximum, resource id and
+// tag; its binding to the resource link stays.
+func (s *Platform) UpdateLineItem(ctx context.Context, t *platform.Tenant, origin, authorization string, topicID, id int64, body []byte) (LineItem, error) {
+	toolID, _, err := s.agsCaller(ctx, t, authorization, topicID, ScopeLineItem)
+	if err != nil {
+		return LineItem{}, err
+	}
+	in, err := readLineItem(body, topicID)
+	if err != nil {
+		return LineItem{}, err
+	}
+	res, err := t.DB.ExecContext(ctx, `UPDATE lti_line_items SET label = $1, score_maximum = $2, resource_id = $3, tag = $4
+		WHERE id = $5 AND tool_id = $6 AND topic_id = $7`, in.Label, *in.ScoreMaximum, in.ResourceID, in.Tag, id, toolID, topicID)
+	if err != nil {
+		return LineItem{}, fmt.Errorf("lti: update line item: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return LineItem{}, apperr.New(apperr.NotFound, "Line item not found.")
+	}
+	return s.lineItem(ctx, t.DB, origin, toolID, topicID, id)
+}
+
+// DeleteLineItem removes a line item the tool made, with its scores. The
+// line item of the topic's resource link is the platform's: it stays.
+func (s *Platform) DeleteLineItem(ctx context.Context, t *platform.Tenant, authorization string, topicID, id int64) error {
+	toolID, _, err := s.agsCaller(ctx, t, authorization, topicID, ScopeLineItem)
+	if err != nil {
+		return err
+	}
+	var claimed bool
+	err = t.DB.QueryRowContext(ctx, `SELECT claimed FROM lti_line_items WHERE id = $1 AND tool_id = $2 AND topic_id = $3`,
+		id, toolID, topicID).Scan(&claimed)
+	if sqldb.NotFound(err) {
+		return apperr.New(apperr.NotFound, "Line item not found.")
+	}
+	if err != nil {
+		return fmt.Errorf("lti: line item: %w", err)
+	}
+	if claimed {
+		return apperr.New(apperr.Forbidden, "The line item of the topic's resource link belongs to the platform and cannot be deleted.")
+	}
+	if _, err := t.DB.ExecContext(ctx, `DELETE FROM lti_line_items WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("lti: delete line item: %w", err)
+	}
+	return nil
+}
+
+// claimedLineItem is the line item of an lti topic's resource link, made
+// on first need with the topic's title and maximum (100 by default).
+func claimedLineItem(ctx context.Context, q sqldb.Querier, now time.Time, toolID int64, topic topics.Topic, link Link) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT id FROM lti_line_items WHERE tool_id = $1 AND topic_id = $2 AND claimed`,
+		toolID, topic.ID).Scan(&id)
+	if !sqldb.NotFound(err) {
+		return id, err
+	}
+	if err := claimLineItem(ctx, q, now, toolID, topic.ID, LineItem{Label: cmp.Or(clip(topic.Title, maxLineItemText), "Activity"),
+		ScoreMaximum: cmp.Or(link.ScoreMaximum, defaultScoreMaximum)}); err != nil {
+		return 0, err
+	}
+	err = q.QueryRowContext(ctx, `SELECT id FROM lti_line_items WHERE tool_id = $1 AND topic_id = $2 AND claimed`,
+		toolID, topic.ID).Scan(&id)
+	return id, err
+}
+
+// claimLineItem makes the line item of a topic's resource link unless it
+// exists: of two first launches at once, the unique index keeps the first.
+func claimLineItem(ctx context.Context, q sqldb.Querier, now time.Time, toolID, topicID int64, li LineItem) error {
+	if _, err := q.ExecContext(ctx, `INSERT INTO lti_line_items (tool_id, topic_id, label, score_maximum, resource_id, tag,
+		resource_link, claimed, created_at) VALUES ($1, $2, $3, $4, $5, $6, TRUE, TRUE, $7)
+		ON CONFLICT (tool_id, topic_id) WHERE claimed DO NOTHING`,
+		toolID, topicID, li.Label, li.ScoreMaximum, li.ResourceID, li.Tag, now); err != nil {
+		return fmt.Errorf("lti: make the resource link's line item: %w", err)
+	}
+	return nil
 }
 
 // Score is an AGS score a tool posts.
@@ -230,19 +445,66 @@ type Score struct {
 	UserID           string   `json:"userId"`
 	ScoreGiven       *float64 `json:"scoreGiven"`
 	ScoreMaximum     *float64 `json:"scoreMaximum"`
+	Comment          string   `json:"comment"`
 	ActivityProgress string   `json:"activityProgress"`
 	GradingProgress  string   `json:"gradingProgress"`
 	Timestamp        string   `json:"timestamp"`
 }
 
-// PostScore records a learner's score on a line item of the tool's topic;
-// a completed activity, or a fully graded one, completes the topic.
-func (s *Platform) PostScore(ctx context.Context, t *platform.Tenant, authorization string, topicID, lineItemID int64, body []byte) error {
-	toolID, err := s.serviceCaller(ctx, t, authorization, ScopeScore)
-	if err != nil {
-		return err
+// The values of a score's progress fields (AGS 2.0, Score service).
+var (
+	activityProgress = []string{"Initialized", "Started", "InProgress", "Submitted", "Completed"}
+	gradingProgress  = []string{"FullyGraded", "Pending", "PendingManual", "Failed", "NotReady"}
+	// isoTimestamp is ISO 8601 with a sub-second part and a zone, as the
+	// Score service requires.
+	isoTimestamp = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{1,9}(Z|[+-]\d{2}:\d{2})$`)
+)
+
+// readScore checks a score by the rules of the Score service and returns
+// its timestamp; each refusal says which rule.
+func readScore(body []byte) (Score, time.Time, error) {
+	var sc Score
+	bad := func(msg string) (Score, time.Time, error) { return sc, time.Time{}, apperr.New(apperr.BadRequest, msg) }
+	if err := json.Unmarshal(body, &sc); err != nil {
+		return bad("The score is not a JSON object of the Score service.")
 	}
-	topic, err := toolTopic(ctx, t.DB, toolID, topicID)
+	if sc.UserID == "" {
+		return bad("The score needs a userId.")
+	}
+	if sc.Timestamp == "" {
+		return bad("The score needs a timestamp.")
+	}
+	at, err := time.Parse(time.RFC3339Nano, sc.Timestamp)
+	if err != nil || !isoTimestamp.MatchString(sc.Timestamp) {
+		return bad("The timestamp must be ISO 8601 with sub-second precision and a zone, e.g. 2026-01-02T10:00:00.000Z.")
+	}
+	if !slices.Contains(activityProgress, sc.ActivityProgress) {
+		return bad("The activityProgress must be one of " + strings.Join(activityProgress, ", ") + ".")
+	}
+	if !slices.Contains(gradingProgress, sc.GradingProgress) {
+		return bad("The gradingProgress must be one of " + strings.Join(gradingProgress, ", ") + ".")
+	}
+	if sc.ScoreGiven != nil && sc.ScoreMaximum == nil {
+		return bad("A scoreGiven needs a scoreMaximum.")
+	}
+	if sc.ScoreGiven != nil && *sc.ScoreGiven < 0 {
+		return bad("The scoreGiven must be 0 or more.")
+	}
+	if sc.ScoreMaximum != nil && *sc.ScoreMaximum <= 0 {
+		return bad("The scoreMaximum must be greater than 0.")
+	}
+	if len(sc.Comment) > maxComment {
+		return bad("The comment is at most 4000 bytes.")
+	}
+	return sc, at, nil
+}
+
+// PostScore records a learner's score on a line item of the tool's topic;
+// a completed activity, or a fully graded one, completes the topic. A
+// score whose timestamp is not after the one kept for the learner and the
+// line item is ignored.
+func (s *Platform) PostScore(ctx context.Context, t *platform.Tenant, authorization string, topicID, lineItemID int64, body []byte) error {
+	toolID, topic, err := s.agsCaller(ctx, t, authorization, topicID, ScopeScore)
 	if err != nil {
 		return err
 	}
@@ -254,9 +516,9 @@ func (s *Platform) PostScore(ctx context.Context, t *platform.Tenant, authorizat
 	if !exists {
 		return apperr.New(apperr.NotFound, "Line item not found.")
 	}
-	var sc Score
-	if err := json.Unmarshal(body, &sc); err != nil || sc.ActivityProgress == "" || sc.GradingProgress == "" {
-		return apperr.New(apperr.Invalid, "A score needs userId, activityProgress and gradingProgress.")
+	sc, at, err := readScore(body)
+	if err != nil {
+		return err
 	}
 	userID, err := strconv.ParseInt(sc.UserID, 10, 64)
 	now := s.Clock.Now()
@@ -270,12 +532,17 @@ func (s *Platform) PostScore(ctx context.Context, t *platform.Tenant, authorizat
 	if err != nil {
 		return apperr.New(apperr.Invalid, "The userId is not a learner of this topic.")
 	}
-	if _, err := t.DB.ExecContext(ctx, `INSERT INTO lti_scores (line_item_id, user_id, score_given, score_maximum, activity_progress,
-		grading_progress, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (line_item_id, user_id) DO UPDATE SET
-		score_given = excluded.score_given, score_maximum = excluded.score_maximum, activity_progress = excluded.activity_progress,
-		grading_progress = excluded.grading_progress, updated_at = excluded.updated_at`,
-		lineItemID, userID, sc.ScoreGiven, sc.ScoreMaximum, sc.ActivityProgress, sc.GradingProgress, now); err != nil {
+	res, err := t.DB.ExecContext(ctx, `INSERT INTO lti_scores (line_item_id, user_id, score_given, score_maximum, activity_progress,
+		grading_progress, comment, timestamp_ns, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		ON CONFLICT (line_item_id, user_id) DO UPDATE SET score_given = excluded.score_given, score_maximum = excluded.score_maximum,
+		activity_progress = excluded.activity_progress, grading_progress = excluded.grading_progress, comment = excluded.comment,
+		timestamp_ns = excluded.timestamp_ns, updated_at = excluded.updated_at WHERE lti_scores.timestamp_ns < excluded.timestamp_ns`,
+		lineItemID, userID, sc.ScoreGiven, sc.ScoreMaximum, sc.ActivityProgress, sc.GradingProgress, sc.Comment, at.UnixNano(), now)
+	if err != nil {
 		return fmt.Errorf("lti: record score: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
 	}
 	if sc.ActivityProgress == "Completed" || sc.GradingProgress == "FullyGraded" {
 		var score *topics.TopicScore
@@ -287,4 +554,67 @@ func (s *Platform) PostScore(ctx context.Context, t *platform.Tenant, authorizat
 		return s.Progress.CompleteTopicScored(ctx, t, userID, topicID, score)
 	}
 	return nil
+}
+
+// Result is an AGS result: a learner's kept score on a line item.
+type Result struct {
+	ID            string   `json:"id"`
+	ScoreOf       string   `json:"scoreOf"`
+	UserID        string   `json:"userId"`
+	ResultScore   *float64 `json:"resultScore,omitempty"`
+	ResultMaximum *float64 `json:"resultMaximum,omitempty"`
+	Comment       string   `json:"comment,omitempty"`
+}
+
+// Results lists a page of the results of a line item of the tool's
+// topic, by learner id; userID ("" for all) keeps one learner's.
+func (s *Platform) Results(ctx context.Context, t *platform.Tenant, origin, authorization string, topicID, lineItemID int64,
+	userID string, limit int, after int64) (Page[Result], error) {
+	toolID, _, err := s.agsCaller(ctx, t, authorization, topicID, ScopeResultRead)
+	if err != nil {
+		return Page[Result]{}, err
+	}
+	item, err := s.lineItem(ctx, t.DB, origin, toolID, topicID, lineItemID)
+	if err != nil {
+		return Page[Result]{}, err
+	}
+	limit = cmp.Or(limit, defaultPage)
+	query := `SELECT user_id, score_given, score_maximum, comment FROM lti_scores WHERE line_item_id = $1 AND user_id > $2`
+	args := []any{lineItemID, after}
+	if userID != "" {
+		uid, err := strconv.ParseInt(userID, 10, 64)
+		if err != nil {
+			return Page[Result]{Items: []Result{}}, nil
+		}
+		args = append(args, uid)
+		query += ` AND user_id = $3`
+	}
+	args = append(args, limit+1)
+	query += ` ORDER BY user_id LIMIT $` + strconv.Itoa(len(args))
+	rows, err := t.DB.QueryContext(ctx, query, args...)
+	if err != nil {
+		return Page[Result]{}, fmt.Errorf("lti: results: %w", err)
+	}
+	defer rows.Close()
+	out := Page[Result]{Items: []Result{}}
+	var last int64
+	for rows.Next() {
+		var r Result
+		var uid int64
+		if err := rows.Scan(&uid, &r.ResultScore, &r.ResultMaximum, &r.Comment); err != nil {
+			return out, err
+		}
+		if len(out.Items) == limit {
+			out.Next = url.Values{"limit": {strconv.Itoa(limit)}, "after": {strconv.FormatInt(last, 10)}}
+			if userID != "" {
+				out.Next.Set("user_id", userID)
+			}
+			break
+		}
+		r.UserID = strconv.FormatInt(uid, 10)
+		r.ScoreOf = item.ID
+		r.ID = item.ID + "/results/" + r.UserID
+		out.Items, last = append(out.Items, r), uid
+	}
+	return out, rows.Err()
 }

@@ -123,6 +123,7 @@ func (s *Platform) authorizeDeepLinking(ctx context.Context, t *platform.Tenant,
 		"accept_types":                         []string{"ltiResourceLink"},
 		"accept_presentation_document_targets": []string{"iframe", "window"},
 		"accept_multiple":                      true,
+		"accept_lineitem":                      true,
 		"auto_create":                          true,
 		"title":                                lesson.Title,
 		"data":                                 data,
@@ -150,6 +151,13 @@ type contentItem struct {
 	Title  string         `json:"title"`
 	URL    string         `json:"url"`
 	Custom map[string]any `json:"custom"`
+	// LineItem asks for the line item of the topic's resource link.
+	LineItem *struct {
+		Label        string   `json:"label"`
+		ScoreMaximum *float64 `json:"scoreMaximum"`
+		ResourceID   string   `json:"resourceId"`
+		Tag          string   `json:"tag"`
+	} `json:"lineItem"`
 }
 
 // LinkedTopic is a topic made from a content item.
@@ -177,7 +185,8 @@ func (s *Platform) DeepLinkReturn(ctx context.Context, t *platform.Tenant, origi
 		return nil, launchError(apperr.Unauthorized, "invalid_issuer", "The JWT comes from no registered tool.")
 	}
 	kid, _ := unverified.Header["kid"].(string)
-	key, err := s.toolKey(ctx, t, tool, kid)
+	iat, _ := unverified.Claims.GetIssuedAt()
+	key, err := s.toolKey(ctx, t, tool, kid, signedAt(iat))
 	if err != nil {
 		return nil, launchError(apperr.Unauthorized, "jwks_unavailable", "The tool's key could not be read.")
 	}
@@ -216,6 +225,11 @@ func (s *Platform) DeepLinkReturn(ctx context.Context, t *platform.Tenant, origi
 		}
 		if _, err := fetch.CheckURL(it.URL); it.URL != "" && (err != nil || len(it.URL) > 1000) {
 			return nil, apperr.New(apperr.Invalid, "A content item's url must be an absolute http or https URL.")
+		}
+		if li := it.LineItem; li != nil && (li.ScoreMaximum == nil || *li.ScoreMaximum <= 0 || *li.ScoreMaximum > 1e9 ||
+			len(li.Label) > maxLineItemText || len(li.ResourceID) > maxLineItemText || len(li.Tag) > maxLineItemText) {
+			return nil, apperr.New(apperr.Invalid, "A content item's lineItem needs a scoreMaximum greater than 0; its label, "+
+				"resourceId and tag are at most 255 bytes.")
 		}
 		links = append(links, it)
 	}
@@ -274,10 +288,19 @@ func (s *Platform) makeTopics(ctx context.Context, t *platform.Tenant, userID, l
 			}
 			body["custom"] = custom
 		}
+		if it.LineItem != nil {
+			body["score_maximum"] = *it.LineItem.ScoreMaximum
+		}
 		b, _ := json.Marshal(body)
 		v, err := s.Topics.CreateJSON(ctx, t, p, b)
 		if err != nil {
 			return made, err
+		}
+		if li := it.LineItem; li != nil {
+			if err := claimLineItem(ctx, t.DB, s.Clock.Now(), toolID, v.ID, LineItem{Label: cmp.Or(li.Label, clip(v.Title, maxLineItemText)),
+				ScoreMaximum: *li.ScoreMaximum, ResourceID: li.ResourceID, Tag: li.Tag}); err != nil {
+				return made, err
+			}
 		}
 		made = append(made, LinkedTopic{ID: v.ID, Title: v.Title})
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/kinds/lti"
 )
@@ -23,15 +23,17 @@ func TestDeepLinking(t *testing.T) {
 	for _, backend := range apitest.Backends(t) {
 		t.Run(backend, func(t *testing.T) {
 			w := newTwoTenants(t, backend)
-			ask := map[string]any{"lesson": w.lessonA, "tool": w.tool["id"]}
-			w.do(t, 403, "POST", w.originA, "/api/lti/deep-links", w.student, ask)
-			start := w.do(t, 200, "POST", w.originA, "/api/lti/deep-links", w.adminA, ask)
-			login, err := url.Parse(start.String("data.url"))
+			ctx := context.Background()
+			ask := client.DeepLinkInputBody{Lesson: w.lessonA, Tool: w.tool.ID}
+			_, err := w.clientA(w.student).PostLTIDeepLinks(ctx, ask)
+			apitest.Refused(t, err, 403)
+			start := apitest.Must(w.clientA(w.adminA).PostLTIDeepLinks(ctx, ask))(t)
+			login, err := url.Parse(start.URL)
 			if err != nil || login.Query().Get("lti_message_hint") != "deep-linking" || !strings.HasPrefix(login.String(), w.originB+lti.LoginPath) {
-				t.Fatalf("start: %s", start.Body)
+				t.Fatalf("start: %+v", start)
 			}
 			authorize := w.originA + lti.AuthorizePath + "?" + url.Values{"scope": {"openid"}, "response_type": {"id_token"},
-				"response_mode": {"form_post"}, "client_id": {w.tool["client_id"].(string)}, "redirect_uri": {w.originB + lti.LaunchPath},
+				"response_mode": {"form_post"}, "client_id": {w.tool.ClientID}, "redirect_uri": {w.originB + lti.LaunchPath},
 				"login_hint": {login.Query().Get("login_hint")}, "lti_message_hint": {"deep-linking"}, "nonce": {"n-1"},
 				"state": {"s-1"}}.Encode()
 			_, fields := w.authorizeForm(t, authorize)
@@ -53,18 +55,19 @@ func TestDeepLinking(t *testing.T) {
 			data, _ := settings["data"].(string)
 			if request[lti.ClaimMessageType] != lti.MessageDeepLinkingReq || request["nonce"] != "n-1" ||
 				settings["deep_link_return_url"] != w.originA+lti.DeepLinkReturnPath || data == "" ||
-				request[lti.ClaimRoles].([]any)[0] != lti.RoleInstructor {
+				request[lti.ClaimRoles].([]any)[0] != lti.RoleInstructor || settings["accept_lineitem"] != true {
 				t.Fatalf("deep linking request: %v", request)
 			}
 
 			keyB, kidB := w.keyOfB(t)
 			answer := func(edit func(jwt.MapClaims)) string {
 				now := w.env.Clock.Now()
-				c := jwt.MapClaims{"iss": w.tool["client_id"], "aud": w.originA, "iat": now.Unix(), "exp": now.Add(time.Minute).Unix(),
+				c := jwt.MapClaims{"iss": w.tool.ClientID, "aud": w.originA, "iat": now.Unix(), "exp": now.Add(time.Minute).Unix(),
 					"nonce": "n-2", lti.ClaimMessageType: lti.MessageDeepLinkingResp, lti.ClaimVersion: lti.Version,
-					lti.ClaimDeploymentID: w.tool["deployment_id"], lti.ClaimDeepLinkingData: data,
+					lti.ClaimDeploymentID: w.tool.DeploymentID, lti.ClaimDeepLinkingData: data,
 					lti.ClaimContentItems: []map[string]any{
-						{"type": "ltiResourceLink", "title": "Lab 1", "url": w.originB + "/lab-1", "custom": map[string]any{"level": "2", "n": 3}},
+						{"type": "ltiResourceLink", "title": "Lab 1", "url": w.originB + "/lab-1", "custom": map[string]any{"level": "2", "n": 3},
+							"lineItem": map[string]any{"label": "Lab 1 grade", "scoreMaximum": 25, "resourceId": "lab-1", "tag": "lab"}},
 						{"type": "link", "url": "https://example.org/"},
 						{"type": "ltiResourceLink", "title": "Lab 2"},
 					}}
@@ -95,7 +98,7 @@ func TestDeepLinking(t *testing.T) {
 				status     int
 				token      string
 			}{
-				{"another key", "invalid_signature", 401, sign(t, jwt.MapClaims{"iss": w.tool["client_id"], "aud": w.originA,
+				{"another key", "invalid_signature", 401, sign(t, jwt.MapClaims{"iss": w.tool.ClientID, "aud": w.originA,
 					"exp": w.env.Clock.Now().Add(time.Minute).Unix()}, kidB, mustKey(t))},
 				{"not for us", "invalid_audience", 401, answer(func(c jwt.MapClaims) { c["aud"] = w.originB })},
 				{"expired", "expired", 401, answer(func(c jwt.MapClaims) { c["exp"] = w.env.Clock.Now().Add(-5 * time.Minute).Unix() })},
@@ -105,6 +108,9 @@ func TestDeepLinking(t *testing.T) {
 				{"deployment", "unknown_deployment", 403, answer(func(c jwt.MapClaims) { c[lti.ClaimDeploymentID] = "other" })},
 				{"other data", "invalid_data", 401, answer(func(c jwt.MapClaims) { c[lti.ClaimDeepLinkingData] = "made-up" })},
 				{"no data", "invalid_data", 401, answer(func(c jwt.MapClaims) { delete(c, lti.ClaimDeepLinkingData) })},
+				{"line item without maximum", "", 422, answer(func(c jwt.MapClaims) {
+					c[lti.ClaimContentItems] = []map[string]any{{"type": "ltiResourceLink", "title": "Lab 3", "lineItem": map[string]any{"label": "x"}}}
+				})},
 			} {
 				if status, code := post(tc.token); status != tc.status || code != tc.code {
 					t.Errorf("%s: %d %q, want %d %q", tc.name, status, code, tc.status, tc.code)
@@ -135,9 +141,20 @@ func TestDeepLinking(t *testing.T) {
 			if link.URL != w.originB+"/lab-1" || link.Custom["level"] != "2" || link.Custom["n"] != "3" {
 				t.Fatalf("topic value: %s", value)
 			}
-			launch := w.do(t, 200, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(lab, 10), w.adminA, nil)
-			if u, _ := url.Parse(launch.String("data.url")); u.Query().Get("target_link_uri") != w.originB+"/lab-1" {
-				t.Fatalf("launch of the made topic: %s", launch.Body)
+			// The item's lineItem became the line item of the topic's
+			// resource link; the item without one has none yet.
+			var items int
+			if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM lti_line_items WHERE topic_id = $1
+				AND claimed AND resource_link AND label = 'Lab 1 grade' AND score_maximum = 25 AND resource_id = 'lab-1'
+				AND tag = 'lab'`, lab).Scan(&items); err != nil || items != 1 {
+				t.Fatalf("the line item asked for: %d %v", items, err)
+			}
+			if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM lti_line_items`).Scan(&items); err != nil || items != 1 {
+				t.Fatalf("%d line items, want 1: %v", items, err)
+			}
+			launch := apitest.Must(w.clientA(w.adminA).PostLTILaunchesID(ctx, lab))(t)
+			if u, _ := url.Parse(launch.URL); u.Query().Get("target_link_uri") != w.originB+"/lab-1" {
+				t.Fatalf("launch of the made topic: %+v", launch)
 			}
 		})
 	}

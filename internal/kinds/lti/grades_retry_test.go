@@ -27,17 +27,8 @@ func TestGradeAfterPlatformOutage(t *testing.T) {
 			w.platform.mu.Lock()
 			w.platform.toolKey = &tenant.Keys.Private.PublicKey
 			w.platform.mu.Unlock()
-			admin := env.As("admin")
-			env.Call(t, 200, "PUT", "/api/admin/lti/registrations/"+strconv.FormatInt(w.regID, 10), admin.Token, map[string]any{
-				"name": "Moodle", "issuer": issuer, "client_id": clientID, "auth_login_url": issuer + "/mod/lti/auth.php",
-				"jwks_url": w.platform.srv.URL + "/jwks", "token_url": w.platform.srv.URL + "/token",
-				"deployment_ids": []string{deploy}, "course_id": w.courseID,
-			})
-			lesson := env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token, map[string]any{"title": "L", "course_id": w.courseID})
-			topic := int64(env.Call(t, 201, "POST", "/api/admin/topics", admin.Token, map[string]any{
-				"lesson": lesson.Number("data.id"), "title": "Read me", "topicable": `Lms\TopicTypes\Models\TopicContent\RichText`,
-				"markdown": "Some text.",
-			}).Number("data.id"))
+			w.gradesTo(t)
+			_, topic := w.textTopic(t)
 			state, nonce := w.login(t)
 			c := w.claims(nonce, "sub-learner")
 			c[lti.ClaimCustom] = map[string]any{"topic_id": strconv.FormatInt(topic, 10)}
@@ -56,8 +47,7 @@ func TestGradeAfterPlatformOutage(t *testing.T) {
 			w.platform.now = env.Clock.Now
 			w.platform.mu.Unlock()
 			w.platform.tokenCalls.Store(0)
-			env.Call(t, 200, "PATCH", "/api/courses/progress/"+strconv.FormatInt(w.courseID, 10), token,
-				map[string]any{"progress": []map[string]any{{"topic_id": topic, "status": 1}}})
+			w.finish(t, token, topic)
 			env.DeliverEvents()
 
 			ctx := context.Background()
@@ -146,12 +136,7 @@ func TestGradeRefusedForGood(t *testing.T) {
 	w.platform.mu.Lock()
 	w.platform.toolKey = &tenant.Keys.Private.PublicKey
 	w.platform.mu.Unlock()
-	admin := env.As("admin")
-	env.Call(t, 200, "PUT", "/api/admin/lti/registrations/"+strconv.FormatInt(w.regID, 10), admin.Token, map[string]any{
-		"name": "Moodle", "issuer": issuer, "client_id": clientID, "auth_login_url": issuer + "/mod/lti/auth.php",
-		"jwks_url": w.platform.srv.URL + "/jwks", "token_url": w.platform.srv.URL + "/token",
-		"deployment_ids": []string{deploy}, "course_id": w.courseID,
-	})
+	w.gradesTo(t)
 	// The launch into the course grants line items too: the token request
 	// asks for both scopes, which the platform refuses.
 	state, nonce := w.login(t)
@@ -164,13 +149,8 @@ func TestGradeRefusedForGood(t *testing.T) {
 		t.Fatalf("launch: %d", r.status)
 	}
 	token := w.exchange(t, r.loc.Query().Get("code")).String("data.token")
-	lesson := env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token, map[string]any{"title": "L", "course_id": w.courseID})
-	topic := int64(env.Call(t, 201, "POST", "/api/admin/topics", admin.Token, map[string]any{
-		"lesson": lesson.Number("data.id"), "title": "Read me", "topicable": `Lms\TopicTypes\Models\TopicContent\RichText`,
-		"markdown": "Some text.",
-	}).Number("data.id"))
-	env.Call(t, 200, "PATCH", "/api/courses/progress/"+strconv.FormatInt(w.courseID, 10), token,
-		map[string]any{"progress": []map[string]any{{"topic_id": topic, "status": 1}}})
+	_, topic := w.textTopic(t)
+	w.finish(t, token, topic)
 	env.DeliverEvents()
 	list, _, err := events.ListDeliveries(context.Background(), tenant.DB,
 		events.Filter{Event: events.CourseFinished, Listener: "lti_grades"})

@@ -1,6 +1,7 @@
 package lti_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/kinds/lti"
 	"github.com/lms-platform/lms/internal/kinds/quiz"
@@ -33,27 +35,19 @@ func TestGradesBack(t *testing.T) {
 			w.platform.toolKey = &tenant.Keys.Private.PublicKey
 			w.platform.mu.Unlock()
 			release()
-			admin := env.As("admin")
-			env.Call(t, 200, "PUT", "/api/admin/lti/registrations/"+strconv.FormatInt(w.regID, 10), admin.Token, map[string]any{
-				"name": "Moodle", "issuer": issuer, "client_id": clientID, "auth_login_url": issuer + "/mod/lti/auth.php",
-				"jwks_url": w.platform.srv.URL + "/jwks", "token_url": w.platform.srv.URL + "/token",
-				"deployment_ids": []string{deploy}, "course_id": w.courseID,
-			})
-			lesson := env.Call(t, 201, "POST", "/api/admin/lessons", admin.Token, map[string]any{"title": "L", "course_id": w.courseID})
-			topic := int64(env.Call(t, 201, "POST", "/api/admin/topics", admin.Token, map[string]any{
-				"lesson": lesson.Number("data.id"), "title": "Read me", "topicable": `Lms\TopicTypes\Models\TopicContent\RichText`,
-				"markdown": "Some text.",
-			}).Number("data.id"))
+			w.gradesTo(t)
+			lesson, topic := w.textTopic(t)
+			admin := env.ClientAs("admin")
+			ctx := context.Background()
 			// Two questions of a point each, the right answer second; with
 			// no pass score, every ended attempt completes the topic.
-			question := func(prompt string) map[string]any {
-				return map[string]any{"prompt": prompt, "options": []map[string]any{{"text": "no", "correct": false},
-					{"text": "yes", "correct": true}}}
+			question := func(prompt string) client.PostAdminTopicsBodyQuestionsItem {
+				return client.PostAdminTopicsBodyQuestionsItem{Prompt: &prompt, Options: []client.PostAdminTopicsBodyQuestionsItemOptionsItem{
+					{Text: ptrTo("no"), Correct: ptrTo(false)}, {Text: ptrTo("yes"), Correct: ptrTo(true)}}}
 			}
-			quiz := int64(env.Call(t, 201, "POST", "/api/admin/topics", admin.Token, map[string]any{
-				"lesson": lesson.Number("data.id"), "title": "Quiz", "topicable": quiz.Class, "value": "Two questions.",
-				"questions": []map[string]any{question("Is 7 a prime?"), question("Is 4 even?")},
-			}).Number("data.id"))
+			quiz := apitest.Must(admin.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lesson, Title: "Quiz",
+				Topicable: quiz.Class, Value: "Two questions.",
+				Questions: []client.PostAdminTopicsBodyQuestionsItem{question("Is 7 a prime?"), question("Is 4 even?")}}))(t).ID
 
 			ags := func(item string, scopes ...string) map[string]any {
 				return map[string]any{"scope": scopes, "lineitem": w.platform.srv.URL + "/lineitems/" + item}
@@ -121,8 +115,7 @@ func TestGradesBack(t *testing.T) {
 			var token string
 			for _, c := range []string{readOnly, code} {
 				token = w.exchange(t, c).String("data.token")
-				env.Call(t, 200, "PATCH", "/api/courses/progress/"+strconv.FormatInt(w.courseID, 10), token,
-					map[string]any{"progress": []map[string]any{{"topic_id": topic, "status": 1}}})
+				w.finish(t, token, topic)
 			}
 			expect("/lineitems/topic-item/scores? 1/1")
 
@@ -130,17 +123,17 @@ func TestGradesBack(t *testing.T) {
 			// question, and ends the attempt.
 			attempt := func(right ...bool) {
 				t.Helper()
-				res := env.Call(t, 201, "POST", "/api/quiz-attempts", token, map[string]any{"topic_id": quiz})
-				id := strconv.FormatInt(int64(res.Number("data.id")), 10)
-				for i, q := range res.Get("data.questions").([]any) {
-					choice := 0
+				learner := env.Client("", token)
+				a := apitest.Must(learner.PostQuizAttempts(ctx, client.StartInputBody{TopicID: quiz}))(t)
+				for i, q := range a.Questions {
+					choice := int64(0)
 					if right[i] {
 						choice = 1
 					}
-					env.Call(t, 200, "POST", "/api/quiz-attempts/"+id+"/answer", token, map[string]any{
-						"question_id": q.(map[string]any)["id"], "answer": map[string]any{"choices": []int{choice}}})
+					apitest.Must(learner.PostQuizAttemptsIDAnswer(ctx, a.ID, client.AnswerInputBody{QuestionID: q.ID,
+						Answer: client.Response{Choices: []int64{choice}}}))(t)
 				}
-				env.Call(t, 200, "POST", "/api/quiz-attempts/"+id+"/end", token, nil)
+				apitest.Must(learner.PostQuizAttemptsIDEnd(ctx, a.ID))(t)
 			}
 			// Half right: the quiz's line item gets 1 of 2, and the
 			// finished course its completion.

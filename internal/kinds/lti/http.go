@@ -138,7 +138,7 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: LaunchPath, Tags: toolTags, Status: http.StatusSeeOther,
 		Scope:   httpx.NoTokens,
-		MaxBody: 64 << 10, Credentials: true, Errors: []int{400, 401, 403, 415, 422, 503},
+		MaxBody: 64 << 10, Credentials: true, Errors: []int{400, 401, 403, 404, 415, 422, 503},
 		Summary: "LTI resource link launch: the platform's signed id_token (form post of id_token and state)",
 		Description: "Checks, in this order, each refusal naming its check in `error`: the `state` of the login " +
 			"(401 `invalid_state`: unknown, used or expired), the JWT (401 `invalid_token`), its algorithm (401 " +
@@ -150,8 +150,8 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 			"required claims (422 `missing_claim`: sub, roles, resource_link.id, target_link_uri). A refused launch leaves " +
 			"nothing behind. An accepted one matches the user by (issuer, sub), never by e-mail, creating it on first " +
 			"launch; Instructor and its sub-roles map to tutor, every other role to student, none to admin. The course is " +
-			"the custom parameter `topic_id`'s course or `course_id`, else the registration's course; the user gains " +
-			"access to it. The launch is recorded (with its AGS endpoint: when the registration has a `token_url`, a " +
+			"the custom parameter `topic_id`'s course or `course_id`, else the registration's course; it must be one of " +
+			"the registration's `course_ids` (403 `course_not_allowed`, nothing created), and the user gains access to it. The launch is recorded (with its AGS endpoint: when the registration has a `token_url`, a " +
 			"learner who finishes the launched topic, or the launched course when the launch named no topic, gets a " +
 			"completed score of 1/1 posted back on the launch's line item, found or made in its container when it " +
 			"named none) and the browser is sent (303) to the frontend's " +
@@ -449,7 +449,7 @@ func deepLinkRoutes(api huma.API, s *Platform) {
 		Description: "For those who may edit the lesson's course. Send the browser to `url` (a two-minute, single-use " +
 			"login hint bound to the caller, the tool and the lesson); our authorization endpoint then answers an " +
 			"LtiDeepLinkingRequest (role Instructor, deep_linking_settings with our return URL, accept_types " +
-			"ltiResourceLink, accept_multiple, and data the tool must send back), and the tool posts its content items " +
+			"ltiResourceLink, accept_multiple, accept_lineitem, and data the tool must send back), and the tool posts its content items " +
 			"to " + DeepLinkReturnPath + " within an hour."},
 		func(ctx context.Context, in *deepLinkInput) (*httpx.Response[ToolLaunch], error) {
 			out, err := s.DeepLink(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), httpx.PrincipalFrom(ctx), in.Body.Lesson, in.Body.Tool)
@@ -469,7 +469,8 @@ func deepLinkRoutes(api huma.API, s *Platform) {
 			"(422 `invalid_version`), the tool's deployment id (403 `unknown_deployment`), and the data of our request, " +
 			"used once (401 `invalid_data`). Each content item of type ltiResourceLink (at most 20; url absolute " +
 			"http(s)) becomes an lti topic of the request's lesson with its title, url and custom parameters, made as " +
-			"the author who asked. Answers a short HTML page."},
+			"the author who asked; an item's `lineItem` {label?, scoreMaximum (> 0), resourceId?, tag?} becomes the line " +
+			"item of the topic's resource link (422 without a scoreMaximum). Answers a short HTML page."},
 		func(ctx context.Context, in *formInput) (*htmlOutput, error) {
 			f, err := in.form()
 			if err != nil {
@@ -489,14 +490,41 @@ type tokenOutput struct {
 }
 
 type agsInput struct {
-	Topic         int64  `path:"topic"`
-	Authorization string `header:"Authorization" hidden:"true"`
+	Topic          int64  `path:"topic"`
+	Authorization  string `header:"Authorization" hidden:"true"`
+	ResourceLinkID string `query:"resource_link_id" maxLength:"255" doc:"Only the line items bound to this resource link (the topic's id)."`
+	ResourceID     string `query:"resource_id" maxLength:"255" doc:"Only the line items of this resourceId."`
+	Tag            string `query:"tag" maxLength:"255" doc:"Only the line items of this tag."`
+	Limit          int    `query:"limit" minimum:"1" maximum:"1000" doc:"Page size (default 100); the next page is in the Link header (rel=\"next\")."`
+	After          int64  `query:"after" minimum:"0" doc:"Paging cursor of the Link header's next page."`
 }
 
 type agsBodyInput struct {
 	Topic         int64  `path:"topic"`
 	Authorization string `header:"Authorization" hidden:"true"`
 	RawBody       []byte `contentType:"application/vnd.ims.lis.v2.lineitem+json"`
+}
+
+type lineItemInput struct {
+	Topic         int64  `path:"topic"`
+	LineItem      int64  `path:"lineitem"`
+	Authorization string `header:"Authorization" hidden:"true"`
+}
+
+type lineItemBodyInput struct {
+	Topic         int64  `path:"topic"`
+	LineItem      int64  `path:"lineitem"`
+	Authorization string `header:"Authorization" hidden:"true"`
+	RawBody       []byte `contentType:"application/vnd.ims.lis.v2.lineitem+json"`
+}
+
+type resultsInput struct {
+	Topic         int64  `path:"topic"`
+	LineItem      int64  `path:"lineitem"`
+	Authorization string `header:"Authorization" hidden:"true"`
+	UserID        string `query:"user_id" maxLength:"255" doc:"Only this learner's result."`
+	Limit         int    `query:"limit" minimum:"1" maximum:"1000" doc:"Page size (default 100); the next page is in the Link header (rel=\"next\")."`
+	After         int64  `query:"after" minimum:"0" doc:"Paging cursor of the Link header's next page."`
 }
 
 type scoreInput struct {
@@ -508,7 +536,14 @@ type scoreInput struct {
 
 type lineItemsOutput struct {
 	ContentType string `header:"Content-Type"`
+	Link        string `header:"Link"`
 	Body        []LineItem
+}
+
+type resultsOutput struct {
+	ContentType string `header:"Content-Type"`
+	Link        string `header:"Link"`
+	Body        []Result
 }
 
 type lineItemOutput struct {
@@ -519,6 +554,14 @@ type lineItemOutput struct {
 
 type noContent struct {
 	Status int
+}
+
+// nextLink is the Link header of a container page: the next page, if any.
+func nextLink(base string, next url.Values) string {
+	if next == nil {
+		return ""
+	}
+	return "<" + base + "?" + next.Encode() + `>; rel="next"`
 }
 
 // serviceRoutes registers the token endpoint and the grade services; they
@@ -535,7 +578,7 @@ func serviceRoutes(api huma.API, s *Platform) {
 		Description: "Form fields `grant_type` client_credentials, `client_assertion_type` " +
 			"urn:ietf:params:oauth:client-assertion-type:jwt-bearer, `client_assertion` (RS256 with the tool's key from " +
 			"its key set or public key; iss and sub the tool's client_id, aud this URL or our issuer, exp at most five " +
-			"minutes ahead, a `jti` used once: it is kept until the assertion expires) and `scope`: lineitem, score and result.readonly of AGS are granted. Answers {access_token, " +
+			"minutes ahead, a `jti` used once: it is kept until the assertion expires) and `scope`: lineitem, lineitem.readonly, score and result.readonly of AGS, as asked, are granted. Answers {access_token, " +
 			"token_type, expires_in, scope} (one hour). A bad or replayed assertion answers 401 `invalid_client`; no offered scope 400 " +
 			"`invalid_scope`."},
 		func(ctx context.Context, in *formInput) (*tokenOutput, error) {
@@ -555,34 +598,94 @@ func serviceRoutes(api huma.API, s *Platform) {
 		})
 	// Every grade service answers 401 without a service token and 403
 	// without its scope (serviceCaller).
-	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/lti/ags/{topic}/lineitems", Tags: toolTags,
+	items := "/api/lti/ags/{topic}/lineitems"
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: items, Tags: toolTags,
 		Scope:  httpx.NoTokens,
-		Errors: []int{401, 403}, Summary: "AGS: the line items of an lti topic", Description: "Scope lineitem or lineitem.readonly." + agsDoc},
+		Errors: []int{401, 403, 404}, Summary: "AGS: the line items container of an lti topic",
+		Description: "Scope lineitem or lineitem.readonly. Answers " + mediaLineItems + ", filtered by `resource_link_id`, " +
+			"`resource_id` and `tag`, in pages of `limit` (default 100) with the next page in `Link: <…>; rel=\"next\"`." + agsDoc},
 		func(ctx context.Context, in *agsInput) (*lineItemsOutput, error) {
-			out, err := s.LineItems(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Authorization, in.Topic)
+			o := httpx.Origin(ctx)
+			page, err := s.LineItems(ctx, httpx.TenantFrom(ctx), o, in.Authorization, in.Topic, LineItemFilter{
+				ResourceLinkID: in.ResourceLinkID, ResourceID: in.ResourceID, Tag: in.Tag, Limit: in.Limit, After: in.After})
 			if err != nil {
 				return nil, err
 			}
-			return &lineItemsOutput{ContentType: "application/vnd.ims.lis.v2.lineitemcontainer+json", Body: out}, nil
+			return &lineItemsOutput{ContentType: mediaLineItems, Link: nextLink(lineItemsURL(o, in.Topic), page.Next), Body: page.Items}, nil
 		})
-	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/ags/{topic}/lineitems", Tags: toolTags,
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: items, Tags: toolTags,
 		Scope:  httpx.NoTokens,
-		Status: 201, MaxBody: 16 << 10, Errors: []int{401, 403, 422},
-		Summary: "AGS: add a line item to an lti topic", Description: "Scope lineitem. Body {label, scoreMaximum, resourceId?, tag?}." + agsDoc},
+		Status: 201, MaxBody: 16 << 10, Errors: []int{400, 401, 403, 404},
+		Summary: "AGS: add a line item to an lti topic",
+		Description: "Scope lineitem. Body " + mediaLineItem + " {label, scoreMaximum (> 0), resourceId?, tag?, " +
+			"resourceLinkId? (the topic's id binds it to the resource link)}; 400 names the broken rule." + agsDoc},
 		func(ctx context.Context, in *agsBodyInput) (*lineItemOutput, error) {
 			li, err := s.AddLineItem(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Authorization, in.Topic, in.RawBody)
 			if err != nil {
 				return nil, err
 			}
-			return &lineItemOutput{Status: 201, ContentType: "application/vnd.ims.lis.v2.lineitem+json", Body: li}, nil
+			return &lineItemOutput{Status: 201, ContentType: mediaLineItem, Body: li}, nil
 		})
-	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/ags/{topic}/lineitems/{lineitem}/scores", Tags: toolTags,
+	item := items + "/{lineitem}"
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: item, Tags: toolTags,
 		Scope:  httpx.NoTokens,
-		Status: 204, MaxBody: 16 << 10, Errors: []int{401, 403, 422},
+		Errors: []int{401, 403, 404}, Summary: "AGS: a line item of an lti topic",
+		Description: "Scope lineitem or lineitem.readonly. Answers " + mediaLineItem + "." + agsDoc},
+		func(ctx context.Context, in *lineItemInput) (*lineItemOutput, error) {
+			li, err := s.LineItem(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Authorization, in.Topic, in.LineItem)
+			if err != nil {
+				return nil, err
+			}
+			return &lineItemOutput{Status: 200, ContentType: mediaLineItem, Body: li}, nil
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPut, Path: item, Tags: toolTags,
+		Scope:   httpx.NoTokens,
+		MaxBody: 16 << 10, Errors: []int{400, 401, 403, 404}, Summary: "AGS: replace a line item of an lti topic",
+		Description: "Scope lineitem. Body as for adding one; the label, scoreMaximum, resourceId and tag are replaced, " +
+			"the binding to the resource link stays." + agsDoc},
+		func(ctx context.Context, in *lineItemBodyInput) (*lineItemOutput, error) {
+			li, err := s.UpdateLineItem(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Authorization, in.Topic, in.LineItem, in.RawBody)
+			if err != nil {
+				return nil, err
+			}
+			return &lineItemOutput{Status: 200, ContentType: mediaLineItem, Body: li}, nil
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodDelete, Path: item, Tags: toolTags,
+		Scope:  httpx.NoTokens,
+		Status: 204, Errors: []int{401, 403, 404}, Summary: "AGS: delete a line item of an lti topic, with its scores",
+		Description: "Scope lineitem. The line item of the topic's resource link (the launch's `lineitem` claim) is the " +
+			"platform's and answers 403." + agsDoc},
+		func(ctx context.Context, in *lineItemInput) (*noContent, error) {
+			if err := s.DeleteLineItem(ctx, httpx.TenantFrom(ctx), in.Authorization, in.Topic, in.LineItem); err != nil {
+				return nil, err
+			}
+			return &noContent{Status: http.StatusNoContent}, nil
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: item + "/results", Tags: toolTags,
+		Scope:  httpx.NoTokens,
+		Errors: []int{401, 403, 404}, Summary: "AGS: the results of a line item",
+		Description: "Scope result.readonly. Answers " + mediaResults + ": per learner with a score, {id, scoreOf, userId, " +
+			"resultScore, resultMaximum, comment}, filtered by `user_id`, in pages of `limit` (default 100) with the next " +
+			"page in `Link: <…>; rel=\"next\"`." + agsDoc},
+		func(ctx context.Context, in *resultsInput) (*resultsOutput, error) {
+			o := httpx.Origin(ctx)
+			page, err := s.Results(ctx, httpx.TenantFrom(ctx), o, in.Authorization, in.Topic, in.LineItem, in.UserID, in.Limit, in.After)
+			if err != nil {
+				return nil, err
+			}
+			return &resultsOutput{ContentType: mediaResults, Link: nextLink(lineItemURL(o, in.Topic, in.LineItem)+"/results", page.Next),
+				Body: page.Items}, nil
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: item + "/scores", Tags: toolTags,
+		Scope:  httpx.NoTokens,
+		Status: 204, MaxBody: 16 << 10, Errors: []int{400, 401, 403, 404, 422},
 		Summary: "AGS: post a learner's score; a completed activity or a fully graded score completes the topic",
-		Description: "Scope score. Body {userId (the sub of our launch), scoreGiven?, scoreMaximum?, activityProgress, " +
-			"gradingProgress, timestamp}. The score is recorded per line item and learner; the learner must hold access to " +
-			"the topic's course (422 otherwise)." + agsDoc},
+		Description: "Scope score. Body " + mediaScore + " {userId (the sub of our launch), scoreGiven?, scoreMaximum " +
+			"(required with scoreGiven), comment?, activityProgress (Initialized, Started, InProgress, Submitted, Completed), " +
+			"gradingProgress (FullyGraded, Pending, PendingManual, Failed, NotReady), timestamp (ISO 8601 with sub-second " +
+			"precision)}; 400 names the broken rule. The score is kept per line item and learner with its timestamp; a " +
+			"score whose timestamp is not later than the kept one is ignored (204). The learner must hold access to the " +
+			"topic's course (422 otherwise)." + agsDoc},
 		func(ctx context.Context, in *scoreInput) (*noContent, error) {
 			if err := s.PostScore(ctx, httpx.TenantFrom(ctx), in.Authorization, in.Topic, in.LineItem, in.RawBody); err != nil {
 				return nil, err

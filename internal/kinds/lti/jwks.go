@@ -96,6 +96,9 @@ type cachedSet struct {
 	keys    map[string]*rsa.PublicKey
 	fetched time.Time
 	expires time.Time
+	// retriedFor is the latest signing time a fetch within the floor was
+	// made for.
+	retriedFor time.Time
 }
 
 type tenantSets struct {
@@ -104,19 +107,33 @@ type tenantSets struct {
 }
 
 // Key returns the key kid of the set at url, fetching it when it is not
-// cached, stale, or lacks kid.
-func (k *KeySets) Key(ctx context.Context, t *platform.Tenant, url, kid string) (*rsa.PublicKey, error) {
+// cached, stale, or lacks kid. signedAt is when the JWT naming kid says it
+// was signed (its iat; zero when unknown): the party published its key by
+// then. Within minRefetch of the last fetch an unknown kid is refused
+// without fetching (a flood of made-up kids costs the party nothing),
+// unless that fetch may have been made before the JWT was signed (in its
+// second of iat or earlier): the key may have come after it (a rotation),
+// so the set is fetched once more. Such a fetch is made once per signing
+// time, and only for one already past, which bounds them to one a second.
+func (k *KeySets) Key(ctx context.Context, t *platform.Tenant, url, kid string, signedAt time.Time) (*rsa.PublicKey, error) {
 	ts := t.Local(keySetsKey{}, func() any { return &tenantSets{sets: map[string]*cachedSet{}} }).(*tenantSets)
 	now := k.Now()
 	ts.mu.Lock()
 	set := ts.sets[url]
 	ts.mu.Unlock()
+	var retriedFor time.Time
+	if set != nil {
+		retriedFor = set.retriedFor
+	}
 	if set != nil && now.Before(set.expires) {
 		if key, ok := set.keys[kid]; ok {
 			return key, nil
 		}
 		if now.Sub(set.fetched) < minRefetch {
-			return nil, nil
+			if !set.fetched.Before(signedAt.Add(time.Second)) || !signedAt.After(set.retriedFor) || signedAt.After(now) {
+				return nil, nil
+			}
+			retriedFor = signedAt
 		}
 	}
 	res, err := k.Fetch.Get(ctx, url)
@@ -130,7 +147,7 @@ func (k *KeySets) Key(ctx context.Context, t *platform.Tenant, url, kid string) 
 	if err != nil {
 		return nil, apperr.Wrap(apperr.Unavailable, err, "The key set is not a JWKS document.")
 	}
-	set = &cachedSet{keys: keys, fetched: now, expires: now.Add(cacheTTL(res.Header))}
+	set = &cachedSet{keys: keys, fetched: now, expires: now.Add(cacheTTL(res.Header)), retriedFor: retriedFor}
 	ts.mu.Lock()
 	ts.sets[url] = set
 	ts.mu.Unlock()

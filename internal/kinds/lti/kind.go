@@ -33,9 +33,10 @@ type Kind struct{}
 func (Kind) Class() string { return Class }
 func (Kind) Name() string  { return "lti" }
 
-// Build takes tool (an external tool's id), url (optional target link)
-// and custom (a JSON object of strings), as fields or as a generic value
-// {tool_id, url, custom}. An update sending none keeps the value.
+// Build takes tool (an external tool's id), url (optional target link),
+// custom (a JSON object of strings) and score_maximum (of the resource
+// link's line item), as fields or as a generic value {tool_id, url,
+// custom, score_maximum}. An update sending none keeps the value.
 func (Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, in content.Input) (json.RawMessage, error) {
 	toolText, hasTool := in.Text("tool", "tool_id")
 	if !hasTool {
@@ -73,6 +74,13 @@ func (Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, in 
 			}
 		}
 	}
+	if m, ok := in.Text("score_maximum"); ok {
+		max, err := strconv.ParseFloat(m, 64)
+		if err != nil || max <= 0 || max > 1e9 {
+			return nil, apperr.Field("score_maximum", "The score_maximum must be a number greater than 0.")
+		}
+		link.ScoreMaximum = max
+	}
 	return json.Marshal(link)
 }
 
@@ -102,6 +110,8 @@ func (Kind) Fields() map[string]*huma.Schema {
 		"url":  {Type: huma.TypeString, MaxLength: ptr(1000), Description: "LTI: the resource's target link; default: the tool's."},
 		"custom": {Type: huma.TypeObject, AdditionalProperties: &huma.Schema{Type: huma.TypeString},
 			Description: "LTI: custom parameters sent in the launch's custom claim."},
+		"score_maximum": {Type: huma.TypeNumber, Description: "LTI: scoreMaximum of the line item of the topic's resource link " +
+			"(AGS), made on the first launch; default 100."},
 	}
 }
 

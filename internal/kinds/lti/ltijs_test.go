@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/kinds/lti"
@@ -141,10 +143,13 @@ func (l *ltijsTool) next(t *testing.T, want string) map[string]any {
 }
 
 // TestLtijsTool launches a real third-party tool, ltijs, from an lti topic
-// of our platform: ltijs validates our launch with its own checks, gets a
-// service token with its client assertion, creates a line item and posts
-// a completed score through AGS; the topic is then complete for the
-// learner and the score recorded.
+// of our platform: ltijs validates our launch with its own checks, gets
+// service tokens with its client assertion (lineitem.readonly among
+// them), lists the line items of the launch's resource link with its
+// filters, posts a completed score on the line item the launch claims and
+// reads the result back, all without a line item of its own; the topic
+// is then complete for the learner and the score recorded. Its deep
+// linking answer asks for a line item, which the topic it makes gets.
 func TestLtijsTool(t *testing.T) {
 	node, pgURL := needLtijs(t)
 	for _, backend := range apitest.Backends(t) {
@@ -168,29 +173,25 @@ func TestLtijsTool(t *testing.T) {
 
 			// The admin adds ltijs as an external tool with its URLs, and
 			// ltijs registers our platform with ours.
-			added := w.do(t, 201, "POST", w.originA, "/api/admin/lti/tools", w.adminA, map[string]any{
-				"name": "ltijs", "login_url": tool.origin + "/login", "target_link_uri": tool.origin + "/",
-				"redirect_uris": []string{tool.origin + "/"}, "jwks_url": tool.origin + "/keys",
-				"share_name": true,
-			}).Get("data").(map[string]any)
-			urls := w.do(t, 200, "GET", w.originA, "/api/admin/lti/platform", w.adminA, nil)
-			line, _ := json.Marshal(map[string]any{"issuer": urls.String("data.issuer"), "client_id": added["client_id"],
-				"authorization_url": urls.String("data.authorization_url"), "jwks_url": urls.String("data.jwks_url"),
-				"token_url": w.originA + lti.TokenPath})
+			ctx := context.Background()
+			admin := w.clientA(w.adminA)
+			added := apitest.Must(admin.PostAdminLTITools(ctx, client.ToolInput{Name: "ltijs", LoginURL: tool.origin + "/login",
+				TargetLinkURI: tool.origin + "/", RedirectUris: []string{tool.origin + "/"}, JwksURL: ptrTo(tool.origin + "/keys"),
+				ShareName: ptrTo(true)}))(t)
+			urls := apitest.Must(admin.GetAdminLTIPlatform(ctx))(t)
+			line, _ := json.Marshal(map[string]any{"issuer": urls.Issuer, "client_id": added.ClientID,
+				"authorization_url": urls.AuthorizationURL, "jwks_url": urls.JwksURL, "token_url": w.originA + lti.TokenPath})
 			if _, err := tool.stdin.Write(append(line, '\n')); err != nil {
 				t.Fatal(err)
 			}
 			tool.next(t, "registered")
 
-			course := w.do(t, 201, "POST", w.originA, "/api/admin/courses", w.adminA, map[string]any{"title": "Course with ltijs", "status": "published"})
-			courseID := int64(course.Number("data.id"))
-			lesson := w.do(t, 201, "POST", w.originA, "/api/admin/lessons", w.adminA, map[string]any{"title": "L", "course_id": courseID})
-			w.topic = int64(w.do(t, 201, "POST", w.originA, "/api/admin/topics", w.adminA, map[string]any{
-				"lesson": lesson.Number("data.id"), "title": "Graded by ltijs", "topicable": lti.Class,
-				"tool": added["id"], "custom": map[string]string{"chapter": "3"},
-			}).Number("data.id"))
-			w.do(t, 200, "POST", w.originA, "/api/admin/courses/"+strconv.FormatInt(courseID, 10)+"/access", w.adminA,
-				map[string]any{"users": []map[string]any{{"id": w.studentID}}})
+			published := "published"
+			courseID := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Course with ltijs", Status: &published}))(t).ID
+			lesson := apitest.Must(admin.PostAdminLessons(ctx, client.CreateLessonInputBody{Title: "L", CourseID: courseID}))(t).ID
+			w.topic = apitest.Must(admin.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lesson, Title: "Graded by ltijs",
+				Topicable: lti.Class, Tool: &added.ID, Custom: map[string]string{"chapter": "3"}}))(t).ID
+			apitest.Must(admin.PostAdminCoursesIDAccess(ctx, courseID, client.AssignInputBody{Users: []client.GrantBody{{ID: w.studentID}}}))(t)
 
 			seen := w.launchLtijs(t)
 			launch, _ := seen["launch"].(map[string]any)
@@ -204,8 +205,8 @@ func TestLtijsTool(t *testing.T) {
 			for what, ok := range map[string]bool{
 				"iss":            launch["iss"] == w.originA,
 				"sub":            launch["user"] == strconv.FormatInt(w.studentID, 10),
-				"client id":      launch["clientId"] == added["client_id"],
-				"deployment id":  launch["deploymentId"] == added["deployment_id"],
+				"client id":      launch["clientId"] == added.ClientID,
+				"deployment id":  launch["deploymentId"] == added.DeploymentID,
 				"message type":   launch["messageType"] == lti.MessageResourceReq,
 				"version":        launch["version"] == lti.Version,
 				"roles":          slices.Contains(roles, any(lti.RoleLearner)) && len(roles) == 1,
@@ -216,30 +217,48 @@ func TestLtijsTool(t *testing.T) {
 				"name shared":    hasKey(launch, "name"),
 				"e-mail private": !hasKey(launch, "email"),
 				"AGS endpoint":   launch["lineitems"] == w.originA+"/api/lti/ags/"+strconv.FormatInt(w.topic, 10)+"/lineitems",
+				"AGS line item":  strings.HasPrefix(fmt.Sprint(launch["lineitem"]), w.originA+"/api/lti/ags/"+strconv.FormatInt(w.topic, 10)+"/lineitems/"),
 			} {
 				if !ok {
 					t.Errorf("ltijs saw a wrong %s: %v", what, launch)
 				}
 			}
 
+			// ltijs found the claimed line item bound to the resource link,
+			// none of a tag nobody used, and the learner's result.
+			bound, _ := seen["bound"].(map[string]any)["lineItems"].([]any)
+			untagged, _ := seen["untagged"].(map[string]any)["lineItems"].([]any)
+			results, _ := seen["results"].(map[string]any)["scores"].([]any)
+			if len(bound) != 1 || bound[0].(map[string]any)["id"] != launch["lineitem"] ||
+				bound[0].(map[string]any)["resourceLinkId"] != strconv.FormatInt(w.topic, 10) || len(untagged) != 0 {
+				t.Fatalf("ltijs listed %v, and %v with a made-up tag", bound, untagged)
+			}
+			if len(results) != 1 || results[0].(map[string]any)["resultScore"] != float64(8) ||
+				results[0].(map[string]any)["userId"] != strconv.FormatInt(w.studentID, 10) {
+				t.Fatalf("ltijs read the results %v", results)
+			}
 			// The score completed the topic for the learner.
-			progress := w.do(t, 200, "GET", w.originA, "/api/courses/progress/"+strconv.FormatInt(courseID, 10), w.student, nil)
-			topics, _ := progress.Get("data.topics").([]any)
-			if len(topics) != 1 || topics[0].(map[string]any)["status"] != float64(1) {
-				t.Fatalf("progress after the score: %s", progress.Body)
+			progress := apitest.Must(w.clientA(w.student).GetCoursesProgressID(ctx, courseID))(t)
+			if len(progress.Topics) != 1 || progress.Topics[0].Status != 1 {
+				t.Fatalf("progress after the score: %+v", progress)
 			}
 			tenant, release := env.OpenTenant(rec)
 			defer release()
 			// Deep linking: the admin asks ltijs for content for the lesson;
 			// its signed answer becomes an lti topic at the item's URL.
-			made := w.deepLinkLtijs(t, int64(lesson.Number("data.id")), int64(added["id"].(float64)))
+			made := w.deepLinkLtijs(t, lesson, added.ID)
 			var content string
 			if err := tenant.DB.QueryRowContext(context.Background(), `SELECT content FROM topics WHERE id = $1`, made).Scan(&content); err != nil {
 				t.Fatal(err)
 			}
 			link, _ := lti.ParseLink(json.RawMessage(content))
-			if link.URL != tool.origin+"/?exercise=2" || link.Custom["picked"] != "yes" {
+			if link.URL != tool.origin+"/?exercise=2" || link.Custom["picked"] != "yes" || link.ScoreMaximum != 5 {
 				t.Fatalf("the topic ltijs linked: %s", content)
+			}
+			var items int
+			if err := tenant.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM lti_line_items WHERE topic_id = $1
+				AND claimed AND label = 'Exercise 2' AND score_maximum = 5 AND tag = 'exercise'`, made).Scan(&items); err != nil || items != 1 {
+				t.Fatalf("the line item ltijs asked for: %d %v", items, err)
 			}
 			var given, maximum float64
 			if err := tenant.DB.QueryRowContext(context.Background(), `SELECT score_given, score_maximum FROM lti_scores
@@ -269,10 +288,10 @@ func (w *twoTenants) launchLtijs(t *testing.T) map[string]any {
 	// at most), and we check the times of its client assertion against
 	// ours: our test clock is set to now just before the launch.
 	w.env.Clock.Set(time.Now())
-	start := w.do(t, 200, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(w.topic, 10), w.student, nil)
+	start := apitest.Must(w.clientA(w.student).PostLTILaunchesID(context.Background(), w.topic))(t)
 	// The tool's login redirects to our authorization endpoint, which
 	// answers the auto-submitting form.
-	page, err := browser.Get(start.String("data.url"))
+	page, err := browser.Get(start.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,8 +327,9 @@ func (w *twoTenants) deepLinkLtijs(t *testing.T, lesson, tool int64) int64 {
 	jar, _ := cookiejar.New(nil)
 	browser := &http.Client{Jar: jar, Timeout: 2 * time.Minute}
 	w.env.Clock.Set(time.Now())
-	start := w.do(t, 200, "POST", w.originA, "/api/lti/deep-links", w.adminA, map[string]any{"lesson": lesson, "tool": tool})
-	page, err := browser.Get(start.String("data.url"))
+	start := apitest.Must(w.clientA(w.adminA).PostLTIDeepLinks(context.Background(),
+		client.DeepLinkInputBody{Lesson: lesson, Tool: tool}))(t)
+	page, err := browser.Get(start.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,9 @@ type Link struct {
 	ToolID int64             `json:"tool_id"`
 	URL    string            `json:"url,omitempty"`
 	Custom map[string]string `json:"custom,omitempty"`
+	// ScoreMaximum is the maximum of the line item of the resource link
+	// (AGS), made on the first launch; 100 when it is 0.
+	ScoreMaximum float64 `json:"score_maximum,omitempty"`
 }
 
 // ParseLink reads an lti topic's value.
@@ -227,9 +230,14 @@ func (s *Platform) idToken(ctx context.Context, t *platform.Tenant, origin strin
 	claims[ClaimTargetLink] = cmp.Or(link.URL, tool.TargetLinkURI)
 	claims[ClaimResourceLink] = map[string]string{"id": strconv.FormatInt(topic.ID, 10), "title": topic.Title}
 	claims[ClaimCustom] = custom
+	item, err := claimedLineItem(ctx, t.DB, now, tool.ID, topic, link)
+	if err != nil {
+		return "", err
+	}
 	claims[ClaimAGSEndpoint] = map[string]any{
-		"scope":     []string{ScopeLineItem, ScopeScore, ScopeResultRead},
-		"lineitems": origin + "/api/lti/ags/" + strconv.FormatInt(topic.ID, 10) + "/lineitems",
+		"scope":     launchScopes,
+		"lineitems": lineItemsURL(origin, topic.ID),
+		"lineitem":  lineItemURL(origin, topic.ID, item),
 	}
 	return signClaims(t, claims)
 }
@@ -270,7 +278,11 @@ func signClaims(t *platform.Tenant, claims jwt.MapClaims) (string, error) {
 
 // Scopes of the Assignment and Grade Services.
 const (
-	ScopeLineItem   = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
-	ScopeScore      = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
-	ScopeResultRead = "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly"
+	ScopeLineItem     = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
+	ScopeLineItemRead = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly"
+	ScopeScore        = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+	ScopeResultRead   = "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly"
 )
+
+// launchScopes are the AGS scopes our launches offer a tool.
+var launchScopes = []string{ScopeLineItem, ScopeLineItemRead, ScopeScore, ScopeResultRead}

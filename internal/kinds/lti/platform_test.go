@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/kinds/lti"
@@ -36,17 +38,18 @@ type twoTenants struct {
 	topic            int64
 	courseA, lessonA int64
 	courseB, topicB  int64
-	tool             map[string]any
+	tool             *client.ExternalTool
 	log              *syncBuffer
 }
 
-func (w *twoTenants) do(t *testing.T, want int, method, origin, path, token string, body any) *apitest.Response {
-	t.Helper()
-	res := w.env.Do(apitest.Request{Method: method, Path: path, Host: strings.TrimPrefix(origin, "http://"), Token: token, Body: body})
-	if res.Status != want {
-		t.Fatalf("%s %s: %d %s", method, path, res.Status, res.Body)
-	}
-	return res
+// clientA and clientB are typed clients of the two tenants, on their
+// origins (with the port: the URLs the routes answer are built from it).
+func (w *twoTenants) clientA(token string) *client.Client {
+	return w.env.Client(strings.TrimPrefix(w.originA, "http://"), token)
+}
+
+func (w *twoTenants) clientB(token string) *client.Client {
+	return w.env.Client(strings.TrimPrefix(w.originB, "http://"), token)
 }
 
 // browse is the browser: a request to an absolute URL of one of the two
@@ -99,36 +102,26 @@ func newTwoTenants(t *testing.T, backend string) *twoTenants {
 	w.student, w.studentID = env.Login("127.0.0.1", "learner@a.test", "secret-password")
 
 	// A adds B as an external tool, with B's URLs.
-	w.tool = w.do(t, 201, "POST", w.originA, "/api/admin/lti/tools", w.adminA, map[string]any{
-		"name": "Tool B", "login_url": w.originB + lti.LoginPath, "target_link_uri": w.originB + lti.LaunchPath,
-		"redirect_uris": []string{w.originB + lti.LaunchPath}, "jwks_url": w.originB + lti.JWKSPath, "share_name": true,
-	}).Get("data").(map[string]any)
+	a, b := w.clientA(w.adminA), w.clientB(w.adminB)
+	w.tool = apitest.Must(a.PostAdminLTITools(ctx, client.ToolInput{Name: "Tool B", LoginURL: w.originB + lti.LoginPath,
+		TargetLinkURI: w.originB + lti.LaunchPath, RedirectUris: []string{w.originB + lti.LaunchPath},
+		JwksURL: ptrTo(w.originB + lti.JWKSPath), ShareName: ptrTo(true)}))(t)
 	// B registers A as a platform, with A's URLs, landing in B's course.
-	w.courseB = int64(w.do(t, 201, "POST", w.originB, "/api/admin/courses", w.adminB,
-		map[string]any{"title": "Course of B", "status": "published"}).Number("data.id"))
-	urlsA := w.do(t, 200, "GET", w.originA, "/api/admin/lti/platform", w.adminA, nil)
-	w.do(t, 201, "POST", w.originB, "/api/admin/lti/registrations", w.adminB, map[string]any{
-		"name": "Platform A", "issuer": urlsA.String("data.issuer"), "client_id": w.tool["client_id"],
-		"auth_login_url": urlsA.String("data.authorization_url"), "jwks_url": urlsA.String("data.jwks_url"),
-		"token_url": w.originA + lti.TokenPath, "deployment_ids": []any{w.tool["deployment_id"]}, "course_id": w.courseB,
-	})
-	lessonB := w.do(t, 201, "POST", w.originB, "/api/admin/lessons", w.adminB, map[string]any{"title": "L", "course_id": w.courseB})
-	w.topicB = int64(w.do(t, 201, "POST", w.originB, "/api/admin/topics", w.adminB, map[string]any{
-		"lesson": lessonB.Number("data.id"), "title": "Read on B", "topicable": `Lms\TopicTypes\Models\TopicContent\RichText`,
-		"markdown": "Text.",
-	}).Number("data.id"))
+	published := "published"
+	w.courseB = apitest.Must(b.PostAdminCourses(ctx, client.CourseBody{Title: "Course of B", Status: &published}))(t).ID
+	urlsA := apitest.Must(a.GetAdminLTIPlatform(ctx))(t)
+	apitest.Must(b.PostAdminLTIRegistrations(ctx, client.RegistrationInput{Name: "Platform A", Issuer: urlsA.Issuer,
+		ClientID: w.tool.ClientID, AuthLoginURL: urlsA.AuthorizationURL, JwksURL: urlsA.JwksURL, TokenURL: ptrTo(w.originA + lti.TokenPath),
+		DeploymentIDs: []string{w.tool.DeploymentID}, CourseID: &w.courseB}))(t)
+	lessonB := apitest.Must(b.PostAdminLessons(ctx, client.CreateLessonInputBody{Title: "L", CourseID: w.courseB}))(t).ID
+	w.topicB = apitest.Must(b.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lessonB, Title: "Read on B",
+		Topicable: `Lms\TopicTypes\Models\TopicContent\RichText`, Markdown: ptrTo("Text.")}))(t).ID
 	// A's course with an lti topic the learner may open.
-	courseA := w.do(t, 201, "POST", w.originA, "/api/admin/courses", w.adminA, map[string]any{"title": "Course of A", "status": "published"})
-	lesson := w.do(t, 201, "POST", w.originA, "/api/admin/lessons", w.adminA, map[string]any{"title": "L", "course_id": courseA.Number("data.id")})
-	topic := w.do(t, 201, "POST", w.originA, "/api/admin/topics", w.adminA, map[string]any{
-		"lesson": lesson.Number("data.id"), "title": "External", "topicable": lti.Class,
-		"tool": w.tool["id"], "custom": map[string]string{"chapter": "3"},
-	})
-	w.topic = int64(topic.Number("data.id"))
-	w.courseA = int64(courseA.Number("data.id"))
-	w.lessonA = int64(lesson.Number("data.id"))
-	w.do(t, 200, "POST", w.originA, "/api/admin/courses/"+strconv.Itoa(int(courseA.Number("data.id")))+"/access", w.adminA,
-		map[string]any{"users": []map[string]any{{"id": w.studentID}}})
+	w.courseA = apitest.Must(a.PostAdminCourses(ctx, client.CourseBody{Title: "Course of A", Status: &published}))(t).ID
+	w.lessonA = apitest.Must(a.PostAdminLessons(ctx, client.CreateLessonInputBody{Title: "L", CourseID: w.courseA}))(t).ID
+	w.topic = apitest.Must(a.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: w.lessonA, Title: "External",
+		Topicable: lti.Class, Tool: &w.tool.ID, Custom: map[string]string{"chapter": "3"}}))(t).ID
+	apitest.Must(a.PostAdminCoursesIDAccess(ctx, w.courseA, client.AssignInputBody{Users: []client.GrantBody{{ID: w.studentID}}}))(t)
 	return w
 }
 
@@ -140,8 +133,8 @@ var formAction = regexp.MustCompile(`action="([^"]*)"`)
 // URL.
 func (w *twoTenants) launchToAuthorize(t *testing.T) string {
 	t.Helper()
-	start := w.do(t, 200, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(w.topic, 10), w.student, nil)
-	login := w.browse(t, "GET", start.String("data.url"), "")
+	start := apitest.Must(w.clientA(w.student).PostLTILaunchesID(context.Background(), w.topic))(t)
+	login := w.browse(t, "GET", start.URL, "")
 	if login.StatusCode != http.StatusFound {
 		t.Fatalf("tool login: %d", login.StatusCode)
 	}
@@ -189,16 +182,18 @@ func TestPlatformLaunchesTool(t *testing.T) {
 			if loc.Host != "localhost" || loc.Query().Get("course") != strconv.FormatInt(w.courseB, 10) {
 				t.Fatalf("landing: %s", loc)
 			}
-			ex := w.do(t, 200, "POST", w.originB, "/api/lti/tool/exchange", "", map[string]string{"code": loc.Query().Get("code")})
-			me := w.do(t, 200, "GET", w.originB, "/api/profile/me", ex.String("data.token"), nil)
+			ctx := context.Background()
+			ex := apitest.Must(w.clientB("").PostLTIToolExchange(ctx, client.ExchangeInputBody{Code: loc.Query().Get("code")}))(t)
+			onB := w.clientB(ex.Token)
+			me := apitest.Must(onB.GetProfileMe(ctx))(t)
 			// Name shared (share_name), e-mail not (share_email off): B made
 			// a student named after A's learner.
-			if me.Get("data.roles").([]any)[0] != "student" || strings.Contains(me.String("data.email"), "learner@a.test") {
-				t.Fatalf("user on B: %s", me.Body)
+			if !slices.Equal(me.Roles, []string{"student"}) || strings.Contains(me.Email, "learner@a.test") {
+				t.Fatalf("user on B: %+v", me)
 			}
-			w.do(t, 200, "GET", w.originB, "/api/courses/"+strconv.FormatInt(w.courseB, 10)+"/program", ex.String("data.token"), nil)
+			apitest.Must(onB.GetCoursesIDProgram(ctx, w.courseB))(t)
 			secrets := append(w.gradeBack(t), hint.Query().Get("login_hint"), fields.Get("id_token"), fields.Get("state"),
-				loc.Query().Get("code"), ex.String("data.token"))
+				loc.Query().Get("code"), ex.Token)
 			// The log holds the requests of both roles, and none of the
 			// secrets they carried.
 			log := w.log.String()
@@ -256,7 +251,7 @@ func (w *twoTenants) gradeBack(t *testing.T) []string {
 	t.Helper()
 	keyB, kidB := w.keyOfB(t)
 	now := w.env.Clock.Now()
-	clientID := w.tool["client_id"].(string)
+	clientID := w.tool.ClientID
 	assertion := func(jti string, key *rsa.PrivateKey) string {
 		return sign(t, jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
 			"iat": now.Unix(), "exp": now.Add(time.Minute).Unix(), "jti": jti}, kidB, key)
@@ -313,7 +308,7 @@ func (w *twoTenants) gradeBack(t *testing.T) []string {
 		t.Fatalf("line item: %d %+v", created.StatusCode, li)
 	}
 	score := `{"userId":"` + strconv.FormatInt(w.studentID, 10) + `","scoreGiven":8,"scoreMaximum":10,` +
-		`"activityProgress":"Completed","gradingProgress":"FullyGraded","timestamp":"2026-01-01T00:00:00Z"}`
+		`"activityProgress":"Completed","gradingProgress":"FullyGraded","timestamp":"2026-01-01T00:00:00.000Z"}`
 	if res := call("POST", li.ID+"/scores", "application/vnd.ims.lis.v1.score+json", score, tok.AccessToken); res.StatusCode != 204 {
 		t.Fatalf("score: %d %s", res.StatusCode, readAll(t, res))
 	}
@@ -331,8 +326,8 @@ func (w *twoTenants) gradeBack(t *testing.T) []string {
 		t.Fatalf("score: %v %v", given, err)
 	}
 	var made int
-	if err := tenantA.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM lti_line_items`).Scan(&made); err != nil || made != 1 {
-		t.Fatalf("%d line items, want the one made with the lineitem scope: %v", made, err)
+	if err := tenantA.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM lti_line_items WHERE NOT claimed`).Scan(&made); err != nil || made != 1 {
+		t.Fatalf("%d line items of the tool, want the one made with the lineitem scope: %v", made, err)
 	}
 	return []string{full, scoreOnly, tok.AccessToken, scoreTok.AccessToken}
 }
@@ -379,13 +374,15 @@ func TestPlatformAuthorizeRefusals(t *testing.T) {
 		t.Fatalf("expired hint: %d", res.StatusCode)
 	}
 	// Only learners of the course launch; nobody anonymous.
-	w.do(t, 401, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(w.topic, 10), "", nil)
+	_, err := w.clientA("").PostLTILaunchesID(context.Background(), w.topic)
+	apitest.Refused(t, err, 401)
 	recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
 	if err := w.env.Server.AddUser(context.Background(), recA, "outsider@a.test", "secret-password", "student"); err != nil {
 		t.Fatal(err)
 	}
 	outsider, _ := w.env.Login("127.0.0.1", "outsider@a.test", "secret-password")
-	w.do(t, 403, "POST", w.originA, "/api/lti/launches/"+strconv.FormatInt(w.topic, 10), outsider, nil)
+	_, err = w.clientA(outsider).PostLTILaunchesID(context.Background(), w.topic)
+	apitest.Refused(t, err, 403)
 }
 
 func readAll(t *testing.T, res *http.Response) string {
@@ -415,7 +412,7 @@ func TestTokenAssertionReplay(t *testing.T) {
 				}
 				return n
 			}
-			clientID := w.tool["client_id"].(string)
+			clientID := w.tool.ClientID
 			assertion := func(jti string) string {
 				now := w.env.Clock.Now()
 				claims := jwt.MapClaims{"iss": clientID, "sub": clientID, "aud": w.originA + lti.TokenPath,
@@ -475,9 +472,10 @@ func TestTokenAssertionReplay(t *testing.T) {
 
 // TestToolGradesPlatform is both roles of ours at once, with nothing made
 // by hand: tenant A launches tenant B from an lti topic; the learner
-// finishes B's course; B, as a tool, finds no line item in the launch,
-// makes one in A's container and posts the score with a token for its
-// client assertion; A's topic is then complete for A's learner.
+// finishes B's course; B, as a tool, posts the score on the line item the
+// launch claims (the one A keeps for the topic's resource link) with a
+// token for its client assertion; A's topic is then complete for A's
+// learner.
 func TestToolGradesPlatform(t *testing.T) {
 	for _, backend := range apitest.Backends(t) {
 		t.Run(backend, func(t *testing.T) {
@@ -488,21 +486,21 @@ func TestToolGradesPlatform(t *testing.T) {
 			if err != nil || landing.StatusCode != http.StatusSeeOther {
 				t.Fatalf("tool launch: %d %s", landing.StatusCode, readAll(t, landing))
 			}
-			tokenB := w.do(t, 200, "POST", w.originB, "/api/lti/tool/exchange", "", map[string]string{"code": loc.Query().Get("code")}).
-				String("data.token")
-			w.do(t, 200, "PATCH", w.originB, "/api/courses/progress/"+strconv.FormatInt(w.courseB, 10), tokenB,
-				map[string]any{"progress": []map[string]any{{"topic_id": w.topicB, "status": 1}}})
+			ctx := context.Background()
+			tokenB := apitest.Must(w.clientB("").PostLTIToolExchange(ctx, client.ExchangeInputBody{Code: loc.Query().Get("code")}))(t).Token
+			apitest.Must(w.clientB(tokenB).PatchCoursesProgressID(ctx, w.courseB,
+				client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: w.topicB, Status: 1}}}))(t)
 
 			// B's outbox delivers the score after the commit: A's progress
 			// is read until it shows it.
-			progress := "/api/courses/progress/" + strconv.FormatInt(w.courseA, 10)
+			learnerA := w.clientA(w.student)
 			for deadline := time.Now().Add(time.Minute); ; {
-				res := w.do(t, 200, "GET", w.originA, progress, w.student, nil)
-				if topics, _ := res.Get("data.topics").([]any); len(topics) == 1 && topics[0].(map[string]any)["status"] == float64(1) {
+				res := apitest.Must(learnerA.GetCoursesProgressID(ctx, w.courseA))(t)
+				if len(res.Topics) == 1 && res.Topics[0].Status == 1 {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("A's topic is not complete: %s", res.Body)
+					t.Fatalf("A's topic is not complete: %+v", res)
 				}
 				time.Sleep(50 * time.Millisecond)
 			}
@@ -513,7 +511,7 @@ func TestToolGradesPlatform(t *testing.T) {
 			var given float64
 			if err := tenantA.DB.QueryRowContext(context.Background(), `SELECT i.label, s.score_given FROM lti_scores s
 				JOIN lti_line_items i ON i.id = s.line_item_id WHERE s.user_id = $1`, w.studentID).Scan(&label, &given); err != nil ||
-				label != "Completion" || given != 1 {
+				label != "External" || given != 1 {
 				t.Fatalf("A's score: %q %v %v", label, given, err)
 			}
 		})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +27,7 @@ type Registration struct {
 	TokenURL      string    `json:"token_url"`
 	DeploymentIDs []string  `json:"deployment_ids"`
 	CourseID      *int64    `json:"course_id"`
+	CourseIDs     []int64   `json:"course_ids" doc:"The courses this platform's launches may open; a launch naming another is refused (403 course_not_allowed)."`
 	CreatedAt     time.Time `json:"created_at"`
 	UpdatedAt     time.Time `json:"updated_at"`
 }
@@ -39,26 +42,49 @@ type RegistrationInput struct {
 	TokenURL      string   `json:"token_url,omitempty" maxLength:"1000" doc:"The platform's OAuth 2 token URL, for sending grades back (AGS)."`
 	DeploymentIDs []string `json:"deployment_ids" minItems:"1" maxItems:"50" doc:"Deployment ids accepted from this platform."`
 	CourseID      *int64   `json:"course_id,omitempty" doc:"The course a launch lands in when its custom parameters name neither course_id nor topic_id."`
+	CourseIDs     []int64  `json:"course_ids,omitempty" maxItems:"500" doc:"The courses this platform's launches may open (by custom topic_id or course_id, or course_id above); default: course_id alone. A launch naming any other course is refused."`
 }
 
 const registrationColumns = `id, name, issuer, client_id, auth_login_url, jwks_url, token_url, deployment_ids, course_id,
-	created_at, updated_at`
+	course_ids, created_at, updated_at`
 
 func scanRegistration(row interface{ Scan(...any) error }) (Registration, error) {
 	var r Registration
-	var deployments string
+	var deployments, allowed string
 	var course sql.NullInt64
 	err := row.Scan(&r.ID, &r.Name, &r.Issuer, &r.ClientID, &r.AuthLoginURL, &r.JWKSURL, &r.TokenURL, &deployments,
-		&course, &r.CreatedAt, &r.UpdatedAt)
+		&course, &allowed, &r.CreatedAt, &r.UpdatedAt)
 	r.DeploymentIDs = strings.Fields(deployments)
+	r.CourseIDs = []int64{}
+	for _, f := range strings.Fields(allowed) {
+		if id, err := strconv.ParseInt(f, 10, 64); err == nil {
+			r.CourseIDs = append(r.CourseIDs, id)
+		}
+	}
 	if course.Valid {
 		r.CourseID = &course.Int64
 	}
 	return r, err
 }
 
+// allows reports whether a launch of the registration may open the
+// course.
+func (r Registration) allows(courseID int64) bool { return slices.Contains(r.CourseIDs, courseID) }
+
+// courses is the list of courses the input allows: as given, or the
+// default course alone.
+func (in RegistrationInput) courses() []int64 {
+	if in.CourseIDs != nil {
+		return in.CourseIDs
+	}
+	if in.CourseID != nil {
+		return []int64{*in.CourseID}
+	}
+	return []int64{}
+}
+
 // check validates an input: URLs absolute http(s), deployment ids
-// without spaces, an existing course.
+// without spaces, existing courses, the default course among the allowed.
 func (in RegistrationInput) check(ctx context.Context, q sqldb.Querier) error {
 	problems := map[string][]string{}
 	for field, u := range map[string]string{"auth_login_url": in.AuthLoginURL, "jwks_url": in.JWKSURL, "token_url": in.TokenURL} {
@@ -77,6 +103,16 @@ func (in RegistrationInput) check(ctx context.Context, q sqldb.Querier) error {
 	if in.CourseID != nil {
 		if _, err := courses.ByID(ctx, q, *in.CourseID); apperr.Is(err, apperr.NotFound) {
 			problems["course_id"] = []string{"The course does not exist."}
+		} else if err != nil {
+			return err
+		}
+		if !slices.Contains(in.courses(), *in.CourseID) {
+			problems["course_id"] = append(problems["course_id"], "The course must be one of course_ids.")
+		}
+	}
+	for i, id := range in.CourseIDs {
+		if _, err := courses.ByID(ctx, q, id); apperr.Is(err, apperr.NotFound) {
+			problems[fmt.Sprintf("course_ids.%d", i)] = []string{"The course does not exist."}
 		} else if err != nil {
 			return err
 		}
@@ -153,16 +189,24 @@ func SaveRegistration(ctx context.Context, q sqldb.Querier, now time.Time, id in
 		return Registration{}, err
 	}
 	deployments := strings.Join(in.DeploymentIDs, " ")
+	var allowed []string
+	for _, id := range in.courses() {
+		if f := strconv.FormatInt(id, 10); !slices.Contains(allowed, f) {
+			allowed = append(allowed, f)
+		}
+	}
+	courseIDs := strings.Join(allowed, " ")
 	var err error
 	if id == 0 {
 		err = q.QueryRowContext(ctx, `INSERT INTO lti_registrations (name, issuer, client_id, auth_login_url, jwks_url, token_url,
-			deployment_ids, course_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id`,
-			in.Name, in.Issuer, in.ClientID, in.AuthLoginURL, in.JWKSURL, in.TokenURL, deployments, in.CourseID, now).Scan(&id)
+			deployment_ids, course_id, course_ids, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+			RETURNING id`,
+			in.Name, in.Issuer, in.ClientID, in.AuthLoginURL, in.JWKSURL, in.TokenURL, deployments, in.CourseID, courseIDs, now).Scan(&id)
 	} else {
 		var res sql.Result
 		res, err = q.ExecContext(ctx, `UPDATE lti_registrations SET name = $1, issuer = $2, client_id = $3, auth_login_url = $4,
-			jwks_url = $5, token_url = $6, deployment_ids = $7, course_id = $8, updated_at = $9 WHERE id = $10`,
-			in.Name, in.Issuer, in.ClientID, in.AuthLoginURL, in.JWKSURL, in.TokenURL, deployments, in.CourseID, now, id)
+			jwks_url = $5, token_url = $6, deployment_ids = $7, course_id = $8, course_ids = $9, updated_at = $10 WHERE id = $11`,
+			in.Name, in.Issuer, in.ClientID, in.AuthLoginURL, in.JWKSURL, in.TokenURL, deployments, in.CourseID, courseIDs, now, id)
 		if err == nil {
 			if n, _ := res.RowsAffected(); n == 0 {
 				return Registration{}, apperr.New(apperr.NotFound, "Registration not found.")

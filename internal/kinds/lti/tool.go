@@ -235,7 +235,8 @@ func (s *Tool) verify(ctx context.Context, t *platform.Tenant, reg Registration,
 		return nil, launchError(apperr.Unauthorized, "invalid_alg", "The id_token must be signed with RS256.")
 	}
 	kid, _ := unverified.Header["kid"].(string)
-	key, err := s.Keys.Key(ctx, t, reg.JWKSURL, kid)
+	iat, _ := unverified.Claims.GetIssuedAt()
+	key, err := s.Keys.Key(ctx, t, reg.JWKSURL, kid, signedAt(iat))
 	if err != nil {
 		return nil, launchError(apperr.Unauthorized, "jwks_unavailable", "The platform's key set could not be read.")
 	}
@@ -297,8 +298,20 @@ func missing(claim string) error {
 }
 
 // target is the course (and topic) a launch lands in: the custom
-// parameter topic_id or course_id, else the registration's course.
+// parameter topic_id or course_id, else the registration's course. The
+// course must be one the registration may open: a platform's custom
+// parameters are its own to write, and must not open the tenant's other
+// courses.
 func target(ctx context.Context, q sqldb.Querier, reg Registration, custom map[string]any) (courseID, topicID int64, err error) {
+	courseID, topicID, err = named(ctx, q, reg, custom)
+	if err == nil && courseID != 0 && !reg.allows(courseID) {
+		return 0, 0, launchError(apperr.Forbidden, "course_not_allowed", "This platform may not open that course.")
+	}
+	return courseID, topicID, err
+}
+
+// named is the course (and topic) a launch names.
+func named(ctx context.Context, q sqldb.Querier, reg Registration, custom map[string]any) (courseID, topicID int64, err error) {
 	if id, ok := customID(custom, "topic_id"); ok {
 		courseID, err = topics.CourseOf(ctx, q, id)
 		if apperr.Is(err, apperr.NotFound) {

@@ -2,12 +2,14 @@ package lti_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/kinds/lti"
@@ -187,15 +190,43 @@ func newWorld(t *testing.T, backend string) *world {
 		c.WebURL = "https://{host}"
 	}})
 	w := &world{env: env, platform: newTestPlatform(t), log: log}
-	admin := env.As("admin")
-	course := env.Call(t, 201, "POST", "/api/admin/courses", admin.Token, map[string]any{"title": "Launched", "status": "published"})
-	w.courseID = int64(course.Number("data.id"))
-	reg := env.Call(t, 201, "POST", "/api/admin/lti/registrations", admin.Token, map[string]any{
-		"name": "Moodle", "issuer": issuer, "client_id": clientID, "auth_login_url": issuer + "/mod/lti/auth.php",
-		"jwks_url": w.platform.srv.URL + "/jwks", "deployment_ids": []string{deploy}, "course_id": w.courseID,
-	})
-	w.regID = int64(reg.Number("data.id"))
+	ctx := context.Background()
+	admin := env.ClientAs("admin")
+	published := "published"
+	w.courseID = apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Launched", Status: &published}))(t).ID
+	w.regID = apitest.Must(admin.PostAdminLTIRegistrations(ctx, client.RegistrationInput{Name: "Moodle", Issuer: issuer,
+		ClientID: clientID, AuthLoginURL: issuer + "/mod/lti/auth.php", JwksURL: w.platform.srv.URL + "/jwks",
+		DeploymentIDs: []string{deploy}, CourseID: &w.courseID}))(t).ID
 	return w
+}
+
+// gradesTo gives the registration the test platform's token URL, so that
+// grades go back to it.
+func (w *world) gradesTo(t *testing.T) {
+	t.Helper()
+	apitest.Must(w.env.ClientAs("admin").PutAdminLTIRegistrationsID(context.Background(), w.regID, client.RegistrationInput{
+		Name: "Moodle", Issuer: issuer, ClientID: clientID, AuthLoginURL: issuer + "/mod/lti/auth.php",
+		JwksURL: w.platform.srv.URL + "/jwks", TokenURL: ptrTo(w.platform.srv.URL + "/token"), DeploymentIDs: []string{deploy},
+		CourseID: &w.courseID}))(t)
+}
+
+// textTopic adds a lesson with a text topic to the launched course.
+func (w *world) textTopic(t *testing.T) (lesson, topic int64) {
+	t.Helper()
+	ctx := context.Background()
+	admin := w.env.ClientAs("admin")
+	lesson = apitest.Must(admin.PostAdminLessons(ctx, client.CreateLessonInputBody{Title: "L", CourseID: w.courseID}))(t).ID
+	topic = apitest.Must(admin.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lesson, Title: "Read me",
+		Topicable: `Lms\TopicTypes\Models\TopicContent\RichText`, Markdown: ptrTo("Some text.")}))(t).ID
+	return lesson, topic
+}
+
+// finish marks the topic of the launched course complete for token's
+// learner.
+func (w *world) finish(t *testing.T, token string, topic int64) {
+	t.Helper()
+	apitest.Must(w.env.Client("", token).PatchCoursesProgressID(context.Background(), w.courseID,
+		client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: topic, Status: 1}}}))(t)
 }
 
 // noFollow sends a request and returns the answer without following a
@@ -317,35 +348,36 @@ func TestToolLaunch(t *testing.T) {
 				t.Fatalf("exchange: %d %s", ex.Status, ex.Body)
 			}
 			token := ex.String("data.token")
-			me := env.Call(t, 200, "GET", "/api/profile/me", token, nil)
-			if roles := me.Get("data.roles"); len(roles.([]any)) != 1 || roles.([]any)[0] != "student" {
-				t.Fatalf("roles: %v", roles)
+			ctx := context.Background()
+			me := apitest.Must(env.Client("", token).GetProfileMe(ctx))(t)
+			if !slices.Equal(me.Roles, []string{"student"}) {
+				t.Fatalf("roles: %v", me.Roles)
 			}
-			if strings.Contains(me.String("data.email"), "admin@") {
+			if strings.Contains(me.Email, "admin@") {
 				t.Fatal("the e-mail claim was used")
 			}
 			// The learner has access to the course.
-			env.Call(t, 200, "GET", "/api/courses/"+strconv.FormatInt(w.courseID, 10)+"/program", token, nil)
+			apitest.Must(env.Client("", token).GetCoursesIDProgram(ctx, w.courseID))(t)
 			// The code is single use.
 			if again := w.exchange(t, code); again.Status != 401 || again.String("error") != "invalid_code" {
 				t.Fatalf("reused code: %d %s", again.Status, again.Body)
 			}
 			// The same (issuer, sub) is the same user, now an instructor:
 			// a tutor, never an admin.
-			firstID := me.Number("data.id")
+			firstID := me.ID
 			loc = w.goodLaunch(t, "sub-learner", "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant",
 				"http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator")
 			token = w.exchange(t, loc.Query().Get("code")).String("data.token")
-			me = env.Call(t, 200, "GET", "/api/profile/me", token, nil)
-			if me.Number("data.id") != firstID || me.Get("data.roles").([]any)[0] != "tutor" {
-				t.Fatalf("second launch: %s", me.Body)
+			me = apitest.Must(env.Client("", token).GetProfileMe(ctx))(t)
+			if me.ID != firstID || !slices.Equal(me.Roles, []string{"tutor"}) {
+				t.Fatalf("second launch: %+v", me)
 			}
 			loc = w.goodLaunch(t, "sub-admin", "http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator",
 				"Administrator")
 			token = w.exchange(t, loc.Query().Get("code")).String("data.token")
-			me = env.Call(t, 200, "GET", "/api/profile/me", token, nil)
-			if len(me.Get("data.roles").([]any)) != 1 || me.Get("data.roles").([]any)[0] != "student" {
-				t.Fatalf("administrator of the platform: %s", me.Body)
+			me = apitest.Must(env.Client("", token).GetProfileMe(ctx))(t)
+			if !slices.Equal(me.Roles, []string{"student"}) {
+				t.Fatalf("administrator of the platform: %+v", me)
 			}
 			if n := env.Count(t, `SELECT COUNT(*) FROM lti_launches`); n != 3 {
 				t.Fatalf("%d launches recorded", n)
@@ -541,41 +573,46 @@ func TestToolKeySet(t *testing.T) {
 func TestRegistrations(t *testing.T) {
 	w := newWorld(t, "sqlite")
 	env := w.env
-	admin, student := env.As("admin"), env.As("student")
-	path := "/api/admin/lti/registrations"
-	body := map[string]any{"name": "Canvas", "issuer": "https://canvas.instructure.com", "client_id": "1000",
-		"auth_login_url": "https://sso.canvaslms.com/api/lti/authorize_redirect", "jwks_url": "https://sso.canvaslms.com/api/lti/security/jwks",
-		"deployment_ids": []string{"1:abc"}}
-	env.Call(t, 403, "POST", path, student.Token, body)
-	env.Call(t, 403, "GET", path, student.Token, nil)
-	env.Call(t, 403, "GET", "/api/admin/lti/tool", student.Token, nil)
-	created := env.Call(t, 201, "POST", path, admin.Token, body)
-	env.Call(t, 422, "POST", path, admin.Token, body)
-	bad := map[string]any{"name": "x", "issuer": "x", "client_id": "y", "auth_login_url": "ftp://x", "jwks_url": "nope",
-		"deployment_ids": []string{"has space"}, "course_id": 424242}
-	res := env.Call(t, 422, "POST", path, admin.Token, bad)
-	problems, _ := res.Get("errors").(map[string]any)
-	for _, field := range []string{"auth_login_url", "jwks_url", "deployment_ids.0", "course_id"} {
-		if problems[field] == nil {
-			t.Errorf("no error on %s: %s", field, res.Body)
+	ctx := context.Background()
+	admin, student := env.ClientAs("admin"), env.ClientAs("student")
+	body := client.RegistrationInput{Name: "Canvas", Issuer: "https://canvas.instructure.com", ClientID: "1000",
+		AuthLoginURL: "https://sso.canvaslms.com/api/lti/authorize_redirect", JwksURL: "https://sso.canvaslms.com/api/lti/security/jwks",
+		DeploymentIDs: []string{"1:abc"}}
+	_, err := student.PostAdminLTIRegistrations(ctx, body)
+	apitest.Refused(t, err, 403)
+	_, err = student.GetAdminLTIRegistrations(ctx)
+	apitest.Refused(t, err, 403)
+	_, err = student.GetAdminLTITool(ctx)
+	apitest.Refused(t, err, 403)
+	created := apitest.Must(admin.PostAdminLTIRegistrations(ctx, body))(t)
+	if len(created.CourseIDs) != 0 {
+		t.Fatalf("a registration without a course opens %v", created.CourseIDs)
+	}
+	_, err = admin.PostAdminLTIRegistrations(ctx, body)
+	apitest.Refused(t, err, 422)
+	missing := int64(424242)
+	_, err = admin.PostAdminLTIRegistrations(ctx, client.RegistrationInput{Name: "x", Issuer: "x", ClientID: "y",
+		AuthLoginURL: "ftp://x", JwksURL: "nope", DeploymentIDs: []string{"has space"}, CourseID: &missing,
+		CourseIDs: []int64{missing}})
+	e := apitest.Refused(t, err, 422)
+	for _, field := range []string{"auth_login_url", "jwks_url", "deployment_ids.0", "course_id", "course_ids.0"} {
+		if e.Errors[field] == nil {
+			t.Errorf("no error on %s: %v", field, e.Errors)
 		}
 	}
-	id := strconv.Itoa(int(created.Number("data.id")))
-	body["name"] = "Canvas Cloud"
-	if got := env.Call(t, 200, "PUT", path+"/"+id, admin.Token, body); got.String("data.name") != "Canvas Cloud" {
-		t.Fatalf("update: %s", got.Body)
+	body.Name = "Canvas Cloud"
+	if got := apitest.Must(admin.PutAdminLTIRegistrationsID(ctx, created.ID, body))(t); got.Name != "Canvas Cloud" {
+		t.Fatalf("update: %+v", got)
 	}
-	list := env.Call(t, 200, "GET", path, admin.Token, nil)
-	if n := len(list.Get("data").([]any)); n != 2 {
-		t.Fatalf("%d registrations", n)
+	if list := apitest.Must(admin.GetAdminLTIRegistrations(ctx))(t); len(list) != 2 {
+		t.Fatalf("%d registrations", len(list))
 	}
-	env.Call(t, 403, "DELETE", path+"/"+id, student.Token, nil)
-	env.Call(t, 200, "DELETE", path+"/"+id, admin.Token, nil)
-	env.Call(t, 404, "DELETE", path+"/"+id, admin.Token, nil)
-	urls := env.Call(t, 200, "GET", "/api/admin/lti/tool", admin.Token, nil)
-	if urls.String("data.login_url") != "http://school.test/api/lti/tool/login" ||
-		urls.String("data.jwks_url") != "http://school.test/api/lti/jwks" {
-		t.Fatalf("tool URLs: %s", urls.Body)
+	apitest.Refused(t, student.DeleteAdminLTIRegistrationsID(ctx, created.ID), 403)
+	apitest.OK(t, admin.DeleteAdminLTIRegistrationsID(ctx, created.ID))
+	apitest.Refused(t, admin.DeleteAdminLTIRegistrationsID(ctx, created.ID), 404)
+	urls := apitest.Must(admin.GetAdminLTITool(ctx))(t)
+	if urls.LoginURL != "http://school.test/api/lti/tool/login" || urls.JwksURL != "http://school.test/api/lti/jwks" {
+		t.Fatalf("tool URLs: %+v", urls)
 	}
 	// The key set is public, the tenant's own, and differs per tenant.
 	env.AddTenant("other.test")
@@ -654,10 +691,9 @@ func TestToolLogin(t *testing.T) {
 			}
 			// A second registration of the issuer: the login must say
 			// which, by client_id.
-			env.Call(t, 201, "POST", "/api/admin/lti/registrations", env.As("admin").Token, map[string]any{
-				"name": "Moodle, second site", "issuer": issuer, "client_id": "tool-client-2",
-				"auth_login_url": issuer + "/mod/lti/auth.php", "jwks_url": w.platform.srv.URL + "/jwks", "deployment_ids": []string{deploy},
-			})
+			apitest.Must(env.ClientAs("admin").PostAdminLTIRegistrations(context.Background(), client.RegistrationInput{
+				Name: "Moodle, second site", Issuer: issuer, ClientID: "tool-client-2", AuthLoginURL: issuer + "/mod/lti/auth.php",
+				JwksURL: w.platform.srv.URL + "/jwks", DeploymentIDs: []string{deploy}}))(t)
 			refused(t, good, 400, "client_id_required")
 			if n := env.Count(t, `SELECT COUNT(*) FROM lti_states`); n != states {
 				t.Fatalf("refused logins kept %d states", n-states)
@@ -749,11 +785,122 @@ func TestLaunchRoles(t *testing.T) {
 					// replaced by the Learner of claims.
 					loc := w.goodLaunch(t, "sub-role-"+strconv.Itoa(i), tc.roles...)
 					token := w.exchange(t, loc.Query().Get("code")).String("data.token")
-					me := w.env.Call(t, 200, "GET", "/api/profile/me", token, nil)
-					if roles, _ := me.Get("data.roles").([]any); len(roles) != 1 || roles[0] != tc.want {
-						t.Fatalf("roles %v, want [%s]", me.Get("data.roles"), tc.want)
+					me := apitest.Must(w.env.Client("", token).GetProfileMe(context.Background()))(t)
+					if !slices.Equal(me.Roles, []string{tc.want}) {
+						t.Fatalf("roles %v, want [%s]", me.Roles, tc.want)
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestToolCourseBinding: a registration opens only the courses its admin
+// listed (by default its one course): a launch whose custom parameters
+// name another course of the tenant, or a topic of one, is refused with
+// 403 and creates nothing; once the admin lists the course, it opens.
+func TestToolCourseBinding(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			ctx := context.Background()
+			admin := w.env.ClientAs("admin")
+			regs := apitest.Must(admin.GetAdminLTIRegistrations(ctx))(t)
+			if len(regs) != 1 || !slices.Equal(regs[0].CourseIDs, []int64{w.courseID}) {
+				t.Fatalf("default courses of the registration: %+v", regs)
+			}
+			published := "published"
+			other := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Not for that platform", Status: &published}))(t).ID
+			lesson := apitest.Must(admin.PostAdminLessons(ctx, client.CreateLessonInputBody{Title: "L", CourseID: other}))(t).ID
+			md := "Secret."
+			topic := apitest.Must(admin.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lesson, Title: "Inside",
+				Topicable: `Lms\TopicTypes\Models\TopicContent\RichText`, Markdown: &md}))(t).ID
+			users := w.env.Count(t, `SELECT COUNT(*) FROM users`)
+			naming := func(custom map[string]any) launchResult {
+				state, nonce := w.login(t)
+				c := w.claims(nonce, "sub-curious")
+				c[lti.ClaimCustom] = custom
+				return w.launch(t, w.env.Host, sign(t, c, "platform-key-1", w.platform.key("platform-key-1")), state)
+			}
+			for name, custom := range map[string]map[string]any{
+				"course_id":        {"course_id": strconv.FormatInt(other, 10)},
+				"topic_id":         {"topic_id": strconv.FormatInt(topic, 10)},
+				"numeric topic_id": {"topic_id": float64(topic)},
+			} {
+				if r := naming(custom); r.status != 403 || r.code != "course_not_allowed" {
+					t.Errorf("a launch naming another course by %s: %d %q", name, r.status, r.code)
+				}
+			}
+			if n := w.env.Count(t, `SELECT COUNT(*) FROM users`); n != users {
+				t.Fatalf("refused launches made %d users", n-users)
+			}
+			for _, table := range []string{"lti_users", "lti_launches", "lti_codes", "course_users"} {
+				if n := w.env.Count(t, `SELECT COUNT(*) FROM `+table); n != 0 {
+					t.Errorf("refused launches left %d rows in %s", n, table)
+				}
+			}
+			// The admin lists the second course: launches may open it now,
+			// and the default course still.
+			reg := regs[0]
+			in := client.RegistrationInput{Name: reg.Name, Issuer: reg.Issuer, ClientID: reg.ClientID, AuthLoginURL: reg.AuthLoginURL,
+				JwksURL: reg.JwksURL, DeploymentIDs: reg.DeploymentIDs, CourseID: &w.courseID, CourseIDs: []int64{other}}
+			_, err := admin.PutAdminLTIRegistrationsID(ctx, reg.ID, in)
+			e := apitest.Refused(t, err, 422)
+			if !apitest.Says(e, "one of course_ids") {
+				t.Fatalf("a default course outside the list: %v", e)
+			}
+			in.CourseIDs = []int64{w.courseID, other}
+			if got := apitest.Must(admin.PutAdminLTIRegistrationsID(ctx, reg.ID, in))(t); !slices.Equal(got.CourseIDs, []int64{w.courseID, other}) {
+				t.Fatalf("saved courses: %v", got.CourseIDs)
+			}
+			r := naming(map[string]any{"topic_id": strconv.FormatInt(topic, 10)})
+			if r.status != 303 || r.loc.Query().Get("course") != strconv.FormatInt(other, 10) {
+				t.Fatalf("a launch into a listed course: %d %s", r.status, r.code)
+			}
+			if r := naming(nil); r.status != 303 || r.loc.Query().Get("course") != strconv.FormatInt(w.courseID, 10) {
+				t.Fatalf("a launch into the default course: %d %s", r.status, r.code)
+			}
+		})
+	}
+}
+
+// TestToolKeyRotationAtOnce: a platform that rotates its key and launches
+// at once, within the floor between two fetches of its key set, is not
+// refused for our cache: the set was fetched before the token was signed,
+// so it is fetched once more. A made-up kid signed before our last fetch,
+// or again in the same second, fetches nothing.
+func TestToolKeyRotationAtOnce(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newWorld(t, backend)
+			w.goodLaunch(t, "a")
+			if n := w.platform.fetches.Load(); n != 1 {
+				t.Fatalf("%d fetches for one launch", n)
+			}
+			w.env.Clock.Advance(2 * time.Second)
+			rotated := w.platform.addKey(t, "platform-key-2")
+			state, nonce := w.login(t)
+			if r := w.launch(t, w.env.Host, sign(t, w.claims(nonce, "b"), "platform-key-2", rotated), state); r.status != 303 {
+				t.Fatalf("launch right after a rotation: %d %s", r.status, r.code)
+			}
+			if n := w.platform.fetches.Load(); n != 2 {
+				t.Fatalf("%d fetches after the rotation, want 2", n)
+			}
+			forged := mustKey(t)
+			for name, edit := range map[string]func(jwt.MapClaims){
+				"signed before the fetch": func(c jwt.MapClaims) { c["iat"] = w.env.Clock.Now().Add(-30 * time.Second).Unix() },
+				"signed in its second":    func(jwt.MapClaims) {},
+				"signed in the future":    func(c jwt.MapClaims) { c["iat"] = w.env.Clock.Now().Add(30 * time.Second).Unix() },
+			} {
+				state, nonce := w.login(t)
+				c := w.claims(nonce, "c")
+				edit(c)
+				if r := w.launch(t, w.env.Host, sign(t, c, "made-up-kid", forged), state); r.status != 401 || r.code != "unknown_key" {
+					t.Errorf("made-up kid %s: %d %s", name, r.status, r.code)
+				}
+			}
+			if n := w.platform.fetches.Load(); n != 2 {
+				t.Fatalf("made-up kids fetched the set: %d fetches, want 2", n)
 			}
 		})
 	}

@@ -3,10 +3,13 @@
 // platform. It speaks on stdout in JSON lines: {"event":"listening",
 // "port":N} once it listens on 127.0.0.1, {"event":"registered"} once it
 // has registered the platform described by a JSON line on stdin. A
-// launch it accepts creates a line item through AGS, posts a completed
-// score of 8/10 for the launching learner, and answers what it saw as
-// JSON; a deep linking request it accepts is answered with one resource
-// link. It stops when stdin closes. Its state is kept by ltijs-sequelize
+// launch it accepts uses the grade services as ltijs does, with no line
+// item of its own: it lists the line items bound to the launch's resource
+// link (filters and a page size, with the read-only scope), posts a
+// completed score of 8/10 for the launching learner on the line item the
+// launch claims, reads that learner's result back, and answers what it
+// saw as JSON; a deep linking request it accepts is answered with one
+// resource link asking for a line item. It stops when stdin closes. Its state is kept by ltijs-sequelize
 // in the PostgreSQL database named by the LTIJS_PG_* variables.
 'use strict'
 
@@ -56,6 +59,7 @@ function seen (token) {
     custom: c.custom,
     targetLinkUri: c.targetLinkUri,
     lineitems: c.endpoint && c.endpoint.lineitems,
+    lineitem: c.endpoint && c.endpoint.lineitem,
     scopes: c.endpoint && c.endpoint.scope
   }
 }
@@ -63,17 +67,16 @@ function seen (token) {
 lti.onConnect(async (token, req, res) => {
   const launch = seen(token)
   try {
-    const item = await lti.Grade.createLineItem(token, {
-      label: (launch.resource && launch.resource.title) || 'Activity',
-      scoreMaximum: 10
-    }, { resourceLinkId: true })
-    await lti.Grade.submitScore(token, item.id, {
+    const bound = await lti.Grade.getLineItems(token, { resourceLinkId: true, limit: 1 })
+    const untagged = await lti.Grade.getLineItems(token, { tag: 'no-such-tag' })
+    await lti.Grade.submitScore(token, launch.lineitem, {
       scoreGiven: 8,
       scoreMaximum: 10,
       activityProgress: 'Completed',
       gradingProgress: 'FullyGraded'
     })
-    return res.json({ launch, lineItem: item, scored: true })
+    const results = await lti.Grade.getScores(token, launch.lineitem, { userId: token.user })
+    return res.json({ launch, bound, untagged, results, scored: true })
   } catch (err) {
     const body = err.response ? String(err.response.body) : ''
     return res.status(502).json({ launch, error: err.message, body })
@@ -81,13 +84,15 @@ lti.onConnect(async (token, req, res) => {
 })
 
 // A deep linking request is answered at once with one resource link: the
-// tool's own launch URL with a query, and a custom parameter.
+// tool's own launch URL with a query, a custom parameter, and the line
+// item the platform is asked to make for it.
 lti.onDeepLinking(async (token, req, res) => {
   const items = [{
     type: 'ltiResourceLink',
     title: 'Exercise picked in ltijs',
     url: req.protocol + '://' + req.get('host') + '/?exercise=2',
-    custom: { picked: 'yes' }
+    custom: { picked: 'yes' },
+    lineItem: { label: 'Exercise 2', scoreMaximum: 5, tag: 'exercise' }
   }]
   const form = await lti.DeepLinking.createDeepLinkingForm(token, items, { message: 'One exercise added.' })
   return res.send(form)

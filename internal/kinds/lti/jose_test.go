@@ -1,0 +1,154 @@
+package lti_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lms-platform/lms/client"
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/kinds/lti"
+)
+
+// startJosePlatform runs platform.mjs, a platform written on jose from
+// the 1EdTech specifications, and waits for it to listen. Without node or
+// the installed jose the test is skipped; under CI=true it fails.
+func startJosePlatform(t *testing.T) (*ltijsTool, string) {
+	t.Helper()
+	skip := func(why string) {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("jose platform: " + why)
+		}
+		t.Skip("jose platform: " + why)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skip("node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(ltijsDir, "node_modules", "jose", "package.json")); err != nil {
+		skip("jose is not installed: run `npm ci --prefix internal/kinds/lti/testdata/ltijs` (make test does)")
+	}
+	cmd := exec.Command(node, "platform.mjs")
+	cmd.Dir = ltijsDir
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	p := &ltijsTool{stdin: stdin, events: bufio.NewScanner(stdout)}
+	ev := p.next(t, "listening")
+	return p, "http://127.0.0.1:" + strconv.Itoa(int(ev["port"].(float64)))
+}
+
+// send writes a command line to the node process.
+func (l *ltijsTool) send(t *testing.T, cmd map[string]any) {
+	t.Helper()
+	line, _ := json.Marshal(cmd)
+	if _, err := l.stdin.Write(append(line, '\n')); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestJosePlatform: an independent platform, written on jose from the
+// specifications, launches our tool role (its own login initiation and
+// id_token), receives the learner's grade through its token endpoint and
+// score service (checked by its own rules), then rotates its key and
+// launches again at once: the launch is accepted, though our key set
+// cache was filled seconds before.
+func TestJosePlatform(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			platform, platformOrigin := startJosePlatform(t)
+			env := apitest.New(t, backend, apitest.Options{Configure: func(c *config.Config) { c.FetchAllowPrivate = true }})
+			env.AddTenant("127.0.0.1")
+			_, port, _ := strings.Cut(strings.TrimPrefix(env.HTTP.URL, "http://"), ":")
+			origin := "http://127.0.0.1:" + port
+			token, _ := env.Login("127.0.0.1", "admin@127.0.0.1", "admin-password")
+			admin := env.Client(strings.TrimPrefix(origin, "http://"), token)
+			ctx := context.Background()
+
+			published := "published"
+			course := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Launched by jose", Status: &published}))(t).ID
+			lesson := apitest.Must(admin.PostAdminLessons(ctx, client.CreateLessonInputBody{Title: "L", CourseID: course}))(t).ID
+			topic := apitest.Must(admin.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lesson, Title: "Read",
+				Topicable: `Lms\TopicTypes\Models\TopicContent\RichText`, Markdown: ptrTo("Text.")}))(t).ID
+			apitest.Must(admin.PostAdminLTIRegistrations(ctx, client.RegistrationInput{Name: "jose platform", Issuer: platformOrigin,
+				ClientID: "jose-tool", AuthLoginURL: platformOrigin + "/auth", JwksURL: platformOrigin + "/jwks",
+				TokenURL: ptrTo(platformOrigin + "/token"), DeploymentIDs: []string{"deployment-1"}, CourseID: &course}))(t)
+			platform.send(t, map[string]any{"cmd": "setup", "client_id": "jose-tool", "deployment_id": "deployment-1",
+				"tool": map[string]string{"login_url": origin + lti.LoginPath, "launch_url": origin + lti.LaunchPath,
+					"jwks_url": origin + lti.JWKSPath}})
+			platform.next(t, "ready")
+
+			launch := func(sub string) *url.URL {
+				t.Helper()
+				// Both sides check the other's times against their own clocks.
+				env.Clock.Set(time.Now())
+				platform.send(t, map[string]any{"cmd": "launch", "sub": sub, "custom": map[string]string{"topic_id": strconv.FormatInt(topic, 10)}})
+				ev := platform.next(t, "launched")
+				loc, err := url.Parse(ev["location"].(string))
+				if ev["status"] != float64(303) || err != nil || loc.Query().Get("course") != strconv.FormatInt(course, 10) {
+					t.Fatalf("launch of %s: %v", sub, ev)
+				}
+				return loc
+			}
+			loc := launch("learner-1")
+			issued := apitest.Must(env.Client(strings.TrimPrefix(origin, "http://"), "").PostLTIToolExchange(ctx, client.ExchangeInputBody{Code: loc.Query().Get("code")}))(t)
+			apitest.Must(env.Client(strings.TrimPrefix(origin, "http://"), issued.Token).PatchCoursesProgressID(ctx, course,
+				client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: topic, Status: 1}}}))(t)
+			// The server's dispatcher posts the grade after the commit: the
+			// platform is asked until it has it.
+			var ev map[string]any
+			var scores []any
+			for deadline := time.Now().Add(time.Minute); len(scores) == 0; time.Sleep(100 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the platform got no score: %v", ev)
+				}
+				platform.send(t, map[string]any{"cmd": "scores"})
+				ev = platform.next(t, "scores")
+				scores, _ = ev["scores"].([]any)
+			}
+			if refused, _ := ev["refused"].([]any); len(refused) != 0 || len(scores) != 1 {
+				t.Fatalf("the platform got %v, refused %v", scores, ev["refused"])
+			}
+			got := scores[0].(map[string]any)
+			score := got["score"].(map[string]any)
+			if got["lineitem"] != "learner-1" || score["userId"] != "learner-1" || score["scoreGiven"] != float64(1) ||
+				score["scoreMaximum"] != float64(1) || score["activityProgress"] != "Completed" || score["gradingProgress"] != "FullyGraded" {
+				t.Fatalf("the score the platform got: %v", got)
+			}
+
+			// The platform rotates its key and launches at once.
+			platform.send(t, map[string]any{"cmd": "rotate"})
+			platform.next(t, "rotated")
+			launch("learner-2")
+		})
+	}
+}
