@@ -125,14 +125,9 @@ func (t *tree) control(n *node) (choice, flow, forwardOnly bool) {
 	return flag(cm.Choice, true), flag(cm.Flow, false), flag(cm.ForwardOnly, false)
 }
 
-// completed and satisfied read a leaf's track or roll its children up.
+// completed reads a leaf's track or rolls its children up.
 func (n *node) completed() bool {
 	_, ok := n.progress()
-	return ok
-}
-
-func (n *node) satisfied() bool {
-	_, ok := n.objective()
 	return ok
 }
 
@@ -143,13 +138,6 @@ func (n *node) satisfied() bool {
 func (n *node) progress() (known, completed bool) {
 	st := n.objectiveState("")
 	return st.progressKnown, st.completed
-}
-
-// objective is the activity's satisfaction, known or not: its primary
-// objective's, read from a global objective when it maps one.
-func (n *node) objective() (known, satisfied bool) {
-	st := n.objectiveState("")
-	return st.known, st.satisfied
 }
 
 // Rollup (SN book, Overall Rollup Process, without measures): the
