@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -350,22 +349,7 @@ func (e *Env) Do(r Request) *Response {
 
 // Get returns the value at a dotted path ("data.items.0.id"), or nil.
 func (r *Response) Get(path string) any {
-	var v any = r.JSON
-	for _, part := range strings.Split(path, ".") {
-		switch node := v.(type) {
-		case map[string]any:
-			v = node[part]
-		case []any:
-			var i int
-			if _, err := fmt.Sscanf(part, "%d", &i); err != nil || i < 0 || i >= len(node) {
-				return nil
-			}
-			v = node[i]
-		default:
-			return nil
-		}
-	}
-	return v
+	return Lookup(r.JSON, path)
 }
 
 // String returns the string at path, or "".

@@ -220,21 +220,7 @@ func (r *resp) get(path string) any {
 	if json.Unmarshal(r.body, &v) != nil {
 		return nil
 	}
-	for _, part := range strings.Split(path, ".") {
-		switch node := v.(type) {
-		case map[string]any:
-			v = node[part]
-		case []any:
-			i, err := strconv.Atoi(part)
-			if err != nil || i < 0 || i >= len(node) {
-				return nil
-			}
-			v = node[i]
-		default:
-			return nil
-		}
-	}
-	return v
+	return apitest.Lookup(v, path)
 }
 
 func (r *resp) cookie(name string) *http.Cookie {

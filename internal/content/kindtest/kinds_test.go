@@ -74,25 +74,6 @@ func markDone(t *testing.T, w *kindtest.World, topic *client.View) {
 		Progress: []client.ProgressWrite{{TopicID: topic.ID, Status: 1}}}))(t)
 }
 
-// field reads a dotted path of a decoded JSON value (a topic's content).
-func field(v any, dotted string) any {
-	for _, part := range strings.Split(dotted, ".") {
-		switch node := v.(type) {
-		case map[string]any:
-			v = node[part]
-		case []any:
-			i, err := strconv.Atoi(part)
-			if err != nil || i < 0 || i >= len(node) {
-				return nil
-			}
-			v = node[i]
-		default:
-			return nil
-		}
-	}
-	return v
-}
-
 func zipOf(t *testing.T, files map[string]string) []byte {
 	t.Helper()
 	var b bytes.Buffer
@@ -235,7 +216,7 @@ func h5p() kindtest.Case {
 				ExtraFiles: map[string]client.File{"package": *file("broken.h5p", []byte("not a zip"))}}))},
 		},
 		Complete: func(t *testing.T, w *kindtest.World, topic *client.View) {
-			id, _ := field(topic.Topicable, "content_id").(string)
+			id, _ := apitest.Lookup(topic.Topicable, "content_id").(string)
 			if id == "" {
 				t.Fatalf("no content_id: %v", topic.Topicable)
 			}
@@ -484,8 +465,8 @@ func liascript() kindtest.Case {
 				LiascriptCompletion: client.Ptr("never")})), Status: 422, Field: "liascriptCompletion"},
 		},
 		Complete: func(t *testing.T, w *kindtest.World, topic *client.View) {
-			sections, _ := field(topic.Topicable, "structure.sections").([]any)
-			quizzes, _ := field(topic.Topicable, "structure.quizzes").(float64)
+			sections, _ := apitest.Lookup(topic.Topicable, "structure.sections").([]any)
+			quizzes, _ := apitest.Lookup(topic.Topicable, "structure.quizzes").(float64)
 			if len(sections) == 0 {
 				t.Fatalf("no sections in %v", topic.Topicable)
 			}
