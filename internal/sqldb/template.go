@@ -23,6 +23,13 @@ import (
 
 const templatePrefix = "lms_template_"
 
+// templateIdle is how long a template of other migrations is kept after
+// its last use. Two versions of the program share a server for a while
+// (replicas during a rolling upgrade, or two checkouts' test suites); each
+// dropping the other's template at once would make both rebuild theirs
+// over and over, and fail a creation that meets the drop twice.
+const templateIdle = time.Hour
+
 // SQLSTATEs the template's life meets.
 const (
 	pgUndefinedDatabase = "3D000"
@@ -64,7 +71,9 @@ func CreateMigrated(ctx context.Context, serverURL, name string, set Set) error 
 			return err
 		})
 		switch {
-		case err == nil || IsDuplicateDatabase(err):
+		case err == nil:
+			return markUsed(ctx, server, template)
+		case IsDuplicateDatabase(err):
 			return nil
 		case sqlState(err) == pgUndefinedDatabase && attempt == 0:
 			// Another version's build dropped the template just now.
@@ -110,6 +119,9 @@ func buildTemplate(ctx context.Context, server *sql.DB, serverURL, template stri
 	if _, err := server.ExecContext(ctx, `CREATE DATABASE "`+building+`"`); err != nil {
 		return fmt.Errorf("sqldb: create template %s: %w", building, err)
 	}
+	if err := markUsed(ctx, server, building); err != nil {
+		return err
+	}
 	drop := func() {
 		server.ExecContext(context.WithoutCancel(ctx), `DROP DATABASE IF EXISTS "`+building+`" WITH (FORCE)`)
 	}
@@ -148,19 +160,40 @@ func fillTemplate(ctx context.Context, serverURL, name string, set Set) error {
 	return Migrate(ctx, db, set)
 }
 
+// markUsed notes on the database (as its comment, which a rename keeps)
+// when this version of the program last built or copied it.
+func markUsed(ctx context.Context, server *sql.DB, name string) error {
+	stamp := time.Now().UTC().Format(time.RFC3339)
+	if _, err := server.ExecContext(ctx, `COMMENT ON DATABASE "`+name+`" IS 'used `+stamp+`'`); err != nil {
+		return fmt.Errorf("sqldb: mark %s used: %w", name, err)
+	}
+	return nil
+}
+
 // dropOtherTemplates drops the set's templates of other migrations, and
-// builds a crashed process left. One in use (being built or copied) stays,
-// as no FORCE is given; the next build tries again.
+// builds a crashed process left, once unused for templateIdle. One in use
+// (being built or copied) stays, as no FORCE is given; the next build
+// tries again.
 func dropOtherTemplates(ctx context.Context, server *sql.DB, set Set, keep string) {
-	names, err := Column[string](server.QueryContext(ctx,
-		`SELECT datname FROM pg_database WHERE starts_with(datname, $1) AND datname <> $2`, templatePrefix+string(set)+"_", keep))
+	rows, err := server.QueryContext(ctx, `SELECT datname, COALESCE(shobj_description(oid, 'pg_database'), '')
+		FROM pg_database WHERE starts_with(datname, $1) AND datname <> $2`, templatePrefix+string(set)+"_", keep)
 	if err != nil {
 		return
 	}
-	for _, n := range names {
-		if dbName.MatchString(n) && !strings.HasPrefix(n, keep+"_") {
-			server.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+n+`"`)
+	var names []string
+	for rows.Next() {
+		var name, comment string
+		if rows.Scan(&name, &comment) != nil {
+			break
 		}
+		used, err := time.Parse(time.RFC3339, strings.TrimPrefix(comment, "used "))
+		if dbName.MatchString(name) && !strings.HasPrefix(name, keep+"_") && (err != nil || time.Since(used) > templateIdle) {
+			names = append(names, name)
+		}
+	}
+	rows.Close()
+	for _, n := range names {
+		server.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+n+`"`)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestCreateMigrated copies databases of both sets from their templates:
@@ -78,7 +79,9 @@ func TestCreateMigrated(t *testing.T) {
 }
 
 // TestOtherTemplatesDropped: a template of other migrations goes when a
-// new one is built; one being built by this version stays.
+// new one is built, once unused for an hour (unmarked ones count as
+// unused); one used lately, as by another version still running, stays,
+// and so does one being built by this version.
 func TestOtherTemplatesDropped(t *testing.T) {
 	serverURL, server := postgresServer(t)
 	ctx := context.Background()
@@ -86,15 +89,24 @@ func TestOtherTemplatesDropped(t *testing.T) {
 	set := Set("zz" + rand6())
 	keep := templatePrefix + string(set) + "_current"
 	old := templatePrefix + string(set) + "_previous"
+	idle := templatePrefix + string(set) + "_idle"
+	recent := templatePrefix + string(set) + "_recent"
 	inFlight := keep + "_building"
-	for _, n := range []string{keep, old, inFlight} {
+	for _, n := range []string{keep, old, idle, recent, inFlight} {
 		if _, err := server.ExecContext(ctx, `CREATE DATABASE "`+n+`"`); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Cleanup(func() { DropDatabasesLike(context.Background(), serverURL, templatePrefix+string(set)) })
+	stale := time.Now().Add(-templateIdle - time.Minute).UTC().Format(time.RFC3339)
+	if _, err := server.ExecContext(ctx, `COMMENT ON DATABASE "`+idle+`" IS 'used `+stale+`'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := markUsed(ctx, server, recent); err != nil {
+		t.Fatal(err)
+	}
 	dropOtherTemplates(ctx, server, set, keep)
-	for n, want := range map[string]bool{keep: true, inFlight: true, old: false} {
+	for n, want := range map[string]bool{keep: true, inFlight: true, recent: true, old: false, idle: false} {
 		if got, err := databaseExists(ctx, server, n); err != nil || got != want {
 			t.Errorf("%s exists: %v (%v), want %v", n, got, err, want)
 		}
