@@ -14,7 +14,7 @@ import (
 // GetAdminAgentAudit is GET /api/admin/agent-audit: Every call made with a scoped token, newest
 // first, with filters (permission token_manage)
 func (c *Client) GetAdminAgentAudit(ctx context.Context, params GetAdminAgentAuditParams) (*Page[AuditEntry], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/agent-audit"}
+	r := request{method: http.MethodGet, path: "/api/admin/agent-audit", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -30,7 +30,7 @@ func (c *Client) GetAdminAgentAudit(ctx context.Context, params GetAdminAgentAud
 // PostAdminAuthImpersonate is POST /api/admin/auth/impersonate: Issue the admin a token acting as
 // another user (permission user_impersonate)
 func (c *Client) PostAdminAuthImpersonate(ctx context.Context, body ImpersonateInputBody) (*Issued, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/auth/impersonate"}
+	r := request{method: http.MethodPost, path: "/api/admin/auth/impersonate", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Issued
 	if err := c.call(ctx, r, &out); err != nil {
@@ -41,7 +41,7 @@ func (c *Client) PostAdminAuthImpersonate(ctx context.Context, body ImpersonateI
 
 // GetAdminCertificates is GET /api/admin/certificates: Every learner's certificates (admins)
 func (c *Client) GetAdminCertificates(ctx context.Context, params GetAdminCertificatesParams) (*Page[Certificate], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/certificates"}
+	r := request{method: http.MethodGet, path: "/api/admin/certificates", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -53,7 +53,7 @@ func (c *Client) GetAdminCertificates(ctx context.Context, params GetAdminCertif
 // PostAdminCertificatesIDRegenerate is POST /api/admin/certificates/{id}/regenerate: Make a
 // certificate again from the current template (admins); 409 when the template is switched off
 func (c *Client) PostAdminCertificatesIDRegenerate(ctx context.Context, id int64) (*Certificate, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/certificates/" + pathParam(id) + "/regenerate"}
+	r := request{method: http.MethodPost, path: "/api/admin/certificates/" + pathParam(id) + "/regenerate", ok: []int{200}}
 	var out Certificate
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func (c *Client) PostAdminCertificatesIDRegenerate(ctx context.Context, id int64
 
 // PostAdminCmi5 is POST /api/admin/cmi5: Upload a cmi5 course package
 func (c *Client) PostAdminCmi5(ctx context.Context, form PostAdminCmi5Form) (*Cmi5Package, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/cmi5"}
+	r := request{method: http.MethodPost, path: "/api/admin/cmi5", ok: []int{201}}
 	r.body = formBody(form)
 	var out Cmi5Package
 	if err := c.call(ctx, r, &out); err != nil {
@@ -74,7 +74,7 @@ func (c *Client) PostAdminCmi5(ctx context.Context, form PostAdminCmi5Form) (*Cm
 
 // PostAdminConfig is POST /api/admin/config: Change settings (admin)
 func (c *Client) PostAdminConfig(ctx context.Context, body UpdateInputBody) (map[string]any, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/config"}
+	r := request{method: http.MethodPost, path: "/api/admin/config", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out map[string]any
 	err := c.call(ctx, r, &out)
@@ -85,7 +85,7 @@ func (c *Client) PostAdminConfig(ctx context.Context, body UpdateInputBody) (map
 // author_id, order_by (id, title, created_at, position), order, pages (course_list; tutors see the
 // courses they author)
 func (c *Client) GetAdminCourses(ctx context.Context, params GetAdminCoursesParams) (*Page[CourseView], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/courses"}
+	r := request{method: http.MethodGet, path: "/api/admin/courses", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -102,7 +102,7 @@ func (c *Client) GetAdminCourses(ctx context.Context, params GetAdminCoursesPara
 // PostAdminCourses is POST /api/admin/courses: Create a course; the creator becomes an author
 // unless an admin names the authors (course_create)
 func (c *Client) PostAdminCourses(ctx context.Context, body CourseBody) (*CourseView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/courses"}
+	r := request{method: http.MethodPost, path: "/api/admin/courses", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -114,7 +114,7 @@ func (c *Client) PostAdminCourses(ctx context.Context, body CourseBody) (*Course
 // GetAdminCoursesCreate is GET /api/admin/courses/create: Form data of a new course: statuses,
 // levels, categories, tutors (course_create)
 func (c *Client) GetAdminCoursesCreate(ctx context.Context) (*CourseForm, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/courses/create"}
+	r := request{method: http.MethodGet, path: "/api/admin/courses/create", ok: []int{200}}
 	var out CourseForm
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func (c *Client) GetAdminCoursesCreate(ctx context.Context) (*CourseForm, error)
 // GetAdminCoursesSearchTags is GET /api/admin/courses/search/tags: Distinct tags of the courses the
 // caller may list, with counts (course_list)
 func (c *Client) GetAdminCoursesSearchTags(ctx context.Context) ([]TagCount, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/courses/search/tags"}
+	r := request{method: http.MethodGet, path: "/api/admin/courses/search/tags", ok: []int{200}}
 	var out []TagCount
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -134,7 +134,7 @@ func (c *Client) GetAdminCoursesSearchTags(ctx context.Context) ([]TagCount, err
 // GetAdminCoursesSearchID is GET /api/admin/courses/search/{category_id}: Courses of a category,
 // with title search and pages (course_list; tutors see the courses they author)
 func (c *Client) GetAdminCoursesSearchID(ctx context.Context, categoryID int64, params GetAdminCoursesSearchIDParams) (*Page[CourseView], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/courses/search/" + pathParam(categoryID)}
+	r := request{method: http.MethodGet, path: "/api/admin/courses/search/" + pathParam(categoryID), ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -146,7 +146,7 @@ func (c *Client) GetAdminCoursesSearchID(ctx context.Context, categoryID int64, 
 // new order]} sets positions 1, 2, 3, ... (course_update, or course_update_authored for each course
 // named)
 func (c *Client) PostAdminCoursesSort(ctx context.Context, body SortInputBody) error {
-	r := request{method: http.MethodPost, path: "/api/admin/courses/sort"}
+	r := request{method: http.MethodPost, path: "/api/admin/courses/sort", ok: []int{200}}
 	r.body = jsonBody(body)
 	return c.call(ctx, r, nil)
 }
@@ -155,7 +155,7 @@ func (c *Client) PostAdminCoursesSort(ctx context.Context, body SortInputBody) e
 // be assigned to courses: search, course_id leaves out those assigned to it, pages (course_list
 // with user_list or user_list_course-authored)
 func (c *Client) GetAdminCoursesUsersAssignable(ctx context.Context, params GetAdminCoursesUsersAssignableParams) (*Page[UserRef], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/courses/users/assignable"}
+	r := request{method: http.MethodGet, path: "/api/admin/courses/users/assignable", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -168,7 +168,7 @@ func (c *Client) GetAdminCoursesUsersAssignable(ctx context.Context, params GetA
 // lessons and topics, inactive ones included, content as stored (course_read, or
 // course_read_authored for an author)
 func (c *Client) GetAdminCoursesIDProgram(ctx context.Context, course int64) (*AdminProgram, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(course) + "/program"}
+	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(course) + "/program", ok: []int{200}}
 	var out AdminProgram
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func (c *Client) GetAdminCoursesIDProgram(ctx context.Context, course int64) (*A
 // GetAdminCoursesID is GET /api/admin/courses/{id}: A course (course_read, or course_read_authored
 // for an author)
 func (c *Client) GetAdminCoursesID(ctx context.Context, id int64) (*CourseView, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id), ok: []int{200}}
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -190,7 +190,7 @@ func (c *Client) GetAdminCoursesID(ctx context.Context, id int64) (*CourseView, 
 // PutAdminCoursesID is PUT /api/admin/courses/{id}: Update a course: title required, the other
 // fields as given (course_update, or course_update_authored for an author)
 func (c *Client) PutAdminCoursesID(ctx context.Context, id int64, body CourseBody) (*CourseView, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/courses/" + pathParam(id)}
+	r := request{method: http.MethodPut, path: "/api/admin/courses/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -204,7 +204,7 @@ func (c *Client) PutAdminCoursesID(ctx context.Context, id int64, body CourseBod
 // optional image file (PNG, JPEG, GIF or WebP, at most 5 MiB) (course_update, or
 // course_update_authored for an author)
 func (c *Client) PostAdminCoursesID(ctx context.Context, id int64, body PostAdminCoursesIDBody) (*CourseView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(id)}
+	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -220,7 +220,7 @@ func (c *Client) PostAdminCoursesID(ctx context.Context, id int64, body PostAdmi
 //
 // The body is multipart form data, streamed.
 func (c *Client) PostAdminCoursesIDMultipart(ctx context.Context, id int64, form PostAdminCoursesIDForm) (*CourseView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(id)}
+	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(id), ok: []int{200}}
 	r.body = formBody(form)
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -232,7 +232,7 @@ func (c *Client) PostAdminCoursesIDMultipart(ctx context.Context, id int64, form
 // DeleteAdminCoursesID is DELETE /api/admin/courses/{id}: Delete a course with its lessons, topics,
 // assignments and files (course_delete, or course_delete_authored for an author)
 func (c *Client) DeleteAdminCoursesID(ctx context.Context, id int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/courses/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/courses/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
@@ -240,7 +240,7 @@ func (c *Client) DeleteAdminCoursesID(ctx context.Context, id int64) error {
 // active_from, active_to, hours_to_complete (course_update, or course_update_authored for an
 // author)
 func (c *Client) PatchAdminCoursesID(ctx context.Context, id int64, body CoursePatch) (*CourseView, error) {
-	r := request{method: http.MethodPatch, path: "/api/admin/courses/" + pathParam(id)}
+	r := request{method: http.MethodPatch, path: "/api/admin/courses/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -252,7 +252,7 @@ func (c *Client) PatchAdminCoursesID(ctx context.Context, id int64, body CourseP
 // GetAdminCoursesIDAccess is GET /api/admin/courses/{id}/access: Users and groups assigned to a
 // course, with their end dates (course_read, or an author)
 func (c *Client) GetAdminCoursesIDAccess(ctx context.Context, id int64) (*Assignments, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id) + "/access"}
+	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id) + "/access", ok: []int{200}}
 	var out Assignments
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -265,7 +265,7 @@ func (c *Client) GetAdminCoursesIDAccess(ctx context.Context, id int64) (*Assign
 // Events CourseAssigned per new user, CourseAccessStarted per user gaining access (course_update,
 // or an author)
 func (c *Client) PostAdminCoursesIDAccess(ctx context.Context, id int64, body AssignInputBody) (*Assignments, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(id) + "/access"}
+	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(id) + "/access", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Assignments
 	if err := c.call(ctx, r, &out); err != nil {
@@ -278,7 +278,7 @@ func (c *Client) PostAdminCoursesIDAccess(ctx context.Context, id int64, body As
 // groups {users: [ids], groups: [ids]}; ids not assigned are ignored. Events CourseUnassigned per
 // user unassigned, CourseAccessFinished per user losing access (course_update, or an author)
 func (c *Client) PostAdminCoursesIDAccessRemove(ctx context.Context, id int64, body UnassignInputBody) (*Assignments, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(id) + "/access/remove"}
+	r := request{method: http.MethodPost, path: "/api/admin/courses/" + pathParam(id) + "/access/remove", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Assignments
 	if err := c.call(ctx, r, &out); err != nil {
@@ -290,7 +290,7 @@ func (c *Client) PostAdminCoursesIDAccessRemove(ctx context.Context, id int64, b
 // GetAdminCoursesIDEdit is GET /api/admin/courses/{id}/edit: A course with the form data of its
 // edit form (course_update, or course_update_authored for an author)
 func (c *Client) GetAdminCoursesIDEdit(ctx context.Context, id int64) (*CourseEditForm, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id) + "/edit"}
+	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id) + "/edit", ok: []int{200}}
 	var out CourseEditForm
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -301,7 +301,7 @@ func (c *Client) GetAdminCoursesIDEdit(ctx context.Context, id int64) (*CourseEd
 // GetAdminDeliveries is GET /api/admin/deliveries: Event deliveries per listener, newest first,
 // with attempts, next try and last error (admins)
 func (c *Client) GetAdminDeliveries(ctx context.Context, params GetAdminDeliveriesParams) (*Page[Delivery], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/deliveries"}
+	r := request{method: http.MethodGet, path: "/api/admin/deliveries", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -316,7 +316,7 @@ func (c *Client) GetAdminDeliveries(ctx context.Context, params GetAdminDeliveri
 // PostAdminDeliveriesRetry is POST /api/admin/deliveries/retry: Try again now the failed deliveries
 // the filters select (admins)
 func (c *Client) PostAdminDeliveriesRetry(ctx context.Context, params PostAdminDeliveriesRetryParams) (*RetriedData, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/deliveries/retry"}
+	r := request{method: http.MethodPost, path: "/api/admin/deliveries/retry", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "state", params.State)
 	addQuery(r.query, "listener", params.Listener)
@@ -333,7 +333,7 @@ func (c *Client) PostAdminDeliveriesRetry(ctx context.Context, params PostAdminD
 // PostAdminDeliveriesIDRetry is POST /api/admin/deliveries/{id}/retry: Try a failed or pending
 // delivery again now (admins); 409 when it was delivered
 func (c *Client) PostAdminDeliveriesIDRetry(ctx context.Context, id int64) (*Delivery, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/deliveries/" + pathParam(id) + "/retry"}
+	r := request{method: http.MethodPost, path: "/api/admin/deliveries/" + pathParam(id) + "/retry", ok: []int{200}}
 	var out Delivery
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -343,7 +343,7 @@ func (c *Client) PostAdminDeliveriesIDRetry(ctx context.Context, id int64) (*Del
 
 // PostAdminGiftQuestions is POST /api/admin/gift-questions: Add a GIFT question to a quiz topic
 func (c *Client) PostAdminGiftQuestions(ctx context.Context, body AddQuestionInputBody) (*QuizQuestion, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/gift-questions"}
+	r := request{method: http.MethodPost, path: "/api/admin/gift-questions", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out QuizQuestion
 	if err := c.call(ctx, r, &out); err != nil {
@@ -355,7 +355,7 @@ func (c *Client) PostAdminGiftQuestions(ctx context.Context, body AddQuestionInp
 // PostAdminInteractive is POST /api/admin/interactive: Upload an interactive package (a .zip web
 // app), or a new version of one
 func (c *Client) PostAdminInteractive(ctx context.Context, form PostAdminInteractiveForm) (*PackageView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/interactive"}
+	r := request{method: http.MethodPost, path: "/api/admin/interactive", ok: []int{201}}
 	r.body = formBody(form)
 	var out PackageView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -367,7 +367,7 @@ func (c *Client) PostAdminInteractive(ctx context.Context, form PostAdminInterac
 // GetAdminInteractiveID is GET /api/admin/interactive/{id}: One interactive package with its
 // versions and current manifest
 func (c *Client) GetAdminInteractiveID(ctx context.Context, id int64) (*PackageView, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/interactive/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/admin/interactive/" + pathParam(id), ok: []int{200}}
 	var out PackageView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -378,7 +378,7 @@ func (c *Client) GetAdminInteractiveID(ctx context.Context, id int64) (*PackageV
 // GetAdminLayoutComponents is GET /api/admin/layout/components: List the approved layout components
 // with their props schemas and the layout rules
 func (c *Client) GetAdminLayoutComponents(ctx context.Context) (*Catalogue, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/layout/components"}
+	r := request{method: http.MethodGet, path: "/api/admin/layout/components", ok: []int{200}}
 	var out Catalogue
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -389,7 +389,7 @@ func (c *Client) GetAdminLayoutComponents(ctx context.Context) (*Catalogue, erro
 // GetAdminLessons is GET /api/admin/lessons: List lessons by course and position: course_id, title,
 // pages (course_list; tutors see the lessons of courses they author)
 func (c *Client) GetAdminLessons(ctx context.Context, params GetAdminLessonsParams) (*Page[LessonView], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/lessons"}
+	r := request{method: http.MethodGet, path: "/api/admin/lessons", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -401,7 +401,7 @@ func (c *Client) GetAdminLessons(ctx context.Context, params GetAdminLessonsPara
 // PostAdminLessons is POST /api/admin/lessons: Create a lesson in a course the caller may edit;
 // order defaults to after the last lesson of the same parent
 func (c *Client) PostAdminLessons(ctx context.Context, body CreateLessonInputBody) (*LessonView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/lessons"}
+	r := request{method: http.MethodPost, path: "/api/admin/lessons", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out LessonView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -413,7 +413,7 @@ func (c *Client) PostAdminLessons(ctx context.Context, body CreateLessonInputBod
 // GetAdminLessonsCreate is GET /api/admin/lessons/create: Form data of a new lesson: the courses
 // the caller may edit; with course_id, that course's lessons as parents
 func (c *Client) GetAdminLessonsCreate(ctx context.Context, params GetAdminLessonsCreateParams) (*LessonForm, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/lessons/create"}
+	r := request{method: http.MethodGet, path: "/api/admin/lessons/create", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "course_id", params.CourseID)
 	var out LessonForm
@@ -425,7 +425,7 @@ func (c *Client) GetAdminLessonsCreate(ctx context.Context, params GetAdminLesso
 
 // GetAdminLessonsID is GET /api/admin/lessons/{id}: A lesson of a course the caller may read
 func (c *Client) GetAdminLessonsID(ctx context.Context, id int64) (*LessonView, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/lessons/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/admin/lessons/" + pathParam(id), ok: []int{200}}
 	var out LessonView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -436,7 +436,7 @@ func (c *Client) GetAdminLessonsID(ctx context.Context, id int64) (*LessonView, 
 // PutAdminLessonsID is PUT /api/admin/lessons/{id}: Update a lesson: title required, the other
 // fields as given
 func (c *Client) PutAdminLessonsID(ctx context.Context, id int64, body PutLessonInputBody) (*LessonView, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/lessons/" + pathParam(id)}
+	r := request{method: http.MethodPut, path: "/api/admin/lessons/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out LessonView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -448,14 +448,14 @@ func (c *Client) PutAdminLessonsID(ctx context.Context, id int64, body PutLesson
 // DeleteAdminLessonsID is DELETE /api/admin/lessons/{id}: Delete a lesson with its nested lessons
 // and their topics
 func (c *Client) DeleteAdminLessonsID(ctx context.Context, id int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/lessons/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/lessons/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // PatchAdminLessonsID is PATCH /api/admin/lessons/{id}: Change some fields of a lesson;
 // parent_lesson_id null moves it to the top
 func (c *Client) PatchAdminLessonsID(ctx context.Context, id int64, body PatchLessonInputBody) (*LessonView, error) {
-	r := request{method: http.MethodPatch, path: "/api/admin/lessons/" + pathParam(id)}
+	r := request{method: http.MethodPatch, path: "/api/admin/lessons/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out LessonView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -467,7 +467,7 @@ func (c *Client) PatchAdminLessonsID(ctx context.Context, id int64, body PatchLe
 // PostAdminLessonsIDClone is POST /api/admin/lessons/{id}/clone: Clone a lesson with its nested
 // lessons and their topics, after the last lesson of the same parent
 func (c *Client) PostAdminLessonsIDClone(ctx context.Context, id int64) (*LessonView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/lessons/" + pathParam(id) + "/clone"}
+	r := request{method: http.MethodPost, path: "/api/admin/lessons/" + pathParam(id) + "/clone", ok: []int{201}}
 	var out LessonView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -478,7 +478,7 @@ func (c *Client) PostAdminLessonsIDClone(ctx context.Context, id int64) (*Lesson
 // GetAdminLessonsIDEdit is GET /api/admin/lessons/{id}/edit: A lesson with the form data of its
 // edit form: courses, and the lessons that may be its parent
 func (c *Client) GetAdminLessonsIDEdit(ctx context.Context, id int64) (*LessonEditForm, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/lessons/" + pathParam(id) + "/edit"}
+	r := request{method: http.MethodGet, path: "/api/admin/lessons/" + pathParam(id) + "/edit", ok: []int{200}}
 	var out LessonEditForm
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -488,7 +488,7 @@ func (c *Client) GetAdminLessonsIDEdit(ctx context.Context, id int64) (*LessonEd
 
 // PostAdminLiascript is POST /api/admin/liascript: Upload a LiaScript course
 func (c *Client) PostAdminLiascript(ctx context.Context, body PostAdminLiascriptBody) (*LiaCourseView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/liascript"}
+	r := request{method: http.MethodPost, path: "/api/admin/liascript", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out LiaCourseView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -501,7 +501,7 @@ func (c *Client) PostAdminLiascript(ctx context.Context, body PostAdminLiascript
 //
 // The body is multipart form data, streamed.
 func (c *Client) PostAdminLiascriptMultipart(ctx context.Context, form PostAdminLiascriptForm) (*LiaCourseView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/liascript"}
+	r := request{method: http.MethodPost, path: "/api/admin/liascript", ok: []int{201}}
 	r.body = formBody(form)
 	var out LiaCourseView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -513,7 +513,7 @@ func (c *Client) PostAdminLiascriptMultipart(ctx context.Context, form PostAdmin
 // GetAdminLTIPlatform is GET /api/admin/lti/platform: This platform's URLs to paste into an
 // external tool's configuration (admin)
 func (c *Client) GetAdminLTIPlatform(ctx context.Context) (*PlatformURLs, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/lti/platform"}
+	r := request{method: http.MethodGet, path: "/api/admin/lti/platform", ok: []int{200}}
 	var out PlatformURLs
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -524,7 +524,7 @@ func (c *Client) GetAdminLTIPlatform(ctx context.Context) (*PlatformURLs, error)
 // GetAdminLTIRegistrations is GET /api/admin/lti/registrations: List the platforms registered to
 // launch this tool (admin)
 func (c *Client) GetAdminLTIRegistrations(ctx context.Context) ([]Registration, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/lti/registrations"}
+	r := request{method: http.MethodGet, path: "/api/admin/lti/registrations", ok: []int{200}}
 	var out []Registration
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -533,7 +533,7 @@ func (c *Client) GetAdminLTIRegistrations(ctx context.Context) ([]Registration, 
 // PostAdminLTIRegistrations is POST /api/admin/lti/registrations: Register a platform that may
 // launch this tool (admin)
 func (c *Client) PostAdminLTIRegistrations(ctx context.Context, body RegistrationInput) (*Registration, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/lti/registrations"}
+	r := request{method: http.MethodPost, path: "/api/admin/lti/registrations", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out Registration
 	if err := c.call(ctx, r, &out); err != nil {
@@ -545,7 +545,7 @@ func (c *Client) PostAdminLTIRegistrations(ctx context.Context, body Registratio
 // PutAdminLTIRegistrationsID is PUT /api/admin/lti/registrations/{id}: Replace a platform
 // registration (admin)
 func (c *Client) PutAdminLTIRegistrationsID(ctx context.Context, id int64, body RegistrationInput) (*Registration, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/lti/registrations/" + pathParam(id)}
+	r := request{method: http.MethodPut, path: "/api/admin/lti/registrations/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Registration
 	if err := c.call(ctx, r, &out); err != nil {
@@ -557,14 +557,14 @@ func (c *Client) PutAdminLTIRegistrationsID(ctx context.Context, id int64, body 
 // DeleteAdminLTIRegistrationsID is DELETE /api/admin/lti/registrations/{id}: Delete a platform
 // registration (admin); users it created stay
 func (c *Client) DeleteAdminLTIRegistrationsID(ctx context.Context, id int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/lti/registrations/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/lti/registrations/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // GetAdminLTITool is GET /api/admin/lti/tool: This tool's URLs to paste into another platform's LTI
 // 1.3 tool registration (admin)
 func (c *Client) GetAdminLTITool(ctx context.Context) (*ToolURLs, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/lti/tool"}
+	r := request{method: http.MethodGet, path: "/api/admin/lti/tool", ok: []int{200}}
 	var out ToolURLs
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -575,7 +575,7 @@ func (c *Client) GetAdminLTITool(ctx context.Context) (*ToolURLs, error) {
 // GetAdminLTITools is GET /api/admin/lti/tools: List the external tools lti topics may launch
 // (admin)
 func (c *Client) GetAdminLTITools(ctx context.Context) ([]ExternalTool, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/lti/tools"}
+	r := request{method: http.MethodGet, path: "/api/admin/lti/tools", ok: []int{200}}
 	var out []ExternalTool
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -584,7 +584,7 @@ func (c *Client) GetAdminLTITools(ctx context.Context) ([]ExternalTool, error) {
 // PostAdminLTITools is POST /api/admin/lti/tools: Add an external tool (admin); answers its
 // generated client_id and deployment_id to give the tool
 func (c *Client) PostAdminLTITools(ctx context.Context, body ToolInput) (*ExternalTool, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/lti/tools"}
+	r := request{method: http.MethodPost, path: "/api/admin/lti/tools", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out ExternalTool
 	if err := c.call(ctx, r, &out); err != nil {
@@ -596,7 +596,7 @@ func (c *Client) PostAdminLTITools(ctx context.Context, body ToolInput) (*Extern
 // PutAdminLTIToolsID is PUT /api/admin/lti/tools/{id}: Replace an external tool's settings (admin);
 // its client_id stays
 func (c *Client) PutAdminLTIToolsID(ctx context.Context, id int64, body ToolInput) (*ExternalTool, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/lti/tools/" + pathParam(id)}
+	r := request{method: http.MethodPut, path: "/api/admin/lti/tools/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out ExternalTool
 	if err := c.call(ctx, r, &out); err != nil {
@@ -608,14 +608,14 @@ func (c *Client) PutAdminLTIToolsID(ctx context.Context, id int64, body ToolInpu
 // DeleteAdminLTIToolsID is DELETE /api/admin/lti/tools/{id}: Remove an external tool (admin); its
 // topics stay and answer 409 on launch
 func (c *Client) DeleteAdminLTIToolsID(ctx context.Context, id int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/lti/tools/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/lti/tools/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // GetAdminMessageTemplates is GET /api/admin/message-templates: Every template slot with the
 // template it sends (the tenant's own or the default)
 func (c *Client) GetAdminMessageTemplates(ctx context.Context) ([]Template, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/message-templates"}
+	r := request{method: http.MethodGet, path: "/api/admin/message-templates", ok: []int{200}}
 	var out []Template
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -624,7 +624,7 @@ func (c *Client) GetAdminMessageTemplates(ctx context.Context) ([]Template, erro
 // PostAdminMessageTemplates is POST /api/admin/message-templates: Create the tenant's own template
 // of a slot; 409 when the slot has one
 func (c *Client) PostAdminMessageTemplates(ctx context.Context, body CreateTemplateInputBody) (*Template, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/message-templates"}
+	r := request{method: http.MethodPost, path: "/api/admin/message-templates", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out Template
 	if err := c.call(ctx, r, &out); err != nil {
@@ -636,7 +636,7 @@ func (c *Client) PostAdminMessageTemplates(ctx context.Context, body CreateTempl
 // PostAdminMessageTemplatesPreview is POST /api/admin/message-templates/preview: Render a slot's
 // template, or the parts given, with sample data; nothing is saved or sent
 func (c *Client) PostAdminMessageTemplatesPreview(ctx context.Context, body PreviewInputBody) (*TemplatePreview, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/message-templates/preview"}
+	r := request{method: http.MethodPost, path: "/api/admin/message-templates/preview", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out TemplatePreview
 	if err := c.call(ctx, r, &out); err != nil {
@@ -648,7 +648,7 @@ func (c *Client) PostAdminMessageTemplatesPreview(ctx context.Context, body Prev
 // GetAdminMessageTemplatesID is GET /api/admin/message-templates/{id}: One of the tenant's own
 // templates
 func (c *Client) GetAdminMessageTemplatesID(ctx context.Context, id int64) (*Template, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/message-templates/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/admin/message-templates/" + pathParam(id), ok: []int{200}}
 	var out Template
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -659,7 +659,7 @@ func (c *Client) GetAdminMessageTemplatesID(ctx context.Context, id int64) (*Tem
 // PutAdminMessageTemplatesID is PUT /api/admin/message-templates/{id}: Replace the texts and
 // enabled flag of one of the tenant's templates
 func (c *Client) PutAdminMessageTemplatesID(ctx context.Context, id int64, body TemplateBody) (*Template, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/message-templates/" + pathParam(id)}
+	r := request{method: http.MethodPut, path: "/api/admin/message-templates/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Template
 	if err := c.call(ctx, r, &out); err != nil {
@@ -671,7 +671,7 @@ func (c *Client) PutAdminMessageTemplatesID(ctx context.Context, id int64, body 
 // DeleteAdminMessageTemplatesID is DELETE /api/admin/message-templates/{id}: Delete one of the
 // tenant's templates; its slot sends the default again (answered with it)
 func (c *Client) DeleteAdminMessageTemplatesID(ctx context.Context, id int64) (*Template, error) {
-	r := request{method: http.MethodDelete, path: "/api/admin/message-templates/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/message-templates/" + pathParam(id), ok: []int{200}}
 	var out Template
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -683,7 +683,7 @@ func (c *Client) DeleteAdminMessageTemplatesID(ctx context.Context, id int64) (*
 // /api/admin/message-templates/{id}/restore-default: Put the default's texts back into one of the
 // tenant's templates and enable it (it keeps its id)
 func (c *Client) PostAdminMessageTemplatesIDRestoreDefault(ctx context.Context, id int64) (*Template, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/message-templates/" + pathParam(id) + "/restore-default"}
+	r := request{method: http.MethodPost, path: "/api/admin/message-templates/" + pathParam(id) + "/restore-default", ok: []int{200}}
 	var out Template
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -694,7 +694,7 @@ func (c *Client) PostAdminMessageTemplatesIDRestoreDefault(ctx context.Context, 
 // GetAdminNotifications is GET /api/admin/notifications: The caller's notifications
 // (dashboard-app_notification-list_access_self or _access)
 func (c *Client) GetAdminNotifications(ctx context.Context, params GetAdminNotificationsParams) (*Page[Notification], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/notifications"}
+	r := request{method: http.MethodGet, path: "/api/admin/notifications", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -706,7 +706,7 @@ func (c *Client) GetAdminNotifications(ctx context.Context, params GetAdminNotif
 // GetAdminNotificationsAll is GET /api/admin/notifications/all: Every user's notifications
 // (dashboard-app_notification-list_access)
 func (c *Client) GetAdminNotificationsAll(ctx context.Context, params GetAdminNotificationsAllParams) (*Page[Notification], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/notifications/all"}
+	r := request{method: http.MethodGet, path: "/api/admin/notifications/all", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -719,7 +719,7 @@ func (c *Client) GetAdminNotificationsAll(ctx context.Context, params GetAdminNo
 // GetAdminNotificationsEvents is GET /api/admin/notifications/events: Names of the events the
 // notification log stores
 func (c *Client) GetAdminNotificationsEvents(ctx context.Context) ([]string, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/notifications/events"}
+	r := request{method: http.MethodGet, path: "/api/admin/notifications/events", ok: []int{200}}
 	var out []string
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -728,7 +728,7 @@ func (c *Client) GetAdminNotificationsEvents(ctx context.Context) ([]string, err
 // PostAdminNotificationsReadAll is POST /api/admin/notifications/read-all: Mark all of the caller's
 // notifications read
 func (c *Client) PostAdminNotificationsReadAll(ctx context.Context) (*Marked, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/notifications/read-all"}
+	r := request{method: http.MethodPost, path: "/api/admin/notifications/read-all", ok: []int{200}}
 	var out Marked
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -739,7 +739,7 @@ func (c *Client) PostAdminNotificationsReadAll(ctx context.Context) (*Marked, er
 // PostAdminNotificationsIDRead is POST /api/admin/notifications/{notification}/read: Mark a
 // notification read: any user's with dashboard-app_notification-list_access, else the caller's own
 func (c *Client) PostAdminNotificationsIDRead(ctx context.Context, notification int64) (*Notification, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/notifications/" + pathParam(notification) + "/read"}
+	r := request{method: http.MethodPost, path: "/api/admin/notifications/" + pathParam(notification) + "/read", ok: []int{200}}
 	var out Notification
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -750,7 +750,7 @@ func (c *Client) PostAdminNotificationsIDRead(ctx context.Context, notification 
 // GetAdminNotificationsID is GET /api/admin/notifications/{user}: One user's notifications
 // (dashboard-app_notification-list_access)
 func (c *Client) GetAdminNotificationsID(ctx context.Context, user int64, params GetAdminNotificationsIDParams) (*Page[Notification], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/notifications/" + pathParam(user)}
+	r := request{method: http.MethodGet, path: "/api/admin/notifications/" + pathParam(user), ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -762,7 +762,7 @@ func (c *Client) GetAdminNotificationsID(ctx context.Context, user int64, params
 // GetAdminOperationsID is GET /api/admin/operations/{operation}: The state of a background
 // operation (video:<topic_id>): poll with ETag/If-None-Match, or long-poll with wait
 func (c *Client) GetAdminOperationsID(ctx context.Context, operation string, params GetAdminOperationsIDParams) (*Operation, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/operations/" + pathParam(operation)}
+	r := request{method: http.MethodGet, path: "/api/admin/operations/" + pathParam(operation), ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "wait", params.Wait)
 	r.header = http.Header{}
@@ -777,7 +777,7 @@ func (c *Client) GetAdminOperationsID(ctx context.Context, operation string, par
 // GetAdminQuizAttemptsID is GET /api/admin/quiz-attempts/{id}: Any attempt with its answers and
 // their scores
 func (c *Client) GetAdminQuizAttemptsID(ctx context.Context, id int64) (*AttemptView, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/quiz-attempts/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/admin/quiz-attempts/" + pathParam(id), ok: []int{200}}
 	var out AttemptView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -788,7 +788,7 @@ func (c *Client) GetAdminQuizAttemptsID(ctx context.Context, id int64) (*Attempt
 // PostAdminQuizAttemptsIDGrade is POST /api/admin/quiz-attempts/{id}/grade: Grade an essay answer
 // of an ended attempt
 func (c *Client) PostAdminQuizAttemptsIDGrade(ctx context.Context, id int64, body GradeInputBody) (*AttemptView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/quiz-attempts/" + pathParam(id) + "/grade"}
+	r := request{method: http.MethodPost, path: "/api/admin/quiz-attempts/" + pathParam(id) + "/grade", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out AttemptView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -799,7 +799,7 @@ func (c *Client) PostAdminQuizAttemptsIDGrade(ctx context.Context, id int64, bod
 
 // PostAdminScormUpload is POST /api/admin/scorm/upload: Upload a SCORM package
 func (c *Client) PostAdminScormUpload(ctx context.Context, form PostAdminScormUploadForm) (*ScormPackage, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/scorm/upload"}
+	r := request{method: http.MethodPost, path: "/api/admin/scorm/upload", ok: []int{201}}
 	r.body = formBody(form)
 	var out ScormPackage
 	if err := c.call(ctx, r, &out); err != nil {
@@ -811,14 +811,14 @@ func (c *Client) PostAdminScormUpload(ctx context.Context, form PostAdminScormUp
 // DeleteAdminScormID is DELETE /api/admin/scorm/{package}: Delete an uploaded SCORM package no
 // topic plays
 func (c *Client) DeleteAdminScormID(ctx context.Context, packageParam int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/scorm/" + pathParam(packageParam)}
+	r := request{method: http.MethodDelete, path: "/api/admin/scorm/" + pathParam(packageParam), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // GetAdminTokens is GET /api/admin/tokens: List every scoped token of the tenant, newest first,
 // optionally one user's (permission token_manage)
 func (c *Client) GetAdminTokens(ctx context.Context, params GetAdminTokensParams) (*Page[Token], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/tokens"}
+	r := request{method: http.MethodGet, path: "/api/admin/tokens", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -830,14 +830,14 @@ func (c *Client) GetAdminTokens(ctx context.Context, params GetAdminTokensParams
 // DeleteAdminTokensID is DELETE /api/admin/tokens/{id}: Revoke any scoped token of the tenant
 // (idempotent; permission token_manage)
 func (c *Client) DeleteAdminTokensID(ctx context.Context, id string) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/tokens/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/tokens/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // GetAdminTokensIDAudit is GET /api/admin/tokens/{id}/audit: The agent audit of one scoped token,
 // newest first (permission token_manage)
 func (c *Client) GetAdminTokensIDAudit(ctx context.Context, id string, params GetAdminTokensIDAuditParams) (*Page[AuditEntry], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/tokens/" + pathParam(id) + "/audit"}
+	r := request{method: http.MethodGet, path: "/api/admin/tokens/" + pathParam(id) + "/audit", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -847,7 +847,7 @@ func (c *Client) GetAdminTokensIDAudit(ctx context.Context, id string, params Ge
 // GetAdminTopics is GET /api/admin/topics: List topics: all for admins, those of authored courses
 // for tutors; filters lesson_id, course_id, topicable_type, title
 func (c *Client) GetAdminTopics(ctx context.Context, params GetAdminTopicsParams) (*Page[View], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/topics"}
+	r := request{method: http.MethodGet, path: "/api/admin/topics", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -861,7 +861,7 @@ func (c *Client) GetAdminTopics(ctx context.Context, params GetAdminTopicsParams
 // PostAdminTopics is POST /api/admin/topics: Create a topic of any registered class in a lesson of
 // an editable course (JSON or multipart form data with the file)
 func (c *Client) PostAdminTopics(ctx context.Context, body PostAdminTopicsBody) (*View, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/topics"}
+	r := request{method: http.MethodPost, path: "/api/admin/topics", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out View
 	if err := c.call(ctx, r, &out); err != nil {
@@ -875,7 +875,7 @@ func (c *Client) PostAdminTopics(ctx context.Context, body PostAdminTopicsBody) 
 //
 // The body is multipart form data, streamed.
 func (c *Client) PostAdminTopicsMultipart(ctx context.Context, form PostAdminTopicsForm) (*View, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/topics"}
+	r := request{method: http.MethodPost, path: "/api/admin/topics", ok: []int{201}}
 	r.body = formBody(form)
 	var out View
 	if err := c.call(ctx, r, &out); err != nil {
@@ -887,7 +887,7 @@ func (c *Client) PostAdminTopicsMultipart(ctx context.Context, form PostAdminTop
 // GetAdminTopicsCreate is GET /api/admin/topics/create: Form data of a topic create: content
 // classes and defaults
 func (c *Client) GetAdminTopicsCreate(ctx context.Context) (*FormView, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/topics/create"}
+	r := request{method: http.MethodGet, path: "/api/admin/topics/create", ok: []int{200}}
 	var out FormView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -898,7 +898,7 @@ func (c *Client) GetAdminTopicsCreate(ctx context.Context) (*FormView, error) {
 // GetAdminTopicsTypes is GET /api/admin/topics/types: Registered topic content classes with their
 // kinds
 func (c *Client) GetAdminTopicsTypes(ctx context.Context) ([]TypeView, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/topics/types"}
+	r := request{method: http.MethodGet, path: "/api/admin/topics/types", ok: []int{200}}
 	var out []TypeView
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -906,7 +906,7 @@ func (c *Client) GetAdminTopicsTypes(ctx context.Context) ([]TypeView, error) {
 
 // GetAdminTopicsID is GET /api/admin/topics/{id}: One topic with its content and attachments
 func (c *Client) GetAdminTopicsID(ctx context.Context, id int64) (*View, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(id), ok: []int{200}}
 	var out View
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -917,7 +917,7 @@ func (c *Client) GetAdminTopicsID(ctx context.Context, id int64) (*View, error) 
 // PutAdminTopicsID is PUT /api/admin/topics/{id}: Update a topic; fields not sent keep their values
 // (JSON or multipart form data)
 func (c *Client) PutAdminTopicsID(ctx context.Context, id int64, body PutAdminTopicsIDBody) (*View, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(id)}
+	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out View
 	if err := c.call(ctx, r, &out); err != nil {
@@ -931,7 +931,7 @@ func (c *Client) PutAdminTopicsID(ctx context.Context, id int64, body PutAdminTo
 //
 // The body is multipart form data, streamed.
 func (c *Client) PutAdminTopicsIDMultipart(ctx context.Context, id int64, form PutAdminTopicsIDForm) (*View, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(id)}
+	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(id), ok: []int{200}}
 	r.body = formBody(form)
 	var out View
 	if err := c.call(ctx, r, &out); err != nil {
@@ -943,7 +943,7 @@ func (c *Client) PutAdminTopicsIDMultipart(ctx context.Context, id int64, form P
 // PostAdminTopicsID is POST /api/admin/topics/{id}: Update a topic with form data (multipart, for
 // new files)
 func (c *Client) PostAdminTopicsID(ctx context.Context, id int64, body PostAdminTopicsIDBody) (*View, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(id)}
+	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out View
 	if err := c.call(ctx, r, &out); err != nil {
@@ -957,7 +957,7 @@ func (c *Client) PostAdminTopicsID(ctx context.Context, id int64, body PostAdmin
 //
 // The body is multipart form data, streamed.
 func (c *Client) PostAdminTopicsIDMultipart(ctx context.Context, id int64, form PostAdminTopicsIDForm) (*View, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(id)}
+	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(id), ok: []int{200}}
 	r.body = formBody(form)
 	var out View
 	if err := c.call(ctx, r, &out); err != nil {
@@ -968,14 +968,14 @@ func (c *Client) PostAdminTopicsIDMultipart(ctx context.Context, id int64, form 
 
 // DeleteAdminTopicsID is DELETE /api/admin/topics/{id}: Delete a topic with its files (idempotent)
 func (c *Client) DeleteAdminTopicsID(ctx context.Context, id int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/topics/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/topics/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // PatchAdminTopicsID is PATCH /api/admin/topics/{id}: Update a topic; fields not sent keep their
 // values (JSON or multipart form data)
 func (c *Client) PatchAdminTopicsID(ctx context.Context, id int64, body PatchAdminTopicsIDBody) (*View, error) {
-	r := request{method: http.MethodPatch, path: "/api/admin/topics/" + pathParam(id)}
+	r := request{method: http.MethodPatch, path: "/api/admin/topics/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out View
 	if err := c.call(ctx, r, &out); err != nil {
@@ -989,7 +989,7 @@ func (c *Client) PatchAdminTopicsID(ctx context.Context, id int64, body PatchAdm
 //
 // The body is multipart form data, streamed.
 func (c *Client) PatchAdminTopicsIDMultipart(ctx context.Context, id int64, form PatchAdminTopicsIDForm) (*View, error) {
-	r := request{method: http.MethodPatch, path: "/api/admin/topics/" + pathParam(id)}
+	r := request{method: http.MethodPatch, path: "/api/admin/topics/" + pathParam(id), ok: []int{200}}
 	r.body = formBody(form)
 	var out View
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1001,7 +1001,7 @@ func (c *Client) PatchAdminTopicsIDMultipart(ctx context.Context, id int64, form
 // PostAdminTopicsIDClone is POST /api/admin/topics/{id}/clone: Clone a topic with copies of its
 // content and attachments, after the last topic of its lesson or of lesson_id
 func (c *Client) PostAdminTopicsIDClone(ctx context.Context, id int64, body CloneInputBody) (*View, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(id) + "/clone"}
+	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(id) + "/clone", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out View
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1013,7 +1013,7 @@ func (c *Client) PostAdminTopicsIDClone(ctx context.Context, id int64, body Clon
 // GetAdminTopicsIDEdit is GET /api/admin/topics/{id}/edit: Form data of a topic edit: the topic,
 // content classes and defaults
 func (c *Client) GetAdminTopicsIDEdit(ctx context.Context, id int64) (*FormView, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(id) + "/edit"}
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(id) + "/edit", ok: []int{200}}
 	var out FormView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1024,7 +1024,7 @@ func (c *Client) GetAdminTopicsIDEdit(ctx context.Context, id int64) (*FormView,
 // GetAdminTopicsIDCspReports is GET /api/admin/topics/{topic_id}/csp-reports: List the CSP
 // violation reports of an interactive topic's app or a LiaScript topic's player, newest first
 func (c *Client) GetAdminTopicsIDCspReports(ctx context.Context, topicID int64, params GetAdminTopicsIDCspReportsParams) (*Page[CSPReport], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/csp-reports"}
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/csp-reports", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1034,7 +1034,7 @@ func (c *Client) GetAdminTopicsIDCspReports(ctx context.Context, topicID int64, 
 // GetAdminTopicsIDGiftQuestions is GET /api/admin/topics/{topic_id}/gift-questions: List a quiz
 // topic's questions in order
 func (c *Client) GetAdminTopicsIDGiftQuestions(ctx context.Context, topicID int64) ([]QuizQuestion, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions"}
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions", ok: []int{200}}
 	var out []QuizQuestion
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -1043,7 +1043,7 @@ func (c *Client) GetAdminTopicsIDGiftQuestions(ctx context.Context, topicID int6
 // PutAdminTopicsIDGiftQuestionsOrder is PUT /api/admin/topics/{topic_id}/gift-questions/order:
 // Reorder a quiz topic's questions
 func (c *Client) PutAdminTopicsIDGiftQuestionsOrder(ctx context.Context, topicID int64, body OrderInputBody) ([]QuizQuestion, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/order"}
+	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/order", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out []QuizQuestion
 	err := c.call(ctx, r, &out)
@@ -1053,7 +1053,7 @@ func (c *Client) PutAdminTopicsIDGiftQuestionsOrder(ctx context.Context, topicID
 // PutAdminTopicsIDGiftQuestionsID is PUT /api/admin/topics/{topic_id}/gift-questions/{id}: Change a
 // question's GIFT text or score
 func (c *Client) PutAdminTopicsIDGiftQuestionsID(ctx context.Context, topicID int64, id int64, body UpdateQuestionInputBody) (*QuizQuestion, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/" + pathParam(id)}
+	r := request{method: http.MethodPut, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out QuizQuestion
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1065,14 +1065,14 @@ func (c *Client) PutAdminTopicsIDGiftQuestionsID(ctx context.Context, topicID in
 // DeleteAdminTopicsIDGiftQuestionsID is DELETE /api/admin/topics/{topic_id}/gift-questions/{id}:
 // Delete a question (idempotent)
 func (c *Client) DeleteAdminTopicsIDGiftQuestionsID(ctx context.Context, topicID int64, id int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/topics/" + pathParam(topicID) + "/gift-questions/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // GetAdminTopicsIDQuizAttempts is GET /api/admin/topics/{topic_id}/quiz-attempts: List a quiz
 // topic's attempts, newest first
 func (c *Client) GetAdminTopicsIDQuizAttempts(ctx context.Context, topicID int64, params GetAdminTopicsIDQuizAttemptsParams) (*Page[AttemptView], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/quiz-attempts"}
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/quiz-attempts", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1082,7 +1082,7 @@ func (c *Client) GetAdminTopicsIDQuizAttempts(ctx context.Context, topicID int64
 // GetAdminTopicsIDResources is GET /api/admin/topics/{topic_id}/resources: List a topic's
 // attachments
 func (c *Client) GetAdminTopicsIDResources(ctx context.Context, topicID int64) ([]ResourceView, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/resources"}
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topicID) + "/resources", ok: []int{200}}
 	var out []ResourceView
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -1091,7 +1091,7 @@ func (c *Client) GetAdminTopicsIDResources(ctx context.Context, topicID int64) (
 // PostAdminTopicsIDResources is POST /api/admin/topics/{topic_id}/resources: Attach a file to a
 // topic (the spec's path without its final slash)
 func (c *Client) PostAdminTopicsIDResources(ctx context.Context, topicID int64, form PostAdminTopicsIDResourcesForm) (*ResourceView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(topicID) + "/resources"}
+	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(topicID) + "/resources", ok: []int{201}}
 	r.body = formBody(form)
 	var out ResourceView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1103,7 +1103,7 @@ func (c *Client) PostAdminTopicsIDResources(ctx context.Context, topicID int64, 
 // PostAdminTopicsIDResourcesSlash is POST /api/admin/topics/{topic_id}/resources/: Attach a file to
 // a topic: multipart field resource, at most 100 MiB; optional field name
 func (c *Client) PostAdminTopicsIDResourcesSlash(ctx context.Context, topicID int64, form PostAdminTopicsIDResourcesSlashForm) (*ResourceView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(topicID) + "/resources/"}
+	r := request{method: http.MethodPost, path: "/api/admin/topics/" + pathParam(topicID) + "/resources/", ok: []int{201}}
 	r.body = formBody(form)
 	var out ResourceView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1115,14 +1115,14 @@ func (c *Client) PostAdminTopicsIDResourcesSlash(ctx context.Context, topicID in
 // DeleteAdminTopicsIDResourcesID is DELETE /api/admin/topics/{topic_id}/resources/{resource_id}:
 // Delete a topic's attachment (idempotent)
 func (c *Client) DeleteAdminTopicsIDResourcesID(ctx context.Context, topicID int64, resourceID int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/topics/" + pathParam(topicID) + "/resources/" + pathParam(resourceID)}
+	r := request{method: http.MethodDelete, path: "/api/admin/topics/" + pathParam(topicID) + "/resources/" + pathParam(resourceID), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // PatchAdminTopicsIDResourcesID is PATCH /api/admin/topics/{topic_id}/resources/{resource_id}:
 // Rename a topic's attachment
 func (c *Client) PatchAdminTopicsIDResourcesID(ctx context.Context, topicID int64, resourceID int64, body RenameInputBody) (*ResourceView, error) {
-	r := request{method: http.MethodPatch, path: "/api/admin/topics/" + pathParam(topicID) + "/resources/" + pathParam(resourceID)}
+	r := request{method: http.MethodPatch, path: "/api/admin/topics/" + pathParam(topicID) + "/resources/" + pathParam(resourceID), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out ResourceView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1134,7 +1134,7 @@ func (c *Client) PatchAdminTopicsIDResourcesID(ctx context.Context, topicID int6
 // GetAdminTopicsIDProjectSubmissions is GET /api/admin/topics/{topic}/project/submissions: List a
 // project topic's submissions with their users, newest first
 func (c *Client) GetAdminTopicsIDProjectSubmissions(ctx context.Context, topic int64, params GetAdminTopicsIDProjectSubmissionsParams) (*Page[SubmissionView], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topic) + "/project/submissions"}
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topic) + "/project/submissions", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1144,7 +1144,7 @@ func (c *Client) GetAdminTopicsIDProjectSubmissions(ctx context.Context, topic i
 // GetAdminTopicsIDProjectSubmissionsIDDownload is GET
 // /api/admin/topics/{topic}/project/submissions/{id}/download: Download a submission's file
 func (c *Client) GetAdminTopicsIDProjectSubmissionsIDDownload(ctx context.Context, topic int64, id int64) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topic) + "/project/submissions/" + pathParam(id) + "/download"}
+	r := request{method: http.MethodGet, path: "/api/admin/topics/" + pathParam(topic) + "/project/submissions/" + pathParam(id) + "/download", ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -1153,7 +1153,7 @@ func (c *Client) GetAdminTopicsIDProjectSubmissionsIDDownload(ctx context.Contex
 // an author of the course; event CourseTutorAssigned unless it already is one (course_update, or an
 // author)
 func (c *Client) PostAdminTutorsIDAssignID(ctx context.Context, id int64, course int64) (*CourseView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/tutors/" + pathParam(id) + "/assign/" + pathParam(course)}
+	r := request{method: http.MethodPost, path: "/api/admin/tutors/" + pathParam(id) + "/assign/" + pathParam(course), ok: []int{200}}
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1164,7 +1164,7 @@ func (c *Client) PostAdminTutorsIDAssignID(ctx context.Context, id int64, course
 // PostAdminTutorsIDUnassignID is POST /api/admin/tutors/{id}/unassign/{course}: Remove an author
 // from the course; event CourseTutorUnassigned if it was one (course_update, or an author)
 func (c *Client) PostAdminTutorsIDUnassignID(ctx context.Context, id int64, course int64) (*CourseView, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/tutors/" + pathParam(id) + "/unassign/" + pathParam(course)}
+	r := request{method: http.MethodPost, path: "/api/admin/tutors/" + pathParam(id) + "/unassign/" + pathParam(course), ok: []int{200}}
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1175,7 +1175,7 @@ func (c *Client) PostAdminTutorsIDUnassignID(ctx context.Context, id int64, cour
 // GetAdminUserGroups is GET /api/admin/user-groups: List groups by name, with search and pages
 // (user-group_list)
 func (c *Client) GetAdminUserGroups(ctx context.Context, params GetAdminUserGroupsParams) (*Page[Group], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/user-groups"}
+	r := request{method: http.MethodGet, path: "/api/admin/user-groups", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1185,7 +1185,7 @@ func (c *Client) GetAdminUserGroups(ctx context.Context, params GetAdminUserGrou
 
 // PostAdminUserGroups is POST /api/admin/user-groups: Create a group (user-group_create)
 func (c *Client) PostAdminUserGroups(ctx context.Context, body CreateGroupInputBody) (*Group, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/user-groups"}
+	r := request{method: http.MethodPost, path: "/api/admin/user-groups", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out Group
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1197,7 +1197,7 @@ func (c *Client) PostAdminUserGroups(ctx context.Context, body CreateGroupInputB
 // GetAdminUserGroupsTree is GET /api/admin/user-groups/tree: Every group as a tree of children
 // (user-group_list)
 func (c *Client) GetAdminUserGroupsTree(ctx context.Context) ([]GroupNode, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/user-groups/tree"}
+	r := request{method: http.MethodGet, path: "/api/admin/user-groups/tree", ok: []int{200}}
 	var out []GroupNode
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -1206,7 +1206,7 @@ func (c *Client) GetAdminUserGroupsTree(ctx context.Context) ([]GroupNode, error
 // GetAdminUserGroupsUsers is GET /api/admin/user-groups/users: Users with their groups, with
 // search, group_id and pages (user-group_list)
 func (c *Client) GetAdminUserGroupsUsers(ctx context.Context, params GetAdminUserGroupsUsersParams) (*Page[Member], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/user-groups/users"}
+	r := request{method: http.MethodGet, path: "/api/admin/user-groups/users", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1218,7 +1218,7 @@ func (c *Client) GetAdminUserGroupsUsers(ctx context.Context, params GetAdminUse
 // GetAdminUserGroupsID is GET /api/admin/user-groups/{id}: A group with its members
 // (user-group_read; user-group_read_self: a group of one's own)
 func (c *Client) GetAdminUserGroupsID(ctx context.Context, id int64) (*GroupDetail, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/user-groups/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/admin/user-groups/" + pathParam(id), ok: []int{200}}
 	var out GroupDetail
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1229,7 +1229,7 @@ func (c *Client) GetAdminUserGroupsID(ctx context.Context, id int64) (*GroupDeta
 // PutAdminUserGroupsID is PUT /api/admin/user-groups/{id}: Replace a group's name, parent and
 // registerable flag (user-group_update)
 func (c *Client) PutAdminUserGroupsID(ctx context.Context, id int64, body PutGroupInputBody) (*Group, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/user-groups/" + pathParam(id)}
+	r := request{method: http.MethodPut, path: "/api/admin/user-groups/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Group
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1241,14 +1241,14 @@ func (c *Client) PutAdminUserGroupsID(ctx context.Context, id int64, body PutGro
 // DeleteAdminUserGroupsID is DELETE /api/admin/user-groups/{id}: Delete a group with its subgroups
 // (user-group_delete)
 func (c *Client) DeleteAdminUserGroupsID(ctx context.Context, id int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/user-groups/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/user-groups/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // PatchAdminUserGroupsID is PATCH /api/admin/user-groups/{id}: Change some fields of a group;
 // parent_id null moves it to the top (user-group_update)
 func (c *Client) PatchAdminUserGroupsID(ctx context.Context, id int64, body PatchGroupInputBody) (*Group, error) {
-	r := request{method: http.MethodPatch, path: "/api/admin/user-groups/" + pathParam(id)}
+	r := request{method: http.MethodPatch, path: "/api/admin/user-groups/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Group
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1260,7 +1260,7 @@ func (c *Client) PatchAdminUserGroupsID(ctx context.Context, id int64, body Patc
 // PostAdminUserGroupsIDMembers is POST /api/admin/user-groups/{id}/members: Add a user to a group;
 // event UserAddedToGroup unless already a member (user-group_member-add)
 func (c *Client) PostAdminUserGroupsIDMembers(ctx context.Context, id int64, body MemberInputBody) (*GroupDetail, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/user-groups/" + pathParam(id) + "/members"}
+	r := request{method: http.MethodPost, path: "/api/admin/user-groups/" + pathParam(id) + "/members", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out GroupDetail
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1272,7 +1272,7 @@ func (c *Client) PostAdminUserGroupsIDMembers(ctx context.Context, id int64, bod
 // DeleteAdminUserGroupsIDMembersID is DELETE /api/admin/user-groups/{id}/members/{user_id}: Remove
 // a user from a group; event UserRemovedFromGroup if it was a member (user-group_member-remove)
 func (c *Client) DeleteAdminUserGroupsIDMembersID(ctx context.Context, id int64, userID int64) (*GroupDetail, error) {
-	r := request{method: http.MethodDelete, path: "/api/admin/user-groups/" + pathParam(id) + "/members/" + pathParam(userID)}
+	r := request{method: http.MethodDelete, path: "/api/admin/user-groups/" + pathParam(id) + "/members/" + pathParam(userID), ok: []int{200}}
 	var out GroupDetail
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1283,7 +1283,7 @@ func (c *Client) DeleteAdminUserGroupsIDMembersID(ctx context.Context, id int64,
 // GetAdminUsers is GET /api/admin/users: List users: search, role, status (active or blocked),
 // order_by and order, pages (user_list)
 func (c *Client) GetAdminUsers(ctx context.Context, params GetAdminUsersParams) (*Page[Summary], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/users"}
+	r := request{method: http.MethodGet, path: "/api/admin/users", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1298,7 +1298,7 @@ func (c *Client) GetAdminUsers(ctx context.Context, params GetAdminUsersParams) 
 // PostAdminUsers is POST /api/admin/users: Create a user with roles, groups and categories
 // (user_create)
 func (c *Client) PostAdminUsers(ctx context.Context, body CreateUserInputBody) (*Detail, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/users"}
+	r := request{method: http.MethodPost, path: "/api/admin/users", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out Detail
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1310,7 +1310,7 @@ func (c *Client) PostAdminUsers(ctx context.Context, body CreateUserInputBody) (
 // GetAdminUsersID is GET /api/admin/users/{id}: A user with categories, interests and groups
 // (user_read)
 func (c *Client) GetAdminUsersID(ctx context.Context, id int64) (*Detail, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/users/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/admin/users/" + pathParam(id), ok: []int{200}}
 	var out Detail
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1321,7 +1321,7 @@ func (c *Client) GetAdminUsersID(ctx context.Context, id int64) (*Detail, error)
 // PutAdminUsersID is PUT /api/admin/users/{id}: Update a user: email, first_name and last_name
 // required, other fields as in PATCH (user_update)
 func (c *Client) PutAdminUsersID(ctx context.Context, id int64, body PutUserInputBody) (*Detail, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/users/" + pathParam(id)}
+	r := request{method: http.MethodPut, path: "/api/admin/users/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Detail
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1333,14 +1333,14 @@ func (c *Client) PutAdminUsersID(ctx context.Context, id int64, body PutUserInpu
 // DeleteAdminUsersID is DELETE /api/admin/users/{id}: Delete a user; event AccountDeleted
 // (user_delete)
 func (c *Client) DeleteAdminUsersID(ctx context.Context, id int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/users/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/users/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // PatchAdminUsersID is PATCH /api/admin/users/{id}: Change some fields of a user; is_active=false
 // blocks it (event AccountBlocked) and ends its sessions (user_update)
 func (c *Client) PatchAdminUsersID(ctx context.Context, id int64, body UserChangeBody) (*Detail, error) {
-	r := request{method: http.MethodPatch, path: "/api/admin/users/" + pathParam(id)}
+	r := request{method: http.MethodPatch, path: "/api/admin/users/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Detail
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1352,7 +1352,7 @@ func (c *Client) PatchAdminUsersID(ctx context.Context, id int64, body UserChang
 // PostAdminUsersIDAvatar is POST /api/admin/users/{id}/avatar: Set a user's avatar: multipart field
 // avatar, a PNG, JPEG, GIF or WebP image of at most 2 MiB (user_update)
 func (c *Client) PostAdminUsersIDAvatar(ctx context.Context, id int64, form PostAdminUsersIDAvatarForm) (*Detail, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/users/" + pathParam(id) + "/avatar"}
+	r := request{method: http.MethodPost, path: "/api/admin/users/" + pathParam(id) + "/avatar", ok: []int{200}}
 	r.body = formBody(form)
 	var out Detail
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1364,7 +1364,7 @@ func (c *Client) PostAdminUsersIDAvatar(ctx context.Context, id int64, form Post
 // DeleteAdminUsersIDAvatar is DELETE /api/admin/users/{id}/avatar: Remove a user's avatar
 // (user_update)
 func (c *Client) DeleteAdminUsersIDAvatar(ctx context.Context, id int64) (*Detail, error) {
-	r := request{method: http.MethodDelete, path: "/api/admin/users/" + pathParam(id) + "/avatar"}
+	r := request{method: http.MethodDelete, path: "/api/admin/users/" + pathParam(id) + "/avatar", ok: []int{200}}
 	var out Detail
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1375,7 +1375,7 @@ func (c *Client) DeleteAdminUsersIDAvatar(ctx context.Context, id int64) (*Detai
 // GetAdminUsersIDInterests is GET /api/admin/users/{id}/interests: A user's interests (user_read or
 // user-interest_update)
 func (c *Client) GetAdminUsersIDInterests(ctx context.Context, id int64) ([]Category, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/users/" + pathParam(id) + "/interests"}
+	r := request{method: http.MethodGet, path: "/api/admin/users/" + pathParam(id) + "/interests", ok: []int{200}}
 	var out []Category
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -1384,7 +1384,7 @@ func (c *Client) GetAdminUsersIDInterests(ctx context.Context, id int64) ([]Cate
 // PutAdminUsersIDInterests is PUT /api/admin/users/{id}/interests: Replace a user's interests
 // (user-interest_update)
 func (c *Client) PutAdminUsersIDInterests(ctx context.Context, id int64, body InterestsBody) ([]Category, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/users/" + pathParam(id) + "/interests"}
+	r := request{method: http.MethodPut, path: "/api/admin/users/" + pathParam(id) + "/interests", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out []Category
 	err := c.call(ctx, r, &out)
@@ -1394,7 +1394,7 @@ func (c *Client) PutAdminUsersIDInterests(ctx context.Context, id int64, body In
 // PostAdminUsersIDInterests is POST /api/admin/users/{id}/interests: Add interests to a user
 // (user-interest_update)
 func (c *Client) PostAdminUsersIDInterests(ctx context.Context, id int64, body InterestsBody) ([]Category, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/users/" + pathParam(id) + "/interests"}
+	r := request{method: http.MethodPost, path: "/api/admin/users/" + pathParam(id) + "/interests", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out []Category
 	err := c.call(ctx, r, &out)
@@ -1404,7 +1404,7 @@ func (c *Client) PostAdminUsersIDInterests(ctx context.Context, id int64, body I
 // DeleteAdminUsersIDInterestsID is DELETE /api/admin/users/{id}/interests/{interest_id}: Remove one
 // interest of a user (user-interest_update)
 func (c *Client) DeleteAdminUsersIDInterestsID(ctx context.Context, id int64, interestID int64) ([]Category, error) {
-	r := request{method: http.MethodDelete, path: "/api/admin/users/" + pathParam(id) + "/interests/" + pathParam(interestID)}
+	r := request{method: http.MethodDelete, path: "/api/admin/users/" + pathParam(id) + "/interests/" + pathParam(interestID), ok: []int{200}}
 	var out []Category
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -1413,7 +1413,7 @@ func (c *Client) DeleteAdminUsersIDInterestsID(ctx context.Context, id int64, in
 // GetAdminUsersIDSettings is GET /api/admin/users/{id}/settings: A user's personal settings
 // (user_read or user-setting_update)
 func (c *Client) GetAdminUsersIDSettings(ctx context.Context, id int64) (map[string]string, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/users/" + pathParam(id) + "/settings"}
+	r := request{method: http.MethodGet, path: "/api/admin/users/" + pathParam(id) + "/settings", ok: []int{200}}
 	var out map[string]string
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -1422,7 +1422,7 @@ func (c *Client) GetAdminUsersIDSettings(ctx context.Context, id int64) (map[str
 // PutAdminUsersIDSettings is PUT /api/admin/users/{id}/settings: Replace a user's personal settings
 // (user-setting_update)
 func (c *Client) PutAdminUsersIDSettings(ctx context.Context, id int64, body map[string]string) (map[string]string, error) {
-	r := request{method: http.MethodPut, path: "/api/admin/users/" + pathParam(id) + "/settings"}
+	r := request{method: http.MethodPut, path: "/api/admin/users/" + pathParam(id) + "/settings", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out map[string]string
 	err := c.call(ctx, r, &out)
@@ -1432,7 +1432,7 @@ func (c *Client) PutAdminUsersIDSettings(ctx context.Context, id int64, body map
 // PatchAdminUsersIDSettings is PATCH /api/admin/users/{id}/settings: Merge into a user's personal
 // settings; an empty value removes a key (user-setting_update)
 func (c *Client) PatchAdminUsersIDSettings(ctx context.Context, id int64, body map[string]string) (map[string]string, error) {
-	r := request{method: http.MethodPatch, path: "/api/admin/users/" + pathParam(id) + "/settings"}
+	r := request{method: http.MethodPatch, path: "/api/admin/users/" + pathParam(id) + "/settings", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out map[string]string
 	err := c.call(ctx, r, &out)
@@ -1441,7 +1441,7 @@ func (c *Client) PatchAdminUsersIDSettings(ctx context.Context, id int64, body m
 
 // GetAdminWebhooks is GET /api/admin/webhooks: The webhook endpoints (admins)
 func (c *Client) GetAdminWebhooks(ctx context.Context, params GetAdminWebhooksParams) (*Page[Endpoint], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/webhooks"}
+	r := request{method: http.MethodGet, path: "/api/admin/webhooks", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1451,7 +1451,7 @@ func (c *Client) GetAdminWebhooks(ctx context.Context, params GetAdminWebhooksPa
 // PostAdminWebhooks is POST /api/admin/webhooks: Subscribe an endpoint to events (admins); the
 // answer carries its signing secret, once
 func (c *Client) PostAdminWebhooks(ctx context.Context, body WebhookCreateInputBody) (*Endpoint, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/webhooks"}
+	r := request{method: http.MethodPost, path: "/api/admin/webhooks", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Endpoint
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1462,7 +1462,7 @@ func (c *Client) PostAdminWebhooks(ctx context.Context, body WebhookCreateInputB
 
 // GetAdminWebhooksID is GET /api/admin/webhooks/{id}: One webhook endpoint (admins)
 func (c *Client) GetAdminWebhooksID(ctx context.Context, id int64) (*Endpoint, error) {
-	r := request{method: http.MethodGet, path: "/api/admin/webhooks/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/admin/webhooks/" + pathParam(id), ok: []int{200}}
 	var out Endpoint
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1472,14 +1472,14 @@ func (c *Client) GetAdminWebhooksID(ctx context.Context, id int64) (*Endpoint, e
 
 // DeleteAdminWebhooksID is DELETE /api/admin/webhooks/{id}: Remove a webhook endpoint (admins)
 func (c *Client) DeleteAdminWebhooksID(ctx context.Context, id int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/webhooks/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/webhooks/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // PatchAdminWebhooksID is PATCH /api/admin/webhooks/{id}: Change a webhook endpoint, or switch it
 // on or off (admins)
 func (c *Client) PatchAdminWebhooksID(ctx context.Context, id int64, body WebhookPatchInputBody) (*Endpoint, error) {
-	r := request{method: http.MethodPatch, path: "/api/admin/webhooks/" + pathParam(id)}
+	r := request{method: http.MethodPatch, path: "/api/admin/webhooks/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Endpoint
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1491,7 +1491,7 @@ func (c *Client) PatchAdminWebhooksID(ctx context.Context, id int64, body Webhoo
 // GetAdminWebhooksIDDeliveries is GET /api/admin/webhooks/{id}/deliveries: The endpoint's delivery
 // log, newest first (admins)
 func (c *Client) GetAdminWebhooksIDDeliveries(ctx context.Context, id int64, params GetAdminWebhooksIDDeliveriesParams) (*Page[Delivery], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/webhooks/" + pathParam(id) + "/deliveries"}
+	r := request{method: http.MethodGet, path: "/api/admin/webhooks/" + pathParam(id) + "/deliveries", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1502,7 +1502,7 @@ func (c *Client) GetAdminWebhooksIDDeliveries(ctx context.Context, id int64, par
 // PostAuthDeviceCode is POST /api/auth/device/code: Start a device login: a device code to poll
 // with and a user code to approve on the frontend's /device page
 func (c *Client) PostAuthDeviceCode(ctx context.Context, body DeviceCodeInputBody) (*DeviceGrant, error) {
-	r := request{method: http.MethodPost, path: "/api/auth/device/code"}
+	r := request{method: http.MethodPost, path: "/api/auth/device/code", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out DeviceGrant
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1514,7 +1514,7 @@ func (c *Client) PostAuthDeviceCode(ctx context.Context, body DeviceCodeInputBod
 // GetAuthDeviceRequestsID is GET /api/auth/device/requests/{user_code}: What a device request with
 // this user code asks for: client, scopes, time, address and status
 func (c *Client) GetAuthDeviceRequestsID(ctx context.Context, userCode string) (*DeviceRequest, error) {
-	r := request{method: http.MethodGet, path: "/api/auth/device/requests/" + pathParam(userCode)}
+	r := request{method: http.MethodGet, path: "/api/auth/device/requests/" + pathParam(userCode), ok: []int{200}}
 	var out DeviceRequest
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1525,7 +1525,7 @@ func (c *Client) GetAuthDeviceRequestsID(ctx context.Context, userCode string) (
 // PostAuthDeviceRequestsIDApprove is POST /api/auth/device/requests/{user_code}/approve: Approve a
 // device request: the device receives a scoped token of the caller's account
 func (c *Client) PostAuthDeviceRequestsIDApprove(ctx context.Context, userCode string, body DeviceApproveInputBody) (*DeviceRequest, error) {
-	r := request{method: http.MethodPost, path: "/api/auth/device/requests/" + pathParam(userCode) + "/approve"}
+	r := request{method: http.MethodPost, path: "/api/auth/device/requests/" + pathParam(userCode) + "/approve", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out DeviceRequest
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1537,7 +1537,7 @@ func (c *Client) PostAuthDeviceRequestsIDApprove(ctx context.Context, userCode s
 // PostAuthDeviceRequestsIDDeny is POST /api/auth/device/requests/{user_code}/deny: Deny a device
 // request: its next poll answers access_denied
 func (c *Client) PostAuthDeviceRequestsIDDeny(ctx context.Context, userCode string) (*DeviceRequest, error) {
-	r := request{method: http.MethodPost, path: "/api/auth/device/requests/" + pathParam(userCode) + "/deny"}
+	r := request{method: http.MethodPost, path: "/api/auth/device/requests/" + pathParam(userCode) + "/deny", ok: []int{200}}
 	var out DeviceRequest
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1548,7 +1548,7 @@ func (c *Client) PostAuthDeviceRequestsIDDeny(ctx context.Context, userCode stri
 // PostAuthDeviceToken is POST /api/auth/device/token: Poll a device login; answers the approved
 // scoped token once
 func (c *Client) PostAuthDeviceToken(ctx context.Context, body DeviceTokenInputBody) (*Created, error) {
-	r := request{method: http.MethodPost, path: "/api/auth/device/token"}
+	r := request{method: http.MethodPost, path: "/api/auth/device/token", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Created
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1559,14 +1559,14 @@ func (c *Client) PostAuthDeviceToken(ctx context.Context, body DeviceTokenInputB
 
 // PostAuthEmailResend is POST /api/auth/email/resend: Mail the verification link again
 func (c *Client) PostAuthEmailResend(ctx context.Context) error {
-	r := request{method: http.MethodPost, path: "/api/auth/email/resend"}
+	r := request{method: http.MethodPost, path: "/api/auth/email/resend", ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // GetAuthEmailVerifyIDID is GET /api/auth/email/verify/{id}/{hash}: Verify an e-mail address
 // through the signed link
 func (c *Client) GetAuthEmailVerifyIDID(ctx context.Context, id int64, hash string, params GetAuthEmailVerifyIDIDParams) error {
-	r := request{method: http.MethodGet, path: "/api/auth/email/verify/" + pathParam(id) + "/" + pathParam(hash)}
+	r := request{method: http.MethodGet, path: "/api/auth/email/verify/" + pathParam(id) + "/" + pathParam(hash), ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "expires", params.Expires)
 	addQuery(r.query, "signature", params.Signature)
@@ -1576,7 +1576,7 @@ func (c *Client) GetAuthEmailVerifyIDID(ctx context.Context, id int64, hash stri
 // PostAuthLogin is POST /api/auth/login: Log in with e-mail and password; 422 on wrong credentials,
 // blocked or unverified accounts
 func (c *Client) PostAuthLogin(ctx context.Context, body LoginInputBody) (*Issued, error) {
-	r := request{method: http.MethodPost, path: "/api/auth/login"}
+	r := request{method: http.MethodPost, path: "/api/auth/login", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Issued
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1587,21 +1587,21 @@ func (c *Client) PostAuthLogin(ctx context.Context, body LoginInputBody) (*Issue
 
 // PostAuthLogout is POST /api/auth/logout: Revoke the current token
 func (c *Client) PostAuthLogout(ctx context.Context) error {
-	r := request{method: http.MethodPost, path: "/api/auth/logout"}
+	r := request{method: http.MethodPost, path: "/api/auth/logout", ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // PostAuthPasswordForgot is POST /api/auth/password/forgot: Mail a password reset token (answers
 // the same whether or not the address has an account)
 func (c *Client) PostAuthPasswordForgot(ctx context.Context, body EmailInputBody) error {
-	r := request{method: http.MethodPost, path: "/api/auth/password/forgot"}
+	r := request{method: http.MethodPost, path: "/api/auth/password/forgot", ok: []int{200}}
 	r.body = jsonBody(body)
 	return c.call(ctx, r, nil)
 }
 
 // PostAuthPasswordReset is POST /api/auth/password/reset: Set a new password with a reset token
 func (c *Client) PostAuthPasswordReset(ctx context.Context, body ResetInputBody) error {
-	r := request{method: http.MethodPost, path: "/api/auth/password/reset"}
+	r := request{method: http.MethodPost, path: "/api/auth/password/reset", ok: []int{200}}
 	r.body = jsonBody(body)
 	return c.call(ctx, r, nil)
 }
@@ -1609,7 +1609,7 @@ func (c *Client) PostAuthPasswordReset(ctx context.Context, body ResetInputBody)
 // GetAuthRefresh is GET /api/auth/refresh: Replace the current token with a new one of the same
 // lifetime class
 func (c *Client) GetAuthRefresh(ctx context.Context) (*Issued, error) {
-	r := request{method: http.MethodGet, path: "/api/auth/refresh"}
+	r := request{method: http.MethodGet, path: "/api/auth/refresh", ok: []int{200}}
 	var out Issued
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1620,7 +1620,7 @@ func (c *Client) GetAuthRefresh(ctx context.Context) (*Issued, error) {
 // PostAuthRegister is POST /api/auth/register: Register an account, as the lms_auth registration
 // settings allow
 func (c *Client) PostAuthRegister(ctx context.Context, body RegisterInputBody) (*Summary, error) {
-	r := request{method: http.MethodPost, path: "/api/auth/register"}
+	r := request{method: http.MethodPost, path: "/api/auth/register", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out Summary
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1632,7 +1632,7 @@ func (c *Client) PostAuthRegister(ctx context.Context, body RegisterInputBody) (
 // GetAuthRegisterableGroups is GET /api/auth/registerable-groups: Groups a new account may join at
 // registration
 func (c *Client) GetAuthRegisterableGroups(ctx context.Context) ([]Group, error) {
-	r := request{method: http.MethodGet, path: "/api/auth/registerable-groups"}
+	r := request{method: http.MethodGet, path: "/api/auth/registerable-groups", ok: []int{200}}
 	var out []Group
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -1641,7 +1641,7 @@ func (c *Client) GetAuthRegisterableGroups(ctx context.Context) ([]Group, error)
 // GetAuthTokens is GET /api/auth/tokens: List the caller's live scoped tokens (never their
 // secrets), with last use time and address
 func (c *Client) GetAuthTokens(ctx context.Context) ([]Token, error) {
-	r := request{method: http.MethodGet, path: "/api/auth/tokens"}
+	r := request{method: http.MethodGet, path: "/api/auth/tokens", ok: []int{200}}
 	var out []Token
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -1650,7 +1650,7 @@ func (c *Client) GetAuthTokens(ctx context.Context) ([]Token, error) {
 // PostAuthTokens is POST /api/auth/tokens: Create a scoped token for the caller; the secret is in
 // this answer only
 func (c *Client) PostAuthTokens(ctx context.Context, body CreateInputBody) (*Created, error) {
-	r := request{method: http.MethodPost, path: "/api/auth/tokens"}
+	r := request{method: http.MethodPost, path: "/api/auth/tokens", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out Created
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1662,7 +1662,7 @@ func (c *Client) PostAuthTokens(ctx context.Context, body CreateInputBody) (*Cre
 // GetAuthTokensCurrent is GET /api/auth/tokens/current: The scoped token this request carries; 404
 // for a signed access token
 func (c *Client) GetAuthTokensCurrent(ctx context.Context) (*Token, error) {
-	r := request{method: http.MethodGet, path: "/api/auth/tokens/current"}
+	r := request{method: http.MethodGet, path: "/api/auth/tokens/current", ok: []int{200}}
 	var out Token
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1673,13 +1673,13 @@ func (c *Client) GetAuthTokensCurrent(ctx context.Context) (*Token, error) {
 // DeleteAuthTokensID is DELETE /api/auth/tokens/{id}: Revoke one of the caller's scoped tokens
 // (idempotent; another user's token is not found)
 func (c *Client) DeleteAuthTokensID(ctx context.Context, id string) error {
-	r := request{method: http.MethodDelete, path: "/api/auth/tokens/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/auth/tokens/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // GetCertificates is GET /api/certificates: The caller's course certificates, newest first
 func (c *Client) GetCertificates(ctx context.Context, params GetCertificatesParams) (*Page[Certificate], error) {
-	r := request{method: http.MethodGet, path: "/api/certificates"}
+	r := request{method: http.MethodGet, path: "/api/certificates", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1690,7 +1690,7 @@ func (c *Client) GetCertificates(ctx context.Context, params GetCertificatesPara
 // PostCmi5AbandonID is POST /api/cmi5/abandon/{topic}: Abandon a learner's open session of a cmi5
 // topic
 func (c *Client) PostCmi5AbandonID(ctx context.Context, topic int64, body AbandonInput) (*Abandoned, error) {
-	r := request{method: http.MethodPost, path: "/api/cmi5/abandon/" + pathParam(topic)}
+	r := request{method: http.MethodPost, path: "/api/cmi5/abandon/" + pathParam(topic), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Abandoned
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1702,14 +1702,14 @@ func (c *Client) PostCmi5AbandonID(ctx context.Context, topic int64, body Abando
 // GetCmi5ContentIDIDID is GET /api/cmi5/content/{package}/{token}/{path}: A file of a cmi5 package,
 // for the AU a launch plays
 func (c *Client) GetCmi5ContentIDIDID(ctx context.Context, packageParam int64, token string, path string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/cmi5/content/" + pathParam(packageParam) + "/" + pathParam(token) + "/" + pathParam(path)}
+	r := request{method: http.MethodGet, path: "/api/cmi5/content/" + pathParam(packageParam) + "/" + pathParam(token) + "/" + pathParam(path), ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
 
 // PostCmi5Fetch is POST /api/cmi5/fetch: The one-time fetch URL of a launch
 func (c *Client) PostCmi5Fetch(ctx context.Context, params PostCmi5FetchParams) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/cmi5/fetch"}
+	r := request{method: http.MethodPost, path: "/api/cmi5/fetch", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "code", params.Code)
 	// The answer is not the JSON envelope: the caller reads and closes it.
@@ -1718,7 +1718,7 @@ func (c *Client) PostCmi5Fetch(ctx context.Context, params PostCmi5FetchParams) 
 
 // PostCmi5LaunchID is POST /api/cmi5/launch/{topic}: Launch the AU of a cmi5 topic
 func (c *Client) PostCmi5LaunchID(ctx context.Context, topic int64, body LaunchInput) (*AuLaunch, error) {
-	r := request{method: http.MethodPost, path: "/api/cmi5/launch/" + pathParam(topic)}
+	r := request{method: http.MethodPost, path: "/api/cmi5/launch/" + pathParam(topic), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out AuLaunch
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1729,7 +1729,7 @@ func (c *Client) PostCmi5LaunchID(ctx context.Context, topic int64, body LaunchI
 
 // PostCmi5WaiveID is POST /api/cmi5/waive/{topic}: Waive a learner's AU of a cmi5 topic
 func (c *Client) PostCmi5WaiveID(ctx context.Context, topic int64, body WaiveInput) (*Waived, error) {
-	r := request{method: http.MethodPost, path: "/api/cmi5/waive/" + pathParam(topic)}
+	r := request{method: http.MethodPost, path: "/api/cmi5/waive/" + pathParam(topic), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Waived
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1740,7 +1740,7 @@ func (c *Client) PostCmi5WaiveID(ctx context.Context, topic int64, body WaiveInp
 
 // GetConfig is GET /api/config: Public settings; admins also get private ones
 func (c *Client) GetConfig(ctx context.Context) (map[string]any, error) {
-	r := request{method: http.MethodGet, path: "/api/config"}
+	r := request{method: http.MethodGet, path: "/api/config", ok: []int{200}}
 	var out map[string]any
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -1749,7 +1749,7 @@ func (c *Client) GetConfig(ctx context.Context) (map[string]any, error) {
 // GetCourses is GET /api/courses: The catalogue: published findable courses; title, category_id,
 // tag, no_expired, order_by, order, pages
 func (c *Client) GetCourses(ctx context.Context, params GetCoursesParams) (*Page[CourseView], error) {
-	r := request{method: http.MethodGet, path: "/api/courses"}
+	r := request{method: http.MethodGet, path: "/api/courses", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1765,7 +1765,7 @@ func (c *Client) GetCourses(ctx context.Context, params GetCoursesParams) (*Page
 // GetCoursesAuthored is GET /api/courses/authored: The courses the caller authors, of any status:
 // title, status, order_by, order, pages
 func (c *Client) GetCoursesAuthored(ctx context.Context, params GetCoursesAuthoredParams) (*Page[CourseView], error) {
-	r := request{method: http.MethodGet, path: "/api/courses/authored"}
+	r := request{method: http.MethodGet, path: "/api/courses/authored", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1779,7 +1779,7 @@ func (c *Client) GetCoursesAuthored(ctx context.Context, params GetCoursesAuthor
 // GetCoursesProgress is GET /api/courses/progress: The caller's courses (assigned or started) with
 // their progress
 func (c *Client) GetCoursesProgress(ctx context.Context, params GetCoursesProgressParams) ([]ProgressItem, error) {
-	r := request{method: http.MethodGet, path: "/api/courses/progress"}
+	r := request{method: http.MethodGet, path: "/api/courses/progress", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "status", params.Status)
 	addQuery(r.query, "order_by", params.OrderBy)
@@ -1792,7 +1792,7 @@ func (c *Client) GetCoursesProgress(ctx context.Context, params GetCoursesProgre
 // GetCoursesProgressPaginated is GET /api/courses/progress/paginated: The caller's courses with
 // their progress, a page at a time
 func (c *Client) GetCoursesProgressPaginated(ctx context.Context, params GetCoursesProgressPaginatedParams) (*Page[ProgressItem], error) {
-	r := request{method: http.MethodGet, path: "/api/courses/progress/paginated"}
+	r := request{method: http.MethodGet, path: "/api/courses/progress/paginated", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -1805,7 +1805,7 @@ func (c *Client) GetCoursesProgressPaginated(ctx context.Context, params GetCour
 // GetCoursesProgressID is GET /api/courses/progress/{course_id}: The caller's progress in one
 // course, topic by topic
 func (c *Client) GetCoursesProgressID(ctx context.Context, courseID int64) (*CourseProgress, error) {
-	r := request{method: http.MethodGet, path: "/api/courses/progress/" + pathParam(courseID)}
+	r := request{method: http.MethodGet, path: "/api/courses/progress/" + pathParam(courseID), ok: []int{200}}
 	var out CourseProgress
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1816,7 +1816,7 @@ func (c *Client) GetCoursesProgressID(ctx context.Context, courseID int64) (*Cou
 // PatchCoursesProgressID is PATCH /api/courses/progress/{course_id}: Write the caller's statuses of
 // topics of a course (idempotent)
 func (c *Client) PatchCoursesProgressID(ctx context.Context, courseID int64, body WriteInputBody) (*CourseProgress, error) {
-	r := request{method: http.MethodPatch, path: "/api/courses/progress/" + pathParam(courseID)}
+	r := request{method: http.MethodPatch, path: "/api/courses/progress/" + pathParam(courseID), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out CourseProgress
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1828,7 +1828,7 @@ func (c *Client) PatchCoursesProgressID(ctx context.Context, courseID int64, bod
 // PostCoursesProgressIDH5P is POST /api/courses/progress/{topic_id}/h5p: Store an xAPI statement of
 // an H5P topic
 func (c *Client) PostCoursesProgressIDH5P(ctx context.Context, topicID int64, body map[string]any) (*H5PStatement, error) {
-	r := request{method: http.MethodPost, path: "/api/courses/progress/" + pathParam(topicID) + "/h5p"}
+	r := request{method: http.MethodPost, path: "/api/courses/progress/" + pathParam(topicID) + "/h5p", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out H5PStatement
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1840,7 +1840,7 @@ func (c *Client) PostCoursesProgressIDH5P(ctx context.Context, topicID int64, bo
 // PostCoursesProgressIDH5PGrant is POST /api/courses/progress/{topic_id}/h5p/grant: Issue the
 // caller's play grant of an H5P topic's content
 func (c *Client) PostCoursesProgressIDH5PGrant(ctx context.Context, topicID int64, params PostCoursesProgressIDH5PGrantParams) (*H5PPlayGrant, error) {
-	r := request{method: http.MethodPost, path: "/api/courses/progress/" + pathParam(topicID) + "/h5p/grant"}
+	r := request{method: http.MethodPost, path: "/api/courses/progress/" + pathParam(topicID) + "/h5p/grant", ok: []int{201}}
 	r.query = url.Values{}
 	addQuery(r.query, "content_id", params.ContentID)
 	var out H5PPlayGrant
@@ -1853,7 +1853,7 @@ func (c *Client) PostCoursesProgressIDH5PGrant(ctx context.Context, topicID int6
 // PutCoursesProgressIDPing is PUT /api/courses/progress/{topic_id}/ping: Record time on a topic:
 // adds the caller's seconds since their previous ping of any topic, at most 60
 func (c *Client) PutCoursesProgressIDPing(ctx context.Context, topicID int64) (*TopicPing, error) {
-	r := request{method: http.MethodPut, path: "/api/courses/progress/" + pathParam(topicID) + "/ping"}
+	r := request{method: http.MethodPut, path: "/api/courses/progress/" + pathParam(topicID) + "/ping", ok: []int{200}}
 	var out TopicPing
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1864,7 +1864,7 @@ func (c *Client) PutCoursesProgressIDPing(ctx context.Context, topicID int64) (*
 // GetCoursesID is GET /api/courses/{course}: A published course; others are not found, except for
 // callers who may read them in the admin API
 func (c *Client) GetCoursesID(ctx context.Context, course int64) (*CourseView, error) {
-	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course)}
+	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course), ok: []int{200}}
 	var out CourseView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1875,7 +1875,7 @@ func (c *Client) GetCoursesID(ctx context.Context, course int64) (*CourseView, e
 // GetCoursesIDPreviewID is GET /api/courses/{course}/preview/{topic_id}: A preview topic of a
 // published course, with its content
 func (c *Client) GetCoursesIDPreviewID(ctx context.Context, course int64, topicID int64) (*LearnerTopic, error) {
-	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course) + "/preview/" + pathParam(topicID)}
+	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course) + "/preview/" + pathParam(topicID), ok: []int{200}}
 	var out LearnerTopic
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1886,7 +1886,7 @@ func (c *Client) GetCoursesIDPreviewID(ctx context.Context, course int64, topicI
 // GetCoursesIDProgram is GET /api/courses/{course}/program: The program of a course: lessons and
 // topics with content, and the caller's progress
 func (c *Client) GetCoursesIDProgram(ctx context.Context, course int64) (*LearnerProgram, error) {
-	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course) + "/program"}
+	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course) + "/program", ok: []int{200}}
 	var out LearnerProgram
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1896,7 +1896,7 @@ func (c *Client) GetCoursesIDProgram(ctx context.Context, course int64) (*Learne
 
 // GetCoursesIDScorm is GET /api/courses/{course}/scorm: List my SCORM tracks in a course
 func (c *Client) GetCoursesIDScorm(ctx context.Context, course int64, params GetCoursesIDScormParams) ([]Track, error) {
-	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course) + "/scorm"}
+	r := request{method: http.MethodGet, path: "/api/courses/" + pathParam(course) + "/scorm", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "user_id", params.UserID)
 	var out []Track
@@ -1907,7 +1907,7 @@ func (c *Client) GetCoursesIDScorm(ctx context.Context, course int64, params Get
 // PostCspReport is POST /api/csp-report: Receive a Content-Security-Policy violation report of a
 // played app or LiaScript course
 func (c *Client) PostCspReport(ctx context.Context, params PostCspReportParams) error {
-	r := request{method: http.MethodPost, path: "/api/csp-report"}
+	r := request{method: http.MethodPost, path: "/api/csp-report", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "topic", params.Topic)
 	return c.call(ctx, r, nil)
@@ -1916,7 +1916,7 @@ func (c *Client) PostCspReport(ctx context.Context, params PostCspReportParams) 
 // GetDemo is GET /api/demo: Demo mode: the demo accounts (role and e-mail, never a password), front
 // and admin URLs and the reset schedule; 404 outside demo mode
 func (c *Client) GetDemo(ctx context.Context) (*Info, error) {
-	r := request{method: http.MethodGet, path: "/api/demo"}
+	r := request{method: http.MethodGet, path: "/api/demo", ok: []int{200}}
 	var out Info
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1928,7 +1928,7 @@ func (c *Client) GetDemo(ctx context.Context) (*Info, error) {
 // password (the demo student first gets access to every published course); the same answer as
 // /api/auth/login; 404 outside demo mode
 func (c *Client) PostDemoLogin(ctx context.Context, body DemoLoginInputBody) (*Issued, error) {
-	r := request{method: http.MethodPost, path: "/api/demo/login"}
+	r := request{method: http.MethodPost, path: "/api/demo/login", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Issued
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1939,7 +1939,7 @@ func (c *Client) PostDemoLogin(ctx context.Context, body DemoLoginInputBody) (*I
 
 // GetEvents is GET /api/events: The platform's event catalogue
 func (c *Client) GetEvents(ctx context.Context) ([]EventInfo, error) {
-	r := request{method: http.MethodGet, path: "/api/events"}
+	r := request{method: http.MethodGet, path: "/api/events", ok: []int{200}}
 	var out []EventInfo
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -1948,7 +1948,7 @@ func (c *Client) GetEvents(ctx context.Context) ([]EventInfo, error) {
 // GetFilesID is GET /api/files/{key}: Serve a stored file through a signed link (expires and
 // signature from the API's url fields); supports Range
 func (c *Client) GetFilesID(ctx context.Context, key string, params GetFilesIDParams) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/files/" + pathParam(key)}
+	r := request{method: http.MethodGet, path: "/api/files/" + pathParam(key), ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "expires", params.Expires)
 	addQuery(r.query, "signature", params.Signature)
@@ -1959,7 +1959,7 @@ func (c *Client) GetFilesID(ctx context.Context, key string, params GetFilesIDPa
 // GetHealth is GET /api/health: Check the tenant's database, blob store and Redis; 503 names what
 // is down
 func (c *Client) GetHealth(ctx context.Context) (*HealthData, error) {
-	r := request{method: http.MethodGet, path: "/api/health"}
+	r := request{method: http.MethodGet, path: "/api/health", ok: []int{200}}
 	var out HealthData
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1969,13 +1969,13 @@ func (c *Client) GetHealth(ctx context.Context) (*HealthData, error) {
 
 // GetHealthcheck is GET /api/healthcheck: Liveness: answers when the process serves requests
 func (c *Client) GetHealthcheck(ctx context.Context) error {
-	r := request{method: http.MethodGet, path: "/api/healthcheck"}
+	r := request{method: http.MethodGet, path: "/api/healthcheck", ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // GetImg is GET /api/img: Resize, crop and convert an image of the tenant's store
 func (c *Client) GetImg(ctx context.Context, params GetImgParams) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/img"}
+	r := request{method: http.MethodGet, path: "/api/img", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "key", params.Key)
 	addQuery(r.query, "expires", params.Expires)
@@ -1992,7 +1992,7 @@ func (c *Client) GetImg(ctx context.Context, params GetImgParams) (*http.Respons
 
 // PostImg is POST /api/img: Resize, crop and convert an image of the tenant's store
 func (c *Client) PostImg(ctx context.Context, body Request) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/img"}
+	r := request{method: http.MethodPost, path: "/api/img", ok: []int{200}}
 	r.body = jsonBody(body)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2001,7 +2001,7 @@ func (c *Client) PostImg(ctx context.Context, body Request) (*http.Response, err
 // GetInteractivePlayIDSlash is GET /api/interactive/play/{grant}/: Start an interactive topic's app
 // (the topic's play_url)
 func (c *Client) GetInteractivePlayIDSlash(ctx context.Context, grant string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/interactive/play/" + pathParam(grant) + "/"}
+	r := request{method: http.MethodGet, path: "/api/interactive/play/" + pathParam(grant) + "/", ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -2009,7 +2009,7 @@ func (c *Client) GetInteractivePlayIDSlash(ctx context.Context, grant string) (*
 // GetInteractivePlayIDID is GET /api/interactive/play/{grant}/{path}: Serve a file of an
 // interactive topic's app
 func (c *Client) GetInteractivePlayIDID(ctx context.Context, grant string, path string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/interactive/play/" + pathParam(grant) + "/" + pathParam(path)}
+	r := request{method: http.MethodGet, path: "/api/interactive/play/" + pathParam(grant) + "/" + pathParam(path), ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -2017,7 +2017,7 @@ func (c *Client) GetInteractivePlayIDID(ctx context.Context, grant string, path 
 // PostInteractiveProgressID is POST /api/interactive/progress/{topic}: Record what an interactive
 // topic's app reported of the caller's activity
 func (c *Client) PostInteractiveProgressID(ctx context.Context, topic int64, body AppProgressInput) (*AppProgressView, error) {
-	r := request{method: http.MethodPost, path: "/api/interactive/progress/" + pathParam(topic)}
+	r := request{method: http.MethodPost, path: "/api/interactive/progress/" + pathParam(topic), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out AppProgressView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2029,7 +2029,7 @@ func (c *Client) PostInteractiveProgressID(ctx context.Context, topic int64, bod
 // GetLiascriptPlayIDSlash is GET /api/liascript/play/{grant}/: The player page of a LiaScript topic
 // or preview (its play_url)
 func (c *Client) GetLiascriptPlayIDSlash(ctx context.Context, grant string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/liascript/play/" + pathParam(grant) + "/"}
+	r := request{method: http.MethodGet, path: "/api/liascript/play/" + pathParam(grant) + "/", ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -2037,7 +2037,7 @@ func (c *Client) GetLiascriptPlayIDSlash(ctx context.Context, grant string) (*ht
 // GetLiascriptPlayIDID is GET /api/liascript/play/{grant}/{path}: Serve a file of a LiaScript
 // course under its player link
 func (c *Client) GetLiascriptPlayIDID(ctx context.Context, grant string, path string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/liascript/play/" + pathParam(grant) + "/" + pathParam(path)}
+	r := request{method: http.MethodGet, path: "/api/liascript/play/" + pathParam(grant) + "/" + pathParam(path), ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -2045,7 +2045,7 @@ func (c *Client) GetLiascriptPlayIDID(ctx context.Context, grant string, path st
 // PostLiascriptProgressID is POST /api/liascript/progress/{topic}: Record section visits and quiz
 // results in a LiaScript topic
 func (c *Client) PostLiascriptProgressID(ctx context.Context, topic int64, body LiaProgressInput) (*LiaProgressView, error) {
-	r := request{method: http.MethodPost, path: "/api/liascript/progress/" + pathParam(topic)}
+	r := request{method: http.MethodPost, path: "/api/liascript/progress/" + pathParam(topic), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out LiaProgressView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2057,14 +2057,14 @@ func (c *Client) PostLiascriptProgressID(ctx context.Context, topic int64, body 
 // GetLiascriptRuntimeIDID is GET /api/liascript/runtime/{version}/{file}: Serve a file of
 // LiaScript's runtime
 func (c *Client) GetLiascriptRuntimeIDID(ctx context.Context, version string, file string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/liascript/runtime/" + pathParam(version) + "/" + pathParam(file)}
+	r := request{method: http.MethodGet, path: "/api/liascript/runtime/" + pathParam(version) + "/" + pathParam(file), ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
 
 // PostLiascriptIDPreview is POST /api/liascript/{id}/preview: Preview a LiaScript course
 func (c *Client) PostLiascriptIDPreview(ctx context.Context, id int64) (*LiaCourseView, error) {
-	r := request{method: http.MethodPost, path: "/api/liascript/" + pathParam(id) + "/preview"}
+	r := request{method: http.MethodPost, path: "/api/liascript/" + pathParam(id) + "/preview", ok: []int{200}}
 	var out LiaCourseView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2075,7 +2075,7 @@ func (c *Client) PostLiascriptIDPreview(ctx context.Context, id int64) (*LiaCour
 // GetLTIAgsIDLineitems is GET /api/lti/ags/{topic}/lineitems: AGS: the line items container of an
 // lti topic
 func (c *Client) GetLTIAgsIDLineitems(ctx context.Context, topic int64, params GetLTIAgsIDLineitemsParams) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems"}
+	r := request{method: http.MethodGet, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "resource_link_id", params.ResourceLinkID)
 	addQuery(r.query, "resource_id", params.ResourceID)
@@ -2089,7 +2089,7 @@ func (c *Client) GetLTIAgsIDLineitems(ctx context.Context, topic int64, params G
 // PostLTIAgsIDLineitems is POST /api/lti/ags/{topic}/lineitems: AGS: add a line item to an lti
 // topic
 func (c *Client) PostLTIAgsIDLineitems(ctx context.Context, topic int64, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems"}
+	r := request{method: http.MethodPost, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems", ok: []int{201}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2098,7 +2098,7 @@ func (c *Client) PostLTIAgsIDLineitems(ctx context.Context, topic int64, body io
 // GetLTIAgsIDLineitemsID is GET /api/lti/ags/{topic}/lineitems/{lineitem}: AGS: a line item of an
 // lti topic
 func (c *Client) GetLTIAgsIDLineitemsID(ctx context.Context, topic int64, lineitem int64) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem)}
+	r := request{method: http.MethodGet, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem), ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -2106,7 +2106,7 @@ func (c *Client) GetLTIAgsIDLineitemsID(ctx context.Context, topic int64, lineit
 // PutLTIAgsIDLineitemsID is PUT /api/lti/ags/{topic}/lineitems/{lineitem}: AGS: replace a line item
 // of an lti topic
 func (c *Client) PutLTIAgsIDLineitemsID(ctx context.Context, topic int64, lineitem int64, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPut, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem)}
+	r := request{method: http.MethodPut, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem), ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2115,7 +2115,7 @@ func (c *Client) PutLTIAgsIDLineitemsID(ctx context.Context, topic int64, lineit
 // DeleteLTIAgsIDLineitemsID is DELETE /api/lti/ags/{topic}/lineitems/{lineitem}: AGS: delete a line
 // item of an lti topic, with its scores
 func (c *Client) DeleteLTIAgsIDLineitemsID(ctx context.Context, topic int64, lineitem int64) (*http.Response, error) {
-	r := request{method: http.MethodDelete, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem)}
+	r := request{method: http.MethodDelete, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem), ok: []int{204}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -2123,7 +2123,7 @@ func (c *Client) DeleteLTIAgsIDLineitemsID(ctx context.Context, topic int64, lin
 // GetLTIAgsIDLineitemsIDResults is GET /api/lti/ags/{topic}/lineitems/{lineitem}/results: AGS: the
 // results of a line item
 func (c *Client) GetLTIAgsIDLineitemsIDResults(ctx context.Context, topic int64, lineitem int64, params GetLTIAgsIDLineitemsIDResultsParams) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem) + "/results"}
+	r := request{method: http.MethodGet, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem) + "/results", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "user_id", params.UserID)
 	addQuery(r.query, "limit", params.Limit)
@@ -2135,7 +2135,7 @@ func (c *Client) GetLTIAgsIDLineitemsIDResults(ctx context.Context, topic int64,
 // PostLTIAgsIDLineitemsIDScores is POST /api/lti/ags/{topic}/lineitems/{lineitem}/scores: AGS: post
 // a learner's score; a completed activity or a fully graded score completes the topic
 func (c *Client) PostLTIAgsIDLineitemsIDScores(ctx context.Context, topic int64, lineitem int64, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem) + "/scores"}
+	r := request{method: http.MethodPost, path: "/api/lti/ags/" + pathParam(topic) + "/lineitems/" + pathParam(lineitem) + "/scores", ok: []int{204}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2144,7 +2144,7 @@ func (c *Client) PostLTIAgsIDLineitemsIDScores(ctx context.Context, topic int64,
 // GetLTIAuthorize is GET /api/lti/authorize: OIDC authorization endpoint of launches from this
 // platform: an auto-submitting form with the signed id_token
 func (c *Client) GetLTIAuthorize(ctx context.Context, params GetLTIAuthorizeParams) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/lti/authorize"}
+	r := request{method: http.MethodGet, path: "/api/lti/authorize", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "scope", params.Scope)
 	addQuery(r.query, "response_type", params.ResponseType)
@@ -2163,7 +2163,7 @@ func (c *Client) GetLTIAuthorize(ctx context.Context, params GetLTIAuthorizePara
 // PostLTIDeepLinks is POST /api/lti/deep-links: Ask an external tool for content for a lesson (LTI
 // Deep Linking): the tool's OIDC login URL
 func (c *Client) PostLTIDeepLinks(ctx context.Context, body DeepLinkInputBody) (*ToolLaunch, error) {
-	r := request{method: http.MethodPost, path: "/api/lti/deep-links"}
+	r := request{method: http.MethodPost, path: "/api/lti/deep-links", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out ToolLaunch
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2175,7 +2175,7 @@ func (c *Client) PostLTIDeepLinks(ctx context.Context, body DeepLinkInputBody) (
 // PostLTIDeepLinksReturn is POST /api/lti/deep-links/return: Deep Linking return: the tool's signed
 // content items (form post of JWT) become lti topics of the lesson
 func (c *Client) PostLTIDeepLinksReturn(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/lti/deep-links/return"}
+	r := request{method: http.MethodPost, path: "/api/lti/deep-links/return", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2183,7 +2183,7 @@ func (c *Client) PostLTIDeepLinksReturn(ctx context.Context, body io.Reader, con
 
 // GetLTIJwks is GET /api/lti/jwks: The tenant's public key set (JWKS, not in the envelope)
 func (c *Client) GetLTIJwks(ctx context.Context) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/lti/jwks"}
+	r := request{method: http.MethodGet, path: "/api/lti/jwks", ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -2191,7 +2191,7 @@ func (c *Client) GetLTIJwks(ctx context.Context) (*http.Response, error) {
 // PostLTILaunchesID is POST /api/lti/launches/{topic}: Launch the external tool of an lti topic:
 // the tool's OIDC login URL with a two-minute, single-use login hint
 func (c *Client) PostLTILaunchesID(ctx context.Context, topic int64) (*ToolLaunch, error) {
-	r := request{method: http.MethodPost, path: "/api/lti/launches/" + pathParam(topic)}
+	r := request{method: http.MethodPost, path: "/api/lti/launches/" + pathParam(topic), ok: []int{200}}
 	var out ToolLaunch
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2202,7 +2202,7 @@ func (c *Client) PostLTILaunchesID(ctx context.Context, topic int64) (*ToolLaunc
 // PostLTIToken is POST /api/lti/token: OAuth 2 token endpoint of the grade services for tools
 // (client credentials with a JWT client assertion)
 func (c *Client) PostLTIToken(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/lti/token"}
+	r := request{method: http.MethodPost, path: "/api/lti/token", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2211,7 +2211,7 @@ func (c *Client) PostLTIToken(ctx context.Context, body io.Reader, contentType s
 // PostLTIToolExchange is POST /api/lti/tool/exchange: Exchange the one-time code of a launch for an
 // access token
 func (c *Client) PostLTIToolExchange(ctx context.Context, body ExchangeInputBody) (*Issued, error) {
-	r := request{method: http.MethodPost, path: "/api/lti/tool/exchange"}
+	r := request{method: http.MethodPost, path: "/api/lti/tool/exchange", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Issued
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2223,7 +2223,7 @@ func (c *Client) PostLTIToolExchange(ctx context.Context, body ExchangeInputBody
 // PostLTIToolLaunch is POST /api/lti/tool/launch: LTI resource link launch: the platform's signed
 // id_token (form post of id_token and state)
 func (c *Client) PostLTIToolLaunch(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/lti/tool/launch"}
+	r := request{method: http.MethodPost, path: "/api/lti/tool/launch", ok: []int{}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2231,7 +2231,7 @@ func (c *Client) PostLTIToolLaunch(ctx context.Context, body io.Reader, contentT
 
 // GetLTIToolLogin is GET /api/lti/tool/login: OIDC login initiation from an external platform
 func (c *Client) GetLTIToolLogin(ctx context.Context, params GetLTIToolLoginParams) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/lti/tool/login"}
+	r := request{method: http.MethodGet, path: "/api/lti/tool/login", ok: []int{}}
 	r.query = url.Values{}
 	addQuery(r.query, "iss", params.Iss)
 	addQuery(r.query, "login_hint", params.LoginHint)
@@ -2246,7 +2246,7 @@ func (c *Client) GetLTIToolLogin(ctx context.Context, params GetLTIToolLoginPara
 // PostLTIToolLogin is POST /api/lti/tool/login: OIDC login initiation from an external platform
 // (form post)
 func (c *Client) PostLTIToolLogin(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/lti/tool/login"}
+	r := request{method: http.MethodPost, path: "/api/lti/tool/login", ok: []int{}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2254,7 +2254,7 @@ func (c *Client) PostLTIToolLogin(ctx context.Context, body io.Reader, contentTy
 
 // GetMeta is GET /api/meta: Describe the API: name, version, modules
 func (c *Client) GetMeta(ctx context.Context) (*MetaData, error) {
-	r := request{method: http.MethodGet, path: "/api/meta"}
+	r := request{method: http.MethodGet, path: "/api/meta", ok: []int{200}}
 	var out MetaData
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2264,7 +2264,7 @@ func (c *Client) GetMeta(ctx context.Context) (*MetaData, error) {
 
 // GetName is GET /api/name: The tenant's name
 func (c *Client) GetName(ctx context.Context) (map[string]string, error) {
-	r := request{method: http.MethodGet, path: "/api/name"}
+	r := request{method: http.MethodGet, path: "/api/name", ok: []int{200}}
 	var out map[string]string
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -2272,7 +2272,7 @@ func (c *Client) GetName(ctx context.Context) (map[string]string, error) {
 
 // GetNotifications is GET /api/notifications: The caller's notifications, newest first
 func (c *Client) GetNotifications(ctx context.Context, params GetNotificationsParams) (*Page[Notification], error) {
-	r := request{method: http.MethodGet, path: "/api/notifications"}
+	r := request{method: http.MethodGet, path: "/api/notifications", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -2284,7 +2284,7 @@ func (c *Client) GetNotifications(ctx context.Context, params GetNotificationsPa
 // GetNotificationsEvents is GET /api/notifications/events: Names of the events the notification log
 // stores
 func (c *Client) GetNotificationsEvents(ctx context.Context) ([]string, error) {
-	r := request{method: http.MethodGet, path: "/api/notifications/events"}
+	r := request{method: http.MethodGet, path: "/api/notifications/events", ok: []int{200}}
 	var out []string
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -2293,7 +2293,7 @@ func (c *Client) GetNotificationsEvents(ctx context.Context) ([]string, error) {
 // PostNotificationsReadAll is POST /api/notifications/read-all: Mark all of the caller's
 // notifications read
 func (c *Client) PostNotificationsReadAll(ctx context.Context) (*Marked, error) {
-	r := request{method: http.MethodPost, path: "/api/notifications/read-all"}
+	r := request{method: http.MethodPost, path: "/api/notifications/read-all", ok: []int{200}}
 	var out Marked
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2304,7 +2304,7 @@ func (c *Client) PostNotificationsReadAll(ctx context.Context) (*Marked, error) 
 // PostNotificationsIDRead is POST /api/notifications/{notification}/read: Mark one of the caller's
 // notifications read
 func (c *Client) PostNotificationsIDRead(ctx context.Context, notification int64) (*Notification, error) {
-	r := request{method: http.MethodPost, path: "/api/notifications/" + pathParam(notification) + "/read"}
+	r := request{method: http.MethodPost, path: "/api/notifications/" + pathParam(notification) + "/read", ok: []int{200}}
 	var out Notification
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2315,14 +2315,14 @@ func (c *Client) PostNotificationsIDRead(ctx context.Context, notification int64
 // DeleteProfile is DELETE /api/profile: Delete the caller's account at once; event AccountDeleted
 // (user_delete_self)
 func (c *Client) DeleteProfile(ctx context.Context) error {
-	r := request{method: http.MethodDelete, path: "/api/profile"}
+	r := request{method: http.MethodDelete, path: "/api/profile", ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // DeleteProfileDeleteAvatar is DELETE /api/profile/delete-avatar: Remove the caller's avatar
 // (user_update_self)
 func (c *Client) DeleteProfileDeleteAvatar(ctx context.Context) (*Profile, error) {
-	r := request{method: http.MethodDelete, path: "/api/profile/delete-avatar"}
+	r := request{method: http.MethodDelete, path: "/api/profile/delete-avatar", ok: []int{200}}
 	var out Profile
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2333,21 +2333,21 @@ func (c *Client) DeleteProfileDeleteAvatar(ctx context.Context) (*Profile, error
 // PostProfileDeleteInit is POST /api/profile/delete/init: Mail a link that confirms the deletion of
 // the caller's account, valid 24 hours; event AccountDeletionRequested (user_delete_self)
 func (c *Client) PostProfileDeleteInit(ctx context.Context) error {
-	r := request{method: http.MethodPost, path: "/api/profile/delete/init"}
+	r := request{method: http.MethodPost, path: "/api/profile/delete/init", ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // GetProfileDeleteIDID is GET /api/profile/delete/{userId}/{token}: Confirm an account deletion
 // through the mailed link; event AccountDeleted
 func (c *Client) GetProfileDeleteIDID(ctx context.Context, userID int64, token string) error {
-	r := request{method: http.MethodGet, path: "/api/profile/delete/" + pathParam(userID) + "/" + pathParam(token)}
+	r := request{method: http.MethodGet, path: "/api/profile/delete/" + pathParam(userID) + "/" + pathParam(token), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
 // PutProfileInterests is PUT /api/profile/interests: Replace the caller's interests
 // (user-interest_update_self)
 func (c *Client) PutProfileInterests(ctx context.Context, body InterestsBody) ([]Category, error) {
-	r := request{method: http.MethodPut, path: "/api/profile/interests"}
+	r := request{method: http.MethodPut, path: "/api/profile/interests", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out []Category
 	err := c.call(ctx, r, &out)
@@ -2357,7 +2357,7 @@ func (c *Client) PutProfileInterests(ctx context.Context, body InterestsBody) ([
 // GetProfileMe is GET /api/profile/me: The caller's account with roles, permissions, categories,
 // interests and groups (user_read_self)
 func (c *Client) GetProfileMe(ctx context.Context) (*Profile, error) {
-	r := request{method: http.MethodGet, path: "/api/profile/me"}
+	r := request{method: http.MethodGet, path: "/api/profile/me", ok: []int{200}}
 	var out Profile
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2367,7 +2367,7 @@ func (c *Client) GetProfileMe(ctx context.Context) (*Profile, error) {
 
 // PutProfileMe is PUT /api/profile/me: Change the caller's names, phone and bio (user_update_self)
 func (c *Client) PutProfileMe(ctx context.Context, body ProfileBody) (*Profile, error) {
-	r := request{method: http.MethodPut, path: "/api/profile/me"}
+	r := request{method: http.MethodPut, path: "/api/profile/me", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Profile
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2379,7 +2379,7 @@ func (c *Client) PutProfileMe(ctx context.Context, body ProfileBody) (*Profile, 
 // PutProfileMeAuth is PUT /api/profile/me-auth: Change the caller's e-mail and/or password; needs
 // the current password (user_update_self)
 func (c *Client) PutProfileMeAuth(ctx context.Context, body CredentialsInputBody) (*Profile, error) {
-	r := request{method: http.MethodPut, path: "/api/profile/me-auth"}
+	r := request{method: http.MethodPut, path: "/api/profile/me-auth", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Profile
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2391,14 +2391,14 @@ func (c *Client) PutProfileMeAuth(ctx context.Context, body CredentialsInputBody
 // PutProfilePassword is PUT /api/profile/password: Change the caller's password; event
 // PasswordChanged (user_update_self)
 func (c *Client) PutProfilePassword(ctx context.Context, body PasswordInputBody) error {
-	r := request{method: http.MethodPut, path: "/api/profile/password"}
+	r := request{method: http.MethodPut, path: "/api/profile/password", ok: []int{200}}
 	r.body = jsonBody(body)
 	return c.call(ctx, r, nil)
 }
 
 // GetProfileSettings is GET /api/profile/settings: The caller's personal settings
 func (c *Client) GetProfileSettings(ctx context.Context) (map[string]string, error) {
-	r := request{method: http.MethodGet, path: "/api/profile/settings"}
+	r := request{method: http.MethodGet, path: "/api/profile/settings", ok: []int{200}}
 	var out map[string]string
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -2407,7 +2407,7 @@ func (c *Client) GetProfileSettings(ctx context.Context) (map[string]string, err
 // PutProfileSettings is PUT /api/profile/settings: Merge into the caller's personal settings; an
 // empty value removes a key (user-setting_update_self)
 func (c *Client) PutProfileSettings(ctx context.Context, body map[string]string) (map[string]string, error) {
-	r := request{method: http.MethodPut, path: "/api/profile/settings"}
+	r := request{method: http.MethodPut, path: "/api/profile/settings", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out map[string]string
 	err := c.call(ctx, r, &out)
@@ -2417,7 +2417,7 @@ func (c *Client) PutProfileSettings(ctx context.Context, body map[string]string)
 // PostProfileUploadAvatar is POST /api/profile/upload-avatar: Set the caller's avatar: multipart
 // field avatar, a PNG, JPEG, GIF or WebP image of at most 2 MiB (user_update_self)
 func (c *Client) PostProfileUploadAvatar(ctx context.Context, form PostProfileUploadAvatarForm) (*Profile, error) {
-	r := request{method: http.MethodPost, path: "/api/profile/upload-avatar"}
+	r := request{method: http.MethodPost, path: "/api/profile/upload-avatar", ok: []int{200}}
 	r.body = formBody(form)
 	var out Profile
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2428,7 +2428,7 @@ func (c *Client) PostProfileUploadAvatar(ctx context.Context, form PostProfileUp
 
 // GetQuizAttempts is GET /api/quiz-attempts: List my quiz attempts, newest first
 func (c *Client) GetQuizAttempts(ctx context.Context, params GetQuizAttemptsParams) (*Page[AttemptView], error) {
-	r := request{method: http.MethodGet, path: "/api/quiz-attempts"}
+	r := request{method: http.MethodGet, path: "/api/quiz-attempts", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -2438,7 +2438,7 @@ func (c *Client) GetQuizAttempts(ctx context.Context, params GetQuizAttemptsPara
 
 // PostQuizAttempts is POST /api/quiz-attempts: Start an attempt at a quiz topic
 func (c *Client) PostQuizAttempts(ctx context.Context, body StartInputBody) (*AttemptView, error) {
-	r := request{method: http.MethodPost, path: "/api/quiz-attempts"}
+	r := request{method: http.MethodPost, path: "/api/quiz-attempts", ok: []int{200, 201}}
 	r.body = jsonBody(body)
 	var out AttemptView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2450,7 +2450,7 @@ func (c *Client) PostQuizAttempts(ctx context.Context, body StartInputBody) (*At
 // GetQuizAttemptsID is GET /api/quiz-attempts/{id}: One of my attempts with its questions and saved
 // answers
 func (c *Client) GetQuizAttemptsID(ctx context.Context, id int64) (*AttemptView, error) {
-	r := request{method: http.MethodGet, path: "/api/quiz-attempts/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/quiz-attempts/" + pathParam(id), ok: []int{200}}
 	var out AttemptView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2461,7 +2461,7 @@ func (c *Client) GetQuizAttemptsID(ctx context.Context, id int64) (*AttemptView,
 // PostQuizAttemptsIDAnswer is POST /api/quiz-attempts/{id}/answer: Save an answer to one question
 // of my attempt
 func (c *Client) PostQuizAttemptsIDAnswer(ctx context.Context, id int64, body AnswerInputBody) (*SavedAnswer, error) {
-	r := request{method: http.MethodPost, path: "/api/quiz-attempts/" + pathParam(id) + "/answer"}
+	r := request{method: http.MethodPost, path: "/api/quiz-attempts/" + pathParam(id) + "/answer", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out SavedAnswer
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2472,7 +2472,7 @@ func (c *Client) PostQuizAttemptsIDAnswer(ctx context.Context, id int64, body An
 
 // PostQuizAttemptsIDEnd is POST /api/quiz-attempts/{id}/end: End my attempt
 func (c *Client) PostQuizAttemptsIDEnd(ctx context.Context, id int64) (*AttemptView, error) {
-	r := request{method: http.MethodPost, path: "/api/quiz-attempts/" + pathParam(id) + "/end"}
+	r := request{method: http.MethodPost, path: "/api/quiz-attempts/" + pathParam(id) + "/end", ok: []int{200}}
 	var out AttemptView
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2483,14 +2483,14 @@ func (c *Client) PostQuizAttemptsIDEnd(ctx context.Context, id int64) (*AttemptV
 // GetScormContentIDIDIDID is GET /api/scorm/content/{package}/{expires}/{signature}/{path}: Serve a
 // file of a SCORM package through a signed link
 func (c *Client) GetScormContentIDIDIDID(ctx context.Context, packageParam int64, expires int64, signature string, path string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/scorm/content/" + pathParam(packageParam) + "/" + pathParam(expires) + "/" + pathParam(signature) + "/" + pathParam(path)}
+	r := request{method: http.MethodGet, path: "/api/scorm/content/" + pathParam(packageParam) + "/" + pathParam(expires) + "/" + pathParam(signature) + "/" + pathParam(path), ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
 
 // PostScormLaunchID is POST /api/scorm/launch/{sco}: Launch a SCO of a SCORM topic
 func (c *Client) PostScormLaunchID(ctx context.Context, sco int64, body LaunchInputBody) (*ScoLaunch, error) {
-	r := request{method: http.MethodPost, path: "/api/scorm/launch/" + pathParam(sco)}
+	r := request{method: http.MethodPost, path: "/api/scorm/launch/" + pathParam(sco), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out ScoLaunch
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2501,7 +2501,7 @@ func (c *Client) PostScormLaunchID(ctx context.Context, sco int64, body LaunchIn
 
 // PostScormPlayerID is POST /api/scorm/player/{sco}: The SCORM player page of a launched session
 func (c *Client) PostScormPlayerID(ctx context.Context, sco int64, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/scorm/player/" + pathParam(sco)}
+	r := request{method: http.MethodPost, path: "/api/scorm/player/" + pathParam(sco), ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2509,14 +2509,14 @@ func (c *Client) PostScormPlayerID(ctx context.Context, sco int64, body io.Reade
 
 // GetScormRuntimeID is GET /api/scorm/runtime/{file}: The SCORM runtime scripts of the player page
 func (c *Client) GetScormRuntimeID(ctx context.Context, file string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/scorm/runtime/" + pathParam(file)}
+	r := request{method: http.MethodGet, path: "/api/scorm/runtime/" + pathParam(file), ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
 
 // GetScormTracksID is GET /api/scorm/tracks/{sco}: Read back the stored track of a SCO session
 func (c *Client) GetScormTracksID(ctx context.Context, sco int64, params GetScormTracksIDParams) (*Stored, error) {
-	r := request{method: http.MethodGet, path: "/api/scorm/tracks/" + pathParam(sco)}
+	r := request{method: http.MethodGet, path: "/api/scorm/tracks/" + pathParam(sco), ok: []int{200}}
 	r.header = http.Header{}
 	setHeader(r.header, "X-Lms-Tracking-Token", params.XLmsTrackingToken)
 	var out Stored
@@ -2529,7 +2529,7 @@ func (c *Client) GetScormTracksID(ctx context.Context, sco int64, params GetScor
 // PostScormTracksIDCommit is POST /api/scorm/tracks/{sco}/commit: Commit the CMI data model of a
 // SCO session
 func (c *Client) PostScormTracksIDCommit(ctx context.Context, sco int64, params PostScormTracksIDCommitParams, body CommitInput) (*CommitResult, error) {
-	r := request{method: http.MethodPost, path: "/api/scorm/tracks/" + pathParam(sco) + "/commit"}
+	r := request{method: http.MethodPost, path: "/api/scorm/tracks/" + pathParam(sco) + "/commit", ok: []int{200}}
 	r.header = http.Header{}
 	setHeader(r.header, "X-Lms-Tracking-Token", params.XLmsTrackingToken)
 	r.body = jsonBody(body)
@@ -2543,7 +2543,7 @@ func (c *Client) PostScormTracksIDCommit(ctx context.Context, sco int64, params 
 // PostScormTracksIDNavigate is POST /api/scorm/tracks/{sco}/navigate: Go to another SCO of the
 // package
 func (c *Client) PostScormTracksIDNavigate(ctx context.Context, sco int64, params PostScormTracksIDNavigateParams, body NavigateInputBody) (*ScoLaunch, error) {
-	r := request{method: http.MethodPost, path: "/api/scorm/tracks/" + pathParam(sco) + "/navigate"}
+	r := request{method: http.MethodPost, path: "/api/scorm/tracks/" + pathParam(sco) + "/navigate", ok: []int{200}}
 	r.header = http.Header{}
 	setHeader(r.header, "X-Lms-Tracking-Token", params.XLmsTrackingToken)
 	r.body = jsonBody(body)
@@ -2556,7 +2556,7 @@ func (c *Client) PostScormTracksIDNavigate(ctx context.Context, sco int64, param
 
 // GetTagsUniqueTags is GET /api/tags/uniqueTags: Distinct tags of the catalogue's courses, sorted
 func (c *Client) GetTagsUniqueTags(ctx context.Context) ([]string, error) {
-	r := request{method: http.MethodGet, path: "/api/tags/uniqueTags"}
+	r := request{method: http.MethodGet, path: "/api/tags/uniqueTags", ok: []int{200}}
 	var out []string
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -2565,7 +2565,7 @@ func (c *Client) GetTagsUniqueTags(ctx context.Context) ([]string, error) {
 // PostTopicsIDPracticeCheck is POST /api/topics/{topic}/practice/check: Check an answer to a
 // question of a layout topic's PracticeActivity
 func (c *Client) PostTopicsIDPracticeCheck(ctx context.Context, topic int64, body CheckInput) (*CheckResult, error) {
-	r := request{method: http.MethodPost, path: "/api/topics/" + pathParam(topic) + "/practice/check"}
+	r := request{method: http.MethodPost, path: "/api/topics/" + pathParam(topic) + "/practice/check", ok: []int{200}}
 	r.body = jsonBody(body)
 	var out CheckResult
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2577,7 +2577,7 @@ func (c *Client) PostTopicsIDPracticeCheck(ctx context.Context, topic int64, bod
 // PostTopicsIDProject is POST /api/topics/{topic}/project: Submit work to a project topic:
 // multipart field file, of a type and size the topic accepts
 func (c *Client) PostTopicsIDProject(ctx context.Context, topic int64, form PostTopicsIDProjectForm) (*SubmissionView, error) {
-	r := request{method: http.MethodPost, path: "/api/topics/" + pathParam(topic) + "/project"}
+	r := request{method: http.MethodPost, path: "/api/topics/" + pathParam(topic) + "/project", ok: []int{201}}
 	r.body = formBody(form)
 	var out SubmissionView
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2589,7 +2589,7 @@ func (c *Client) PostTopicsIDProject(ctx context.Context, topic int64, form Post
 // GetTutors is GET /api/tutors: Tutors who author at least one published course: search by name,
 // pages
 func (c *Client) GetTutors(ctx context.Context, params GetTutorsParams) (*Page[Tutor], error) {
-	r := request{method: http.MethodGet, path: "/api/tutors"}
+	r := request{method: http.MethodGet, path: "/api/tutors", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -2600,7 +2600,7 @@ func (c *Client) GetTutors(ctx context.Context, params GetTutorsParams) (*Page[T
 // GetTutorsID is GET /api/tutors/{id}: A tutor of published courses with its findable published
 // courses
 func (c *Client) GetTutorsID(ctx context.Context, id int64) (*TutorDetail, error) {
-	r := request{method: http.MethodGet, path: "/api/tutors/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/tutors/" + pathParam(id), ok: []int{200}}
 	var out TutorDetail
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2610,7 +2610,7 @@ func (c *Client) GetTutorsID(ctx context.Context, id int64) (*TutorDetail, error
 
 // GetXapiAbout is GET /api/xapi/about: xAPI versions and extensions of the LRS
 func (c *Client) GetXapiAbout(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/xapi/about"}
+	r := request{method: http.MethodGet, path: "/api/xapi/about", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2618,7 +2618,7 @@ func (c *Client) GetXapiAbout(ctx context.Context, body io.Reader, contentType s
 
 // GetXapiActivities is GET /api/xapi/activities: The definition of an activity
 func (c *Client) GetXapiActivities(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/xapi/activities"}
+	r := request{method: http.MethodGet, path: "/api/xapi/activities", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2627,7 +2627,7 @@ func (c *Client) GetXapiActivities(ctx context.Context, body io.Reader, contentT
 // GetXapiActivitiesProfile is GET /api/xapi/activities/profile: Get an activity profile document
 // (activityId, profileId) or list their ids
 func (c *Client) GetXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/xapi/activities/profile"}
+	r := request{method: http.MethodGet, path: "/api/xapi/activities/profile", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2636,7 +2636,7 @@ func (c *Client) GetXapiActivitiesProfile(ctx context.Context, body io.Reader, c
 // PutXapiActivitiesProfile is PUT /api/xapi/activities/profile: Store an activity profile document
 // (activityId, profileId)
 func (c *Client) PutXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPut, path: "/api/xapi/activities/profile"}
+	r := request{method: http.MethodPut, path: "/api/xapi/activities/profile", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2645,7 +2645,7 @@ func (c *Client) PutXapiActivitiesProfile(ctx context.Context, body io.Reader, c
 // PostXapiActivitiesProfile is POST /api/xapi/activities/profile: Merge into an activity profile
 // document (activityId, profileId)
 func (c *Client) PostXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/xapi/activities/profile"}
+	r := request{method: http.MethodPost, path: "/api/xapi/activities/profile", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2654,7 +2654,7 @@ func (c *Client) PostXapiActivitiesProfile(ctx context.Context, body io.Reader, 
 // DeleteXapiActivitiesProfile is DELETE /api/xapi/activities/profile: Delete an activity profile
 // document (activityId, profileId)
 func (c *Client) DeleteXapiActivitiesProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodDelete, path: "/api/xapi/activities/profile"}
+	r := request{method: http.MethodDelete, path: "/api/xapi/activities/profile", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2663,7 +2663,7 @@ func (c *Client) DeleteXapiActivitiesProfile(ctx context.Context, body io.Reader
 // GetXapiActivitiesState is GET /api/xapi/activities/state: Get a state document (activityId,
 // agent, registration, stateId) or list their ids
 func (c *Client) GetXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/xapi/activities/state"}
+	r := request{method: http.MethodGet, path: "/api/xapi/activities/state", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2672,7 +2672,7 @@ func (c *Client) GetXapiActivitiesState(ctx context.Context, body io.Reader, con
 // PutXapiActivitiesState is PUT /api/xapi/activities/state: Store a state document (activityId,
 // agent, registration, stateId)
 func (c *Client) PutXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPut, path: "/api/xapi/activities/state"}
+	r := request{method: http.MethodPut, path: "/api/xapi/activities/state", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2681,7 +2681,7 @@ func (c *Client) PutXapiActivitiesState(ctx context.Context, body io.Reader, con
 // PostXapiActivitiesState is POST /api/xapi/activities/state: Merge into a state document
 // (activityId, agent, registration, stateId)
 func (c *Client) PostXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/xapi/activities/state"}
+	r := request{method: http.MethodPost, path: "/api/xapi/activities/state", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2690,7 +2690,7 @@ func (c *Client) PostXapiActivitiesState(ctx context.Context, body io.Reader, co
 // DeleteXapiActivitiesState is DELETE /api/xapi/activities/state: Delete a state document
 // (activityId, agent, registration, stateId)
 func (c *Client) DeleteXapiActivitiesState(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodDelete, path: "/api/xapi/activities/state"}
+	r := request{method: http.MethodDelete, path: "/api/xapi/activities/state", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2698,7 +2698,7 @@ func (c *Client) DeleteXapiActivitiesState(ctx context.Context, body io.Reader, 
 
 // GetXapiAgents is GET /api/xapi/agents: The person object of an agent
 func (c *Client) GetXapiAgents(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/xapi/agents"}
+	r := request{method: http.MethodGet, path: "/api/xapi/agents", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2707,7 +2707,7 @@ func (c *Client) GetXapiAgents(ctx context.Context, body io.Reader, contentType 
 // GetXapiAgentsProfile is GET /api/xapi/agents/profile: Get an agent profile document (agent,
 // profileId) or list their ids
 func (c *Client) GetXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/xapi/agents/profile"}
+	r := request{method: http.MethodGet, path: "/api/xapi/agents/profile", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2716,7 +2716,7 @@ func (c *Client) GetXapiAgentsProfile(ctx context.Context, body io.Reader, conte
 // PutXapiAgentsProfile is PUT /api/xapi/agents/profile: Store an agent profile document (agent,
 // profileId)
 func (c *Client) PutXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPut, path: "/api/xapi/agents/profile"}
+	r := request{method: http.MethodPut, path: "/api/xapi/agents/profile", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2725,7 +2725,7 @@ func (c *Client) PutXapiAgentsProfile(ctx context.Context, body io.Reader, conte
 // PostXapiAgentsProfile is POST /api/xapi/agents/profile: Merge into an agent profile document
 // (agent, profileId)
 func (c *Client) PostXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/xapi/agents/profile"}
+	r := request{method: http.MethodPost, path: "/api/xapi/agents/profile", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2734,7 +2734,7 @@ func (c *Client) PostXapiAgentsProfile(ctx context.Context, body io.Reader, cont
 // DeleteXapiAgentsProfile is DELETE /api/xapi/agents/profile: Delete an agent profile document
 // (agent, profileId)
 func (c *Client) DeleteXapiAgentsProfile(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodDelete, path: "/api/xapi/agents/profile"}
+	r := request{method: http.MethodDelete, path: "/api/xapi/agents/profile", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2742,7 +2742,7 @@ func (c *Client) DeleteXapiAgentsProfile(ctx context.Context, body io.Reader, co
 
 // GetXapiStatements is GET /api/xapi/statements: Get a statement or query statements
 func (c *Client) GetXapiStatements(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/xapi/statements"}
+	r := request{method: http.MethodGet, path: "/api/xapi/statements", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2750,7 +2750,7 @@ func (c *Client) GetXapiStatements(ctx context.Context, body io.Reader, contentT
 
 // PutXapiStatements is PUT /api/xapi/statements: Store a statement under statementId
 func (c *Client) PutXapiStatements(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPut, path: "/api/xapi/statements"}
+	r := request{method: http.MethodPut, path: "/api/xapi/statements", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2758,7 +2758,7 @@ func (c *Client) PutXapiStatements(ctx context.Context, body io.Reader, contentT
 
 // PostXapiStatements is POST /api/xapi/statements: Store statements
 func (c *Client) PostXapiStatements(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/xapi/statements"}
+	r := request{method: http.MethodPost, path: "/api/xapi/statements", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2767,7 +2767,7 @@ func (c *Client) PostXapiStatements(ctx context.Context, body io.Reader, content
 // GetH5PContentTypeCacheUpdate is GET /h5p/content-type-cache/update: Get the stored content-type
 // cache (h5p_library_list or h5p_library_read)
 func (c *Client) GetH5PContentTypeCacheUpdate(ctx context.Context) (*CacheAnswer, error) {
-	r := request{method: http.MethodGet, path: "/h5p/content-type-cache/update"}
+	r := request{method: http.MethodGet, path: "/h5p/content-type-cache/update", ok: []int{200}}
 	var out CacheAnswer
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2778,7 +2778,7 @@ func (c *Client) GetH5PContentTypeCacheUpdate(ctx context.Context) (*CacheAnswer
 // PostH5PContentTypeCacheUpdate is POST /h5p/content-type-cache/update: Refresh the content-type
 // cache from the H5P hub (h5p_library_install or h5p_library_update)
 func (c *Client) PostH5PContentTypeCacheUpdate(ctx context.Context) (*CacheAnswer, error) {
-	r := request{method: http.MethodPost, path: "/h5p/content-type-cache/update"}
+	r := request{method: http.MethodPost, path: "/h5p/content-type-cache/update", ok: []int{200}}
 	var out CacheAnswer
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2789,7 +2789,7 @@ func (c *Client) PostH5PContentTypeCacheUpdate(ctx context.Context) (*CacheAnswe
 // GetH5PContentUserDataIDIDID is GET /h5p/contentUserData/{contentId}/{dataType}/{subContentId}:
 // Get the caller's saved state of a content (false when none)
 func (c *Client) GetH5PContentUserDataIDIDID(ctx context.Context, contentID string, dataType string, subContentID string, params GetH5PContentUserDataIDIDIDParams) (any, error) {
-	r := request{method: http.MethodGet, path: "/h5p/contentUserData/" + pathParam(contentID) + "/" + pathParam(dataType) + "/" + pathParam(subContentID)}
+	r := request{method: http.MethodGet, path: "/h5p/contentUserData/" + pathParam(contentID) + "/" + pathParam(dataType) + "/" + pathParam(subContentID), ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "contextId", params.ContextID)
 	var out any
@@ -2800,7 +2800,7 @@ func (c *Client) GetH5PContentUserDataIDIDID(ctx context.Context, contentID stri
 // PostH5PContentUserDataIDIDID is POST /h5p/contentUserData/{contentId}/{dataType}/{subContentId}:
 // Save or delete (data=0) the caller's state of a content
 func (c *Client) PostH5PContentUserDataIDIDID(ctx context.Context, contentID string, dataType string, subContentID string, params PostH5PContentUserDataIDIDIDParams, body StateForm) error {
-	r := request{method: http.MethodPost, path: "/h5p/contentUserData/" + pathParam(contentID) + "/" + pathParam(dataType) + "/" + pathParam(subContentID)}
+	r := request{method: http.MethodPost, path: "/h5p/contentUserData/" + pathParam(contentID) + "/" + pathParam(dataType) + "/" + pathParam(subContentID), ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "contextId", params.ContextID)
 	r.body = jsonBody(body)
@@ -2813,7 +2813,7 @@ func (c *Client) PostH5PContentUserDataIDIDID(ctx context.Context, contentID str
 //
 // The body is multipart form data, streamed.
 func (c *Client) PostH5PContentUserDataIDIDIDMultipart(ctx context.Context, contentID string, dataType string, subContentID string, params PostH5PContentUserDataIDIDIDParams, form PostH5PContentUserDataIDIDIDForm) error {
-	r := request{method: http.MethodPost, path: "/h5p/contentUserData/" + pathParam(contentID) + "/" + pathParam(dataType) + "/" + pathParam(subContentID)}
+	r := request{method: http.MethodPost, path: "/h5p/contentUserData/" + pathParam(contentID) + "/" + pathParam(dataType) + "/" + pathParam(subContentID), ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "contextId", params.ContextID)
 	r.body = formBody(form)
@@ -2822,7 +2822,7 @@ func (c *Client) PostH5PContentUserDataIDIDIDMultipart(ctx context.Context, cont
 
 // GetH5PContents is GET /h5p/contents: List contents (all with h5p_list, own with h5p_author_list)
 func (c *Client) GetH5PContents(ctx context.Context, params GetH5PContentsParams) (*Page[ContentSummary], error) {
-	r := request{method: http.MethodGet, path: "/h5p/contents"}
+	r := request{method: http.MethodGet, path: "/h5p/contents", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "q", params.Q)
 	addQuery(r.query, "page", params.Page)
@@ -2832,7 +2832,7 @@ func (c *Client) GetH5PContents(ctx context.Context, params GetH5PContentsParams
 
 // PostH5PContents is POST /h5p/contents: Create content from editor parameters (h5p_create)
 func (c *Client) PostH5PContents(ctx context.Context, body ContentBody) (*SavedContent, error) {
-	r := request{method: http.MethodPost, path: "/h5p/contents"}
+	r := request{method: http.MethodPost, path: "/h5p/contents", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out SavedContent
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2844,7 +2844,7 @@ func (c *Client) PostH5PContents(ctx context.Context, body ContentBody) (*SavedC
 // PostH5PContentsOrphansDelete is POST /h5p/contents/orphans/delete: Delete the files of content
 // ids without a row in the tenant (internal token only)
 func (c *Client) PostH5PContentsOrphansDelete(ctx context.Context) (*DeletedOrphans, error) {
-	r := request{method: http.MethodPost, path: "/h5p/contents/orphans/delete"}
+	r := request{method: http.MethodPost, path: "/h5p/contents/orphans/delete", ok: []int{200}}
 	var out DeletedOrphans
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2855,7 +2855,7 @@ func (c *Client) PostH5PContentsOrphansDelete(ctx context.Context) (*DeletedOrph
 // PostH5PContentsUpload is POST /h5p/contents/upload: Upload an .h5p package as new content
 // (h5p_create; installs its libraries with h5p_library_install or h5p_library_update)
 func (c *Client) PostH5PContentsUpload(ctx context.Context, form PostH5PContentsUploadForm) (*UploadedContent, error) {
-	r := request{method: http.MethodPost, path: "/h5p/contents/upload"}
+	r := request{method: http.MethodPost, path: "/h5p/contents/upload", ok: []int{201}}
 	r.body = formBody(form)
 	var out UploadedContent
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2866,7 +2866,7 @@ func (c *Client) PostH5PContentsUpload(ctx context.Context, form PostH5PContents
 
 // GetH5PContentsID is GET /h5p/contents/{id}: Get a content's summary, metadata and parameters
 func (c *Client) GetH5PContentsID(ctx context.Context, id string) (*ContentDetail, error) {
-	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id), ok: []int{200}}
 	var out ContentDetail
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2877,7 +2877,7 @@ func (c *Client) GetH5PContentsID(ctx context.Context, id string) (*ContentDetai
 // DeleteH5PContentsID is DELETE /h5p/contents/{id}: Delete a content with its files, user states
 // and results (h5p_delete, or h5p_author_delete on own content)
 func (c *Client) DeleteH5PContentsID(ctx context.Context, id string) (*DeletedContent, error) {
-	r := request{method: http.MethodDelete, path: "/h5p/contents/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/h5p/contents/" + pathParam(id), ok: []int{200}}
 	var out DeletedContent
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2888,7 +2888,7 @@ func (c *Client) DeleteH5PContentsID(ctx context.Context, id string) (*DeletedCo
 // PatchH5PContentsID is PATCH /h5p/contents/{id}: Save editor parameters of a content (h5p_update,
 // or h5p_author_update on own content)
 func (c *Client) PatchH5PContentsID(ctx context.Context, id string, body ContentBody) (*SavedContent, error) {
-	r := request{method: http.MethodPatch, path: "/h5p/contents/" + pathParam(id)}
+	r := request{method: http.MethodPatch, path: "/h5p/contents/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out SavedContent
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2900,7 +2900,7 @@ func (c *Client) PatchH5PContentsID(ctx context.Context, id string, body Content
 // GetH5PContentsIDDownload is GET /h5p/contents/{id}/download: Download a content as an .h5p
 // package
 func (c *Client) GetH5PContentsIDDownload(ctx context.Context, id string) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id) + "/download"}
+	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id) + "/download", ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -2908,7 +2908,7 @@ func (c *Client) GetH5PContentsIDDownload(ctx context.Context, id string) (*http
 // GetH5PContentsIDEdit is GET /h5p/contents/{id}/edit: Get the editor model of a content (its edit
 // permission), or of a new one with id new (h5p_create)
 func (c *Client) GetH5PContentsIDEdit(ctx context.Context, id string, params GetH5PContentsIDEditParams) (*EditAnswer, error) {
-	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id) + "/edit"}
+	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id) + "/edit", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "language", params.Language)
 	var out EditAnswer
@@ -2921,7 +2921,7 @@ func (c *Client) GetH5PContentsIDEdit(ctx context.Context, id string, params Get
 // GetH5PContentsIDPlay is GET /h5p/contents/{id}/play: Get the player model of a content (another
 // user's state with h5p_read)
 func (c *Client) GetH5PContentsIDPlay(ctx context.Context, id string, params GetH5PContentsIDPlayParams) (*PlayAnswer, error) {
-	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id) + "/play"}
+	r := request{method: http.MethodGet, path: "/h5p/contents/" + pathParam(id) + "/play", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "contextId", params.ContextID)
 	addQuery(r.query, "asUserId", params.AsUserID)
@@ -2937,7 +2937,7 @@ func (c *Client) GetH5PContentsIDPlay(ctx context.Context, id string, params Get
 // GetH5PEmbedEditID is GET /h5p/embed/edit/{id}: The editor page of a content, or of a new one with
 // id new, for an iframe (HTML)
 func (c *Client) GetH5PEmbedEditID(ctx context.Context, id string, params GetH5PEmbedEditIDParams) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/h5p/embed/edit/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/h5p/embed/edit/" + pathParam(id), ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "language", params.Language)
 	r.header = http.Header{}
@@ -2948,7 +2948,7 @@ func (c *Client) GetH5PEmbedEditID(ctx context.Context, id string, params GetH5P
 
 // GetH5PEmbedPlayID is GET /h5p/embed/play/{id}: The player page of a content for an iframe (HTML)
 func (c *Client) GetH5PEmbedPlayID(ctx context.Context, id string, params GetH5PEmbedPlayIDParams) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/h5p/embed/play/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/h5p/embed/play/" + pathParam(id), ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "language", params.Language)
 	addQuery(r.query, "contextId", params.ContextID)
@@ -2963,7 +2963,7 @@ func (c *Client) GetH5PEmbedPlayID(ctx context.Context, id string, params GetH5P
 // GetH5PFinishedData is GET /h5p/finishedData: Get the caller's result of a content (null when
 // none)
 func (c *Client) GetH5PFinishedData(ctx context.Context, params GetH5PFinishedDataParams) (*ResultView, error) {
-	r := request{method: http.MethodGet, path: "/h5p/finishedData"}
+	r := request{method: http.MethodGet, path: "/h5p/finishedData", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "contentId", params.ContentID)
 	var out ResultView
@@ -2975,7 +2975,7 @@ func (c *Client) GetH5PFinishedData(ctx context.Context, params GetH5PFinishedDa
 
 // PostH5PFinishedData is POST /h5p/finishedData: Save the caller's result of a content
 func (c *Client) PostH5PFinishedData(ctx context.Context, body ResultForm) error {
-	r := request{method: http.MethodPost, path: "/h5p/finishedData"}
+	r := request{method: http.MethodPost, path: "/h5p/finishedData", ok: []int{200}}
 	r.body = jsonBody(body)
 	return c.call(ctx, r, nil)
 }
@@ -2984,7 +2984,7 @@ func (c *Client) PostH5PFinishedData(ctx context.Context, body ResultForm) error
 //
 // The body is multipart form data, streamed.
 func (c *Client) PostH5PFinishedDataMultipart(ctx context.Context, form PostH5PFinishedDataForm) error {
-	r := request{method: http.MethodPost, path: "/h5p/finishedData"}
+	r := request{method: http.MethodPost, path: "/h5p/finishedData", ok: []int{200}}
 	r.body = formBody(form)
 	return c.call(ctx, r, nil)
 }
@@ -2992,14 +2992,14 @@ func (c *Client) PostH5PFinishedDataMultipart(ctx context.Context, form PostH5PF
 // GetH5PHealth is GET /h5p/health: Check the H5P service and what it depends on (503 when something
 // is down)
 func (c *Client) GetH5PHealth(ctx context.Context) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/h5p/health"}
+	r := request{method: http.MethodGet, path: "/h5p/health", ok: []int{200}}
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
 
 // GetH5PLibraries is GET /h5p/libraries: List installed libraries (h5p_library_list)
 func (c *Client) GetH5PLibraries(ctx context.Context) ([]LibrarySummary, error) {
-	r := request{method: http.MethodGet, path: "/h5p/libraries"}
+	r := request{method: http.MethodGet, path: "/h5p/libraries", ok: []int{200}}
 	var out []LibrarySummary
 	err := c.call(ctx, r, &out)
 	return out, err
@@ -3008,7 +3008,7 @@ func (c *Client) GetH5PLibraries(ctx context.Context) ([]LibrarySummary, error) 
 // PostH5PLibraries is POST /h5p/libraries: Install or update the libraries of an .h5p package
 // (h5p_library_upload or h5p_library_install)
 func (c *Client) PostH5PLibraries(ctx context.Context, form PostH5PLibrariesForm) (*InstalledLibraries, error) {
-	r := request{method: http.MethodPost, path: "/h5p/libraries"}
+	r := request{method: http.MethodPost, path: "/h5p/libraries", ok: []int{200}}
 	r.body = formBody(form)
 	var out InstalledLibraries
 	if err := c.call(ctx, r, &out); err != nil {
@@ -3020,7 +3020,7 @@ func (c *Client) PostH5PLibraries(ctx context.Context, form PostH5PLibrariesForm
 // GetH5PLibrariesID is GET /h5p/libraries/{uber}: Get a library with its library.json
 // (h5p_library_read)
 func (c *Client) GetH5PLibrariesID(ctx context.Context, uber string) (*LibrarySummary, error) {
-	r := request{method: http.MethodGet, path: "/h5p/libraries/" + pathParam(uber)}
+	r := request{method: http.MethodGet, path: "/h5p/libraries/" + pathParam(uber), ok: []int{200}}
 	var out LibrarySummary
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -3031,7 +3031,7 @@ func (c *Client) GetH5PLibrariesID(ctx context.Context, uber string) (*LibrarySu
 // DeleteH5PLibrariesID is DELETE /h5p/libraries/{uber}: Delete a library no content or library uses
 // (h5p_library_delete)
 func (c *Client) DeleteH5PLibrariesID(ctx context.Context, uber string) (*DeletedLibrary, error) {
-	r := request{method: http.MethodDelete, path: "/h5p/libraries/" + pathParam(uber)}
+	r := request{method: http.MethodDelete, path: "/h5p/libraries/" + pathParam(uber), ok: []int{200}}
 	var out DeletedLibrary
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -3042,7 +3042,7 @@ func (c *Client) DeleteH5PLibrariesID(ctx context.Context, uber string) (*Delete
 // PatchH5PLibrariesID is PATCH /h5p/libraries/{uber}: Restrict or release a library
 // (h5p_library_update)
 func (c *Client) PatchH5PLibrariesID(ctx context.Context, uber string, body RestrictedBody) (*LibrarySummary, error) {
-	r := request{method: http.MethodPatch, path: "/h5p/libraries/" + pathParam(uber)}
+	r := request{method: http.MethodPatch, path: "/h5p/libraries/" + pathParam(uber), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out LibrarySummary
 	if err := c.call(ctx, r, &out); err != nil {
@@ -3054,7 +3054,7 @@ func (c *Client) PatchH5PLibrariesID(ctx context.Context, uber string, body Rest
 // GetH5PParamsID is GET /h5p/params/{id}: Get a content's parameters and metadata for the player
 // and editor
 func (c *Client) GetH5PParamsID(ctx context.Context, id string) (*ParamsAnswer, error) {
-	r := request{method: http.MethodGet, path: "/h5p/params/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/h5p/params/" + pathParam(id), ok: []int{200}}
 	var out ParamsAnswer
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err

@@ -175,6 +175,7 @@ type request struct {
 	query  url.Values
 	header http.Header
 	body   func() (io.Reader, string, error) // body and its Content-Type; nil: none
+	ok     []int                             // the 2xx statuses the API documents; empty: any 2xx
 }
 
 // Do sends a request and returns the answer when it is 2xx (the caller
@@ -240,6 +241,11 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	if res.StatusCode/100 != 2 {
 		defer res.Body.Close()
 		return nil, readError(res)
+	}
+	if len(r.ok) > 0 && !slices.Contains(r.ok, res.StatusCode) {
+		res.Body.Close()
+		return nil, &Error{Status: res.StatusCode, Code: "undocumented_status", RequestID: res.Header.Get("X-Request-Id"),
+			Message: fmt.Sprintf("%s %s answered %d; the API documents %v", r.method, r.path, res.StatusCode, r.ok)}
 	}
 	return res, nil
 }

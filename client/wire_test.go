@@ -51,6 +51,9 @@ func TestClientWire(t *testing.T) {
 			io.WriteString(w, `{"success":false,"message":"Slow down.","error":"rate_limited","details":{"retryAfter":3}}`)
 			return
 		}
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+		}
 		io.WriteString(w, `{"success":true,"message":"","data":{"id":7,"lesson_id":3}}`)
 	}))
 	defer srv.Close()
@@ -98,5 +101,29 @@ func TestClientWire(t *testing.T) {
 	if !apiErr.RateLimited() || apiErr.RetryAfter != 3*time.Second || apiErr.Code != "rate_limited" ||
 		apiErr.Message != "Slow down." || apiErr.Details["retryAfter"] != 3.0 || apiErr.RequestID != "req-1" {
 		t.Errorf("error: %+v", apiErr)
+	}
+}
+
+// A 2xx the API does not document for the operation is refused: a route
+// that answers 202 where its description says 200 fails its callers.
+func TestUndocumentedStatus(t *testing.T) {
+	status := http.StatusOK
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(status)
+		io.WriteString(w, `{"success":true,"message":"","data":{"id":7}}`)
+	}))
+	defer srv.Close()
+	c, err := client.New(srv.URL, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if me, err := c.GetProfileMe(context.Background()); err != nil || me.ID != 7 {
+		t.Fatalf("documented 200: %+v %v", me, err)
+	}
+	status = http.StatusAccepted
+	_, err = c.GetProfileMe(context.Background())
+	var e *client.Error
+	if !errors.As(err, &e) || e.Status != http.StatusAccepted || e.Code != "undocumented_status" {
+		t.Fatalf("undocumented 202: %v", err)
 	}
 }

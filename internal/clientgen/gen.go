@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -272,7 +273,7 @@ func (g *gen) operation(w *bytes.Buffer, name, method, path string, op operation
 		text := strings.Replace(doc, name, v.name, 1) + v.doc
 		w.WriteString(comment(text, ""))
 		fmt.Fprintf(w, "func (c *Client) %s(%s) %s {\n", v.name, strings.Join(all, ", "), result.signature)
-		fmt.Fprintf(w, "\tr := request{method: %s, path: %s}\n", httpMethod(method), pathExpr)
+		fmt.Fprintf(w, "\tr := request{method: %s, path: %s, ok: %s}\n", httpMethod(method), pathExpr, successCodes(op))
 		for _, s := range setup {
 			w.WriteString("\t" + s + "\n")
 		}
@@ -282,6 +283,20 @@ func (g *gen) operation(w *bytes.Buffer, name, method, path string, op operation
 		w.WriteString(result.body)
 		w.WriteString("}\n\n")
 	}
+}
+
+// successCodes is the Go literal of the 2xx statuses the operation
+// documents: the client refuses any other, so that a route answering what
+// its description does not say fails its callers' tests.
+func successCodes(op operation) string {
+	var codes []string
+	for code := range op.Responses {
+		if _, err := strconv.Atoi(code); err == nil && strings.HasPrefix(code, "2") {
+			codes = append(codes, code)
+		}
+	}
+	sort.Strings(codes)
+	return "[]int{" + strings.Join(codes, ", ") + "}"
 }
 
 type result struct {

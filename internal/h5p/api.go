@@ -67,8 +67,7 @@ const internalScheme = "internalToken"
 // input and output types cannot say: bodies read as streams, answers
 // written as streams, errors of another shape.
 func describe(api huma.API, method, path string, amend func(op *huma.Operation, schema func(v any) *huma.Schema)) {
-	item := api.OpenAPI().Paths[path]
-	op := map[string]*huma.Operation{"GET": item.Get, "POST": item.Post, "PATCH": item.Patch, "DELETE": item.Delete}[method]
+	op := httpx.OperationOf(api, method, path)
 	registry := api.OpenAPI().Components.Schemas
 	amend(op, func(v any) *huma.Schema { return registry.Schema(reflect.TypeOf(v), true, "") })
 }

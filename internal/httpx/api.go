@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -82,7 +83,10 @@ type Route struct {
 	Who         Who
 	// Status is the success status (default 200).
 	Status int
-	Limit  *RateLimit
+	// Also are other success statuses the handler may answer (an upsert's
+	// 200 beside its 201), documented with the same body.
+	Also  []int
+	Limit *RateLimit
 	// MaxBody caps the request body in bytes (default 1 MiB).
 	MaxBody int64
 	// Hidden keeps the route out of the OpenAPI document; only for routes
@@ -198,6 +202,15 @@ func Handle[I, O any](api huma.API, r Route, h func(context.Context, *I) (*O, er
 		}
 		return out, nil
 	})
+	if len(r.Also) > 0 {
+		registered := OperationOf(api, r.Method, r.Path)
+		main := registered.Responses[strconv.Itoa(status)]
+		for _, code := range r.Also {
+			also := *main
+			also.Description = http.StatusText(code)
+			registered.Responses[strconv.Itoa(code)] = &also
+		}
+	}
 }
 
 // operationID is "get-api-admin-users-id" for GET /api/admin/users/{id}.
@@ -205,13 +218,27 @@ func operationID(method, path string) string {
 	return strings.ToLower(method) + "-" + strings.Trim(nonWord.ReplaceAllString(path, "-"), "-")
 }
 
+// operations are a path's operations by method.
+func operations(item *huma.PathItem) map[string]*huma.Operation {
+	return map[string]*huma.Operation{"GET": item.Get, "POST": item.Post, "PUT": item.Put,
+		"PATCH": item.Patch, "DELETE": item.Delete}
+}
+
+// OperationOf is the registered operation of method and path, or nil.
+func OperationOf(api huma.API, method, path string) *huma.Operation {
+	item := api.OpenAPI().Paths[path]
+	if item == nil {
+		return nil
+	}
+	return operations(item)[method]
+}
+
 // Routes lists the method and path of every operation registered on api,
 // sorted, for tests that check coverage (OpenAPI, the role matrix).
 func Routes(api huma.API) []string {
 	var out []string
 	for path, item := range api.OpenAPI().Paths {
-		for method, op := range map[string]*huma.Operation{"GET": item.Get, "POST": item.Post, "PUT": item.Put,
-			"PATCH": item.Patch, "DELETE": item.Delete} {
+		for method, op := range operations(item) {
 			if op != nil {
 				out = append(out, method+" "+path)
 			}

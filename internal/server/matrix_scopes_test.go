@@ -38,9 +38,7 @@ func TestScopeMatrix(t *testing.T) {
 		sent := 0
 		for _, route := range httpx.Routes(env.Server.API) {
 			method, path, _ := strings.Cut(route, " ")
-			item := doc.Paths[path]
-			op := map[string]*huma.Operation{"GET": item.Get, "POST": item.Post, "PUT": item.Put, "PATCH": item.Patch,
-				"DELETE": item.Delete}[method]
+			op := httpx.OperationOf(env.Server.API, method, path)
 			ext, _ := op.Extensions["x-lms-scope"].(string)
 			if ext == "" {
 				t.Errorf("%s has no x-lms-scope", route)

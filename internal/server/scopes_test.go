@@ -27,9 +27,7 @@ func TestScopePolicy(t *testing.T) {
 	}
 	for _, route := range routes {
 		method, path, _ := strings.Cut(route, " ")
-		item := s.API.OpenAPI().Paths[path]
-		o := map[string]*huma.Operation{"GET": item.Get, "POST": item.Post, "PUT": item.Put, "PATCH": item.Patch,
-			"DELETE": item.Delete}[method]
+		o := httpx.OperationOf(s.API, method, path)
 		// An unknown scope name does not get this far: describing the
 		// API panics on it.
 		scope := httpx.ScopeOf(o)

@@ -107,7 +107,7 @@ func Routes(api huma.API, s *Service) {
 	start := route(http.MethodPost, "/api/quiz-attempts", "progress:write", "Start an attempt at a quiz topic",
 		"Starts the caller's next attempt, or returns the attempt still under way (200). Refused when the quiz's maxAttempts are used. "+
 			"The attempt ends itself after lms_gift_quiz.max_quiz_time minutes.", http.StatusUnprocessableEntity)
-	start.Status = http.StatusCreated
+	start.Status, start.Also = http.StatusCreated, []int{http.StatusOK}
 	httpx.Handle(api, start, func(ctx context.Context, in *startInput) (*httpx.Response[AttemptView], error) {
 		v, created, err := s.Start(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Body.TopicID)
 		if err != nil {
