@@ -5,6 +5,7 @@ package cachetest
 import (
 	"bytes"
 	"context"
+	"github.com/redis/go-redis/v9"
 	"strconv"
 	"testing"
 	"time"
@@ -15,32 +16,15 @@ import (
 )
 
 // Backend opens caches of one implementation.
-type Backend struct {
-	// New returns a cache reading the time from clk, if it reads the clock at
-	// all, whose keys no other test sees. What it creates is removed when t
-	// ends.
-	New func(t *testing.T, clk clock.Clock) cache.Cache
-	// RealTime is set when entries expire by a clock the test cannot move
-	// (Redis's own), so the suite waits for short ttls to pass in real time.
-	RealTime bool
-}
+type Backend = redisconntest.Backend[cache.Cache]
 
 // Backends returns the implementations to test: memory always, redis when
 // LMS_TEST_REDIS_URL is set (and a failure under CI=true when it is not).
 func Backends(t *testing.T) map[string]Backend {
-	backends := map[string]Backend{
-		"memory": {New: func(_ *testing.T, clk clock.Clock) cache.Cache { return cache.NewMemory(clk) }},
-	}
-	if rdb, ok := redisconntest.Client(t); ok {
-		backends["redis"] = Backend{
-			New: func(t *testing.T, _ clock.Clock) cache.Cache {
-				ns := redisconntest.Namespace(t, rdb, cache.KeyPrefix)
-				return namespaced{cache.NewRedis(rdb), ns}
-			},
-			RealTime: true,
-		}
-	}
-	return backends
+	return redisconntest.Backends(t, func(clk clock.Clock) cache.Cache { return cache.NewMemory(clk) }, cache.KeyPrefix,
+		func(rdb *redis.Client, _ clock.Clock, ns string) cache.Cache {
+			return namespaced{cache.NewRedis(rdb), ns}
+		}, true)
 }
 
 // namespaced puts a test's namespace in front of every key.

@@ -4,6 +4,7 @@ package limittest
 
 import (
 	"context"
+	"github.com/redis/go-redis/v9"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,25 +16,15 @@ import (
 )
 
 // Backend opens limiters of one implementation.
-type Backend struct {
-	// New returns a limiter reading the time from clk whose keys no other
-	// test sees. What it creates is removed when t ends.
-	New func(t *testing.T, clk clock.Clock) limit.Limiter
-}
+type Backend = redisconntest.Backend[limit.Limiter]
 
 // Backends returns the implementations to test: memory always, redis when
 // LMS_TEST_REDIS_URL is set (and a failure under CI=true when it is not).
 func Backends(t *testing.T) map[string]Backend {
-	backends := map[string]Backend{
-		"memory": {New: func(_ *testing.T, clk clock.Clock) limit.Limiter { return limit.NewMemory(clk) }},
-	}
-	if rdb, ok := redisconntest.Client(t); ok {
-		backends["redis"] = Backend{New: func(t *testing.T, clk clock.Clock) limit.Limiter {
-			ns := redisconntest.Namespace(t, rdb, limit.KeyPrefix)
+	return redisconntest.Backends(t, func(clk clock.Clock) limit.Limiter { return limit.NewMemory(clk) }, limit.KeyPrefix,
+		func(rdb *redis.Client, clk clock.Clock, ns string) limit.Limiter {
 			return namespaced{limit.NewRedis(rdb, clk), ns}
-		}}
-	}
-	return backends
+		}, false)
 }
 
 // namespaced puts a test's namespace in front of every key.

@@ -5,6 +5,7 @@ package locktest
 import (
 	"context"
 	"errors"
+	"github.com/redis/go-redis/v9"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -17,32 +18,15 @@ import (
 )
 
 // Backend opens lockers of one implementation.
-type Backend struct {
-	// New returns a locker reading the time from clk, if it reads the clock
-	// at all, whose lock names no other test sees. What it creates is removed
-	// when t ends.
-	New func(t *testing.T, clk clock.Clock) lock.Locker
-	// RealTime is set when locks expire by a clock the test cannot move
-	// (Redis's own), so the suite waits for short ttls to pass in real time.
-	RealTime bool
-}
+type Backend = redisconntest.Backend[lock.Locker]
 
 // Backends returns the implementations to test: memory always, redis when
 // LMS_TEST_REDIS_URL is set (and a failure under CI=true when it is not).
 func Backends(t *testing.T) map[string]Backend {
-	backends := map[string]Backend{
-		"memory": {New: func(_ *testing.T, clk clock.Clock) lock.Locker { return lock.NewMemory(clk) }},
-	}
-	if rdb, ok := redisconntest.Client(t); ok {
-		backends["redis"] = Backend{
-			New: func(t *testing.T, _ clock.Clock) lock.Locker {
-				ns := redisconntest.Namespace(t, rdb, lock.KeyPrefix)
-				return namespaced{lock.NewRedis(rdb), ns}
-			},
-			RealTime: true,
-		}
-	}
-	return backends
+	return redisconntest.Backends(t, func(clk clock.Clock) lock.Locker { return lock.NewMemory(clk) }, lock.KeyPrefix,
+		func(rdb *redis.Client, _ clock.Clock, ns string) lock.Locker {
+			return namespaced{lock.NewRedis(rdb), ns}
+		}, true)
 }
 
 // namespaced puts a test's namespace in front of every lock name.

@@ -15,8 +15,41 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/redisconn"
 )
+
+// Backend opens instances of one implementation of T, a store with a
+// memory and a Redis implementation, for T's conformance suite.
+type Backend[T any] struct {
+	// New returns an instance reading the time from clk, if it reads the
+	// clock at all, whose keys no other test sees. What it creates is
+	// removed when t ends.
+	New func(t *testing.T, clk clock.Clock) T
+	// RealTime is set when keys expire by a clock the test cannot move
+	// (Redis's own), so the suite waits for short ttls to pass in real time.
+	RealTime bool
+}
+
+// Backends returns the implementations to test: memory always, redis when
+// LMS_TEST_REDIS_URL is set (and a failure under CI=true when it is not).
+// onRedis makes an instance whose keys start with the test's namespace ns
+// (under keyPrefix); realTime is its Backend's RealTime.
+func Backends[T any](t *testing.T, memory func(clk clock.Clock) T, keyPrefix string,
+	onRedis func(rdb *redis.Client, clk clock.Clock, ns string) T, realTime bool) map[string]Backend[T] {
+	backends := map[string]Backend[T]{
+		"memory": {New: func(_ *testing.T, clk clock.Clock) T { return memory(clk) }},
+	}
+	if rdb, ok := Client(t); ok {
+		backends["redis"] = Backend[T]{
+			New: func(t *testing.T, clk clock.Clock) T {
+				return onRedis(rdb, clk, Namespace(t, rdb, keyPrefix))
+			},
+			RealTime: realTime,
+		}
+	}
+	return backends
+}
 
 // EnvURL names the variable holding the URL of the test Redis server.
 const EnvURL = "LMS_TEST_REDIS_URL"
