@@ -57,10 +57,10 @@ func TestQuizInBrowser(t *testing.T) {
 	if !strings.HasPrefix(timer, "Time left: 5:00") && !strings.HasPrefix(timer, "Time left: 4:5") {
 		t.Fatalf("timer shows %q", timer)
 	}
-	var message string
-	run("limit", chromedp.Text(`#quiz-message`, &message, chromedp.ByID))
-	if !strings.Contains(message, "5 minutes in all") {
-		t.Errorf("the quiz does not say its time limit: %q", message)
+	var said string
+	run("limit", chromedp.Text(`#quiz-message`, &said, chromedp.ByID))
+	if !strings.Contains(said, "5 minutes in all") {
+		t.Errorf("the quiz does not say its time limit: %q", said)
 	}
 	// Two answers, then a reload.
 	run("answer", chromedp.Click(`label[for="q1-1"]`, chromedp.ByQuery), chromedp.Click(`label[for="q2-true"]`, chromedp.ByQuery),
