@@ -11,7 +11,7 @@ import (
 // a learner: Rustici's golf SCO of SCORM 1.2 and of 2004 read to the end
 // with its quiz passed and left by its exit button; the golf pages of one
 // asset each, walked with the player's continue button; the four modules
-// with prerequisites, each reported done in its page's place (the pages
+// with prerequisites, each reported done with a passing score in its page's place (the pages
 // do not talk to the runtime) and reached with continue once unlocked.
 // Each topic is then complete in the learner's progress, and every SCO
 // or asset of the package has a finished track.
@@ -71,9 +71,9 @@ func TestScormFixturesCompleteInBrowser(t *testing.T) {
 	}
 	finished("the golf pages", pages, items)
 
-	// Module 1 (the topic's SCO) has a mastery score of 80; each module
-	// is reported done with 85 points, committed before continue asks for
-	// the next, which its prerequisites unlock.
+	// Module 1 (the topic's SCO) has a mastery score of 80, module 4 of
+	// 90; each module is reported done with 95 points, committed before
+	// continue asks for the next, which its prerequisites unlock.
 	modules := p.scormTopic("Modules", p.uploadPackage("scorm/PrerequisitesTest_SCORM12.zip"), 0)
 	p.open(modules)
 	for i := 1; i <= 4; i++ {
@@ -84,7 +84,7 @@ func TestScormFixturesCompleteInBrowser(t *testing.T) {
 		p.until(file, playerOn(file), &ok)
 		var results []string
 		p.eval(file+" done", `(function (api) {
-			return [api.LMSInitialize(''), api.LMSSetValue('cmi.core.score.raw', '85'), api.LMSSetValue('cmi.core.lesson_status', 'completed'),
+			return [api.LMSInitialize(''), api.LMSSetValue('cmi.core.score.raw', '95'), api.LMSSetValue('cmi.core.lesson_status', 'completed'),
 				api.LMSCommit(''), api.LMSFinish('')];
 		})(F.player.API)`, &results)
 		if fmt.Sprint(results) != "[true true true true true]" {
