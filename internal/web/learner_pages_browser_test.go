@@ -74,7 +74,7 @@ func TestLearnerPagesInBrowser(t *testing.T) {
 		// its top. Chromium renders no frame wholly off screen.
 		open(workshop, `#lia-frame`)
 		var frameTop float64
-		b.run(at+"LiaScript frame", chromedp.Evaluate(`document.getElementById('lia-frame').getBoundingClientRect().top`, &frameTop))
+		b.run(at+"LiaScript frame", chromedp.Evaluate(`document.getElementById('lia-frame').getBoundingClientRect().top + window.scrollY`, &frameTop))
 		b.run(at+"short window", chromedp.EmulateViewport(width, int64(frameTop)+80))
 		open(workshop, `#lia-frame`)
 		lia := b.frame(`#lia-frame`)
