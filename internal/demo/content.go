@@ -1,10 +1,12 @@
 package demo
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"html"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/lms-platform/lms/client"
@@ -14,6 +16,7 @@ import (
 	"github.com/lms-platform/lms/internal/demo/scormdemo"
 	"github.com/lms-platform/lms/internal/demo/simdemo"
 	"github.com/lms-platform/lms/internal/kinds/layout"
+	"github.com/lms-platform/lms/internal/kinds/quiz"
 )
 
 // The demo courses: short, real lessons a newcomer can learn something
@@ -93,6 +96,33 @@ type topic struct {
 	// PassScore points.
 	GIFT      []string
 	PassScore float64
+}
+
+// quizMinutes is the time limit of the demo's timed quiz, which its
+// duration states. The limit is the tenant's lms_gift_quiz.max_quiz_time,
+// one for every quiz (60 minutes by default): the seed sets it to this
+// (quizSettings), so the timer runs the time the quiz's label promises.
+const quizMinutes = 5
+
+// hasQuiz tells whether a course holds a quiz topic.
+func hasQuiz(c course) bool {
+	for _, l := range c.Lessons {
+		for _, tp := range l.Topics {
+			if tp.Kind == kindQuiz {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// quizSettings sets the demo tenant's quiz time limit to quizMinutes.
+func quizSettings(ctx context.Context, api *client.Client) error {
+	_, err := api.PostAdminConfig(ctx, client.UpdateInputBody{Config: []client.Item{{Key: quiz.TimeSetting, Value: quizMinutes}}})
+	if err != nil {
+		return fmt.Errorf("demo: quiz settings: %w", err)
+	}
+	return nil
 }
 
 // figure embeds a picture in rich text as a data URI, which the rich text
@@ -216,7 +246,7 @@ func gettingStarted() course {
 						Summary: "Four questions on this course. Answer them all and check: finishing the quiz " +
 							"completes the topic.",
 						Quiz: gettingStartedQuiz()},
-					{Kind: kindQuiz, Title: "Timed quiz: the platform", Duration: "5 min", PassScore: 3,
+					{Kind: kindQuiz, Title: "Timed quiz: the platform", Duration: strconv.Itoa(quizMinutes) + " min", PassScore: 3,
 						Summary: "Four questions of different kinds against the clock. Your answers are saved as you " +
 							"give them; score 3 points of 4 to pass and complete the topic.",
 						Markdown: "Answer the four questions, then **hand in**. You can come back to an attempt under " +

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -277,6 +278,21 @@ func TestSeedUsesEveryTopicKind(t *testing.T) {
 		// The generated quick check, and with packages one valid, one refused.
 		if want := map[bool]int{false: 1, true: 2}[dir != ""]; kinds["h5p"] != want {
 			t.Errorf("H5P topics: %v, want %d", kinds, want)
+		}
+		// The timed quiz runs the time its duration states: a learner
+		// reads "5 min" and gets 5 minutes, not the tenant's default hour.
+		for _, tp := range topics.Items {
+			if tp.Kind != "quiz" {
+				continue
+			}
+			var minutes int64
+			if _, err := fmt.Sscanf(tp.Duration, "%d min", &minutes); err != nil {
+				t.Fatalf("quiz %q states no duration in minutes: %q", tp.Title, tp.Duration)
+			}
+			a := apitest.Must(demoAs(env, demoLogin(t, env, "student")).PostQuizAttempts(t.Context(), client.StartInputBody{TopicID: tp.ID}))(t)
+			if a.SecondsLeft > minutes*60 || a.SecondsLeft < (minutes-1)*60 {
+				t.Errorf("quiz %q says %q and its attempt has %d s", tp.Title, tp.Duration, a.SecondsLeft)
+			}
 		}
 		// Running the seed again adds nothing.
 		rep, err := env.Server.Demo.Seed(context.Background(), rec)

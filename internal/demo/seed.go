@@ -192,6 +192,11 @@ func (s *Service) seedCourses(ctx context.Context, t *platform.Tenant, ids map[s
 			return err
 		}
 	}
+	if slices.ContainsFunc(missing, hasQuiz) {
+		if err := quizSettings(ctx, api); err != nil {
+			return err
+		}
+	}
 	for _, c := range missing {
 		var packages []h5pPackage
 		if c.Title == exercisesCourse().Title {

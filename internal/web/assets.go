@@ -50,6 +50,16 @@ func (h *Handler) assets(w http.ResponseWriter, r *http.Request) {
 	assetFiles.ServeHTTP(w, r2)
 }
 
+// favicon answers the address browsers ask for an icon of their own
+// accord (pages that do not link one, bookmarks, feeds) with the icon the
+// pages link.
+func (h *Handler) favicon(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Header().Set("Content-Type", "image/svg+xml")
+	b, _ := fs.ReadFile(assetRoot, "favicon.svg")
+	w.Write(b)
+}
+
 // hlsPlayer serves hls.js, pinned in package.json, for browsers that play
 // HLS only through Media Source Extensions (app.js loads it on demand).
 func (h *Handler) hlsPlayer(w http.ResponseWriter, r *http.Request) {

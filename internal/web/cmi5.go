@@ -110,6 +110,7 @@ func (h *Handler) cmi5Return(w http.ResponseWriter, r *http.Request) {
 	topic := template.HTMLEscapeString("/learn/" + cid + "/" + tid)
 	page := `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Back to the topic</title>
 <link rel="stylesheet" href="/assets/app.css?v=` + assetVersion + `">
+<link rel="icon" href="/assets/favicon.svg?v=` + assetVersion + `" type="image/svg+xml">
 <script src="/assets/cmi5.js?v=` + assetVersion + `" defer></script></head>
 <body><main class="wrap"><p id="cmi5-return" data-topic="` + topic + `">You have left the activity.
 <a href="` + topic + `" target="_top">Back to the topic</a></p></main></body></html>`

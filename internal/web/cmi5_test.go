@@ -45,8 +45,14 @@ func TestCmi5Pages(t *testing.T) {
 
 		r = s.must(req{method: "POST", path: "/login", form: url.Values{"email": {u.Email}, "password": {u.Password}}}, http.StatusSeeOther)
 		tok := r.cookie(sessionCookie).Value
+		// Opening the page marks the topic in progress (its first ping):
+		// the button must not speak of continuing what was never started.
+		s.env.Call(t, 200, "PUT", "/api/courses/progress/"+id(topic)+"/ping", u.Token, nil)
 		r = s.must(req{path: page, token: tok}, http.StatusOK)
-		for _, want := range []string{`action="` + page + `/cmi5" target="cmi5-frame"`, `name="cmi5-frame"`, `/assets/cmi5.js?v=`, "cmi5 activity"} {
+		if !strings.Contains(r.text(), `data-status="2"`) || strings.Contains(r.text(), "Continue") {
+			t.Fatalf("in progress by its ping alone, the page offers to continue: %s", r.text())
+		}
+		for _, want := range []string{`action="` + page + `/cmi5" target="cmi5-frame"`, `name="cmi5-frame"`, `/assets/cmi5.js?v=`, `title="E-learning module: Geology"`, ">Open the activity<"} {
 			if !strings.Contains(r.text(), want) {
 				t.Fatalf("the topic page lacks %s", want)
 			}

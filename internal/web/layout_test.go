@@ -109,7 +109,7 @@ func TestLayoutLiaScriptPage(t *testing.T) {
 			Topicable: layout.Class, Document: doc, Fallback: client.Ptr("Read about soil.")}))(t).ID
 
 		r := s.must(req{path: "/learn/" + id(c.course) + "/" + id(int64(topic)), token: admin}, http.StatusOK)
-		frame := regexp.MustCompile(`<div class="lia-box" id="soil"><iframe class="lia-frame layout-lia" sandbox="([^"]*)" src="([^"]+)" title="LiaScript course: Soil layers"`).
+		frame := regexp.MustCompile(`<div class="lia-box" id="soil"><iframe class="lia-frame layout-lia" sandbox="([^"]*)" src="([^"]+)" title="Workbook: Soil layers"`).
 			FindStringSubmatch(r.text())
 		if frame == nil || frame[1] != "allow-scripts allow-popups allow-forms allow-modals allow-downloads" ||
 			strings.Contains(r.text(), `id="layout-fallback"`) || strings.Contains(r.text(), `id="lia-frame"`) {

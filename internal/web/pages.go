@@ -226,32 +226,34 @@ func (h *Handler) apiFailed(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
+// kindLabels name each kind of topic as a learner knows it, by what they
+// will do there, never by the standard or tool behind it (SCORM, cmi5,
+// H5P, LiaScript, LTI): the outline, the topic's heading and the titles
+// of its frames all read them here, so a kind is called the same
+// everywhere.
+var kindLabels = map[string]string{
+	"richtext":    "Reading",
+	"video":       "Video",
+	"audio":       "Audio",
+	"image":       "Image",
+	"pdf":         "Document",
+	"oembed":      "Embedded media",
+	"h5p":         "Interactive exercise",
+	"project":     "Project",
+	"quiz":        "Quiz",
+	"layout":      "Study page",
+	"scorm":       "E-learning module",
+	"cmi5":        "E-learning module",
+	"interactive": "Interactive app",
+	"liascript":   "Workbook",
+	"lti":         "External tool",
+}
+
+// kindLabel names a kind of topic for learners; a kind this frontend does
+// not know yet is an activity.
 func kindLabel(kind string) string {
-	switch kind {
-	case "richtext":
-		return "Reading"
-	case "video":
-		return "Video"
-	case "audio":
-		return "Audio"
-	case "image":
-		return "Image"
-	case "pdf":
-		return "PDF"
-	case "oembed":
-		return "Embedded media"
-	case "h5p":
-		return "Interactive"
-	case "project":
-		return "Project"
-	case "quiz":
-		return "Quiz"
-	case "layout":
-		return "Lesson"
-	case "scorm":
-		return "SCORM activity"
-	case "cmi5":
-		return "cmi5 activity"
+	if l, ok := kindLabels[kind]; ok {
+		return l
 	}
 	return "Activity"
 }

@@ -57,6 +57,11 @@ func TestQuizInBrowser(t *testing.T) {
 	if !strings.HasPrefix(timer, "Time left: 5:00") && !strings.HasPrefix(timer, "Time left: 4:5") {
 		t.Fatalf("timer shows %q", timer)
 	}
+	var said string
+	run("limit", chromedp.Text(`#quiz-message`, &said, chromedp.ByID))
+	if !strings.Contains(said, "5 minutes in all") {
+		t.Errorf("the quiz does not say its time limit: %q", said)
+	}
 	// Two answers, then a reload.
 	run("answer", chromedp.Click(`label[for="q1-1"]`, chromedp.ByQuery), chromedp.Click(`label[for="q2-true"]`, chromedp.ByQuery),
 		browsertest.Until(`document.getElementById('saved-1').textContent === 'Saved' && document.getElementById('saved-2').textContent === 'Saved' && `+settled, nil))

@@ -119,6 +119,7 @@ func (h *Handler) routes() http.Handler {
 	// CSP reports of apps played before the move still arrive here.
 	mux.HandleFunc("POST /api/csp-report", h.cspReport)
 	mux.HandleFunc("GET /assets/", h.assets)
+	mux.HandleFunc("GET /favicon.ico", h.favicon)
 
 	mux.HandleFunc("GET /{$}", h.home)
 	mux.HandleFunc("GET /pl/{$}", h.landing("pl"))

@@ -3,8 +3,9 @@
 // speed, ISO), made by the program (no third-party content). Each step
 // changes one setting and shows its side effect on the picture: the
 // background's blur, the moving ball's streak, the grain. The app reports
-// each step it reaches through the platform's postMessage protocol, and
-// completion with a score once the last step's picture is well exposed.
+// each step it reaches through the platform's postMessage protocol, the
+// height of its content, and completion with a score once the last step's
+// picture is well exposed.
 package simdemo
 
 import (
@@ -164,6 +165,11 @@ const script = `(function () {
     steps.forEach(function (s, i) { if (s.id === m.startStep) { start = i; } if (s.id === m.endStep) { last = i; } });
     if (start >= 0 && start !== at) { go(start); }
   });
+  // The page sizes the frame to the content, which grows and shrinks
+  // with the frame's width (the canvas keeps its proportions).
+  function tellHeight() { send({ type: 'lms-interactive:resize', height: Math.ceil(document.body.getBoundingClientRect().height) }); }
+  if (window.ResizeObserver) { new ResizeObserver(tellHeight).observe(document.body); }
+  tellHeight();
   function frame(t) { draw(t); window.requestAnimationFrame(frame); }
   go(0);
   window.requestAnimationFrame(frame);

@@ -38,7 +38,8 @@ func TestPackage(t *testing.T) {
 	if strings.Contains(js, "STEPS") || !strings.Contains(js, `"id":"shutter"`) {
 		t.Errorf("sim.js lacks the steps")
 	}
-	for _, msg := range []string{"lms-interactive:step", "lms-interactive:complete", "lms-interactive:score", "lms-interactive:init"} {
+	for _, msg := range []string{"lms-interactive:step", "lms-interactive:complete", "lms-interactive:score", "lms-interactive:init",
+		"lms-interactive:resize"} {
 		if !strings.Contains(js, msg) {
 			t.Errorf("sim.js never uses %s", msg)
 		}

@@ -50,7 +50,8 @@ type reportsInput struct {
 // Protocol documents the postMessage protocol between an app and the page.
 const Protocol = "The app posts to window.parent (target origin '*': the page's origin is not the app's to know) " +
 	"{type: 'lms-interactive:step', step: '<step id>'} when the learner reaches a step, {type: 'lms-interactive:complete'} when it is done, " +
-	"and {type: 'lms-interactive:score', score: <0..100>}. Once the frame has loaded and the page's open report is answered, the page sends the app " +
+	"and {type: 'lms-interactive:score', score: <0..100>}; an inline app may post {type: 'lms-interactive:resize', height: <pixels>}, the height of its content, " +
+	"which the page gives its frame within 240 to 2000 px (the bounds of the topic's height). Once the frame has loaded and the page's open report is answered, the page sends the app " +
 	"{type: 'lms-interactive:init', startStep: '<step id>', endStep: '<step id>', steps: [{id, title}]}: the played range's steps in order " +
 	"(the progress answer's range) with its first and last. The page accepts messages only from the app's frame window (whose origin is opaque, 'null'), drops any " +
 	"of another shape, and forwards them to POST /api/interactive/progress/{topic} (event step, complete or score; open when shown). " +

@@ -14,6 +14,7 @@
 //   {type: 'lms-liascript:quiz', quiz: i, solved: true}, indexes from 0 in
 //   document order. The parent checks the sender and the shapes and
 //   records them; the server decides completion.
+// - Scrolling stays inside the frame (see reveal).
 (function () {
   'use strict';
   var script = document.currentScript;
@@ -56,6 +57,29 @@
 
   if (window.parent === window) { return; }
   function post(message) { window.parent.postMessage(message, '*'); }
+
+  // Scrolling: as a course loads, LiaScript focuses its content and
+  // scrolls the table of contents to the section shown (focus() and
+  // scrollIntoView()), which scroll every box that holds the element, up
+  // to the page around this frame: that page would jump past its title.
+  // Here both scroll only the boxes of this document.
+  function reveal(el) {
+    for (var box = el.parentElement; box; box = box.parentElement) {
+      var root = box === document.documentElement;
+      if (!root && box.scrollHeight <= box.clientHeight) { continue; }
+      var r = el.getBoundingClientRect();
+      var top = root ? 0 : box.getBoundingClientRect().top;
+      var bottom = root ? window.innerHeight : box.getBoundingClientRect().bottom;
+      if (r.top >= top && r.bottom <= bottom) { continue; }
+      if (root) { window.scrollBy(0, r.top - top); } else { box.scrollTop += r.top - top; }
+    }
+  }
+  Element.prototype.scrollIntoView = function () { reveal(this); };
+  var nativeFocus = HTMLElement.prototype.focus;
+  HTMLElement.prototype.focus = function (options) {
+    nativeFocus.call(this, Object.assign({}, options, { preventScroll: true }));
+    if (!(options && options.preventScroll)) { reveal(this); }
+  };
 
   // The first quiz of each section, counted through the course.
   var offsets = [];

@@ -6,6 +6,13 @@
 (function () {
   'use strict';
 
+  // The course outline comes folded, so that on a phone the topic starts
+  // on the first screen; where the outline stands beside the topic (the
+  // grid's breakpoint in app.css) it is opened. Without script it stays
+  // folded, one tap away.
+  var outline = document.querySelector('details[data-open-wide]');
+  if (outline && window.matchMedia('(min-width: 960px)').matches) { outline.open = true; }
+
   var topic = document.getElementById('topic');
   if (!topic) { return; }
 
@@ -499,7 +506,10 @@
         qTimer.hidden = false;
         tick();
         ticking = setInterval(tick, 1000);
-        say('Attempt ' + a.number + ' is under way. ' + (a.review === 'after_answer' ?
+        // The limit is the site's, for every quiz: say it, since a topic's
+        // duration is only its author's estimate.
+        var minutes = Math.round((Date.parse(a.ends_at) - Date.parse(a.started_at)) / 60000);
+        say('Attempt ' + a.number + ' is under way, ' + minutes + (minutes === 1 ? ' minute' : ' minutes') + ' in all. ' + (a.review === 'after_answer' ?
           'Each answer is final once you save it, and you see its review right away.' : 'Your answers are saved as you go.'));
         return;
       }
@@ -557,7 +567,22 @@
   var app = document.getElementById('app-frame');
   // The page's CSP allows no style attributes: an inline app's height is
   // set from here.
-  if (app && app.dataset.height) { app.style.height = Number(app.dataset.height) + 'px'; }
+  if (app && app.dataset.height) {
+    app.style.height = Number(app.dataset.height) + 'px';
+    // The app may tell the height of its content
+    // ({type:'lms-interactive:resize', height}), which the topic's own
+    // height cannot know (it changes with the frame's width): the frame
+    // takes it, within the bounds of a topic's height (240 to 2000 px), so
+    // nothing of the app hides below the frame. Only a number from the
+    // app's own frame counts.
+    window.addEventListener('message', function (e) {
+      if (e.source !== app.contentWindow) { return; }
+      var m = e.data;
+      if (!m || typeof m !== 'object' || m.type !== 'lms-interactive:resize' ||
+        typeof m.height !== 'number' || !isFinite(m.height)) { return; }
+      app.style.height = Math.min(2000, Math.max(240, Math.ceil(m.height))) + 'px';
+    });
+  }
   if (app && signedIn) {
     // The app gets the played range once its frame has loaded and the
     // server has answered the open report with the range's steps (only
