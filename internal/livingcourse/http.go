@@ -10,7 +10,7 @@ import (
 	"github.com/lms-platform/lms/internal/webhooks"
 )
 
-type createInput struct {
+type connectionCreateInput struct {
 	Body struct {
 		URL         string  `json:"url" maxLength:"2000" doc:"The external Markdown document (http or https, a public address)."`
 		Topics      []int64 `json:"topics" minItems:"1" maxItems:"50" doc:"Rich text topics (of courses you may edit) the document is imported into."`
@@ -18,11 +18,11 @@ type createInput struct {
 	}
 }
 
-type idInput struct {
+type connectionIDInput struct {
 	ID int64 `path:"id" doc:"Connection id."`
 }
 
-type listInput struct {
+type connectionListInput struct {
 	httpx.PageQuery
 }
 
@@ -48,7 +48,7 @@ func Routes(api huma.API, s *Service) {
 	base := "/api/admin/living-course/connections"
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: base, Tags: tags, Who: httpx.User, Scope: "courses:read",
 		Summary: "The living-course connections you manage (authors)", Description: doc},
-		func(ctx context.Context, in *listInput) (*httpx.PageResponse[Connection], error) {
+		func(ctx context.Context, in *connectionListInput) (*httpx.PageResponse[Connection], error) {
 			items, total, err := s.List(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Offset(), in.PerPage)
 			if err != nil {
 				return nil, err
@@ -59,7 +59,7 @@ func Routes(api huma.API, s *Service) {
 		Status: http.StatusCreated, Credentials: true, Errors: []int{422},
 		Summary: "Connect an external Markdown document to rich text topics (authors); the answer carries the signing secret, once",
 		Description: doc},
-		func(ctx context.Context, in *createInput) (*httpx.Response[Connection], error) {
+		func(ctx context.Context, in *connectionCreateInput) (*httpx.Response[Connection], error) {
 			c, err := s.Create(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Body.URL, in.Body.Topics, in.Body.Description)
 			if err != nil {
 				return nil, err
@@ -69,7 +69,7 @@ func Routes(api huma.API, s *Service) {
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: base + "/{id}/secret", Tags: tags, Who: httpx.User,
 		Scope: "courses:write", Credentials: true,
 		Summary: "Give a connection a new signing secret; the old one stops at once (authors)", Description: doc},
-		func(ctx context.Context, in *idInput) (*httpx.Response[Connection], error) {
+		func(ctx context.Context, in *connectionIDInput) (*httpx.Response[Connection], error) {
 			c, err := s.Rotate(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID)
 			if err != nil {
 				return nil, err
@@ -79,7 +79,7 @@ func Routes(api huma.API, s *Service) {
 	httpx.Handle(api, httpx.Route{Method: http.MethodDelete, Path: base + "/{id}", Tags: tags, Who: httpx.User,
 		Scope:   "courses:write",
 		Summary: "Remove a connection; its topics keep what was imported (authors)", Description: doc},
-		func(ctx context.Context, in *idInput) (*httpx.Response[*httpx.Empty], error) {
+		func(ctx context.Context, in *connectionIDInput) (*httpx.Response[*httpx.Empty], error) {
 			if err := s.Delete(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID); err != nil {
 				return nil, err
 			}
