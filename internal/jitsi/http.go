@@ -36,7 +36,7 @@ func Routes(api huma.API, s *Service) {
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: routePath, Tags: []string{"webhooks"}, Who: httpx.Anyone,
 		Scope: httpx.NoTokens, Status: http.StatusCreated, Limit: &httpx.RateLimit{Limit: 60, Per: httpx.PerIP},
 		MaxBody: 16 << 10, Errors: []int{401, 409, 422},
-		Summary: "A Jitsi meeting's recording finished: it becomes a video topic of the meeting's lesson (signed webhook)",
+		Summary:     "A Jitsi meeting's recording finished: it becomes a video topic of the meeting's lesson (signed webhook)",
 		Description: doc},
 		func(ctx context.Context, in *recordingInput) (*httpx.Response[topics.View], error) {
 			v, err := s.Receive(ctx, httpx.TenantFrom(ctx), in.Signed, in.RawBody)

@@ -57,7 +57,7 @@ func Routes(api huma.API, s *Service) {
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: base, Tags: tags, Who: httpx.User, Scope: "courses:write",
 		Status: http.StatusCreated, Credentials: true, Errors: []int{422},
-		Summary: "Connect an external Markdown document to rich text topics (authors); the answer carries the signing secret, once",
+		Summary:     "Connect an external Markdown document to rich text topics (authors); the answer carries the signing secret, once",
 		Description: doc},
 		func(ctx context.Context, in *connectionCreateInput) (*httpx.Response[Connection], error) {
 			c, err := s.Create(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.Body.URL, in.Body.Topics, in.Body.Description)
@@ -87,8 +87,8 @@ func Routes(api huma.API, s *Service) {
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/living-course/webhooks/{id}", Tags: tags,
 		Who: httpx.Anyone, Scope: httpx.NoTokens, Status: http.StatusAccepted, MaxBody: 64 << 10,
-		Limit:  &httpx.RateLimit{Limit: 60, Per: httpx.PerParam, Param: "id"},
-		Errors: []int{401, 409},
+		Limit:   &httpx.RateLimit{Limit: 60, Per: httpx.PerParam, Param: "id"},
+		Errors:  []int{401, 409},
 		Summary: "The source of a living-course connection changed: queue a check of it (signed webhook)",
 		Description: "Any body (the signature covers its bytes; it is not read otherwise). Each accepted call queues " +
 			"one check of the connection's source; 60 calls a minute per connection, and at most 48 checks per " +
