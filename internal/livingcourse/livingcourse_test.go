@@ -173,67 +173,70 @@ func TestConnectionsPerRole(t *testing.T) {
 // nothing. Bad, missing, stale and replayed signatures are refused
 // before anything is queued, and another tenant knows no such connection.
 func TestAnnouncementReimportsSource(t *testing.T) {
-	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		env = newEnv(t, env.Backend)
-		src := newSource(t, "# Version 1\n\nHello.")
-		admin := env.ClientAs("admin")
-		a, b := richTopic(t, admin, "old a"), richTopic(t, admin, "old b")
-		conn := apitest.Must(admin.PostAdminLivingCourseConnections(t.Context(), client.ConnectionCreateInputBody{
-			URL: src.srv.URL + "/doc.md", Topics: []int64{a, b}}))(t)
-		secret, now := *conn.Secret, env.Clock.Now()
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) { announcementReimportsSource(t, newEnv(t, backend)) })
+	}
+}
 
-		for name, res := range map[string]*apitest.Response{
-			"missing": announce(env, "", conn.ID, "", "", now),
-			"wrong":   announce(env, "", conn.ID, webhooks.NewSecret(), "x1", now),
-			"stale":   announce(env, "", conn.ID, secret, "x2", now.Add(-5*time.Minute-time.Second)),
-			"future":  announce(env, "", conn.ID, secret, "x3", now.Add(6*time.Minute)),
-		} {
-			if res.Status != 401 {
-				t.Errorf("%s signature: %d %s", name, res.Status, res.Body)
-			}
-		}
-		// The other tenant has no connection of that id.
-		env.As("other-admin")
-		if res := announce(env, "other.test", conn.ID, secret, "x4", now); res.Status != 404 {
-			t.Errorf("another tenant: %d %s", res.Status, res.Body)
-		}
-		work(t, env)
-		if src.count() != 0 || markdownOf(t, admin, a) != "old a" {
-			t.Fatalf("refused calls fetched %d times, topic %q", src.count(), markdownOf(t, admin, a))
-		}
+func announcementReimportsSource(t *testing.T, env *apitest.Env) {
+	src := newSource(t, "# Version 1\n\nHello.")
+	admin := env.ClientAs("admin")
+	a, b := richTopic(t, admin, "old a"), richTopic(t, admin, "old b")
+	conn := apitest.Must(admin.PostAdminLivingCourseConnections(t.Context(), client.ConnectionCreateInputBody{
+		URL: src.srv.URL + "/doc.md", Topics: []int64{a, b}}))(t)
+	secret, now := *conn.Secret, env.Clock.Now()
 
-		res := announce(env, "", conn.ID, secret, "msg_1", now)
-		if res.Status != 202 || res.Number("data.checks_today") != 1 || res.Number("data.checks_left") != 47 {
-			t.Fatalf("announcement: %d %s", res.Status, res.Body)
+	for name, res := range map[string]*apitest.Response{
+		"missing": announce(env, "", conn.ID, "", "", now),
+		"wrong":   announce(env, "", conn.ID, webhooks.NewSecret(), "x1", now),
+		"stale":   announce(env, "", conn.ID, secret, "x2", now.Add(-5*time.Minute-time.Second)),
+		"future":  announce(env, "", conn.ID, secret, "x3", now.Add(6*time.Minute)),
+	} {
+		if res.Status != 401 {
+			t.Errorf("%s signature: %d %s", name, res.Status, res.Body)
 		}
-		if res := announce(env, "", conn.ID, secret, "msg_1", now); res.Status != 409 {
-			t.Fatalf("replay: %d %s", res.Status, res.Body)
-		}
-		work(t, env)
-		for _, topic := range []int64{a, b} {
-			if got := markdownOf(t, admin, topic); got != "# Version 1\n\nHello." {
-				t.Fatalf("topic %d after the check: %q", topic, got)
-			}
-		}
-		list := apitest.Must(admin.GetAdminLivingCourseConnections(t.Context(), client.GetAdminLivingCourseConnectionsParams{}))(t)
-		if c := list.Items[0]; c.Etag == "" || c.ContentHash == "" || c.LastChangedAt == nil || c.LastError != "" || c.ChecksToday != 1 {
-			t.Fatalf("connection after the check: %+v", c)
-		}
+	}
+	// The other tenant has no connection of that id.
+	env.As("other-admin")
+	if res := announce(env, "other.test", conn.ID, secret, "x4", now); res.Status != 404 {
+		t.Errorf("another tenant: %d %s", res.Status, res.Body)
+	}
+	work(t, env)
+	if src.count() != 0 || markdownOf(t, admin, a) != "old a" {
+		t.Fatalf("refused calls fetched %d times, topic %q", src.count(), markdownOf(t, admin, a))
+	}
 
-		// Unchanged: the source answers 304 and the topics stay.
-		apitest.Must(admin.PutAdminTopicsID(t.Context(), a, client.PutAdminTopicsIDBody{Markdown: client.Ptr("edited here")}))(t)
-		announce(env, "", conn.ID, secret, "msg_2", now)
-		work(t, env)
-		if got := markdownOf(t, admin, a); got != "edited here" || src.count() != 2 {
-			t.Fatalf("unchanged source: topic %q after %d fetches", got, src.count())
+	res := announce(env, "", conn.ID, secret, "msg_1", now)
+	if res.Status != 202 || res.Number("data.checks_today") != 1 || res.Number("data.checks_left") != 47 {
+		t.Fatalf("announcement: %d %s", res.Status, res.Body)
+	}
+	if res := announce(env, "", conn.ID, secret, "msg_1", now); res.Status != 409 {
+		t.Fatalf("replay: %d %s", res.Status, res.Body)
+	}
+	work(t, env)
+	for _, topic := range []int64{a, b} {
+		if got := markdownOf(t, admin, topic); got != "# Version 1\n\nHello." {
+			t.Fatalf("topic %d after the check: %q", topic, got)
 		}
-		src.set("# Version 2")
-		announce(env, "", conn.ID, secret, "msg_3", now)
-		work(t, env)
-		if got := markdownOf(t, admin, b); got != "# Version 2" {
-			t.Fatalf("changed source: %q", got)
-		}
-	})
+	}
+	list := apitest.Must(admin.GetAdminLivingCourseConnections(t.Context(), client.GetAdminLivingCourseConnectionsParams{}))(t)
+	if c := list.Items[0]; c.Etag == "" || c.ContentHash == "" || c.LastChangedAt == nil || c.LastError != "" || c.ChecksToday != 1 {
+		t.Fatalf("connection after the check: %+v", c)
+	}
+
+	// Unchanged: the source answers 304 and the topics stay.
+	apitest.Must(admin.PutAdminTopicsID(t.Context(), a, client.PutAdminTopicsIDBody{Markdown: client.Ptr("edited here")}))(t)
+	announce(env, "", conn.ID, secret, "msg_2", now)
+	work(t, env)
+	if got := markdownOf(t, admin, a); got != "edited here" || src.count() != 2 {
+		t.Fatalf("unchanged source: topic %q after %d fetches", got, src.count())
+	}
+	src.set("# Version 2")
+	announce(env, "", conn.ID, secret, "msg_3", now)
+	work(t, env)
+	if got := markdownOf(t, admin, b); got != "# Version 2" {
+		t.Fatalf("changed source: %q", got)
+	}
 }
 
 // At most 48 checks per connection per day, and 60 calls a minute per
