@@ -164,14 +164,14 @@ func (c *Client) Open(ctx context.Context, rawURL string, header http.Header) (*
 		return nil, err
 	}
 	return &Stream{Status: resp.StatusCode, Header: resp.Header,
-		Body: &cappedBody{ReadCloser: resp.Body, left: c.opts.MaxBody}}, nil
+		Body: &cappedBody{ReadCloser: resp.Body, max: c.opts.MaxBody, left: c.opts.MaxBody}}, nil
 }
 
 // cappedBody fails a read that goes past the cap, rather than ending
 // quietly, so a cut file is never taken for a whole one.
 type cappedBody struct {
 	io.ReadCloser
-	left int64
+	max, left int64
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -190,7 +190,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 }
 
 func (b *cappedBody) tooLarge() error {
-	return refused("The response is larger than allowed.", nil)
+	return refused(fmt.Sprintf("The response is larger than %s.", size(b.max)), nil)
 }
 
 func (c *Client) request(ctx context.Context, method, rawURL string, header http.Header, body []byte) (*http.Response, error) {
