@@ -49,7 +49,9 @@ func newWorld(t *testing.T, backend string, clip []byte) *world {
 func configure(t *testing.T, c *client.Client, secret string) {
 	t.Helper()
 	apitest.Must(c.PostAdminConfig(t.Context(), client.UpdateInputBody{Config: []client.Item{
-		{Key: "lms_jitsi.package_status", Value: "enabled"}, {Key: "lms_jitsi.secret", Value: secret}}}))(t)
+		{Key: "lms_jitsi.package_status", Value: "enabled"}, {Key: "lms_jitsi.secret", Value: secret},
+		{Key: "lms_video.enable", Value: true},
+		{Key: "lms_video.bitrates", Value: []any{map[string]any{"kiloBitrate": 300, "scale": "320x180"}}}}}))(t)
 }
 
 // send posts a recording signed with secret at ts as message id to host.
@@ -136,6 +138,15 @@ func TestRecordingBecomesVideoTopic(t *testing.T) {
 			stored := w.env.Do(apitest.Request{Method: "GET", Path: value["url"].(string)})
 			if stored.Status != 200 || len(stored.Body) != len(clip) {
 				t.Fatalf("stored recording: %d, %d bytes of %d", stored.Status, len(stored.Body), len(clip))
+			}
+			// The queued transcoding makes it a video like any upload.
+			if ran, err := w.env.Server.Queue.Work(t.Context()); !ran || err != nil {
+				t.Fatalf("the transcoding did not run: %v %v", ran, err)
+			}
+			op = apitest.Must(w.admin.GetAdminOperationsID(t.Context(), "video:"+strconv.FormatInt(topic, 10),
+				client.GetAdminOperationsIDParams{}))(t)
+			if op.State != "ready" || len(op.Variants) != 1 {
+				t.Fatalf("after transcoding: %+v", op)
 			}
 
 			// The same message again is a replay.
