@@ -510,6 +510,48 @@ func (c *Client) PostAdminLiascriptMultipart(ctx context.Context, form PostAdmin
 	return &out, nil
 }
 
+// GetAdminLivingCourseConnections is GET /api/admin/living-course/connections: The living-course
+// connections you manage (authors)
+func (c *Client) GetAdminLivingCourseConnections(ctx context.Context, params GetAdminLivingCourseConnectionsParams) (*Page[Connection], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/living-course/connections"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	return callPage[Connection](ctx, c, r)
+}
+
+// PostAdminLivingCourseConnections is POST /api/admin/living-course/connections: Connect an
+// external Markdown document to rich text topics (authors); the answer carries the signing secret,
+// once
+func (c *Client) PostAdminLivingCourseConnections(ctx context.Context, body ConnectionCreateInputBody) (*Connection, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/living-course/connections"}
+	r.body = jsonBody(body)
+	var out Connection
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAdminLivingCourseConnectionsID is DELETE /api/admin/living-course/connections/{id}: Remove
+// a connection; its topics keep what was imported (authors)
+func (c *Client) DeleteAdminLivingCourseConnectionsID(ctx context.Context, id int64) error {
+	r := request{method: http.MethodDelete, path: "/api/admin/living-course/connections/" + pathParam(id)}
+	return c.call(ctx, r, nil)
+}
+
+// PostAdminLivingCourseConnectionsIDSecret is POST
+// /api/admin/living-course/connections/{id}/secret: Give a connection a new signing secret; the old
+// one stops at once (authors)
+func (c *Client) PostAdminLivingCourseConnectionsIDSecret(ctx context.Context, id int64) (*Connection, error) {
+	r := request{method: http.MethodPost, path: "/api/admin/living-course/connections/" + pathParam(id) + "/secret"}
+	var out Connection
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetAdminLTIPlatform is GET /api/admin/lti/platform: This platform's URLs to paste into an
 // external tool's configuration (admin)
 func (c *Client) GetAdminLTIPlatform(ctx context.Context) (*PlatformURLs, error) {
@@ -2026,6 +2068,22 @@ func (c *Client) PostInteractiveProgressID(ctx context.Context, topic int64, bod
 	return &out, nil
 }
 
+// PostJitsiRecordedVideo is POST /api/jitsi/recorded-video: A Jitsi meeting's recording finished:
+// it becomes a video topic of the meeting's lesson (signed webhook)
+func (c *Client) PostJitsiRecordedVideo(ctx context.Context, params PostJitsiRecordedVideoParams, body Recording) (*View, error) {
+	r := request{method: http.MethodPost, path: "/api/jitsi/recorded-video"}
+	r.header = http.Header{}
+	setHeader(r.header, "webhook-id", params.WebhookID)
+	setHeader(r.header, "webhook-timestamp", params.WebhookTimestamp)
+	setHeader(r.header, "webhook-signature", params.WebhookSignature)
+	r.body = jsonBody(body)
+	var out View
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetLiascriptPlayIDSlash is GET /api/liascript/play/{grant}/: The player page of a LiaScript topic
 // or preview (its play_url)
 func (c *Client) GetLiascriptPlayIDSlash(ctx context.Context, grant string) (*http.Response, error) {
@@ -2066,6 +2124,22 @@ func (c *Client) GetLiascriptRuntimeIDID(ctx context.Context, version string, fi
 func (c *Client) PostLiascriptIDPreview(ctx context.Context, id int64) (*LiaCourseView, error) {
 	r := request{method: http.MethodPost, path: "/api/liascript/" + pathParam(id) + "/preview", ok: []int{200}}
 	var out LiaCourseView
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostLivingCourseWebhooksID is POST /api/living-course/webhooks/{id}: The source of a
+// living-course connection changed: queue a check of it (signed webhook)
+func (c *Client) PostLivingCourseWebhooksID(ctx context.Context, id int64, params PostLivingCourseWebhooksIDParams, body io.Reader, contentType string) (*Accepted, error) {
+	r := request{method: http.MethodPost, path: "/api/living-course/webhooks/" + pathParam(id)}
+	r.header = http.Header{}
+	setHeader(r.header, "webhook-id", params.WebhookID)
+	setHeader(r.header, "webhook-timestamp", params.WebhookTimestamp)
+	setHeader(r.header, "webhook-signature", params.WebhookSignature)
+	r.body = rawBody(body, contentType)
+	var out Accepted
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -3111,6 +3185,15 @@ type Abandoned struct {
 	Sessions []string `json:"sessions"`
 }
 
+// Accepted is a schema of the API.
+type Accepted struct {
+	// Checks the connection may still queue today.
+	ChecksLeft int64 `json:"checks_left"`
+	// Checks queued today (UTC), this one included.
+	ChecksToday int64 `json:"checks_today"`
+	Connection  int64 `json:"connection"`
+}
+
 // AddQuestionInputBody is a schema of the API.
 type AddQuestionInputBody struct {
 	// Points for a fully right answer; default 1.
@@ -3459,6 +3542,43 @@ type ComponentView struct {
 	// Reference of the props schema, e.g. #/components/schemas/CalloutProps; the same schema is in the
 	// OpenAPI description.
 	Props string `json:"props"`
+}
+
+// Connection is a schema of the API.
+type Connection struct {
+	// Automatic checks queued today (UTC), at most 48.
+	ChecksToday int64 `json:"checks_today"`
+	// SHA-256 (hex) of the document at the last import.
+	ContentHash string    `json:"content_hash"`
+	CreatedAt   time.Time `json:"created_at"`
+	CreatedBy   int64     `json:"created_by"`
+	Description string    `json:"description"`
+	// The source's ETag at the last import.
+	Etag string `json:"etag"`
+	ID   int64  `json:"id"`
+	// When the topics were last updated from the source.
+	LastChangedAt *time.Time `json:"last_changed_at"`
+	LastCheckedAt *time.Time `json:"last_checked_at"`
+	// Why the last check failed, empty after a good one.
+	LastError string `json:"last_error"`
+	// The signing secret (whsec_...), answered only at creation and rotation.
+	Secret *string `json:"secret,omitzero"`
+	// The rich text topics the document is imported into.
+	Topics    []int64   `json:"topics"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// The external Markdown document.
+	URL string `json:"url"`
+	// Where the source announces changes: POST, signed with the secret.
+	WebhookPath string `json:"webhook_path"`
+}
+
+// ConnectionCreateInputBody is a schema of the API.
+type ConnectionCreateInputBody struct {
+	Description *string `json:"description,omitzero"`
+	// Rich text topics (of courses you may edit) the document is imported into.
+	Topics []int64 `json:"topics"`
+	// The external Markdown document (http or https, a public address).
+	URL string `json:"url"`
 }
 
 // ContentBody is a schema of the API.
@@ -4084,6 +4204,15 @@ type GetAdminLessonsParams struct {
 	CourseID *int64
 	// Part of the title.
 	Title *string
+}
+
+// GetAdminLivingCourseConnectionsParams are the parameters of GET
+// /api/admin/living-course/connections; nil fields are not sent.
+type GetAdminLivingCourseConnectionsParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
 }
 
 // GetAdminNotificationsAllParams are the parameters of GET /api/admin/notifications/all; nil fields
@@ -6352,6 +6481,32 @@ func (f PostH5PLibrariesForm) writeForm(w *multipart.Writer) error {
 	})
 }
 
+// PostJitsiRecordedVideoParams are the parameters of POST /api/jitsi/recorded-video; nil fields are
+// not sent.
+type PostJitsiRecordedVideoParams struct {
+	// Header webhook-id. The message id; the same message is accepted once.
+	WebhookID *string
+	// Header webhook-timestamp. When the message was signed, in Unix seconds; refused when more than 5
+	// minutes from the server's time.
+	WebhookTimestamp *string
+	// Header webhook-signature. Space-separated signatures v1,<base64 HMAC-SHA256 of
+	// "webhook-id.webhook-timestamp.body">; one must match.
+	WebhookSignature *string
+}
+
+// PostLivingCourseWebhooksIDParams are the parameters of POST /api/living-course/webhooks/{id}; nil
+// fields are not sent.
+type PostLivingCourseWebhooksIDParams struct {
+	// Header webhook-id. The message id; the same message is accepted once.
+	WebhookID *string
+	// Header webhook-timestamp. When the message was signed, in Unix seconds; refused when more than 5
+	// minutes from the server's time.
+	WebhookTimestamp *string
+	// Header webhook-signature. Space-separated signatures v1,<base64 HMAC-SHA256 of
+	// "webhook-id.webhook-timestamp.body">; one must match.
+	WebhookSignature *string
+}
+
 // PostProfileUploadAvatarForm is a schema of the API. Fields left nil are not sent.
 type PostProfileUploadAvatarForm struct {
 	// A PNG, JPEG, GIF or WebP image of at most 2 MiB.
@@ -6898,6 +7053,16 @@ type QuizQuestion struct {
 	Type    string   `json:"type"`
 	// The question in GIFT.
 	Value string `json:"value"`
+}
+
+// Recording is a schema of the API.
+type Recording struct {
+	// The meeting's room: lesson-<lesson id>, also as app/room (JaaS) or a meeting URL ending in it.
+	Meeting string `json:"meeting"`
+	// The topic's title; default: Recording of <room>.
+	Title *string `json:"title,omitzero"`
+	// Where the recording (mp4, webm, ogg or mov) can be downloaded; http(s), a public address.
+	URL string `json:"url"`
 }
 
 // RegisterInputBody is a schema of the API.

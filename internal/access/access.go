@@ -194,3 +194,14 @@ func (p *Principal) PermissionNames() []string {
 	slices.Sort(out)
 	return out
 }
+
+// System is the principal of work the platform does on its own behalf
+// after an inbound webhook (a recording becoming a topic): no user, only
+// the permissions given.
+func System(perms ...Permission) *Principal {
+	p := &Principal{Roles: []string{}, Permissions: map[Permission]bool{}}
+	for _, perm := range perms {
+		p.Permissions[perm] = true
+	}
+	return p
+}

@@ -145,7 +145,55 @@ func (c *Client) get(ctx context.Context, rawURL string, partial bool) (*Respons
 	return c.do(ctx, http.MethodGet, rawURL, nil, nil, partial)
 }
 
-func (c *Client) do(ctx context.Context, method, rawURL string, header http.Header, body []byte, partial bool) (*Response, error) {
+// Stream is a fetched response whose body the caller reads.
+type Stream struct {
+	Status int
+	Header http.Header
+	// Body reads up to the client's cap; reading past it fails with a
+	// refusal (ErrRefused).
+	Body io.ReadCloser
+}
+
+// Open makes a GET request with the headers given (If-None-Match, ...)
+// under the same checks as Get, and leaves the body to the caller: for
+// files too large to hold in memory (a meeting's recording). The
+// client's Timeout bounds the reading of the body too.
+func (c *Client) Open(ctx context.Context, rawURL string, header http.Header) (*Stream, error) {
+	resp, err := c.request(ctx, http.MethodGet, rawURL, header, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Stream{Status: resp.StatusCode, Header: resp.Header,
+		Body: &cappedBody{ReadCloser: resp.Body, max: c.opts.MaxBody, left: c.opts.MaxBody}}, nil
+}
+
+// cappedBody fails a read that goes past the cap, rather than ending
+// quietly, so a cut file is never taken for a whole one.
+type cappedBody struct {
+	io.ReadCloser
+	max, left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, b.tooLarge()
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n, b.tooLarge()
+	}
+	return n, err
+}
+
+func (b *cappedBody) tooLarge() error {
+	return refused(fmt.Sprintf("The response is larger than %s.", size(b.max)), nil)
+}
+
+func (c *Client) request(ctx context.Context, method, rawURL string, header http.Header, body []byte) (*http.Response, error) {
 	u, err := CheckURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -166,6 +214,14 @@ func (c *Client) do(ctx context.Context, method, rawURL string, header http.Head
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, failure(err)
+	}
+	return resp, nil
+}
+
+func (c *Client) do(ctx context.Context, method, rawURL string, header http.Header, body []byte, partial bool) (*Response, error) {
+	resp, err := c.request(ctx, method, rawURL, header, body)
+	if err != nil {
+		return nil, err
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBody+1))

@@ -293,6 +293,38 @@ func TestBodyCap(t *testing.T) {
 	}
 }
 
+// Open leaves the body to the caller, whose reads fail past the cap
+// instead of ending as if the file were whole.
+func TestOpenStreamsUnderTheCap(t *testing.T) {
+	n := newTestNet()
+	n.serve(t, publicAddr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		size, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		w.Header().Set("ETag", `"v1"`)
+		w.Write([]byte(strings.Repeat("a", size)))
+	}))
+	opts := n.options()
+	opts.MaxBody = 1024
+	c := New(opts)
+	s, err := c.Open(context.Background(), "http://public.test/?n=1024", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(s.Body)
+	s.Body.Close()
+	if err != nil || len(body) != 1024 || s.Status != 200 || s.Header.Get("ETag") != `"v1"` {
+		t.Fatalf("at the cap: %v, %d bytes, %d", err, len(body), s.Status)
+	}
+	s, err = c.Open(context.Background(), "http://public.test/?n=5000", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(s.Body)
+	s.Body.Close()
+	wantRefused(t, err, "The response is larger than 1 KiB.")
+	_, err = New(Options{}).Open(context.Background(), "http://127.0.0.1:1/", nil)
+	wantRefused(t, err, msgLoopback)
+}
+
 func TestTimeout(t *testing.T) {
 	n := newTestNet()
 	release := make(chan struct{})

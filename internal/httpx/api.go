@@ -62,6 +62,9 @@ const (
 	PerIP Per = iota
 	PerUser
 	PerUserOrIP
+	// PerParam counts by the value of the path parameter RateLimit.Param
+	// (a webhook id), whoever calls.
+	PerParam
 )
 
 // RateLimit is a per-route fixed window limit of the spec's Limits table.
@@ -70,6 +73,8 @@ type RateLimit struct {
 	Per   Per
 	// Name groups routes that share one counter ("tokens").
 	Name string
+	// Param is the path parameter a PerParam limit counts by.
+	Param string
 }
 
 // Route describes one operation.

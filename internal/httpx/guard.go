@@ -46,7 +46,10 @@ func checkLimit(hc huma.Context, lim limit.Limiter, rl RateLimit, op *huma.Opera
 	p := PrincipalFrom(ctx)
 	// Per-user limits count anonymous callers by address.
 	who := "ip:" + ClientIP(ctx)
-	if rl.Per != PerIP && p != nil {
+	switch {
+	case rl.Per == PerParam:
+		who = "param:" + hc.Param(rl.Param)
+	case rl.Per != PerIP && p != nil:
 		who = "user:" + strconv.FormatInt(p.UserID, 10)
 	}
 	name := rl.Name

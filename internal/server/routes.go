@@ -37,6 +37,7 @@ func (s *Server) routes() {
 	s.learningRoutes()
 	s.certificateRoutes()
 	s.imageRoutes()
+	s.inboundRoutes()
 	s.demoRoutes(authService)
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen("notifications", notifications.Listener)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"time"
@@ -590,6 +591,14 @@ func (s *Service) EditForm(ctx context.Context, t *platform.Tenant, p *access.Pr
 // deep linking) go through it, so permissions and building stay here.
 func (s *Service) CreateJSON(ctx context.Context, t *platform.Tenant, p *access.Principal, body []byte) (View, error) {
 	return s.Create(ctx, t, p, rawBody{contentType: "application/json", r: bytes.NewReader(body)})
+}
+
+// CreateBody adds a topic as POST /api/admin/topics does with a body of
+// the content type given (a multipart form streaming a file), for topics
+// made from files the platform fetched (a meeting's recording), so caps,
+// the malware scan, building and transcoding stay those of an upload.
+func (s *Service) CreateBody(ctx context.Context, t *platform.Tenant, p *access.Principal, contentType string, body io.Reader) (View, error) {
+	return s.Create(ctx, t, p, rawBody{contentType: contentType, r: body})
 }
 
 // UpdateJSON updates a topic as PUT /api/admin/topics/{id} does with the

@@ -77,14 +77,33 @@ func NewSecret() string {
 // seconds): v1, and the base64 HMAC-SHA256 of "msgID.ts.body" keyed with
 // the secret's decoded bytes.
 func Sign(secret, msgID string, ts int64, body []byte) (string, error) {
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	key, err := secretKey(secret)
 	if err != nil {
-		return "", fmt.Errorf("webhooks: bad secret: %w", err)
+		return "", err
 	}
+	return "v1," + base64.StdEncoding.EncodeToString(signature(key, msgID, ts, body)), nil
+}
+
+// secretKey is the HMAC key of a secret: the decoded bytes of a whsec_
+// secret, or the bytes of any other string (a secret an operator typed,
+// such as the tenant's Jitsi secret).
+func secretKey(secret string) ([]byte, error) {
+	rest, ok := strings.CutPrefix(secret, "whsec_")
+	if !ok {
+		return []byte(secret), nil
+	}
+	key, err := base64.StdEncoding.DecodeString(rest)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: bad secret: %w", err)
+	}
+	return key, nil
+}
+
+func signature(key []byte, msgID string, ts int64, body []byte) []byte {
 	mac := hmac.New(sha256.New, key)
 	fmt.Fprintf(mac, "%s.%d.", msgID, ts)
 	mac.Write(body)
-	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
+	return mac.Sum(nil)
 }
 
 // Matches reports whether an event name is selected by the patterns.
