@@ -279,9 +279,13 @@ type Accepted struct {
 
 // Announce checks a signed change announcement for connection id and
 // queues a check of its source; the receipt, the day's count and the job
-// commit together, so a refused call changes nothing.
+// commit together, so a refused call changes nothing. An unknown id
+// answers as a wrong signature does, so that ids cannot be probed.
 func (s *Service) Announce(ctx context.Context, t *platform.Tenant, id int64, h webhooks.Signed, body []byte) (Accepted, error) {
 	c, secret, err := s.get(ctx, t.DB, id)
+	if e := apperr.As(err); e != nil && e.Kind == apperr.NotFound {
+		return Accepted{}, webhooks.ErrBadSignature
+	}
 	if err != nil {
 		return Accepted{}, err
 	}

@@ -162,7 +162,7 @@ func TestConnectionsPerRole(t *testing.T) {
 			t.Fatalf("new secret: %d %s", res.Status, res.Body)
 		}
 		apitest.OK(t, admin.DeleteAdminLivingCourseConnectionsID(t.Context(), mine.ID))
-		if res := announce(env, "", mine.ID, *rotated.Secret, "m2", now); res.Status != 404 {
+		if res := announce(env, "", mine.ID, *rotated.Secret, "m2", now); res.Status != 401 {
 			t.Fatalf("deleted connection: %d %s", res.Status, res.Body)
 		}
 	})
@@ -196,9 +196,10 @@ func announcementReimportsSource(t *testing.T, env *apitest.Env) {
 			t.Errorf("%s signature: %d %s", name, res.Status, res.Body)
 		}
 	}
-	// The other tenant has no connection of that id.
+	// The other tenant has no connection of that id: answered as a wrong
+	// signature, so ids cannot be probed.
 	env.As("other-admin")
-	if res := announce(env, "other.test", conn.ID, secret, "x4", now); res.Status != 404 {
+	if res := announce(env, "other.test", conn.ID, secret, "x4", now); res.Status != 401 {
 		t.Errorf("another tenant: %d %s", res.Status, res.Body)
 	}
 	work(t, env)

@@ -90,7 +90,7 @@ func Routes(api huma.API, s *Service) {
 	tags := []string{"webhooks"}
 	// Webhook endpoints are settings of the tenant: settings scopes.
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/admin/webhooks", Tags: tags, Who: httpx.User,
-		Scope:   "settings:write",
+		Scope: "settings:write", Status: http.StatusCreated,
 		Summary: "Subscribe an endpoint to events (admins); the answer carries its signing secret, once", Description: doc},
 		func(ctx context.Context, in *webhookCreateInput) (*httpx.Response[Endpoint], error) {
 			if err := admin(ctx); err != nil {

@@ -27,7 +27,7 @@ const maxMessageID = 255
 
 var (
 	errUnsigned     = apperr.New(apperr.Unauthorized, "The webhook-id, webhook-timestamp and webhook-signature headers are required.")
-	errBadSignature = apperr.New(apperr.Unauthorized, "The webhook signature is not valid.")
+	ErrBadSignature = apperr.New(apperr.Unauthorized, "The webhook signature is not valid.")
 	errStale        = apperr.New(apperr.Unauthorized, "The webhook timestamp is more than 5 minutes away from the server's time.")
 	errReplay       = apperr.New(apperr.Conflict, "This webhook message was already received.")
 )
@@ -67,11 +67,11 @@ func Verify(secret string, h Signed, body []byte, now time.Time) error {
 		return errStale
 	}
 	if secret == "" {
-		return errBadSignature
+		return ErrBadSignature
 	}
 	key, err := secretKey(secret)
 	if err != nil {
-		return apperr.Wrap(apperr.Unauthorized, err, errBadSignature.Message)
+		return apperr.Wrap(apperr.Unauthorized, err, ErrBadSignature.Message)
 	}
 	want := signature(key, h.ID, ts, body)
 	for _, sig := range strings.Fields(h.Signature) {
@@ -84,7 +84,7 @@ func Verify(secret string, h Signed, body []byte, now time.Time) error {
 			return nil
 		}
 	}
-	return errBadSignature
+	return ErrBadSignature
 }
 
 // Receive records that source accepted message msgID, in the transaction
