@@ -288,7 +288,9 @@ func (w *twoTenants) launchLtijs(t *testing.T) map[string]any {
 	// at most), and we check the times of its client assertion against
 	// ours: our test clock is set to now just before the launch.
 	w.env.Clock.Set(time.Now())
-	start := apitest.Must(w.clientA(w.student).PostLTILaunchesID(context.Background(), w.topic))(t)
+	// The launch sets the cookie our authorization endpoint asks for in
+	// the browser that called it.
+	start := apitest.Must(w.inBrowser(t, browser, w.student).PostLTILaunchesID(context.Background(), w.topic))(t)
 	// The tool's login redirects to our authorization endpoint, which
 	// answers the auto-submitting form.
 	page, err := browser.Get(start.URL)
@@ -316,6 +318,17 @@ func (w *twoTenants) launchLtijs(t *testing.T) map[string]any {
 	return out
 }
 
+// inBrowser is a typed client of tenant A whose calls browser makes,
+// keeping the cookies they answer.
+func (w *twoTenants) inBrowser(t *testing.T, browser *http.Client, token string) *client.Client {
+	t.Helper()
+	c, err := client.New(w.originA, browser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.WithToken(token)
+}
+
 var jwtField = regexp.MustCompile(`name="JWT" value="([^"]*)"`)
 
 // deepLinkLtijs is the admin's browser asking ltijs for content for a
@@ -327,7 +340,7 @@ func (w *twoTenants) deepLinkLtijs(t *testing.T, lesson, tool int64) int64 {
 	jar, _ := cookiejar.New(nil)
 	browser := &http.Client{Jar: jar, Timeout: 2 * time.Minute}
 	w.env.Clock.Set(time.Now())
-	start := apitest.Must(w.clientA(w.adminA).PostLTIDeepLinks(context.Background(),
+	start := apitest.Must(w.inBrowser(t, browser, w.adminA).PostLTIDeepLinks(context.Background(),
 		client.DeepLinkInputBody{Lesson: lesson, Tool: tool}))(t)
 	page, err := browser.Get(start.URL)
 	if err != nil {
