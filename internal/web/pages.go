@@ -252,6 +252,8 @@ func kindLabel(kind string) string {
 		return "SCORM activity"
 	case "cmi5":
 		return "cmi5 activity"
+	case "lti":
+		return "External tool"
 	}
 	return "Activity"
 }
