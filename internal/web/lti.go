@@ -197,4 +197,3 @@ or go <a href="` + back + `">back to the topic</a>.</p></main></body></html>`
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	writePage(w, http.StatusOK, []byte(page))
 }
-
