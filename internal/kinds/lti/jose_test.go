@@ -87,7 +87,8 @@ func TestJosePlatform(t *testing.T) {
 				env.Clock.Set(time.Now())
 				platform.send(t, map[string]any{"cmd": "launch", "sub": sub, "custom": map[string]string{"topic_id": strconv.FormatInt(topic, 10)}})
 				ev := platform.next(t, "launched")
-				loc, err := url.Parse(ev["location"].(string))
+				location, _ := ev["location"].(string)
+				loc, err := url.Parse(location)
 				if ev["status"] != float64(303) || err != nil || loc.Query().Get("course") != strconv.FormatInt(course, 10) {
 					t.Fatalf("launch of %s: %v", sub, ev)
 				}
