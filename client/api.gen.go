@@ -2234,6 +2234,15 @@ func (c *Client) GetLTIAuthorize(ctx context.Context, params GetLTIAuthorizePara
 	return c.send(ctx, r)
 }
 
+// PostLTIAuthorize is POST /api/lti/authorize: OIDC authorization endpoint of launches from this
+// platform (form post)
+func (c *Client) PostLTIAuthorize(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
+	r := request{method: http.MethodPost, path: "/api/lti/authorize"}
+	r.body = rawBody(body, contentType)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
 // PostLTIDeepLinks is POST /api/lti/deep-links: Ask an external tool for content for a lesson (LTI
 // Deep Linking): the tool's OIDC login URL
 func (c *Client) PostLTIDeepLinks(ctx context.Context, body DeepLinkInputBody) (*ToolLaunch, error) {
@@ -5494,6 +5503,8 @@ type PlatformURLs struct {
 	Issuer string `json:"issuer"`
 	// Public keyset URL of this platform (the tenant's key).
 	JwksURL string `json:"jwks_url"`
+	// OAuth 2 token URL of the grade services (AGS), for the tool's client assertions.
+	TokenURL string `json:"token_url"`
 }
 
 // PlayAjax is a schema of the API.

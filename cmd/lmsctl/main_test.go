@@ -656,3 +656,23 @@ func TestMCPInspector(t *testing.T) {
 		t.Fatalf("tools/call: %v", called)
 	}
 }
+
+// TestLTITopicScoreMaximum: create-topic lti takes the maximum of the
+// line item its resource link gets, and refuses one that is not a
+// positive number before any request.
+func TestLTITopicScoreMaximum(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		admin := env.ClientAs("admin")
+		c := newCLI(t)
+		c.ok(scopedToken(t, admin, "lti", "courses:write", "settings:write"), "login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+		_, lesson := courseWithLesson(t, admin, "Graded by a tool")
+		tool := c.ok("", "post-admin-lti-tools", "--body", "@"+lmsctltest.WriteFile(t, t.TempDir(), "tool.json", []byte(lmsctltest.LTITool)))
+		for _, bad := range []string{"0", "-3", "many"} {
+			c.fails(3, "USAGE", "", "create-topic", "lti", "--lesson", lesson, "--title", "Lab", "--tool", id(tool, "id"), "--score-maximum", bad)
+		}
+		topic := c.ok("", "create-topic", "lti", "--lesson", lesson, "--title", "Lab", "--tool", id(tool, "id"), "--score-maximum", "40")
+		if get(topic, "kind") != "lti" || get(topic, "topicable.score_maximum") != float64(40) {
+			t.Fatalf("topic: %v", topic)
+		}
+	})
+}

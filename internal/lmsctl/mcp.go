@@ -212,7 +212,7 @@ func tool(op ops.Operation, dirs []string) *mcp.Tool {
 			"(id from post-admin-liascript), and liascriptCompletion (all default, sections, quizzes).")
 		desc.WriteString(" LTI: topicable Lms\\TopicTypes\\Models\\TopicContent\\LTI with tool (id of an external tool of " +
 			"get-admin-lti-tools), optional url (the resource's target link; default the tool's) and custom (an object " +
-			"of string parameters sent in the launch). Learners launch it with post-lti-launches-topic; the tool's " +
+			"of string parameters sent in the launch) and score_maximum (of the line item of its resource link, AGS; default 100). Learners launch it with post-lti-launches-topic; the tool's " +
 			"completed score (AGS) completes it.")
 	}
 	desc.WriteString(layoutRules(op))

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -211,6 +212,7 @@ var topicTypes = map[string]topicType{
 			{"tool", "id of the external tool"},
 			{"url", "the resource's target link (default: the tool's)"},
 			{"custom", "custom parameters as a JSON object of strings, or @file.json"},
+			{"score-maximum", "scoreMaximum of the resource link's line item (AGS; default 100)"},
 		},
 		prepare: prepareLTI,
 	},
@@ -458,6 +460,13 @@ func prepareLTI(v topicValues, body map[string]any) error {
 			return usagef("--custom: a JSON object of strings: %v", err)
 		}
 		body["custom"] = custom
+	}
+	if v["score-maximum"] != "" {
+		n, err := strconv.ParseFloat(v["score-maximum"], 64)
+		if err != nil || !(n > 0) || math.IsInf(n, 0) {
+			return usagef("--score-maximum: %q is not a number greater than 0", v["score-maximum"])
+		}
+		body["score_maximum"] = n
 	}
 	return nil
 }

@@ -342,6 +342,7 @@ var matrix = map[string]string{
 	// The matrix's topics launch no tool (404); internal/kinds/lti tests launches.
 	"POST /api/lti/launches/{topic}":   "",
 	"GET /api/lti/authorize":           "",
+	"POST /api/lti/authorize":          "",
 	"GET /api/admin/lti/platform":      admins,
 	"GET /api/admin/lti/tools":         admins,
 	"POST /api/admin/lti/tools":        "",

@@ -53,6 +53,28 @@ func (c *apiClient) as(host, token string) *client.Client {
 	return c.typed.WithHost(host).WithToken(token)
 }
 
+// keeping is the typed client of as whose answers' cookies k records:
+// the typed client reads only the bodies.
+func (c *apiClient) keeping(host, token string, k *cookieKeeper) *client.Client {
+	k.next = unreachable{c.http}
+	typed, _ := client.New(c.base.String(), k)
+	return typed.WithHost(host).WithToken(token)
+}
+
+// cookieKeeper sends requests and keeps the cookies the answers set.
+type cookieKeeper struct {
+	next    client.Doer
+	cookies []*http.Cookie
+}
+
+func (k *cookieKeeper) Do(req *http.Request) (*http.Response, error) {
+	res, err := k.next.Do(req)
+	if err == nil {
+		k.cookies = append(k.cookies, res.Cookies()...)
+	}
+	return res, err
+}
+
 // unreachable sends requests, a transport failure becoming errUnreachable.
 type unreachable struct{ http *http.Client }
 

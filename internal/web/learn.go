@@ -111,7 +111,8 @@ type topicData struct {
 	// completed or passed statement), upload (a project submitted),
 	// practice (a layout's first checked answer), quiz (an attempt passed,
 	// or ended without a pass score), app (an interactive app's reports),
-	// lia (a LiaScript course's reports) or manual.
+	// lia (a LiaScript course's reports), tool (an LTI tool's score) or
+	// manual.
 	Mode string
 	// Manual offers a "mark as complete" button (and the no-script way).
 	Manual     bool
@@ -285,6 +286,10 @@ func (h *Handler) fillContent(d *topicData) {
 		default:
 			d.Mode = "app"
 		}
+	case "lti":
+		// The external tool completes the topic with its score (AGS,
+		// package lti); the page only launches it.
+		d.Mode = "tool"
 	case "liascript":
 		// The player page reports visits and solved quizzes; the server
 		// completes the topic by its rule (package liascript).

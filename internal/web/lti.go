@@ -2,7 +2,9 @@ package web
 
 import (
 	"errors"
+	"html/template"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/lms-platform/lms/client"
@@ -134,4 +136,64 @@ func ltiTarget(course string) string {
 		return "/learn/" + course
 	}
 	return "/my"
+}
+
+// ltiAuthorizePath is the API's OIDC authorization endpoint of launches
+// from this platform: the path of the cookie a launch answer sets.
+const ltiAuthorizePath = "/api/lti/authorize"
+
+// launchTool launches the external tool of an lti topic for the signed-in
+// learner (platform role). POST /api/lti/launches/{topic}, called here
+// with the session's token, answers the tool's login URL and sets the
+// one-time cookie that binds the login hint to the browser: the tool
+// sends the browser back to the API's authorization endpoint, which
+// answers only a browser holding it. The API answered the frontend, not
+// the browser, so the cookie is handed on here, on the frontend's host:
+// the tenant's host, which the API's authorization endpoint is on too
+// (on another port, or behind the same proxy; cookies do not tell ports
+// apart). The browser goes on to the tool from a page rather than by a
+// redirect, which the form's CSP (form-action 'self') would block.
+func (h *Handler) launchTool(w http.ResponseWriter, r *http.Request) {
+	courseID, topicID, s := h.topicPost(w, r)
+	if s == nil {
+		return
+	}
+	var kept cookieKeeper
+	var l *client.ToolLaunch
+	err := h.userCall(w, r, s, func(api *client.Client) error {
+		var err error
+		l, err = h.api.keeping(h.apiHost(r), api.Token(), &kept).PostLTILaunchesID(r.Context(), topicID)
+		return err
+	})
+	if err != nil {
+		h.apiFailed(w, r, err)
+		return
+	}
+	to, err := url.Parse(l.URL)
+	if err != nil || (to.Scheme != "http" && to.Scheme != "https") {
+		h.errorPage(w, r, http.StatusBadGateway, "Not available", "The tool's address is not valid.")
+		return
+	}
+	for _, c := range kept.cookies {
+		if c.Path != ltiAuthorizePath {
+			continue
+		}
+		// Over https the tool may send the browser back by a form post or
+		// in a frame, which only SameSite=None cookies follow.
+		same := http.SameSiteLaxMode
+		if h.secure(r) {
+			same = http.SameSiteNoneMode
+		}
+		http.SetCookie(w, &http.Cookie{Name: c.Name, Value: c.Value, Path: ltiAuthorizePath, MaxAge: c.MaxAge,
+			HttpOnly: true, Secure: h.secure(r), SameSite: same})
+	}
+	target := template.HTMLEscapeString(to.String())
+	back := template.HTMLEscapeString(topicPath(courseID, topicID))
+	page := `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Opening the tool</title>
+<meta http-equiv="refresh" content="0; url=` + target + `">
+<link rel="stylesheet" href="/assets/app.css?v=` + assetVersion + `"></head>
+<body><main class="wrap"><p id="lti-opening">Opening the tool… <a href="` + target + `" id="lti-continue">Continue</a>
+or go <a href="` + back + `">back to the topic</a>.</p></main></body></html>`
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	writePage(w, http.StatusOK, []byte(page))
 }

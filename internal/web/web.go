@@ -132,6 +132,7 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /learn/{course}/{topic}", h.topicPage)
 	mux.HandleFunc("POST /learn/{course}/{topic}/complete", h.csrfForms(16<<10, h.completeTopic))
 	mux.HandleFunc("POST /learn/{course}/{topic}/project", h.csrfForms(maxProject, h.submitProject))
+	mux.HandleFunc("POST /learn/{course}/{topic}/lti", h.csrfForms(16<<10, h.launchTool))
 	mux.HandleFunc("GET /my", h.myProgress)
 	mux.HandleFunc("GET /certificates", h.certificates)
 	mux.HandleFunc("POST /certificates/{id}/regenerate", h.csrfForms(16<<10, h.regenerateCertificate))

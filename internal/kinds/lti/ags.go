@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rsa"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -250,9 +251,8 @@ func (s *Platform) LineItems(ctx context.Context, t *platform.Tenant, origin, au
 	if err != nil {
 		return Page[LineItem]{}, err
 	}
-	limit := cmp.Or(f.Limit, defaultPage)
-	query := `SELECT ` + lineItemColumns + ` FROM lti_line_items WHERE tool_id = $1 AND topic_id = $2 AND id > $3`
-	args := []any{toolID, topicID, f.After}
+	query := `SELECT ` + lineItemColumns + ` FROM lti_line_items WHERE tool_id = $1 AND topic_id = $2`
+	args := []any{toolID, topicID}
 	if f.ResourceLinkID != "" {
 		if f.ResourceLinkID != strconv.FormatInt(topicID, 10) {
 			return Page[LineItem]{Items: []LineItem{}}, nil
@@ -267,31 +267,47 @@ func (s *Platform) LineItems(ctx context.Context, t *platform.Tenant, origin, au
 		args = append(args, f.Tag)
 		query += ` AND tag = $` + strconv.Itoa(len(args))
 	}
-	// One more than the page tells whether a next page exists.
-	args = append(args, limit+1)
-	query += ` ORDER BY id LIMIT $` + strconv.Itoa(len(args))
-	rows, err := t.DB.QueryContext(ctx, query, args...)
+	page, err := containerPage(ctx, t.DB, query, args, "id", f.Limit, f.After,
+		url.Values{"resource_link_id": {f.ResourceLinkID}, "resource_id": {f.ResourceID}, "tag": {f.Tag}},
+		func(rows *sql.Rows) (LineItem, int64, error) { return scanLineItem(rows, origin, topicID) })
 	if err != nil {
-		return Page[LineItem]{}, fmt.Errorf("lti: line items: %w", err)
+		return page, fmt.Errorf("lti: line items: %w", err)
+	}
+	return page, nil
+}
+
+// containerPage reads a page of an AGS container: the rows of query (a
+// SELECT with its WHERE, args its parameters) whose key comes after
+// after, in the key's order, limit of them (default 100). One row more
+// than the page tells whether a next page exists; its query is the
+// filters that are set, limit and the last key of this page.
+func containerPage[T any](ctx context.Context, q sqldb.Querier, query string, args []any, key string, limit int, after int64,
+	filters url.Values, scan func(*sql.Rows) (T, int64, error)) (Page[T], error) {
+	limit = cmp.Or(limit, defaultPage)
+	args = append(args, after, limit+1)
+	query += ` AND ` + key + ` > $` + strconv.Itoa(len(args)-1) + ` ORDER BY ` + key + ` LIMIT $` + strconv.Itoa(len(args))
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return Page[T]{}, err
 	}
 	defer rows.Close()
-	out := Page[LineItem]{Items: []LineItem{}}
+	out := Page[T]{Items: []T{}}
 	var last int64
 	for rows.Next() {
-		li, id, err := scanLineItem(rows, origin, topicID)
+		item, k, err := scan(rows)
 		if err != nil {
 			return out, err
 		}
 		if len(out.Items) == limit {
 			out.Next = url.Values{"limit": {strconv.Itoa(limit)}, "after": {strconv.FormatInt(last, 10)}}
-			for k, v := range map[string]string{"resource_link_id": f.ResourceLinkID, "resource_id": f.ResourceID, "tag": f.Tag} {
-				if v != "" {
-					out.Next.Set(k, v)
+			for name, v := range filters {
+				if v[0] != "" {
+					out.Next[name] = v
 				}
 			}
 			break
 		}
-		out.Items, last = append(out.Items, li), id
+		out.Items, last = append(out.Items, item), k
 	}
 	return out, rows.Err()
 }
@@ -578,43 +594,28 @@ func (s *Platform) Results(ctx context.Context, t *platform.Tenant, origin, auth
 	if err != nil {
 		return Page[Result]{}, err
 	}
-	limit = cmp.Or(limit, defaultPage)
-	query := `SELECT user_id, score_given, score_maximum, comment FROM lti_scores WHERE line_item_id = $1 AND user_id > $2`
-	args := []any{lineItemID, after}
+	query := `SELECT user_id, score_given, score_maximum, comment FROM lti_scores WHERE line_item_id = $1`
+	args := []any{lineItemID}
 	if userID != "" {
 		uid, err := strconv.ParseInt(userID, 10, 64)
 		if err != nil {
 			return Page[Result]{Items: []Result{}}, nil
 		}
 		args = append(args, uid)
-		query += ` AND user_id = $3`
+		query += ` AND user_id = $2`
 	}
-	args = append(args, limit+1)
-	query += ` ORDER BY user_id LIMIT $` + strconv.Itoa(len(args))
-	rows, err := t.DB.QueryContext(ctx, query, args...)
+	page, err := containerPage(ctx, t.DB, query, args, "user_id", limit, after, url.Values{"user_id": {userID}},
+		func(rows *sql.Rows) (Result, int64, error) {
+			var r Result
+			var uid int64
+			err := rows.Scan(&uid, &r.ResultScore, &r.ResultMaximum, &r.Comment)
+			r.UserID = strconv.FormatInt(uid, 10)
+			r.ScoreOf = item.ID
+			r.ID = item.ID + "/results/" + r.UserID
+			return r, uid, err
+		})
 	if err != nil {
-		return Page[Result]{}, fmt.Errorf("lti: results: %w", err)
+		return page, fmt.Errorf("lti: results: %w", err)
 	}
-	defer rows.Close()
-	out := Page[Result]{Items: []Result{}}
-	var last int64
-	for rows.Next() {
-		var r Result
-		var uid int64
-		if err := rows.Scan(&uid, &r.ResultScore, &r.ResultMaximum, &r.Comment); err != nil {
-			return out, err
-		}
-		if len(out.Items) == limit {
-			out.Next = url.Values{"limit": {strconv.Itoa(limit)}, "after": {strconv.FormatInt(last, 10)}}
-			if userID != "" {
-				out.Next.Set("user_id", userID)
-			}
-			break
-		}
-		r.UserID = strconv.FormatInt(uid, 10)
-		r.ScoreOf = item.ID
-		r.ID = item.ID + "/results/" + r.UserID
-		out.Items, last = append(out.Items, r), uid
-	}
-	return out, rows.Err()
+	return page, nil
 }

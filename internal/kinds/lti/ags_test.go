@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
-	"html"
 	"net/url"
 	"slices"
 	"strconv"
@@ -69,7 +68,8 @@ func (w *agsWorld) addTopic(t *testing.T, title string, scoreMaximum *float64) i
 // authorization endpoint posts to the tool; it returns the token's claims.
 func (w *agsWorld) launch(t *testing.T, topic int64) jwt.MapClaims {
 	t.Helper()
-	start := apitest.Must(w.env.UserClient(w.learner).PostLTILaunchesID(context.Background(), topic))(t)
+	b := newBrowser(w.env)
+	start := apitest.Must(b.client(w.env.Host, w.learner.Token).PostLTILaunchesID(context.Background(), topic))(t)
 	login, err := url.Parse(start.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -77,13 +77,9 @@ func (w *agsWorld) launch(t *testing.T, topic int64) jwt.MapClaims {
 	q := url.Values{"scope": {"openid"}, "response_type": {"id_token"}, "response_mode": {"form_post"},
 		"client_id": {w.tool.ClientID}, "redirect_uri": {toolRedirect}, "login_hint": {login.Query().Get("login_hint")},
 		"lti_message_hint": {login.Query().Get("lti_message_hint")}, "state": {"s"}, "nonce": {"n"}}
-	page := w.env.Do(apitest.Request{Method: "GET", Path: lti.AuthorizePath + "?" + q.Encode()})
-	m := formField.FindAllStringSubmatch(string(page.Body), -1)
-	if page.Status != 200 || len(m) == 0 || m[0][1] != "id_token" {
-		t.Fatalf("authorize: %d %s", page.Status, page.Body)
-	}
+	_, fields := autoPost(t, b.do(t, "GET", "http://"+w.env.Host+lti.AuthorizePath+"?"+q.Encode(), ""))
 	claims := jwt.MapClaims{}
-	if _, _, err := jwt.NewParser().ParseUnverified(html.UnescapeString(m[0][2]), claims); err != nil {
+	if _, _, err := jwt.NewParser().ParseUnverified(fields.Get("id_token"), claims); err != nil {
 		t.Fatal(err)
 	}
 	return claims

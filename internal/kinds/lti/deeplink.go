@@ -52,57 +52,52 @@ type TopicMaker interface {
 }
 
 // DeepLink starts a deep linking request of p for a lesson of a course p
-// may edit: a login hint bound to p, the tool and the lesson, and the
-// tool's login URL carrying it.
-func (s *Platform) DeepLink(ctx context.Context, t *platform.Tenant, origin string, p *access.Principal, lessonID, toolID int64) (ToolLaunch, error) {
+// may edit: a login hint bound to p, the tool, the lesson and the browser
+// that asked (the cookie, for the caller to set), and the tool's login
+// URL carrying it.
+func (s *Platform) DeepLink(ctx context.Context, t *platform.Tenant, origin string, p *access.Principal, lessonID, toolID int64) (ToolLaunch, HintCookie, error) {
 	lesson, err := courses.LessonByID(ctx, t.DB, lessonID)
 	if err != nil {
-		return ToolLaunch{}, err
+		return ToolLaunch{}, HintCookie{}, err
 	}
 	c, err := courses.ByID(ctx, t.DB, lesson.CourseID)
 	if err != nil {
-		return ToolLaunch{}, err
+		return ToolLaunch{}, HintCookie{}, err
 	}
 	if !courses.CanEdit(p, c) {
-		return ToolLaunch{}, apperr.New(apperr.Forbidden, "This action is unauthorized.")
+		return ToolLaunch{}, HintCookie{}, apperr.New(apperr.Forbidden, "This action is unauthorized.")
 	}
 	tool, err := ToolByID(ctx, t.DB, toolID)
 	if apperr.Is(err, apperr.NotFound) {
-		return ToolLaunch{}, apperr.Field("tool", "The external tool does not exist.")
+		return ToolLaunch{}, HintCookie{}, apperr.Field("tool", "The external tool does not exist.")
 	}
 	if err != nil {
-		return ToolLaunch{}, err
+		return ToolLaunch{}, HintCookie{}, err
 	}
 	hint := secret()
+	cookie := newHintCookie(hint)
 	now := s.Clock.Now()
 	if _, err := t.DB.ExecContext(ctx, `DELETE FROM lti_link_requests WHERE expires_at < $1`, now.Add(-linkDataLifetime)); err != nil {
-		return ToolLaunch{}, fmt.Errorf("lti: prune link requests: %w", err)
+		return ToolLaunch{}, HintCookie{}, fmt.Errorf("lti: prune link requests: %w", err)
 	}
-	if _, err := t.DB.ExecContext(ctx, `INSERT INTO lti_link_requests (hint_hash, tool_id, user_id, lesson_id, expires_at)
-		VALUES ($1, $2, $3, $4, $5)`, hash(hint), tool.ID, p.UserID, lesson.ID, now.Add(HintLifetime)); err != nil {
-		return ToolLaunch{}, fmt.Errorf("lti: record link request: %w", err)
+	if _, err := t.DB.ExecContext(ctx, `INSERT INTO lti_link_requests (hint_hash, tool_id, user_id, lesson_id, expires_at, browser_hash)
+		VALUES ($1, $2, $3, $4, $5, $6)`, hash(hint), tool.ID, p.UserID, lesson.ID, now.Add(HintLifetime), hash(cookie.Value)); err != nil {
+		return ToolLaunch{}, HintCookie{}, fmt.Errorf("lti: record link request: %w", err)
 	}
 	return ToolLaunch{URL: withQuery(tool.LoginURL, url.Values{
 		"iss": {origin}, "login_hint": {hint}, "target_link_uri": {tool.TargetLinkURI},
 		"lti_message_hint": {deepLinkingHint}, "client_id": {tool.ClientID}, "lti_deployment_id": {tool.DeploymentID},
-	})}, nil
+	})}, cookie, nil
 }
 
 // authorizeDeepLinking answers the tool's authentication request of a
 // deep linking request: the hint is taken, and the message carries fresh
 // data the tool must send back, once.
 func (s *Platform) authorizeDeepLinking(ctx context.Context, t *platform.Tenant, origin string, tool ExternalTool, in AuthRequest,
-	now time.Time) ([]byte, error) {
+	userID, lessonID int64, now time.Time) ([]byte, error) {
 	data := secret()
-	var userID, lessonID int64
-	err := t.DB.QueryRowContext(ctx, `UPDATE lti_link_requests SET hint_used_at = $1, data_hash = $2 WHERE hint_hash = $3
-		AND tool_id = $4 AND hint_used_at IS NULL AND expires_at > $1 RETURNING user_id, lesson_id`,
-		now, hash(data), hash(in.LoginHint), tool.ID).Scan(&userID, &lessonID)
-	if sqldb.NotFound(err) {
-		return nil, launchError(apperr.Unauthorized, "invalid_login_hint", "The login hint is unknown, used or expired.")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("lti: take link request: %w", err)
+	if err := linkHints.take(ctx, t.DB, in.LoginHint, now, ", data_hash = $3", hash(data)); err != nil {
+		return nil, err
 	}
 	lesson, err := courses.LessonByID(ctx, t.DB, lessonID)
 	if err != nil {
@@ -132,7 +127,7 @@ func (s *Platform) authorizeDeepLinking(ctx context.Context, t *platform.Tenant,
 	if err != nil {
 		return nil, err
 	}
-	return postPage(in.RedirectURI, idToken, in.State)
+	return postPage(in.RedirectURI, "id_token", idToken, "state", in.State)
 }
 
 // linkResponse is what we read of a tool's LtiDeepLinkingResponse.

@@ -27,7 +27,7 @@ func TestDeepLinking(t *testing.T) {
 			ask := client.DeepLinkInputBody{Lesson: w.lessonA, Tool: w.tool.ID}
 			_, err := w.clientA(w.student).PostLTIDeepLinks(ctx, ask)
 			apitest.Refused(t, err, 403)
-			start := apitest.Must(w.clientA(w.adminA).PostLTIDeepLinks(ctx, ask))(t)
+			start := apitest.Must(w.browser.client(strings.TrimPrefix(w.originA, "http://"), w.adminA).PostLTIDeepLinks(ctx, ask))(t)
 			login, err := url.Parse(start.URL)
 			if err != nil || login.Query().Get("lti_message_hint") != "deep-linking" || !strings.HasPrefix(login.String(), w.originB+lti.LoginPath) {
 				t.Fatalf("start: %+v", start)
@@ -36,9 +36,13 @@ func TestDeepLinking(t *testing.T) {
 				"response_mode": {"form_post"}, "client_id": {w.tool.ClientID}, "redirect_uri": {w.originB + lti.LaunchPath},
 				"login_hint": {login.Query().Get("login_hint")}, "lti_message_hint": {"deep-linking"}, "nonce": {"n-1"},
 				"state": {"s-1"}}.Encode()
+			// Only the browser that asked may use the hint.
+			if _, other := autoPost(t, newBrowser(w.env).do(t, "GET", authorize, "")); other.Get("error") != "login_required" {
+				t.Fatalf("another browser: %v", other)
+			}
 			_, fields := w.authorizeForm(t, authorize)
-			if again := w.browse(t, "GET", authorize, ""); again.StatusCode != 401 {
-				t.Fatalf("reused hint: %d", again.StatusCode)
+			if _, again := autoPost(t, w.browse(t, "GET", authorize, "")); again.Get("error") != "login_required" {
+				t.Fatalf("reused hint: %v", again)
 			}
 
 			// The request, as the tool reads it with our key set.

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -291,12 +292,57 @@ type authorizeQuery struct {
 	State        string `query:"state" maxLength:"2000"`
 	Nonce        string `query:"nonce" maxLength:"500"`
 	MessageHint  string `query:"lti_message_hint" maxLength:"200"`
+	Cookie       string `header:"Cookie" hidden:"true"`
+}
+
+type authorizeFormInput struct {
+	ContentType string `header:"Content-Type" hidden:"true"`
+	Cookie      string `header:"Cookie" hidden:"true"`
+	RawBody     []byte `contentType:"application/x-www-form-urlencoded"`
+}
+
+// cookies reads a Cookie header by name; malformed cookies are skipped.
+func cookies(header string) map[string]string {
+	out := map[string]string{}
+	for _, c := range (&http.Request{Header: http.Header{"Cookie": {header}}}).Cookies() {
+		out[c.Name] = c.Value
+	}
+	return out
 }
 
 type htmlOutput struct {
 	ContentType  string `header:"Content-Type"`
 	CacheControl string `header:"Cache-Control"`
+	SetCookie    string `header:"Set-Cookie"`
 	Body         []byte
+}
+
+// launchOutput is the answer of a launch or deep linking request: the
+// tool's login URL, and the cookie that binds its login hint to the
+// browser.
+type launchOutput struct {
+	SetCookie    string `header:"Set-Cookie" doc:"The hint's one-time cookie for our authorization endpoint (httpOnly, two minutes)."`
+	CacheControl string `header:"Cache-Control"`
+	Body         httpx.Envelope[ToolLaunch]
+}
+
+func launchAnswer(ctx context.Context, out ToolLaunch, c HintCookie) *launchOutput {
+	return &launchOutput{SetCookie: hintCookie(ctx, c.Name, c.Value, int(HintLifetime/time.Second)).String(),
+		CacheControl: "no-store", Body: httpx.Envelope[ToolLaunch]{Success: true, Data: out}}
+}
+
+// hintCookie is a hint's cookie for our authorization endpoint only
+// (maxAge < 0 drops it). The tool sends the browser back to us from its
+// own site, by a redirect or a form post, in a window or a frame: over
+// https the cookie is SameSite=None (and Secure) so that all of them carry
+// it; over http, where browsers refuse SameSite=None, it is Lax, which a
+// top-level redirect (GET) still carries.
+func hintCookie(ctx context.Context, name, value string, maxAge int) *http.Cookie {
+	c := &http.Cookie{Name: name, Value: value, Path: AuthorizePath, MaxAge: maxAge, HttpOnly: true, SameSite: http.SameSiteLaxMode}
+	if strings.HasPrefix(httpx.Origin(ctx), "https://") {
+		c.Secure, c.SameSite = true, http.SameSiteNoneMode
+	}
+	return c
 }
 
 type toolInput struct {
@@ -317,6 +363,7 @@ type PlatformURLs struct {
 	Issuer           string `json:"issuer" doc:"Our issuer (iss of our id_tokens): the tenant's origin."`
 	AuthorizationURL string `json:"authorization_url" doc:"OIDC authentication request URL."`
 	JWKSURL          string `json:"jwks_url" doc:"Public keyset URL of this platform (the tenant's key)."`
+	TokenURL         string `json:"token_url" doc:"OAuth 2 token URL of the grade services (AGS), for the tool's client assertions."`
 }
 
 // PlatformRoutes registers the platform role: launches of lti topics,
@@ -330,37 +377,67 @@ func PlatformRoutes(api huma.API, s *Platform) {
 		Summary: "Launch the external tool of an lti topic: the tool's OIDC login URL with a two-minute, single-use login hint",
 		Description: "For learners who may record progress in the topic (access to the course, topic active, lesson open) " +
 			"and the course's editors. Send the browser to `url`; the tool sends it back to our authorization endpoint, " +
-			"which answers the signed launch. The hint is bound to the caller and the topic. A topic whose tool was " +
-			"removed answers 409."},
-		func(ctx context.Context, in *launchTopicInput) (*httpx.Response[ToolLaunch], error) {
-			out, err := s.Launch(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), httpx.PrincipalFrom(ctx), in.Topic)
+			"which answers the signed launch. The hint is bound to the caller, the topic and the browser: the answer " +
+			"sets a one-time httpOnly cookie for " + AuthorizePath + " (two minutes; SameSite=None and Secure over " +
+			"https, Lax over http), and the authorization endpoint answers the hint only with it. A client that calls " +
+			"this route server-side must hand the cookie on to the browser (the reference frontend does). A topic " +
+			"whose tool was removed answers 409."},
+		func(ctx context.Context, in *launchTopicInput) (*launchOutput, error) {
+			out, cookie, err := s.Launch(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), httpx.PrincipalFrom(ctx), in.Topic)
 			if err != nil {
 				return nil, err
 			}
-			return httpx.OK(out)
+			return launchAnswer(ctx, out, cookie), nil
 		})
 	// A platform sign-in of the browser, never made with a scoped token.
+	const authorizeDoc = "The tool's authentication request: `client_id` of a registered tool and `redirect_uri` registered " +
+		"for it, else 400 (`unauthorized_client`, `invalid_redirect_uri`) here, never redirected. Every other refusal is " +
+		"an OAuth error response posted (form_post) to the redirect URI with `error`, `error_description` and `state`: " +
+		"`invalid_scope` (`scope` must hold openid), `unsupported_response_type` (`response_type` id_token), " +
+		"`invalid_request` (`response_mode` form_post, `nonce` and `login_hint` required; an `lti_message_hint` other " +
+		"than the launch's) and `login_required` (the `login_hint` of POST /api/lti/launches/{topic} or POST " +
+		"/api/lti/deep-links is unknown, used, expired, of another tool, or the browser does not send the hint's " +
+		"cookie, set by that call's answer). A refused request leaves the hint unused. Answers an HTML page that posts " +
+		"`id_token` and `state` to the redirect URI, and drops the hint's cookie. The id_token is signed (RS256) with " +
+		"the tenant's key and carries the message type, version, deployment id, target link, resource link (the topic), " +
+		"roles (Instructor for the course's editors, else Learner), context (the course), custom parameters, launch " +
+		"presentation, the AGS endpoint, and name and e-mail only as the tool's privacy settings allow (claims without " +
+		"a value are left out)."
+	authorize := func(ctx context.Context, in AuthRequest) (*htmlOutput, error) {
+		out, err := s.Authorize(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in)
+		if err != nil {
+			return nil, err
+		}
+		page := &htmlOutput{ContentType: "text/html; charset=utf-8", CacheControl: "no-store", Body: out.Page}
+		if out.UsedCookie != "" {
+			page.SetCookie = hintCookie(ctx, out.UsedCookie, "", -1).String()
+		}
+		return page, nil
+	}
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: AuthorizePath, Tags: toolTags, Credentials: true,
-		Scope:   httpx.NoTokens,
-		Errors:  []int{400, 401},
-		Summary: "OIDC authorization endpoint of launches from this platform: an auto-submitting form with the signed id_token",
-		Description: "The tool's authentication request: `scope` openid, `response_type` id_token, `response_mode` " +
-			"form_post, `client_id` of a registered tool (400 `unauthorized_client`), `redirect_uri` registered for it " +
-			"(400 `invalid_redirect_uri`; never redirected to), `nonce`, `state`, and the `login_hint` of POST " +
-			"/api/lti/launches/{topic}: unexpired, unused, for this tool (401 `invalid_login_hint`), with its " +
-			"`lti_message_hint` (401 `invalid_message_hint`). Answers an HTML page that posts `id_token` and `state` to " +
-			"the redirect URI. The id_token is signed (RS256) with the tenant's key and carries the message type, version, " +
-			"deployment id, target link, resource link (the topic), roles (Instructor for the course's editors, else " +
-			"Learner), context (the course), custom parameters, launch presentation, and name and e-mail only as the " +
-			"tool's privacy settings allow."},
+		Scope:       httpx.NoTokens,
+		Errors:      []int{400},
+		Summary:     "OIDC authorization endpoint of launches from this platform: an auto-submitting form with the signed id_token",
+		Description: authorizeDoc},
 		func(ctx context.Context, in *authorizeQuery) (*htmlOutput, error) {
-			page, err := s.Authorize(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), AuthRequest{Scope: in.Scope,
-				ResponseType: in.ResponseType, ResponseMode: in.ResponseMode, Prompt: in.Prompt, ClientID: in.ClientID,
-				RedirectURI: in.RedirectURI, LoginHint: in.LoginHint, State: in.State, Nonce: in.Nonce, MessageHint: in.MessageHint})
+			return authorize(ctx, AuthRequest{Scope: in.Scope, ResponseType: in.ResponseType, ResponseMode: in.ResponseMode,
+				Prompt: in.Prompt, ClientID: in.ClientID, RedirectURI: in.RedirectURI, LoginHint: in.LoginHint, State: in.State,
+				Nonce: in.Nonce, MessageHint: in.MessageHint, Cookies: cookies(in.Cookie)})
+		})
+	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: AuthorizePath, Tags: toolTags, Credentials: true,
+		Scope:   httpx.NoTokens,
+		MaxBody: 16 << 10, Errors: []int{400, 415},
+		Summary:     "OIDC authorization endpoint of launches from this platform (form post)",
+		Description: authorizeDoc + " The fields come as an application/x-www-form-urlencoded form."},
+		func(ctx context.Context, in *authorizeFormInput) (*htmlOutput, error) {
+			f, err := (&formInput{ContentType: in.ContentType, RawBody: in.RawBody}).form()
 			if err != nil {
 				return nil, err
 			}
-			return &htmlOutput{ContentType: "text/html; charset=utf-8", CacheControl: "no-store", Body: page}, nil
+			return authorize(ctx, AuthRequest{Scope: f.Get("scope"), ResponseType: f.Get("response_type"),
+				ResponseMode: f.Get("response_mode"), Prompt: f.Get("prompt"), ClientID: f.Get("client_id"),
+				RedirectURI: f.Get("redirect_uri"), LoginHint: f.Get("login_hint"), State: f.Get("state"), Nonce: f.Get("nonce"),
+				MessageHint: f.Get("lti_message_hint"), Cookies: cookies(in.Cookie)})
 		})
 	deepLinkRoutes(api, s)
 	const base = "/api/admin/lti/tools"
@@ -373,7 +450,7 @@ func PlatformRoutes(api huma.API, s *Platform) {
 				return nil, err
 			}
 			o := httpx.Origin(ctx)
-			return httpx.OK(PlatformURLs{Issuer: o, AuthorizationURL: o + AuthorizePath, JWKSURL: o + JWKSPath})
+			return httpx.OK(PlatformURLs{Issuer: o, AuthorizationURL: o + AuthorizePath, JWKSURL: o + JWKSPath, TokenURL: o + TokenPath})
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: base, Tags: adminTags, Who: httpx.User,
 		Scope:   "settings:read",
@@ -447,16 +524,17 @@ func deepLinkRoutes(api huma.API, s *Platform) {
 		MaxBody: 4 << 10, Errors: []int{422},
 		Summary: "Ask an external tool for content for a lesson (LTI Deep Linking): the tool's OIDC login URL",
 		Description: "For those who may edit the lesson's course. Send the browser to `url` (a two-minute, single-use " +
-			"login hint bound to the caller, the tool and the lesson); our authorization endpoint then answers an " +
+			"login hint bound to the caller, the tool and the lesson, and to the browser by a cookie the answer sets, " +
+			"as for POST /api/lti/launches/{topic}); our authorization endpoint then answers an " +
 			"LtiDeepLinkingRequest (role Instructor, deep_linking_settings with our return URL, accept_types " +
 			"ltiResourceLink, accept_multiple, accept_lineitem, and data the tool must send back), and the tool posts its content items " +
 			"to " + DeepLinkReturnPath + " within an hour."},
-		func(ctx context.Context, in *deepLinkInput) (*httpx.Response[ToolLaunch], error) {
-			out, err := s.DeepLink(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), httpx.PrincipalFrom(ctx), in.Body.Lesson, in.Body.Tool)
+		func(ctx context.Context, in *deepLinkInput) (*launchOutput, error) {
+			out, cookie, err := s.DeepLink(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), httpx.PrincipalFrom(ctx), in.Body.Lesson, in.Body.Tool)
 			if err != nil {
 				return nil, err
 			}
-			return httpx.OK(out)
+			return launchAnswer(ctx, out, cookie), nil
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: DeepLinkReturnPath, Tags: toolTags, MaxBody: 64 << 10,
 		Scope:       httpx.NoTokens,

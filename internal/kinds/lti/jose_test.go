@@ -1,7 +1,6 @@
 package lti_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/url"
@@ -37,32 +36,7 @@ func startJosePlatform(t *testing.T) (*ltijsTool, string) {
 	if _, err := os.Stat(filepath.Join(ltijsDir, "node_modules", "jose", "package.json")); err != nil {
 		skip("jose is not installed: run `npm ci --prefix internal/kinds/lti/testdata/ltijs` (make test does)")
 	}
-	cmd := exec.Command(node, "platform.mjs")
-	cmd.Dir = ltijsDir
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		stdin.Close()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	p := &ltijsTool{stdin: stdin, events: bufio.NewScanner(stdout)}
+	p := startNode(t, node, "platform.mjs")
 	ev := p.next(t, "listening")
 	return p, "http://127.0.0.1:" + strconv.Itoa(int(ev["port"].(float64)))
 }
@@ -113,7 +87,8 @@ func TestJosePlatform(t *testing.T) {
 				env.Clock.Set(time.Now())
 				platform.send(t, map[string]any{"cmd": "launch", "sub": sub, "custom": map[string]string{"topic_id": strconv.FormatInt(topic, 10)}})
 				ev := platform.next(t, "launched")
-				loc, err := url.Parse(ev["location"].(string))
+				location, _ := ev["location"].(string)
+				loc, err := url.Parse(location)
 				if ev["status"] != float64(303) || err != nil || loc.Query().Get("course") != strconv.FormatInt(course, 10) {
 					t.Fatalf("launch of %s: %v", sub, ev)
 				}

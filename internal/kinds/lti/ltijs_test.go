@@ -90,11 +90,22 @@ func startLtijs(t *testing.T, node, pgURL string) *ltijsTool {
 	password, _ := pg.User.Password()
 	key := make([]byte, 24)
 	rand.Read(key)
-	cmd := exec.Command(node, "tool.js")
-	cmd.Dir = ltijsDir
-	cmd.Env = append(os.Environ(), "LTIJS_PG_DATABASE="+name, "LTIJS_PG_USER="+pg.User.Username(),
+	tool := startNode(t, node, "tool.js", "LTIJS_PG_DATABASE="+name, "LTIJS_PG_USER="+pg.User.Username(),
 		"LTIJS_PG_PASSWORD="+password, "LTIJS_PG_HOST="+pg.Hostname(), "LTIJS_PG_PORT="+pg.Port(),
 		"LTIJS_KEY="+hex.EncodeToString(key))
+	ev := tool.next(t, "listening")
+	tool.origin = "http://localhost:" + strconv.Itoa(int(ev["port"].(float64)))
+	return tool
+}
+
+// startNode runs a script of the test's node project with env added to
+// ours: commands go to its stdin, events come as JSON lines on its
+// stdout. Closing stdin stops it; the kill is for a script that hangs.
+func startNode(t *testing.T, node, script string, env ...string) *ltijsTool {
+	t.Helper()
+	cmd := exec.Command(node, script)
+	cmd.Dir = ltijsDir
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -107,7 +118,6 @@ func startLtijs(t *testing.T, node, pgURL string) *ltijsTool {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Closing stdin stops the tool; the kill is for a tool that hangs.
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
@@ -119,10 +129,7 @@ func startLtijs(t *testing.T, node, pgURL string) *ltijsTool {
 			<-done
 		}
 	})
-	tool := &ltijsTool{stdin: stdin, events: bufio.NewScanner(stdout)}
-	ev := tool.next(t, "listening")
-	tool.origin = "http://localhost:" + strconv.Itoa(int(ev["port"].(float64)))
-	return tool
+	return &ltijsTool{stdin: stdin, events: bufio.NewScanner(stdout)}
 }
 
 // next reads the tool's next event and fails unless it is want.
@@ -170,6 +177,9 @@ func TestLtijsTool(t *testing.T) {
 				t.Fatal(err)
 			}
 			w.student, w.studentID = env.Login("127.0.0.1", "learner@a.test", "secret-password")
+			// A learner with a name: the tool is told it (share_name).
+			apitest.Must(w.clientA(w.student).PutProfileMe(context.Background(), client.ProfileBody{FirstName: ptrTo("Grace"),
+				LastName: ptrTo("Hopper")}))(t)
 
 			// The admin adds ltijs as an external tool with its URLs, and
 			// ltijs registers our platform with ours.
@@ -214,7 +224,7 @@ func TestLtijsTool(t *testing.T) {
 				"context":        lmsContext["id"] == strconv.FormatInt(courseID, 10),
 				"custom":         custom["chapter"] == "3",
 				"target link":    launch["targetLinkUri"] == tool.origin+"/",
-				"name shared":    hasKey(launch, "name"),
+				"name shared":    launch["name"] == "Grace Hopper",
 				"e-mail private": !hasKey(launch, "email"),
 				"AGS endpoint":   launch["lineitems"] == w.originA+"/api/lti/ags/"+strconv.FormatInt(w.topic, 10)+"/lineitems",
 				"AGS line item":  strings.HasPrefix(fmt.Sprint(launch["lineitem"]), w.originA+"/api/lti/ags/"+strconv.FormatInt(w.topic, 10)+"/lineitems/"),
@@ -288,7 +298,9 @@ func (w *twoTenants) launchLtijs(t *testing.T) map[string]any {
 	// at most), and we check the times of its client assertion against
 	// ours: our test clock is set to now just before the launch.
 	w.env.Clock.Set(time.Now())
-	start := apitest.Must(w.clientA(w.student).PostLTILaunchesID(context.Background(), w.topic))(t)
+	// The launch sets the cookie our authorization endpoint asks for in
+	// the browser that called it.
+	start := apitest.Must(w.inBrowser(t, browser, w.student).PostLTILaunchesID(context.Background(), w.topic))(t)
 	// The tool's login redirects to our authorization endpoint, which
 	// answers the auto-submitting form.
 	page, err := browser.Get(start.URL)
@@ -316,6 +328,17 @@ func (w *twoTenants) launchLtijs(t *testing.T) map[string]any {
 	return out
 }
 
+// inBrowser is a typed client of tenant A whose calls browser makes,
+// keeping the cookies they answer.
+func (w *twoTenants) inBrowser(t *testing.T, browser *http.Client, token string) *client.Client {
+	t.Helper()
+	c, err := client.New(w.originA, browser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.WithToken(token)
+}
+
 var jwtField = regexp.MustCompile(`name="JWT" value="([^"]*)"`)
 
 // deepLinkLtijs is the admin's browser asking ltijs for content for a
@@ -327,7 +350,7 @@ func (w *twoTenants) deepLinkLtijs(t *testing.T, lesson, tool int64) int64 {
 	jar, _ := cookiejar.New(nil)
 	browser := &http.Client{Jar: jar, Timeout: 2 * time.Minute}
 	w.env.Clock.Set(time.Now())
-	start := apitest.Must(w.clientA(w.adminA).PostLTIDeepLinks(context.Background(),
+	start := apitest.Must(w.inBrowser(t, browser, w.adminA).PostLTIDeepLinks(context.Background(),
 		client.DeepLinkInputBody{Lesson: lesson, Tool: tool}))(t)
 	page, err := browser.Get(start.URL)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"slices"
@@ -40,6 +41,8 @@ type twoTenants struct {
 	courseB, topicB  int64
 	tool             *client.ExternalTool
 	log              *syncBuffer
+	// browser is the learner's (and admins') browser of the tests.
+	browser *browser
 }
 
 // clientA and clientB are typed clients of the two tenants, on their
@@ -52,22 +55,67 @@ func (w *twoTenants) clientB(token string) *client.Client {
 	return w.env.Client(strings.TrimPrefix(w.originB, "http://"), token)
 }
 
-// browse is the browser: a request to an absolute URL of one of the two
-// tenants, without following redirects.
+// browse is a request of the tests' browser (see browser.do).
 func (w *twoTenants) browse(t *testing.T, method, rawURL, form string) *http.Response {
+	t.Helper()
+	return w.browser.do(t, method, rawURL, form)
+}
+
+// browser is a browser of the tests: it sends its requests to the test
+// server whatever host their URL names (as the server's host), keeps the
+// cookies they answer under that URL as a browser would, and follows no
+// redirect.
+type browser struct {
+	env *apitest.Env
+	jar http.CookieJar
+}
+
+func newBrowser(env *apitest.Env) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{env: env, jar: jar}
+}
+
+// Do sends req (to the test server, with the cookies of req.Host) and
+// keeps the cookies of the answer: the typed client calls through it as
+// the browser's page script would.
+func (b *browser) Do(req *http.Request) (*http.Response, error) {
+	named := *req.URL
+	named.Host = req.Host
+	for _, c := range b.jar.Cookies(&named) {
+		req.AddCookie(c)
+	}
+	c := *b.env.HTTP.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, err := c.Do(req)
+	if err == nil {
+		b.jar.SetCookies(&named, res.Cookies())
+	}
+	return res, err
+}
+
+// client is a typed client of the tenant at host whose calls the browser
+// makes.
+func (b *browser) client(host, token string) *client.Client {
+	c, err := client.New(b.env.HTTP.URL, b)
+	if err != nil {
+		b.env.T.Fatal(err)
+	}
+	return c.WithHost(host).WithToken(token)
+}
+
+// do requests an absolute URL of one of the test's tenants.
+func (b *browser) do(t *testing.T, method, rawURL, form string) *http.Response {
 	t.Helper()
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest(method, w.env.HTTP.URL+u.RequestURI(), strings.NewReader(form))
+	req, _ := http.NewRequest(method, b.env.HTTP.URL+u.RequestURI(), strings.NewReader(form))
 	req.Host = u.Host
 	if form != "" {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
-	c := *w.env.HTTP.Client()
-	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	res, err := c.Do(req)
+	res, err := b.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +130,7 @@ func newTwoTenants(t *testing.T, backend string) *twoTenants {
 		c.WebURL = "https://{host}"
 	}})
 	ctx := context.Background()
-	w := &twoTenants{env: env, log: log}
+	w := &twoTenants{env: env, log: log, browser: newBrowser(env)}
 	_, w.port, _ = strings.Cut(strings.TrimPrefix(env.HTTP.URL, "http://"), ":")
 	w.originA, w.originB = "http://127.0.0.1:"+w.port, "http://localhost:"+w.port
 	for host, email := range map[string]string{"127.0.0.1": "admin@a.test", "localhost": "admin@b.test"} {
@@ -133,7 +181,8 @@ var formAction = regexp.MustCompile(`action="([^"]*)"`)
 // URL.
 func (w *twoTenants) launchToAuthorize(t *testing.T) string {
 	t.Helper()
-	start := apitest.Must(w.clientA(w.student).PostLTILaunchesID(context.Background(), w.topic))(t)
+	start := apitest.Must(w.browser.client(strings.TrimPrefix(w.originA, "http://"), w.student).PostLTILaunchesID(
+		context.Background(), w.topic))(t)
 	login := w.browse(t, "GET", start.URL, "")
 	if login.StatusCode != http.StatusFound {
 		t.Fatalf("tool login: %d", login.StatusCode)
@@ -171,8 +220,8 @@ func TestPlatformLaunchesTool(t *testing.T) {
 				t.Fatalf("form: %s %v", action, fields)
 			}
 			// The hint is used once.
-			if again := w.browse(t, "GET", authorize, ""); again.StatusCode != 401 {
-				t.Fatalf("reused hint: %d", again.StatusCode)
+			if _, again := autoPost(t, w.browse(t, "GET", authorize, "")); again.Get("error") != "login_required" {
+				t.Fatalf("reused hint: %v", again)
 			}
 			landing := w.browse(t, "POST", action, fields.Encode())
 			if landing.StatusCode != http.StatusSeeOther {
@@ -340,6 +389,100 @@ func mustKey(t *testing.T) *rsa.PrivateKey {
 	return k
 }
 
+// autoPostField is a field of our authorization endpoint's auto-posting
+// page: the launch (id_token, state) or an OAuth error (error,
+// error_description, state).
+var autoPostField = regexp.MustCompile(`name="([a-z_]+)" value="([^"]*)"`)
+
+// autoPost reads the page our authorization endpoint answered: where it
+// posts, and what.
+func autoPost(t *testing.T, res *http.Response) (action string, fields url.Values) {
+	t.Helper()
+	body := readAll(t, res)
+	m := formAction.FindStringSubmatch(body)
+	if res.StatusCode != 200 || m == nil {
+		t.Fatalf("authorize: %d %s", res.StatusCode, body)
+	}
+	fields = url.Values{}
+	for _, f := range autoPostField.FindAllStringSubmatch(body, -1) {
+		fields.Set(f[1], html.UnescapeString(f[2]))
+	}
+	return html.UnescapeString(m[1]), fields
+}
+
+// launchCookie is the cookie the launch answer sets to bind its login hint
+// to the browser.
+func launchCookie(t *testing.T, res *http.Response) *http.Cookie {
+	t.Helper()
+	for _, c := range res.Cookies() {
+		if c.Path == lti.AuthorizePath {
+			return c
+		}
+	}
+	t.Fatalf("the answer set no cookie for %s: %v", lti.AuthorizePath, res.Header["Set-Cookie"])
+	return nil
+}
+
+// TestAuthorizeBindsBrowser: the launch answers the tool's login URL and
+// sets a one-time cookie for our authorization endpoint in the browser
+// that asked; the login URL's way back to us, opened in another browser,
+// is refused at the tool's redirect_uri and leaves the hint to the
+// learner's browser, which gets the launch by GET or, as here, POST.
+func TestAuthorizeBindsBrowser(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newTwoTenants(t, backend)
+			req, _ := http.NewRequest("POST", w.env.HTTP.URL+"/api/lti/launches/"+strconv.FormatInt(w.topic, 10), nil)
+			req.Host = strings.TrimPrefix(w.originA, "http://")
+			req.Header.Set("Authorization", "Bearer "+w.student)
+			res, err := w.browser.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var start struct{ Data client.ToolLaunch }
+			if err := json.NewDecoder(res.Body).Decode(&start); err != nil || res.StatusCode != 200 {
+				t.Fatalf("launch: %d %v", res.StatusCode, err)
+			}
+			res.Body.Close()
+			c := launchCookie(t, res)
+			if !c.HttpOnly || c.Secure || c.SameSite != http.SameSiteLaxMode || c.MaxAge != int(lti.HintLifetime/time.Second) || c.Value == "" {
+				t.Fatalf("the launch's cookie over http: %s", res.Header.Get("Set-Cookie"))
+			}
+			login := w.browse(t, "GET", start.Data.URL, "")
+			authorize, _ := url.Parse(login.Header.Get("Location"))
+			if login.StatusCode != http.StatusFound || authorize.Path != lti.AuthorizePath {
+				t.Fatalf("tool login: %d %s", login.StatusCode, authorize)
+			}
+			state := authorize.Query().Get("state")
+
+			action, fields := autoPost(t, newBrowser(w.env).do(t, "GET", authorize.String(), ""))
+			if action != w.originB+lti.LaunchPath || fields.Get("error") != "login_required" || fields.Get("state") != state ||
+				fields.Has("id_token") {
+				t.Fatalf("another browser got %s %v", action, fields)
+			}
+			page := w.browse(t, "POST", w.originA+lti.AuthorizePath, authorize.RawQuery)
+			action, fields = autoPost(t, page)
+			if action != w.originB+lti.LaunchPath || fields.Get("id_token") == "" || fields.Get("state") != state {
+				t.Fatalf("the learner's browser got %s %v", action, fields)
+			}
+			if c := launchCookie(t, page); c.MaxAge >= 0 {
+				t.Fatalf("the cookie stays after the launch: %v", page.Header["Set-Cookie"])
+			}
+			if landing := w.browse(t, "POST", action, fields.Encode()); landing.StatusCode != http.StatusSeeOther {
+				t.Fatalf("tool launch: %d %s", landing.StatusCode, readAll(t, landing))
+			}
+			_, fields = autoPost(t, w.browse(t, "GET", authorize.String(), ""))
+			if fields.Get("error") != "login_required" {
+				t.Fatalf("the hint again: %v", fields)
+			}
+		})
+	}
+}
+
+// TestPlatformAuthorizeRefusals: a request that names no registered tool
+// and redirect URI is refused where it stands (400); any other refusal is
+// an OAuth error posted to the tool's redirect URI with the state, and a
+// refusal leaves the hint unused.
 func TestPlatformAuthorizeRefusals(t *testing.T) {
 	w := newTwoTenants(t, "sqlite")
 	authorize := w.launchToAuthorize(t)
@@ -358,20 +501,34 @@ func TestPlatformAuthorizeRefusals(t *testing.T) {
 	}{
 		{"unknown client", changed("client_id", "nobody"), 400},
 		{"unregistered redirect", changed("redirect_uri", "https://evil.example/launch"), 400},
-		{"no nonce", changed("nonce", ""), 400},
-		{"other message hint", changed("lti_message_hint", "999"), 401},
-		{"made-up hint", changed("login_hint", "made-up"), 401},
 		{"the hint at the tool's tenant", strings.Replace(authorize, w.originA, w.originB, 1), 400},
 	} {
-		if res := w.browse(t, "GET", tc.url, ""); res.StatusCode != tc.status {
+		if res := w.browse(t, "GET", tc.url, ""); res.StatusCode != tc.status || res.Header.Get("Location") != "" {
 			t.Errorf("%s: %d, want %d", tc.name, res.StatusCode, tc.status)
 		}
+	}
+	for _, tc := range []struct{ name, url, error string }{
+		{"no nonce", changed("nonce", ""), "invalid_request"},
+		{"no openid scope", changed("scope", "profile"), "invalid_scope"},
+		{"code flow", changed("response_type", "code"), "unsupported_response_type"},
+		{"other message hint", changed("lti_message_hint", "999"), "invalid_request"},
+		{"made-up hint", changed("login_hint", "made-up"), "login_required"},
+	} {
+		action, fields := autoPost(t, w.browse(t, "GET", tc.url, ""))
+		if action != w.originB+lti.LaunchPath || fields.Get("error") != tc.error || fields.Get("error_description") == "" ||
+			fields.Get("state") != u.Query().Get("state") || fields.Has("id_token") {
+			t.Errorf("%s: posts %v to %s, want error %s", tc.name, fields, action, tc.error)
+		}
+	}
+	// None of the refusals used the hint up.
+	if _, fields := w.authorizeForm(t, authorize); fields.Get("id_token") == "" {
+		t.Fatalf("the launch after the refusals: %v", fields)
 	}
 	// The hint expires after two minutes.
 	authorize = w.launchToAuthorize(t)
 	w.env.Clock.Advance(lti.HintLifetime + time.Second)
-	if res := w.browse(t, "GET", authorize, ""); res.StatusCode != 401 {
-		t.Fatalf("expired hint: %d", res.StatusCode)
+	if _, fields := autoPost(t, w.browse(t, "GET", authorize, "")); fields.Get("error") != "login_required" {
+		t.Fatalf("expired hint: %v", fields)
 	}
 	// Only learners of the course launch; nobody anonymous.
 	_, err := w.clientA("").PostLTILaunchesID(context.Background(), w.topic)
@@ -383,6 +540,57 @@ func TestPlatformAuthorizeRefusals(t *testing.T) {
 	outsider, _ := w.env.Login("127.0.0.1", "outsider@a.test", "secret-password")
 	_, err = w.clientA(outsider).PostLTILaunchesID(context.Background(), w.topic)
 	apitest.Refused(t, err, 403)
+	// The admin's page of our URLs names the token endpoint too.
+	urls := apitest.Must(w.clientA(w.adminA).GetAdminLTIPlatform(context.Background()))(t)
+	if urls.TokenURL != w.originA+lti.TokenPath || urls.AuthorizationURL != w.originA+lti.AuthorizePath {
+		t.Fatalf("platform URLs: %+v", urls)
+	}
+}
+
+// TestLaunchClaimsOmitEmpty: the name and e-mail claims the tool's privacy
+// settings allow are sent when the learner has them, and left out, not
+// sent empty, when not.
+func TestLaunchClaimsOmitEmpty(t *testing.T) {
+	w := newTwoTenants(t, "sqlite")
+	ctx := context.Background()
+	apitest.Must(w.clientA(w.adminA).PutAdminLTIToolsID(ctx, w.tool.ID, client.ToolInput{Name: w.tool.Name,
+		LoginURL: w.tool.LoginURL, TargetLinkURI: w.tool.TargetLinkURI, RedirectUris: w.tool.RedirectUris,
+		JwksURL: ptrTo(w.originB + lti.JWKSPath), ShareName: ptrTo(true), ShareEmail: ptrTo(true)}))(t)
+	claims := func() jwt.MapClaims {
+		t.Helper()
+		_, fields := w.authorizeForm(t, w.launchToAuthorize(t))
+		c := jwt.MapClaims{}
+		if _, _, err := jwt.NewParser().ParseUnverified(fields.Get("id_token"), c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	// The learner was added with an e-mail and no name.
+	c := claims()
+	for _, k := range []string{"name", "given_name", "family_name"} {
+		if v, ok := c[k]; ok {
+			t.Errorf("claim %s: %q, want none", k, v)
+		}
+	}
+	if c["email"] != "learner@a.test" {
+		t.Errorf("email: %v", c["email"])
+	}
+	recA, _ := w.env.Server.Registry.ByHost(ctx, "127.0.0.1")
+	tenant, release := w.env.OpenTenant(recA)
+	defer release()
+	if _, err := tenant.DB.ExecContext(ctx, `UPDATE users SET first_name = 'Ada', last_name = '', email = '' WHERE id = $1`,
+		w.studentID); err != nil {
+		t.Fatal(err)
+	}
+	c = claims()
+	if c["name"] != "Ada" || c["given_name"] != "Ada" {
+		t.Errorf("name claims: %v %v", c["name"], c["given_name"])
+	}
+	for _, k := range []string{"family_name", "email"} {
+		if v, ok := c[k]; ok {
+			t.Errorf("claim %s: %q, want none", k, v)
+		}
+	}
 }
 
 func readAll(t *testing.T, res *http.Response) string {
