@@ -1,17 +1,12 @@
 package social_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,78 +15,8 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/social"
+	"github.com/lms-platform/lms/internal/social/socialtest"
 )
-
-// opDir is the test-only node project of the provider; `make test`
-// installs it (npm ci).
-var opDir = filepath.Join("testdata", "op")
-
-// needOP skips where node or the installed oidc-provider is missing; under
-// CI=true each is a failure.
-func needOP(t *testing.T) string {
-	t.Helper()
-	skip := func(why string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("OpenID provider: " + why)
-		}
-		t.Skip("OpenID provider: " + why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(opDir, "node_modules", "oidc-provider", "package.json")); err != nil {
-		skip("oidc-provider is not installed: run `npm ci --prefix internal/social/testdata/op` (make test does)")
-	}
-	return node
-}
-
-type opClient struct {
-	ID           string   `json:"client_id"`
-	Secret       string   `json:"client_secret"`
-	RedirectURIs []string `json:"redirect_uris"`
-}
-
-// startOP runs oidc-provider with the clients and answers its issuer.
-func startOP(t *testing.T, node string, clients []opClient) string {
-	t.Helper()
-	list, _ := json.Marshal(clients)
-	cmd := exec.Command(node, "op.mjs")
-	cmd.Dir = opDir
-	cmd.Env = append(os.Environ(), "OP_CLIENTS="+string(list))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		stdin.Close()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		var ev struct{ Event, Issuer string }
-		if json.Unmarshal(lines.Bytes(), &ev) == nil && ev.Event == "listening" {
-			go io.Copy(io.Discard, stdout)
-			return ev.Issuer
-		}
-	}
-	t.Fatalf("the provider stopped before listening: %v", lines.Err())
-	return ""
-}
 
 // world is a platform with two tenants and the provider.
 type world struct {
@@ -102,7 +27,7 @@ type world struct {
 }
 
 // person is who signs in at the provider.
-type person = url.Values
+type person = socialtest.Person
 
 const frontPort = "3999"
 
@@ -114,7 +39,7 @@ func newWorld(t *testing.T, backend, node string) *world {
 	env.AddTenant("other.test")
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(env.HTTP.URL, "http://"))
 	w := &world{env: env, port: port}
-	w.issuer = startOP(t, node, []opClient{
+	w.issuer = socialtest.Start(t, node, []socialtest.Client{
 		{ID: "school-client", Secret: "school-secret", RedirectURIs: []string{w.origin("school.test") + social.CallbackPath("google")}},
 		{ID: "other-client", Secret: "other-secret", RedirectURIs: []string{w.origin("other.test") + social.CallbackPath("google")}},
 	})
@@ -172,32 +97,7 @@ func (w *world) start(t *testing.T, host, slot string) *url.URL {
 // address the provider sends the browser to, unopened.
 func (w *world) signIn(t *testing.T, authorize *url.URL, p person) *url.URL {
 	t.Helper()
-	next := authorize
-	for range 10 {
-		if strings.HasPrefix(next.String(), "http://127.0.0.1") && strings.HasPrefix(next.Path, "/interaction/") {
-			res, err := w.browser.PostForm(next.String()+"/login", p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Body.Close()
-			if res.StatusCode != http.StatusSeeOther {
-				t.Fatalf("provider login: %d", res.StatusCode)
-			}
-			next, _ = next.Parse(res.Header.Get("Location"))
-			continue
-		}
-		if next.Port() == w.port {
-			return next
-		}
-		res := w.get(t, next.String())
-		loc := res.Header.Get("Location")
-		if loc == "" {
-			t.Fatalf("provider: %d at %s", res.StatusCode, next)
-		}
-		next, _ = next.Parse(loc)
-	}
-	t.Fatal("the provider never sent the browser back")
-	return nil
+	return socialtest.SignIn(t, w.browser, authorize, p)
 }
 
 // callback opens the callback and answers where it sends the browser, or
@@ -257,7 +157,7 @@ func verified(sub, email, given, family string) person {
 // TestSocialLogin signs people in through a real OpenID provider
 // (oidc-provider, run in node) on SQLite and PostgreSQL.
 func TestSocialLogin(t *testing.T) {
-	node := needOP(t)
+	node := socialtest.Need(t)
 	for _, backend := range apitest.Backends(t) {
 		t.Run(backend, func(t *testing.T) {
 			w := newWorld(t, backend, node)
