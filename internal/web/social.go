@@ -95,13 +95,8 @@ func (h *Handler) socialLanding(w http.ResponseWriter, r *http.Request) {
 	h.socialComplete(w, r, socialView{Token: q.Get("token"), Next: next}, client.CompleteInputBody{})
 }
 
-// socialForm posts the missing data.
+// socialForm posts the missing data (csrfForms has read the form).
 func (h *Handler) socialForm(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	if err := r.ParseForm(); err != nil {
-		h.plainError(w, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
 	v := socialView{Token: r.PostFormValue("token"), Next: localPath(r.PostFormValue("next"), ""), Values: map[string]string{}}
 	var body client.CompleteInputBody
 	for field, into := range map[string]**string{"email": &body.Email, "first_name": &body.FirstName, "last_name": &body.LastName} {
