@@ -1656,6 +1656,7 @@ func (c *Client) GetAuthSocialID(ctx context.Context, provider string, params Ge
 	r := request{method: http.MethodGet, path: "/api/auth/social/" + pathParam(provider)}
 	r.query = url.Values{}
 	addQuery(r.query, "next", params.Next)
+	addQuery(r.query, "bind", params.Bind)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
 }
@@ -4326,6 +4327,9 @@ type GetAuthSocialIDCallbackParams struct {
 type GetAuthSocialIDParams struct {
 	// A path of the frontend to return to after the sign-in, such as /learn/5.
 	Next *string
+	// Opaque to the API: a value the frontend ties the sign-in to the browser with (a cookie's), given
+	// back at the landing so that a landing link sent to someone else is refused.
+	Bind *string
 }
 
 // GetCertificatesParams are the parameters of GET /api/certificates; nil fields are not sent.

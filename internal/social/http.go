@@ -27,6 +27,7 @@ func redirectTo(status int, location string) *redirect {
 type startInput struct {
 	Provider string `path:"provider" enum:"google,microsoft" doc:"The provider slot."`
 	Next     string `query:"next" maxLength:"500" doc:"A path of the frontend to return to after the sign-in, such as /learn/5."`
+	Bind     string `query:"bind" maxLength:"100" doc:"Opaque to the API: a value the frontend ties the sign-in to the browser with (a cookie's), given back at the landing so that a landing link sent to someone else is refused."`
 }
 
 type callbackInput struct {
@@ -64,10 +65,10 @@ func Routes(api huma.API, s *Service) {
 		Summary: "Start a social login: redirect the browser to the provider",
 		Description: "Answers 302 to the provider's authorization endpoint for the authorization code flow with " +
 			"PKCE (S256) and a nonce, scopes `openid email profile`. Nothing is stored: the PKCE verifier, the nonce " +
-			"and `next` travel in the `state` parameter, encrypted and authenticated with a key of this tenant " +
+			"`next` and `bind` travel in the `state` parameter, encrypted and authenticated with a key of this tenant " +
 			"(AES-256-GCM), valid for 10 minutes. " + providersDoc},
 		func(ctx context.Context, in *startInput) (*redirect, error) {
-			to, err := s.Start(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Provider, in.Next)
+			to, err := s.Start(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Provider, in.Next, in.Bind)
 			if err != nil {
 				return nil, err
 			}
@@ -80,7 +81,7 @@ func Routes(api huma.API, s *Service) {
 			"older than 10 minutes), exchanges the `code` with the PKCE verifier (401 `code_rejected`), and checks " +
 			"the id_token: signature with the provider's published keys, issuer, audience, expiry (401 " +
 			"`invalid_id_token`) and nonce (401 `invalid_nonce`). Nothing is written. The browser is then sent " +
-			"(303) to the frontend's `/auth/social?token=…&next=…`, the token sealing the identity the provider " +
+			"(303) to the frontend's `/auth/social?token=…&next=…&bind=…`, the token sealing the identity the provider " +
 			"proved (issuer, sub, e-mail and whether the provider verified it, names) for 10 minutes, to be " +
 			"redeemed once at POST /api/auth/social/complete/{token}. A provider that reports an error (the person " +
 			"declined) sends the browser to `/auth/social?error=<code>` instead. " + providersDoc},

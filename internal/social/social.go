@@ -168,13 +168,15 @@ type flowState struct {
 	Verifier string `json:"v"`
 	Nonce    string `json:"n"`
 	Next     string `json:"r,omitempty"`
+	Bind     string `json:"b,omitempty"`
 	Expires  int64  `json:"e"`
 }
 
 // Start answers the provider's authorization URL for a new sign-in;
 // origin is the scheme and host the request came to, next the page of the
-// frontend to return to.
-func (s *Service) Start(ctx context.Context, t *platform.Tenant, origin, slot, next string) (string, error) {
+// frontend to return to, bind the frontend's opaque tie to the browser,
+// given back at the landing.
+func (s *Service) Start(ctx context.Context, t *platform.Tenant, origin, slot, next, bind string) (string, error) {
 	p, err := s.provider(ctx, t, slot, origin)
 	if err != nil {
 		return "", err
@@ -187,7 +189,7 @@ func (s *Service) Start(ctx context.Context, t *platform.Tenant, origin, slot, n
 		return "", err
 	}
 	st := flowState{Provider: slot, Verifier: oauth2.GenerateVerifier(), Nonce: randomString(16), Next: next,
-		Expires: s.Clock.Now().Add(StateLifetime).Unix()}
+		Bind: bind, Expires: s.Clock.Now().Add(StateLifetime).Unix()}
 	state, err := seal(t, purposeState, st)
 	if err != nil {
 		return "", err
@@ -233,13 +235,13 @@ func (c claims) verified() bool {
 // /auth/social with the sealed hand-off (or the provider's error code)
 // and the page to return to.
 type Landing struct {
-	Token, Error, Next string
+	Token, Error, Next, Bind string
 }
 
 // URL is the landing on the tenant's frontend.
 func (l Landing) URL(front string) string {
 	q := url.Values{}
-	for k, v := range map[string]string{"token": l.Token, "error": l.Error, "next": l.Next} {
+	for k, v := range map[string]string{"token": l.Token, "error": l.Error, "next": l.Next, "bind": l.Bind} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -261,7 +263,7 @@ func (s *Service) Callback(ctx context.Context, t *platform.Tenant, origin, slot
 	}
 	if providerError != "" {
 		// The person declined or the provider refused: the frontend says so.
-		return Landing{Error: errorCode(providerError), Next: st.Next}, nil
+		return Landing{Error: errorCode(providerError), Next: st.Next, Bind: st.Bind}, nil
 	}
 	if code == "" {
 		return Landing{}, refusal(apperr.BadRequest, "invalid_request", "The provider's answer has no code.")
@@ -304,7 +306,7 @@ func (s *Service) Callback(ctx context.Context, t *platform.Tenant, origin, slot
 	if err != nil {
 		return Landing{}, err
 	}
-	return Landing{Token: sealed, Next: st.Next}, nil
+	return Landing{Token: sealed, Next: st.Next, Bind: st.Bind}, nil
 }
 
 // errorCode keeps an OAuth error code (letters and underscores) to pass on.

@@ -1,9 +1,14 @@
 package web
 
 import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/lms-platform/lms/client"
 )
@@ -22,6 +27,13 @@ type socialConfig struct {
 var decodeConfig = decodeInto[socialConfig]()
 
 type socialButton struct{ Slot, Label string }
+
+// socialBindCookie ties a social sign-in to the browser that started it,
+// for as long as the API's sealed state lives.
+const (
+	socialBindCookie = "lms_social_bind"
+	socialBindTTL    = 10 * time.Minute
+)
 
 // socialButtons are the "Sign in with ..." buttons of the login page.
 func (h *Handler) socialButtons(r *http.Request) []socialButton {
@@ -44,7 +56,22 @@ func (h *Handler) socialButtons(r *http.Request) []socialButton {
 // callback address (the provider's redirect_uri) is then this very route
 // on the frontend's origin. Their answers are redirects, passed on.
 func (h *Handler) socialPass(w http.ResponseWriter, r *http.Request) {
-	res, err := h.api.do(r.Context(), apiCall{Method: http.MethodGet, Path: r.URL.RequestURI(), Host: h.requestHost(r),
+	path := r.URL.RequestURI()
+	if !strings.HasSuffix(r.URL.Path, "/callback") {
+		// A landing link is only a token, which anyone can send anyone:
+		// opened elsewhere it would sign that browser in as the sender
+		// (login CSRF). The start ties the sign-in to this browser with a
+		// cookie whose value the landing must bring back.
+		b := make([]byte, 24)
+		rand.Read(b)
+		bind := base64.RawURLEncoding.EncodeToString(b)
+		http.SetCookie(w, &http.Cookie{Name: socialBindCookie, Value: bind, Path: "/auth/social", HttpOnly: true,
+			SameSite: http.SameSiteLaxMode, Secure: h.secure(r), MaxAge: int(socialBindTTL / time.Second)})
+		q := r.URL.Query()
+		q.Set("bind", bind)
+		path = r.URL.Path + "?" + q.Encode()
+	}
+	res, err := h.api.do(r.Context(), apiCall{Method: http.MethodGet, Path: path, Host: h.requestHost(r),
 		Header: http.Header{"Accept": {"application/json"}}})
 	if err != nil {
 		h.plainError(w, http.StatusBadGateway, "The learning platform cannot be reached. Please try again in a moment.")
@@ -90,6 +117,11 @@ func (h *Handler) socialLanding(w http.ResponseWriter, r *http.Request) {
 	}
 	if q.Get("token") == "" {
 		h.plainError(w, http.StatusBadRequest, "The sign-in link has no token.")
+		return
+	}
+	if c, err := r.Cookie(socialBindCookie); err != nil || subtle.ConstantTimeCompare([]byte(c.Value), []byte(q.Get("bind"))) != 1 {
+		h.showLogin(w, r, http.StatusUnauthorized, loginData{Next: next,
+			Error: "This sign-in was started in another browser. Please sign in here."})
 		return
 	}
 	h.socialComplete(w, r, socialView{Token: q.Get("token"), Next: next}, client.CompleteInputBody{})

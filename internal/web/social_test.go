@@ -71,6 +71,11 @@ func TestSocialLogin(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || landing.Host != "school.test:3000" || landing.Path != "/auth/social" {
 		t.Fatalf("callback: %d %s", res.StatusCode, landing)
 	}
+	// The landing link opened in another browser is refused (login CSRF).
+	res, _ = open((&http.Client{Transport: browser.Transport, CheckRedirect: browser.CheckRedirect}).Get(landing.String()))
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("landing in another browser: %d", res.StatusCode)
+	}
 	res, page = open(browser.Get(landing.String()))
 	if res.StatusCode != http.StatusOK || !strings.Contains(page, `name="last_name"`) || strings.Contains(page, `name="email"`) {
 		t.Fatalf("complete page %d: %s", res.StatusCode, page)
