@@ -20,6 +20,10 @@ LTIJS := $(LTIJS_DIR)/node_modules/ltijs/package.json
 # standardwebhooks (npm), the independent verifier of internal/webhooks' tests.
 WEBHOOKS_DIR := internal/webhooks/testdata/verifier
 WEBHOOKS := $(WEBHOOKS_DIR)/node_modules/standardwebhooks/package.json
+# oidc-provider (npm), the real OpenID Connect provider internal/social's
+# tests sign in through.
+OIDC_OP_DIR := internal/social/testdata/op
+OIDC_OP := $(OIDC_OP_DIR)/node_modules/oidc-provider/package.json
 # Screenshots of the browser tests land here.
 export LMS_TEST_ARTIFACTS ?= $(CURDIR)/var/test-artifacts
 
@@ -35,6 +39,10 @@ $(LTIJS): $(LTIJS_DIR)/package.json $(LTIJS_DIR)/package-lock.json
 
 $(WEBHOOKS): $(WEBHOOKS_DIR)/package.json $(WEBHOOKS_DIR)/package-lock.json
 	npm ci --prefix $(WEBHOOKS_DIR) --ignore-scripts --no-audit --no-fund
+	@touch $@
+
+$(OIDC_OP): $(OIDC_OP_DIR)/package.json $(OIDC_OP_DIR)/package-lock.json
+	npm ci --prefix $(OIDC_OP_DIR) --ignore-scripts --no-audit --no-fund
 	@touch $@
 
 build: $(PLAYER)
@@ -76,7 +84,7 @@ demo-reset: build
 # test's; the events of `go test -json` are kept in $(TEST_JSON), from
 # which `make slowest` lists the slowest tests.
 TEST_JSON ?= var/test.json
-test: $(PLAYER) $(LTIJS) $(WEBHOOKS)
+test: $(PLAYER) $(LTIJS) $(WEBHOOKS) $(OIDC_OP)
 	$(GO) vet ./...
 	@mkdir -p $(dir $(TEST_JSON))
 	GO=$(GO) $(GO) run ./.ci/gotest -out $(TEST_JSON) -- -count=1 -timeout 20m ./...
@@ -84,7 +92,7 @@ test: $(PLAYER) $(LTIJS) $(WEBHOOKS)
 slowest:
 	@$(GO) run ./.ci/gotest -slowest 10 $(TEST_JSON)
 
-test-race: $(PLAYER) $(LTIJS) $(WEBHOOKS)
+test-race: $(PLAYER) $(LTIJS) $(WEBHOOKS) $(OIDC_OP)
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 # The OpenAPI description (what /api/openapi.json serves) must pass
@@ -143,4 +151,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin var node_modules $(LTIJS_DIR)/node_modules $(WEBHOOKS_DIR)/node_modules
+	rm -rf bin var node_modules $(LTIJS_DIR)/node_modules $(WEBHOOKS_DIR)/node_modules $(OIDC_OP_DIR)/node_modules

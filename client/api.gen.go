@@ -1680,6 +1680,41 @@ func (c *Client) GetAuthRegisterableGroups(ctx context.Context) ([]Group, error)
 	return out, err
 }
 
+// PostAuthSocialCompleteID is POST /api/auth/social/complete/{token}: Finish a social login,
+// supplying what the provider did not say
+func (c *Client) PostAuthSocialCompleteID(ctx context.Context, token string, body CompleteInputBody) (*Issued, error) {
+	r := request{method: http.MethodPost, path: "/api/auth/social/complete/" + pathParam(token)}
+	r.body = jsonBody(body)
+	var out Issued
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAuthSocialID is GET /api/auth/social/{provider}: Start a social login: redirect the browser to
+// the provider
+func (c *Client) GetAuthSocialID(ctx context.Context, provider string, params GetAuthSocialIDParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/auth/social/" + pathParam(provider)}
+	r.query = url.Values{}
+	addQuery(r.query, "next", params.Next)
+	addQuery(r.query, "bind", params.Bind)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetAuthSocialIDCallback is GET /api/auth/social/{provider}/callback: The provider's redirect back
+// after a social login
+func (c *Client) GetAuthSocialIDCallback(ctx context.Context, provider string, params GetAuthSocialIDCallbackParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/auth/social/" + pathParam(provider) + "/callback"}
+	r.query = url.Values{}
+	addQuery(r.query, "code", params.Code)
+	addQuery(r.query, "state", params.State)
+	addQuery(r.query, "error", params.Error)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
 // GetAuthTokens is GET /api/auth/tokens: List the caller's live scoped tokens (never their
 // secrets), with last use time and address
 func (c *Client) GetAuthTokens(ctx context.Context) ([]Token, error) {
@@ -3544,6 +3579,18 @@ type CommitResult struct {
 	Status string `json:"status"`
 }
 
+// CompleteInputBody is a schema of the API.
+type CompleteInputBody struct {
+	// Used only when the provider gave no address; not verified then.
+	Email *string `json:"email,omitzero"`
+	// Used only when the provider gave no given_name.
+	FirstName *string `json:"first_name,omitzero"`
+	// Ids of registerable groups a new account joins.
+	Groups []int64 `json:"groups,omitzero"`
+	// Used only when the provider gave no family_name.
+	LastName *string `json:"last_name,omitzero"`
+}
+
 // ComponentView is a schema of the API.
 type ComponentView struct {
 	Description string `json:"description"`
@@ -4400,6 +4447,27 @@ type GetAdminWebhooksParams struct {
 type GetAuthEmailVerifyIDIDParams struct {
 	Expires   *string
 	Signature *string
+}
+
+// GetAuthSocialIDCallbackParams are the parameters of GET /api/auth/social/{provider}/callback; nil
+// fields are not sent.
+type GetAuthSocialIDCallbackParams struct {
+	// The provider's authorization code.
+	Code *string
+	// The sealed state of the start.
+	State *string
+	// The provider's error code, when it refused.
+	Error *string
+}
+
+// GetAuthSocialIDParams are the parameters of GET /api/auth/social/{provider}; nil fields are not
+// sent.
+type GetAuthSocialIDParams struct {
+	// A path of the frontend to return to after the sign-in, such as /learn/5.
+	Next *string
+	// Opaque to the API: a value the frontend ties the sign-in to the browser with (a cookie's), given
+	// back at the landing so that a landing link sent to someone else is refused.
+	Bind *string
 }
 
 // GetCertificatesParams are the parameters of GET /api/certificates; nil fields are not sent.

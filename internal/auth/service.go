@@ -62,6 +62,13 @@ func (s *Service) Login(ctx context.Context, t *platform.Tenant, email, password
 	if !s.Passwords.Verify(u.PasswordHash, password) {
 		return Issued{}, apperr.Field("email", "Invalid credentials.")
 	}
+	return s.LoginAccount(ctx, t, u, remember)
+}
+
+// LoginAccount logs in a user whose identity is already proven (a password,
+// a social provider): blocked accounts and addresses still waiting for
+// verification are refused with 422, as every login refuses them.
+func (s *Service) LoginAccount(ctx context.Context, t *platform.Tenant, u accounts.User, remember bool) (Issued, error) {
 	if !u.IsActive {
 		return Issued{}, apperr.Field("email", "Your account is blocked or not yet enabled by an administrator.")
 	}
@@ -144,12 +151,8 @@ type Registration struct {
 
 // Register creates an account as the registration settings say.
 func (s *Service) Register(ctx context.Context, t *platform.Tenant, in Registration) (accounts.User, error) {
-	open, err := s.enabled(ctx, t, "lms_auth.registration")
-	if err != nil {
+	if err := s.registrationOpen(ctx, t); err != nil {
 		return accounts.User{}, err
-	}
-	if !open {
-		return accounts.User{}, apperr.New(apperr.Forbidden, "Registration is disabled.")
 	}
 	if err := s.checkReturnURL(ctx, t, in.ReturnURL); err != nil {
 		return accounts.User{}, err
@@ -157,6 +160,39 @@ func (s *Service) Register(ctx context.Context, t *platform.Tenant, in Registrat
 	if msg := accounts.ValidPassword(in.Password); msg != "" {
 		return accounts.User{}, apperr.Field("password", msg)
 	}
+	hash, err := s.Passwords.Hash(in.Password)
+	if err != nil {
+		return accounts.User{}, err
+	}
+	return s.register(ctx, t, in, hash, false, nil)
+}
+
+// RegisterExternal creates the account of a person whose identity another
+// service proved (social login): no password, the address verified when
+// that service vouches for it, under the same registration settings and
+// events as Register. within runs in the same transaction, so what ties
+// the account to its identity is written with it or not at all.
+func (s *Service) RegisterExternal(ctx context.Context, t *platform.Tenant, in Registration, emailVerified bool,
+	within func(tx *sqldb.Tx, u accounts.User) error) (accounts.User, error) {
+	if err := s.registrationOpen(ctx, t); err != nil {
+		return accounts.User{}, err
+	}
+	return s.register(ctx, t, in, "", emailVerified, within)
+}
+
+func (s *Service) registrationOpen(ctx context.Context, t *platform.Tenant) error {
+	open, err := s.enabled(ctx, t, "lms_auth.registration")
+	if err != nil {
+		return err
+	}
+	if !open {
+		return apperr.New(apperr.Forbidden, "Registration is disabled.")
+	}
+	return nil
+}
+
+func (s *Service) register(ctx context.Context, t *platform.Tenant, in Registration, hash string, verified bool,
+	within func(tx *sqldb.Tx, u accounts.User) error) (accounts.User, error) {
 	byAdmin, err := s.enabled(ctx, t, "lms_auth.account_must_be_enabled_by_admin")
 	if err != nil {
 		return accounts.User{}, err
@@ -165,21 +201,22 @@ func (s *Service) Register(ctx context.Context, t *platform.Tenant, in Registrat
 	if err != nil {
 		return accounts.User{}, err
 	}
-	hash, err := s.Passwords.Hash(in.Password)
-	if err != nil {
-		return accounts.User{}, err
-	}
 	var u accounts.User
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		now := s.Clock.Now()
 		u, err = accounts.Create(ctx, tx, now, accounts.NewUser{Email: in.Email, FirstName: in.FirstName,
 			LastName: in.LastName, PasswordHash: hash, Roles: []string{access.Student}, IsActive: !byAdmin,
-			Verified: autoVerified})
+			Verified: verified || autoVerified})
 		if err != nil {
 			return err
 		}
 		if err := accounts.JoinRegisterableGroups(ctx, tx, now, u, in.Groups); err != nil {
 			return err
+		}
+		if within != nil {
+			if err := within(tx, u); err != nil {
+				return err
+			}
 		}
 		payload := map[string]any{"email": u.Email, "return_url": in.ReturnURL, "origin": in.Origin}
 		if err := events.Emit(ctx, tx, now, events.Event{Name: events.AccountRegistered, UserID: u.ID, Payload: payload}); err != nil {

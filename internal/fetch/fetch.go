@@ -141,6 +141,29 @@ func (c *Client) Send(ctx context.Context, method, rawURL string, header http.He
 	return c.do(ctx, method, rawURL, header, body, false)
 }
 
+// HTTPClient is an *http.Client under the same checks (address, scheme,
+// redirects, timeout), for libraries that make their own requests (the
+// OpenID Connect discovery, key sets and token calls of social login); a
+// body over the cap fails to read instead of being read whole.
+func (c *Client) HTTPClient() *http.Client {
+	return &http.Client{Transport: cappedTransport{next: c.http.Transport, max: c.opts.MaxBody},
+		Timeout: c.opts.Timeout, CheckRedirect: c.http.CheckRedirect}
+}
+
+type cappedTransport struct {
+	next http.RoundTripper
+	max  int64
+}
+
+func (t cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, max: t.max, left: t.max}
+	return resp, nil
+}
+
 func (c *Client) get(ctx context.Context, rawURL string, partial bool) (*Response, error) {
 	return c.do(ctx, http.MethodGet, rawURL, nil, nil, partial)
 }

@@ -34,7 +34,6 @@ func TestScopeMatrix(t *testing.T) {
 			}
 			secrets[s.Name] = created.Secret
 		}
-		doc := env.Server.API.OpenAPI()
 		sent := 0
 		for _, route := range httpx.Routes(env.Server.API) {
 			method, path, _ := strings.Cut(route, " ")

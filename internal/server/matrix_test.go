@@ -40,9 +40,15 @@ var matrix = map[string]string{
 	"POST /api/auth/password/reset":          anyone,
 	"GET /api/auth/email/verify/{id}/{hash}": "",
 	"POST /api/auth/email/resend":            users,
-	"POST /api/admin/auth/impersonate":       admins,
-	"GET /api/auth/tokens":                   users,
-	"POST /api/auth/tokens":                  users,
+	// Social login is public, but succeeds only with a configured provider
+	// and its sealed state or hand-off (internal/social tests it against a
+	// real OpenID provider): every caller gets 404 or 401 here.
+	"GET /api/auth/social/{provider}":          "",
+	"GET /api/auth/social/{provider}/callback": "",
+	"POST /api/auth/social/complete/{token}":   "",
+	"POST /api/admin/auth/impersonate":         admins,
+	"GET /api/auth/tokens":                     users,
+	"POST /api/auth/tokens":                    users,
 	// A signed access token has no current scoped token (404); the ids
 	// the matrix sends name no token.
 	"GET /api/auth/tokens/current":                         "",

@@ -41,6 +41,9 @@ var owners = map[string]string{
 	"personal_tokens":           "tokens",
 	"agent_audit":               "tokens",
 	"device_requests":           "device",
+	// social login
+	"social_identities":  "social",
+	"social_redemptions": "social",
 	// LTI 1.3, both roles
 	"lti_registrations":  "kinds/lti",
 	"lti_states":         "kinds/lti",

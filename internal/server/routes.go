@@ -6,9 +6,11 @@ import (
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/device"
+	"github.com/lms-platform/lms/internal/fetch"
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/settings"
+	"github.com/lms-platform/lms/internal/social"
 	"github.com/lms-platform/lms/internal/tokens"
 )
 
@@ -21,6 +23,8 @@ func (s *Server) routes() {
 	s.generalRoutes()
 	s.deliveryRoutes()
 	auth.Routes(s.API, authService)
+	social.Routes(s.API, &social.Service{Clock: s.Clock, Settings: s.Settings, Accounts: authService,
+		HTTP: fetch.New(fetch.Options{AllowPrivate: s.Config.FetchAllowPrivate}).HTTPClient(), FrontURL: s.frontURL})
 	tokens.Routes(s.API, s.Tokens)
 	s.deviceRoutes()
 	accounts.Routes(s.API, &accounts.Service{Clock: s.Clock, Passwords: s.Passwords, Mail: s.Mail,
@@ -53,17 +57,21 @@ func (s *Server) routes() {
 // deviceRoutes is the device login; its links name the tenant's host on
 // the web frontend.
 func (s *Server) deviceRoutes() {
-	d := &device.Service{Clock: s.Clock, Tokens: s.Tokens, FrontURL: func(rec platform.Record) string {
-		host := ""
-		if len(rec.Hosts) > 0 {
-			host = rec.Hosts[0]
-		}
-		return config.FrontURL(s.Config.WebURL, s.Config.WebAddr, host)
-	}}
+	d := &device.Service{Clock: s.Clock, Tokens: s.Tokens, FrontURL: s.frontURL}
 	device.Routes(s.API, d)
 	if s.Jobs != nil {
 		s.Jobs.Add(d.Jobs()...)
 	}
+}
+
+// frontURL is the web frontend's address for a tenant, where its links and
+// the browser sign-ins (LTI launches, social login) land.
+func (s *Server) frontURL(rec platform.Record) string {
+	host := ""
+	if len(rec.Hosts) > 0 {
+		host = rec.Hosts[0]
+	}
+	return config.FrontURL(s.Config.WebURL, s.Config.WebAddr, host)
 }
 
 // messageTemplates builds the e-mail channel of the events (message

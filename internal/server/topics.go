@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/lms-platform/lms/internal/auth"
-	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/kinds"
@@ -83,13 +82,7 @@ func (s *Server) topicKinds(deps kinds.Deps, authService *auth.Service) []conten
 			Issue: func(ctx context.Context, t *platform.Tenant, userID int64) (auth.Issued, error) {
 				return authService.LoginUser(ctx, t, userID, false)
 			},
-			FrontURL: func(rec platform.Record) string {
-				host := ""
-				if len(rec.Hosts) > 0 {
-					host = rec.Hosts[0]
-				}
-				return config.FrontURL(s.Config.WebURL, s.Config.WebAddr, host)
-			}}),
+			FrontURL: s.frontURL}),
 	)
 }
 

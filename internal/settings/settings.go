@@ -129,12 +129,27 @@ func keyTable() []Key {
 		// three days a partner may be down over a long weekend.
 		{Name: "lms_events.retry_window_hours", Rule: integer(72), Default: 72.0},
 	}
-	for _, provider := range []string{"google", "facebook"} {
-		p := "lms_auth.socialite." + provider + "."
+	// The two social login providers (internal/social): OpenID Connect
+	// providers found by discovery from their issuer, named for the two an
+	// operator picks (Google needs no issuer; Microsoft Entra ID needs
+	// the directory's, https://login.microsoftonline.com/<tenant id>/v2.0).
+	// Beside the interface's client_id, client_secret and redirect, a
+	// public switch and button label, and the issuer.
+	for _, provider := range []struct {
+		name, label string
+		issuer      any
+	}{
+		{"google", "Google", "https://accounts.google.com"},
+		{"microsoft", "Microsoft", nil},
+	} {
+		p := "lms_auth.socialite." + provider.name + "."
 		keys = append(keys,
+			Key{Name: p + "enabled", Rule: boolean(), Public: true, Default: false},
+			Key{Name: p + "label", Rule: str(), Public: true, Default: provider.label},
 			Key{Name: p + "client_id", Rule: str(), Nullable: true},
 			Key{Name: p + "client_secret", Rule: str(), Nullable: true},
 			Key{Name: p + "redirect", Rule: link(), Nullable: true},
+			Key{Name: p + "issuer", Rule: link(), Nullable: true, Default: provider.issuer},
 		)
 	}
 	keys = append(keys,

@@ -172,6 +172,7 @@ type loginData struct {
 	Error    string
 	Demo     []string
 	Remember bool
+	Social   []socialButton
 }
 
 func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -191,6 +192,7 @@ func (h *Handler) showLogin(w http.ResponseWriter, r *http.Request, status int, 
 			d.Demo = []string{"student"}
 		}
 	}
+	d.Social = h.socialButtons(r)
 	h.render(w, r, status, "login", view{Title: "Sign in", Nav: "login", SignedIn: h.readSession(r) != nil, Data: d})
 }
 

@@ -144,6 +144,12 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /login", h.loginPage)
 	mux.HandleFunc("POST /login", h.csrfForms(16<<10, h.login))
 	mux.HandleFunc("POST /login/demo", h.csrfForms(4<<10, h.demoLogin))
+	// Social login: the API's start and callback on this origin, the
+	// landing of the callback and the form of missing data.
+	mux.HandleFunc("GET /api/auth/social/{provider}", h.socialPass)
+	mux.HandleFunc("GET /api/auth/social/{provider}/callback", h.socialPass)
+	mux.HandleFunc("GET /auth/social", h.socialLanding)
+	mux.HandleFunc("POST /auth/social", h.csrfForms(16<<10, h.socialForm))
 	mux.HandleFunc("POST /logout", h.csrfForms(16<<10, h.logout))
 	mux.HandleFunc("/", h.notFound)
 	return mux
