@@ -180,7 +180,7 @@ func (s *Service) change(ctx context.Context, id int64, fn func(platform.Record)
 // token the second step must send.
 type TenantDeletion struct {
 	Tenant            PlatformTenant `json:"tenant" doc:"The tenant the deletion would remove, with everything it holds."`
-	ConfirmationToken string         `json:"confirmation_token" doc:"Send it as confirmation to DELETE /api/platform/tenants/{id}."`
+	ConfirmationToken string         `json:"confirmation_token" doc:"Send it as the confirmation parameter of the deletion."`
 	ExpiresAt         time.Time      `json:"expires_at"`
 }
 
