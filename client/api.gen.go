@@ -7440,7 +7440,7 @@ type TenantCreated struct {
 
 // TenantDeletion is a schema of the API.
 type TenantDeletion struct {
-	// Send it as confirmation to DELETE /api/platform/tenants/{id}.
+	// Send it as the confirmation parameter of the deletion.
 	ConfirmationToken string    `json:"confirmation_token"`
 	ExpiresAt         time.Time `json:"expires_at"`
 	// The tenant the deletion would remove, with everything it holds.
