@@ -2430,6 +2430,93 @@ func (c *Client) PostNotificationsIDRead(ctx context.Context, notification int64
 	return &out, nil
 }
 
+// GetPlatformTenants is GET /api/platform/tenants: List the tenants with host, name, state, user
+// and course counts, storage used and last activity, oldest first
+func (c *Client) GetPlatformTenants(ctx context.Context, params GetPlatformTenantsParams) (*Page[PlatformTenant], error) {
+	r := request{method: http.MethodGet, path: "/api/platform/tenants"}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	return callPage[PlatformTenant](ctx, c, r)
+}
+
+// PostPlatformTenants is POST /api/platform/tenants: Create a tenant with its database and first
+// admin (as `lms tenant add`); a taken or invalid host is 422
+func (c *Client) PostPlatformTenants(ctx context.Context, body TenantCreateBody) (*TenantCreated, error) {
+	r := request{method: http.MethodPost, path: "/api/platform/tenants"}
+	r.body = jsonBody(body)
+	var out TenantCreated
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetPlatformTenantsID is GET /api/platform/tenants/{id}: One tenant with its figures
+func (c *Client) GetPlatformTenantsID(ctx context.Context, id int64) (*PlatformTenant, error) {
+	r := request{method: http.MethodGet, path: "/api/platform/tenants/" + pathParam(id)}
+	var out PlatformTenant
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeletePlatformTenantsID is DELETE /api/platform/tenants/{id}: Delete a tenant for good: its
+// database, files, keys and hosts (free for a new tenant); needs the confirmation of POST
+// .../deletion (422 without it, nothing changed)
+func (c *Client) DeletePlatformTenantsID(ctx context.Context, id int64, params DeletePlatformTenantsIDParams) error {
+	r := request{method: http.MethodDelete, path: "/api/platform/tenants/" + pathParam(id)}
+	r.query = url.Values{}
+	addQuery(r.query, "confirmation", params.Confirmation)
+	return c.call(ctx, r, nil)
+}
+
+// PatchPlatformTenantsID is PATCH /api/platform/tenants/{id}: Rename a tenant
+func (c *Client) PatchPlatformTenantsID(ctx context.Context, id int64, body TenantRenameBody) (*PlatformTenant, error) {
+	r := request{method: http.MethodPatch, path: "/api/platform/tenants/" + pathParam(id)}
+	r.body = jsonBody(body)
+	var out PlatformTenant
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostPlatformTenantsIDDeletion is POST /api/platform/tenants/{id}/deletion: First step of a
+// deletion: changes nothing, answers what would be removed and a confirmation token valid 10
+// minutes for this tenant and caller
+func (c *Client) PostPlatformTenantsIDDeletion(ctx context.Context, id int64) (*TenantDeletion, error) {
+	r := request{method: http.MethodPost, path: "/api/platform/tenants/" + pathParam(id) + "/deletion"}
+	var out TenantDeletion
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostPlatformTenantsIDResume is POST /api/platform/tenants/{id}/resume: Resume a suspended tenant
+// (idempotent)
+func (c *Client) PostPlatformTenantsIDResume(ctx context.Context, id int64) (*PlatformTenant, error) {
+	r := request{method: http.MethodPost, path: "/api/platform/tenants/" + pathParam(id) + "/resume"}
+	var out PlatformTenant
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostPlatformTenantsIDSuspend is POST /api/platform/tenants/{id}/suspend: Suspend a tenant: every
+// route of its host answers 503 and its jobs stop; its data is kept (the platform tenant: 409)
+func (c *Client) PostPlatformTenantsIDSuspend(ctx context.Context, id int64) (*PlatformTenant, error) {
+	r := request{method: http.MethodPost, path: "/api/platform/tenants/" + pathParam(id) + "/suspend"}
+	var out PlatformTenant
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // DeleteProfile is DELETE /api/profile: Delete the caller's account at once; event AccountDeleted
 // (user_delete_self)
 func (c *Client) DeleteProfile(ctx context.Context) error {
@@ -3941,6 +4028,13 @@ type DeepLinkInputBody struct {
 	Tool int64 `json:"tool"`
 }
 
+// DeletePlatformTenantsIDParams are the parameters of DELETE /api/platform/tenants/{id}; nil fields
+// are not sent.
+type DeletePlatformTenantsIDParams struct {
+	// The confirmation_token of POST /api/platform/tenants/{id}/deletion.
+	Confirmation *string
+}
+
 // DeletedContent is a schema of the API.
 type DeletedContent struct {
 	ContentID string `json:"contentId"`
@@ -4703,6 +4797,15 @@ type GetNotificationsParams struct {
 	Event *string
 	// true keeps only unread notifications.
 	Unread *bool
+}
+
+// GetPlatformTenantsParams are the parameters of GET /api/platform/tenants; nil fields are not
+// sent.
+type GetPlatformTenantsParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
 }
 
 // GetQuizAttemptsParams are the parameters of GET /api/quiz-attempts; nil fields are not sent.
@@ -5561,6 +5664,28 @@ type PatchLessonInputBody struct {
 type Person struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`
+}
+
+// PlatformTenant is a schema of the API.
+type PlatformTenant struct {
+	Courses   int64     `json:"courses"`
+	CreatedAt time.Time `json:"created_at"`
+	Demo      bool      `json:"demo"`
+	// The tenant's primary host.
+	Host  string   `json:"host"`
+	Hosts []string `json:"hosts"`
+	ID    int64    `json:"id"`
+	// When a user of the tenant last logged in or refreshed a token; null: never.
+	LastActivityAt *time.Time `json:"last_activity_at"`
+	Name           string     `json:"name"`
+	Platform       bool       `json:"platform"`
+	// suspended: every route answers 503, no job runs; the data is kept.
+	State string `json:"state"`
+	// Bytes the tenant's files take in the file store.
+	StorageBytes int64      `json:"storage_bytes"`
+	SuspendedAt  *time.Time `json:"suspended_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+	Users        int64      `json:"users"`
 }
 
 // PlatformURLs is a schema of the API.
@@ -7533,6 +7658,42 @@ type TemplateUser struct {
 	ID        int64  `json:"id"`
 	LastName  string `json:"last_name"`
 	Name      string `json:"name"`
+}
+
+// TenantCreateBody is a schema of the API.
+type TenantCreateBody struct {
+	// The first admin's e-mail; omitted: admin@HOST.
+	AdminEmail *string `json:"admin_email,omitzero"`
+	// The first admin's password, at least 8 characters; omitted: generated and returned once.
+	AdminPassword *string `json:"admin_password,omitzero"`
+	// A demo tenant: in demo mode its reset job seeds and resets it on schedule.
+	Demo *bool `json:"demo,omitzero"`
+	// The host name the tenant is served at; free, lower-case DNS name or IP address.
+	Host string `json:"host"`
+	// Display name; omitted: the host.
+	Name *string `json:"name,omitzero"`
+}
+
+// TenantCreated is a schema of the API.
+type TenantCreated struct {
+	AdminEmail string `json:"admin_email"`
+	// Only when generated: shown in this answer only.
+	AdminPassword *string        `json:"admin_password,omitzero"`
+	Tenant        PlatformTenant `json:"tenant"`
+}
+
+// TenantDeletion is a schema of the API.
+type TenantDeletion struct {
+	// Send it as the confirmation parameter of the deletion.
+	ConfirmationToken string    `json:"confirmation_token"`
+	ExpiresAt         time.Time `json:"expires_at"`
+	// The tenant the deletion would remove, with everything it holds.
+	Tenant PlatformTenant `json:"tenant"`
+}
+
+// TenantRenameBody is a schema of the API.
+type TenantRenameBody struct {
+	Name string `json:"name"`
 }
 
 // Text is a schema of the API.

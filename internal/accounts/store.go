@@ -367,3 +367,13 @@ func detailOf(ctx context.Context, q sqldb.Querier, u User) (Detail, error) {
 	}
 	return d, nil
 }
+
+// Count is how many users the tenant has, for the platform's list of
+// tenants.
+func Count(ctx context.Context, q sqldb.Querier) (int64, error) {
+	var n int64
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("accounts: count users: %w", err)
+	}
+	return n, nil
+}

@@ -233,3 +233,18 @@ func RevokeSessions(ctx context.Context, q sqldb.Querier, now time.Time, userID 
 	sqldb.Changed(q, access.TokenKeys(ids)...)
 	return nil
 }
+
+// LastLogin is when the tenant last issued an access token (a login, a
+// refresh), nil when never: the platform's list of tenants shows it as
+// their last activity.
+func LastLogin(ctx context.Context, q sqldb.Querier) (*time.Time, error) {
+	var at time.Time
+	err := q.QueryRowContext(ctx, `SELECT created_at FROM access_tokens ORDER BY created_at DESC LIMIT 1`).Scan(&at)
+	if sqldb.NotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: last login: %w", err)
+	}
+	return &at, nil
+}

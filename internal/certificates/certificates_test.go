@@ -9,6 +9,7 @@ import (
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -155,5 +156,34 @@ func redeliver(t *testing.T, env *apitest.Env, id int64) {
 	defer release()
 	if err := events.Redeliver(context.Background(), tenant.DB, env.Clock.Now(), id, id); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// On a machine without Debian's fonts (the font lookup pointed at an empty
+// directory) a certificate with a Polish and a Chinese name is still
+// made, in the fonts shipped in the binary.
+func TestCertificateWithoutSystemFonts(t *testing.T) {
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			env := apitest.New(t, backend, apitest.Options{Configure: func(c *config.Config) { c.PDFFonts = t.TempDir() }})
+			ctx := t.Context()
+			admin := env.ClientAs("admin")
+			learner := env.NewUser("student")
+			apitest.Must(admin.PatchAdminUsersID(ctx, learner.ID, client.UserChangeBody{FirstName: client.Ptr("Łucja"),
+				LastName: client.Ptr("Żółć 李娜")}))(t)
+			courseID := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Chemia 化学"}))(t).ID
+			emit(t, env, events.Event{Name: events.CourseFinished, UserID: learner.ID, Payload: map[string]any{"course_id": courseID}})
+			env.DeliverEvents()
+			list := apitest.Must(env.UserClient(learner).GetCertificates(ctx, client.GetCertificatesParams{}))(t)
+			if len(list.Items) != 1 {
+				t.Fatalf("certificates: %+v", list)
+			}
+			text := pdfText(t, download(t, env, list.Items[0].URL))
+			for _, want := range []string{"Łucja Żółć 李娜", "Chemia 化学"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the certificate's text lacks %q:\n%s", want, text)
+				}
+			}
+		})
 	}
 }

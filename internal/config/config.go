@@ -79,7 +79,8 @@ type Config struct {
 	H5PHubURL string
 	// PDFURL is the PDF service the API calls with the internal token
 	// (empty: the one in this process, without a socket); PDFFonts are its
-	// Latin and CJK TrueType files, separated by a colon.
+	// fonts (pdf.LoadFonts: empty for the embedded ones, a directory to
+	// look them up in, or the Latin and CJK files separated by a colon).
 	PDFURL   string
 	PDFFonts string
 	// ClamAVAddr is the clamd every upload is scanned through
@@ -164,7 +165,7 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 		{"LMS_CLAMAV_ADDR", "", &c.ClamAVAddr, "clamd address uploads are scanned through: tcp://host:port or unix:///path (empty: no scan)"},
 		{"LMS_H5P_HUB_URL", "", &c.H5PHubURL, "H5P hub content-type endpoint (empty: https://api.h5p.org/v1/content-types/)"},
 		{"LMS_PDF_URL", "", &c.PDFURL, "base URL of the PDF service the API calls with the internal token (empty: the one in this process)"},
-		{"LMS_PDF_FONTS", "", &c.PDFFonts, "the PDF service's Latin and CJK TrueType files, colon-separated (empty: Debian's DejaVuSans and DroidSansFallbackFull)"},
+		{"LMS_PDF_FONTS", "", &c.PDFFonts, "the PDF service's fonts: empty for the embedded DejaVu Sans and Droid Sans Fallback, a directory to look DejaVuSans.ttf and DroidSansFallbackFull.ttf up in (such as /usr/share/fonts), or LATIN.ttf:CJK.ttf"},
 	}
 	for _, v := range vars {
 		def := v.def

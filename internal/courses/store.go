@@ -310,3 +310,13 @@ func Title(ctx context.Context, q sqldb.Querier, id int64) (string, error) {
 	}
 	return title, nil
 }
+
+// Count is how many courses the tenant has, for the platform's list of
+// tenants.
+func Count(ctx context.Context, q sqldb.Querier) (int64, error) {
+	var n int64
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM courses`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("courses: count: %w", err)
+	}
+	return n, nil
+}

@@ -259,6 +259,9 @@ func (s *Scheduler) Tick(ctx context.Context, now time.Time) error {
 		if ctx.Err() != nil {
 			break
 		}
+		if rec.Suspended() {
+			continue // its jobs resume with it
+		}
 		if err := s.tickTenant(ctx, rec, jobs, now.UTC()); err != nil {
 			errs = append(errs, err)
 		}

@@ -110,12 +110,13 @@ func readToken(r io.Reader) (string, error) {
 	return token, nil
 }
 
-// defaultScopes are every scope the registry's operations need; the
-// approver may grant fewer.
+// defaultScopes are every scope the registry's operations need but the
+// platform API's, which administer every tenant and are asked for only by
+// name (--scopes); the approver may grant fewer.
 func defaultScopes() []string {
 	var out []string
 	for _, o := range ops.All() {
-		if o.Scope != "any" && !slices.Contains(out, o.Scope) {
+		if o.Scope != "any" && !strings.HasPrefix(o.Scope, "platform:") && !slices.Contains(out, o.Scope) {
 			out = append(out, o.Scope)
 		}
 	}

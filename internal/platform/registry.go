@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"maps"
@@ -31,9 +32,16 @@ type Record struct {
 	sealedKey    string
 	IsPlatform   bool
 	IsDemo       bool
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// SuspendedAt is when the tenant was suspended (nil: active). A
+	// suspended tenant keeps its data but is never opened: it serves no
+	// request and runs no job.
+	SuspendedAt *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
+
+// Suspended reports whether the tenant is suspended.
+func (r Record) Suspended() bool { return r.SuspendedAt != nil }
 
 var hostPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
 
@@ -53,12 +61,16 @@ func ValidHost(host string) bool {
 }
 
 const recordColumns = `t.id, t.name, t.database_name, t.blob_prefix, t.key_id, t.public_key,
-	t.private_key_sealed, t.is_platform, t.is_demo, t.created_at, t.updated_at`
+	t.private_key_sealed, t.is_platform, t.is_demo, t.suspended_at, t.created_at, t.updated_at`
 
 func scanRecord(row interface{ Scan(...any) error }) (Record, error) {
 	var r Record
+	var suspended sql.NullTime
 	err := row.Scan(&r.ID, &r.Name, &r.DatabaseName, &r.BlobPrefix, &r.KeyID, &r.PublicKey,
-		&r.sealedKey, &r.IsPlatform, &r.IsDemo, &r.CreatedAt, &r.UpdatedAt)
+		&r.sealedKey, &r.IsPlatform, &r.IsDemo, &suspended, &r.CreatedAt, &r.UpdatedAt)
+	if suspended.Valid {
+		r.SuspendedAt = &suspended.Time
+	}
 	return r, err
 }
 
@@ -191,6 +203,20 @@ func (r *Registry) ByHost(ctx context.Context, host string) (Record, error) {
 	}
 	if err != nil {
 		return rec, fmt.Errorf("platform: look up host: %w", err)
+	}
+	rec.Hosts, err = r.hosts(ctx, rec.ID)
+	return rec, err
+}
+
+// ByID finds the tenant with the id; NotFound when there is none.
+func (r *Registry) ByID(ctx context.Context, id int64) (Record, error) {
+	row := r.db.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM tenants t WHERE t.id = $1`, id)
+	rec, err := scanRecord(row)
+	if sqldb.NotFound(err) {
+		return rec, apperr.New(apperr.NotFound, "No tenant has this id.")
+	}
+	if err != nil {
+		return rec, fmt.Errorf("platform: look up tenant %d: %w", id, err)
 	}
 	rec.Hosts, err = r.hosts(ctx, rec.ID)
 	return rec, err

@@ -176,6 +176,7 @@ func NewTenants(reg *Registry, opts Options) *Tenants {
 	}
 	ts := &Tenants{reg: reg, opts: opts, open: map[int64]*entry{}, byHost: map[string]int64{}}
 	opts.Changes.Subscribe(ts.dispatch)
+	opts.Changes.Subscribe(ts.evictChanged)
 	return ts
 }
 
@@ -265,6 +266,9 @@ func (ts *Tenants) acquireID(ctx context.Context, id int64) (*Tenant, func(), er
 }
 
 func (ts *Tenants) acquire(ctx context.Context, rec Record, borrow bool) (*Tenant, func(), error) {
+	if rec.Suspended() {
+		return nil, nil, ErrSuspended
+	}
 	ts.mu.Lock()
 	e := ts.open[rec.ID]
 	if e == nil {

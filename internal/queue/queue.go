@@ -256,6 +256,9 @@ func (q *Queue) Work(ctx context.Context) (bool, error) {
 		if !ok {
 			continue // deleted: its row went with it
 		}
+		if rec.Suspended() {
+			continue // its jobs wait until it is resumed
+		}
 		ran, err := q.workTenant(ctx, rec, m, now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("queue: tenant %d: %w", m.tenant, err))

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/lms-platform/lms/internal/certificates"
 	"github.com/lms-platform/lms/internal/media/img"
@@ -10,14 +9,11 @@ import (
 )
 
 // pdfService is the PDF service of this process, served under /pdf/ behind
-// the internal token. Fonts that cannot be read leave it answering 503 and
+// the internal token, with the embedded fonts unless LMS_PDF_FONTS names
+// others. Configured fonts that cannot be read leave it answering 503 and
 // its health saying why, rather than stopping the server.
 func (s *Server) pdfService() *pdf.Service {
-	latin, cjk := pdf.DefaultFontFiles[0], pdf.DefaultFontFiles[1]
-	if s.Config.PDFFonts != "" {
-		latin, cjk, _ = strings.Cut(s.Config.PDFFonts, ":")
-	}
-	fonts, fontsErr := pdf.LoadFonts(latin, cjk)
+	fonts, fontsErr := pdf.LoadFonts(s.Config.PDFFonts)
 	svc := &pdf.Service{InternalKey: s.Config.InternalKey, Log: s.Log, Fonts: fonts, FontsErr: fontsErr}
 	if svc.FontsErr != nil && s.Log != nil { // nil: only describing the routes
 		s.Log.Warn("pdf service without fonts: certificates fail until they are installed", "error", svc.FontsErr)

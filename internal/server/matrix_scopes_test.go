@@ -61,7 +61,9 @@ func TestScopeMatrix(t *testing.T) {
 				if res.Status >= 200 && res.Status < 300 {
 					t.Errorf("%s answered %d to a token with only %s: %s", route, res.Status, s.Name, res.Body)
 				}
-				if strings.HasPrefix(path, "/api/") && res.Status != 403 {
+				// The platform API answers 404 on this tenant's host before any
+				// scope is read; internal/platformadmin tests its scopes.
+				if strings.HasPrefix(path, "/api/") && !strings.HasPrefix(path, "/api/platform/") && res.Status != 403 {
 					t.Errorf("%s answered %d to a token with only %s, want 403: %s", route, res.Status, s.Name, res.Body)
 				}
 			}

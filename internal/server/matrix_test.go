@@ -261,8 +261,18 @@ var matrix = map[string]string{
 	"POST /api/img": "",
 	// Demo mode is off in the matrix's server, and its tenant is no demo
 	// tenant: nobody gets a 2xx (internal/demo tests demo mode itself).
-	"POST /api/demo/login": "",
-	"GET /api/demo":        "",
+	// The platform API answers 404 on a tenant's host, where the matrix
+	// runs; internal/platformadmin tests its roles on the platform host.
+	"GET /api/platform/tenants":                "",
+	"POST /api/platform/tenants":               "",
+	"GET /api/platform/tenants/{id}":           "",
+	"PATCH /api/platform/tenants/{id}":         "",
+	"DELETE /api/platform/tenants/{id}":        "",
+	"POST /api/platform/tenants/{id}/suspend":  "",
+	"POST /api/platform/tenants/{id}/resume":   "",
+	"POST /api/platform/tenants/{id}/deletion": "",
+	"POST /api/demo/login":                     "",
+	"GET /api/demo":                            "",
 	// The H5P service's REST routes (its own permissions, internal/access).
 	// Contents are authored by tutors and admins; the matrix's content id
 	// names no content, so who may read one is checked, not what they get.

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+
 	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/auth"
 	"github.com/lms-platform/lms/internal/config"
@@ -9,6 +11,7 @@ import (
 	"github.com/lms-platform/lms/internal/fetch"
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/platformadmin"
 	"github.com/lms-platform/lms/internal/settings"
 	"github.com/lms-platform/lms/internal/social"
 	"github.com/lms-platform/lms/internal/tokens"
@@ -43,6 +46,7 @@ func (s *Server) routes() {
 	s.imageRoutes()
 	s.inboundRoutes()
 	s.demoRoutes(authService)
+	s.platformRoutes()
 	if s.Dispatcher != nil {
 		s.Dispatcher.Listen("notifications", notifications.Listener)
 		s.Dispatcher.Listen("auth", authService.Listener)
@@ -84,4 +88,16 @@ func (s *Server) messageTemplates() {
 			return config.FrontURL(s.Config.WebURL, s.Config.WebAddr, t.PrimaryHost())
 		}}
 	notify.TemplateRoutes(s.API, templates)
+}
+
+// platformRoutes is the platform API; creating a tenant is what
+// `lms tenant add` does (AddTenant).
+func (s *Server) platformRoutes() {
+	platformadmin.Routes(s.API, &platformadmin.Service{Clock: s.Clock, Tenants: s.Tenants,
+		Create: func(ctx context.Context, in platformadmin.NewTenant) (platform.Record, string, error) {
+			return s.AddTenant(ctx, NewTenant{Host: in.Host, Name: in.Name, AdminEmail: in.AdminEmail,
+				AdminPassword: in.AdminPassword, Demo: in.Demo})
+		},
+		Users: accounts.Count, Courses: courses.Count, LastActivity: auth.LastLogin,
+		Key: s.MasterKey.Derive("tenant-deletion")})
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/lms-platform/lms/internal/media/pdf"
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/platformadmin"
 	"github.com/lms-platform/lms/internal/queue"
 	"github.com/lms-platform/lms/internal/redisconn"
 	"github.com/lms-platform/lms/internal/scan"
@@ -284,6 +285,7 @@ func (s *Server) buildAPI() {
 	s.routes()
 	api := httpx.Chain(httpx.Unmatched(mux, nil),
 		httpx.Tenancy(s.Tenants, s.Config.TrustProxy, s.Config.InternalKey),
+		platformadmin.OnlyOnPlatformHost,
 		auth.Authenticate(s.Clock),
 		s.Audit.Middleware(),
 		httpx.Idempotency(s.Clock),

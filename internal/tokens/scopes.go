@@ -39,11 +39,14 @@ const (
 	TokensRead         = "tokens:read"
 	TokensWrite        = "tokens:write"
 	TokensManage       = "tokens:manage"
+	PlatformRead       = "platform:read"
+	PlatformWrite      = "platform:write"
 )
 
 // Scopes is the whole set, in the order the documentation lists them.
-// Permissions that no scope lists (impersonation, platform administration,
-// deleting one's own account) are never held through a scoped token.
+// Permissions that no scope lists (impersonation, deleting one's own
+// account) are never held through a scoped token. The platform scopes are
+// asked for by name only: no client puts them in its default set.
 var Scopes = []Scope{
 	{CoursesRead, "Read courses, lessons, topics, their resources and programs, tutors and authoring form data.",
 		[]access.Permission{access.CourseList, access.CourseRead, access.CourseReadAuthored, access.CourseListAuthored}},
@@ -82,6 +85,9 @@ var Scopes = []Scope{
 	{TokensWrite, "Create and revoke the user's own scoped tokens, never with scopes wider than this token's (includes tokens:read).", nil},
 	{TokensManage, "Admin token routes: every token of the tenant, their audit and the agent audit (permission token_manage).",
 		[]access.Permission{access.TokenManage}},
+	{PlatformRead, "Platform API on the platform tenant's host: list the tenants (permission platform_admin).",
+		[]access.Permission{access.PlatformAdmin}},
+	{PlatformWrite, "Platform API: create, rename, suspend, resume and delete tenants (includes platform:read; permission platform_admin).", nil},
 }
 
 // MaxScopes bounds the scopes a creation may name.

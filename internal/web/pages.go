@@ -209,7 +209,8 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 }
 
 // apiFailed shows the page for a failed API call: unreachable (502),
-// not found (404), forbidden (403), or the API's own message.
+// not found (404), forbidden (403), or the API's own message (a
+// suspended site's 503 among them).
 func (h *Handler) apiFailed(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *client.Error
 	switch {
@@ -219,6 +220,9 @@ func (h *Handler) apiFailed(w http.ResponseWriter, r *http.Request, err error) {
 		h.errorPage(w, r, http.StatusForbidden, "No access", ae.Message)
 	case errors.As(err, &ae) && ae.Status < 500:
 		h.errorPage(w, r, ae.Status, "That did not work", ae.Message)
+	case errors.As(err, &ae) && ae.Status == http.StatusServiceUnavailable:
+		// A suspended site, or a service that says why it is out.
+		h.errorPage(w, r, ae.Status, "Site unavailable", ae.Message)
 	default:
 		h.log.Warn("web: API call failed", "path", r.URL.Path, "err", err)
 		h.errorPage(w, r, http.StatusBadGateway, "Service unavailable",

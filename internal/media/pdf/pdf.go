@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"unicode"
 
@@ -35,26 +34,6 @@ const (
 // Chinese, Japanese and Korean ideographs and kana.
 type Fonts struct {
 	Latin, CJK []byte
-}
-
-// DefaultFontFiles are where Debian's fonts-dejavu-core and
-// fonts-droid-fallback put the fonts (the build and CI install both).
-var DefaultFontFiles = [2]string{
-	"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-	"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
-}
-
-// LoadFonts reads the Latin and CJK font files.
-func LoadFonts(latin, cjk string) (*Fonts, error) {
-	l, err := os.ReadFile(latin)
-	if err != nil {
-		return nil, fmt.Errorf("pdf: Latin font (Debian package fonts-dejavu-core): %w", err)
-	}
-	c, err := os.ReadFile(cjk)
-	if err != nil {
-		return nil, fmt.Errorf("pdf: CJK font (Debian package fonts-droid-fallback): %w", err)
-	}
-	return &Fonts{Latin: l, CJK: c}, nil
 }
 
 // ErrInvalid marks a document the service refuses.
