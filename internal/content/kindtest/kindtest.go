@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -51,6 +52,10 @@ type Case struct {
 	Shared []string
 	// Invalid are create inputs the API refuses.
 	Invalid []Invalid
+	// NotEmpty are the fields of an update that may not be sent empty:
+	// each, sent "" alone, answers 422 naming it and changes nothing,
+	// rather than being taken for a field left out.
+	NotEmpty []string
 	// Answers are texts the learner's program must not carry (right
 	// options, solutions): the author's view may hold them.
 	Answers []string
@@ -160,6 +165,7 @@ func runCase(t *testing.T, env *apitest.Env, c Case) {
 			t.Run(inv.Name, func(t *testing.T) { refuse(t, w, c, inv) })
 		}
 	})
+	t.Run("empty fields", func(t *testing.T) { emptyFields(t, w, c, topic) })
 	t.Run("learner view", func(t *testing.T) { learnerView(t, w, c, topic) })
 	t.Run("completion", func(t *testing.T) { complete(t, w, c, topic) })
 	t.Run("clone and delete", func(t *testing.T) { cloneAndDelete(t, w, c, topic, before) })
@@ -499,4 +505,23 @@ func added(before, now []string) []string {
 		}
 	}
 	return out
+}
+
+// emptyFields sends each of the case's NotEmpty fields empty in an update.
+// The body is raw JSON: the typed client cannot send "" for a field it
+// types as a number, which a form update (all text) can.
+func emptyFields(t *testing.T, w *World, c Case, topic *client.View) {
+	token := w.Env.As("admin").Token
+	path := "/api/admin/topics/" + strconv.FormatInt(topic.ID, 10)
+	before := apitest.Must(w.Admin.GetAdminTopicsID(w.Ctx(), topic.ID))(t)
+	for _, field := range c.NotEmpty {
+		res := w.Env.Call(t, 422, "PATCH", path, token, map[string]string{field: ""})
+		if errs, _ := res.Get("errors").(map[string]any); errs[field] == nil {
+			t.Errorf("%s sent empty: 422 without errors.%s: %s", field, field, res.Body)
+		}
+	}
+	after := apitest.Must(w.Admin.GetAdminTopicsID(w.Ctx(), topic.ID))(t)
+	if !reflect.DeepEqual(before.Topicable, after.Topicable) {
+		t.Errorf("refused updates changed the topic:\n%+v\n%+v", before.Topicable, after.Topicable)
+	}
 }

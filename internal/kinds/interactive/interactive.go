@@ -199,7 +199,7 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 	if s, ok := in.Text("endStep", "end_step"); ok {
 		v.EndStep = strings.TrimSpace(s)
 	}
-	if s, ok := in.Text("completion"); ok {
+	if s, ok := in.Sent("completion"); ok {
 		v.Completion = strings.TrimSpace(s)
 	}
 	if !slices.Contains([]string{OnOpen, OnRangeEnd, OnComplete, OnScore}, v.Completion) {
@@ -220,7 +220,7 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 	case v.Completion != OnScore:
 		v.PassScore = nil
 	}
-	if s, ok := in.Text("display"); ok {
+	if s, ok := in.Sent("display"); ok {
 		v.Display = strings.TrimSpace(s)
 		if v.Display == Background && !has(in, "height") {
 			v.Height = 0
@@ -480,8 +480,10 @@ type reader struct {
 	fail func(field, msg string)
 }
 
+// integer and boolean read fields sent empty too: an empty value is not
+// a number or a truth, and is refused rather than taken for "not sent".
 func (r reader) integer(names ...string) (int64, bool) {
-	s, ok := r.in.Text(names...)
+	s, ok := r.in.Sent(names...)
 	if !ok {
 		return 0, false
 	}
@@ -494,7 +496,7 @@ func (r reader) integer(names ...string) (int64, bool) {
 }
 
 func (r reader) boolean(names ...string) (bool, bool) {
-	s, ok := r.in.Text(names...)
+	s, ok := r.in.Sent(names...)
 	if !ok {
 		return false, false
 	}

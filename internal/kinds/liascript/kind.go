@@ -105,16 +105,17 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 			return nil, fmt.Errorf("liascript: parse value: %w", err)
 		}
 	}
-	if c, ok := in.Text("liascriptCompletion", "completion"); ok {
+	if c, ok := in.Sent("liascriptCompletion", "completion"); ok {
 		c = strings.TrimSpace(c)
 		if c != All && c != Sections && c != Quizzes {
 			return nil, apperr.Field("liascriptCompletion", "The completion must be all, sections or quizzes.")
 		}
 		v.Completion = c
 	}
-	md, hasMD := in.Text("markdown")
+	// Sent: a source sent empty is refused, not taken for none.
+	md, hasMD := in.Sent("markdown")
 	f, field, hasFile := content.FileFrom(in, "file")
-	idText, hasID := in.Text("course")
+	idText, hasID := in.Sent("course")
 	sources := 0
 	for _, has := range []bool{hasMD, hasFile, hasID} {
 		if has {
