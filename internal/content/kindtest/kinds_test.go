@@ -252,6 +252,9 @@ func layout() kindtest.Case {
 		Invalid: []kindtest.Invalid{
 			{Name: "unknown component", Input: fixed(jsonInput(client.PostAdminTopicsBody{
 				Document: []client.PostAdminTopicsBodyDocumentItem{{Component: "Marquee", Props: map[string]any{}}}})), Status: 422},
+			{Name: "a bad node and an empty fallback", Input: fixed(jsonInput(client.PostAdminTopicsBody{Fallback: client.Ptr(""),
+				Document: []client.PostAdminTopicsBodyDocumentItem{{Component: "Marquee", Props: map[string]any{}}}})), Status: 422,
+				Fields: []string{"fallback"}, Says: []string{"Marquee"}},
 		},
 		Answers: []string{"correct", "fingers", "always"}, AuthorSees: true,
 		Complete: func(t *testing.T, w *kindtest.World, topic *client.View) {
@@ -320,6 +323,14 @@ func scorm() kindtest.Case {
 			}},
 			{Name: "not a package", Status: 422, Input: fixed(formInput(client.PostAdminTopicsForm{
 				ExtraFiles: map[string]client.File{"package": *file("golf.zip", []byte("not a zip"))}}))},
+			{Name: "a manifest with two problems", Status: 422, Field: "package", Says: []string{"<title>", "not in the package"},
+				Input: func(t *testing.T, w *kindtest.World) kindtest.Input {
+					return formInput(client.PostAdminTopicsForm{ExtraFiles: map[string]client.File{"package": *file("two.zip", zipOf(t, map[string]string{
+						"imsmanifest.xml": `<manifest identifier="m"><organizations default="o"><organization identifier="o">` +
+							`<item identifier="i" identifierref="r"><title>One</title></item></organization></organizations>` +
+							`<resources><resource identifier="r" type="webcontent" adlcp:scormtype="sco" href="missing.html"/></resources></manifest>`,
+					}))}})
+				}},
 		},
 		Complete: func(t *testing.T, w *kindtest.World, topic *client.View) {
 			ctx := w.Ctx()
@@ -348,6 +359,16 @@ func cmi5() kindtest.Case {
 					Package: file("course.zip", fixtures.Read(t, "cmi5/multi_au_framed.zip"))}))(t)
 				return jsonInput(client.PostAdminTopicsBody{Package: client.Ptr(pkg.ID)})
 			}},
+			{Name: "a course structure with two problems", Status: 422, Field: "package", Says: []string{"does not hold", "already used"},
+				Input: func(t *testing.T, w *kindtest.World) kindtest.Input {
+					au := `<au id="https://example.org/au/1"><title><langstring lang="en">AU</langstring></title>` +
+						`<description><langstring lang="en">AU</langstring></description><url>index.html</url></au>`
+					return formInput(client.PostAdminTopicsForm{ExtraFiles: map[string]client.File{"package": *file("two.zip", zipOf(t, map[string]string{
+						"cmi5.xml": `<courseStructure xmlns="https://w3id.org/xapi/profiles/cmi5/v1/CourseStructure.xsd">` +
+							`<course id="https://example.org/course"><title><langstring lang="en">C</langstring></title>` +
+							`<description><langstring lang="en">C</langstring></description></course>` + au + au + `</courseStructure>`,
+					}))}})
+				}},
 		},
 		Complete: completeCmi5,
 	}
@@ -472,6 +493,8 @@ func liascript() kindtest.Case {
 			{Name: "blank markdown", Input: fixed(jsonInput(client.PostAdminTopicsBody{Markdown: client.Ptr("  ")})), Status: 422},
 			{Name: "unknown completion", Input: fixed(jsonInput(client.PostAdminTopicsBody{Markdown: client.Ptr("# Soil\n\nText."),
 				LiascriptCompletion: client.Ptr("never")})), Status: 422, Field: "liascriptCompletion"},
+			{Name: "unknown completion and blank markdown", Input: fixed(jsonInput(client.PostAdminTopicsBody{Markdown: client.Ptr("  "),
+				LiascriptCompletion: client.Ptr("never")})), Status: 422, Fields: []string{"liascriptCompletion", "markdown"}},
 		},
 		Complete: func(t *testing.T, w *kindtest.World, topic *client.View) {
 			sections, _ := apitest.Lookup(topic.Topicable, "structure.sections").([]any)

@@ -93,6 +93,11 @@ type Invalid struct {
 	Field string
 	// Message, when set, must be part of the message or a field message.
 	Message string
+	// Fields and Says are, for an input with several problems, the keys
+	// of its errors and the parts of its field messages that must all be
+	// there: every problem is named at once.
+	Fields []string
+	Says   []string
 }
 
 // World is one tenant prepared for a kind: a published course with one
@@ -260,6 +265,16 @@ func refuse(t *testing.T, w *World, c Case, inv Invalid) {
 	}
 	if inv.Message != "" && !apitest.Says(e, inv.Message) {
 		t.Errorf("the refusal does not say %q: %v", inv.Message, e)
+	}
+	for _, f := range inv.Fields {
+		if len(e.Errors[f]) == 0 {
+			t.Errorf("no error for field %s: %v", f, e)
+		}
+	}
+	for _, s := range inv.Says {
+		if !apitest.Says(e, s) {
+			t.Errorf("the refusal does not say %q: %v", s, e)
+		}
 	}
 	if e.Message == "" {
 		t.Errorf("a refusal without a message")

@@ -105,10 +105,11 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 			return nil, fmt.Errorf("liascript: parse value: %w", err)
 		}
 	}
+	problems := apperr.Problems{}
 	if c, ok := in.Sent("liascriptCompletion", "completion"); ok {
 		c = strings.TrimSpace(c)
 		if c != All && c != Sections && c != Quizzes {
-			return nil, apperr.Field("liascriptCompletion", "The completion must be all, sections or quizzes.")
+			problems.Add("liascriptCompletion", "The completion must be all, sections or quizzes.")
 		}
 		v.Completion = c
 	}
@@ -123,7 +124,15 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 		}
 	}
 	if sources > 1 {
-		return nil, apperr.Field("markdown", "Send one source: markdown, file or course.")
+		problems.Add("markdown", "Send one source: markdown, file or course.")
+	}
+	if len(problems) > 0 {
+		// Markdown text is named with the other problems; a file or a
+		// course is read only for a topic that can be stored.
+		if hasMD && sources == 1 {
+			problems.Join(checkMarkdown([]byte(md), "markdown"))
+		}
+		return nil, problems.Err()
 	}
 	var c Course
 	var err error
