@@ -117,3 +117,46 @@ func KindOf(err error) Kind {
 
 // Is reports whether err carries the kind.
 func Is(err error, kind Kind) bool { return err != nil && KindOf(err) == kind }
+
+// Problems collects validation messages keyed by field, so that an input
+// with several independent problems answers one 422 naming all of them
+// instead of only the first one found.
+type Problems map[string][]string
+
+// Add records a message for the field.
+func (p Problems) Add(field, message string) { p[field] = append(p[field], message) }
+
+// Join records the field messages of err when it is a validation error
+// (a 422 with fields) and reports whether it was one; nil joins nothing
+// and reports true. Any other error is the caller's to return.
+func (p Problems) Join(err error) bool {
+	if err == nil {
+		return true
+	}
+	e := As(err)
+	if e == nil || e.Kind != Invalid || len(e.Fields) == 0 {
+		return false
+	}
+	for field, msgs := range e.Fields {
+		p[field] = append(p[field], msgs...)
+	}
+	return true
+}
+
+// Err is the 422 naming every problem, or nil when there is none. A
+// single message is also the error's message, as with Field.
+func (p Problems) Err() error {
+	var only []string
+	for _, msgs := range p {
+		only = append(only, msgs...)
+	}
+	switch len(only) {
+	case 0:
+		return nil
+	case 1:
+		for field := range p {
+			return Field(field, only[0])
+		}
+	}
+	return Validation(p)
+}

@@ -75,6 +75,10 @@ type RateLimit struct {
 	Name string
 	// Param is the path parameter a PerParam limit counts by.
 	Param string
+	// Admit, when set, may refuse a request before it counts, so that
+	// requests the route would refuse anyway (a report about no topic of
+	// ours) cannot use up the limit of the ones it serves.
+	Admit func(hc huma.Context) error
 }
 
 // Route describes one operation.

@@ -32,6 +32,12 @@ func Guard(api huma.API, lim limit.Limiter) func(ctx huma.Context, next func(hum
 			return
 		}
 		if rl, ok := op.Metadata[metaLimit].(RateLimit); ok {
+			if rl.Admit != nil {
+				if err := rl.Admit(hc); err != nil {
+					writeGuardError(api, hc, err)
+					return
+				}
+			}
 			if err := checkLimit(hc, lim, rl, op); err != nil {
 				writeGuardError(api, hc, err)
 				return

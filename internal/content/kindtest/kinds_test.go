@@ -123,7 +123,7 @@ func TestEveryKindHasACase(t *testing.T) {
 }
 
 func richText() kindtest.Case {
-	return kindtest.Case{Class: richTextClass, Kind: "richtext",
+	return kindtest.Case{Class: richTextClass, Kind: "richtext", NotEmpty: []string{"html", "markdown"},
 		Create: fixed(jsonInput(client.PostAdminTopicsBody{Markdown: client.Ptr("# Soil\n\nWhat soil is made of.")})),
 		Invalid: []kindtest.Invalid{
 			{Name: "no content", Input: fixed(jsonInput(client.PostAdminTopicsBody{})), Status: 422, Field: "html"},
@@ -135,7 +135,11 @@ func richText() kindtest.Case {
 // fileKind is one of the file kinds: a file of the kind's type, refused
 // when its content is not of the type its name says.
 func fileKind(kind, class, name string, data []byte) kindtest.Case {
-	return kindtest.Case{Class: class, Kind: kind, Files: true,
+	var notEmpty []string
+	if kind == "video" {
+		notEmpty = []string{"videoSiteUrl"}
+	}
+	return kindtest.Case{Class: class, Kind: kind, Files: true, NotEmpty: notEmpty,
 		Create: func(*testing.T, *kindtest.World) kindtest.Input {
 			return formInput(client.PostAdminTopicsForm{File: file(name, data)})
 		},
@@ -156,7 +160,7 @@ func fileKind(kind, class, name string, data []byte) kindtest.Case {
 // network, which the server may fetch in this suite.
 func oembed() kindtest.Case {
 	var site *httptest.Server
-	return kindtest.Case{Class: oembedClass, Kind: "oembed",
+	return kindtest.Case{Class: oembedClass, Kind: "oembed", NotEmpty: []string{"url"},
 		Configure: func(c *config.Config) { c.FetchAllowPrivate = true },
 		Setup: func(t *testing.T, w *kindtest.World) {
 			mux := http.NewServeMux()
@@ -189,7 +193,7 @@ func oembed() kindtest.Case {
 
 // project: the learner hands in a file, then marks the topic done.
 func project() kindtest.Case {
-	return kindtest.Case{Class: projectClass, Kind: "project",
+	return kindtest.Case{Class: projectClass, Kind: "project", NotEmpty: []string{"max_size"},
 		Create: fixed(jsonInput(client.PostAdminTopicsBody{Instructions: client.Ptr("Hand in your notes as a PDF."),
 			Accept: client.Ptr("pdf")})),
 		Invalid: []kindtest.Invalid{
@@ -206,7 +210,7 @@ func project() kindtest.Case {
 // h5p: the package is uploaded with the topic; the player's xAPI
 // statement of the whole content completes it.
 func h5p() kindtest.Case {
-	return kindtest.Case{Class: h5pClass, Kind: "h5p", Shared: []string{"h5p/"},
+	return kindtest.Case{Class: h5pClass, Kind: "h5p", Shared: []string{"h5p/"}, NotEmpty: []string{"content_id"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			return formInput(client.PostAdminTopicsForm{ExtraFiles: map[string]client.File{
 				"package": *file("H5P.TrueFalse.h5p", fixtures.Read(t, "h5p/hub/H5P.TrueFalse.h5p"))}})
@@ -243,11 +247,14 @@ func layout() kindtest.Case {
 				"hints": []any{"Count on your fingers twice."}, "solution": "Two and two make four, always."},
 		}}},
 	}
-	return kindtest.Case{Class: layoutClass, Kind: "layout", SelfCompleting: true,
+	return kindtest.Case{Class: layoutClass, Kind: "layout", SelfCompleting: true, NotEmpty: []string{"document", "fallback"},
 		Create: fixed(jsonInput(client.PostAdminTopicsBody{Document: doc, Fallback: client.Ptr("Practise adding numbers.")})),
 		Invalid: []kindtest.Invalid{
 			{Name: "unknown component", Input: fixed(jsonInput(client.PostAdminTopicsBody{
 				Document: []client.PostAdminTopicsBodyDocumentItem{{Component: "Marquee", Props: map[string]any{}}}})), Status: 422},
+			{Name: "a bad node and an empty fallback", Input: fixed(jsonInput(client.PostAdminTopicsBody{Fallback: client.Ptr(""),
+				Document: []client.PostAdminTopicsBodyDocumentItem{{Component: "Marquee", Props: map[string]any{}}}})), Status: 422,
+				Fields: []string{"fallback"}, Says: []string{"Marquee"}},
 		},
 		Answers: []string{"correct", "fingers", "always"}, AuthorSees: true,
 		Complete: func(t *testing.T, w *kindtest.World, topic *client.View) {
@@ -263,6 +270,7 @@ func layout() kindtest.Case {
 // quiz: an attempt answered and ended.
 func quiz() kindtest.Case {
 	return kindtest.Case{Class: quizClass, Kind: "quiz", SelfCompleting: true,
+		NotEmpty: []string{"questions", "maxAttempts", "minPassScore", "review"},
 		Create: fixed(jsonInput(client.PostAdminTopicsBody{Value: "Read the chapter first.",
 			Questions: []client.PostAdminTopicsBodyQuestionsItem{{Gift: client.Ptr("::Sun:: The sun is a star. {T#Think again.#Quite right, a star.}")}}})),
 		Invalid: []kindtest.Invalid{
@@ -297,6 +305,7 @@ func quiz() kindtest.Case {
 func scorm() kindtest.Case {
 	var sco int64
 	return kindtest.Case{Class: scormClass, Kind: "scorm", SelfCompleting: true, Shared: []string{"scorm/"},
+		NotEmpty: []string{"package", "sco"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			pkg := apitest.Must(w.Admin.PostAdminScormUpload(w.Ctx(), client.PostAdminScormUploadForm{
 				Package: file("golf.zip", fixtures.Read(t, "scorm/RuntimeBasicCalls_SCORM12.zip"))}))(t)
@@ -314,6 +323,14 @@ func scorm() kindtest.Case {
 			}},
 			{Name: "not a package", Status: 422, Input: fixed(formInput(client.PostAdminTopicsForm{
 				ExtraFiles: map[string]client.File{"package": *file("golf.zip", []byte("not a zip"))}}))},
+			{Name: "a manifest with two problems", Status: 422, Field: "package", Says: []string{"<title>", "not in the package"},
+				Input: func(t *testing.T, w *kindtest.World) kindtest.Input {
+					return formInput(client.PostAdminTopicsForm{ExtraFiles: map[string]client.File{"package": *file("two.zip", zipOf(t, map[string]string{
+						"imsmanifest.xml": `<manifest identifier="m"><organizations default="o"><organization identifier="o">` +
+							`<item identifier="i" identifierref="r"><title>One</title></item></organization></organizations>` +
+							`<resources><resource identifier="r" type="webcontent" adlcp:scormtype="sco" href="missing.html"/></resources></manifest>`,
+					}))}})
+				}},
 		},
 		Complete: func(t *testing.T, w *kindtest.World, topic *client.View) {
 			ctx := w.Ctx()
@@ -330,6 +347,7 @@ func scorm() kindtest.Case {
 // the LRS.
 func cmi5() kindtest.Case {
 	return kindtest.Case{Class: cmi5Class, Kind: "cmi5", SelfCompleting: true, Shared: []string{"cmi5/"},
+		NotEmpty: []string{"package"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			pkg := apitest.Must(w.Admin.PostAdminCmi5(w.Ctx(), client.PostAdminCmi5Form{
 				Package: file("course.zip", fixtures.Read(t, "cmi5/single_au_basic_responsive.zip"))}))(t)
@@ -341,6 +359,16 @@ func cmi5() kindtest.Case {
 					Package: file("course.zip", fixtures.Read(t, "cmi5/multi_au_framed.zip"))}))(t)
 				return jsonInput(client.PostAdminTopicsBody{Package: client.Ptr(pkg.ID)})
 			}},
+			{Name: "a course structure with two problems", Status: 422, Field: "package", Says: []string{"does not hold", "already used"},
+				Input: func(t *testing.T, w *kindtest.World) kindtest.Input {
+					au := `<au id="https://example.org/au/1"><title><langstring lang="en">AU</langstring></title>` +
+						`<description><langstring lang="en">AU</langstring></description><url>index.html</url></au>`
+					return formInput(client.PostAdminTopicsForm{ExtraFiles: map[string]client.File{"package": *file("two.zip", zipOf(t, map[string]string{
+						"cmi5.xml": `<courseStructure xmlns="https://w3id.org/xapi/profiles/cmi5/v1/CourseStructure.xsd">` +
+							`<course id="https://example.org/course"><title><langstring lang="en">C</langstring></title>` +
+							`<description><langstring lang="en">C</langstring></description></course>` + au + au + `</courseStructure>`,
+					}))}})
+				}},
 		},
 		Complete: completeCmi5,
 	}
@@ -431,6 +459,7 @@ func uuid() string {
 func interactive() kindtest.Case {
 	manifest := `{"title":"Pendulum","entry":"index.html","steps":[{"id":"intro","title":"Intro"},{"id":"done","title":"Done"}]}`
 	return kindtest.Case{Class: interactiveClass, Kind: "interactive", SelfCompleting: true, Shared: []string{"interactive/"},
+		NotEmpty: []string{"package", "version", "completion", "display", "height", "acceptNetwork"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			return formInput(client.PostAdminTopicsForm{File: file("app.zip", zipOf(t, map[string]string{
 				"lms-interactive.json": manifest, "index.html": `<!doctype html><title>App</title><p>App</p>`}))})
@@ -456,6 +485,7 @@ func interactive() kindtest.Case {
 // solves every quiz.
 func liascript() kindtest.Case {
 	return kindtest.Case{Class: liascriptClass, Kind: "liascript", SelfCompleting: true, Shared: []string{"liascript/"},
+		NotEmpty: []string{"markdown", "course", "liascriptCompletion"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			return jsonInput(client.PostAdminTopicsBody{Markdown: client.Ptr(string(fixtures.Read(t, "liascript/workshop.md")))})
 		},
@@ -463,6 +493,8 @@ func liascript() kindtest.Case {
 			{Name: "blank markdown", Input: fixed(jsonInput(client.PostAdminTopicsBody{Markdown: client.Ptr("  ")})), Status: 422},
 			{Name: "unknown completion", Input: fixed(jsonInput(client.PostAdminTopicsBody{Markdown: client.Ptr("# Soil\n\nText."),
 				LiascriptCompletion: client.Ptr("never")})), Status: 422, Field: "liascriptCompletion"},
+			{Name: "unknown completion and blank markdown", Input: fixed(jsonInput(client.PostAdminTopicsBody{Markdown: client.Ptr("  "),
+				LiascriptCompletion: client.Ptr("never")})), Status: 422, Fields: []string{"liascriptCompletion", "markdown"}},
 		},
 		Complete: func(t *testing.T, w *kindtest.World, topic *client.View) {
 			sections, _ := apitest.Lookup(topic.Topicable, "structure.sections").([]any)
@@ -487,7 +519,7 @@ func liascript() kindtest.Case {
 func lti() kindtest.Case {
 	var tool *client.ExternalTool
 	var key *rsa.PrivateKey
-	return kindtest.Case{Class: ltiClass, Kind: "lti", SelfCompleting: true,
+	return kindtest.Case{Class: ltiClass, Kind: "lti", SelfCompleting: true, NotEmpty: []string{"tool", "score_maximum"},
 		Setup: func(t *testing.T, w *kindtest.World) {
 			var err error
 			if key, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {

@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -51,6 +52,10 @@ type Case struct {
 	Shared []string
 	// Invalid are create inputs the API refuses.
 	Invalid []Invalid
+	// NotEmpty are the fields of an update that may not be sent empty:
+	// each, sent "" alone, answers 422 naming it and changes nothing,
+	// rather than being taken for a field left out.
+	NotEmpty []string
 	// Answers are texts the learner's program must not carry (right
 	// options, solutions): the author's view may hold them.
 	Answers []string
@@ -88,6 +93,11 @@ type Invalid struct {
 	Field string
 	// Message, when set, must be part of the message or a field message.
 	Message string
+	// Fields and Says are, for an input with several problems, the keys
+	// of its errors and the parts of its field messages that must all be
+	// there: every problem is named at once.
+	Fields []string
+	Says   []string
 }
 
 // World is one tenant prepared for a kind: a published course with one
@@ -160,6 +170,7 @@ func runCase(t *testing.T, env *apitest.Env, c Case) {
 			t.Run(inv.Name, func(t *testing.T) { refuse(t, w, c, inv) })
 		}
 	})
+	t.Run("empty fields", func(t *testing.T) { emptyFields(t, w, c, topic) })
 	t.Run("learner view", func(t *testing.T) { learnerView(t, w, c, topic) })
 	t.Run("completion", func(t *testing.T) { complete(t, w, c, topic) })
 	t.Run("clone and delete", func(t *testing.T) { cloneAndDelete(t, w, c, topic, before) })
@@ -254,6 +265,16 @@ func refuse(t *testing.T, w *World, c Case, inv Invalid) {
 	}
 	if inv.Message != "" && !apitest.Says(e, inv.Message) {
 		t.Errorf("the refusal does not say %q: %v", inv.Message, e)
+	}
+	for _, f := range inv.Fields {
+		if len(e.Errors[f]) == 0 {
+			t.Errorf("no error for field %s: %v", f, e)
+		}
+	}
+	for _, s := range inv.Says {
+		if !apitest.Says(e, s) {
+			t.Errorf("the refusal does not say %q: %v", s, e)
+		}
 	}
 	if e.Message == "" {
 		t.Errorf("a refusal without a message")
@@ -499,4 +520,23 @@ func added(before, now []string) []string {
 		}
 	}
 	return out
+}
+
+// emptyFields sends each of the case's NotEmpty fields empty in an update.
+// The body is raw JSON: the typed client cannot send "" for a field it
+// types as a number, which a form update (all text) can.
+func emptyFields(t *testing.T, w *World, c Case, topic *client.View) {
+	token := w.Env.As("admin").Token
+	path := "/api/admin/topics/" + strconv.FormatInt(topic.ID, 10)
+	before := apitest.Must(w.Admin.GetAdminTopicsID(w.Ctx(), topic.ID))(t)
+	for _, field := range c.NotEmpty {
+		res := w.Env.Call(t, 422, "PATCH", path, token, map[string]string{field: ""})
+		if errs, _ := res.Get("errors").(map[string]any); errs[field] == nil {
+			t.Errorf("%s sent empty: 422 without errors.%s: %s", field, field, res.Body)
+		}
+	}
+	after := apitest.Must(w.Admin.GetAdminTopicsID(w.Ctx(), topic.ID))(t)
+	if !reflect.DeepEqual(before.Topicable, after.Topicable) {
+		t.Errorf("refused updates changed the topic:\n%+v\n%+v", before.Topicable, after.Topicable)
+	}
 }

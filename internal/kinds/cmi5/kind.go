@@ -97,7 +97,8 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 func inputFields(in content.Input) map[string]string {
 	out := map[string]string{}
 	for _, k := range []string{"package", "au"} {
-		if v, ok := in.Fields[k]; ok && strings.TrimSpace(v) != "" {
+		// Sent empty is kept, to be refused, not taken for "not sent".
+		if v, ok := in.Fields[k]; ok {
 			out[k] = strings.TrimSpace(v)
 		}
 	}

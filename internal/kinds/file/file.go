@@ -200,7 +200,7 @@ func (k Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, i
 	f, field, hasFile := content.FileFrom(in, fileFields...)
 	site, hasSite := "", false
 	if k.r.siteURL {
-		site, hasSite = in.Text("videoSiteUrl", "video_site_url")
+		site, hasSite = in.Sent("videoSiteUrl", "video_site_url")
 		if !hasSite && !hasFile {
 			var s string
 			if len(in.Value) > 0 && json.Unmarshal(in.Value, &s) == nil && s != "" {

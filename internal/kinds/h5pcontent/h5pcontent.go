@@ -89,7 +89,8 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 
 // contentIDInput reads content_id from the fields or the generic value.
 func contentIDInput(in content.Input) (string, bool) {
-	if s, ok := in.Fields["content_id"]; ok && strings.TrimSpace(s) != "" {
+	// Sent empty is refused by the caller, not taken for "not sent".
+	if s, ok := in.Fields["content_id"]; ok {
 		return strings.TrimSpace(s), true
 	}
 	if len(in.Value) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/kinds/liascript"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/topics"
@@ -102,15 +104,32 @@ func (s *Service) AddReport(ctx context.Context, t *platform.Tenant, topicID int
 	if !ok {
 		return apperr.New(apperr.Invalid, "The body is not a Content-Security-Policy report.")
 	}
-	topic, err := topics.ByID(ctx, t.DB, topicID)
-	if apperr.Is(err, apperr.NotFound) || (err == nil && topic.TopicableType != Class && topic.TopicableType != liascript.Class) {
-		return apperr.New(apperr.NotFound, "Topic not found.")
-	}
-	if err != nil {
+	if err := reportable(ctx, t, topicID); err != nil {
 		return err
 	}
 	r.TopicID = &topicID
 	return addReport(ctx, t, s.now(), r)
+}
+
+// Reportable refuses, before the route's rate limit counts it, a report
+// whose topic query names no interactive or LiaScript topic of the tenant.
+func (s *Service) Reportable(hc huma.Context) error {
+	id, err := strconv.ParseInt(hc.Query("topic"), 10, 64)
+	if err != nil || id < 1 {
+		return errNoTopic
+	}
+	ctx := hc.Context()
+	return reportable(ctx, httpx.TenantFrom(ctx), id)
+}
+
+var errNoTopic = apperr.New(apperr.NotFound, "Topic not found.")
+
+func reportable(ctx context.Context, t *platform.Tenant, topicID int64) error {
+	topic, err := topics.ByID(ctx, t.DB, topicID)
+	if apperr.Is(err, apperr.NotFound) || (err == nil && topic.TopicableType != Class && topic.TopicableType != liascript.Class) {
+		return errNoTopic
+	}
+	return err
 }
 
 // Reports lists an interactive topic's reports, newest first, for those

@@ -144,9 +144,10 @@ func Routes(api huma.API, s *Service) {
 
 	rep := route(http.MethodPost, "/api/csp-report", httpx.AnyToken, "Receive a Content-Security-Policy violation report of a played app or LiaScript course",
 		"Browsers send it (report-uri of the player's policy) as application/csp-report or application/reports+json, without credentials. "+
-			"Reports naming an interactive or LiaScript topic are stored for the tenant, the newest 1000 kept, without query strings; 60 per minute per IP.",
+			"Reports naming an interactive or LiaScript topic are stored for the tenant, the newest 1000 kept, without query strings; 60 per minute per IP. "+
+			"A report naming no such topic answers 404 before it counts against that limit.",
 		httpx.Anyone, http.StatusUnprocessableEntity)
-	rep.Limit, rep.MaxBody = &httpx.RateLimit{Limit: 60, Per: httpx.PerIP}, maxReportBody+1
+	rep.Limit, rep.MaxBody = &httpx.RateLimit{Limit: 60, Per: httpx.PerIP, Admit: s.Reportable}, maxReportBody+1
 	httpx.Handle(api, rep, func(ctx context.Context, in *reportInput) (*httpx.Response[*httpx.Empty], error) {
 		if err := s.AddReport(ctx, httpx.TenantFrom(ctx), in.Topic, in.CSPReport.r); err != nil {
 			return nil, err

@@ -92,8 +92,9 @@ type Version struct {
 // Service of this package).
 type Packages interface {
 	// Add stores an uploaded .zip as a new package, once check has
-	// accepted its manifest: a package check refuses is not stored.
-	Add(ctx context.Context, t *platform.Tenant, f content.File, check func(Manifest) error) (Version, error)
+	// accepted its manifest: a package check refuses is not stored. check
+	// gets nil for a manifest with problems, to name the others with them.
+	Add(ctx context.Context, t *platform.Tenant, f content.File, check func(*Manifest) error) (Version, error)
 	// Version finds a package's version; 0 is its current version.
 	Version(ctx context.Context, t *platform.Tenant, pkg int64, version int) (Version, error)
 }
@@ -156,8 +157,8 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 		}
 		v = prev
 	}
-	errs := map[string][]string{}
-	fail := func(field, msg string) { errs[field] = append(errs[field], msg) }
+	errs := apperr.Problems{}
+	fail := errs.Add
 	r := reader{in: in, fail: fail}
 
 	file, fileField, hasFile := content.FileFrom(in, "file")
@@ -198,7 +199,7 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 	if s, ok := in.Text("endStep", "end_step"); ok {
 		v.EndStep = strings.TrimSpace(s)
 	}
-	if s, ok := in.Text("completion"); ok {
+	if s, ok := in.Sent("completion"); ok {
 		v.Completion = strings.TrimSpace(s)
 	}
 	if !slices.Contains([]string{OnOpen, OnRangeEnd, OnComplete, OnScore}, v.Completion) {
@@ -219,7 +220,7 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 	case v.Completion != OnScore:
 		v.PassScore = nil
 	}
-	if s, ok := in.Text("display"); ok {
+	if s, ok := in.Sent("display"); ok {
 		v.Display = strings.TrimSpace(s)
 		if v.Display == Background && !has(in, "height") {
 			v.Height = 0
@@ -250,18 +251,28 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 		}
 	}
 	accept, hasAccept := r.boolean("acceptNetwork", "accept_network")
-	if len(errs) > 0 {
+	if len(errs) > 0 && !hasFile {
 		return nil, apperr.Validation(errs)
 	}
 	if !hasAccept && old != nil {
 		accept = len(v.Network) > 0
 	}
-	// The rules that depend on the manifest.
-	check := func(m Manifest) error {
-		if err := v.checkSteps(m); err != nil {
+	// The problems of the fields above are named with those of a package
+	// sent on the way, and those of the rules that depend on its manifest
+	// when it has none of its own (m is nil then).
+	check := func(m *Manifest) error {
+		p := apperr.Problems{}
+		for field, msgs := range errs {
+			p[field] = slices.Clone(msgs)
+		}
+		if m == nil {
+			return p.Err()
+		}
+		p.Join(v.checkSteps(*m))
+		if err := k.checkNetwork(ctx, env.Tenant, *m, accept); !p.Join(err) {
 			return err
 		}
-		return k.checkNetwork(ctx, env.Tenant, m, accept)
+		return p.Err()
 	}
 
 	var ver Version
@@ -269,7 +280,8 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 	switch {
 	case hasFile:
 		if content.Ext(file.Name) != ".zip" {
-			return nil, apperr.Field(fileField, "The file must be a .zip package with lms-interactive.json at its root.")
+			fail(fileField, "The file must be a .zip package with lms-interactive.json at its root.")
+			return nil, errs.Err()
 		}
 		// Checked before the package is stored, so that a refused topic
 		// leaves no package behind.
@@ -287,7 +299,7 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 			return nil, apperr.Field(field, "The package has no such version.")
 		}
 		if err == nil {
-			err = check(ver.Manifest)
+			err = check(&ver.Manifest)
 		}
 	}
 	if err != nil {
@@ -468,8 +480,10 @@ type reader struct {
 	fail func(field, msg string)
 }
 
+// integer and boolean read fields sent empty too: an empty value is not
+// a number or a truth, and is refused rather than taken for "not sent".
 func (r reader) integer(names ...string) (int64, bool) {
-	s, ok := r.in.Text(names...)
+	s, ok := r.in.Sent(names...)
 	if !ok {
 		return 0, false
 	}
@@ -482,7 +496,7 @@ func (r reader) integer(names ...string) (int64, bool) {
 }
 
 func (r reader) boolean(names ...string) (bool, bool) {
-	s, ok := r.in.Text(names...)
+	s, ok := r.in.Sent(names...)
 	if !ok {
 		return false, false
 	}

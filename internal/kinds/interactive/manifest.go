@@ -42,7 +42,9 @@ var stepID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // ParseManifest reads and checks a manifest. Problems are keyed by the
 // field's path in the manifest (entry, steps.2.id, network.0); a manifest
-// with problems returns them all and no Manifest.
+// with problems returns them all, with what could be read of it (to check
+// its entry against the archive), or an empty Manifest when it is not
+// JSON of its shape (the problem keyed manifest).
 func ParseManifest(data []byte) (Manifest, map[string][]string) {
 	errs := map[string][]string{}
 	fail := func(field, msg string) { errs[field] = append(errs[field], msg) }
@@ -100,7 +102,7 @@ func ParseManifest(data []byte) (Manifest, map[string][]string) {
 		}
 	}
 	if len(errs) > 0 {
-		return Manifest{}, errs
+		return m, errs
 	}
 	return m, nil
 }

@@ -124,8 +124,10 @@ func (s *Service) Upload(ctx context.Context, t *platform.Tenant, p *access.Prin
 
 // Add stores an uploaded .zip as a new package of nobody in particular
 // (the topic create that carried it), once check has accepted its
-// manifest; content/interactive calls it.
-func (s *Service) Add(ctx context.Context, t *platform.Tenant, f content.File, check func(Manifest) error) (Version, error) {
+// manifest; content/interactive calls it. check gets nil for a manifest
+// with problems of its own, and names the problems that do not depend on
+// it.
+func (s *Service) Add(ctx context.Context, t *platform.Tenant, f content.File, check func(*Manifest) error) (Version, error) {
 	return s.store(ctx, t, 0, nil, f, check)
 }
 
@@ -159,7 +161,7 @@ func (s *Service) View(ctx context.Context, t *platform.Tenant, p *access.Princi
 // when there is one, before it extracts the files to the blob store and
 // records the version: a refused package leaves nothing stored.
 func (s *Service) store(ctx context.Context, t *platform.Tenant, pkg int64, uploader *int64, f content.File,
-	check func(Manifest) error) (Version, error) {
+	check func(*Manifest) error) (Version, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return Version{}, fmt.Errorf("interactive: open upload: %w", err)
@@ -177,18 +179,27 @@ func (s *Service) store(ctx context.Context, t *platform.Tenant, pkg int64, uplo
 	if err != nil {
 		return Version{}, h5ppackage.AsAPIError("file", err)
 	}
-	m, err := readManifest(zp)
+	m, problems, err := readManifest(zp)
 	if err != nil {
 		return Version{}, err
 	}
 	files := zp.Files()
-	if !contains(files, m.Entry) {
-		return Version{}, apperr.Field("manifest.entry", fmt.Sprintf("The entry %s is not a file of the archive.", m.Entry))
+	// The manifest, the archive and the caller's rules are checked
+	// together, so that every problem is named at once.
+	valid := &m
+	if len(problems) > 0 {
+		valid = nil
+	}
+	if entryProblem(m.Entry) == "" && !contains(files, m.Entry) {
+		problems.Add("manifest.entry", fmt.Sprintf("The entry %s is not a file of the archive.", m.Entry))
 	}
 	if check != nil {
-		if err := check(m); err != nil {
+		if err := check(valid); !problems.Join(err) {
 			return Version{}, err
 		}
+	}
+	if err := problems.Err(); err != nil {
+		return Version{}, err
 	}
 	if m.Title == "" {
 		m.Title = strings.TrimSuffix(content.SafeName(f.Name), ".zip")
@@ -225,38 +236,40 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// readManifest reads and checks lms-interactive.json; its problems answer
-// 422 keyed manifest.<field>.
-func readManifest(zp *h5ppackage.Package) (Manifest, error) {
+// readManifest reads and checks lms-interactive.json: its problems are
+// keyed manifest.<field>, and come with what could be read of the
+// manifest, to check against the archive. An error is a manifest that
+// cannot be read at all.
+func readManifest(zp *h5ppackage.Package) (Manifest, apperr.Problems, error) {
 	size, ok := zp.Size(ManifestFile)
 	if !ok {
-		return Manifest{}, apperr.Field("file", "The package has no "+ManifestFile+" at its root.")
+		return Manifest{}, nil, apperr.Field("file", "The package has no "+ManifestFile+" at its root.")
 	}
 	if size > MaxManifestSize {
-		return Manifest{}, apperr.Field("manifest", fmt.Sprintf("%s may not be greater than %d KiB.", ManifestFile, MaxManifestSize>>10))
+		return Manifest{}, nil, apperr.Field("manifest", fmt.Sprintf("%s may not be greater than %d KiB.", ManifestFile, MaxManifestSize>>10))
 	}
 	rc, err := zp.Open(ManifestFile)
 	if err != nil {
-		return Manifest{}, h5ppackage.AsAPIError("file", err)
+		return Manifest{}, nil, h5ppackage.AsAPIError("file", err)
 	}
 	defer rc.Close()
 	data, err := io.ReadAll(rc)
 	if err != nil {
-		return Manifest{}, h5ppackage.AsAPIError("file", err)
+		return Manifest{}, nil, h5ppackage.AsAPIError("file", err)
 	}
-	m, problems := ParseManifest(data)
-	if len(problems) > 0 {
-		errs := make(map[string][]string, len(problems))
-		for field, msgs := range problems {
-			key := "manifest." + field
-			if field == "manifest" {
-				key = field
-			}
-			errs[key] = msgs
+	m, found := ParseManifest(data)
+	problems := apperr.Problems{}
+	for field, msgs := range found {
+		key := "manifest." + field
+		if field == "manifest" {
+			key = field
 		}
-		return Manifest{}, apperr.Validation(errs)
+		problems[key] = msgs
 	}
-	return m, nil
+	if _, unreadable := found["manifest"]; unreadable {
+		return Manifest{}, nil, problems.Err()
+	}
+	return m, problems, nil
 }
 
 // put extracts one file of the archive to the blob store.

@@ -105,16 +105,18 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 			return nil, fmt.Errorf("liascript: parse value: %w", err)
 		}
 	}
-	if c, ok := in.Text("liascriptCompletion", "completion"); ok {
+	problems := apperr.Problems{}
+	if c, ok := in.Sent("liascriptCompletion", "completion"); ok {
 		c = strings.TrimSpace(c)
 		if c != All && c != Sections && c != Quizzes {
-			return nil, apperr.Field("liascriptCompletion", "The completion must be all, sections or quizzes.")
+			problems.Add("liascriptCompletion", "The completion must be all, sections or quizzes.")
 		}
 		v.Completion = c
 	}
-	md, hasMD := in.Text("markdown")
+	// Sent: a source sent empty is refused, not taken for none.
+	md, hasMD := in.Sent("markdown")
 	f, field, hasFile := content.FileFrom(in, "file")
-	idText, hasID := in.Text("course")
+	idText, hasID := in.Sent("course")
 	sources := 0
 	for _, has := range []bool{hasMD, hasFile, hasID} {
 		if has {
@@ -122,7 +124,15 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 		}
 	}
 	if sources > 1 {
-		return nil, apperr.Field("markdown", "Send one source: markdown, file or course.")
+		problems.Add("markdown", "Send one source: markdown, file or course.")
+	}
+	if len(problems) > 0 {
+		// Markdown text is named with the other problems; a file or a
+		// course is read only for a topic that can be stored.
+		if hasMD && sources == 1 {
+			problems.Join(checkMarkdown([]byte(md), "markdown"))
+		}
+		return nil, problems.Err()
 	}
 	var c Course
 	var err error

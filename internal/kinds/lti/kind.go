@@ -36,25 +36,36 @@ func (Kind) Name() string  { return "lti" }
 // Build takes tool (an external tool's id), url (optional target link),
 // custom (a JSON object of strings) and score_maximum (of the resource
 // link's line item), as fields or as a generic value {tool_id, url,
-// custom, score_maximum}. An update sending none keeps the value.
+// custom, score_maximum}. An update that sends another tool starts a new
+// link; one that sends no tool changes the fields it sends of the old
+// link, and keeps the value when it sends none.
 func (Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, in content.Input) (json.RawMessage, error) {
-	toolText, hasTool := in.Text("tool", "tool_id")
-	if !hasTool {
-		if old != nil {
+	// Sent: a tool or score_maximum sent empty is refused, not taken for
+	// "not sent".
+	toolText, hasTool := in.Sent("tool", "tool_id")
+	var link Link
+	switch {
+	case hasTool:
+		id, err := strconv.ParseInt(toolText, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, apperr.Field("tool", "The tool must be the id of an external tool.")
+		}
+		if _, err := ToolByID(ctx, env.Tenant.DB, id); apperr.Is(err, apperr.NotFound) {
+			return nil, apperr.Field("tool", "The external tool does not exist.")
+		} else if err != nil {
+			return nil, err
+		}
+		link.ToolID = id
+	case old == nil:
+		return nil, apperr.Field("tool", "The tool field is required.")
+	default:
+		if _, ok := in.Sent("url", "custom", "score_maximum"); !ok {
 			return old, nil
 		}
-		return nil, apperr.Field("tool", "The tool field is required.")
+		if err := json.Unmarshal(old, &link); err != nil {
+			return nil, fmt.Errorf("lti: parse value: %w", err)
+		}
 	}
-	id, err := strconv.ParseInt(toolText, 10, 64)
-	if err != nil || id <= 0 {
-		return nil, apperr.Field("tool", "The tool must be the id of an external tool.")
-	}
-	if _, err := ToolByID(ctx, env.Tenant.DB, id); apperr.Is(err, apperr.NotFound) {
-		return nil, apperr.Field("tool", "The external tool does not exist.")
-	} else if err != nil {
-		return nil, err
-	}
-	link := Link{ToolID: id}
 	if u, ok := in.Text("url"); ok {
 		if _, err := fetch.CheckURL(u); err != nil || len(u) > 1000 {
 			return nil, apperr.Field("url", "The url must be an absolute http or https URL.")
@@ -74,7 +85,7 @@ func (Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, in 
 			}
 		}
 	}
-	if m, ok := in.Text("score_maximum"); ok {
+	if m, ok := in.Sent("score_maximum"); ok {
 		max, err := strconv.ParseFloat(m, 64)
 		if err != nil || max <= 0 || max > 1e9 {
 			return nil, apperr.Field("score_maximum", "The score_maximum must be a number greater than 0.")

@@ -95,7 +95,7 @@ func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in cont
 		}
 		v.Accept = accept
 	}
-	if raw, ok := in.Text("max_size", "maxSize"); ok {
+	if raw, ok := in.Sent("max_size", "maxSize"); ok {
 		n, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
 		if err != nil || n < 1 || n > MaxSize {
 			errs["max_size"] = append(errs["max_size"], fmt.Sprintf("The max_size must be a number of bytes from 1 to %d.", MaxSize))

@@ -133,14 +133,14 @@ func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in cont
 			v.Intro, v.IntroHTML = intro, html
 		}
 	}
-	if raw, ok := in.Text("maxAttempts", "max_attempts"); ok {
+	if raw, ok := in.Sent("maxAttempts", "max_attempts"); ok {
 		n, err := strconv.Atoi(strings.TrimSpace(raw))
 		if err != nil || n < 0 || n > MaxAttemptsCap {
 			fail("maxAttempts", fmt.Sprintf("The maxAttempts must be an integer from 0 (no limit) to %d.", MaxAttemptsCap))
 		}
 		v.MaxAttempts = n
 	}
-	if raw, ok := in.Text("minPassScore", "min_pass_score"); ok {
+	if raw, ok := in.Sent("minPassScore", "min_pass_score"); ok {
 		if strings.TrimSpace(raw) == "null" {
 			v.MinPassScore = nil
 		} else if f, err := strconv.ParseFloat(strings.TrimSpace(raw), 64); err != nil || math.IsNaN(f) || f < 0 || f > MaxScore*MaxQuestions {
@@ -149,7 +149,7 @@ func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in cont
 			v.MinPassScore = &f
 		}
 	}
-	if raw, ok := in.Text("review"); ok {
+	if raw, ok := in.Sent("review"); ok {
 		switch r := strings.TrimSpace(raw); r {
 		case ReviewAfterEnd, ReviewAfterAnswer, ReviewNever:
 			v.Review = r
@@ -157,7 +157,7 @@ func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in cont
 			fail("review", "The review must be after_end, after_answer or never.")
 		}
 	}
-	raw, ok := in.Text("questions")
+	raw, ok := in.Sent("questions")
 	switch {
 	case ok:
 		var items []json.RawMessage

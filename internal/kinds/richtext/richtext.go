@@ -54,7 +54,11 @@ func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in cont
 	}
 	if _, sent := in.Sent("html", "markdown"); sent && !hasHTML && !hasMD {
 		// Sent empty, not left out: an update cannot empty the text.
-		return nil, apperr.Field("html", "The html or markdown field must not be empty.")
+		field := "html"
+		if _, ok := in.Sent("html"); !ok {
+			field = "markdown"
+		}
+		return nil, apperr.Field(field, "The html or markdown field must not be empty.")
 	}
 	if !hasHTML && !hasMD {
 		if old != nil {

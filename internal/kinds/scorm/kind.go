@@ -84,8 +84,10 @@ func (k Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, i
 	var pkg ScormPackage
 	var err error
 	f, upload := in.Files["package"]
-	idText, byID := in.Text("package", "package_id")
-	scoText, hasSCO := in.Text("sco", "sco_id")
+	// Sent: a package or sco sent empty is refused, not taken for "not
+	// sent".
+	idText, byID := in.Sent("package", "package_id")
+	scoText, hasSCO := in.Sent("sco", "sco_id")
 	switch {
 	case upload:
 		pkg, err = k.Packages.Import(ctx, env.Tenant, f)
