@@ -513,7 +513,7 @@ func (c *Client) PostAdminLiascriptMultipart(ctx context.Context, form PostAdmin
 // GetAdminLivingCourseConnections is GET /api/admin/living-course/connections: The living-course
 // connections you manage (authors)
 func (c *Client) GetAdminLivingCourseConnections(ctx context.Context, params GetAdminLivingCourseConnectionsParams) (*Page[Connection], error) {
-	r := request{method: http.MethodGet, path: "/api/admin/living-course/connections"}
+	r := request{method: http.MethodGet, path: "/api/admin/living-course/connections", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -524,7 +524,7 @@ func (c *Client) GetAdminLivingCourseConnections(ctx context.Context, params Get
 // external Markdown document to rich text topics (authors); the answer carries the signing secret,
 // once
 func (c *Client) PostAdminLivingCourseConnections(ctx context.Context, body ConnectionCreateInputBody) (*Connection, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/living-course/connections"}
+	r := request{method: http.MethodPost, path: "/api/admin/living-course/connections", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out Connection
 	if err := c.call(ctx, r, &out); err != nil {
@@ -536,7 +536,7 @@ func (c *Client) PostAdminLivingCourseConnections(ctx context.Context, body Conn
 // DeleteAdminLivingCourseConnectionsID is DELETE /api/admin/living-course/connections/{id}: Remove
 // a connection; its topics keep what was imported (authors)
 func (c *Client) DeleteAdminLivingCourseConnectionsID(ctx context.Context, id int64) error {
-	r := request{method: http.MethodDelete, path: "/api/admin/living-course/connections/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/admin/living-course/connections/" + pathParam(id), ok: []int{200}}
 	return c.call(ctx, r, nil)
 }
 
@@ -544,7 +544,7 @@ func (c *Client) DeleteAdminLivingCourseConnectionsID(ctx context.Context, id in
 // /api/admin/living-course/connections/{id}/secret: Give a connection a new signing secret; the old
 // one stops at once (authors)
 func (c *Client) PostAdminLivingCourseConnectionsIDSecret(ctx context.Context, id int64) (*Connection, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/living-course/connections/" + pathParam(id) + "/secret"}
+	r := request{method: http.MethodPost, path: "/api/admin/living-course/connections/" + pathParam(id) + "/secret", ok: []int{200}}
 	var out Connection
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -1493,7 +1493,7 @@ func (c *Client) GetAdminWebhooks(ctx context.Context, params GetAdminWebhooksPa
 // PostAdminWebhooks is POST /api/admin/webhooks: Subscribe an endpoint to events (admins); the
 // answer carries its signing secret, once
 func (c *Client) PostAdminWebhooks(ctx context.Context, body WebhookCreateInputBody) (*Endpoint, error) {
-	r := request{method: http.MethodPost, path: "/api/admin/webhooks", ok: []int{200}}
+	r := request{method: http.MethodPost, path: "/api/admin/webhooks", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out Endpoint
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1683,7 +1683,7 @@ func (c *Client) GetAuthRegisterableGroups(ctx context.Context) ([]Group, error)
 // PostAuthSocialCompleteID is POST /api/auth/social/complete/{token}: Finish a social login,
 // supplying what the provider did not say
 func (c *Client) PostAuthSocialCompleteID(ctx context.Context, token string, body CompleteInputBody) (*Issued, error) {
-	r := request{method: http.MethodPost, path: "/api/auth/social/complete/" + pathParam(token)}
+	r := request{method: http.MethodPost, path: "/api/auth/social/complete/" + pathParam(token), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out Issued
 	if err := c.call(ctx, r, &out); err != nil {
@@ -1695,7 +1695,7 @@ func (c *Client) PostAuthSocialCompleteID(ctx context.Context, token string, bod
 // GetAuthSocialID is GET /api/auth/social/{provider}: Start a social login: redirect the browser to
 // the provider
 func (c *Client) GetAuthSocialID(ctx context.Context, provider string, params GetAuthSocialIDParams) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/auth/social/" + pathParam(provider)}
+	r := request{method: http.MethodGet, path: "/api/auth/social/" + pathParam(provider), ok: []int{}}
 	r.query = url.Values{}
 	addQuery(r.query, "next", params.Next)
 	addQuery(r.query, "bind", params.Bind)
@@ -1706,7 +1706,7 @@ func (c *Client) GetAuthSocialID(ctx context.Context, provider string, params Ge
 // GetAuthSocialIDCallback is GET /api/auth/social/{provider}/callback: The provider's redirect back
 // after a social login
 func (c *Client) GetAuthSocialIDCallback(ctx context.Context, provider string, params GetAuthSocialIDCallbackParams) (*http.Response, error) {
-	r := request{method: http.MethodGet, path: "/api/auth/social/" + pathParam(provider) + "/callback"}
+	r := request{method: http.MethodGet, path: "/api/auth/social/" + pathParam(provider) + "/callback", ok: []int{}}
 	r.query = url.Values{}
 	addQuery(r.query, "code", params.Code)
 	addQuery(r.query, "state", params.State)
@@ -2106,7 +2106,7 @@ func (c *Client) PostInteractiveProgressID(ctx context.Context, topic int64, bod
 // PostJitsiRecordedVideo is POST /api/jitsi/recorded-video: A Jitsi meeting's recording finished:
 // it becomes a video topic of the meeting's lesson (signed webhook)
 func (c *Client) PostJitsiRecordedVideo(ctx context.Context, params PostJitsiRecordedVideoParams, body Recording) (*View, error) {
-	r := request{method: http.MethodPost, path: "/api/jitsi/recorded-video"}
+	r := request{method: http.MethodPost, path: "/api/jitsi/recorded-video", ok: []int{201}}
 	r.header = http.Header{}
 	setHeader(r.header, "webhook-id", params.WebhookID)
 	setHeader(r.header, "webhook-timestamp", params.WebhookTimestamp)
@@ -2168,7 +2168,7 @@ func (c *Client) PostLiascriptIDPreview(ctx context.Context, id int64) (*LiaCour
 // PostLivingCourseWebhooksID is POST /api/living-course/webhooks/{id}: The source of a
 // living-course connection changed: queue a check of it (signed webhook)
 func (c *Client) PostLivingCourseWebhooksID(ctx context.Context, id int64, params PostLivingCourseWebhooksIDParams, body io.Reader, contentType string) (*Accepted, error) {
-	r := request{method: http.MethodPost, path: "/api/living-course/webhooks/" + pathParam(id)}
+	r := request{method: http.MethodPost, path: "/api/living-course/webhooks/" + pathParam(id), ok: []int{202}}
 	r.header = http.Header{}
 	setHeader(r.header, "webhook-id", params.WebhookID)
 	setHeader(r.header, "webhook-timestamp", params.WebhookTimestamp)
@@ -2272,7 +2272,7 @@ func (c *Client) GetLTIAuthorize(ctx context.Context, params GetLTIAuthorizePara
 // PostLTIAuthorize is POST /api/lti/authorize: OIDC authorization endpoint of launches from this
 // platform (form post)
 func (c *Client) PostLTIAuthorize(ctx context.Context, body io.Reader, contentType string) (*http.Response, error) {
-	r := request{method: http.MethodPost, path: "/api/lti/authorize"}
+	r := request{method: http.MethodPost, path: "/api/lti/authorize", ok: []int{200}}
 	r.body = rawBody(body, contentType)
 	// The answer is not the JSON envelope: the caller reads and closes it.
 	return c.send(ctx, r)
@@ -2433,7 +2433,7 @@ func (c *Client) PostNotificationsIDRead(ctx context.Context, notification int64
 // GetPlatformTenants is GET /api/platform/tenants: List the tenants with host, name, state, user
 // and course counts, storage used and last activity, oldest first
 func (c *Client) GetPlatformTenants(ctx context.Context, params GetPlatformTenantsParams) (*Page[PlatformTenant], error) {
-	r := request{method: http.MethodGet, path: "/api/platform/tenants"}
+	r := request{method: http.MethodGet, path: "/api/platform/tenants", ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "page", params.Page)
 	addQuery(r.query, "per_page", params.PerPage)
@@ -2443,7 +2443,7 @@ func (c *Client) GetPlatformTenants(ctx context.Context, params GetPlatformTenan
 // PostPlatformTenants is POST /api/platform/tenants: Create a tenant with its database and first
 // admin (as `lms tenant add`); a taken or invalid host is 422
 func (c *Client) PostPlatformTenants(ctx context.Context, body TenantCreateBody) (*TenantCreated, error) {
-	r := request{method: http.MethodPost, path: "/api/platform/tenants"}
+	r := request{method: http.MethodPost, path: "/api/platform/tenants", ok: []int{201}}
 	r.body = jsonBody(body)
 	var out TenantCreated
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2454,7 +2454,7 @@ func (c *Client) PostPlatformTenants(ctx context.Context, body TenantCreateBody)
 
 // GetPlatformTenantsID is GET /api/platform/tenants/{id}: One tenant with its figures
 func (c *Client) GetPlatformTenantsID(ctx context.Context, id int64) (*PlatformTenant, error) {
-	r := request{method: http.MethodGet, path: "/api/platform/tenants/" + pathParam(id)}
+	r := request{method: http.MethodGet, path: "/api/platform/tenants/" + pathParam(id), ok: []int{200}}
 	var out PlatformTenant
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2466,7 +2466,7 @@ func (c *Client) GetPlatformTenantsID(ctx context.Context, id int64) (*PlatformT
 // database, files, keys and hosts (free for a new tenant); needs the confirmation of POST
 // .../deletion (422 without it, nothing changed)
 func (c *Client) DeletePlatformTenantsID(ctx context.Context, id int64, params DeletePlatformTenantsIDParams) error {
-	r := request{method: http.MethodDelete, path: "/api/platform/tenants/" + pathParam(id)}
+	r := request{method: http.MethodDelete, path: "/api/platform/tenants/" + pathParam(id), ok: []int{200}}
 	r.query = url.Values{}
 	addQuery(r.query, "confirmation", params.Confirmation)
 	return c.call(ctx, r, nil)
@@ -2474,7 +2474,7 @@ func (c *Client) DeletePlatformTenantsID(ctx context.Context, id int64, params D
 
 // PatchPlatformTenantsID is PATCH /api/platform/tenants/{id}: Rename a tenant
 func (c *Client) PatchPlatformTenantsID(ctx context.Context, id int64, body TenantRenameBody) (*PlatformTenant, error) {
-	r := request{method: http.MethodPatch, path: "/api/platform/tenants/" + pathParam(id)}
+	r := request{method: http.MethodPatch, path: "/api/platform/tenants/" + pathParam(id), ok: []int{200}}
 	r.body = jsonBody(body)
 	var out PlatformTenant
 	if err := c.call(ctx, r, &out); err != nil {
@@ -2487,7 +2487,7 @@ func (c *Client) PatchPlatformTenantsID(ctx context.Context, id int64, body Tena
 // deletion: changes nothing, answers what would be removed and a confirmation token valid 10
 // minutes for this tenant and caller
 func (c *Client) PostPlatformTenantsIDDeletion(ctx context.Context, id int64) (*TenantDeletion, error) {
-	r := request{method: http.MethodPost, path: "/api/platform/tenants/" + pathParam(id) + "/deletion"}
+	r := request{method: http.MethodPost, path: "/api/platform/tenants/" + pathParam(id) + "/deletion", ok: []int{200}}
 	var out TenantDeletion
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2498,7 +2498,7 @@ func (c *Client) PostPlatformTenantsIDDeletion(ctx context.Context, id int64) (*
 // PostPlatformTenantsIDResume is POST /api/platform/tenants/{id}/resume: Resume a suspended tenant
 // (idempotent)
 func (c *Client) PostPlatformTenantsIDResume(ctx context.Context, id int64) (*PlatformTenant, error) {
-	r := request{method: http.MethodPost, path: "/api/platform/tenants/" + pathParam(id) + "/resume"}
+	r := request{method: http.MethodPost, path: "/api/platform/tenants/" + pathParam(id) + "/resume", ok: []int{200}}
 	var out PlatformTenant
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
@@ -2509,7 +2509,7 @@ func (c *Client) PostPlatformTenantsIDResume(ctx context.Context, id int64) (*Pl
 // PostPlatformTenantsIDSuspend is POST /api/platform/tenants/{id}/suspend: Suspend a tenant: every
 // route of its host answers 503 and its jobs stop; its data is kept (the platform tenant: 409)
 func (c *Client) PostPlatformTenantsIDSuspend(ctx context.Context, id int64) (*PlatformTenant, error) {
-	r := request{method: http.MethodPost, path: "/api/platform/tenants/" + pathParam(id) + "/suspend"}
+	r := request{method: http.MethodPost, path: "/api/platform/tenants/" + pathParam(id) + "/suspend", ok: []int{200}}
 	var out PlatformTenant
 	if err := c.call(ctx, r, &out); err != nil {
 		return nil, err
