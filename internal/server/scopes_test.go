@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/httpx"
