@@ -7666,7 +7666,8 @@ type TenantCreateBody struct {
 	AdminEmail *string `json:"admin_email,omitzero"`
 	// The first admin's password, at least 8 characters; omitted: generated and returned once.
 	AdminPassword *string `json:"admin_password,omitzero"`
-	// A demo tenant: in demo mode its reset job seeds and resets it on schedule.
+	// A demo tenant: in demo mode a queue job seeds it right after this call, and its reset job resets
+	// it on schedule; outside demo mode it is only marked.
 	Demo *bool `json:"demo,omitzero"`
 	// The host name the tenant is served at; free, lower-case DNS name or IP address.
 	Host string `json:"host"`

@@ -11,6 +11,7 @@ package demo
 
 import (
 	"context"
+	"github.com/lms-platform/lms/internal/queue"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -64,6 +65,9 @@ type Service struct {
 	// FFmpeg is the path of ffmpeg, which speaks the voice-over of the
 	// demo's films; "" when it is missing (a chime instead).
 	FFmpeg string
+	// Queue runs the seed of demo tenants created while the platform runs
+	// (SeedLater); nil: they are seeded at the next start-up or reset.
+	Queue *queue.Queue
 }
 
 // On reports whether tenant rec runs in demo mode.

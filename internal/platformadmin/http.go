@@ -26,7 +26,7 @@ type TenantCreateBody struct {
 	Name          string `json:"name,omitempty" maxLength:"100" doc:"Display name; omitted: the host."`
 	AdminEmail    string `json:"admin_email,omitempty" maxLength:"254" doc:"The first admin's e-mail; omitted: admin@HOST."`
 	AdminPassword string `json:"admin_password,omitempty" maxLength:"200" doc:"The first admin's password, at least 8 characters; omitted: generated and returned once."`
-	Demo          bool   `json:"demo,omitempty" doc:"A demo tenant: in demo mode its reset job seeds and resets it on schedule."`
+	Demo          bool   `json:"demo,omitempty" doc:"A demo tenant: in demo mode a queue job seeds it right after this call, and its reset job resets it on schedule; outside demo mode it is only marked."`
 }
 
 type renameInput struct {

@@ -7,6 +7,10 @@ import (
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/queue"
+	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 const platformHost = "platform.test"
@@ -127,6 +131,25 @@ func TestPlatformTenantLifecycle(t *testing.T) {
 		_, err := root.PatchPlatformTenantsID(ctx, id, client.TenantRenameBody{Name: "  "})
 		apitest.Refused(t, err, 422)
 
+		// A job of the tenant waits in the queue; it must not run while
+		// the tenant is suspended, and runs once it is resumed.
+		ran := 0
+		env.Server.Queue.Handle(queue.Kind{Name: "test.suspension", Run: func(context.Context, *platform.Tenant, queue.Job) error {
+			ran++
+			return nil
+		}})
+		rec, err := env.Server.Registry.ByID(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tn, release := env.OpenTenant(rec)
+		if err := tn.Tx(ctx, func(tx *sqldb.Tx) error {
+			return env.Server.Queue.Enqueue(ctx, tn, tx, queue.New{Kind: "test.suspension"})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		release()
+
 		// Suspended: 503 on every route of its host, data kept, no job.
 		apitest.Must(root.PostPlatformTenantsIDSuspend(ctx, id))(t)
 		_, err = env.Client("new.test", "").GetConfig(ctx)
@@ -135,7 +158,11 @@ func TestPlatformTenantLifecycle(t *testing.T) {
 		}
 		_, err = admin.GetAdminCourses(ctx, client.GetAdminCoursesParams{})
 		apitest.Refused(t, err, 503)
-		rec, err := env.Server.Registry.ByID(ctx, id)
+		// The H5P service resolves tenants the same way.
+		if res := env.Do(apitest.Request{Method: "GET", Path: "/h5p/contents", Host: "new.test", Token: adminToken}); res.Status != 503 {
+			t.Errorf("H5P service of a suspended tenant: %d %s", res.Status, res.Body)
+		}
+		rec, err = env.Server.Registry.ByID(ctx, id)
 		if err != nil || !rec.Suspended() {
 			t.Fatalf("record: %+v %v", rec, err)
 		}
@@ -145,8 +172,13 @@ func TestPlatformTenantLifecycle(t *testing.T) {
 		if err := env.Server.Jobs.Tick(ctx, env.Clock.Now()); err != nil {
 			t.Errorf("jobs with a suspended tenant: %v", err)
 		}
-		if _, err := env.Server.Queue.Work(ctx); err != nil {
-			t.Errorf("queue with a suspended tenant: %v", err)
+		for range 3 {
+			if _, err := env.Server.Queue.Work(ctx); err != nil {
+				t.Errorf("queue with a suspended tenant: %v", err)
+			}
+		}
+		if ran != 0 {
+			t.Errorf("a suspended tenant's job ran %d times", ran)
 		}
 		if got := apitest.Must(root.GetPlatformTenantsID(ctx, id))(t); got.State != "suspended" || got.Courses != 1 {
 			t.Errorf("suspended tenant: %+v", got)
@@ -156,6 +188,14 @@ func TestPlatformTenantLifecycle(t *testing.T) {
 		apitest.Refused(t, err, 409)
 
 		apitest.Must(root.PostPlatformTenantsIDResume(ctx, id))(t)
+		for i := 0; i < 5 && ran == 0; i++ {
+			if _, err := env.Server.Queue.Work(ctx); err != nil {
+				t.Fatalf("queue after resume: %v", err)
+			}
+		}
+		if ran != 1 {
+			t.Errorf("the resumed tenant's job ran %d times", ran)
+		}
 		if list := apitest.Must(admin.GetAdminCourses(ctx, client.GetAdminCoursesParams{}))(t); list.Meta.Total != 1 {
 			t.Errorf("courses after resume: %+v", list)
 		}
@@ -186,4 +226,38 @@ func TestPlatformTenantLifecycle(t *testing.T) {
 			t.Errorf("the reused host shows old data: %+v", again.Tenant)
 		}
 	})
+}
+
+// In demo mode a tenant created with demo set is seeded by a queue job
+// after the call (the seed goes through the API and the H5P service over
+// HTTP), as `lms tenant add --demo` seeds one at once; outside demo mode
+// it is only marked.
+func TestDemoTenantSeeded(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b, func(t *testing.T) {
+			env := apitest.New(t, b, apitest.Options{Configure: func(c *config.Config) {
+				c.Demo = config.Demo{Enabled: true, ResetCron: "0 * * * *", StudentEmail: "student@demo.local",
+					TutorEmail: "tutor@demo.local", AdminEmail: "admin@demo.local"}
+			}})
+			ctx := t.Context()
+			root := operator(t, env)
+			made := apitest.Must(root.PostPlatformTenants(ctx, client.TenantCreateBody{Host: "demo.test", Demo: client.Ptr(true)}))(t)
+			plain := apitest.Must(root.PostPlatformTenants(ctx, client.TenantCreateBody{Host: "plain.test"}))(t)
+			for range 20 {
+				ran, err := env.Server.Queue.Work(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ran {
+					break
+				}
+			}
+			if got := apitest.Must(root.GetPlatformTenantsID(ctx, made.Tenant.ID))(t); !got.Demo || got.Courses == 0 {
+				t.Errorf("the demo tenant after its seed job: %+v", got)
+			}
+			if got := apitest.Must(root.GetPlatformTenantsID(ctx, plain.Tenant.ID))(t); got.Courses != 0 {
+				t.Errorf("a tenant without demo was seeded: %+v", got)
+			}
+		})
+	}
 }

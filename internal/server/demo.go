@@ -44,8 +44,12 @@ func (s *Server) demoRoutes(authService *auth.Service) {
 		H5PURL:        s.H5P.API.BaseURL,
 		InternalToken: s.Config.InternalKey,
 		FFmpeg:        s.Videos.FFmpeg.FFmpeg,
+		Queue:         s.Queue,
 	}
 	demo.Routes(s.API, s.Demo)
+	if s.Queue != nil && s.Config.Demo.Enabled {
+		s.Queue.Handle(s.Demo.SeedJob())
+	}
 	if s.Jobs == nil || !s.Config.Demo.Enabled {
 		return
 	}

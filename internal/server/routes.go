@@ -95,8 +95,16 @@ func (s *Server) messageTemplates() {
 func (s *Server) platformRoutes() {
 	platformadmin.Routes(s.API, &platformadmin.Service{Clock: s.Clock, Tenants: s.Tenants,
 		Create: func(ctx context.Context, in platformadmin.NewTenant) (platform.Record, string, error) {
-			return s.AddTenant(ctx, NewTenant{Host: in.Host, Name: in.Name, AdminEmail: in.AdminEmail,
+			rec, password, err := s.AddTenant(ctx, NewTenant{Host: in.Host, Name: in.Name, AdminEmail: in.AdminEmail,
 				AdminPassword: in.AdminPassword, Demo: in.Demo})
+			if err == nil && in.Demo {
+				// The tenant exists either way; without the job it is seeded
+				// at the next start-up or reset.
+				if err := s.Demo.SeedLater(ctx, rec); err != nil {
+					s.Log.Error("demo seed not queued", "tenant", rec.ID, "error", err)
+				}
+			}
+			return rec, password, err
 		},
 		Users: accounts.Count, Courses: courses.Count, LastActivity: auth.LastLogin,
 		Key: s.MasterKey.Derive("tenant-deletion")})
