@@ -16,8 +16,6 @@ import (
 	"github.com/lms-platform/lms/internal/webhooks"
 )
 
-const videoClass = `Lms\TopicTypes\Models\TopicContent\Video`
-
 // world is a tenant with Jitsi switched on, a lesson and a recording
 // served by a server of its own.
 type world struct {

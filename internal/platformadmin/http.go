@@ -84,13 +84,11 @@ func Routes(api huma.API, s *Service) {
 		if err := allowed(ctx); err != nil {
 			return nil, err
 		}
-		b := in.Body
-		t, generated, err := s.Add(ctx, NewTenant{Host: b.Host, Name: b.Name, AdminEmail: b.AdminEmail,
-			AdminPassword: b.AdminPassword, Demo: b.Demo})
+		t, generated, err := s.Add(ctx, NewTenant(in.Body))
 		if err != nil {
 			return nil, err
 		}
-		email := b.AdminEmail
+		email := in.Body.AdminEmail
 		if email == "" {
 			email = "admin@" + t.Host
 		}
