@@ -67,7 +67,10 @@ func (ts *Tenants) Recreate(ctx context.Context, rec Record) error {
 // delivery's listener reading through the pool): PostgreSQL sees no cycle
 // across connections, so both would wait for ever. The drop therefore
 // gives up a lock wait after dropLockWait, releasing what it took so the
-// other side can finish, and tries again.
+// other side can finish, and tries again. A wait PostgreSQL does see as a
+// cycle (a transaction locking two tables in the other order) ends in a
+// deadlock error for one side; when that side is the drop, it tries again
+// the same way.
 func emptyPostgres(ctx context.Context, db *sqldb.DB) error {
 	for attempt := 1; ; attempt++ {
 		err := db.Tx(ctx, func(tx *sqldb.Tx) error {
@@ -80,8 +83,10 @@ func emptyPostgres(ctx context.Context, db *sqldb.DB) error {
 			_, err := tx.ExecContext(ctx, `CREATE SCHEMA public`)
 			return err
 		})
-		// 55P03: lock_not_available, the lock wait ran out.
-		if err == nil || !strings.Contains(err.Error(), "SQLSTATE 55P03") || attempt == dropAttempts {
+		// 55P03: lock_not_available, the lock wait ran out; 40P01:
+		// deadlock_detected.
+		retry := err != nil && (strings.Contains(err.Error(), "SQLSTATE 55P03") || strings.Contains(err.Error(), "SQLSTATE 40P01"))
+		if !retry || attempt == dropAttempts {
 			return err
 		}
 		select {
