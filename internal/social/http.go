@@ -13,17 +13,6 @@ import (
 
 var tags = []string{"auth"}
 
-// redirect is an answer that sends the browser on.
-type redirect struct {
-	Status       int
-	Location     string `header:"Location"`
-	CacheControl string `header:"Cache-Control"`
-}
-
-func redirectTo(status int, location string) *redirect {
-	return &redirect{Status: status, Location: location, CacheControl: "no-store"}
-}
-
 type startInput struct {
 	Provider string `path:"provider" enum:"google,microsoft" doc:"The provider slot."`
 	Next     string `query:"next" maxLength:"500" doc:"A path of the frontend to return to after the sign-in, such as /learn/5."`
@@ -67,12 +56,12 @@ func Routes(api huma.API, s *Service) {
 			"PKCE (S256) and a nonce, scopes `openid email profile`. Nothing is stored: the PKCE verifier, the nonce " +
 			"`next` and `bind` travel in the `state` parameter, encrypted and authenticated with a key of this tenant " +
 			"(AES-256-GCM), valid for 10 minutes. " + providersDoc},
-		func(ctx context.Context, in *startInput) (*redirect, error) {
+		func(ctx context.Context, in *startInput) (*httpx.Redirect, error) {
 			to, err := s.Start(ctx, httpx.TenantFrom(ctx), httpx.Origin(ctx), in.Provider, in.Next, in.Bind)
 			if err != nil {
 				return nil, err
 			}
-			return redirectTo(http.StatusFound, to), nil
+			return httpx.RedirectTo(http.StatusFound, to), nil
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/auth/social/{provider}/callback", Tags: tags,
 		Status: http.StatusSeeOther, Scope: httpx.NoTokens, Credentials: true, Errors: []int{400, 401, 404, 503},
@@ -85,13 +74,13 @@ func Routes(api huma.API, s *Service) {
 			"proved (issuer, sub, e-mail and whether the provider verified it, names) for 10 minutes, to be " +
 			"redeemed once at POST /api/auth/social/complete/{token}. A provider that reports an error (the person " +
 			"declined) sends the browser to `/auth/social?error=<code>` instead. " + providersDoc},
-		func(ctx context.Context, in *callbackInput) (*redirect, error) {
+		func(ctx context.Context, in *callbackInput) (*httpx.Redirect, error) {
 			t := httpx.TenantFrom(ctx)
 			landing, err := s.Callback(ctx, t, httpx.Origin(ctx), in.Provider, in.Code, in.State, in.Error)
 			if err != nil {
 				return nil, err
 			}
-			return redirectTo(http.StatusSeeOther, landing.URL(s.FrontURL(t.Record))), nil
+			return httpx.RedirectTo(http.StatusSeeOther, landing.URL(s.FrontURL(t.Record))), nil
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/auth/social/complete/{token}", Tags: tags,
 		Scope: httpx.NoTokens, Credentials: true, MaxBody: 16 << 10, Errors: []int{401, 403, 409, 422},

@@ -29,17 +29,6 @@ const (
 	LaunchPath = "/api/lti/tool/launch"
 )
 
-// redirect is an answer that sends the browser on.
-type redirect struct {
-	Status       int
-	Location     string `header:"Location"`
-	CacheControl string `header:"Cache-Control"`
-}
-
-func redirectTo(status int, location string) *redirect {
-	return &redirect{Status: status, Location: location, CacheControl: "no-store"}
-}
-
 type loginQuery struct {
 	Issuer        string `query:"iss" maxLength:"500" doc:"The platform's issuer."`
 	LoginHint     string `query:"login_hint" maxLength:"2000" doc:"Opaque to the tool; sent back to the platform."`
@@ -102,13 +91,13 @@ type registrationUpdateInput struct {
 // spec's LTI table, the tenant's key set, and the admin routes of
 // registrations.
 func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
-	login := func(ctx context.Context, in LoginRequest) (*redirect, error) {
+	login := func(ctx context.Context, in LoginRequest) (*httpx.Redirect, error) {
 		in.LaunchURL = httpx.Origin(ctx) + LaunchPath
 		to, err := s.Login(ctx, httpx.TenantFrom(ctx), in)
 		if err != nil {
 			return nil, err
 		}
-		return redirectTo(http.StatusFound, to), nil
+		return httpx.RedirectTo(http.StatusFound, to), nil
 	}
 	const loginDoc = "OIDC third-party initiated login. Requires `iss`, `login_hint` and `target_link_uri`; " +
 		"`lti_message_hint`, `lti_deployment_id` and `client_id` are optional (`client_id` is required when the issuer " +
@@ -120,7 +109,7 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: LoginPath, Tags: toolTags, Status: http.StatusFound,
 		Scope:  httpx.NoTokens,
 		Errors: []int{400, 403}, Summary: "OIDC login initiation from an external platform", Description: loginDoc},
-		func(ctx context.Context, in *loginQuery) (*redirect, error) {
+		func(ctx context.Context, in *loginQuery) (*httpx.Redirect, error) {
 			return login(ctx, LoginRequest{Issuer: in.Issuer, LoginHint: in.LoginHint, TargetLinkURI: in.TargetLinkURI,
 				MessageHint: in.MessageHint, DeploymentID: in.DeploymentID, ClientID: in.ClientID})
 		})
@@ -128,7 +117,7 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 		Scope:   httpx.NoTokens,
 		MaxBody: 16 << 10, Errors: []int{400, 403, 415}, Summary: "OIDC login initiation from an external platform (form post)",
 		Description: loginDoc + " The fields come as an application/x-www-form-urlencoded form."},
-		func(ctx context.Context, in *formInput) (*redirect, error) {
+		func(ctx context.Context, in *formInput) (*httpx.Redirect, error) {
 			f, err := in.form()
 			if err != nil {
 				return nil, err
@@ -157,7 +146,7 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 			"completed score of 1/1 posted back on the launch's line item, found or made in its container when it " +
 			"named none) and the browser is sent (303) to the frontend's " +
 			"/lti/launch?code=…&course=… with a one-time code valid for one minute."},
-		func(ctx context.Context, in *formInput) (*redirect, error) {
+		func(ctx context.Context, in *formInput) (*httpx.Redirect, error) {
 			f, err := in.form()
 			if err != nil {
 				return nil, err
@@ -171,7 +160,7 @@ func ToolRoutes(api huma.API, s *Tool, front func(platform.Record) string) {
 			if landing.CourseID != 0 {
 				q.Set("course", strconv.FormatInt(landing.CourseID, 10))
 			}
-			return redirectTo(http.StatusSeeOther, front(t.Record)+"/lti/launch?"+q.Encode()), nil
+			return httpx.RedirectTo(http.StatusSeeOther, front(t.Record)+"/lti/launch?"+q.Encode()), nil
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodPost, Path: "/api/lti/tool/exchange", Tags: toolTags,
 		Scope: httpx.NoTokens,

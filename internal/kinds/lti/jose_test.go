@@ -2,11 +2,7 @@ package lti_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,38 +12,18 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/kinds/lti"
+	"github.com/lms-platform/lms/internal/nodetest"
 )
 
 // startJosePlatform runs platform.mjs, a platform written on jose from
 // the 1EdTech specifications, and waits for it to listen. Without node or
 // the installed jose the test is skipped; under CI=true it fails.
-func startJosePlatform(t *testing.T) (*ltijsTool, string) {
+func startJosePlatform(t *testing.T) (*nodetest.Process, string) {
 	t.Helper()
-	skip := func(why string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("jose platform: " + why)
-		}
-		t.Skip("jose platform: " + why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(ltijsDir, "node_modules", "jose", "package.json")); err != nil {
-		skip("jose is not installed: run `npm ci --prefix internal/kinds/lti/testdata/ltijs` (make test does)")
-	}
-	p := startNode(t, node, "platform.mjs")
-	ev := p.next(t, "listening")
+	node := nodetest.Need(t, "jose platform", ltijsDir, "jose")
+	p := nodetest.Start(t, node, ltijsDir, "platform.mjs")
+	ev := p.Next(t, "listening")
 	return p, "http://127.0.0.1:" + strconv.Itoa(int(ev["port"].(float64)))
-}
-
-// send writes a command line to the node process.
-func (l *ltijsTool) send(t *testing.T, cmd map[string]any) {
-	t.Helper()
-	line, _ := json.Marshal(cmd)
-	if _, err := l.stdin.Write(append(line, '\n')); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestJosePlatform: an independent platform, written on jose from the
@@ -76,17 +52,17 @@ func TestJosePlatform(t *testing.T) {
 			apitest.Must(admin.PostAdminLTIRegistrations(ctx, client.RegistrationInput{Name: "jose platform", Issuer: platformOrigin,
 				ClientID: "jose-tool", AuthLoginURL: platformOrigin + "/auth", JwksURL: platformOrigin + "/jwks",
 				TokenURL: ptrTo(platformOrigin + "/token"), DeploymentIDs: []string{"deployment-1"}, CourseID: &course}))(t)
-			platform.send(t, map[string]any{"cmd": "setup", "client_id": "jose-tool", "deployment_id": "deployment-1",
+			platform.Send(t, map[string]any{"cmd": "setup", "client_id": "jose-tool", "deployment_id": "deployment-1",
 				"tool": map[string]string{"login_url": origin + lti.LoginPath, "launch_url": origin + lti.LaunchPath,
 					"jwks_url": origin + lti.JWKSPath}})
-			platform.next(t, "ready")
+			platform.Next(t, "ready")
 
 			launch := func(sub string) *url.URL {
 				t.Helper()
 				// Both sides check the other's times against their own clocks.
 				env.Clock.Set(time.Now())
-				platform.send(t, map[string]any{"cmd": "launch", "sub": sub, "custom": map[string]string{"topic_id": strconv.FormatInt(topic, 10)}})
-				ev := platform.next(t, "launched")
+				platform.Send(t, map[string]any{"cmd": "launch", "sub": sub, "custom": map[string]string{"topic_id": strconv.FormatInt(topic, 10)}})
+				ev := platform.Next(t, "launched")
 				location, _ := ev["location"].(string)
 				loc, err := url.Parse(location)
 				if ev["status"] != float64(303) || err != nil || loc.Query().Get("course") != strconv.FormatInt(course, 10) {
@@ -106,8 +82,8 @@ func TestJosePlatform(t *testing.T) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the platform got no score: %v", ev)
 				}
-				platform.send(t, map[string]any{"cmd": "scores"})
-				ev = platform.next(t, "scores")
+				platform.Send(t, map[string]any{"cmd": "scores"})
+				ev = platform.Next(t, "scores")
 				scores, _ = ev["scores"].([]any)
 			}
 			if refused, _ := ev["refused"].([]any); len(refused) != 0 || len(scores) != 1 {
@@ -121,8 +97,8 @@ func TestJosePlatform(t *testing.T) {
 			}
 
 			// The platform rotates its key and launches at once.
-			platform.send(t, map[string]any{"cmd": "rotate"})
-			platform.next(t, "rotated")
+			platform.Send(t, map[string]any{"cmd": "rotate"})
+			platform.Next(t, "rotated")
 			launch("learner-2")
 		})
 	}

@@ -1,19 +1,16 @@
 package lti_test
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"html"
-	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -26,6 +23,7 @@ import (
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/kinds/lti"
+	"github.com/lms-platform/lms/internal/nodetest"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -38,33 +36,18 @@ var ltijsDir = filepath.Join("testdata", "ltijs")
 // is missing; under CI=true each is a failure.
 func needLtijs(t *testing.T) (node, pgURL string) {
 	t.Helper()
-	skip := func(why string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("ltijs interop: " + why)
-		}
-		t.Skip("ltijs interop: " + why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed")
-	}
-	for _, pkg := range []string{"ltijs", "ltijs-sequelize"} {
-		if _, err := os.Stat(filepath.Join(ltijsDir, "node_modules", pkg, "package.json")); err != nil {
-			skip(pkg + " is not installed: run `npm ci --prefix internal/kinds/lti/testdata/ltijs` (make test does)")
-		}
-	}
+	node = nodetest.Need(t, "ltijs interop", ltijsDir, "ltijs", "ltijs-sequelize")
 	pgURL = os.Getenv("LMS_TEST_PG_URL")
 	if pgURL == "" {
-		skip("LMS_TEST_PG_URL is not set: ltijs-sequelize keeps the tool's state in PostgreSQL")
+		nodetest.Missing(t, "ltijs interop", "LMS_TEST_PG_URL is not set: ltijs-sequelize keeps the tool's state in PostgreSQL")
 	}
 	return node, pgURL
 }
 
 // ltijsTool is the ltijs tool running in node.
 type ltijsTool struct {
+	*nodetest.Process
 	origin string
-	stdin  io.WriteCloser
-	events *bufio.Scanner
 }
 
 // startLtijs runs tool.js with its own PostgreSQL database and waits for
@@ -90,63 +73,12 @@ func startLtijs(t *testing.T, node, pgURL string) *ltijsTool {
 	password, _ := pg.User.Password()
 	key := make([]byte, 24)
 	rand.Read(key)
-	tool := startNode(t, node, "tool.js", "LTIJS_PG_DATABASE="+name, "LTIJS_PG_USER="+pg.User.Username(),
+	tool := &ltijsTool{Process: nodetest.Start(t, node, ltijsDir, "tool.js", "LTIJS_PG_DATABASE="+name, "LTIJS_PG_USER="+pg.User.Username(),
 		"LTIJS_PG_PASSWORD="+password, "LTIJS_PG_HOST="+pg.Hostname(), "LTIJS_PG_PORT="+pg.Port(),
-		"LTIJS_KEY="+hex.EncodeToString(key))
-	ev := tool.next(t, "listening")
+		"LTIJS_KEY="+hex.EncodeToString(key))}
+	ev := tool.Next(t, "listening")
 	tool.origin = "http://localhost:" + strconv.Itoa(int(ev["port"].(float64)))
 	return tool
-}
-
-// startNode runs a script of the test's node project with env added to
-// ours: commands go to its stdin, events come as JSON lines on its
-// stdout. Closing stdin stops it; the kill is for a script that hangs.
-func startNode(t *testing.T, node, script string, env ...string) *ltijsTool {
-	t.Helper()
-	cmd := exec.Command(node, script)
-	cmd.Dir = ltijsDir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		stdin.Close()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	return &ltijsTool{stdin: stdin, events: bufio.NewScanner(stdout)}
-}
-
-// next reads the tool's next event and fails unless it is want.
-func (l *ltijsTool) next(t *testing.T, want string) map[string]any {
-	t.Helper()
-	for l.events.Scan() {
-		var ev map[string]any
-		if json.Unmarshal(l.events.Bytes(), &ev) != nil {
-			continue // not one of ours
-		}
-		if ev["event"] != want {
-			t.Fatalf("ltijs: %s, want %s", l.events.Text(), want)
-		}
-		return ev
-	}
-	t.Fatalf("ltijs stopped before %s: %v", want, l.events.Err())
-	return nil
 }
 
 // TestLtijsTool launches a real third-party tool, ltijs, from an lti topic
@@ -189,12 +121,9 @@ func TestLtijsTool(t *testing.T) {
 				TargetLinkURI: tool.origin + "/", RedirectUris: []string{tool.origin + "/"}, JwksURL: ptrTo(tool.origin + "/keys"),
 				ShareName: ptrTo(true)}))(t)
 			urls := apitest.Must(admin.GetAdminLTIPlatform(ctx))(t)
-			line, _ := json.Marshal(map[string]any{"issuer": urls.Issuer, "client_id": added.ClientID,
+			tool.Send(t, map[string]any{"issuer": urls.Issuer, "client_id": added.ClientID,
 				"authorization_url": urls.AuthorizationURL, "jwks_url": urls.JwksURL, "token_url": w.originA + lti.TokenPath})
-			if _, err := tool.stdin.Write(append(line, '\n')); err != nil {
-				t.Fatal(err)
-			}
-			tool.next(t, "registered")
+			tool.Next(t, "registered")
 
 			published := "published"
 			courseID := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Course with ltijs", Status: &published}))(t).ID

@@ -4,18 +4,14 @@
 package socialtest
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/nodetest"
 )
 
 // Dir is the provider's node project.
@@ -25,20 +21,7 @@ func Dir() string { return filepath.Join(apitest.RepoRoot(), "internal", "social
 // installed oidc-provider is missing, or fails it under CI=true.
 func Need(t testing.TB) string {
 	t.Helper()
-	skip := func(why string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("OpenID provider: " + why)
-		}
-		t.Skip("OpenID provider: " + why)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(Dir(), "node_modules", "oidc-provider", "package.json")); err != nil {
-		skip("oidc-provider is not installed: run `npm ci --prefix internal/social/testdata/op` (make test does)")
-	}
-	return node
+	return nodetest.Need(t, "OpenID provider", Dir(), "oidc-provider")
 }
 
 // Client is a client registered at the provider.
@@ -53,42 +36,10 @@ type Client struct {
 func Start(t testing.TB, node string, clients []Client) string {
 	t.Helper()
 	list, _ := json.Marshal(clients)
-	cmd := exec.Command(node, "op.mjs")
-	cmd.Dir = Dir()
-	cmd.Env = append(os.Environ(), "OP_CLIENTS="+string(list))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	// Closing stdin stops the provider; the kill is for one that hangs.
-	t.Cleanup(func() {
-		stdin.Close()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		var ev struct{ Event, Issuer string }
-		if json.Unmarshal(lines.Bytes(), &ev) == nil && ev.Event == "listening" {
-			go io.Copy(io.Discard, stdout)
-			return ev.Issuer
-		}
-	}
-	t.Fatalf("the provider stopped before listening: %v", lines.Err())
-	return ""
+	op := nodetest.Start(t, node, Dir(), "op.mjs", "OP_CLIENTS="+string(list))
+	issuer, _ := op.Next(t, "listening")["issuer"].(string)
+	op.Drain()
+	return issuer
 }
 
 // Person is who signs in at the provider: sub and the claims to tell
