@@ -56,9 +56,10 @@ var pageFuncs = template.FuncMap{
 		return o
 	},
 	"add": func(a, b int) int { return a + b },
-	"teachLessons": func(ls []*teachLesson, t teachWords, csrf string) teachLessonsArgs {
-		return teachLessonsArgs{Lessons: ls, T: t, CSRF: csrf}
+	"teachLessons": func(ls []*teachLesson, w programWords, csrf string) teachLessonsArgs {
+		return teachLessonsArgs{Lessons: ls, W: w, CSRF: csrf}
 	},
+	"programWords": newProgramWords,
 	"initial": func(s string) string {
 		for _, r := range s {
 			return strings.ToUpper(string(r))

@@ -341,7 +341,7 @@ func (h *Handler) showCourseForm(w http.ResponseWriter, r *http.Request, a *auth
 			d.Course = f.Course
 		}
 		d.Categories, d.Tutors, d.Statuses = f.Categories, f.Tutors, f.Statuses
-		d.Program = teachProgram(d.Course.ID, prog.Lessons)
+		d.Program = teachProgram(d.Course.ID, prog.Lessons, a.t)
 		d.Lessons = len(prog.Lessons)
 	}
 	if len(d.Statuses) == 0 {

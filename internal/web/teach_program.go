@@ -13,32 +13,40 @@ import (
 type teachLesson struct {
 	ID, Course    int64
 	Title         string
+	// URL is the lesson's address under its course; NewTopic its "Add
+	// topic" page.
+	URL, NewTopic string
 	Active        bool
 	First, Last   bool
 	Topics        []teachTopic
 	Lessons       []*teachLesson
-	ParentURL     string
-	Position, Len int
 }
 
 type teachTopic struct {
 	ID, Course  int64
 	Title, Kind string
+	// KindLabel names the kind in the page's language; URL is the topic's
+	// page.
+	KindLabel, URL string
 	Active      bool
 	First, Last bool
 }
 
 // teachProgram turns the API's program into the edit page's lessons.
-func teachProgram(course int64, lessons []client.AdminLesson) []*teachLesson {
+func teachProgram(course int64, lessons []client.AdminLesson, words teachWords) []*teachLesson {
 	out := make([]*teachLesson, len(lessons))
+	base := courseEditURL(course)
 	for i, l := range lessons {
+		lid := strconv.FormatInt(l.ID, 10)
 		tl := &teachLesson{ID: l.ID, Course: course, Title: l.Title, Active: l.Active, First: i == 0,
-			Last: i == len(lessons)-1, Position: i + 1, Len: len(lessons)}
+			Last: i == len(lessons)-1, URL: base + "/lessons/" + lid, NewTopic: base + "/topics/new?lesson=" + lid}
+		tl.Topics = make([]teachTopic, len(l.Topics))
 		for j, t := range l.Topics {
-			tl.Topics = append(tl.Topics, teachTopic{ID: t.ID, Course: course, Title: t.Title, Kind: kindOfClass(t.TopicableType),
-				Active: t.Active, First: j == 0, Last: j == len(l.Topics)-1})
+			kind := kindOfClass(t.TopicableType)
+			tl.Topics[j] = teachTopic{ID: t.ID, Course: course, Title: t.Title, Kind: kind, KindLabel: words.S("kind_" + kind),
+				URL: base + "/topics/" + strconv.FormatInt(t.ID, 10), Active: t.Active, First: j == 0, Last: j == len(l.Topics)-1}
 		}
-		tl.Lessons = teachProgram(course, l.Lessons)
+		tl.Lessons = teachProgram(course, l.Lessons, words)
 		out[i] = tl
 	}
 	return out
@@ -307,6 +315,18 @@ func (h *Handler) teachDelete(what string) http.HandlerFunc {
 // teachLessonsArgs draw a level of the edit page's program.
 type teachLessonsArgs struct {
 	Lessons []*teachLesson
-	T       teachWords
+	W       programWords
 	CSRF    string
+}
+
+// programWords are the words the program repeats for every lesson and
+// topic, looked up once per page: a course of hundreds of topics renders
+// in a few milliseconds.
+type programWords struct {
+	Up, Down, Clone, Delete, NoTopics, AddTopic string
+}
+
+func newProgramWords(t teachWords) programWords {
+	return programWords{Up: t.S("move_up"), Down: t.S("move_down"), Clone: t.S("clone"), Delete: t.S("delete"),
+		NoTopics: t.S("no_topics"), AddTopic: t.S("add_topic")}
 }

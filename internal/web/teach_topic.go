@@ -109,7 +109,7 @@ func (h *Handler) showTopicForm(w http.ResponseWriter, r *http.Request, a *autho
 		h.apiFailed(w, r, err)
 		return
 	}
-	d.Lessons = flatLessons(teachProgram(d.Course, prog.Lessons), nil)
+	d.Lessons = flatLessons(teachProgram(d.Course, prog.Lessons, a.t), nil)
 	if d.Kind.Name == "lti" {
 		// Only admins may list the registered tools; a tutor's form says
 		// there are none to choose.
