@@ -11,8 +11,8 @@ import (
 // teachLesson is a lesson of the edit page's program, with what its
 // move buttons need.
 type teachLesson struct {
-	ID, Course    int64
-	Title         string
+	ID, Course int64
+	Title      string
 	// URL is the lesson's address under its course; NewTopic its "Add
 	// topic" page.
 	URL, NewTopic string
@@ -28,8 +28,8 @@ type teachTopic struct {
 	// KindLabel names the kind in the page's language; URL is the topic's
 	// page.
 	KindLabel, URL string
-	Active      bool
-	First, Last bool
+	Active         bool
+	First, Last    bool
 }
 
 // teachProgram turns the API's program into the edit page's lessons.
