@@ -226,3 +226,70 @@ func TestTeachWordsComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestTeachTopicKinds adds topics of the other kinds through the "Add
+// topic" form: a project, a PDF, a LiaScript course, a layout, an LTI
+// tool (as an admin, who may list the tools) and a cmi5 package of
+// several AUs, whose AU is chosen next; wrong input of each kind comes
+// back with the API's message next to its field.
+func TestTeachTopicKinds(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		ctx := t.Context()
+		admin := s.env.As("admin")
+		api := s.env.Client(s.env.Host, admin.Token)
+		course := apitest.Must(api.PostAdminCourses(ctx, client.CourseBody{Title: "Kinds"}))(t).ID
+		lesson := id(apitest.Must(api.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "All"}))(t).ID)
+		tool := apitest.Must(api.PostAdminLTITools(ctx, client.ToolInput{Name: "Lab tool", LoginURL: "https://tool.example/login",
+			TargetLinkURI: "https://tool.example/launch", RedirectUris: []string{"https://tool.example/launch"},
+			JwksURL: client.Ptr("https://tool.example/jwks")}))(t)
+
+		s.addTopic(t, course, admin.Token, "project", [][2]string{{"lesson", lesson}, {"title", "Essay"},
+			{"instructions", "Write one page."}, {"accept", "pdf, txt"}}, "", "", nil)
+		s.addTopic(t, course, admin.Token, "pdf", [][2]string{{"lesson", lesson}, {"title", "Handout"}}, "file", "handout.pdf",
+			[]byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"))
+		s.addTopic(t, course, admin.Token, "liascript", [][2]string{{"lesson", lesson}, {"title", "Workshop"},
+			{"markdown", string(readFixture(t, "liascript/workshop.md"))}}, "", "", nil)
+		s.addTopic(t, course, admin.Token, "layout", [][2]string{{"lesson", lesson}, {"title", "Study page"},
+			{"document", `[{"component":"Callout","props":{"tone":"tip","body":"Take notes."}}]`}, {"fallback", "Take notes."}}, "", "", nil)
+		form := s.must(req{path: "/teach/courses/" + id(course) + "/topics/new?kind=lti&lesson=" + lesson, token: admin.Token}, http.StatusOK)
+		if !strings.Contains(form.text(), `<option value="`+id(tool.ID)+`"`) {
+			t.Fatalf("the tool is not offered: %.3000s", form.body)
+		}
+		s.addTopic(t, course, admin.Token, "lti", [][2]string{{"lesson", lesson}, {"title", "Lab"}, {"tool", id(tool.ID)}}, "", "", nil)
+
+		// cmi5: eight AUs to choose from.
+		multi := s.must(multipartReq("/teach/courses/"+id(course)+"/topics/new?kind=cmi5", admin.Token,
+			[][2]string{{"lesson", lesson}, {"title", "Framed"}}, "package", "framed.zip", readFixture(t, "cmi5/multi_au_framed.zip")),
+			http.StatusUnprocessableEntity)
+		pkg := regexp.MustCompile(`name="package" value="(\d+)"`).FindStringSubmatch(multi.text())
+		aus := regexp.MustCompile(`name="au" value="(\d+)"`).FindAllStringSubmatch(multi.text(), -1)
+		if pkg == nil || len(aus) != 8 {
+			t.Fatalf("the AU choice: %.3000s", multi.body)
+		}
+		au := s.addTopic(t, course, admin.Token, "cmi5", [][2]string{{"lesson", lesson}, {"title", "Framed"}, {"package", pkg[1]},
+			{"au", aus[2][1]}}, "", "", nil)
+		if k := apitest.Must(api.GetAdminTopicsID(ctx, au))(t).Kind; k != "cmi5" {
+			t.Fatalf("the cmi5 topic is a %s", k)
+		}
+
+		// Wrong input, each kind's message next to its field.
+		for _, c := range []struct {
+			kind   string
+			fields [][2]string
+			field  string
+		}{
+			{"quiz", [][2]string{{"gift", "What is it? {=yes ~no"}}, `id="gift-error"`},
+			{"oembed", [][2]string{{"url", "not a link"}}, `id="url-error"`},
+			{"layout", [][2]string{{"document", `[{"component":"Carousel","props":{}}]`}, {"fallback", "x"}}, `<p class="field-error">`},
+			{"lti", [][2]string{{"tool", "999999"}}, `<p class="field-error">`},
+		} {
+			fields := append([][2]string{{"lesson", lesson}, {"title", "Wrong " + c.kind}}, c.fields...)
+			r := s.must(multipartReq("/teach/courses/"+id(course)+"/topics/new?kind="+c.kind, admin.Token, fields, "", "", nil),
+				http.StatusUnprocessableEntity)
+			if !strings.Contains(r.text(), c.field) {
+				t.Errorf("%s: no message at %s: %.3000s", c.kind, c.field, r.body)
+			}
+		}
+	})
+}
