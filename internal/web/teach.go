@@ -313,7 +313,7 @@ func (h *Handler) teachNewCourse(w http.ResponseWriter, r *http.Request) {
 // course's program, filling in the form's choices.
 func (h *Handler) showCourseForm(w http.ResponseWriter, r *http.Request, a *author, status int, d *courseFormData) {
 	d.teachPage = a.page(r)
-	if d.Errors != nil && len(d.Errors) > 0 && d.Error == "" {
+	if len(d.Errors) > 0 && d.Error == "" {
 		d.Error = a.t.S("problem")
 	}
 	ctx := r.Context()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/media/mediatest"
 )
 
 // multipartReq is a form of the authoring pages as a browser sends it:
@@ -257,6 +258,16 @@ func TestTeachTopicKinds(t *testing.T) {
 			t.Fatalf("the tool is not offered: %.3000s", form.body)
 		}
 		s.addTopic(t, course, admin.Token, "lti", [][2]string{{"lesson", lesson}, {"title", "Lab"}, {"tool", id(tool.ID)}}, "", "", nil)
+
+		// A video: its page shows the transcoding state and refreshes
+		// itself until the video is ready.
+		apitest.Must(api.PostAdminConfig(ctx, client.UpdateInputBody{Config: []client.Item{{Key: "lms_video.enable", Value: true}}}))(t)
+		video := s.addTopic(t, course, admin.Token, "video", [][2]string{{"lesson", lesson}, {"title", "Clip"}}, "file", "clip.mp4",
+			mediatest.MP4(t, 1))
+		page := s.must(req{path: "/teach/courses/" + id(course) + "/topics/" + id(video), token: admin.Token}, http.StatusOK).text()
+		if !strings.Contains(page, `<meta http-equiv="refresh" content="5">`) || !strings.Contains(page, "Processing: <strong>waiting in line</strong>") {
+			t.Fatalf("the video's page: %.3000s", page)
+		}
 
 		// cmi5: eight AUs to choose from.
 		multi := s.must(multipartReq("/teach/courses/"+id(course)+"/topics/new?kind=cmi5", admin.Token,

@@ -410,7 +410,6 @@ type topicPageData struct {
 }
 
 type quizRow struct {
-	Type   string
 	Stem   string
 	Right  []string
 	Score  float64
@@ -446,7 +445,7 @@ func (h *Handler) teachTopic(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, q := range qs {
-			d.Questions = append(d.Questions, quizRow{Type: q.Type, Stem: q.Gift.Stem.Text, Right: rightAnswers(q.Gift),
+			d.Questions = append(d.Questions, quizRow{Stem: q.Gift.Stem.Text, Right: rightAnswers(q.Gift),
 				Score: q.Score, Source: q.Value})
 		}
 	case "video", "audio", "image", "pdf":
