@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,6 +23,15 @@ import (
 // learner assigned to it then completes the reading in another browser.
 // Every authoring page is checked with axe-core at 390 and 1280 px (no
 // serious or critical violation) and saved as a screenshot.
+func mustID(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("not an id: %q", s)
+	}
+	return n
+}
+
 func TestTeachWalkInBrowser(t *testing.T) {
 	s := newStack(t, "sqlite", frontOptions{})
 	env := s.env
@@ -133,6 +143,31 @@ func TestTeachWalkInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`.notice-ok`, chromedp.ByQuery), chromedp.Evaluate(titles, &after))
 	if len(before) != 5 || len(after) != 5 || after[0] != before[1] || after[1] != before[0] {
 		t.Errorf("moving up: %q, then %q", before, after)
+	}
+	// Drag and drop: the last topic dragged above the first; the page
+	// reloads once the move is saved.
+	var lastID string
+	b.run("drag", chromedp.Evaluate(`(function () {
+		var items = document.querySelectorAll('.teach-topics > li');
+		var last = items[items.length - 1], first = items[0];
+		var dt = new DataTransfer();
+		document.getElementById('program').classList.add('before-reload');
+		last.dispatchEvent(new DragEvent('dragstart', {bubbles: true, dataTransfer: dt}));
+		first.dispatchEvent(new DragEvent('dragover', {bubbles: true, cancelable: true, dataTransfer: dt,
+			clientY: first.getBoundingClientRect().top + 1}));
+		last.dispatchEvent(new DragEvent('dragend', {bubbles: true, dataTransfer: dt}));
+		return last.id;
+	})()`, &lastID))
+	b.run("dropped", chromedp.WaitVisible(`#program:not(.before-reload) .teach-topics > li:first-child#`+lastID, chromedp.ByQuery))
+	var dropped []string
+	b.run("after the drop", chromedp.WaitReady(`#program`, chromedp.ByID), chromedp.Evaluate(titles, &dropped))
+	if len(dropped) != 5 || dropped[0] != after[4] || dropped[1] != after[0] {
+		t.Errorf("drag and drop: %q, then %q", after, dropped)
+	}
+	cid0 := strings.TrimPrefix(lastID, "topic-")
+	order := apitest.Must(s.env.Client(env.Host, tutor.Token).GetAdminCoursesIDProgram(t.Context(), mustID(t, course)))(t).Lessons[0].Topics
+	if id(order[0].ID) != cid0 {
+		t.Errorf("the API's order after the drop: %+v", order)
 	}
 	check("course-edit")
 	b.run("publish", chromedp.Navigate(origin+"/teach/courses/"+course), chromedp.WaitVisible(`#status`, chromedp.ByID),

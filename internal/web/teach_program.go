@@ -11,24 +11,22 @@ import (
 // teachLesson is a lesson of the edit page's program, with what its
 // move buttons need.
 type teachLesson struct {
-	ID, Course int64
-	Title      string
+	ID    int64
+	Title string
 	// URL is the lesson's address under its course; NewTopic its "Add
 	// topic" page.
 	URL, NewTopic string
-	Active        bool
 	First, Last   bool
 	Topics        []teachTopic
 	Lessons       []*teachLesson
 }
 
 type teachTopic struct {
-	ID, Course  int64
-	Title, Kind string
+	ID    int64
+	Title string
 	// KindLabel names the kind in the page's language; URL is the topic's
 	// page.
 	KindLabel, URL string
-	Active         bool
 	First, Last    bool
 }
 
@@ -38,13 +36,13 @@ func teachProgram(course int64, lessons []client.AdminLesson, words teachWords) 
 	base := courseEditURL(course)
 	for i, l := range lessons {
 		lid := strconv.FormatInt(l.ID, 10)
-		tl := &teachLesson{ID: l.ID, Course: course, Title: l.Title, Active: l.Active, First: i == 0,
+		tl := &teachLesson{ID: l.ID, Title: l.Title, First: i == 0,
 			Last: i == len(lessons)-1, URL: base + "/lessons/" + lid, NewTopic: base + "/topics/new?lesson=" + lid}
 		tl.Topics = make([]teachTopic, len(l.Topics))
 		for j, t := range l.Topics {
 			kind := kindOfClass(t.TopicableType)
-			tl.Topics[j] = teachTopic{ID: t.ID, Course: course, Title: t.Title, Kind: kind, KindLabel: words.S("kind_" + kind),
-				URL: base + "/topics/" + strconv.FormatInt(t.ID, 10), Active: t.Active, First: j == 0, Last: j == len(l.Topics)-1}
+			tl.Topics[j] = teachTopic{ID: t.ID, Title: t.Title, KindLabel: words.S("kind_" + kind),
+				URL: base + "/topics/" + strconv.FormatInt(t.ID, 10), First: j == 0, Last: j == len(l.Topics)-1}
 		}
 		tl.Lessons = teachProgram(course, l.Lessons, words)
 		out[i] = tl
