@@ -13,6 +13,7 @@ import (
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/kinds/interactive/interactivetest"
 	"github.com/lms-platform/lms/internal/media/mediatest"
 )
 
@@ -229,7 +230,8 @@ func TestTeachWordsComplete(t *testing.T) {
 }
 
 // TestTeachTopicKinds adds topics of the other kinds through the "Add
-// topic" form: a project, a PDF, a LiaScript course, a layout, an LTI
+// topic" form: a project, a PDF, a LiaScript course, a layout, an
+// interactive app, a video (with its transcoding state), an LTI
 // tool (as an admin, who may list the tools) and a cmi5 package of
 // several AUs, whose AU is chosen next; wrong input of each kind comes
 // back with the API's message next to its field.
@@ -259,6 +261,8 @@ func TestTeachTopicKinds(t *testing.T) {
 		}
 		s.addTopic(t, course, admin.Token, "lti", [][2]string{{"lesson", lesson}, {"title", "Lab"}, {"tool", id(tool.ID)}}, "", "", nil)
 
+		s.addTopic(t, course, admin.Token, "interactive", [][2]string{{"lesson", lesson}, {"title", "Steps"}, {"height", "480"}},
+			"file", "app.zip", interactivetest.Zip(t, stepsApp))
 		// A video: its page shows the transcoding state and refreshes
 		// itself until the video is ready.
 		apitest.Must(api.PostAdminConfig(ctx, client.UpdateInputBody{Config: []client.Item{{Key: "lms_video.enable", Value: true}}}))(t)
