@@ -261,6 +261,15 @@ func TestTeachTopicKinds(t *testing.T) {
 		}
 		s.addTopic(t, course, admin.Token, "lti", [][2]string{{"lesson", lesson}, {"title", "Lab"}, {"tool", id(tool.ID)}}, "", "", nil)
 
+		// GIFT files uploaded: each question parsed, with its right answers.
+		for file, want := range map[string]string{"numerical1": "Questions (10)", "totara_moodle_match": " → "} {
+			quiz := s.addTopic(t, course, admin.Token, "quiz", [][2]string{{"lesson", lesson}, {"title", file}}, "gift_file",
+				file+".gift", readFixture(t, "gift/"+file+".gift"))
+			page := s.must(req{path: "/teach/courses/" + id(course) + "/topics/" + id(quiz), token: admin.Token}, http.StatusOK).text()
+			if !strings.Contains(page, want) {
+				t.Errorf("%s: %q is not on its page: %.3000s", file, want, page)
+			}
+		}
 		s.addTopic(t, course, admin.Token, "interactive", [][2]string{{"lesson", lesson}, {"title", "Steps"}, {"height", "480"}},
 			"file", "app.zip", interactivetest.Zip(t, stepsApp))
 		// A video: its page shows the transcoding state and refreshes
