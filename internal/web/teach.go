@@ -381,7 +381,7 @@ type courseInput struct {
 
 // readCourseForm reads a posted course form (multipart, with an optional
 // image), keeping what was typed for a form shown again.
-func readCourseForm(w http.ResponseWriter, r *http.Request) (*courseInput, bool) {
+func readCourseForm(r *http.Request, words teachWords) (*courseInput, bool) {
 	if err := r.ParseMultipartForm(maxCourseForm); err != nil {
 		if err := r.ParseForm(); err != nil {
 			return nil, false
@@ -419,7 +419,7 @@ func readCourseForm(w http.ResponseWriter, r *http.Request) (*courseInput, bool)
 		}
 		t, err := time.Parse("2006-01-02", v)
 		if err != nil {
-			in.d.Errors[field] = "YYYY-MM-DD"
+			in.d.Errors[field] = words.S("bad_date")
 			continue
 		}
 		*dst = &t
@@ -465,9 +465,9 @@ func (h *Handler) teachCreateCourse(w http.ResponseWriter, r *http.Request) {
 	if a == nil {
 		return
 	}
-	in, ok := readCourseForm(w, r)
+	in, ok := readCourseForm(r, a.t)
 	if !ok {
-		h.errorPage(w, r, http.StatusBadRequest, "That did not work", "The form could not be read.")
+		h.errorPage(w, r, http.StatusBadRequest, a.t.S("failed"), a.t.S("form_unreadable"))
 		return
 	}
 	in.d.New = true
@@ -537,9 +537,9 @@ func (h *Handler) teachSaveCourse(w http.ResponseWriter, r *http.Request) {
 	if a == nil {
 		return
 	}
-	in, ok := readCourseForm(w, r)
+	in, ok := readCourseForm(r, a.t)
 	if !ok {
-		h.errorPage(w, r, http.StatusBadRequest, "That did not work", "The form could not be read.")
+		h.errorPage(w, r, http.StatusBadRequest, a.t.S("failed"), a.t.S("form_unreadable"))
 		return
 	}
 	in.d.Course.ID = id

@@ -81,7 +81,8 @@ var teachText = map[string]teachWords{
 		"unlimited": "unlimited", "problem": "The API refused this:", "no_access": "Authoring is for tutors and administrators.",
 		"back_to_course": "Back to the course", "tutors_hint": "Who may edit the course.", "none": "—",
 		"course_list_lead": "Every course you may edit, with its status and learners.", "open": "Open",
-		"kinds_title": "Topic kinds", "steps": "Steps", "true": "True", "false": "False",
+		"kinds_title": "Topic kinds", "failed": "That did not work", "form_unreadable": "The form could not be read.",
+		"form_too_large": "The form is too large.", "bad_number": "Give a number, e.g. 7.5.", "bad_date": "Give a date as YYYY-MM-DD.", "steps": "Steps", "true": "True", "false": "False",
 	},
 	"pl": {
 		"teach": "Nauczanie", "dashboard_lead": "Twórz kursy, dodawaj tematy każdego rodzaju i publikuj je dla uczniów.",
@@ -127,7 +128,8 @@ var teachText = map[string]teachWords{
 		"unlimited": "bez limitu", "problem": "API odrzuciło to:", "no_access": "Tworzenie kursów jest dla prowadzących i administratorów.",
 		"back_to_course": "Wróć do kursu", "tutors_hint": "Kto może edytować kurs.", "none": "—",
 		"course_list_lead": "Wszystkie kursy, które możesz edytować, z ich stanem i uczniami.", "open": "Otwórz",
-		"kinds_title": "Rodzaje tematów", "steps": "Kroki", "true": "Prawda", "false": "Fałsz",
+		"kinds_title": "Rodzaje tematów", "failed": "To się nie udało", "form_unreadable": "Nie udało się odczytać formularza.",
+		"form_too_large": "Formularz jest za duży.", "bad_number": "Podaj liczbę, np. 7,5.", "bad_date": "Podaj datę w formacie RRRR-MM-DD.", "steps": "Kroki", "true": "Prawda", "false": "Fałsz",
 	},
 	"zh": {
 		"teach": "教学", "dashboard_lead": "创建课程，添加各种类型的主题，并向学员发布。",
@@ -173,6 +175,7 @@ var teachText = map[string]teachWords{
 		"unlimited": "不限", "problem": "API 拒绝了此操作：", "no_access": "课程编写仅限导师和管理员。",
 		"back_to_course": "返回课程", "tutors_hint": "谁可以编辑这门课程。", "none": "—",
 		"course_list_lead": "你可以编辑的所有课程，以及它们的状态和学员。", "open": "打开",
-		"kinds_title": "主题类型", "steps": "步骤", "true": "正确", "false": "错误",
+		"kinds_title": "主题类型", "failed": "操作未成功", "form_unreadable": "无法读取表单。",
+		"form_too_large": "表单过大。", "bad_number": "请输入数字，例如 7.5。", "bad_date": "请按 YYYY-MM-DD 格式输入日期。", "steps": "步骤", "true": "正确", "false": "错误",
 	},
 }

@@ -157,7 +157,7 @@ func (h *Handler) teachCreateTopic(w http.ResponseWriter, r *http.Request) {
 	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
 		mr, err := r.MultipartReader()
 		if err != nil {
-			h.errorPage(w, r, http.StatusBadRequest, "That did not work", "The form could not be read.")
+			h.errorPage(w, r, http.StatusBadRequest, a.t.S("failed"), a.t.S("form_unreadable"))
 			return
 		}
 		text := 0
@@ -167,14 +167,14 @@ func (h *Handler) teachCreateTopic(w http.ResponseWriter, r *http.Request) {
 				break
 			}
 			if err != nil {
-				h.errorPage(w, r, http.StatusBadRequest, "That did not work", "The form could not be read.")
+				h.errorPage(w, r, http.StatusBadRequest, a.t.S("failed"), a.t.S("form_unreadable"))
 				return
 			}
 			name := part.FormName()
 			if part.FileName() == "" {
 				b, _ := io.ReadAll(io.LimitReader(part, int64(maxTopicText-text+1)))
 				if text += len(b); text > maxTopicText {
-					h.errorPage(w, r, http.StatusRequestEntityTooLarge, "That did not work", "The form is too large.")
+					h.errorPage(w, r, http.StatusRequestEntityTooLarge, a.t.S("failed"), a.t.S("form_too_large"))
 					return
 				}
 				d.Values.Add(name, string(b))
@@ -229,10 +229,10 @@ func (h *Handler) teachCreateTopic(w http.ResponseWriter, r *http.Request) {
 	case "quiz":
 		form.MaxAttempts = num("maxAttempts")
 		if v := opt("minPassScore"); v != nil {
-			if f, err := strconv.ParseFloat(*v, 64); err == nil {
+			if f, err := strconv.ParseFloat(strings.Replace(*v, ",", ".", 1), 64); err == nil {
 				form.MinPassScore = &f
 			} else {
-				d.Errors["minPassScore"] = "?"
+				d.Errors["minPassScore"] = a.t.S("bad_number")
 			}
 		}
 		for _, q := range splitGIFT(d.V("gift")) {
