@@ -9,7 +9,9 @@ ADMIN_PASSWORD ?= admin-password
 
 # Browser files the services serve (the H5P core player from
 # h5p-standalone, scorm-again, hls.js, LiaScript's runtime from
-# @liascript/editor) and the OpenAPI linter, pinned in package-lock.json.
+# @liascript/editor, the authoring pages' Markdown editor from
+# tiny-markdown-editor), the OpenAPI linter and axe-core (the browser
+# tests' accessibility check), pinned in package-lock.json.
 # The player's install script only enforces its authors' package manager,
 # so scripts are off.
 PLAYER := node_modules/h5p-standalone/dist/frame.bundle.js

@@ -69,6 +69,9 @@ type Config struct {
 	// HLSPlayer is hls.js's browser build the web frontend serves to
 	// browsers without native HLS (installed by make build).
 	HLSPlayer string
+	// Editor is the Markdown editor's browser build (its dist folder) the
+	// authoring pages load.
+	Editor string
 	// H5PEditorDir holds the H5P editor client, served under /h5p/editor/;
 	// empty: the editor page reports that the editor is not installed.
 	H5PEditorDir string
@@ -155,6 +158,7 @@ func Load(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool)
 		{"LMS_H5P_CORE_DIR", "node_modules/h5p-standalone/dist", &c.H5PCoreDir, "H5P core player files (installed by make build)"},
 		{"LMS_SCORM_PLAYER_DIR", "node_modules/scorm-again/dist", &c.ScormPlayerDir, "SCORM runtime files (scorm-again, installed by make build)"},
 		{"LMS_LIASCRIPT_DIR", "node_modules/@liascript/editor/dist", &c.LiaScriptDir, "LiaScript runtime files (@liascript/editor, installed by make build)"},
+		{"LMS_EDITOR", "node_modules/tiny-markdown-editor/dist", &c.Editor, "Markdown editor (tiny-markdown-editor's dist folder) of the authoring pages (installed by make build)"},
 		{"LMS_HLS_PLAYER", "node_modules/hls.js/dist/hls.min.js", &c.HLSPlayer, "hls.js browser build the frontend plays HLS videos with (installed by make build)"},
 		{"LMS_H5P_EDITOR_DIR", "", &c.H5PEditorDir, "H5P editor client files (empty: no editor)"},
 		{"LMS_H5P_EMBED_ORIGINS", "", &embedOrigins, "comma-separated origins that may embed H5P pages (* for any)"},

@@ -117,7 +117,8 @@ func newFront(t testing.TB, apiURL, platformHost string, o frontOptions) *front 
 	_, contentPort, _ := net.SplitHostPort(content.Listener.Addr().String())
 	h, err := New(Options{APIURL: apiURL, PlatformHost: platformHost, TrustProxy: o.trustProxy,
 		CacheFresh: o.fresh, Clock: clk, Log: log, ContentOrigin: "http://{host}:" + contentPort,
-		HLSPlayer: filepath.Join(apitest.RepoRoot(), "node_modules", "hls.js", "dist", "hls.min.js")})
+		HLSPlayer: filepath.Join(apitest.RepoRoot(), "node_modules", "hls.js", "dist", "hls.min.js"),
+		Editor:    filepath.Join(apitest.RepoRoot(), "node_modules", "tiny-markdown-editor", "dist")})
 	if err != nil {
 		content.Close()
 		t.Fatal(err)

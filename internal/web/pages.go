@@ -56,6 +56,10 @@ var pageFuncs = template.FuncMap{
 		return o
 	},
 	"add": func(a, b int) int { return a + b },
+	"teachLessons": func(ls []*teachLesson, w programWords, csrf string) teachLessonsArgs {
+		return teachLessonsArgs{Lessons: ls, W: w, CSRF: csrf}
+	},
+	"programWords": newProgramWords,
 	"initial": func(s string) string {
 		for _, r := range s {
 			return strings.ToUpper(string(r))
@@ -103,6 +107,9 @@ type view struct {
 	Title    string
 	Lang     string
 	SignedIn bool
+	// Teach links the authoring dashboard in the header: the user may
+	// author courses (the lms_teach cookie; render reads it).
+	Teach bool
 	// Nav names the header link of the current section.
 	Nav string
 	// Home is where the brand links: the catalogue, or the landing.
@@ -120,15 +127,15 @@ type view struct {
 // labels are the words of the layout (header, footer, skip link).
 type labels struct {
 	Skip, Courses, My, Profile, SignIn, SignOut, Menu, Footer string
-	Certificates                                              string
+	Certificates, Teach                                       string
 }
 
 var layoutLabels = map[string]labels{
 	"en": {"Skip to content", "Courses", "My learning", "Profile", "Sign in", "Sign out", "Main",
-		"Learn at your own pace.", "Certificates"},
+		"Learn at your own pace.", "Certificates", "Teaching"},
 	"pl": {"Przejdź do treści", "Kursy", "Moja nauka", "Profil", "Zaloguj się", "Wyloguj się", "Główne",
-		"Ucz się we własnym tempie.", "Certyfikaty"},
-	"zh": {"跳到正文", "课程", "我的学习", "个人资料", "登录", "退出登录", "主导航", "按照自己的节奏学习。", "证书"},
+		"Ucz się we własnym tempie.", "Certyfikaty", "Nauczanie"},
+	"zh": {"跳到正文", "课程", "我的学习", "个人资料", "登录", "退出登录", "主导航", "按照自己的节奏学习。", "证书", "教学"},
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -141,6 +148,9 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	defer bufPool.Put(buf)
 	if v.CSRF == "" {
 		v.CSRF = h.csrfToken(w, r, csrfForm)
+	}
+	if c, err := r.Cookie(teachCookie); err == nil && c.Value == "1" && v.SignedIn {
+		v.Teach = true
 	}
 	if w.Header().Get("Content-Security-Policy") == "" {
 		w.Header().Set("Content-Security-Policy", h.pageCSPFor(r))

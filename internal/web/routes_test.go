@@ -553,6 +553,9 @@ func TestDemoSessionSurvivesReset(t *testing.T) {
 	if sess == nil || mark == nil || mark.Value != "student" || !mark.HttpOnly {
 		t.Fatalf("demo login cookies: %v", r.header["Set-Cookie"])
 	}
+	if r.header.Get("Location") != "/my" {
+		t.Fatalf("the demo student lands on %s", r.header.Get("Location"))
+	}
 	f.must(req{path: "/bff/api/profile/me", token: sess.Value, cookies: []*http.Cookie{mark}}, http.StatusOK)
 
 	if _, err := env.Server.Demo.Reset(ctx, rec, demo.ResetOptions{}); err != nil {
@@ -573,5 +576,17 @@ func TestDemoSessionSurvivesReset(t *testing.T) {
 	r = f.must(req{method: "POST", path: "/login/demo", form: url.Values{"role": {"tutor"}}}, http.StatusSeeOther)
 	if c := r.cookie(demoCookie); c == nil || c.MaxAge >= 0 {
 		t.Fatalf("a tutor session is not a demo student session: %v", r.header["Set-Cookie"])
+	}
+	// The demo's tutor and admin land on their dashboard, which the
+	// header links.
+	for _, role := range []string{"tutor", "admin"} {
+		r = f.must(req{method: "POST", path: "/login/demo", form: url.Values{"role": {role}}}, http.StatusSeeOther)
+		if r.header.Get("Location") != "/teach" || r.cookie(teachCookie) == nil || r.cookie(teachCookie).Value != "1" {
+			t.Fatalf("the demo %s lands on %s: %v", role, r.header.Get("Location"), r.header["Set-Cookie"])
+		}
+		page := f.must(req{path: "/teach", token: r.cookie(sessionCookie).Value, cookies: []*http.Cookie{r.cookie(teachCookie)}}, http.StatusOK)
+		if !strings.Contains(page.text(), `<a href="/teach" aria-current="page">Teaching</a>`) {
+			t.Fatalf("the demo %s's dashboard: %.1500s", role, page.body)
+		}
 	}
 }

@@ -105,7 +105,7 @@ func (h *Handler) setSession(w http.ResponseWriter, r *http.Request, tok client.
 }
 
 func (h *Handler) clearSession(w http.ResponseWriter, r *http.Request) {
-	for _, name := range []string{sessionCookie, demoCookie} {
+	for _, name := range []string{sessionCookie, demoCookie, teachCookie} {
 		http.SetCookie(w, &http.Cookie{Name: name, Path: "/", MaxAge: -1, HttpOnly: true,
 			SameSite: http.SameSiteLaxMode, Secure: h.secure(r)})
 	}

@@ -50,6 +50,10 @@ type Options struct {
 	// /assets/hls.min.js to play HLS videos where the browser has no
 	// native HLS ("": those browsers get the original file).
 	HLSPlayer string
+	// Editor is the folder of the Markdown editor's browser build (npm
+	// tiny-markdown-editor's dist), served as /assets/editor/ to the
+	// authoring pages ("": a plain text area).
+	Editor string
 }
 
 // Handler is the frontend.
@@ -151,6 +155,8 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /auth/social", h.socialLanding)
 	mux.HandleFunc("POST /auth/social", h.csrfForms(16<<10, h.socialForm))
 	mux.HandleFunc("POST /logout", h.csrfForms(16<<10, h.logout))
+	// Authoring: tutors' and admins' pages (teach.go).
+	h.teachRoutes(mux)
 	mux.HandleFunc("/", h.notFound)
 	return mux
 }
@@ -377,7 +383,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger) (string, e
 		log.Warn("web: LMS_CONTENT_ADDR is empty: SCORM, cmi5, interactive and LiaScript topics are not played")
 	}
 	h, err := New(Options{APIURL: cfg.APIURL, PlatformHost: cfg.PlatformHost, TrustProxy: cfg.TrustProxy,
-		CacheFresh: cfg.WebCacheFresh, Log: log, HLSPlayer: cfg.HLSPlayer, ContentOrigin: contentOrigin, WebURL: cfg.WebURL})
+		CacheFresh: cfg.WebCacheFresh, Log: log, HLSPlayer: cfg.HLSPlayer, Editor: cfg.Editor, ContentOrigin: contentOrigin, WebURL: cfg.WebURL})
 	if err != nil {
 		if contentLn != nil {
 			contentLn.Close()

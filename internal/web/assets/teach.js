@@ -1,0 +1,102 @@
+// The authoring pages' script: the Markdown editor, drag and drop of
+// lessons and topics, and upload progress. Every page works without it:
+// the editor is a text area, the arrows are forms, uploads are plain posts.
+(function () {
+  'use strict';
+
+  function csrfToken() {
+    var input = document.querySelector('input[name="csrf_token"]');
+    return input ? input.value : '';
+  }
+
+  // The Markdown editor (tiny-markdown-editor), over the text area it
+  // keeps in step; the text area stays the form's field.
+  var md = document.getElementById('markdown');
+  if (md && md.classList.contains('md-source') && window.TinyMDE) {
+    var editor = new window.TinyMDE.Editor({ textarea: md });
+    new window.TinyMDE.CommandBar({ element: 'markdown-toolbar', editor: editor });
+    var area = md.parentNode.querySelector('.TinyMDE');
+    var label = document.querySelector('label[for="markdown"]');
+    if (area) {
+      area.setAttribute('role', 'textbox');
+      area.setAttribute('aria-multiline', 'true');
+      if (label) {
+        label.id = label.id || 'markdown-label';
+        area.setAttribute('aria-labelledby', label.id);
+        label.addEventListener('click', function () { area.focus(); });
+      }
+      area.setAttribute('aria-describedby', md.getAttribute('aria-describedby') || '');
+    }
+  }
+
+  // Drag and drop among siblings; the drop posts the new position to the
+  // same route as the arrow buttons, then reloads the program.
+  var dragged = null;
+  document.querySelectorAll('[data-sortable] > li').forEach(function (li) {
+    var handle = li.querySelector(':scope > .teach-row > .drag-handle');
+    if (!handle) { return; }
+    li.draggable = true;
+    li.addEventListener('dragstart', function (e) {
+      e.stopPropagation();
+      dragged = li;
+      li.classList.add('dragging');
+      e.dataTransfer.effectAllowed = 'move';
+      e.dataTransfer.setData('text/plain', li.dataset.id);
+    });
+    li.addEventListener('dragover', function (e) {
+      if (!dragged || dragged === li || dragged.parentNode !== li.parentNode) { return; }
+      e.preventDefault();
+      e.stopPropagation();
+      var box = li.getBoundingClientRect();
+      var after = e.clientY > box.top + box.height / 2;
+      li.parentNode.insertBefore(dragged, after ? li.nextSibling : li);
+    });
+    li.addEventListener('dragend', function (e) {
+      e.stopPropagation();
+      if (dragged !== li) { return; }
+      li.classList.remove('dragging');
+      dragged = null;
+      var position = Array.prototype.indexOf.call(li.parentNode.children, li) + 1;
+      var body = new URLSearchParams();
+      body.set('csrf_token', csrfToken());
+      body.set('to', String(position));
+      fetch(li.dataset.move, { method: 'POST', body: body, credentials: 'same-origin',
+        headers: { 'X-Requested-With': 'fetch' } }).then(function () { location.reload(); });
+    });
+  });
+
+  // Uploads: the form is sent by XHR to show its progress; the answer (the
+  // topic's page, or the form with the API's messages) replaces the page.
+  var form = document.querySelector('form.teach-topic-form[data-upload]:not([data-upload=""])');
+  if (form) {
+    form.addEventListener('submit', function (e) {
+      var file = form.querySelector('#upload');
+      if (!file || !file.files || !file.files.length || !window.FormData) { return; }
+      e.preventDefault();
+      var bar = form.querySelector('.upload-progress');
+      var status = document.getElementById('upload-status');
+      var button = form.querySelector('button[type="submit"]');
+      bar.hidden = false;
+      button.disabled = true;
+      var xhr = new XMLHttpRequest();
+      xhr.open('POST', form.action);
+      xhr.upload.addEventListener('progress', function (p) {
+        if (p.lengthComputable) {
+          bar.value = Math.round(p.loaded * 100 / p.total);
+          status.textContent = bar.value + '%';
+        }
+      });
+      xhr.addEventListener('load', function () {
+        if (xhr.status < 300 && xhr.responseURL && xhr.responseURL !== form.action) {
+          location.assign(xhr.responseURL);
+          return;
+        }
+        document.open();
+        document.write(xhr.responseText);
+        document.close();
+      });
+      xhr.addEventListener('error', function () { button.disabled = false; bar.hidden = true; });
+      xhr.send(new FormData(form));
+    });
+  }
+})();

@@ -1,0 +1,319 @@
+package web
+
+import (
+	"bytes"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/lms-platform/lms/client"
+	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/kinds/interactive/interactivetest"
+	"github.com/lms-platform/lms/internal/media/mediatest"
+)
+
+// multipartReq is a form of the authoring pages as a browser sends it:
+// the CSRF token first, then the fields, then at most one file.
+func multipartReq(path, token string, fields [][2]string, fileField, fileName string, data []byte) req {
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	w.WriteField(csrfField, csrfMAC(testCSRFSecret, csrfForm))
+	for _, f := range fields {
+		w.WriteField(f[0], f[1])
+	}
+	if fileField != "" {
+		part, _ := w.CreateFormFile(fileField, fileName)
+		part.Write(data)
+	}
+	w.Close()
+	return req{method: "POST", path: path, token: token, body: &b,
+		headers: map[string]string{"Content-Type": w.FormDataContentType()}}
+}
+
+func readFixture(t *testing.T, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(fixture(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+var topicLink = regexp.MustCompile(`/teach/courses/\d+/topics/(\d+)`)
+
+// addTopic posts the "Add topic" form and returns the new topic's id
+// (from the redirect to its page).
+func (s *stack) addTopic(t *testing.T, course int64, token, kind string, fields [][2]string, fileField, fileName string, data []byte) int64 {
+	t.Helper()
+	r := s.must(multipartReq("/teach/courses/"+id(course)+"/topics/new?kind="+kind, token, fields, fileField, fileName, data),
+		http.StatusSeeOther)
+	m := topicLink.FindStringSubmatch(r.header.Get("Location"))
+	if m == nil {
+		t.Fatalf("%s: redirected to %q", kind, r.header.Get("Location"))
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	return n
+}
+
+// TestTeachCourseAuthoring walks the authoring pages over HTTP as a tutor:
+// the dashboard, a course created and edited, lessons added, moved,
+// cloned and deleted, topics of several kinds added (with the API's
+// messages next to their fields), and the permissions of each role.
+func TestTeachCourseAuthoring(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		ctx := t.Context()
+		tutor, student := s.env.NewUser("tutor"), s.env.NewUser("student")
+
+		// Who may author.
+		s.must(req{path: "/teach", token: student.Token}, http.StatusForbidden)
+		if r := s.must(req{path: "/teach"}, http.StatusSeeOther); !strings.HasPrefix(r.header.Get("Location"), "/login") {
+			t.Fatalf("anonymous: %s", r.header.Get("Location"))
+		}
+		r := s.must(req{path: "/teach", token: tutor.Token, headers: map[string]string{"Accept-Language": "pl-PL,pl;q=0.9"}}, http.StatusOK)
+		if !strings.Contains(r.text(), "Nowy kurs") || !strings.Contains(r.text(), `lang="pl"`) {
+			t.Fatalf("the Polish dashboard: %.600s", r.body)
+		}
+
+		// Sign-in lands tutors on the dashboard, learners on their courses.
+		for _, c := range []struct {
+			u    *apitest.User
+			want string
+		}{{tutor, "/teach"}, {student, "/my"}} {
+			r := s.must(req{method: "POST", path: "/login", form: url.Values{"email": {c.u.Email}, "password": {c.u.Password}}}, http.StatusSeeOther)
+			if r.header.Get("Location") != c.want {
+				t.Errorf("%s lands on %s, want %s", c.u.Email, r.header.Get("Location"), c.want)
+			}
+		}
+
+		// Create: the API's message next to the empty title.
+		bad := s.must(multipartReq("/teach/courses/new", tutor.Token, [][2]string{{"title", ""}, {"status", "draft"}}, "", "", nil),
+			http.StatusUnprocessableEntity)
+		if !strings.Contains(bad.text(), `id="title-error"`) {
+			t.Fatalf("no message next to the title: %.2000s", bad.body)
+		}
+		r = s.must(multipartReq("/teach/courses/new", tutor.Token, [][2]string{{"title", "Birds of the coast"},
+			{"summary", "Gulls, terns and waders."}, {"status", "draft"}, {"tags", "birds, coast"}, {"active_from", "2026-01-01"}},
+			"image", "gull.png", apitest.PNG(t)), http.StatusSeeOther)
+		loc := r.header.Get("Location")
+		m := regexp.MustCompile(`^/teach/courses/(\d+)\?notice=created$`).FindStringSubmatch(loc)
+		if m == nil {
+			t.Fatalf("created: %s", loc)
+		}
+		course, _ := strconv.ParseInt(m[1], 10, 64)
+		api := s.env.Client(s.env.Host, tutor.Token)
+		c := apitest.Must(api.GetAdminCoursesID(ctx, course))(t)
+		if c.Title != "Birds of the coast" || strings.Join(c.Tags, ",") != "birds,coast" || c.ImageURL == nil || c.ActiveFrom == nil {
+			t.Fatalf("the course as created: %+v", c)
+		}
+		// Edit: publish.
+		s.must(multipartReq("/teach/courses/"+id(course), tutor.Token, [][2]string{{"title", "Birds of the coast"},
+			{"summary", "Gulls, terns and waders."}, {"status", "published"}, {"tags", "birds"}}, "", "", nil), http.StatusSeeOther)
+		if c := apitest.Must(api.GetAdminCoursesID(ctx, course))(t); c.Status != "published" || len(c.Tags) != 1 {
+			t.Fatalf("the course as saved: %+v", c)
+		}
+		// Another tutor's course is not this tutor's to edit.
+		other := s.env.NewUser("tutor")
+		s.must(req{path: "/teach/courses/" + id(course), token: other.Token}, http.StatusForbidden)
+
+		// Lessons.
+		for _, title := range []string{"Gulls", "Terns"} {
+			s.must(req{method: "POST", path: "/teach/courses/" + id(course) + "/lessons", token: tutor.Token,
+				form: url.Values{"title": {title}}}, http.StatusSeeOther)
+		}
+		prog := apitest.Must(api.GetAdminCoursesIDProgram(ctx, course))(t)
+		gulls, terns := prog.Lessons[0].ID, prog.Lessons[1].ID
+
+		// Topics of several kinds.
+		reading := s.addTopic(t, course, tutor.Token, "richtext", [][2]string{{"lesson", id(gulls)}, {"title", "About gulls"},
+			{"markdown", "# Gulls\n\nLoud **birds**."}}, "", "", nil)
+		quiz := s.addTopic(t, course, tutor.Token, "quiz", [][2]string{{"lesson", id(gulls)}, {"title", "Gull quiz"},
+			{"gift", string(readFixture(t, "gift/TFTwoFeedback.gift")) + "\n\nWhich bird dives? {=tern ~gull}\n"},
+			{"maxAttempts", "3"}, {"minPassScore", "1"}}, "", "", nil)
+		page := s.must(req{path: "/teach/courses/" + id(course) + "/topics/" + id(quiz), token: tutor.Token}, http.StatusOK)
+		if !strings.Contains(page.text(), "Which bird dives?") || !strings.Contains(page.text(), `<span class="teach-answer">tern</span>`) {
+			t.Fatalf("the quiz's parsed questions: %.3000s", page.body)
+		}
+		image := s.addTopic(t, course, tutor.Token, "image", [][2]string{{"lesson", id(terns)}, {"title", "A tern"}}, "file", "tern.png", apitest.PNG(t))
+		h5p := s.addTopic(t, course, tutor.Token, "h5p", [][2]string{{"lesson", id(terns)}, {"title", "Greeting"}},
+			"package", "greeting.h5p", readFixture(t, "h5p/valid/valid2.h5p"))
+		// A SCORM package of several SCOs: the SCO is chosen next.
+		multi := s.must(multipartReq("/teach/courses/"+id(course)+"/topics/new?kind=scorm", tutor.Token,
+			[][2]string{{"lesson", id(terns)}, {"title", "Modules"}}, "package", "modules.zip", readFixture(t, "scorm/PrerequisitesTest_SCORM12.zip")),
+			http.StatusUnprocessableEntity)
+		pkg := regexp.MustCompile(`name="package" value="(\d+)"`).FindStringSubmatch(multi.text())
+		sco := regexp.MustCompile(`name="sco" value="(\d+)"`).FindAllStringSubmatch(multi.text(), -1)
+		if pkg == nil || len(sco) != 4 {
+			t.Fatalf("the SCO choice: %.3000s", multi.body)
+		}
+		scorm := s.addTopic(t, course, tutor.Token, "scorm", [][2]string{{"lesson", id(terns)}, {"title", "Modules"},
+			{"package", pkg[1]}, {"sco", sco[1][1]}}, "", "", nil)
+		// A broken H5P package: the service's message next to the upload.
+		broken := s.must(multipartReq("/teach/courses/"+id(course)+"/topics/new?kind=h5p", tutor.Token,
+			[][2]string{{"lesson", id(terns)}, {"title", "Broken"}}, "package", "broken.h5p", readFixture(t, "h5p/invalid/corrupt_archive.h5p")),
+			http.StatusUnprocessableEntity)
+		if !strings.Contains(broken.text(), `class="field-error" id="upload-error"`) {
+			t.Fatalf("no message next to the package: %.3000s", broken.body)
+		}
+
+		edit := s.must(req{path: "/teach/courses/" + id(course), token: tutor.Token}, http.StatusOK).text()
+		for _, n := range []int64{reading, quiz, image, h5p, scorm} {
+			if !strings.Contains(edit, `id="topic-`+id(n)+`"`) {
+				t.Errorf("topic %d is not in the program", n)
+			}
+		}
+
+		// Reorder: the quiz up before the reading, the terns lesson first
+		// (the drag-and-drop way: to=1).
+		s.must(req{method: "POST", path: "/teach/courses/" + id(course) + "/topics/" + id(quiz) + "/move", token: tutor.Token,
+			form: url.Values{"dir": {"up"}}}, http.StatusSeeOther)
+		s.must(req{method: "POST", path: "/teach/courses/" + id(course) + "/lessons/" + id(terns) + "/move", token: tutor.Token,
+			form: url.Values{"to": {"1"}}, headers: map[string]string{"X-Requested-With": "fetch"}}, http.StatusNoContent)
+		prog = apitest.Must(api.GetAdminCoursesIDProgram(ctx, course))(t)
+		if prog.Lessons[0].ID != terns || prog.Lessons[1].Topics[0].ID != quiz || prog.Lessons[1].Topics[1].ID != reading {
+			t.Fatalf("the order after moving: %+v", prog.Lessons)
+		}
+
+		// Clone a lesson, then delete the clone after its confirmation page.
+		s.must(req{method: "POST", path: "/teach/courses/" + id(course) + "/lessons/" + id(gulls) + "/clone", token: tutor.Token}, http.StatusSeeOther)
+		prog = apitest.Must(api.GetAdminCoursesIDProgram(ctx, course))(t)
+		if len(prog.Lessons) != 3 || len(prog.Lessons[2].Topics) != 2 {
+			t.Fatalf("after cloning: %+v", prog.Lessons)
+		}
+		clone := prog.Lessons[2].ID
+		confirm := s.must(req{path: "/teach/courses/" + id(course) + "/lessons/" + id(clone) + "/delete", token: tutor.Token}, http.StatusOK)
+		if !strings.Contains(confirm.text(), "Gulls") {
+			t.Fatalf("the confirmation page: %.1000s", confirm.body)
+		}
+		s.must(req{method: "POST", path: "/teach/courses/" + id(course) + "/lessons/" + id(clone) + "/delete", token: tutor.Token}, http.StatusSeeOther)
+		if n := len(apitest.Must(api.GetAdminCoursesIDProgram(ctx, course))(t).Lessons); n != 2 {
+			t.Fatalf("%d lessons after deleting the clone", n)
+		}
+		// Forms need their token.
+		s.must(req{method: "POST", path: "/teach/courses/" + id(course) + "/delete", token: tutor.Token, noCSRF: true}, http.StatusForbidden)
+		// The course list shows it with its learner count.
+		apitest.Must(s.env.Client(s.env.Host, s.env.As("admin").Token).PostAdminCoursesIDAccess(ctx, course,
+			client.AssignInputBody{Users: []client.GrantBody{{ID: student.ID}}}))(t)
+		list := s.must(req{path: "/teach/courses", token: tutor.Token}, http.StatusOK).text()
+		if !regexp.MustCompile(`Birds of the coast</a></td>\s*<td><span class="pill status-pill status-published">Published</span></td>\s*<td>1</td>`).MatchString(list) {
+			t.Fatalf("the course list: %.3000s", list)
+		}
+		// Delete the course.
+		s.must(req{path: "/teach/courses/" + id(course) + "/delete", token: tutor.Token}, http.StatusOK)
+		s.must(req{method: "POST", path: "/teach/courses/" + id(course) + "/delete", token: tutor.Token}, http.StatusSeeOther)
+		if _, err := api.GetAdminCoursesID(ctx, course); client.StatusOf(err) != http.StatusNotFound {
+			t.Fatalf("the deleted course: %v", err)
+		}
+	})
+}
+
+// TestTeachWordsComplete keeps the three languages of the authoring pages
+// complete.
+func TestTeachWordsComplete(t *testing.T) {
+	for lang, words := range teachText {
+		for key := range teachText["en"] {
+			if words[key] == "" {
+				t.Errorf("%s lacks %q", lang, key)
+			}
+		}
+		for key := range words {
+			if _, ok := teachText["en"][key]; !ok {
+				t.Errorf("%s has %q, which English lacks", lang, key)
+			}
+		}
+	}
+}
+
+// TestTeachTopicKinds adds topics of the other kinds through the "Add
+// topic" form: a project, a PDF, a LiaScript course, a layout, an
+// interactive app, a video (with its transcoding state), an LTI
+// tool (as an admin, who may list the tools) and a cmi5 package of
+// several AUs, whose AU is chosen next; wrong input of each kind comes
+// back with the API's message next to its field.
+func TestTeachTopicKinds(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		ctx := t.Context()
+		admin := s.env.As("admin")
+		api := s.env.Client(s.env.Host, admin.Token)
+		course := apitest.Must(api.PostAdminCourses(ctx, client.CourseBody{Title: "Kinds"}))(t).ID
+		lesson := id(apitest.Must(api.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "All"}))(t).ID)
+		tool := apitest.Must(api.PostAdminLTITools(ctx, client.ToolInput{Name: "Lab tool", LoginURL: "https://tool.example/login",
+			TargetLinkURI: "https://tool.example/launch", RedirectUris: []string{"https://tool.example/launch"},
+			JwksURL: client.Ptr("https://tool.example/jwks")}))(t)
+
+		s.addTopic(t, course, admin.Token, "project", [][2]string{{"lesson", lesson}, {"title", "Essay"},
+			{"instructions", "Write one page."}, {"accept", "pdf, txt"}}, "", "", nil)
+		s.addTopic(t, course, admin.Token, "pdf", [][2]string{{"lesson", lesson}, {"title", "Handout"}}, "file", "handout.pdf",
+			[]byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"))
+		s.addTopic(t, course, admin.Token, "liascript", [][2]string{{"lesson", lesson}, {"title", "Workshop"},
+			{"markdown", string(readFixture(t, "liascript/workshop.md"))}}, "", "", nil)
+		s.addTopic(t, course, admin.Token, "layout", [][2]string{{"lesson", lesson}, {"title", "Study page"},
+			{"document", `[{"component":"Callout","props":{"tone":"tip","body":"Take notes."}}]`}, {"fallback", "Take notes."}}, "", "", nil)
+		form := s.must(req{path: "/teach/courses/" + id(course) + "/topics/new?kind=lti&lesson=" + lesson, token: admin.Token}, http.StatusOK)
+		if !strings.Contains(form.text(), `<option value="`+id(tool.ID)+`"`) {
+			t.Fatalf("the tool is not offered: %.3000s", form.body)
+		}
+		s.addTopic(t, course, admin.Token, "lti", [][2]string{{"lesson", lesson}, {"title", "Lab"}, {"tool", id(tool.ID)}}, "", "", nil)
+
+		// GIFT files uploaded: each question parsed, with its right answers.
+		for file, want := range map[string]string{"numerical1": "Questions (10)", "totara_moodle_match": " → "} {
+			quiz := s.addTopic(t, course, admin.Token, "quiz", [][2]string{{"lesson", lesson}, {"title", file}}, "gift_file",
+				file+".gift", readFixture(t, "gift/"+file+".gift"))
+			page := s.must(req{path: "/teach/courses/" + id(course) + "/topics/" + id(quiz), token: admin.Token}, http.StatusOK).text()
+			if !strings.Contains(page, want) {
+				t.Errorf("%s: %q is not on its page: %.3000s", file, want, page)
+			}
+		}
+		s.addTopic(t, course, admin.Token, "interactive", [][2]string{{"lesson", lesson}, {"title", "Steps"}, {"height", "480"}},
+			"file", "app.zip", interactivetest.Zip(t, stepsApp))
+		// A video: its page shows the transcoding state and refreshes
+		// itself until the video is ready.
+		apitest.Must(api.PostAdminConfig(ctx, client.UpdateInputBody{Config: []client.Item{{Key: "lms_video.enable", Value: true}}}))(t)
+		video := s.addTopic(t, course, admin.Token, "video", [][2]string{{"lesson", lesson}, {"title", "Clip"}}, "file", "clip.mp4",
+			mediatest.MP4(t, 1))
+		page := s.must(req{path: "/teach/courses/" + id(course) + "/topics/" + id(video), token: admin.Token}, http.StatusOK).text()
+		if !strings.Contains(page, `<meta http-equiv="refresh" content="5">`) || !strings.Contains(page, "Processing: <strong>waiting in line</strong>") {
+			t.Fatalf("the video's page: %.3000s", page)
+		}
+
+		// cmi5: eight AUs to choose from.
+		multi := s.must(multipartReq("/teach/courses/"+id(course)+"/topics/new?kind=cmi5", admin.Token,
+			[][2]string{{"lesson", lesson}, {"title", "Framed"}}, "package", "framed.zip", readFixture(t, "cmi5/multi_au_framed.zip")),
+			http.StatusUnprocessableEntity)
+		pkg := regexp.MustCompile(`name="package" value="(\d+)"`).FindStringSubmatch(multi.text())
+		aus := regexp.MustCompile(`name="au" value="(\d+)"`).FindAllStringSubmatch(multi.text(), -1)
+		if pkg == nil || len(aus) != 8 {
+			t.Fatalf("the AU choice: %.3000s", multi.body)
+		}
+		au := s.addTopic(t, course, admin.Token, "cmi5", [][2]string{{"lesson", lesson}, {"title", "Framed"}, {"package", pkg[1]},
+			{"au", aus[2][1]}}, "", "", nil)
+		if k := apitest.Must(api.GetAdminTopicsID(ctx, au))(t).Kind; k != "cmi5" {
+			t.Fatalf("the cmi5 topic is a %s", k)
+		}
+
+		// Wrong input, each kind's message next to its field.
+		for _, c := range []struct {
+			kind   string
+			fields [][2]string
+			field  string
+		}{
+			{"quiz", [][2]string{{"gift", "What is it? {=yes ~no"}}, `id="gift-error"`},
+			{"oembed", [][2]string{{"url", "not a link"}}, `id="url-error"`},
+			{"layout", [][2]string{{"document", `[{"component":"Carousel","props":{}}]`}, {"fallback", "x"}}, `<p class="field-error">`},
+			{"lti", [][2]string{{"tool", "999999"}}, `<p class="field-error">`},
+		} {
+			fields := append([][2]string{{"lesson", lesson}, {"title", "Wrong " + c.kind}}, c.fields...)
+			r := s.must(multipartReq("/teach/courses/"+id(course)+"/topics/new?kind="+c.kind, admin.Token, fields, "", "", nil),
+				http.StatusUnprocessableEntity)
+			if !strings.Contains(r.text(), c.field) {
+				t.Errorf("%s: no message at %s: %.3000s", c.kind, c.field, r.body)
+			}
+		}
+	})
+}

@@ -1,0 +1,486 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/lms-platform/lms/client"
+)
+
+// topicKind is a kind the "Add topic" flow offers: its topicable class,
+// the file field it uploads (none, file or package) and the file types
+// the picker suggests.
+type topicKind struct {
+	Name, Class string
+	Upload      string
+	Accept      string
+}
+
+const topicClassPrefix = `Lms\TopicTypes\Models\TopicContent\`
+
+var topicKinds = []topicKind{
+	{"richtext", topicClassPrefix + "RichText", "", ""},
+	{"video", topicClassPrefix + "Video", "file", "video/mp4,video/webm,video/ogg,video/quicktime,.mp4,.webm,.ogv,.ogg,.mov"},
+	{"audio", topicClassPrefix + "Audio", "file", "audio/mpeg,audio/ogg,.mp3,.ogg"},
+	{"image", topicClassPrefix + "Image", "file", "image/*"},
+	{"pdf", topicClassPrefix + "PDF", "file", "application/pdf,.pdf"},
+	{"oembed", topicClassPrefix + "OEmbed", "", ""},
+	{"h5p", topicClassPrefix + "H5P", "package", ".h5p"},
+	{"scorm", topicClassPrefix + "ScormSco", "package", ".zip,application/zip"},
+	{"cmi5", topicClassPrefix + "Cmi5Au", "package", ".zip,.xml,application/zip"},
+	{"liascript", `Lms\TopicTypeLiaScript\Models\LiaScript`, "file", ".md,.zip"},
+	{"lti", topicClassPrefix + "LTI", "", ""},
+	{"quiz", `Lms\TopicTypeGift\Models\GiftQuiz`, "", ""},
+	{"project", `Lms\TopicTypeProject\Models\Project`, "", ""},
+	{"interactive", topicClassPrefix + "Interactive", "file", ".zip,application/zip"},
+	{"layout", topicClassPrefix + "Layout", "", ""},
+}
+
+func kindNamed(name string) (topicKind, bool) {
+	for _, k := range topicKinds {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return topicKind{}, false
+}
+
+// topicFormData is the "Add topic" page: first the kinds, then the form
+// of the chosen kind, shown again with the API's messages by field.
+type topicFormData struct {
+	teachPage
+	Course  int64
+	Lesson  int64
+	Lessons []*teachLesson
+	Kinds   []topicKind
+	Kind    topicKind
+	Values  url.Values
+	Errors  map[string]string
+	Tools   []client.ExternalTool
+	// Choices of a package with several SCOs or AUs, and the package.
+	Choices []choice
+	Package int64
+	Action  string
+}
+
+type choice struct {
+	ID    int64
+	Title string
+}
+
+// V is a value the author typed.
+func (d topicFormData) V(name string) string { return d.Values.Get(name) }
+
+// E is the API's message for a field.
+func (d topicFormData) E(name string) string { return d.Errors[name] }
+
+func (h *Handler) teachNewTopic(w http.ResponseWriter, r *http.Request) {
+	course, ok := h.pathID(w, r, "course")
+	if !ok {
+		return
+	}
+	a := h.authorOf(w, r)
+	if a == nil {
+		return
+	}
+	q := r.URL.Query()
+	d := &topicFormData{Course: course, Values: url.Values{"lesson": {q.Get("lesson")}}, Errors: map[string]string{}}
+	if k, ok := kindNamed(q.Get("kind")); ok {
+		d.Kind = k
+	}
+	h.showTopicForm(w, r, a, http.StatusOK, d)
+}
+
+func (h *Handler) showTopicForm(w http.ResponseWriter, r *http.Request, a *author, status int, d *topicFormData) {
+	d.teachPage, d.Kinds = a.page(r), topicKinds
+	if len(d.Errors) > 0 && d.Error == "" {
+		d.Error = a.t.S("problem")
+	}
+	ctx := r.Context()
+	prog, err := a.api.GetAdminCoursesIDProgram(ctx, d.Course)
+	if err != nil {
+		h.apiFailed(w, r, err)
+		return
+	}
+	d.Lessons = flatLessons(teachProgram(d.Course, prog.Lessons, a.t), nil)
+	if d.Kind.Name == "lti" {
+		// Only admins may list the registered tools; a tutor's form says
+		// there are none to choose.
+		if tools, err := a.api.GetAdminLTITools(ctx); err == nil {
+			d.Tools = tools
+		}
+	}
+	d.Action = "/teach/courses/" + strconv.FormatInt(d.Course, 10) + "/topics/new?kind=" + d.Kind.Name
+	h.teachRender(w, r, a, status, "teach-topic-new", a.t.S("add_topic"), d)
+}
+
+func flatLessons(ls []*teachLesson, into []*teachLesson) []*teachLesson {
+	for _, l := range ls {
+		into = append(into, l)
+		into = flatLessons(l.Lessons, into)
+	}
+	return into
+}
+
+// Limits of what the topic form holds besides its one upload.
+const (
+	maxTopicText = 4 << 20
+	maxGIFTFile  = 1 << 20
+)
+
+// teachCreateTopic reads the "Add topic" form part by part: text fields
+// (and a GIFT file) into values, and the one upload, the form's last
+// field, streamed to the API as it arrives.
+func (h *Handler) teachCreateTopic(w http.ResponseWriter, r *http.Request) {
+	course, ok := h.pathID(w, r, "course")
+	if !ok {
+		return
+	}
+	a := h.authorOf(w, r)
+	if a == nil {
+		return
+	}
+	kind, ok := kindNamed(r.URL.Query().Get("kind"))
+	if !ok {
+		h.notFound(w, r)
+		return
+	}
+	d := &topicFormData{Course: course, Kind: kind, Values: url.Values{}, Errors: map[string]string{}}
+	var upload *client.File
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
+		mr, err := r.MultipartReader()
+		if err != nil {
+			h.errorPage(w, r, http.StatusBadRequest, a.t.S("failed"), a.t.S("form_unreadable"))
+			return
+		}
+		text := 0
+		for {
+			part, err := mr.NextPart()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				h.errorPage(w, r, http.StatusBadRequest, a.t.S("failed"), a.t.S("form_unreadable"))
+				return
+			}
+			name := part.FormName()
+			if part.FileName() == "" {
+				b, _ := io.ReadAll(io.LimitReader(part, int64(maxTopicText-text+1)))
+				if text += len(b); text > maxTopicText {
+					h.errorPage(w, r, http.StatusRequestEntityTooLarge, a.t.S("failed"), a.t.S("form_too_large"))
+					return
+				}
+				d.Values.Add(name, string(b))
+				continue
+			}
+			if name == "gift_file" {
+				b, _ := io.ReadAll(io.LimitReader(part, maxGIFTFile))
+				d.Values.Set("gift", string(b))
+				continue
+			}
+			if name == kind.Upload {
+				upload = &client.File{Name: part.FileName(), Content: part}
+				break
+			}
+		}
+	} else {
+		d.Values = r.PostForm
+	}
+	lesson, _ := strconv.ParseInt(d.V("lesson"), 10, 64)
+	form := client.PostAdminTopicsForm{Lesson: lesson, Title: strings.TrimSpace(d.V("title")), Topicable: kind.Class,
+		Extra: map[string]string{}}
+	opt := func(name string) *string {
+		if v := strings.TrimSpace(d.V(name)); v != "" {
+			return &v
+		}
+		return nil
+	}
+	num := func(name string) *int64 {
+		if n, err := strconv.ParseInt(strings.TrimSpace(d.V(name)), 10, 64); err == nil {
+			return &n
+		}
+		return nil
+	}
+	switch kind.Name {
+	case "richtext":
+		form.Markdown = client.Ptr(d.V("markdown"))
+	case "video":
+		form.VideoSiteURL = opt("videoSiteUrl")
+	case "oembed":
+		form.URL = client.Ptr(strings.TrimSpace(d.V("url")))
+	case "liascript":
+		form.Markdown = opt("markdown")
+	case "lti":
+		form.Tool = num("tool")
+	case "project":
+		form.Instructions, form.Accept = opt("instructions"), opt("accept")
+	case "interactive":
+		form.Height = num("height")
+	case "layout":
+		form.Extra["document"] = d.V("document")
+		form.Fallback = client.Ptr(d.V("fallback"))
+	case "quiz":
+		form.MaxAttempts = num("maxAttempts")
+		if v := opt("minPassScore"); v != nil {
+			if f, err := strconv.ParseFloat(strings.Replace(*v, ",", ".", 1), 64); err == nil {
+				form.MinPassScore = &f
+			} else {
+				d.Errors["minPassScore"] = a.t.S("bad_number")
+			}
+		}
+		for _, q := range splitGIFT(d.V("gift")) {
+			form.Questions = append(form.Questions, client.PostAdminTopicsFormQuestionsItem{Gift: client.Ptr(q)})
+		}
+		if form.Questions == nil {
+			form.Questions = []client.PostAdminTopicsFormQuestionsItem{}
+		}
+	case "scorm":
+		if pkg := num("package"); pkg != nil {
+			form.Extra["package"] = strconv.FormatInt(*pkg, 10)
+		}
+		if sco := opt("sco"); sco != nil {
+			form.Sco = *sco
+		}
+	case "cmi5":
+		form.Au = num("au")
+		if pkg := num("package"); pkg != nil {
+			form.Extra["package"] = strconv.FormatInt(*pkg, 10)
+		}
+	}
+	ctx := r.Context()
+	if upload != nil && kind.Name == "cmi5" {
+		// The AU is chosen from the imported package, kept by id so that
+		// it is not uploaded twice.
+		pkg, err := a.api.PostAdminCmi5(ctx, client.PostAdminCmi5Form{Package: upload})
+		if msg, ok := fieldErrors(err, d.Errors); ok {
+			d.Error = msg
+			if d.Errors["package"] == "" {
+				d.Errors["package"] = msg
+			}
+			h.showTopicForm(w, r, a, http.StatusUnprocessableEntity, d)
+			return
+		}
+		if err != nil {
+			h.apiFailed(w, r, err)
+			return
+		}
+		upload = nil
+		form.Extra["package"] = strconv.FormatInt(pkg.ID, 10)
+		d.Values.Set("package", form.Extra["package"])
+		if len(pkg.Aus) == 1 {
+			form.Au = &pkg.Aus[0].ID
+		}
+	}
+	if upload != nil {
+		if kind.Upload == "file" {
+			form.File = upload
+		} else {
+			form.ExtraFiles = map[string]client.File{kind.Upload: *upload}
+		}
+	}
+	var topic *client.View
+	err := errors.New("invalid")
+	if len(d.Errors) == 0 {
+		topic, err = a.api.PostAdminTopicsMultipart(ctx, form)
+	}
+	if msg, ok := fieldErrors(err, d.Errors); ok || len(d.Errors) > 0 {
+		d.Error = msg
+		d.Choices, d.Package = choicesOf(err)
+		if d.Package != 0 {
+			d.Values.Set("package", strconv.FormatInt(d.Package, 10))
+		}
+		if p, _ := strconv.ParseInt(d.V("package"), 10, 64); p != 0 {
+			d.Package = p
+		}
+		if len(d.Choices) > 0 {
+			d.Error = ""
+			delete(d.Errors, "sco")
+			delete(d.Errors, "au")
+		}
+		h.showTopicForm(w, r, a, http.StatusUnprocessableEntity, d)
+		return
+	}
+	if err != nil {
+		h.apiFailed(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/teach/courses/"+strconv.FormatInt(course, 10)+"/topics/"+strconv.FormatInt(topic.ID, 10)+
+		"?notice=topic_added", http.StatusSeeOther)
+}
+
+// choicesOf reads the SCOs or AUs a 422 offers (details.choices) and the
+// package it names.
+func choicesOf(err error) ([]choice, int64) {
+	var ae *client.Error
+	if !errors.As(err, &ae) || ae.Details == nil {
+		return nil, 0
+	}
+	var out []choice
+	list, _ := ae.Details["choices"].([]any)
+	for _, c := range list {
+		m, _ := c.(map[string]any)
+		id, _ := m["id"].(float64)
+		title, _ := m["title"].(string)
+		if id > 0 {
+			if title == "" {
+				title, _ = m["identifier"].(string)
+			}
+			out = append(out, choice{ID: int64(id), Title: title})
+		}
+	}
+	pkg, _ := ae.Details["package"].(float64)
+	return out, int64(pkg)
+}
+
+// splitGIFT cuts a GIFT text into its questions: they are separated by
+// blank lines; comment lines (//) alone are no question, and a $CATEGORY
+// line is kept with the question after it.
+func splitGIFT(text string) []string {
+	var out []string
+	var cur []string
+	category := ""
+	flush := func() {
+		block := strings.TrimSpace(strings.Join(cur, "\n"))
+		cur = nil
+		if block == "" {
+			return
+		}
+		meaningful := false
+		for _, line := range strings.Split(block, "\n") {
+			t := strings.TrimSpace(line)
+			if t != "" && !strings.HasPrefix(t, "//") {
+				meaningful = true
+			}
+		}
+		if !meaningful {
+			return
+		}
+		if strings.HasPrefix(block, "$CATEGORY:") && !strings.Contains(block, "{") {
+			category = block
+			return
+		}
+		if category != "" {
+			block = category + "\n\n" + block
+		}
+		out = append(out, block)
+	}
+	depth := 0
+	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if strings.TrimSpace(line) == "" && depth == 0 {
+			flush()
+			continue
+		}
+		for i := 0; i < len(line); i++ {
+			switch line[i] {
+			case '\\':
+				i++
+			case '{':
+				depth++
+			case '}':
+				if depth > 0 {
+					depth--
+				}
+			}
+		}
+		cur = append(cur, line)
+	}
+	flush()
+	return out
+}
+
+// topicPageData is a topic's page for its author: what the API made of
+// it (the parsed questions of a quiz with their right answers, the
+// transcoding state of a video).
+type topicPageData struct {
+	teachPage
+	Course     int64
+	Topic      *client.View
+	Kind       string
+	Questions  []quizRow
+	Quiz       quizContent
+	File       fileContent
+	Processing string
+}
+
+type quizRow struct {
+	Stem   string
+	Right  []string
+	Score  float64
+	Source string
+}
+
+func (h *Handler) teachTopic(w http.ResponseWriter, r *http.Request) {
+	course, ok := h.pathID(w, r, "course")
+	if !ok {
+		return
+	}
+	id, ok := h.pathID(w, r, "topic")
+	if !ok {
+		return
+	}
+	a := h.authorOf(w, r)
+	if a == nil {
+		return
+	}
+	ctx := r.Context()
+	t, err := a.api.GetAdminTopicsID(ctx, id)
+	if err != nil {
+		h.apiFailed(w, r, err)
+		return
+	}
+	d := topicPageData{teachPage: a.page(r), Course: course, Topic: t, Kind: t.Kind}
+	switch t.Kind {
+	case "quiz":
+		remarshal(t.Topicable, &d.Quiz)
+		qs, err := a.api.GetAdminTopicsIDGiftQuestions(ctx, id)
+		if err != nil {
+			h.apiFailed(w, r, err)
+			return
+		}
+		for _, q := range qs {
+			d.Questions = append(d.Questions, quizRow{Stem: q.Gift.Stem.Text, Right: rightAnswers(q.Gift),
+				Score: q.Score, Source: q.Value})
+		}
+	case "video", "audio", "image", "pdf":
+		remarshal(t.Topicable, &d.File)
+		d.Processing = d.File.Processing
+	}
+	h.teachRender(w, r, a, http.StatusOK, "teach-topic", t.Title, d)
+}
+
+// rightAnswers lists what counts as right in a parsed GIFT question.
+func rightAnswers(q client.Question) []string {
+	var out []string
+	if q.Truth != nil {
+		return []string{strconv.FormatBool(*q.Truth)}
+	}
+	for _, p := range q.Pairs {
+		out = append(out, p.Question.Text+" → "+p.Answer)
+	}
+	for _, ans := range q.Answers {
+		switch {
+		case ans.Weight <= 0:
+		case ans.Range != nil && *ans.Range && ans.Min != nil && ans.Max != nil:
+			out = append(out, fmt.Sprintf("%g … %g", *ans.Min, *ans.Max))
+		case ans.Text.Text != "":
+			out = append(out, ans.Text.Text)
+		case ans.Min != nil:
+			out = append(out, fmt.Sprintf("%g", *ans.Min))
+		}
+	}
+	return out
+}
+
+// remarshal reads a decoded JSON value (a topic's content) into out.
+func remarshal(v any, out any) {
+	if b, err := json.Marshal(v); err == nil {
+		json.Unmarshal(b, out)
+	}
+}
