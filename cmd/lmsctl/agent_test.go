@@ -219,4 +219,3 @@ func agentInspector(t *testing.T, c *cli, inspector string, server []string, cou
 		t.Fatalf("after the delete: %v", gone)
 	}
 }
-
