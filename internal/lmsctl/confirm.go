@@ -6,10 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -50,15 +48,15 @@ type confirmState struct {
 // file and saves what fn changed: two processes confirming at once see
 // each other's spent tokens.
 func (c *Confirmations) update(fn func(p *Profile) (bool, error)) error {
-	lock, err := os.OpenFile(c.Path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if c == nil {
+		return &Failure{Code: "CONFIRMATION_INVALID", Exit: ExitUsage,
+			Message: "This server keeps no confirmations: start lmsctl mcp with a profile to use destructive tools."}
+	}
+	unlock, err := lockFile(c.Path)
 	if err != nil {
 		return err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return err
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	cfg, err := loadConfig(c.Path)
 	if err != nil {
 		return err

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lms-platform/lms/internal/ops"
 )
 
 // profiles writes a profiles file with two users' profiles and returns
@@ -91,4 +94,24 @@ func TestConfirmationAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	refusedWith(t, second.redeem("delete-course", args, again), "this profile's user")
+}
+
+// TestToolListsName: every operation the toolsets and the player's list
+// name is in the registry, so a renamed operation cannot silently drop
+// out of a toolset or become a tool.
+func TestToolListsName(t *testing.T) {
+	names := slices.Clone(playerRoutes)
+	for _, reads := range toolsetReads {
+		names = append(names, reads...)
+	}
+	for _, n := range names {
+		if _, ok := ops.Find(n); !ok {
+			t.Errorf("%s is not in the registry", n)
+		}
+	}
+	for _, tk := range tasks {
+		if _, ok := ops.Find(tk.name); ok {
+			t.Errorf("the task %s has an operation's name", tk.name)
+		}
+	}
 }

@@ -456,9 +456,7 @@ func addTopicInput() map[string]any {
 	uses := map[string][]string{}
 	for _, k := range kinds {
 		for _, f := range topicTypes[k].flags {
-			usage := strings.ReplaceAll(f.usage, ", or @file.md", "")
-			usage = strings.ReplaceAll(strings.ReplaceAll(usage, ", or @file.json", ""), ", or @file.html", "")
-			uses[f.name] = append(uses[f.name], k+": "+usage)
+			uses[f.name] = append(uses[f.name], k+": "+asArguments(f.usage))
 		}
 	}
 	for flag, u := range uses {
@@ -479,9 +477,21 @@ func addTopicInput() map[string]any {
 	return object(props, "lesson", "title", "kind")
 }
 
-// flagRef matches the flags create-topic's messages name, which add-topic
-// rewrites as its arguments.
-var flagRef = regexp.MustCompile(`--([a-z][a-z-]*)`)
+var (
+	// flagRef matches the flags create-topic's texts name, which add-topic
+	// rewrites as its arguments.
+	flagRef = regexp.MustCompile(`--([a-z][a-z-]*)`)
+	// atFile is create-topic's "or @file.md": add-topic's text is the text.
+	atFile = regexp.MustCompile(`,? or @file\.[a-z]+`)
+)
+
+// asArguments rewrites a create-topic text (a flag's usage, a message)
+// in add-topic's terms.
+func asArguments(s string) string {
+	s = atFile.ReplaceAllString(s, "")
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "create-topic ", "add-topic kind "), "details.choices", "needsChoice's choices")
+	return flagRef.ReplaceAllStringFunc(strings.ReplaceAll(s, "the JSON list", "the list"), func(m string) string { return camel(m[2:]) })
+}
 
 func addTopic(ctx context.Context, t *tools, raw json.RawMessage) (map[string]any, error) {
 	args := map[string]any{}
@@ -533,8 +543,7 @@ func addTopic(ctx context.Context, t *tools, raw json.RawMessage) (map[string]an
 	}
 	if err := tt.prepare(v, body); err != nil {
 		f := failureOf(err)
-		f.Message = flagRef.ReplaceAllStringFunc(strings.ReplaceAll(f.Message, "create-topic ", "add-topic kind "),
-			func(m string) string { return camel(m[2:]) })
+		f.Message = asArguments(f.Message)
 		return nil, f
 	}
 	res, err := sendTopic(ctx, t.caller, tt, v, body)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,9 +12,10 @@ import (
 	"github.com/lms-platform/lms/internal/lmsctl"
 )
 
-// offered lists the tools of a server built for the policy, through the
-// SDK's in-memory client.
-func offered(t *testing.T, policy lmsctl.ToolPolicy) map[string]*mcp.Tool {
+// serverless connects the SDK's in-memory client to a server built for
+// the policy with no API behind it: what it answers is decided before
+// any request.
+func serverless(t *testing.T, policy lmsctl.ToolPolicy) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
@@ -25,8 +27,42 @@ func offered(t *testing.T, policy lmsctl.ToolPolicy) map[string]*mcp.Tool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cs.Close(); ss.Wait() }()
-	return listTools(t, cs)
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	return cs
+}
+
+// offered lists the tools of a server built for the policy.
+func offered(t *testing.T, policy lmsctl.ToolPolicy) map[string]*mcp.Tool {
+	t.Helper()
+	return listTools(t, serverless(t, policy))
+}
+
+// TestAddTopicArguments: add-topic refuses, before any request and in its
+// own terms, arguments its kind does not take, conflicting ones, and
+// local files (or texts given as @path) outside the upload directories.
+func TestAddTopicArguments(t *testing.T) {
+	cs := serverless(t, lmsctl.ToolPolicy{AllowWrite: true, UploadFrom: []string{t.TempDir()}})
+	refused := func(args map[string]any, says string) {
+		t.Helper()
+		args["lesson"], args["title"] = 1, "T"
+		out := call(t, cs, "add-topic", args, true)
+		e := out["error"].(map[string]any)
+		if e["code"] != "USAGE" || !strings.Contains(e["message"].(string), says) {
+			t.Fatalf("%v: %v, want %q", args, e, says)
+		}
+	}
+	refused(map[string]any{"kind": "richtext", "markdown": "a", "html": "<p>a</p>"}, "give exactly one of markdown and html")
+	refused(map[string]any{"kind": "quiz", "html": "<p>a</p>"}, "kind quiz takes no html")
+	refused(map[string]any{"kind": "richtext", "markdown": "@/etc/hostname"}, "a text starting with @ names a file")
+	refused(map[string]any{"kind": "pdf", "file": "/etc/hostname"}, "not inside a directory lmsctl mcp may upload from")
+	refused(map[string]any{"kind": "quiz", "questions": []any{map[string]any{"prompt": "?", "options": []any{}}}}, "questions: question 1")
+	refused(map[string]any{"kind": "nothing"}, "kind must be one of")
+	for name, tool := range offered(t, lmsctl.ToolPolicy{AllowWrite: true}) {
+		raw, _ := json.Marshal(tool.InputSchema)
+		if name == "add-topic" && (strings.Contains(string(raw), "--") || strings.Contains(string(raw), "@file")) {
+			t.Fatalf("add-topic's schema speaks of create-topic's flags: %s", raw)
+		}
+	}
 }
 
 // portableSchema reports, as the MCP Inspector's strict check does, a
