@@ -26,6 +26,10 @@ WEBHOOKS := $(WEBHOOKS_DIR)/node_modules/standardwebhooks/package.json
 # tests sign in through.
 OIDC_OP_DIR := internal/social/testdata/op
 OIDC_OP := $(OIDC_OP_DIR)/node_modules/oidc-provider/package.json
+# The official MCP client SDK (npm), which cmd/lmsctl's tests drive
+# `lmsctl mcp` with.
+MCPCLIENT_DIR := internal/lmsctl/testdata/mcpclient
+MCPCLIENT := $(MCPCLIENT_DIR)/node_modules/@modelcontextprotocol/sdk/package.json
 # Screenshots of the browser tests land here.
 export LMS_TEST_ARTIFACTS ?= $(CURDIR)/var/test-artifacts
 
@@ -45,6 +49,10 @@ $(WEBHOOKS): $(WEBHOOKS_DIR)/package.json $(WEBHOOKS_DIR)/package-lock.json
 
 $(OIDC_OP): $(OIDC_OP_DIR)/package.json $(OIDC_OP_DIR)/package-lock.json
 	npm ci --prefix $(OIDC_OP_DIR) --ignore-scripts --no-audit --no-fund
+	@touch $@
+
+$(MCPCLIENT): $(MCPCLIENT_DIR)/package.json $(MCPCLIENT_DIR)/package-lock.json
+	npm ci --prefix $(MCPCLIENT_DIR) --ignore-scripts --no-audit --no-fund
 	@touch $@
 
 build: $(PLAYER)
@@ -92,7 +100,7 @@ TEST_JSON ?= var/test.json
 # two at a time (go test's default on 2 cores) and 350 s six at a time;
 # four keeps a margin of memory and of PostgreSQL connections.
 TEST_PACKAGES ?= 4
-test: $(PLAYER) $(LTIJS) $(WEBHOOKS) $(OIDC_OP)
+test: $(PLAYER) $(LTIJS) $(WEBHOOKS) $(OIDC_OP) $(MCPCLIENT)
 	$(GO) vet ./...
 	@mkdir -p $(dir $(TEST_JSON))
 	GO=$(GO) $(GO) run ./.ci/gotest -out $(TEST_JSON) -- -count=1 -timeout 20m -p $(TEST_PACKAGES) ./...
@@ -100,7 +108,7 @@ test: $(PLAYER) $(LTIJS) $(WEBHOOKS) $(OIDC_OP)
 slowest:
 	@$(GO) run ./.ci/gotest -slowest 10 $(TEST_JSON)
 
-test-race: $(PLAYER) $(LTIJS) $(WEBHOOKS) $(OIDC_OP)
+test-race: $(PLAYER) $(LTIJS) $(WEBHOOKS) $(OIDC_OP) $(MCPCLIENT)
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 # The OpenAPI description (what /api/openapi.json serves) must pass
@@ -120,6 +128,8 @@ lint-openapi: $(PLAYER)
 # load runs are repeated on PostgreSQL.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+	@echo "lmsctl mcp: tools and definition bytes per toolset (read: no flag; every: --allow-write --allow-destructive --upload-from)"
+	$(GO) run ./cmd/lmsctl mcp --stats --json
 	$(GO) run ./cmd/lmsbench -scenario profile,program,catalogue,ping,tenants -binary $(BIN)
 	@if [ -n "$$LMS_BENCH_PG_URL" ]; then \
 		$(GO) run ./cmd/lmsbench -scenario profile,program,catalogue,ping -binary "" -database "$$LMS_BENCH_PG_URL"; fi
@@ -159,4 +169,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin var node_modules $(LTIJS_DIR)/node_modules $(WEBHOOKS_DIR)/node_modules $(OIDC_OP_DIR)/node_modules
+	rm -rf bin var node_modules $(LTIJS_DIR)/node_modules $(WEBHOOKS_DIR)/node_modules $(OIDC_OP_DIR)/node_modules $(MCPCLIENT_DIR)/node_modules

@@ -431,7 +431,7 @@ func TestMCPOverStdio(t *testing.T) {
 	apitest.Must(admin.PostAdminCourses(t.Context(), client.CourseBody{Title: "Seen by the agent"}))(t)
 
 	ctx := context.Background()
-	server := c.cmd("", "mcp", "--allow", "post-admin-courses")
+	server := c.cmd("", "mcp", "--toolset", "all", "--allow", "post-admin-courses")
 	server.Stdin = nil // the transport speaks on it
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent"}, nil).Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
 	if err != nil {

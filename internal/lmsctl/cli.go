@@ -76,14 +76,15 @@ func (a *app) report(f *Failure) int {
 
 const usageText = `lmsctl: the command-line client of the LMS API.
 
-  lmsctl login --server URL [--host HOST] [--profile NAME] [--scopes a,b]   log in through the browser (device flow)
+  lmsctl login --server URL [--host HOST] [--profile NAME] [--scopes a,b] [--no-switch]   log in through the browser (device flow)
   lmsctl login --token --server URL [--host HOST] < token-file              log in with an lms_pat_ token
   lmsctl whoami                  the user and token of the current profile
   lmsctl logout [--keep-token]   revoke the profile's token and forget the profile
   lmsctl ops [--json]            every operation with its kind, stability and scope
   lmsctl OPERATION [flags]       call one operation (lmsctl OPERATION --help lists its flags)
   lmsctl create-topic TYPE ...   create a topic of a type (lmsctl create-topic --help lists the types)
-  lmsctl mcp [--allow-write] [--allow NAMES] [--allow-destructive] [--upload-from DIRS]   the tool interface for agents (MCP, stdio)
+  lmsctl mcp [--toolset authoring,reporting|admin|all] [--allow-write] [--allow NAMES] [--allow-destructive] [--upload-from DIRS]
+                                 the tool interface for agents (MCP, stdio); --stats prints each toolset's size
 
 Common flags: --profile NAME, --json (JSON even on a terminal), --wait (wait out rate limits and retry).
 Exit codes: 0 ok, 1 failure, 2 choice needed, 3 usage, 4 auth, 5 not found, 6 conflict or invalid,

@@ -40,6 +40,7 @@ func (a *app) login(args []string) error {
 	scopes := fs.String("scopes", "", "scopes to ask for, separated by commas (default: every scope the operations use)")
 	name := fs.String("name", "", "name of the token the approver sees (default: lmsctl on <this machine>)")
 	noBrowser := fs.Bool("no-browser", false, "do not open a browser; only print the address")
+	noSwitch := fs.Bool("no-switch", false, "keep the current profile; the new one is used with --profile")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -84,11 +85,24 @@ func (a *app) login(args []string) error {
 		return err
 	}
 	cfg.Profiles[profile] = Profile{Server: *server, Host: *host, Token: token}
-	cfg.Current = profile
+	// Later commands run as the current profile's user: a login never
+	// changes it without saying so.
+	switch was := cfg.Current; {
+	case was == "" || was == profile:
+		cfg.Current = profile
+	case *noSwitch:
+		fmt.Fprintf(a.Stderr, "lmsctl: profile %s saved; the current profile stays %s (use --profile %s for the new one)\n",
+			profile, was, profile)
+	default:
+		cfg.Current = profile
+		fmt.Fprintf(a.Stderr, "lmsctl: the current profile is now %s (was %s): later commands act as this login's user; "+
+			"`lmsctl login --no-switch` keeps the current one, --profile %s goes back\n", profile, was, was)
+	}
 	if err := cfg.save(path); err != nil {
 		return err
 	}
-	return a.out().print(map[string]any{"profile": profile, "server": *server, "host": *host, "token": current.Data})
+	return a.out().print(map[string]any{"profile": profile, "current": cfg.Current, "server": *server, "host": *host,
+		"token": current.Data})
 }
 
 func orElse(a, b string) string {

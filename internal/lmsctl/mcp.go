@@ -3,28 +3,20 @@ package lmsctl
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lms-platform/lms/internal/ops"
 )
-
-// ConfirmFor is how long a destructive tool's confirmation token stays
-// valid.
-const ConfirmFor = 2 * time.Minute
 
 // untrusted is said in every tool's description and the server's
 // instructions: platform text is data, written by anyone who can author.
@@ -45,63 +37,177 @@ type ToolPolicy struct {
 	// one no upload is offered: a tool that reads any local file would let
 	// whatever drives the agent send this machine's files to the platform.
 	UploadFrom []string
+	// Toolsets choose the tools among Toolsets (none: DefaultToolsets).
+	Toolsets []string
 }
 
-func (p ToolPolicy) enabled(op ops.Operation) bool {
-	switch op.Kind {
+// Toolsets are the names `lmsctl mcp --toolset` takes: authoring (the
+// task tools and the reads they need), reporting (the reads of progress
+// and results), admin (users, groups and settings) and all (every
+// operation of the API as a tool of its own, and the task tools).
+var Toolsets = []string{"authoring", "reporting", "admin", "all"}
+
+// DefaultToolsets are offered when none is chosen.
+var DefaultToolsets = []string{"authoring", "reporting"}
+
+func (p ToolPolicy) enabled(name string, kind ops.Kind) bool {
+	switch kind {
 	case ops.Read:
 		return true
 	case ops.Write:
-		if p.AllowWrite {
-			return true
-		}
-		for _, n := range p.Allow {
-			if n == op.Name {
-				return true
-			}
-		}
-		return false
+		return p.AllowWrite || slices.Contains(p.Allow, name)
 	}
 	return p.AllowDestructive
 }
 
-// tools serves the registry's operations as MCP tools.
+func (p ToolPolicy) toolsets() []string {
+	if len(p.Toolsets) == 0 {
+		return DefaultToolsets
+	}
+	return p.Toolsets
+}
+
+// offers says whether an operation is a tool of one of the toolsets.
+// The learner player's routes never are: they act for a learner playing
+// content, which an agent does not.
+func (p ToolPolicy) offers(op ops.Operation) bool {
+	if slices.Contains(playerRoutes, op.Name) {
+		return false
+	}
+	for _, set := range p.toolsets() {
+		switch {
+		case set == "all",
+			set == "admin" && (strings.HasPrefix(op.Scope, "users:") || strings.HasPrefix(op.Scope, "groups:") ||
+				strings.HasPrefix(op.Scope, "settings:")) && strings.HasPrefix(op.Path, "/api/admin/"),
+			slices.Contains(toolsetReads[set], op.Name):
+			return true
+		}
+	}
+	return false
+}
+
+// toolsetReads are the operation tools of a toolset beside its task
+// tools: the reads its tasks need.
+var toolsetReads = map[string][]string{
+	"authoring": {"get-admin-courses", "get-admin-courses-id", "get-admin-courses-course-program", "get-admin-topics-id",
+		"get-admin-topics-types", "get-admin-layout-components", "get-admin-operations-operation", "get-admin-lti-tools",
+		"get-admin-user-groups"},
+	"reporting": {"get-admin-courses", "get-admin-courses-id-access", "get-admin-users-id", "get-admin-topics-topic-id-quiz-attempts",
+		"get-admin-quiz-attempts-id", "get-admin-topics-topic-project-submissions", "get-admin-certificates"},
+}
+
+// playerRoutes are the operations the learner's player calls while
+// content plays (SCORM, cmi5, H5P, LiaScript, apps, quizzes, progress
+// pings, CSP reports): never tools.
+var playerRoutes = []string{
+	"get-scorm-tracks-sco", "post-scorm-tracks-sco-commit", "post-scorm-tracks-sco-navigate", "post-scorm-launch-sco",
+	"post-cmi5-fetch", "post-cmi5-launch-topic", "post-csp-report", "put-courses-progress-topic-id-ping",
+	"post-courses-progress-topic-id-h5p", "get-h5p-contentUserData-contentId-dataType-subContentId",
+	"post-h5p-contentUserData-contentId-dataType-subContentId", "get-h5p-finishedData", "post-h5p-finishedData",
+	"get-h5p-contents-id-play", "post-liascript-progress-topic", "post-interactive-progress-topic",
+	"post-lti-launches-topic", "get-lti-jwks", "post-quiz-attempts", "post-quiz-attempts-id-answer",
+	"post-quiz-attempts-id-end", "post-topics-topic-practice-check", "post-topics-topic-project",
+}
+
+// tools serves task tools and the registry's operations as MCP tools.
 type tools struct {
 	caller *Caller
-	now    func() time.Time
-	// key signs confirmation tokens; it lives as long as the process, so
-	// a token cannot outlive the server that issued it.
-	key  []byte
-	mu   sync.Mutex
-	used map[string]time.Time // spent confirmation tokens, until they expire
+	// conf issues and redeems the confirmation tokens of destructive tools.
+	conf *Confirmations
 	// dirs are the policy's UploadFrom, absolute with symbolic links resolved.
 	dirs []string
 }
 
-// NewMCPServer returns an MCP server with one tool per registry operation
-// the policy turns on, calling through c. now is the clock of
-// confirmation tokens (time.Now when nil).
-func NewMCPServer(c *Caller, policy ToolPolicy, now func() time.Time) *mcp.Server {
-	if now == nil {
-		now = time.Now
-	}
-	key := make([]byte, 32)
-	rand.Read(key)
-	t := &tools{caller: c, now: now, key: key, used: map[string]time.Time{}}
+// NewMCPServer returns an MCP server with the task tools and the
+// registry operations that the policy's toolsets and gates turn on,
+// calling through c; conf keeps the confirmations of destructive tools.
+func NewMCPServer(c *Caller, policy ToolPolicy, conf *Confirmations) *mcp.Server {
+	t := &tools{caller: c, conf: conf}
 	for _, d := range policy.UploadFrom {
 		if real, err := realDir(d); err == nil {
 			t.dirs = append(t.dirs, real)
 		}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "lmsctl", Title: "LMS course authoring and administration"},
-		&mcp.ServerOptions{Instructions: "Tools of the LMS API, one per operation, named after the API's operation ids. " + untrusted})
-	for _, op := range ops.All() {
-		// Uploads read local files: only from the directories allowed.
-		if (op.Form == nil || len(t.dirs) > 0) && policy.enabled(op) {
-			s.AddTool(tool(op, t.dirs), t.handler(op))
-		}
+		&mcp.ServerOptions{Instructions: "Task tools (create-course, add-topic, assign-course, find-users, publish-course, " +
+			"delete-course) do whole steps and answer nextSteps; the other tools are the API's operations, named after " +
+			"their operation ids. " + untrusted})
+	for _, e := range t.entries(policy) {
+		s.AddTool(e.tool, e.handler)
 	}
 	return s
+}
+
+type toolEntry struct {
+	tool    *mcp.Tool
+	handler mcp.ToolHandler
+}
+
+// entries are the tools the policy offers: the task tools of its
+// toolsets, then their operation tools.
+func (t *tools) entries(policy ToolPolicy) []toolEntry {
+	var out []toolEntry
+	for _, tk := range tasks {
+		if policy.enabled(tk.name, tk.kind) && slices.ContainsFunc(policy.toolsets(), func(set string) bool {
+			return set == "all" || slices.Contains(tk.toolsets, set)
+		}) {
+			out = append(out, toolEntry{t.taskTool(tk), t.taskHandler(tk)})
+		}
+	}
+	for _, op := range ops.All() {
+		// Uploads read local files: only from the directories allowed.
+		if (op.Form == nil || len(t.dirs) > 0) && policy.enabled(op.Name, op.Kind) && policy.offers(op) {
+			out = append(out, toolEntry{tool(op, t.dirs), t.handler(op)})
+		}
+	}
+	return out
+}
+
+// ToolStat is the size of what a toolset shows an agent: its tools and
+// the bytes of their definitions (as tools/list sends them).
+type ToolStat struct {
+	Toolset string `json:"toolset"`
+	// Gates are read (no flag) or every (--allow-write --allow-destructive
+	// --upload-from).
+	Gates string `json:"gates"`
+	Tools int    `json:"tools"`
+	Bytes int    `json:"bytes"`
+	// Largest is the longest description, in characters.
+	Largest int `json:"largestDescription"`
+}
+
+// ToolStats measures every toolset (and the default) with the reads only
+// and with every gate open; p gives the upload directories.
+func ToolStats(p ToolPolicy) []ToolStat {
+	var out []ToolStat
+	sets := append([]string{strings.Join(DefaultToolsets, ",")}, Toolsets...)
+	for _, set := range sets {
+		for _, every := range []bool{false, true} {
+			policy := ToolPolicy{Toolsets: strings.Split(set, ","), UploadFrom: p.UploadFrom}
+			gates := "read"
+			if every {
+				policy.AllowWrite, policy.AllowDestructive, gates = true, true, "every"
+				if len(policy.UploadFrom) == 0 {
+					policy.UploadFrom = []string{os.TempDir()}
+				}
+			}
+			t := &tools{}
+			for _, d := range policy.UploadFrom {
+				if real, err := realDir(d); err == nil {
+					t.dirs = append(t.dirs, real)
+				}
+			}
+			st := ToolStat{Toolset: set, Gates: gates}
+			for _, e := range t.entries(policy) {
+				raw, _ := json.Marshal(e.tool)
+				st.Tools++
+				st.Bytes += len(raw)
+				st.Largest = max(st.Largest, len([]rune(e.tool.Description)))
+			}
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // realDir is dir made absolute, with its symbolic links resolved; an
@@ -175,45 +281,7 @@ func tool(op ops.Operation, dirs []string) *mcp.Tool {
 			"and confirm set to it to act.", int(ConfirmFor/time.Minute))
 	}
 	if op.Name == "post-admin-topics" {
-		desc.WriteString(" PDF, image, audio, video: topicable Lms\\TopicTypes\\Models\\TopicContent\\PDF (.pdf), Image (.png " +
-			".jpg .jpeg .gif .webp .svg), Audio (.mp3 .ogg) or Video (.mp4 .ogg .webm .mov) with file, the absolute path of " +
-			"the local file")
-		if len(dirs) > 0 {
-			desc.WriteString(" inside " + strings.Join(dirs, ", ") + " (the topic is then sent as form data); the same file " +
-				"field takes an interactive .zip or a LiaScript .md or .zip")
-		} else {
-			desc.WriteString(", which this server does not offer: it was started without a directory to upload from")
-		}
-		desc.WriteString(". A video may instead be on a video site: videoSiteUrl. An uploaded video is transcoded in the " +
-			"background: read get-admin-operations-operation with operation video:<topic id> until it is ready or failed.")
-		desc.WriteString(" Embedded URL: topicable Lms\\TopicTypes\\Models\\TopicContent\\OEmbed with url, the page of an oEmbed provider.")
-		desc.WriteString(" Project: topicable Lms\\TopicTypeProject\\Models\\Project with instructions (Markdown), accept " +
-			"(extensions) and max_size (bytes).")
-		desc.WriteString(" H5P: upload the .h5p with post-h5p-contents-upload first, then topicable " +
-			"Lms\\TopicTypes\\Models\\TopicContent\\H5P with content_id, the contentId it answered.")
-		desc.WriteString(" Rich text: topicable Lms\\TopicTypes\\Models\\TopicContent\\RichText with html (sanitised) or markdown.")
-		desc.WriteString(" Quiz: topicable Lms\\TopicTypeGift\\Models\\GiftQuiz with questions, each {prompt, options:[{text, " +
-			"correct}], score?} or {gift, score?} (one question in Moodle's GIFT format), and optional maxAttempts, " +
-			"minPassScore (points), review (when learners see the right answers and feedback: after_end, the default; " +
-			"after_answer, each answer then final; never) and value (intro in Markdown).")
-		desc.WriteString(" SCORM: topicable Lms\\TopicTypes\\Models\\TopicContent\\ScormSco with package, the id of a SCORM 1.2 or 2004 " +
-			"package uploaded with post-admin-scorm-upload (which answers its scos), and sco, the id of the SCO to play. A package " +
-			"with several SCOs and no sco is refused with error CHOICE_REQUIRED (422) and details.choices listing them (id, identifier, " +
-			"title): call again with one of them as sco.")
-		desc.WriteString(" cmi5: upload the package with the tool post-admin-cmi5 first, then topicable " +
-			"Lms\\TopicTypes\\Models\\TopicContent\\Cmi5Au with package (the uploaded package's id) and au (an id from its " +
-			"aus); without au a package of several AUs answers 422 with details.choices listing them.")
-		desc.WriteString(" Interactive: topicable Lms\\TopicTypes\\Models\\TopicContent\\Interactive with package (id from " +
-			"post-admin-interactive, which takes a .zip with lms-interactive.json: entry, steps [{id, title}], network?), version " +
-			"(pin, default current) or followLatest, startStep/endStep (manifest step ids, start before end), completion " +
-			"(on_open, on_range_end default, on_complete, on_score with passScore 0-100), display (inline default, background), " +
-			"height (240-2000, inline), text (Markdown), acceptNetwork (required when the manifest lists network origins).")
-		desc.WriteString(" LiaScript: topicable Lms\\TopicTypeLiaScript\\Models\\LiaScript with markdown (the course) or course " +
-			"(id from post-admin-liascript), and liascriptCompletion (all default, sections, quizzes).")
-		desc.WriteString(" LTI: topicable Lms\\TopicTypes\\Models\\TopicContent\\LTI with tool (id of an external tool of " +
-			"get-admin-lti-tools), optional url (the resource's target link; default the tool's) and custom (an object " +
-			"of string parameters sent in the launch) and score_maximum (of the line item of its resource link, AGS; default 100). Learners launch it with post-lti-launches-topic; the tool's " +
-			"completed score (AGS) completes it.")
+		desc.WriteString(" Prefer the tool add-topic (a kind; converts Markdown, quizzes, uploads).")
 	}
 	desc.WriteString(layoutRules(op))
 	desc.WriteString("\n\n" + untrusted)
@@ -222,7 +290,7 @@ func tool(op ops.Operation, dirs []string) *mcp.Tool {
 		Name:        op.Name,
 		Title:       op.Summary,
 		Description: desc.String(),
-		InputSchema: in,
+		InputSchema: portable(in, ""),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           op.Summary,
 			ReadOnlyHint:    op.Kind == ops.Read,
@@ -244,8 +312,8 @@ func layoutRules(op ops.Operation) string {
 	return " Layout (topicable Lms\\TopicTypes\\Models\\TopicContent\\Layout): document is a list of nodes {component, " +
 		"props, id?} of the approved components only: " + strings.Join(names, ", ") + ". Practice goes only in a " +
 		"PracticeActivity. fallback is Markdown for clients that do not render layouts and must leave out hints and " +
-		"worked solutions. Read the tool get-admin-layout-components first: it gives each component's props and the " +
-		"rules beyond them, and a refused document answers every problem at once, keyed by node and prop path."
+		"worked solutions. Read get-admin-layout-components first (each component's props and rules); a refused " +
+		"document lists every problem by node and prop path."
 }
 
 // layoutComponents are the approved components an operation's body takes
@@ -304,7 +372,7 @@ func (t *tools) handler(op ops.Operation) mcp.ToolHandler {
 			if confirm == "" {
 				return t.preview(ctx, op, in, canonical), nil
 			}
-			if err := t.redeem(op.Name, canonical, confirm); err != nil {
+			if err := t.conf.redeem(op.Name, canonical, confirm); err != nil {
 				return failed(err), nil
 			}
 		}
@@ -431,13 +499,24 @@ func (t *tools) preview(ctx context.Context, op ops.Operation, in Input, canonic
 		}
 		target["current"] = res.Data
 	}
-	expires := t.now().Add(ConfirmFor)
+	return t.confirmation(op.Name, canonical, target)
+}
+
+// confirmation answers the first call of a destructive tool: what it
+// would destroy and the token that lets a second call, in this process
+// or another, act.
+func (t *tools) confirmation(name, canonical string, target map[string]any) *mcp.CallToolResult {
+	token, expires, err := t.conf.issue(name, canonical)
+	if err != nil {
+		return failed(err)
+	}
 	return answer(map[string]any{
 		"confirmationRequired": true,
 		"wouldDestroy":         target,
-		"confirmationToken":    t.sign(op.Name, canonical, expires),
+		"confirmationToken":    token,
 		"expiresAt":            expires.UTC().Format(time.RFC3339),
-		"nextStep":             "Nothing was changed. To go ahead, call " + op.Name + " again with the same arguments and confirm set to confirmationToken.",
+		"nextSteps": []string{"Nothing was changed. Show wouldDestroy to the user; to go ahead, call " + name +
+			" again with the same arguments and confirm set to confirmationToken before expiresAt."},
 	}, false)
 }
 
@@ -464,43 +543,6 @@ func needsOnly(read, op ops.Operation) bool {
 	return true
 }
 
-func (t *tools) sign(name, canonical string, expires time.Time) string {
-	exp := strconv.FormatInt(expires.Unix(), 10)
-	m := hmac.New(sha256.New, t.key)
-	io.WriteString(m, name+"\x00"+canonical+"\x00"+exp)
-	return exp + "." + hex.EncodeToString(m.Sum(nil))
-}
-
-// redeem accepts a confirmation token once, before it expires, for the
-// same operation and arguments it was issued for.
-func (t *tools) redeem(name, canonical, token string) error {
-	refused := &Failure{Code: "CONFIRMATION_INVALID", Exit: ExitUsage,
-		Message: "The confirmation token is not valid for these arguments, has expired or was used: call " + name +
-			" without confirm to get a new one."}
-	exp, _, ok := strings.Cut(token, ".")
-	unix, err := strconv.ParseInt(exp, 10, 64)
-	if !ok || err != nil {
-		return refused
-	}
-	expires := time.Unix(unix, 0)
-	now := t.now()
-	if !hmac.Equal([]byte(token), []byte(t.sign(name, canonical, expires))) || !now.Before(expires) {
-		return refused
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for k, until := range t.used {
-		if !now.Before(until) {
-			delete(t.used, k)
-		}
-	}
-	if _, spent := t.used[token]; spent {
-		return refused
-	}
-	t.used[token] = expires
-	return nil
-}
-
 func failed(err error) *mcp.CallToolResult {
 	return answer(map[string]any{"error": failureOf(err)}, true)
 }
@@ -523,8 +565,18 @@ func (a *app) mcp(args []string) error {
 	allow := fs.String("allow", "", "offer these write tools (names separated by commas)")
 	fs.BoolVar(&p.AllowDestructive, "allow-destructive", false, "offer destructive tools (each call needs a confirmation round)")
 	uploadFrom := fs.String("upload-from", "", "offer the upload tools, reading files only inside these directories (separated by commas)")
+	toolsets := fs.String("toolset", "", "the tools to offer: authoring, reporting, admin or all, several separated by commas (default: authoring,reporting)")
+	stats := fs.Bool("stats", false, "print the number and definition size of the tools of each toolset, then exit")
 	if err := a.parse(fs, args); err != nil {
 		return err
+	}
+	if *toolsets != "" {
+		for _, set := range strings.Split(*toolsets, ",") {
+			if set = strings.TrimSpace(set); !slices.Contains(Toolsets, set) {
+				return usagef("--toolset: %q is none of %s", set, strings.Join(Toolsets, ", "))
+			}
+			p.Toolsets = append(p.Toolsets, set)
+		}
 	}
 	if *uploadFrom != "" {
 		for _, d := range strings.Split(*uploadFrom, ",") {
@@ -536,20 +588,31 @@ func (a *app) mcp(args []string) error {
 	}
 	if *allow != "" {
 		for _, n := range strings.Split(*allow, ",") {
-			op, ok := ops.Find(strings.TrimSpace(n))
+			n = strings.TrimSpace(n)
+			op, ok := ops.Find(n)
+			if tk, isTask := findTask(n); isTask {
+				op, ok = ops.Operation{Name: tk.name, Kind: tk.kind}, true
+			}
 			if !ok || op.Kind != ops.Write {
-				return usagef("--allow: %q is not a write operation (`lmsctl ops` lists them)", n)
+				return usagef("--allow: %q is not a write operation or task tool (`lmsctl ops` lists the operations)", n)
 			}
 			p.Allow = append(p.Allow, op.Name)
 		}
 	}
-	c, _, _, err := a.caller()
+	if *stats {
+		return a.out().print(ToolStats(p))
+	}
+	c, name, _, err := a.caller()
+	if err != nil {
+		return err
+	}
+	path, err := configPath(a.Getenv)
 	if err != nil {
 		return err
 	}
 	// Standard output carries the protocol: nothing else may be written there.
 	c.Notify = nil
-	s := NewMCPServer(c, p, nil)
+	s := NewMCPServer(c, p, &Confirmations{Path: path, Profile: name})
 	return s.Run(a.ctx, &mcp.IOTransport{Reader: io.NopCloser(a.Stdin), Writer: nopWriteCloser{a.Stdout}})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -27,7 +28,7 @@ func connect(t *testing.T, env *apitest.Env, policy lmsctl.ToolPolicy, now func(
 	token := apitest.Must(env.ClientAs("admin").PostAuthTokens(t.Context(), client.CreateInputBody{Name: "agent",
 		Scopes: []string{"courses:write", "h5p:write", "settings:write"}}))(t).Token
 	caller := &lmsctl.Caller{Client: env.Client(env.Host, token)}
-	server := lmsctl.NewMCPServer(caller, policy, now)
+	server := lmsctl.NewMCPServer(caller, policy, confirmations(t, token, now))
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
@@ -43,6 +44,19 @@ func connect(t *testing.T, env *apitest.Env, policy lmsctl.ToolPolicy, now func(
 		ss.Wait()
 	})
 	return cs
+}
+
+// confirmations keeps the confirmation tokens in a profiles file of its
+// own, with one profile holding token.
+func confirmations(t *testing.T, token string, now func() time.Time) *lmsctl.Confirmations {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "profiles.json")
+	raw, _ := json.Marshal(map[string]any{"current": "agent", "profiles": map[string]any{"agent": map[string]any{
+		"server": "http://127.0.0.1", "token": token}}})
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &lmsctl.Confirmations{Path: path, Profile: "agent", Now: now}
 }
 
 func listTools(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
@@ -105,7 +119,7 @@ func TestMCPToolGates(t *testing.T) {
 	}
 
 	// An allow-list turns on the write tools it names, nothing else.
-	tools = listTools(t, connect(t, env, lmsctl.ToolPolicy{Allow: []string{"post-admin-courses"}}, nil))
+	tools = listTools(t, connect(t, env, lmsctl.ToolPolicy{Toolsets: all, Allow: []string{"post-admin-courses"}}, nil))
 	w := tools["post-admin-courses"]
 	if w == nil || w.Annotations.ReadOnlyHint || *w.Annotations.DestructiveHint || w.Annotations.IdempotentHint {
 		t.Fatalf("post-admin-courses: %+v", w)
@@ -115,14 +129,14 @@ func TestMCPToolGates(t *testing.T) {
 	}
 
 	// --allow-write: every write tool, still no destructive one.
-	tools = listTools(t, connect(t, env, lmsctl.ToolPolicy{AllowWrite: true}, nil))
+	tools = listTools(t, connect(t, env, lmsctl.ToolPolicy{Toolsets: all, AllowWrite: true}, nil))
 	if tools["put-admin-lessons-id"] == nil || !tools["put-admin-lessons-id"].Annotations.IdempotentHint || tools["delete-admin-courses-id"] != nil {
 		t.Fatal("--allow-write tools")
 	}
 	// Authoring a layout right the first time: every tool that creates or
 	// updates a topic says the rules, with the components the server
 	// approves.
-	if d := tools["post-admin-topics"].Description; !strings.Contains(d, "GiftQuiz") {
+	if d := tools["post-admin-topics"].Description; !strings.Contains(d, "add-topic") {
 		t.Fatalf("topic creation tool without the types' fields: %s", d)
 	}
 	for _, name := range []string{"post-admin-topics", "post-admin-topics-id", "put-admin-topics-id", "patch-admin-topics-id"} {
@@ -147,7 +161,7 @@ func TestMCPToolGates(t *testing.T) {
 	if tools["post-admin-topics-topic-id-resources"] != nil || tools["post-admin-users-id-avatar"] != nil || tools["post-admin-scorm-upload"] != nil {
 		t.Fatal("an upload is offered as a tool")
 	}
-	cs = connect(t, env, lmsctl.ToolPolicy{AllowWrite: true}, nil)
+	cs = connect(t, env, lmsctl.ToolPolicy{Toolsets: all, AllowWrite: true}, nil)
 	refused := call(t, cs, "post-admin-topics", map[string]any{"body": map[string]any{"lesson": 1, "title": "Notes",
 		"topicable": `Lms\TopicTypes\Models\TopicContent\PDF`, "file": "/etc/hostname"}}, true)
 	if refused["error"].(map[string]any)["code"] != "USAGE" {
@@ -155,7 +169,7 @@ func TestMCPToolGates(t *testing.T) {
 	}
 	// With a directory, the uploads are tools whose file fields take paths.
 	dir := t.TempDir()
-	up := listTools(t, connect(t, env, lmsctl.ToolPolicy{AllowWrite: true, UploadFrom: []string{dir}}, nil))["post-admin-scorm-upload"]
+	up := listTools(t, connect(t, env, lmsctl.ToolPolicy{Toolsets: all, AllowWrite: true, UploadFrom: []string{dir}}, nil))["post-admin-scorm-upload"]
 	if up == nil || up.Annotations.ReadOnlyHint || !strings.Contains(up.Description, dir) {
 		t.Fatalf("post-admin-scorm-upload with --upload-from: %+v", up)
 	}
@@ -163,7 +177,7 @@ func TestMCPToolGates(t *testing.T) {
 	if !strings.Contains(string(schema), `"form"`) || !strings.Contains(string(schema), "absolute path") || strings.Contains(string(schema), "binary") {
 		t.Fatalf("upload input schema: %s", schema)
 	}
-	tools = listTools(t, connect(t, env, lmsctl.ToolPolicy{AllowDestructive: true}, nil))
+	tools = listTools(t, connect(t, env, lmsctl.ToolPolicy{Toolsets: all, AllowDestructive: true}, nil))
 	del := tools["delete-admin-courses-id"]
 	if del == nil || !*del.Annotations.DestructiveHint || del.Annotations.ReadOnlyHint || !del.Annotations.IdempotentHint ||
 		!strings.Contains(del.Description, "confirmationToken") {
@@ -193,7 +207,7 @@ func mcpAuthoring(t *testing.T, env *apitest.Env) {
 	for _, f := range []string{"h5p/hub/H5P.TrueFalse.h5p", "scorm/RuntimeBasicCalls_SCORM12.zip", "cmi5/single_au_basic_responsive.zip"} {
 		uploads = append(uploads, filepath.Dir(fixtures.Path(t, f)))
 	}
-	cs := connect(t, env, lmsctl.ToolPolicy{AllowWrite: true, AllowDestructive: true, UploadFrom: uploads}, func() time.Time { return now })
+	cs := connect(t, env, lmsctl.ToolPolicy{Toolsets: all, AllowWrite: true, AllowDestructive: true, UploadFrom: uploads}, func() time.Time { return now })
 
 	created := call(t, cs, "post-admin-courses", map[string]any{"body": map[string]any{"title": "Agent course", "status": "published"}}, false)
 	courseID := created["data"].(map[string]any)["id"].(float64)
@@ -285,3 +299,6 @@ func mcpAuthoring(t *testing.T, env *apitest.Env) {
 }
 
 const ConfirmWindow = lmsctl.ConfirmFor
+
+// all offers every operation as a tool of its own.
+var all = []string{"all"}

@@ -21,6 +21,9 @@ type Profile struct {
 	// name the tenant (a load balancer, a test server).
 	Host  string `json:"host,omitempty"`
 	Token string `json:"token"`
+	// Confirm holds the key of MCP confirmation tokens and the ids of
+	// those used; a new login drops it, and with it every open token.
+	Confirm *confirmState `json:"confirm,omitempty"`
 }
 
 type config struct {

@@ -668,26 +668,9 @@ func (a *app) createTopic(args []string) error {
 	if err != nil {
 		return err
 	}
-	var left *leftover
-	if tt.upload != nil {
-		if left, err = tt.upload(a.ctx, c, v, body); err != nil {
-			return err
-		}
-	}
-	var res Result
-	if file := v["file"]; file != "" && tt.extensions != nil {
-		res, err = sendWithFile(a.ctx, c, body, file)
-	} else {
-		res, err = c.Call(a.ctx, mustOp("post-admin-topics"), Input{Body: body})
-	}
+	res, err := sendTopic(a.ctx, c, tt, v, body)
 	if err != nil {
-		f := failureOf(err)
-		if left != nil {
-			// The upload is done: say what exists and how to finish or remove it.
-			f.setDetail(left.key, left.value)
-			f.addNote(left.note)
-		}
-		return f
+		return err
 	}
 	if await != nil && *await {
 		data, err := a.awaitVideo(c, res.Data)
@@ -697,4 +680,34 @@ func (a *app) createTopic(args []string) error {
 		return a.out().print(data)
 	}
 	return a.out().print(res.Data)
+}
+
+// sendTopic creates a topic of type tt whose flags prepare has checked
+// and turned into body: what the type uploads goes first, then the topic
+// (as form data when it carries a local file). When creating the topic
+// fails after an upload, the failure says what exists and how to finish
+// or remove it. create-topic and the MCP tool add-topic both end here.
+func sendTopic(ctx context.Context, c *Caller, tt topicType, v topicValues, body map[string]any) (Result, error) {
+	var left *leftover
+	var err error
+	if tt.upload != nil {
+		if left, err = tt.upload(ctx, c, v, body); err != nil {
+			return Result{}, err
+		}
+	}
+	var res Result
+	if file := v["file"]; file != "" && tt.extensions != nil {
+		res, err = sendWithFile(ctx, c, body, file)
+	} else {
+		res, err = c.Call(ctx, mustOp("post-admin-topics"), Input{Body: body})
+	}
+	if err != nil {
+		f := failureOf(err)
+		if left != nil {
+			f.setDetail(left.key, left.value)
+			f.addNote(left.note)
+		}
+		return Result{}, f
+	}
+	return res, nil
 }
