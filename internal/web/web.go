@@ -61,6 +61,9 @@ type Handler struct {
 	cache   *publicCache
 	pages   *pages
 	refresh refresher
+	keeper  keeper
+	// navRoles remembers which sessions are admins' (the Admin link).
+	navRoles navRoleMemo
 	memo    pageMemo
 	handler http.Handler
 	// content is the content origin's template (nil: none) and
@@ -151,6 +154,7 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /auth/social", h.socialLanding)
 	mux.HandleFunc("POST /auth/social", h.csrfForms(16<<10, h.socialForm))
 	mux.HandleFunc("POST /logout", h.csrfForms(16<<10, h.logout))
+	h.adminRoutes(mux)
 	mux.HandleFunc("/", h.notFound)
 	return mux
 }
