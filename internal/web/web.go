@@ -64,8 +64,8 @@ type Handler struct {
 	keeper  keeper
 	// navRoles remembers which sessions are admins' (the Admin link).
 	navRoles navRoleMemo
-	memo    pageMemo
-	handler http.Handler
+	memo     pageMemo
+	handler  http.Handler
 	// content is the content origin's template (nil: none) and
 	// contentHandler the handler of its listener.
 	content        *contentTemplate
