@@ -49,16 +49,17 @@ func flattenSettings(prefix string, m map[string]any, out map[string]any) {
 }
 
 // secretSetting tells whether a key holds a credential: its value is
-// not put in the page.
+// not put in the page. A publishable key is public by design.
 func secretSetting(key string) bool {
-	last := key[strings.LastIndex(key, ".")+1:]
-	last = strings.ToLower(last)
-	for _, w := range []string{"secret", "password", "token", "private", "api_key"} {
-		if strings.Contains(last, w) {
-			return true
-		}
+	last := strings.ToLower(key[strings.LastIndex(key, ".")+1:])
+	if strings.Contains(last, "secret") || strings.Contains(last, "password") {
+		return true
 	}
-	return last == "key"
+	switch last {
+	case "token", "api_key", "key", "crc", "private_key":
+		return true
+	}
+	return false
 }
 
 func settingKind(key string, v any) string {
