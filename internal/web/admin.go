@@ -97,9 +97,8 @@ func (h *Handler) admin(fn adminHandler) http.HandlerFunc {
 			h.apiFailed(w, r, err)
 			return
 		}
-		isAdmin := slices.Contains(me.Roles, "admin")
-		h.navRoles.put(s.token, isAdmin, h.clock.Now())
-		if !isAdmin {
+		h.navRoles.put(s.token, me.Roles, h.clock.Now())
+		if !slices.Contains(me.Roles, "admin") {
 			h.notFound(w, r)
 			return
 		}
@@ -189,8 +188,8 @@ func (h *Handler) adminHome(c *adminCall) {
 	h.adminPage(c, http.StatusOK, "home", "admin.title", nil)
 }
 
-// navRoles remembers for a while whether a session is an admin's, for
-// the header's Admin link: pages that do not otherwise ask the API who
+// navRoleMemo remembers for a while the roles of a session's user, for
+// the header's links (Admin): pages that do not otherwise ask the API who
 // the caller is ask at most once per token and navRoleTTL.
 type navRoleMemo struct {
 	mu   sync.Mutex
@@ -198,7 +197,7 @@ type navRoleMemo struct {
 }
 
 type navRole struct {
-	admin bool
+	roles []string
 	at    time.Time
 }
 
@@ -208,45 +207,50 @@ const (
 	navRoleMax = 10_000
 )
 
-func (m *navRoleMemo) put(token string, admin bool, now time.Time) {
+func (m *navRoleMemo) put(token string, roles []string, now time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.byTk == nil || len(m.byTk) >= navRoleMax {
 		m.byTk = map[[32]byte]navRole{}
 	}
-	m.byTk[tokenKey(token)] = navRole{admin: admin, at: now}
+	m.byTk[tokenKey(token)] = navRole{roles: roles, at: now}
 }
 
-func (m *navRoleMemo) get(token string, now time.Time) (admin, ok bool) {
+func (m *navRoleMemo) get(token string, now time.Time) (roles []string, ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.byTk[tokenKey(token)]
 	if !ok || now.Sub(e.at) > navRoleTTL {
-		return false, false
+		return nil, false
 	}
-	return e.admin, true
+	return e.roles, true
+}
+
+// callerRoles are the signed-in caller's roles, from the memo or the API
+// (nil when signed out or the API cannot say now).
+func (h *Handler) callerRoles(r *http.Request) []string {
+	s := h.readSession(r)
+	if s == nil {
+		return nil
+	}
+	now := h.clock.Now()
+	if roles, ok := h.navRoles.get(s.token, now); ok {
+		return roles
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	me, err := h.api.as(h.apiHost(r), s.token).GetProfileMe(ctx)
+	if err != nil {
+		return nil
+	}
+	h.navRoles.put(s.token, me.Roles, now)
+	return me.Roles
 }
 
 // adminNav is the header's Admin link text for the request's language,
 // or "" when the caller is not an admin (or the API cannot say now).
 func (h *Handler) adminNav(r *http.Request, lang string) string {
-	s := h.readSession(r)
-	if s == nil {
-		return ""
-	}
-	now := h.clock.Now()
-	admin, ok := h.navRoles.get(s.token, now)
-	if !ok {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		defer cancel()
-		me, err := h.api.as(h.apiHost(r), s.token).GetProfileMe(ctx)
-		if err != nil {
-			return ""
-		}
-		admin = slices.Contains(me.Roles, "admin")
-		h.navRoles.put(s.token, admin, now)
-	}
-	if !admin {
+	if !slices.Contains(h.callerRoles(r), "admin") {
 		return ""
 	}
 	return adminWords["nav.admin"][langIndex(lang)]

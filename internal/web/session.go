@@ -34,6 +34,9 @@ type session struct {
 	// iat and exp come from the token's payload, read without checking
 	// the signature: they only tell when to refresh. Zero when unknown.
 	iat, exp time.Time
+	// cookie is the token the browser sent, older than token when the
+	// keeper renewed it meanwhile.
+	cookie string
 }
 
 func (h *Handler) readSession(r *http.Request) *session {
@@ -41,9 +44,14 @@ func (h *Handler) readSession(r *http.Request) *session {
 	if err != nil || c.Value == "" {
 		return nil
 	}
-	s := &session{token: c.Value}
+	s := &session{token: c.Value, cookie: c.Value}
 	if d, err := r.Cookie(demoCookie); err == nil && d.Value == "student" {
 		s.demo = true
+	}
+	// The keeper may have renewed the token while the browser was away:
+	// every use of the session (pages, sign-out) takes the newest.
+	if cur := h.keeper.current(s.token, h.clock.Now()); cur != "" {
+		s.token = cur
 	}
 	s.iat, s.exp = tokenTimes(s.token)
 	return s
@@ -261,19 +269,18 @@ func (h *Handler) refreshShared(ctx context.Context, host, token string) (client
 	return c.tok, c.err
 }
 
-// maybeRefresh brings s's token up to date: the keeper's newer token
-// when it renewed the session while the browser was away, then a refresh
-// when the token is past half its lifetime. A new token is set in the
-// cookie and in s.
+// maybeRefresh brings the browser's cookie up to date: the keeper's newer
+// token (readSession took it) when it renewed the session while the
+// browser was away, then a refresh when the token is past half its
+// lifetime. A new token is set in the cookie and in s.
 func (h *Handler) maybeRefresh(ctx context.Context, w http.ResponseWriter, r *http.Request, s *session) {
 	if s == nil {
 		return
 	}
 	now := h.clock.Now()
-	if cur := h.keeper.current(s.token, now); cur != "" && cur != s.token {
-		s.token = cur
-		s.iat, s.exp = tokenTimes(cur)
-		h.setSession(w, r, client.Issued{Token: cur, ExpiresAt: s.exp}, s.demo, 0)
+	if s.cookie != s.token {
+		h.setSession(w, r, client.Issued{Token: s.token, ExpiresAt: s.exp}, s.demo, 0)
+		s.cookie = s.token
 	}
 	if !refreshDue(now, s.iat, s.exp) {
 		return
@@ -282,7 +289,7 @@ func (h *Handler) maybeRefresh(ctx context.Context, w http.ResponseWriter, r *ht
 	if err != nil {
 		return
 	}
-	s.token = tok.Token
+	s.token, s.cookie = tok.Token, tok.Token
 	s.iat, s.exp = tokenTimes(tok.Token)
 	h.setSession(w, r, tok, s.demo, 0)
 }
@@ -297,7 +304,7 @@ func (h *Handler) demoRelogin(ctx context.Context, w http.ResponseWriter, r *htt
 	if err != nil || tok.Token == "" {
 		return false
 	}
-	s.token = tok.Token
+	s.token, s.cookie = tok.Token, tok.Token
 	s.iat, s.exp = tokenTimes(tok.Token)
 	h.setSession(w, r, *tok, true, 0)
 	return true

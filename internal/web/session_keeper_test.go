@@ -62,6 +62,20 @@ func TestSessionOutlivesItsToken(t *testing.T) {
 		if c := r.cookie(sessionCookie); c != nil {
 			t.Fatalf("a second swap: %v", c)
 		}
+		// A tab left open since before the renewals signs out: the live
+		// token is revoked, not only the one the tab holds.
+		c2, _ := formSignIn(t, s, u)
+		for range 2 {
+			s.clock.Advance(3 * time.Minute)
+			s.web.keepSessions(ctx)
+		}
+		live := s.web.keeper.current(c2.Value, s.clock.Now())
+		if live == "" || live == c2.Value {
+			t.Fatal("the second session was not renewed")
+		}
+		s.must(req{method: "POST", path: "/logout", token: c2.Value}, http.StatusSeeOther)
+		_, err := s.env.Client("", live).GetProfileMe(t.Context())
+		apitest.Refused(t, err, http.StatusUnauthorized)
 		// Past the session's life the keeper lets go.
 		s.clock.Advance(sessionTTL)
 		s.web.keepSessions(ctx)
