@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/browsertest"
+	"github.com/lms-platform/lms/internal/device"
+	"github.com/lms-platform/lms/internal/tokens"
 )
 
 // TestAdminInBrowser: an admin creates a user and a group and puts the
@@ -71,5 +74,36 @@ func TestAdminInBrowser(t *testing.T) {
 			}
 			browsertest.Screenshot(t, b.ctx, fmt.Sprintf("web-admin-%s-%d", name, width))
 		}
+	}
+
+	// The device page: every scope an admin can hold, in words; one is
+	// unticked with the keyboard (focus and space) before approving.
+	var all []string
+	for _, sc := range tokens.Scopes {
+		if !strings.HasPrefix(sc.Name, "platform:") {
+			all = append(all, sc.Name)
+		}
+	}
+	dg := apitest.Must(env.ClientAs("").PostAuthDeviceCode(ctx, client.DeviceCodeInputBody{ClientName: "school agent",
+		Scopes: all}))(t)
+	for _, width := range pageWidths {
+		var fits bool
+		b.run("device size", chromedp.EmulateViewport(width, 844), chromedp.Navigate(origin+"/device?code="+dg.UserCode),
+			chromedp.WaitVisible(`#device-approve`, chromedp.ByID),
+			chromedp.Evaluate(`document.documentElement.scrollWidth <= window.innerWidth`, &fits))
+		if !fits {
+			t.Errorf("the device page is wider than %d px", width)
+		}
+		browsertest.Screenshot(t, b.ctx, fmt.Sprintf("web-device-scopes-%d", width))
+	}
+	b.run("untick and approve", chromedp.Focus(`input[name="scope"][value="users:write"]`, chromedp.ByQuery),
+		chromedp.KeyEvent(" "),
+		chromedp.Click(`#device-approve`, chromedp.ByID),
+		chromedp.WaitVisible(`#device-granted`, chromedp.ByID))
+	env.Clock.Advance(device.Interval)
+	res := env.Do(apitest.Request{Method: "POST", Path: "/api/auth/device/token", Body: map[string]any{"device_code": dg.DeviceCode}})
+	tok := apitest.Must(env.Client("", res.String("data.token")).GetAuthTokensCurrent(ctx))(t)
+	if slices.Contains(tok.Scopes, "users:write") || !slices.Contains(tok.Scopes, "users:read") || len(tok.Scopes) != len(all)-1 {
+		t.Fatalf("granted %v", tok.Scopes)
 	}
 }
