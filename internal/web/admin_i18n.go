@@ -93,6 +93,15 @@ func (v adminView) FieldError(field string) string {
 	return strings.Join(v.Errors[field], " ")
 }
 
+// RoleName is a role in words; a role the pages do not know keeps its
+// name.
+func (v adminView) RoleName(role string) string {
+	if _, ok := adminWords["role."+role]; ok {
+		return v.T("role." + role)
+	}
+	return role
+}
+
 // Roles are the roles the pages offer.
 func (adminView) Roles() []string { return adminRoles }
 
