@@ -173,10 +173,16 @@ type loginData struct {
 	Demo     []string
 	Remember bool
 	Social   []socialButton
+	// Ended says that the browser's session ended (in its language).
+	Ended string
 }
 
 func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
-	h.showLogin(w, r, http.StatusOK, loginData{Next: localPath(r.URL.Query().Get("next"), "")})
+	d := loginData{Next: localPath(r.URL.Query().Get("next"), "")}
+	if h.sessionEnded(w, r) {
+		d.Ended = sessionEndedText[acceptLang(r)]
+	}
+	h.showLogin(w, r, http.StatusOK, d)
 }
 
 func (h *Handler) showLogin(w http.ResponseWriter, r *http.Request, status int, d loginData) {
@@ -258,6 +264,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.clearSession(w, r)
+	h.forgetSession(w, r)
 	h.newCSRFSecret(w, r)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }

@@ -20,6 +20,26 @@ type deviceView struct {
 	// this browser's session and to the request's code, so only this
 	// confirmation page can decide this request.
 	Token string
+	// Lang is the page's language; Asked are the scopes asked for, in
+	// groups and words, ticked when granted (all, at first); Granted
+	// those approved.
+	Lang    string
+	Asked   []scopeGroup
+	Granted []scopeGroup
+}
+
+// T is the device page's word for key.
+func (d deviceView) T(key string) string { return deviceWords[key][langIndex(d.Lang)] }
+
+// Status is the request's status in words.
+func (d deviceView) Status() string {
+	if d.Request == nil {
+		return ""
+	}
+	if w, ok := deviceWords["st."+d.Request.Status]; ok {
+		return w[langIndex(d.Lang)]
+	}
+	return d.Request.Status
 }
 
 // deviceCSRF is the CSRF purpose of deciding the request with this code,
@@ -67,7 +87,7 @@ func (h *Handler) devicePage(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	d := deviceView{Code: typedCode(r.URL.Query().Get("code"))}
+	d := deviceView{Code: typedCode(r.URL.Query().Get("code")), Lang: acceptLang(r)}
 	if d.Code == "" {
 		h.renderDevice(w, r, http.StatusOK, d)
 		return
@@ -97,23 +117,50 @@ func (h *Handler) deviceDecide(approve bool) http.HandlerFunc {
 			h.errorPage(w, r, http.StatusBadRequest, "That did not work", "The form could not be read.")
 			return
 		}
-		d := deviceView{Code: typedCode(r.PostFormValue("code"))}
+		d := deviceView{Code: typedCode(r.PostFormValue("code")), Lang: acceptLang(r)}
 		if d.Code == "" || !h.csrfValid(r, deviceCSRF(d.Code), r.PostFormValue(csrfField)) || !deliberate(r) {
 			h.log.Info("web: device decision without its confirmation page refused", "approve", approve)
-			d.Code, d.Error = "", "This decision did not come from the confirmation page. Open the page with the code again and choose there."
+			d.Code, d.Error = "", d.T("notpage")
 			h.renderDevice(w, r, http.StatusForbidden, d)
 			return
 		}
+		chosen, all := chosenScopes(r)
 		err := h.userCall(w, r, s, func(api *client.Client) (err error) {
-			if approve {
-				d.Request, err = api.PostAuthDeviceRequestsIDApprove(r.Context(), d.Code, client.DeviceApproveInputBody{})
-				d.Notice = "Approved. The device is now signed in as you; you can close this page."
-			} else {
+			if !approve {
 				d.Request, err = api.PostAuthDeviceRequestsIDDeny(r.Context(), d.Code)
-				d.Notice = "Denied. The device was not signed in."
+				d.Notice = d.T("denied")
+				return err
 			}
+			body := client.DeviceApproveInputBody{}
+			if !all {
+				// Grant only what stayed ticked: compare with what the
+				// request asks for now, so that nothing unticked slips in.
+				req, err := api.GetAuthDeviceRequestsID(r.Context(), d.Code)
+				if err != nil {
+					return err
+				}
+				for _, sc := range req.Scopes {
+					if chosen[sc] {
+						body.Scopes = append(body.Scopes, sc)
+					}
+				}
+				if len(body.Scopes) == 0 {
+					d.Request, d.Error = req, d.T("none")
+					return nil
+				}
+				if len(body.Scopes) == len(req.Scopes) {
+					body.Scopes = nil
+				}
+			}
+			d.Request, err = api.PostAuthDeviceRequestsIDApprove(r.Context(), d.Code, body)
+			d.Notice = d.T("approved")
 			return err
 		})
+		if err == nil && d.Error != "" {
+			d.Token = h.csrfToken(w, r, deviceCSRF(d.Request.UserCode))
+			h.renderDevice(w, r, http.StatusUnprocessableEntity, d)
+			return
+		}
 		if err != nil {
 			d.Notice = ""
 		}
@@ -135,7 +182,7 @@ func (h *Handler) deviceAnswer(w http.ResponseWriter, r *http.Request, d deviceV
 		d.Request = nil
 		d.Error = ae.Message
 		if ae.Status == http.StatusTooManyRequests {
-			d.Error = "Too many attempts. Please wait a minute and try again."
+			d.Error = d.T("toomany")
 		}
 		h.renderDevice(w, r, ae.Status, d)
 	default:
@@ -149,5 +196,35 @@ func (h *Handler) renderDevice(w http.ResponseWriter, r *http.Request, status in
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Content-Security-Policy", strings.Replace(pageCSP, "frame-ancestors 'self'", "frame-ancestors 'none'", 1))
-	h.render(w, r, status, "device", view{Title: "Connect a device", SignedIn: true, Data: d})
+	if d.Request != nil {
+		granted := func(string) bool { return true }
+		if d.Error != "" {
+			// Refused for choosing nothing: show the boxes as they were.
+			granted = func(string) bool { return false }
+		}
+		d.Asked = groupScopes(d.Request.Scopes, d.Lang, granted)
+		d.Granted = groupScopes(d.Request.ApprovedScopes, d.Lang, granted)
+	}
+	h.render(w, r, status, "device", view{Title: d.T("title"), Lang: d.Lang, SignedIn: true, Data: d})
+}
+
+// maxScopeChoices bounds the scopes read from the approval form (the
+// API's own limit).
+const maxScopeChoices = 64
+
+// chosenScopes reads the approval form's boxes: all is true when the form
+// had none (an older page, or a client without the boxes), which grants
+// what was asked.
+func chosenScopes(r *http.Request) (chosen map[string]bool, all bool) {
+	if r.PostFormValue("scopes_shown") != "1" {
+		return nil, true
+	}
+	chosen = map[string]bool{}
+	for i, sc := range r.PostForm["scope"] {
+		if i >= maxScopeChoices {
+			break
+		}
+		chosen[sc] = true
+	}
+	return chosen, false
 }

@@ -122,6 +122,8 @@ type view struct {
 	// CSRF is the token of the page's forms (see csrf.go); render fills
 	// it in.
 	CSRF string
+	// Admin is the header's Admin link text, for admins only.
+	Admin string
 }
 
 // labels are the words of the layout (header, footer, skip link).
@@ -149,8 +151,11 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	if v.CSRF == "" {
 		v.CSRF = h.csrfToken(w, r, csrfForm)
 	}
-	if c, err := r.Cookie(teachCookie); err == nil && c.Value == "1" && v.SignedIn {
-		v.Teach = true
+	if v.SignedIn {
+		if c, err := r.Cookie(teachCookie); err == nil && c.Value == "1" {
+			v.Teach = true
+		}
+		v.Admin = h.adminNav(r, v.Lang)
 	}
 	if w.Header().Get("Content-Security-Policy") == "" {
 		w.Header().Set("Content-Security-Policy", h.pageCSPFor(r))

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -33,6 +34,9 @@ type session struct {
 	// iat and exp come from the token's payload, read without checking
 	// the signature: they only tell when to refresh. Zero when unknown.
 	iat, exp time.Time
+	// cookie is the token the browser sent, older than token when the
+	// keeper renewed it meanwhile.
+	cookie string
 }
 
 func (h *Handler) readSession(r *http.Request) *session {
@@ -40,9 +44,14 @@ func (h *Handler) readSession(r *http.Request) *session {
 	if err != nil || c.Value == "" {
 		return nil
 	}
-	s := &session{token: c.Value}
+	s := &session{token: c.Value, cookie: c.Value}
 	if d, err := r.Cookie(demoCookie); err == nil && d.Value == "student" {
 		s.demo = true
+	}
+	// The keeper may have renewed the token while the browser was away:
+	// every use of the session (pages, sign-out) takes the newest.
+	if cur := h.keeper.current(s.token, h.clock.Now()); cur != "" {
+		s.token = cur
 	}
 	s.iat, s.exp = tokenTimes(s.token)
 	return s
@@ -80,16 +89,44 @@ func (h *Handler) secure(r *http.Request) bool {
 	return h.scheme(r) == "https"
 }
 
-// setSession stores a token in the cookie until expires (zero: the
-// browser session), marking demo student sessions.
+// sessionTTL is how long a session of short tokens lasts without being
+// used: its cookie's life, during which the frontend keeps renewing the
+// token (keeper.go). Remember-me tokens (a month) outlive it and are
+// simply renewed when used.
+const sessionTTL = 8 * time.Hour
+
+// setSession stores a token in the cookie, marking demo student
+// sessions. maxAge > 0 fixes the cookie's life (LTI); otherwise a short
+// token's cookie lives as long as its session (sessionTTL from signing
+// in, carried over by refreshes) and a long token's until it expires.
+// Short tokens are handed to the keeper, which renews them while the
+// cookie lives even when no tab is open.
 func (h *Handler) setSession(w http.ResponseWriter, r *http.Request, tok client.Issued, demo bool, maxAge time.Duration) {
+	now := h.clock.Now()
 	c := &http.Cookie{Name: sessionCookie, Value: tok.Token, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: h.secure(r)}
+	iat, exp := tokenTimes(tok.Token)
+	if exp.IsZero() {
+		exp = tok.ExpiresAt
+	}
+	short := !iat.IsZero() && !exp.IsZero() && exp.Sub(iat) < sessionTTL
+	var until time.Time
 	switch {
 	case maxAge > 0:
-		c.MaxAge = int(maxAge / time.Second)
-	case !tok.ExpiresAt.IsZero():
-		c.MaxAge = max(int(tok.ExpiresAt.Sub(h.clock.Now())/time.Second), 1)
+		until = now.Add(maxAge)
+	case short:
+		if until = h.keeper.until(tok.Token); until.IsZero() {
+			until = now.Add(sessionTTL)
+		}
+	case !exp.IsZero():
+		until = exp
+	}
+	if !until.IsZero() {
+		c.MaxAge = max(int(until.Sub(now)/time.Second), 1)
+	}
+	if short {
+		h.keeper.keep(h.apiHost(r), tok.Token, until, now)
+		h.startKeeper()
 	}
 	http.SetCookie(w, c)
 	d := &http.Cookie{Name: demoCookie, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Secure}
@@ -102,19 +139,63 @@ func (h *Handler) setSession(w http.ResponseWriter, r *http.Request, tok client.
 		d.MaxAge = -1
 	}
 	http.SetCookie(w, d)
+	// The marker outlives the session: when the browser comes back
+	// without a session but with it, the sign-in page says the session
+	// ended instead of just asking to sign in.
+	http.SetCookie(w, &http.Cookie{Name: endedCookie, Value: "1", Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: c.Secure, MaxAge: c.MaxAge + int(endedMemory/time.Second)})
 }
 
+// endedCookie marks a browser that had a session; endedMemory is how long
+// after the session's end the sign-in page still says it ended.
+const (
+	endedCookie = "lms_had_session"
+	endedMemory = 30 * 24 * time.Hour
+)
+
+// clearSession ends the browser's session (the API refused its token,
+// or the user signed out); the marker of a past session stays, so that
+// the sign-in page says the session ended. Signing out removes it too
+// (forgetSession).
 func (h *Handler) clearSession(w http.ResponseWriter, r *http.Request) {
+	if s := h.readSession(r); s != nil {
+		h.keeper.drop(s.token)
+	}
 	for _, name := range []string{sessionCookie, demoCookie, teachCookie} {
 		http.SetCookie(w, &http.Cookie{Name: name, Path: "/", MaxAge: -1, HttpOnly: true,
 			SameSite: http.SameSiteLaxMode, Secure: h.secure(r)})
 	}
 }
 
+// forgetSession removes the marker of a past session: after signing out
+// on purpose there is nothing to tell.
+func (h *Handler) forgetSession(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: endedCookie, Path: "/", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: h.secure(r)})
+}
+
+// sessionEnded tells the sign-in page whether to say that the browser's
+// session ended: it had one (the marker) and holds none now. It says so
+// once: the marker is removed.
+func (h *Handler) sessionEnded(w http.ResponseWriter, r *http.Request) bool {
+	if c, err := r.Cookie(endedCookie); err != nil || c.Value == "" || h.readSession(r) != nil {
+		return false
+	}
+	h.forgetSession(w, r)
+	return true
+}
+
+// sessionEndedText is the sign-in page's notice, by language.
+var sessionEndedText = map[string]string{
+	"en": "Your session has ended, please sign in again.",
+	"pl": "Twoja sesja wygasła, zaloguj się ponownie.",
+	"zh": "您的会话已结束，请重新登录。",
+}
+
 // refresher renews tokens past half their lifetime. Refreshing revokes
 // the old token, so parallel requests carrying the same old token (a page
-// and its pings) share one refresh and its result for a while, instead
-// of each revoking the token the other just received.
+// and its pings, the keeper's round) share one refresh and its result for
+// a while, instead of each revoking the token the other just received.
 type refresher struct {
 	mu    sync.Mutex
 	calls map[[32]byte]*refreshCall
@@ -131,14 +212,17 @@ type refreshCall struct {
 // token.
 const refreshMemo = 2 * time.Minute
 
-// maybeRefresh renews s's token when it is past half its lifetime and
-// still valid; the new token is set in the cookie and in s.
-func (h *Handler) maybeRefresh(ctx context.Context, w http.ResponseWriter, r *http.Request, s *session) {
+// refreshDue tells whether a token with these times is past half its
+// lifetime and still valid.
+func refreshDue(now, iat, exp time.Time) bool {
+	return !exp.IsZero() && !iat.IsZero() && now.Before(exp) && !now.Before(iat.Add(exp.Sub(iat)/2))
+}
+
+// refreshShared renews token at the API for the tenant host, sharing one
+// call among all who ask with the same token.
+func (h *Handler) refreshShared(ctx context.Context, host, token string) (client.Issued, error) {
 	now := h.clock.Now()
-	if s == nil || s.exp.IsZero() || s.iat.IsZero() || !now.Before(s.exp) || now.Before(s.iat.Add(s.exp.Sub(s.iat)/2)) {
-		return
-	}
-	key := sha256.Sum256([]byte(s.token))
+	key := sha256.Sum256([]byte(token))
 	rf := &h.refresh
 	rf.mu.Lock()
 	if rf.calls == nil {
@@ -164,24 +248,50 @@ func (h *Handler) maybeRefresh(ctx context.Context, w http.ResponseWriter, r *ht
 		// fail because this browser went away.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		var tok *client.Issued
-		if tok, c.err = h.api.as(h.apiHost(r), s.token).GetAuthRefresh(cctx); c.err == nil {
+		if tok, c.err = h.api.as(host, token).GetAuthRefresh(cctx); c.err == nil {
 			c.tok = *tok
 		}
 		cancel()
 		close(c.done)
+		if c.err == nil && c.tok.Token != "" {
+			h.keeper.rotated(token, c.tok.Token)
+		}
 	} else {
 		select {
 		case <-c.done:
 		case <-ctx.Done():
-			return
+			return client.Issued{}, ctx.Err()
 		}
 	}
-	if c.err != nil || c.tok.Token == "" {
+	if c.err == nil && c.tok.Token == "" {
+		return client.Issued{}, errors.New("web: refresh answered no token")
+	}
+	return c.tok, c.err
+}
+
+// maybeRefresh brings the browser's cookie up to date: the keeper's newer
+// token (readSession took it) when it renewed the session while the
+// browser was away, then a refresh when the token is past half its
+// lifetime. A new token is set in the cookie and in s.
+func (h *Handler) maybeRefresh(ctx context.Context, w http.ResponseWriter, r *http.Request, s *session) {
+	if s == nil {
 		return
 	}
-	s.token = c.tok.Token
-	s.iat, s.exp = tokenTimes(c.tok.Token)
-	h.setSession(w, r, c.tok, s.demo, 0)
+	now := h.clock.Now()
+	if s.cookie != s.token {
+		h.setSession(w, r, client.Issued{Token: s.token, ExpiresAt: s.exp}, s.demo, 0)
+		s.cookie = s.token
+	}
+	if !refreshDue(now, s.iat, s.exp) {
+		return
+	}
+	tok, err := h.refreshShared(ctx, h.apiHost(r), s.token)
+	if err != nil {
+		return
+	}
+	s.token, s.cookie = tok.Token, tok.Token
+	s.iat, s.exp = tokenTimes(tok.Token)
+	h.setSession(w, r, tok, s.demo, 0)
 }
 
 // demoRelogin logs the demo student in again after an API 401, once, when
@@ -194,7 +304,7 @@ func (h *Handler) demoRelogin(ctx context.Context, w http.ResponseWriter, r *htt
 	if err != nil || tok.Token == "" {
 		return false
 	}
-	s.token = tok.Token
+	s.token, s.cookie = tok.Token, tok.Token
 	s.iat, s.exp = tokenTimes(tok.Token)
 	h.setSession(w, r, *tok, true, 0)
 	return true

@@ -65,8 +65,11 @@ type Handler struct {
 	cache   *publicCache
 	pages   *pages
 	refresh refresher
-	memo    pageMemo
-	handler http.Handler
+	keeper  keeper
+	// navRoles remembers which sessions are admins' (the Admin link).
+	navRoles navRoleMemo
+	memo     pageMemo
+	handler  http.Handler
 	// content is the content origin's template (nil: none) and
 	// contentHandler the handler of its listener.
 	content        *contentTemplate
@@ -155,8 +158,10 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /auth/social", h.socialLanding)
 	mux.HandleFunc("POST /auth/social", h.csrfForms(16<<10, h.socialForm))
 	mux.HandleFunc("POST /logout", h.csrfForms(16<<10, h.logout))
-	// Authoring: tutors' and admins' pages (teach.go).
+	// Authoring: tutors' and admins' pages (teach.go); the admin pages
+	// (admin.go).
 	h.teachRoutes(mux)
+	h.adminRoutes(mux)
 	mux.HandleFunc("/", h.notFound)
 	return mux
 }
