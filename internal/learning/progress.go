@@ -341,6 +341,10 @@ func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Princi
 		return TopicPing{}, errDeadline
 	}
 	out := TopicPing{TopicID: topicID}
+	if cp != nil && t.DB.Dialect == sqldb.Postgres {
+		out.Status, out.Seconds, err = pingBatched(ctx, t, now, p.UserID, c.ID, topicID)
+		return out, err
+	}
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		if cp == nil {
 			if _, err := s.record(ctx, tx, now, p.UserID, c, nil, nil, nil); err != nil {
