@@ -21,6 +21,13 @@
 //	           then a check that no learner lost a second
 //	tenants    the resident memory of `lms serve` (-binary) with -tenants
 //	           tenants, each touched once by a request
+//	quiz-start -learners learners (a class each round) start one timed
+//	           GIFT quiz of 16 questions within a second, answer every
+//	           question after a think time (-think) and end, against
+//	           `lms serve` (-binary): one replica, or -replicas of them on
+//	           PostgreSQL (-database) and Redis (-redis) behind a
+//	           round-robin proxy; latency percentiles of starts, answers
+//	           and ends, errors and the replicas' peak RSS
 package main
 
 import (
@@ -62,27 +69,38 @@ var scenarios = map[string]func(*bench) error{"profile": profileRun, "program": 
 	"catalogue": catalogueRun, "ping": pingRun}
 
 func main() {
-	scenario := flag.String("scenario", "profile", "what to load, comma-separated: profile, program, catalogue, ping, tenants")
+	scenario := flag.String("scenario", "profile", "what to load, comma-separated: profile, program, catalogue, ping, tenants, quiz-start")
 	conns := flag.Int("c", 64, "concurrent connections")
 	dur := flag.Duration("d", 10*time.Second, "duration of each load run")
 	database := flag.String("database", "", "PostgreSQL server URL to run on (a database is created and dropped); empty: SQLite")
 	binary := flag.String("binary", "bin/lms", "lms binary for the start-up and memory runs (empty: skip them)")
 	tenants := flag.Int("tenants", 1000, "tenants of the tenants scenario")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the load runs (server and load generator) to this file")
+	learners := flag.String("learners", "2000", "quiz-start: learners of each round, comma-separated (e.g. 1000,2000,3000)")
+	replicas := flag.Int("replicas", 1, "quiz-start: lms serve replicas (more than one needs -database and -redis)")
+	redisURL := flag.String("redis", "", "quiz-start: Redis server URL the replicas share (its database 12 is emptied)")
+	think := flag.Duration("think", time.Second, "quiz-start: mean think time before each answer")
 	hold := flag.Bool("hold", false, "instead of loading a scenario, print a wrk command for it and serve until standard input closes (to measure from outside)")
 	flag.Parse()
 	ld := &loader{conns: *conns, dur: *dur, hold: *hold,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns}}}
-	if err := run(strings.Split(*scenario, ","), ld, *database, *binary, *tenants, *cpuProfile); err != nil {
+	counts, err := parseCounts(*learners)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lmsbench:", err)
+		os.Exit(2)
+	}
+	qs := quizStart{binary: *binary, database: *database, redis: *redisURL, learners: counts, replicas: *replicas,
+		think: *think, hello: func() (float64, error) { ld.hello = 0; return helloRun(ld) }}
+	if err := run(strings.Split(*scenario, ","), ld, *database, *binary, *tenants, *cpuProfile, qs); err != nil {
 		fmt.Fprintln(os.Stderr, "lmsbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(names []string, ld *loader, database, binary string, tenants int, cpuProfile string) error {
+func run(names []string, ld *loader, database, binary string, tenants int, cpuProfile string, qs quizStart) error {
 	for _, name := range names {
-		if scenarios[name] == nil && name != "tenants" {
-			return fmt.Errorf("unknown scenario %q (profile, program, catalogue, ping, tenants)", name)
+		if scenarios[name] == nil && name != "tenants" && name != "quiz-start" {
+			return fmt.Errorf("unknown scenario %q (profile, program, catalogue, ping, tenants, quiz-start)", name)
 		}
 	}
 	if cpuProfile != "" {
@@ -101,6 +119,8 @@ func run(names []string, ld *loader, database, binary string, tenants int, cpuPr
 			if binary != "" {
 				err = tenantsRun(binary, tenants)
 			}
+		case name == "quiz-start":
+			err = quizStartRun(qs)
 		default:
 			// The hello-world is measured again right before each scenario,
 			// so that the load of a shared machine weighs on both alike.
