@@ -29,7 +29,6 @@ import (
 	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/server"
-	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // The quiz-start scenario: a class of learners, each with a token of its
@@ -203,7 +202,7 @@ func prepareClass(cfg *config.Config, n int) (*class, error) {
 	srv := &http.Server{Handler: s.Handler}
 	go srv.Serve(ln)
 	defer srv.Close()
-	b := &bench{loader: &loader{client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}, s: s, rec: rec,
+	b := &bench{loader: &loader{client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}}, s: s, rec: rec,
 		base: "http://" + ln.Addr().String()}
 	c := &class{tokens: make([]string, n)}
 	if c.admin, err = b.login(cfg.AdminEmail, cfg.AdminPass); err != nil {
@@ -223,28 +222,23 @@ func prepareClass(cfg *config.Config, n int) (*class, error) {
 	}
 	c.lesson = idOf(out)
 	email := func(i int) string { return "quiz" + strconv.Itoa(i) + "@localhost" }
-	err = inParallel(n, 4, func(i int) error { return s.AddUser(ctx, rec, email(i), "bench-password", "student") })
+	err = inParallel(n, 8, func(i int) error { return s.AddUser(ctx, rec, email(i), "bench-password", "student") })
 	if err != nil {
 		return nil, err
 	}
 	var ids []map[string]any
-	err = b.db(func(db *sqldb.DB) error {
-		rows, err := db.QueryContext(ctx, `SELECT id FROM users WHERE email LIKE 'quiz%@localhost' ORDER BY id`)
+	for page := 1; len(ids) < n; page++ {
+		out, err := b.call("GET", "/api/admin/users?role=student&per_page=100&page="+strconv.Itoa(page), c.admin, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, map[string]any{"id": id})
+		list, _ := out["data"].([]any)
+		if len(list) == 0 {
+			return nil, fmt.Errorf("the user list has %d of the %d learners", len(ids), n)
 		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, err
+		for _, u := range list {
+			ids = append(ids, map[string]any{"id": idOf(map[string]any{"data": u})})
+		}
 	}
 	for from := 0; from < len(ids); from += 1000 {
 		if _, err := b.call("POST", "/api/admin/courses/"+strconv.FormatInt(course, 10)+"/access", c.admin,
@@ -252,7 +246,7 @@ func prepareClass(cfg *config.Config, n int) (*class, error) {
 			return nil, err
 		}
 	}
-	err = inParallel(n, 8, func(i int) error {
+	err = inParallel(n, 16, func(i int) error {
 		var err error
 		c.tokens[i], err = b.login(email(i), "bench-password")
 		return err
