@@ -42,7 +42,9 @@ type queuedPing struct {
 	ctx                       context.Context
 	at                        time.Time
 	userID, courseID, topicID int64
-	// Set before done closes:
+	// Set before done closes; applied is false when the ping was left to
+	// the caller (see pingsSQL).
+	applied bool
 	status  int
 	seconds int64
 	err     error
@@ -58,8 +60,11 @@ func pingQueueOf(t *platform.Tenant) *pingQueue {
 }
 
 // pingBatched records a ping (see ping) in the next batch of the tenant's
-// queue and returns once the batch committed.
-func pingBatched(ctx context.Context, t *platform.Tenant, now time.Time, userID, courseID, topicID int64) (int, int64, error) {
+// queue and returns once the batch committed. It applies the ping only
+// when the learner has started the course and its deadline is ahead
+// (applied reports it); otherwise it writes nothing.
+func pingBatched(ctx context.Context, t *platform.Tenant, now time.Time, userID, courseID, topicID int64) (applied bool,
+	status int, seconds int64, err error) {
 	p := &queuedPing{ctx: ctx, at: now, userID: userID, courseID: courseID, topicID: topicID, done: make(chan struct{})}
 	q := pingQueueOf(t)
 	q.mu.Lock()
@@ -68,7 +73,7 @@ func pingBatched(ctx context.Context, t *platform.Tenant, now time.Time, userID,
 	for {
 		select {
 		case <-p.done:
-			return p.status, p.seconds, p.err
+			return p.applied, p.status, p.seconds, p.err
 		case q.lead <- struct{}{}:
 			writePings(t.DB, q.take())
 			<-q.lead
@@ -98,10 +103,16 @@ func (q *pingQueue) take() []*queuedPing {
 
 // pingsSQL applies a batch of pings as ping does, learner by learner, in
 // one statement and so in one transaction. Its arrays are the learners'
-// ids, the topics, their courses and the times of the pings.
+// ids, the topics, their courses and the times of the pings. It applies
+// only the pings of learners who started the course and whose deadline
+// has not passed, which saves each ping reading its course_progress row
+// first; it returns the pings applied, and the others take the path of a
+// single ping, which starts the course or refuses the ping.
 var pingsSQL = fmt.Sprintf(`WITH pinged AS (
-		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::timestamptz[])
+		SELECT p.* FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::timestamptz[])
 			AS p(user_id, topic_id, course_id, at)
+		JOIN course_progress cp ON cp.user_id = p.user_id AND cp.course_id = p.course_id
+		WHERE cp.started_at IS NOT NULL AND (cp.deadline IS NULL OR cp.deadline > p.at)
 	), counted AS (
 		INSERT INTO learner_time AS l (user_id, counted_until, credit)
 		SELECT user_id, at, 0 FROM pinged ORDER BY user_id
@@ -131,8 +142,8 @@ var pingsSQL = fmt.Sprintf(`WITH pinged AS (
 
 // writePings writes a batch and tells each ping its outcome. When the
 // statement fails (a learner or topic deleted meanwhile, say), nothing of
-// it was written and each ping is written again on its own, so that only
-// the failing one fails.
+// it was written and each ping is left to its caller, which writes it
+// on its own, so that only the failing one fails.
 func writePings(db *sqldb.DB, batch []*queuedPing) {
 	batch = slices.DeleteFunc(batch, func(p *queuedPing) bool {
 		if p.err = p.ctx.Err(); p.err != nil {
@@ -153,15 +164,12 @@ func writePings(db *sqldb.DB, batch []*queuedPing) {
 	}
 	// The batch outlives any one caller's request.
 	ctx := context.Background()
-	err := applyPings(ctx, db, batch, users, topicIDs, courseIDs, ats)
-	for _, p := range batch {
-		if err != nil {
-			p.err = db.Tx(p.ctx, func(tx *sqldb.Tx) error {
-				var err error
-				p.status, p.seconds, err = ping(p.ctx, tx, p.at, p.userID, p.courseID, p.topicID)
-				return err
-			})
+	if err := applyPings(ctx, db, batch, users, topicIDs, courseIDs, ats); err != nil {
+		for _, p := range batch {
+			p.applied = false
 		}
+	}
+	for _, p := range batch {
 		close(p.done)
 	}
 }
@@ -186,7 +194,7 @@ func applyPings(ctx context.Context, db *sqldb.DB, batch []*queuedPing, users, t
 			return err
 		}
 		if p := byUser[user]; p != nil {
-			p.status, p.seconds = status, seconds
+			p.applied, p.status, p.seconds = true, status, seconds
 		}
 	}
 	return rows.Err()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/learning"
+	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // Many learners pinging at once (batches of many learners on PostgreSQL)
@@ -47,33 +48,57 @@ func TestPingsOfManyLearnersAddUp(t *testing.T) {
 	})
 }
 
-// A batch whose statement fails writes its pings one by one: only the
-// failing ping fails. (SQLite has no batch statement, as its transactions
-// are batched anyway: there the whole batch takes this path.)
-func TestPingBatchIsolatesAFailure(t *testing.T) {
+// A batch applies the pings of learners who started the course and
+// leaves the others to their callers, which start the course or refuse
+// the ping; a batch whose statement fails writes nothing and leaves every
+// ping to its caller, so that only the failing ping fails. (SQLite has no
+// batch statement, as its transactions are batched anyway: there a batch
+// always fails and leaves every ping to its caller.)
+func TestPingBatchLeavesPingsToTheCaller(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		tenant, release := env.OpenTenant(env.Tenant)
 		defer release()
+		postgres := tenant.DB.Dialect == sqldb.Postgres
 		c, _, topics := grid(t, env, courseRow{Public: true}, 1, 1)
 		topic := topics[0][0]
-		good, bad := env.NewUser("student"), env.NewUser("student")
-		for _, u := range []*apitest.User{good, bad} {
+		started, other, fresh := env.NewUser("student"), env.NewUser("student"), env.NewUser("student")
+		for _, u := range []*apitest.User{started, other} {
 			call(t, env, 200, "PUT", "/api/courses/progress/"+id(topic)+"/ping", u, nil)
 		}
+		seconds := func(u *apitest.User) int {
+			return count(t, env, `SELECT COALESCE(SUM(seconds), 0) FROM topic_progress WHERE user_id = $1`, u.ID)
+		}
+		at := func() time.Time { return env.Clock.Now().UTC().Truncate(time.Microsecond) }
+
 		env.Clock.Advance(20 * time.Second)
-		errs := learning.PingTogether(tenant.DB, env.Clock.Now().UTC().Truncate(time.Microsecond),
-			[][3]int64{{good.ID, c, topic}, {bad.ID, c, topic + 1000}})
-		if errs[0] != nil {
-			t.Errorf("the good ping failed with the bad one: %v", errs[0])
+		applied := learning.PingTogether(tenant.DB, at(), [][3]int64{{started.ID, c, topic}, {fresh.ID, c, topic}})
+		if applied[1] {
+			t.Error("the ping of a learner who has not started the course was applied")
 		}
-		if errs[1] == nil {
-			t.Error("a ping of a missing topic succeeded")
+		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress WHERE user_id = $1`, fresh.ID); n != 0 {
+			t.Errorf("the batch wrote %d rows of the learner who has not started", n)
 		}
-		if n := count(t, env, `SELECT seconds FROM topic_progress WHERE user_id = $1`, good.ID); n != 20 {
-			t.Errorf("good learner: %d seconds, want 20", n)
+		if applied[0] != postgres {
+			t.Errorf("started learner's ping applied: %v, want %v", applied[0], postgres)
 		}
-		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress WHERE user_id = $1`, bad.ID); n != 1 {
-			t.Errorf("bad learner: %d topic rows, want 1", n)
+		before := seconds(started)
+		if postgres && before != 20 {
+			t.Errorf("started learner: %d seconds, want 20", before)
 		}
+
+		env.Clock.Advance(10 * time.Second)
+		applied = learning.PingTogether(tenant.DB, at(), [][3]int64{{started.ID, c, topic}, {other.ID, c, topic + 1000}})
+		if applied[0] || applied[1] {
+			t.Errorf("a failed batch applied pings: %v", applied)
+		}
+		if n := seconds(started); n != before {
+			t.Errorf("a failed batch changed the seconds from %d to %d", before, n)
+		}
+		// The callers write them alone: the good ping counts, the bad one fails.
+		res := call(t, env, 200, "PUT", "/api/courses/progress/"+id(topic)+"/ping", started, nil)
+		if n := int(res.Number("data.seconds")); n != 30 {
+			t.Errorf("started learner: %d seconds after the failed batch, want 30", n)
+		}
+		call(t, env, 404, "PUT", "/api/courses/progress/"+id(topic+1000)+"/ping", other, nil)
 	})
 }

@@ -333,17 +333,20 @@ func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Princi
 	if err != nil {
 		return TopicPing{}, err
 	}
+	out := TopicPing{TopicID: topicID}
+	if t.DB.Dialect == sqldb.Postgres {
+		applied, status, seconds, err := pingBatched(ctx, t, now, p.UserID, c.ID, topicID)
+		if applied || err != nil {
+			out.Status, out.Seconds = status, seconds
+			return out, err
+		}
+	}
 	cp, err := courseRow(ctx, q, p.UserID, c.ID)
 	if err != nil {
 		return TopicPing{}, err
 	}
 	if cp.missed(now) {
 		return TopicPing{}, errDeadline
-	}
-	out := TopicPing{TopicID: topicID}
-	if cp != nil && t.DB.Dialect == sqldb.Postgres {
-		out.Status, out.Seconds, err = pingBatched(ctx, t, now, p.UserID, c.ID, topicID)
-		return out, err
 	}
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		if cp == nil {
