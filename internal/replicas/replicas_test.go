@@ -108,7 +108,6 @@ func newCluster(t *testing.T, b backends) *cluster {
 	rand.Read(key)
 	env := []string{
 		"LMS_DATABASE_URL=" + pgURL,
-		"LMS_DATA_DIR=" + filepath.Join(dir, "data"),
 		"LMS_MASTER_KEY=" + base64.StdEncoding.EncodeToString(key),
 		"LMS_PLATFORM_HOST=platform.test",
 		"LMS_ADMIN_EMAIL=root@platform.test",
@@ -124,7 +123,8 @@ func newCluster(t *testing.T, b backends) *cluster {
 		"LMS_EVENTS_LEASE=3s",
 		"LMS_JOB_SCHEDULES=" + strings.Join(scheduleEntries(), ";"),
 	}
-	// One replica alone (pingkill_test.go) needs neither Redis nor S3.
+	// One replica alone (pingkill_test.go) needs neither Redis nor S3: its
+	// files then go to a data directory of the test's own.
 	if b.redis != "" {
 		env = append(env, "LMS_REDIS_URL="+ownRedisDatabase(t, b.redis))
 	}
@@ -135,6 +135,8 @@ func newCluster(t *testing.T, b backends) *cluster {
 		}
 		s3.Path = "/replicas-" + strings.ToLower(rand.Text()[:10])
 		env = append(env, "LMS_BLOB_URL="+s3.String())
+	} else {
+		env = append(env, "LMS_DATA_DIR="+filepath.Join(dir, "data"))
 	}
 	// The replicas get nothing of this process's LMS_ settings.
 	for _, kv := range os.Environ() {
