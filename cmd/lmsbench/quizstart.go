@@ -109,8 +109,8 @@ func quizStartRun(qs quizStart) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("quiz-start: %d learners created, assigned and signed in (real tokens) in %s\n",
-		len(class.tokens), time.Since(started).Round(time.Millisecond))
+	fmt.Printf("quiz-start: %d learners created, assigned and signed in (real tokens) in %s (%s)\n",
+		len(class.tokens), time.Since(started).Round(time.Millisecond), strings.Join(class.phases, ", "))
 	env := []string{"LMS_DATA_DIR=" + dir, "LMS_PLATFORM_HOST=localhost", "LMS_ADMIN_EMAIL=" + cfg.AdminEmail,
 		"LMS_ADMIN_PASSWORD=" + cfg.AdminPass, "LMS_PASSWORD_COST=test", "LMS_LOG_LEVEL=error",
 		"LMS_DATABASE_URL=" + cfg.DatabaseURL, "LMS_MASTER_KEY=" + cfg.MasterKey, "LMS_REDIS_URL=" + cfg.RedisURL}
@@ -178,6 +178,14 @@ type class struct {
 	admin  string
 	lesson int64
 	tokens []string
+	// phases tells how long each step of the preparation took.
+	phases []string
+}
+
+// took notes the time of a step of the preparation since *since.
+func (c *class) took(step string, since *time.Time) {
+	c.phases = append(c.phases, step+" "+time.Since(*since).Round(time.Millisecond).String())
+	*since = time.Now()
 }
 
 // prepareClass creates n learners assigned to a course, through a server
@@ -222,10 +230,12 @@ func prepareClass(cfg *config.Config, n int) (*class, error) {
 	}
 	c.lesson = idOf(out)
 	email := func(i int) string { return "quiz" + strconv.Itoa(i) + "@localhost" }
+	step := time.Now()
 	err = inParallel(n, 8, func(i int) error { return s.AddUser(ctx, rec, email(i), "bench-password", "student") })
 	if err != nil {
 		return nil, err
 	}
+	c.took("users", &step)
 	var ids []map[string]any
 	for page := 1; len(ids) < n; page++ {
 		out, err := b.call("GET", "/api/admin/users?role=student&per_page=100&page="+strconv.Itoa(page), c.admin, nil)
@@ -246,6 +256,7 @@ func prepareClass(cfg *config.Config, n int) (*class, error) {
 			return nil, err
 		}
 	}
+	c.took("assignment", &step)
 	err = inParallel(n, 16, func(i int) error {
 		var err error
 		c.tokens[i], err = b.login(email(i), "bench-password")
@@ -254,9 +265,14 @@ func prepareClass(cfg *config.Config, n int) (*class, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.took("logins", &step)
 	// The class signed in ahead of the exam: the reactions to its logins
 	// are done before it starts.
-	return c, settleEvents(ctx, s, rec)
+	if err := settleEvents(ctx, s, rec); err != nil {
+		return nil, err
+	}
+	c.took("their events", &step)
+	return c, nil
 }
 
 // settleEvents delivers the tenant's pending events until none is left.
