@@ -333,6 +333,14 @@ func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Princi
 	if err != nil {
 		return TopicPing{}, err
 	}
+	out := TopicPing{TopicID: topicID}
+	if t.DB.Dialect == sqldb.Postgres {
+		applied, status, seconds, err := pingBatched(ctx, t, now, p.UserID, c.ID, topicID)
+		if applied || err != nil {
+			out.Status, out.Seconds = status, seconds
+			return out, err
+		}
+	}
 	cp, err := courseRow(ctx, q, p.UserID, c.ID)
 	if err != nil {
 		return TopicPing{}, err
@@ -340,7 +348,6 @@ func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Princi
 	if cp.missed(now) {
 		return TopicPing{}, errDeadline
 	}
-	out := TopicPing{TopicID: topicID}
 	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
 		if cp == nil {
 			if _, err := s.record(ctx, tx, now, p.UserID, c, nil, nil, nil); err != nil {

@@ -104,18 +104,10 @@ func newCluster(t *testing.T, b backends) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	redisURL := ownRedisDatabase(t, b.redis)
-	s3, err := url.Parse(b.s3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s3.Path = "/replicas-" + strings.ToLower(rand.Text()[:10])
 	key := make([]byte, 32)
 	rand.Read(key)
 	env := []string{
 		"LMS_DATABASE_URL=" + pgURL,
-		"LMS_REDIS_URL=" + redisURL,
-		"LMS_BLOB_URL=" + s3.String(),
 		"LMS_MASTER_KEY=" + base64.StdEncoding.EncodeToString(key),
 		"LMS_PLATFORM_HOST=platform.test",
 		"LMS_ADMIN_EMAIL=root@platform.test",
@@ -130,6 +122,21 @@ func newCluster(t *testing.T, b backends) *cluster {
 		// A killed replica's deliveries go to the other one after this.
 		"LMS_EVENTS_LEASE=3s",
 		"LMS_JOB_SCHEDULES=" + strings.Join(scheduleEntries(), ";"),
+	}
+	// One replica alone (pingkill_test.go) needs neither Redis nor S3: its
+	// files then go to a data directory of the test's own.
+	if b.redis != "" {
+		env = append(env, "LMS_REDIS_URL="+ownRedisDatabase(t, b.redis))
+	}
+	if b.s3 != "" {
+		s3, err := url.Parse(b.s3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s3.Path = "/replicas-" + strings.ToLower(rand.Text()[:10])
+		env = append(env, "LMS_BLOB_URL="+s3.String())
+	} else {
+		env = append(env, "LMS_DATA_DIR="+filepath.Join(dir, "data"))
 	}
 	// The replicas get nothing of this process's LMS_ settings.
 	for _, kv := range os.Environ() {
