@@ -38,6 +38,7 @@ func (h *Handler) teachRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /teach/courses/{course}/topics/new", h.teachNewTopic)
 	mux.HandleFunc("POST /teach/courses/{course}/topics/new", h.csrfForms(maxTopicUpload, h.teachCreateTopic))
 	mux.HandleFunc("GET /teach/courses/{course}/topics/{topic}", h.teachTopic)
+	mux.HandleFunc("POST /teach/courses/{course}/topics/{topic}", h.csrfForms(maxTopicText, h.teachSaveTopic))
 	mux.HandleFunc("POST /teach/courses/{course}/topics/{topic}/move", h.csrfForms(4<<10, h.teachMove("topic")))
 	mux.HandleFunc("GET /teach/courses/{course}/topics/{topic}/delete", h.teachDeletePage("topic"))
 	mux.HandleFunc("POST /teach/courses/{course}/topics/{topic}/delete", h.csrfForms(4<<10, h.teachDelete("topic")))
