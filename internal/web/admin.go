@@ -58,6 +58,12 @@ func (h *Handler) adminRoutes(mux *http.ServeMux) {
 	get("/admin/templates/{id}", h.adminTemplate)
 	post("/admin/templates/{id}", h.adminTemplateSave)
 	get("/admin/lti", h.adminLTI)
+	post("/admin/lti/registrations", h.adminLTIRegistrationCreate)
+	get("/admin/lti/registrations/{id}/delete", h.adminLTIDeleteConfirm("registrations"))
+	post("/admin/lti/registrations/{id}/delete", h.adminLTIDelete("registrations"))
+	post("/admin/lti/tools", h.adminLTIToolCreate)
+	get("/admin/lti/tools/{id}/delete", h.adminLTIDeleteConfirm("tools"))
+	post("/admin/lti/tools/{id}/delete", h.adminLTIDelete("tools"))
 	get("/admin/deliveries", h.adminDeliveries)
 	post("/admin/deliveries/{id}/retry", h.adminDeliveryRetry)
 }
