@@ -230,7 +230,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	h.setSession(w, r, *tok, false, 0)
 	// A new session, a new CSRF secret: tokens of before are void.
 	h.newCSRFSecret(w, r)
-	http.Redirect(w, r, localPath(d.Next, h.landingOf(w, r, tok.Token)), http.StatusSeeOther)
+	http.Redirect(w, r, localPath(d.Next, h.landingOf(r, tok.Token)), http.StatusSeeOther)
 }
 
 // demoLogin signs in as a seeded demo user with one click.
@@ -252,7 +252,7 @@ func (h *Handler) demoLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	h.setSession(w, r, *tok, role == "student", 0)
 	h.newCSRFSecret(w, r)
-	http.Redirect(w, r, localPath(r.PostFormValue("next"), h.landingOf(w, r, tok.Token)), http.StatusSeeOther)
+	http.Redirect(w, r, localPath(r.PostFormValue("next"), h.landingOf(r, tok.Token)), http.StatusSeeOther)
 }
 
 // logout revokes the token at the API and clears the cookies.
@@ -270,16 +270,11 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 }
 
 // landingOf is where a user lands after signing in: tutors and admins on
-// their dashboard (/teach), learners on their courses (/my). It also sets
-// or clears the cookie that links the dashboard in the header.
-func (h *Handler) landingOf(w http.ResponseWriter, r *http.Request, token string) string {
-	c := &http.Cookie{Name: teachCookie, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: h.secure(r), MaxAge: -1}
-	p, err := h.api.as(h.apiHost(r), token).GetProfileMe(r.Context())
-	if err != nil || !mayAuthor(p.Permissions) {
-		http.SetCookie(w, c)
+// their dashboard (/teach), learners on their courses (/my). Asking
+// fills the memo the header's links are drawn from.
+func (h *Handler) landingOf(r *http.Request, token string) string {
+	if !mayAuthor(h.navOf(r, token).perms) {
 		return "/my"
 	}
-	c.Value, c.MaxAge = "1", 0
-	http.SetCookie(w, c)
 	return "/teach"
 }

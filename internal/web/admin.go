@@ -58,6 +58,12 @@ func (h *Handler) adminRoutes(mux *http.ServeMux) {
 	get("/admin/templates/{id}", h.adminTemplate)
 	post("/admin/templates/{id}", h.adminTemplateSave)
 	get("/admin/lti", h.adminLTI)
+	post("/admin/lti/registrations", h.adminLTIRegistrationCreate)
+	get("/admin/lti/registrations/{id}/delete", h.adminLTIDeleteConfirm("registrations"))
+	post("/admin/lti/registrations/{id}/delete", h.adminLTIDelete("registrations"))
+	post("/admin/lti/tools", h.adminLTIToolCreate)
+	get("/admin/lti/tools/{id}/delete", h.adminLTIDeleteConfirm("tools"))
+	post("/admin/lti/tools/{id}/delete", h.adminLTIDelete("tools"))
 	get("/admin/deliveries", h.adminDeliveries)
 	post("/admin/deliveries/{id}/retry", h.adminDeliveryRetry)
 }
@@ -97,7 +103,7 @@ func (h *Handler) admin(fn adminHandler) http.HandlerFunc {
 			h.apiFailed(w, r, err)
 			return
 		}
-		h.navRoles.put(s.token, me.Roles, h.clock.Now())
+		h.navRoles.put(s.token, me.Roles, me.Permissions, h.clock.Now())
 		if !slices.Contains(me.Roles, "admin") {
 			h.notFound(w, r)
 			return
@@ -188,17 +194,19 @@ func (h *Handler) adminHome(c *adminCall) {
 	h.adminPage(c, http.StatusOK, "home", "admin.title", nil)
 }
 
-// navRoleMemo remembers for a while the roles of a session's user, for
-// the header's links (Admin): pages that do not otherwise ask the API who
-// the caller is ask at most once per token and navRoleTTL.
+// navRoleMemo remembers for a while the roles and permissions of a
+// session's user, for the header's links (Teaching, Admin): pages that do
+// not otherwise ask the API who the caller is ask at most once per token
+// and navRoleTTL, whichever way the session began (password, social, demo,
+// LTI launch).
 type navRoleMemo struct {
 	mu   sync.Mutex
 	byTk map[[32]byte]navRole
 }
 
 type navRole struct {
-	roles []string
-	at    time.Time
+	roles, perms []string
+	at           time.Time
 }
 
 const (
@@ -207,50 +215,56 @@ const (
 	navRoleMax = 10_000
 )
 
-func (m *navRoleMemo) put(token string, roles []string, now time.Time) {
+func (m *navRoleMemo) put(token string, roles, perms []string, now time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.byTk == nil || len(m.byTk) >= navRoleMax {
 		m.byTk = map[[32]byte]navRole{}
 	}
-	m.byTk[tokenKey(token)] = navRole{roles: roles, at: now}
+	m.byTk[tokenKey(token)] = navRole{roles: roles, perms: perms, at: now}
 }
 
-func (m *navRoleMemo) get(token string, now time.Time) (roles []string, ok bool) {
+func (m *navRoleMemo) get(token string, now time.Time) (navRole, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.byTk[tokenKey(token)]
 	if !ok || now.Sub(e.at) > navRoleTTL {
-		return nil, false
+		return navRole{}, false
 	}
-	return e.roles, true
+	return e, true
 }
 
-// callerRoles are the signed-in caller's roles, from the memo or the API
-// (nil when signed out or the API cannot say now).
-func (h *Handler) callerRoles(r *http.Request) []string {
+// callerNav is the signed-in caller's roles and permissions, from the
+// memo or the API (empty when signed out or the API cannot say now).
+func (h *Handler) callerNav(r *http.Request) navRole {
 	s := h.readSession(r)
 	if s == nil {
-		return nil
+		return navRole{}
 	}
+	return h.navOf(r, s.token)
+}
+
+// navOf is callerNav for a token the request may not carry yet (just
+// signed in).
+func (h *Handler) navOf(r *http.Request, token string) navRole {
 	now := h.clock.Now()
-	if roles, ok := h.navRoles.get(s.token, now); ok {
-		return roles
+	if e, ok := h.navRoles.get(token, now); ok {
+		return e
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 	defer cancel()
-	me, err := h.api.as(h.apiHost(r), s.token).GetProfileMe(ctx)
+	me, err := h.api.as(h.apiHost(r), token).GetProfileMe(ctx)
 	if err != nil {
-		return nil
+		return navRole{}
 	}
-	h.navRoles.put(s.token, me.Roles, now)
-	return me.Roles
+	h.navRoles.put(token, me.Roles, me.Permissions, now)
+	return navRole{roles: me.Roles, perms: me.Permissions, at: now}
 }
 
 // adminNav is the header's Admin link text for the request's language,
 // or "" when the caller is not an admin (or the API cannot say now).
-func (h *Handler) adminNav(r *http.Request, lang string) string {
-	if !slices.Contains(h.callerRoles(r), "admin") {
+func adminNav(nav navRole, lang string) string {
+	if !slices.Contains(nav.roles, "admin") {
 		return ""
 	}
 	return adminWords["nav.admin"][langIndex(lang)]

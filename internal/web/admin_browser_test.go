@@ -72,6 +72,13 @@ func TestAdminInBrowser(t *testing.T) {
 			if !fits {
 				t.Errorf("%s is wider than %d px", path, width)
 			}
+			vs, err := browsertest.Axe(b.ctx)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			for _, v := range browsertest.Severe(vs) {
+				t.Errorf("%s at %d px: %s", path, width, v)
+			}
 			browsertest.Screenshot(t, b.ctx, fmt.Sprintf("web-admin-%s-%d", name, width))
 		}
 	}

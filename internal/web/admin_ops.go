@@ -231,13 +231,29 @@ type ltiPage struct {
 	Registrations []client.Registration
 	Tools         []client.ExternalTool
 	Platform      *client.PlatformURLs
+	// Form is the form the API's messages are about ("registrations" or
+	// "tools"), Values what was typed in it.
+	Form   string
+	Values url.Values
+}
+
+// V is a value typed in form.
+func (p ltiPage) V(form, name string) string {
+	if p.Form != form {
+		return ""
+	}
+	return p.Values.Get(name)
 }
 
 // adminLTI lists the LTI platforms this site is a tool for
 // (registrations) and the external tools it launches, with the URLs to
-// give the other side.
+// give the other side, and the forms that add either.
 func (h *Handler) adminLTI(c *adminCall) {
-	var d ltiPage
+	c.notice()
+	h.showLTI(c, http.StatusOK, ltiPage{})
+}
+
+func (h *Handler) showLTI(c *adminCall, status int, d ltiPage) {
 	var err error
 	if d.Registrations, err = c.api.GetAdminLTIRegistrations(c.r.Context()); err == nil {
 		if d.Tools, err = c.api.GetAdminLTITools(c.r.Context()); err == nil {
@@ -248,7 +264,122 @@ func (h *Handler) adminLTI(c *adminCall) {
 		h.adminFailed(c, err)
 		return
 	}
-	h.adminPage(c, http.StatusOK, "lti", "lti.title", d)
+	h.adminPage(c, status, "lti", "lti.title", d)
+}
+
+// formList splits a field of several values, one a line or separated by
+// commas.
+func formList(v string) []string {
+	out := []string{}
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// formOpt is a field left out of the request when empty.
+func formOpt(r *http.Request, name string) *string {
+	if v := strings.TrimSpace(r.PostFormValue(name)); v != "" {
+		return &v
+	}
+	return nil
+}
+
+func (h *Handler) adminLTIRegistrationCreate(c *adminCall) {
+	f := c.r.PostFormValue
+	_, err := c.api.PostAdminLTIRegistrations(c.r.Context(), client.RegistrationInput{Name: strings.TrimSpace(f("name")),
+		Issuer: strings.TrimSpace(f("issuer")), ClientID: strings.TrimSpace(f("client_id")),
+		AuthLoginURL: strings.TrimSpace(f("auth_login_url")), JwksURL: strings.TrimSpace(f("jwks_url")),
+		TokenURL: formOpt(c.r, "token_url"), DeploymentIDs: formList(f("deployment_ids"))})
+	h.ltiCreated(c, "registrations", err)
+}
+
+func (h *Handler) adminLTIToolCreate(c *adminCall) {
+	f := c.r.PostFormValue
+	shareName, shareEmail := f("share_name") != "", f("share_email") != ""
+	_, err := c.api.PostAdminLTITools(c.r.Context(), client.ToolInput{Name: strings.TrimSpace(f("name")),
+		LoginURL: strings.TrimSpace(f("login_url")), TargetLinkURI: strings.TrimSpace(f("target_link_uri")),
+		RedirectUris: formList(f("redirect_uris")), JwksURL: formOpt(c.r, "jwks_url"),
+		DeploymentID: formOpt(c.r, "deployment_id"), ShareName: &shareName, ShareEmail: &shareEmail})
+	h.ltiCreated(c, "tools", err)
+}
+
+// ltiCreated answers a create: back to the list, or the page again with
+// what was typed and the API's messages.
+func (h *Handler) ltiCreated(c *adminCall, form string, err error) {
+	if c.invalid(err) {
+		h.showLTI(c, http.StatusUnprocessableEntity, ltiPage{Form: form, Values: c.r.PostForm})
+		return
+	}
+	if err != nil {
+		h.adminFailed(c, err)
+		return
+	}
+	c.done("/admin/lti", "done.created")
+}
+
+// adminLTIDeleteConfirm asks before a registration or tool is deleted:
+// launches through it stop working.
+func (h *Handler) adminLTIDeleteConfirm(what string) adminHandler {
+	return func(c *adminCall) {
+		id := c.pathID("id")
+		name, found := "", false
+		var err error
+		if what == "registrations" {
+			var rs []client.Registration
+			rs, err = c.api.GetAdminLTIRegistrations(c.r.Context())
+			for _, r := range rs {
+				if r.ID == id {
+					name, found = r.Name, true
+				}
+			}
+		} else {
+			var ts []client.ExternalTool
+			ts, err = c.api.GetAdminLTITools(c.r.Context())
+			for _, t := range ts {
+				if t.ID == id {
+					name, found = t.Name, true
+				}
+			}
+		}
+		if err != nil {
+			h.adminFailed(c, err)
+			return
+		}
+		if !found {
+			h.notFound(c.w, c.r)
+			return
+		}
+		h.adminPage(c, http.StatusOK, "confirm", "lti.delete."+what, confirmPage{What: name,
+			Action: "/admin/lti/" + what + "/" + strconv.FormatInt(id, 10) + "/delete", Back: "/admin/lti"})
+	}
+}
+
+func (h *Handler) adminLTIDelete(what string) adminHandler {
+	return func(c *adminCall) {
+		id := c.pathID("id")
+		if id == 0 {
+			h.notFound(c.w, c.r)
+			return
+		}
+		var err error
+		if what == "registrations" {
+			err = c.api.DeleteAdminLTIRegistrationsID(c.r.Context(), id)
+		} else {
+			err = c.api.DeleteAdminLTIToolsID(c.r.Context(), id)
+		}
+		if c.invalid(err) {
+			h.errorPage(c.w, c.r, client.StatusOf(err), c.v.T("err.title"), c.v.Error)
+			return
+		}
+		if err != nil {
+			h.adminFailed(c, err)
+			return
+		}
+		c.done("/admin/lti", "done.deleted")
+	}
 }
 
 type deliveriesPage struct {

@@ -444,6 +444,82 @@ func TestAdminTemplatesAndMore(t *testing.T) {
 	s.must(req{path: "/admin/users/abc", token: f.adminToken}, http.StatusNotFound)
 }
 
+// TestAdminLTIForms: an admin adds and deletes LTI platform registrations
+// and tools on /admin/lti; the API's messages show next to the fields of
+// the form that was sent, with what was typed; tutors and learners get
+// the 404 of the admin pages and change nothing.
+func TestAdminLTIForms(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		f := newAdminFixture(t, s)
+		admin := s.env.ClientAs("admin")
+		ctx := t.Context()
+		as := func(method, path string, form url.Values, status int) *resp {
+			t.Helper()
+			return s.must(req{method: method, path: path, token: f.adminToken, form: form}, status)
+		}
+		reg := url.Values{"name": {"Moodle"}, "issuer": {"https://moodle.school.test"}, "client_id": {"abc123"},
+			"auth_login_url": {"https://moodle.school.test/auth"}, "jwks_url": {"https://moodle.school.test/jwks"},
+			"deployment_ids": {"1\n2"}}
+		tool := url.Values{"name": {"Lab"}, "login_url": {"https://lab.test/login"}, "target_link_uri": {"https://lab.test/launch"},
+			"redirect_uris": {"https://lab.test/launch, https://lab.test/deep"}, "jwks_url": {"https://lab.test/jwks"},
+			"share_name": {"1"}}
+		for _, tok := range []string{f.studentToken, f.tutorToken} {
+			s.must(req{method: "POST", path: "/admin/lti/registrations", token: tok, form: reg}, http.StatusNotFound)
+			s.must(req{method: "POST", path: "/admin/lti/tools", token: tok, form: tool}, http.StatusNotFound)
+		}
+		s.must(req{method: "POST", path: "/admin/lti/tools", token: f.adminToken, form: tool, noCSRF: true}, http.StatusForbidden)
+		if n := len(apitest.Must(admin.GetAdminLTITools(ctx))(t)); n != 0 {
+			t.Fatalf("refused posts made %d tools", n)
+		}
+
+		r := as("POST", "/admin/lti/registrations", reg, http.StatusSeeOther)
+		if r.header.Get("Location") != "/admin/lti?done=done.created" {
+			t.Fatalf("created: to %s", r.header.Get("Location"))
+		}
+		regs := apitest.Must(admin.GetAdminLTIRegistrations(ctx))(t)
+		if len(regs) != 1 || regs[0].Name != "Moodle" || regs[0].ClientID != "abc123" || len(regs[0].DeploymentIDs) != 2 {
+			t.Fatalf("registrations: %+v", regs)
+		}
+		as("POST", "/admin/lti/tools", tool, http.StatusSeeOther)
+		tools := apitest.Must(admin.GetAdminLTITools(ctx))(t)
+		if len(tools) != 1 || tools[0].Name != "Lab" || len(tools[0].RedirectUris) != 2 {
+			t.Fatalf("tools: %+v", tools)
+		}
+		page := as("GET", "/admin/lti?done=done.created", nil, http.StatusOK).text()
+		for _, want := range []string{"Moodle", "Lab", `href="/admin/lti/registrations/` + id(regs[0].ID) + `/delete"`,
+			`href="/admin/lti/tools/` + id(tools[0].ID) + `/delete"`, `id="admin-notice"`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the LTI page has no %s: %.4000s", want, page)
+			}
+		}
+
+		// Refused: the message next to the field of the form sent, what
+		// was typed kept, the other form untouched.
+		bad := url.Values{"name": {"Broken"}, "login_url": {"not a url"}, "target_link_uri": {"https://lab.test/launch"},
+			"redirect_uris": {"https://lab.test/launch"}}
+		r = as("POST", "/admin/lti/tools", bad, http.StatusUnprocessableEntity)
+		if !strings.Contains(r.text(), `id="admin-error"`) || !strings.Contains(r.text(), `value="Broken"`) ||
+			!strings.Contains(r.text(), `id="lt-login-url-err"`) || strings.Contains(r.text(), `id="lr-name" name="name" type="text" value="Broken"`) {
+			t.Fatalf("refused tool: %.6000s", r.text())
+		}
+
+		// Deleted after a confirmation.
+		for _, p := range []string{"/admin/lti/registrations/" + id(regs[0].ID), "/admin/lti/tools/" + id(tools[0].ID)} {
+			confirm := as("GET", p+"/delete", nil, http.StatusOK).text()
+			if !strings.Contains(confirm, `id="confirm-delete"`) {
+				t.Fatalf("%s: no confirmation: %.2000s", p, confirm)
+			}
+			s.must(req{path: p + "/delete", token: f.tutorToken}, http.StatusNotFound)
+			as("POST", p+"/delete", nil, http.StatusSeeOther)
+		}
+		if n, m := len(apitest.Must(admin.GetAdminLTIRegistrations(ctx))(t)), len(apitest.Must(admin.GetAdminLTITools(ctx))(t)); n+m != 0 {
+			t.Fatalf("left after deleting: %d registrations, %d tools", n, m)
+		}
+		as("GET", "/admin/lti/tools/999999/delete", nil, http.StatusNotFound)
+	})
+}
+
 // TestAdminLanguages: the pages speak the browser's language.
 func TestAdminLanguages(t *testing.T) {
 	s := newStack(t, "sqlite", frontOptions{})

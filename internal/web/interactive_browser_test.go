@@ -96,7 +96,8 @@ func browse(t *testing.T, s *stack, learner *apitest.User, extra ...chromedp.Exe
 		chromedp.SendKeys(`#email`, learner.Email, chromedp.ByID),
 		chromedp.SendKeys(`#password`, learner.Password, chromedp.ByID),
 		chromedp.Submit(`#password`, chromedp.ByID),
-		chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery))
+		// Learners land on their courses, tutors and admins on /teach.
+		chromedp.WaitVisible(`a[href="/my"][aria-current="page"], a[href="/teach"][aria-current="page"]`, chromedp.ByQuery))
 	return b, origin
 }
 

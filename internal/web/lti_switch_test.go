@@ -16,7 +16,7 @@ import (
 // The API is a stub of the two routes the launch calls.
 func TestLTILaunchAsksBeforeSwitching(t *testing.T) {
 	users := map[string]string{"tok-alice": `{"id":1,"name":"Alice","email":"alice@school.test"}`,
-		"tok-bob": `{"id":2,"name":"Bob","email":"bob@school.test"}`}
+		"tok-bob": `{"id":2,"name":"Bob","email":"bob@school.test","roles":["tutor"],"permissions":["course_update_authored"]}`}
 	stub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
@@ -104,5 +104,14 @@ func TestLTILaunchAsksBeforeSwitching(t *testing.T) {
 	}
 	if c := r.cookie("lms_lti_pending"); c == nil || c.MaxAge >= 0 {
 		t.Fatalf("switch must drop the pending token: %v", r.header["Set-Cookie"])
+	}
+	// The header's links follow the launched user's profile: Bob, a
+	// tutor, sees Teaching; Alice, a learner, does not; neither is an
+	// admin.
+	for tok, teach := range map[string]bool{"tok-bob": true, "tok-alice": false} {
+		page := f.must(req{path: "/profile", token: tok}, http.StatusOK).text()
+		if strings.Contains(page, `<a href="/teach">`) != teach || strings.Contains(page, `href="/admin"`) {
+			t.Fatalf("%s's header: %.1500s", tok, page)
+		}
 	}
 }

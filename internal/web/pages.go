@@ -108,7 +108,7 @@ type view struct {
 	Lang     string
 	SignedIn bool
 	// Teach links the authoring dashboard in the header: the user may
-	// author courses (the lms_teach cookie; render reads it).
+	// author courses (render asks the memo of the caller's profile).
 	Teach bool
 	// Nav names the header link of the current section.
 	Nav string
@@ -152,10 +152,9 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 		v.CSRF = h.csrfToken(w, r, csrfForm)
 	}
 	if v.SignedIn {
-		if c, err := r.Cookie(teachCookie); err == nil && c.Value == "1" {
-			v.Teach = true
-		}
-		v.Admin = h.adminNav(r, v.Lang)
+		nav := h.callerNav(r)
+		v.Teach = v.Teach || mayAuthor(nav.perms)
+		v.Admin = adminNav(nav, v.Lang)
 	}
 	if w.Header().Get("Content-Security-Policy") == "" {
 		w.Header().Set("Content-Security-Policy", h.pageCSPFor(r))

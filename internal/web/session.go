@@ -161,7 +161,7 @@ func (h *Handler) clearSession(w http.ResponseWriter, r *http.Request) {
 	if s := h.readSession(r); s != nil {
 		h.keeper.drop(s.token)
 	}
-	for _, name := range []string{sessionCookie, demoCookie, teachCookie} {
+	for _, name := range []string{sessionCookie, demoCookie} {
 		http.SetCookie(w, &http.Cookie{Name: name, Path: "/", MaxAge: -1, HttpOnly: true,
 			SameSite: http.SameSiteLaxMode, Secure: h.secure(r)})
 	}

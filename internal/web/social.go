@@ -148,7 +148,7 @@ func (h *Handler) socialComplete(w http.ResponseWriter, r *http.Request, v socia
 	case err == nil:
 		h.setSession(w, r, *tok, false, 0)
 		h.newCSRFSecret(w, r)
-		http.Redirect(w, r, localPath(v.Next, h.landingOf(w, r, tok.Token)), http.StatusSeeOther)
+		http.Redirect(w, r, localPath(v.Next, h.landingOf(r, tok.Token)), http.StatusSeeOther)
 	case errors.As(err, &ae) && ae.Code == "details_required":
 		v.Ask, v.Errors = map[string]bool{}, ae.Errors
 		for field := range ae.Errors {

@@ -20,11 +20,6 @@ import (
 // only choose what to offer. Forms post to the frontend's own routes
 // (never /bff/), each with its CSRF token. See docs/web.md.
 
-// teachCookie marks a browser whose user may author courses, so that every
-// page's header can link the dashboard without asking the API. It grants
-// nothing: forged, it shows a link to pages the API then refuses.
-const teachCookie = "lms_teach"
-
 // teachRoutes adds the authoring pages to mux.
 func (h *Handler) teachRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /teach", h.teachDashboard)
@@ -43,6 +38,7 @@ func (h *Handler) teachRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /teach/courses/{course}/topics/new", h.teachNewTopic)
 	mux.HandleFunc("POST /teach/courses/{course}/topics/new", h.csrfForms(maxTopicUpload, h.teachCreateTopic))
 	mux.HandleFunc("GET /teach/courses/{course}/topics/{topic}", h.teachTopic)
+	mux.HandleFunc("POST /teach/courses/{course}/topics/{topic}", h.csrfForms(maxTopicText, h.teachSaveTopic))
 	mux.HandleFunc("POST /teach/courses/{course}/topics/{topic}/move", h.csrfForms(4<<10, h.teachMove("topic")))
 	mux.HandleFunc("GET /teach/courses/{course}/topics/{topic}/delete", h.teachDeletePage("topic"))
 	mux.HandleFunc("POST /teach/courses/{course}/topics/{topic}/delete", h.csrfForms(4<<10, h.teachDelete("topic")))
@@ -76,11 +72,11 @@ func (h *Handler) authorOf(w http.ResponseWriter, r *http.Request) *author {
 	}
 	lang := teachLang(r)
 	a := &author{s: s, lang: lang, t: teachText[lang]}
-	var perms []string
+	var roles, perms []string
 	err := h.userCall(w, r, s, func(api *client.Client) error {
 		p, err := api.GetProfileMe(r.Context())
 		if err == nil {
-			perms = p.Permissions
+			roles, perms = p.Roles, p.Permissions
 		}
 		return err
 	})
@@ -92,6 +88,7 @@ func (h *Handler) authorOf(w http.ResponseWriter, r *http.Request) *author {
 		h.apiFailed(w, r, err)
 		return nil
 	}
+	h.navRoles.put(s.token, roles, perms, h.clock.Now())
 	if !mayAuthor(perms) {
 		h.errorPage(w, r, http.StatusForbidden, a.t.S("teach"), a.t.S("no_access"))
 		return nil

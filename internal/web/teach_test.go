@@ -317,3 +317,101 @@ func TestTeachTopicKinds(t *testing.T) {
 		}
 	})
 }
+
+// TestTeachTopicEdit edits topics from their page over HTTP: the title
+// and the fields of each kind saved with the API's PATCH (a quiz's
+// unchanged questions keep their ids), the API's messages next to their
+// fields, and a learner refused.
+func TestTeachTopicEdit(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		ctx := t.Context()
+		admin := s.env.As("admin")
+		api := s.env.Client(s.env.Host, admin.Token)
+		course := apitest.Must(api.PostAdminCourses(ctx, client.CourseBody{Title: "Edits"}))(t).ID
+		lesson := id(apitest.Must(api.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "One"}))(t).ID)
+		path := func(topic int64) string { return "/teach/courses/" + id(course) + "/topics/" + id(topic) }
+		save := func(topic int64, form url.Values, status int) *resp {
+			t.Helper()
+			return s.must(req{method: "POST", path: path(topic), token: admin.Token, form: form}, status)
+		}
+		content := func(topic int64) map[string]any {
+			t.Helper()
+			v := apitest.Must(api.GetAdminTopicsID(ctx, topic))(t)
+			m, _ := v.Topicable.(map[string]any)
+			return m
+		}
+
+		text := s.addTopic(t, course, admin.Token, "richtext", [][2]string{{"lesson", lesson}, {"title", "Notes"},
+			{"markdown", "First *draft*."}}, "", "", nil)
+		page := s.must(req{path: path(text), token: admin.Token}, http.StatusOK).text()
+		if !strings.Contains(page, `value="Notes"`) || !strings.Contains(page, "First *draft*.</textarea>") {
+			t.Fatalf("the edit form is not filled: %.3000s", page)
+		}
+		r := save(text, url.Values{"title": {"Notes, final"}, "markdown": {"Final **text**."}}, http.StatusSeeOther)
+		if r.header.Get("Location") != path(text)+"?notice=saved" {
+			t.Fatalf("saved to %s", r.header.Get("Location"))
+		}
+		if v := apitest.Must(api.GetAdminTopicsID(ctx, text))(t); v.Title != "Notes, final" ||
+			!strings.Contains(content(text)["html"].(string), "<strong>text</strong>") {
+			t.Fatalf("the text topic: %q %v", v.Title, v.Topicable)
+		}
+
+		quiz := s.addTopic(t, course, admin.Token, "quiz", [][2]string{{"lesson", lesson}, {"title", "Check"},
+			{"gift", "Sky? {=blue ~green}\n\nGrass? {=green ~blue}"}}, "", "", nil)
+		before := apitest.Must(api.GetAdminTopicsIDGiftQuestions(ctx, quiz))(t)
+		if len(before) != 2 {
+			t.Fatalf("questions: %+v", before)
+		}
+		save(quiz, url.Values{"title": {"Check"}, "gift": {before[0].Value + "\n\nSnow? {=white ~black}"},
+			"maxAttempts": {"3"}}, http.StatusSeeOther)
+		after := apitest.Must(api.GetAdminTopicsIDGiftQuestions(ctx, quiz))(t)
+		if len(after) != 2 || after[0].ID != before[0].ID || !strings.Contains(after[1].Value, "Snow?") {
+			t.Fatalf("questions after the edit: %+v", after)
+		}
+		if n, _ := content(quiz)["max_attempts"].(float64); n != 3 {
+			t.Fatalf("the quiz: %v", content(quiz))
+		}
+
+		project := s.addTopic(t, course, admin.Token, "project", [][2]string{{"lesson", lesson}, {"title", "Essay"},
+			{"instructions", "Write one page."}, {"accept", "pdf"}}, "", "", nil)
+		save(project, url.Values{"title": {"Essay"}, "instructions": {"Write two pages."}, "accept": {"pdf, txt"}}, http.StatusSeeOther)
+		if c := content(project); !strings.Contains(c["instructions"].(string)+c["markdown"].(string), "two pages") ||
+			len(c["accept"].([]any)) != 2 {
+			t.Fatalf("the project: %v", c)
+		}
+
+		layout := s.addTopic(t, course, admin.Token, "layout", [][2]string{{"lesson", lesson}, {"title", "Study page"},
+			{"document", `[{"component":"Callout","props":{"tone":"tip","body":"Take notes."}}]`}, {"fallback", "Take notes."}}, "", "", nil)
+		save(layout, url.Values{"title": {"Study page"}, "document": {`[{"component":"Callout","props":{"tone":"tip","body":"Read twice."}}]`},
+			"fallback": {"Read twice."}}, http.StatusSeeOther)
+		if c := content(layout); c["fallback"] != "Read twice." {
+			t.Fatalf("the layout: %v", c)
+		}
+
+		// Wrong input: the API's message next to its field, what was
+		// typed kept, nothing saved.
+		for _, c := range []struct {
+			topic int64
+			form  url.Values
+			field string
+		}{
+			{quiz, url.Values{"title": {"Check"}, "gift": {"What is it? {=yes ~no"}}, `id="gift-error"`},
+			{layout, url.Values{"title": {"Study page"}, "document": {`[{"component":"Carousel","props":{}}]`}, "fallback": {"x"}}, `id="document-error"`},
+			{text, url.Values{"title": {""}, "markdown": {"Kept."}}, `id="title-error"`},
+		} {
+			r := save(c.topic, c.form, http.StatusUnprocessableEntity)
+			if !strings.Contains(r.text(), c.field) || !strings.Contains(r.text(), `role="alert"`) {
+				t.Errorf("topic %d: no message at %s: %.3000s", c.topic, c.field, r.body)
+			}
+		}
+		if v := apitest.Must(api.GetAdminTopicsID(ctx, text))(t); v.Title != "Notes, final" {
+			t.Fatalf("a refused edit changed the title to %q", v.Title)
+		}
+
+		learner := s.env.NewUser("student")
+		s.must(req{method: "POST", path: path(text), token: learner.Token, form: url.Values{"title": {"Mine"}}}, http.StatusForbidden)
+		s.must(req{method: "POST", path: path(text), token: admin.Token, form: url.Values{"title": {"Mine"}}, noCSRF: true},
+			http.StatusForbidden)
+	})
+}

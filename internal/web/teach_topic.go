@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -397,7 +398,9 @@ func splitGIFT(text string) []string {
 
 // topicPageData is a topic's page for its author: what the API made of
 // it (the parsed questions of a quiz with their right answers, the
-// transcoding state of a video).
+// transcoding state of a video) and the form that edits it, filled from
+// the topic or, after a 422, with what the author typed and the API's
+// messages by field.
 type topicPageData struct {
 	teachPage
 	Course     int64
@@ -407,9 +410,19 @@ type topicPageData struct {
 	Quiz       quizContent
 	File       fileContent
 	Processing string
+	Values     url.Values
+	Errors     map[string]string
+	Action     string
 }
 
+// V is a value of the edit form.
+func (d *topicPageData) V(name string) string { return d.Values.Get(name) }
+
+// E is the API's message for a field of the edit form.
+func (d *topicPageData) E(name string) string { return d.Errors[name] }
+
 type quizRow struct {
+	ID     int64
 	Stem   string
 	Right  []string
 	Score  float64
@@ -417,42 +430,175 @@ type quizRow struct {
 }
 
 func (h *Handler) teachTopic(w http.ResponseWriter, r *http.Request) {
+	a, d := h.loadTopic(w, r)
+	if d == nil {
+		return
+	}
+	h.teachRender(w, r, a, http.StatusOK, "teach-topic", d.Topic.Title, d)
+}
+
+// loadTopic reads the topic of the path and fills its edit form from it;
+// nil: answered.
+func (h *Handler) loadTopic(w http.ResponseWriter, r *http.Request) (*author, *topicPageData) {
 	course, ok := h.pathID(w, r, "course")
 	if !ok {
-		return
+		return nil, nil
 	}
 	id, ok := h.pathID(w, r, "topic")
 	if !ok {
-		return
+		return nil, nil
 	}
 	a := h.authorOf(w, r)
 	if a == nil {
-		return
+		return nil, nil
 	}
 	ctx := r.Context()
 	t, err := a.api.GetAdminTopicsID(ctx, id)
 	if err != nil {
 		h.apiFailed(w, r, err)
-		return
+		return nil, nil
 	}
-	d := topicPageData{teachPage: a.page(r), Course: course, Topic: t, Kind: t.Kind}
+	d := &topicPageData{teachPage: a.page(r), Course: course, Topic: t, Kind: t.Kind,
+		Values: url.Values{"title": {t.Title}}, Errors: map[string]string{},
+		Action: "/teach/courses/" + strconv.FormatInt(course, 10) + "/topics/" + strconv.FormatInt(id, 10)}
 	switch t.Kind {
 	case "quiz":
 		remarshal(t.Topicable, &d.Quiz)
 		qs, err := a.api.GetAdminTopicsIDGiftQuestions(ctx, id)
 		if err != nil {
 			h.apiFailed(w, r, err)
-			return
+			return nil, nil
 		}
+		var gift []string
 		for _, q := range qs {
-			d.Questions = append(d.Questions, quizRow{Stem: q.Gift.Stem.Text, Right: rightAnswers(q.Gift),
+			d.Questions = append(d.Questions, quizRow{ID: q.ID, Stem: q.Gift.Stem.Text, Right: rightAnswers(q.Gift),
 				Score: q.Score, Source: q.Value})
+			gift = append(gift, q.Value)
+		}
+		d.Values.Set("gift", strings.Join(gift, "\n\n"))
+		if d.Quiz.MaxAttempts > 0 {
+			d.Values.Set("maxAttempts", strconv.Itoa(d.Quiz.MaxAttempts))
+		}
+		if d.Quiz.MinPassScore != nil {
+			d.Values.Set("minPassScore", strconv.FormatFloat(*d.Quiz.MinPassScore, 'f', -1, 64))
 		}
 	case "video", "audio", "image", "pdf":
 		remarshal(t.Topicable, &d.File)
 		d.Processing = d.File.Processing
+	case "richtext":
+		var c struct{ HTML, Markdown string }
+		remarshal(t.Topicable, &c)
+		// Text written as Markdown is edited as Markdown; older HTML-only
+		// text as HTML.
+		if c.Markdown != "" || c.HTML == "" {
+			d.Values.Set("markdown", c.Markdown)
+		} else {
+			d.Values.Set("html", c.HTML)
+		}
+	case "oembed":
+		var c struct{ URL string }
+		remarshal(t.Topicable, &c)
+		d.Values.Set("url", c.URL)
+	case "project":
+		var c struct {
+			Instructions, Markdown string
+			Accept                 []string
+		}
+		remarshal(t.Topicable, &c)
+		if c.Markdown != "" {
+			c.Instructions = c.Markdown
+		}
+		d.Values.Set("instructions", c.Instructions)
+		d.Values.Set("accept", strings.Join(c.Accept, ", "))
+	case "layout":
+		var c struct {
+			Document json.RawMessage
+			Fallback string
+		}
+		remarshal(t.Topicable, &c)
+		var doc bytes.Buffer
+		if json.Indent(&doc, c.Document, "", "  ") == nil {
+			d.Values.Set("document", doc.String())
+		}
+		d.Values.Set("fallback", c.Fallback)
 	}
-	h.teachRender(w, r, a, http.StatusOK, "teach-topic", t.Title, d)
+	return a, d
+}
+
+// teachSaveTopic saves the edit form with PATCH /api/admin/topics/{id}:
+// the title, and the fields of the kinds edited here. A quiz's questions
+// keep their ids (and so their answers' history) when their GIFT text is
+// unchanged.
+func (h *Handler) teachSaveTopic(w http.ResponseWriter, r *http.Request) {
+	a, d := h.loadTopic(w, r)
+	if d == nil {
+		return
+	}
+	in := r.PostForm
+	d.Values = url.Values{"title": {in.Get("title")}}
+	form := client.PatchAdminTopicsIDForm{Title: client.Ptr(strings.TrimSpace(in.Get("title"))), Extra: map[string]string{}}
+	text := func(name string) *string {
+		d.Values.Set(name, in.Get(name))
+		return client.Ptr(in.Get(name))
+	}
+	switch d.Kind {
+	case "richtext":
+		if in.Has("html") {
+			form.HTML = text("html")
+		} else {
+			form.Markdown = text("markdown")
+		}
+	case "oembed":
+		form.URL = client.Ptr(strings.TrimSpace(*text("url")))
+	case "project":
+		form.Instructions, form.Accept = text("instructions"), text("accept")
+	case "layout":
+		form.Extra["document"], form.Fallback = *text("document"), text("fallback")
+	case "quiz":
+		ids := map[string]int64{}
+		for _, q := range d.Questions {
+			ids[strings.TrimSpace(q.Source)] = q.ID
+		}
+		form.Questions = []client.PatchAdminTopicsIDFormQuestionsItem{}
+		for _, q := range splitGIFT(*text("gift")) {
+			item := client.PatchAdminTopicsIDFormQuestionsItem{Gift: client.Ptr(q)}
+			if id, ok := ids[strings.TrimSpace(q)]; ok {
+				item.ID = client.Ptr(id)
+			}
+			form.Questions = append(form.Questions, item)
+		}
+		if v := strings.TrimSpace(*text("maxAttempts")); v != "" {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				form.MaxAttempts = &n
+			} else {
+				d.Errors["maxAttempts"] = a.t.S("bad_number")
+			}
+		}
+		if v := strings.TrimSpace(*text("minPassScore")); v != "" {
+			if f, err := strconv.ParseFloat(strings.Replace(v, ",", ".", 1), 64); err == nil {
+				form.MinPassScore = &f
+			} else {
+				d.Errors["minPassScore"] = a.t.S("bad_number")
+			}
+		}
+	}
+	err := errors.New("invalid")
+	if len(d.Errors) == 0 {
+		_, err = a.api.PatchAdminTopicsIDMultipart(r.Context(), d.Topic.ID, form)
+	}
+	if msg, ok := fieldErrors(err, d.Errors); ok || len(d.Errors) > 0 {
+		d.Error = msg
+		if d.Error == "" {
+			d.Error = a.t.S("problem")
+		}
+		h.teachRender(w, r, a, http.StatusUnprocessableEntity, "teach-topic", d.Topic.Title, d)
+		return
+	}
+	if err != nil {
+		h.apiFailed(w, r, err)
+		return
+	}
+	http.Redirect(w, r, d.Action+"?notice=saved", http.StatusSeeOther)
 }
 
 // rightAnswers lists what counts as right in a parsed GIFT question.
