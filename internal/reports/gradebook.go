@@ -261,15 +261,15 @@ type CompletionDay struct {
 
 // GradebookSummary is a course's gradebook in figures.
 type GradebookSummary struct {
-	CourseID       int64         `json:"course_id"`
-	Title          string        `json:"title"`
-	Learners       int           `json:"learners" doc:"Learners selected (group_id): assigned now, or with progress."`
-	Planned        int           `json:"planned"`
-	Started        int           `json:"started"`
-	Finished       int           `json:"finished"`
-	AveragePercent int           `json:"average_percent" doc:"Mean percent of the learners, rounded down; 0 without learners."`
-	Topics         []GradebookTopic       `json:"topics" doc:"Visible topics in program order: the columns of the gradebook."`
-	CompletionDay    []CompletionDay `json:"completions" doc:"Days on which learners finished the course, in order, with the running total: the completion chart."`
+	CourseID       int64            `json:"course_id"`
+	Title          string           `json:"title"`
+	Learners       int              `json:"learners" doc:"Learners selected (group_id): assigned now, or with progress."`
+	Planned        int              `json:"planned"`
+	Started        int              `json:"started"`
+	Finished       int              `json:"finished"`
+	AveragePercent int              `json:"average_percent" doc:"Mean percent of the learners, rounded down; 0 without learners."`
+	Topics         []GradebookTopic `json:"topics" doc:"Visible topics in program order: the columns of the gradebook."`
+	CompletionDay  []CompletionDay  `json:"completions" doc:"Days on which learners finished the course, in order, with the running total: the completion chart."`
 }
 
 // GradebookSummary answers the figures of a course's gradebook.
@@ -329,7 +329,7 @@ type GradebookTopicDetail struct {
 	StartedAt      *time.Time         `json:"started_at"`
 	FinishedAt     *time.Time         `json:"finished_at"`
 	LastActivityAt *time.Time         `json:"last_activity_at"`
-	LearnerTracks         LearnerTracks             `json:"tracks"`
+	LearnerTracks  LearnerTracks      `json:"tracks"`
 }
 
 // GradebookDetail is one learner's progress in a course, topic by topic.
