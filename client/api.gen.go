@@ -3600,7 +3600,7 @@ type Block struct {
 
 // CMI5Track is a schema of the API.
 type CMI5Track struct {
-	LastAt *time.Time `json:"last_at"`
+	LastAt time.Time `json:"last_at"`
 	// The verb id of the latest statement.
 	LastVerb   string `json:"last_verb"`
 	Statements int64  `json:"statements"`
@@ -5149,9 +5149,9 @@ type H5PStatement struct {
 
 // H5PTrack is a schema of the API.
 type H5PTrack struct {
-	LastAt   *time.Time `json:"last_at"`
-	LastVerb string     `json:"last_verb"`
-	MaxScore *float64   `json:"max_score"`
+	LastAt   time.Time `json:"last_at"`
+	LastVerb string    `json:"last_verb"`
+	MaxScore *float64  `json:"max_score"`
 	// The raw score of the latest scored statement; null when none.
 	Score      *float64 `json:"score"`
 	Statements int64    `json:"statements"`
@@ -7546,7 +7546,7 @@ type QuizTrack struct {
 	// Attempts that ended (submitted or timed out).
 	Finished int64 `json:"finished"`
 	// When the latest attempt started.
-	LastAt *time.Time `json:"last_at"`
+	LastAt time.Time `json:"last_at"`
 	// Whether an ended attempt reached the pass score.
 	Passed bool `json:"passed"`
 }
@@ -7724,11 +7724,12 @@ type SCORMTrack struct {
 	Score *float64 `json:"score"`
 	// SCOs the learner launched.
 	Scos int64 `json:"scos"`
-	// The lesson or completion status of the SCO tracked last (passed, completed, incomplete, ...).
-	Status string `json:"status"`
-	// The total time the SCO tracked last reported, as SCORM writes it.
-	TotalTime string     `json:"total_time"`
-	UpdatedAt *time.Time `json:"updated_at"`
+	// The time the SCO tracked last counted, over all its sessions.
+	Seconds int64 `json:"seconds"`
+	// The success status of the SCO tracked last when known (passed, failed), its completion status
+	// otherwise (completed, incomplete, ...).
+	Status    string    `json:"status"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // SavedAnswer is a schema of the API.

@@ -186,3 +186,50 @@ func (s *Service) GradebookCells(ctx context.Context, t *platform.Tenant, course
 	}
 	return out, res.Err()
 }
+
+// H5PTrack sums up the statements H5P content reported in a topic for a
+// learner.
+type H5PTrack struct {
+	Statements      int
+	LastVerb        string
+	Score, MaxScore *float64
+	LastAt          time.Time
+}
+
+// H5PTracks sums up the learner's H5P statements in the topics, by topic,
+// in one query.
+func (s *Service) H5PTracks(ctx context.Context, t *platform.Tenant, userID int64, topicIDs []int64) (map[int64]H5PTrack, error) {
+	out := map[int64]H5PTrack{}
+	if len(topicIDs) == 0 {
+		return out, nil
+	}
+	a := sqldb.Args{userID}
+	res, err := t.DB.QueryContext(ctx, `SELECT topic_id, verb, score, max_score, created_at FROM topic_h5p_statements
+		WHERE user_id = $1 AND topic_id IN (`+a.List(topicIDs)+`) ORDER BY id`, a...)
+	if err != nil {
+		return nil, fmt.Errorf("learning: H5P tracks of user %d: %w", userID, err)
+	}
+	defer res.Close()
+	for res.Next() {
+		var topicID int64
+		var verb string
+		var score, outOf sql.NullFloat64
+		var at time.Time
+		if err := res.Scan(&topicID, &verb, &score, &outOf, &at); err != nil {
+			return nil, fmt.Errorf("learning: scan H5P track: %w", err)
+		}
+		tr := out[topicID]
+		tr.Statements++
+		tr.LastVerb, tr.LastAt = verb, at.UTC()
+		if score.Valid {
+			raw := score.Float64
+			tr.Score, tr.MaxScore = &raw, nil
+			if outOf.Valid {
+				m := outOf.Float64
+				tr.MaxScore = &m
+			}
+		}
+		out[topicID] = tr
+	}
+	return out, res.Err()
+}

@@ -255,3 +255,36 @@ func TestGradebookCSV(t *testing.T) {
 		}
 	})
 }
+
+func TestGradebookTracks(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
+		s := newSchool(t, env)
+		lesson := apitest.Must(s.tutor.PostAdminLessons(ctx, client.CreateLessonInputBody{Title: "Second", CourseID: s.course}))(t).ID
+		project := apitest.Must(s.tutor.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lesson, Title: "Build",
+			Topicable: `Lms\TopicTypeProject\Models\Project`, Value: map[string]any{"instructions": "Upload your program."}}))(t).ID
+		apitest.Must(env.UserClient(s.half).PostTopicsIDProject(ctx, project, client.PostTopicsIDProjectForm{
+			File: &client.File{Name: "main.txt", Content: strings.NewReader("package main\n")}}))(t)
+
+		d := apitest.Must(s.tutor.GetAdminCoursesIDProgressID(ctx, s.course, s.half.ID))(t)
+		if len(d.Topics) != 3 || d.Topics[2].ID != project || d.Topics[2].Kind != "project" || d.Topics[2].Status != 1 {
+			t.Fatalf("topics: %+v", d.Topics)
+		}
+		pr := d.Topics[2].Tracks.Project
+		if pr == nil || len(pr.Submissions) != 1 || pr.Submissions[0].Name != "main.txt" || pr.Submissions[0].Size != 13 {
+			t.Fatalf("project track: %+v", d.Topics[2].Tracks)
+		}
+		if d.Topics[0].Tracks.Project != nil || d.Topics[0].Tracks.Quiz != nil {
+			t.Errorf("a rich text topic has tracks: %+v", d.Topics[0].Tracks)
+		}
+		// The link is signed: it downloads without a token.
+		if res := env.Do(apitest.Request{Method: "GET", Path: pr.Submissions[0].URL}); res.Status != 200 || string(res.Body) != "package main\n" {
+			t.Errorf("download: %d %q", res.Status, res.Body)
+		}
+		one := readCSV(t, env.Do(apitest.Request{Method: "GET", Path: "/api/admin/courses/" + strconv.FormatInt(s.course, 10) +
+			"/progress/" + strconv.FormatInt(s.half.ID, 10) + "/export", Token: env.As("tutor").Token}))
+		if len(one) != 4 || one[3][len(one[3])-1] != "project: 1 files (main.txt)" {
+			t.Errorf("learner CSV: %q", one)
+		}
+	})
+}
