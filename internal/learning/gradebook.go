@@ -52,8 +52,9 @@ type Gradebook struct {
 }
 
 // Gradebook loads the course's visible topics and the progress of every
-// learner who has any in it: three queries besides the program's.
-func (s *Service) Gradebook(ctx context.Context, t *platform.Tenant, courseID int64) (Gradebook, error) {
+// learner who has any in it, or only of the learners of only when it is
+// not nil: three queries besides the program's.
+func (s *Service) Gradebook(ctx context.Context, t *platform.Tenant, courseID int64, only []int64) (Gradebook, error) {
 	tr, err := loadTree(ctx, t.DB, courseID, s.now())
 	if err != nil {
 		return Gradebook{}, err
@@ -65,10 +66,13 @@ func (s *Service) Gradebook(ctx context.Context, t *platform.Tenant, courseID in
 			LessonTitle: tr.lessons[topic.LessonID].Title, Title: topic.Title, Kind: s.kindName(topic)})
 		ids = append(ids, topic.ID)
 	}
-	if err := courseRowsOf(ctx, t.DB, courseID, len(ids), gb.Rows); err != nil {
+	if only != nil && len(only) == 0 {
+		return gb, nil
+	}
+	if err := courseRowsOf(ctx, t.DB, courseID, only, len(ids), gb.Rows); err != nil {
 		return Gradebook{}, err
 	}
-	if err := topicSums(ctx, t.DB, courseID, ids, gb.Rows); err != nil {
+	if err := topicSums(ctx, t.DB, courseID, only, ids, gb.Rows); err != nil {
 		return Gradebook{}, err
 	}
 	return gb, nil
@@ -93,9 +97,19 @@ func row(rows map[int64]*GradebookRow, userID int64, total int) *GradebookRow {
 	return r
 }
 
-func courseRowsOf(ctx context.Context, db *sqldb.DB, courseID int64, total int, rows map[int64]*GradebookRow) error {
+// learnersIn is the condition that keeps the rows of the learners of only
+// (all when nil).
+func learnersIn(a *sqldb.Args, only []int64) string {
+	if only == nil {
+		return ""
+	}
+	return ` AND user_id IN (` + a.List(only) + `)`
+}
+
+func courseRowsOf(ctx context.Context, db *sqldb.DB, courseID int64, only []int64, total int, rows map[int64]*GradebookRow) error {
+	a := sqldb.Args{courseID}
 	res, err := db.QueryContext(ctx, `SELECT user_id, started_at, finished_at, deadline FROM course_progress
-		WHERE course_id = $1`, courseID)
+		WHERE course_id = $1`+learnersIn(&a, only), a...)
 	if err != nil {
 		return fmt.Errorf("learning: gradebook of course %d: %w", courseID, err)
 	}
@@ -118,14 +132,14 @@ func courseRowsOf(ctx context.Context, db *sqldb.DB, courseID int64, total int, 
 
 // topicSums adds up each learner's progress in the visible topics in the
 // database, so that only one row per learner comes back.
-func topicSums(ctx context.Context, db *sqldb.DB, courseID int64, visible []int64, rows map[int64]*GradebookRow) error {
+func topicSums(ctx context.Context, db *sqldb.DB, courseID int64, only, visible []int64, rows map[int64]*GradebookRow) error {
 	if len(visible) == 0 {
 		return nil
 	}
 	a := sqldb.Args{courseID, Complete}
 	res, err := db.QueryContext(ctx, `SELECT user_id, SUM(CASE WHEN status = $2 THEN 1 ELSE 0 END), SUM(seconds),
 		SUM(score_raw), SUM(CASE WHEN score_raw IS NULL THEN NULL ELSE score_max END), MAX(`+epochSeconds(db.Dialect, "updated_at")+`)
-		FROM topic_progress WHERE course_id = $1 AND topic_id IN (`+a.List(visible)+`) GROUP BY user_id`, a...)
+		FROM topic_progress WHERE course_id = $1 AND topic_id IN (`+a.List(visible)+`)`+learnersIn(&a, only)+` GROUP BY user_id`, a...)
 	if err != nil {
 		return fmt.Errorf("learning: gradebook sums of course %d: %w", courseID, err)
 	}

@@ -74,7 +74,7 @@ func (s *Service) learners(ctx context.Context, t *platform.Tenant, p *access.Pr
 	if err != nil {
 		return c, learning.Gradebook{}, nil, err
 	}
-	gb, err := s.Progress.Gradebook(ctx, t, c.ID)
+	gb, err := s.Progress.Gradebook(ctx, t, c.ID, nil)
 	if err != nil {
 		return c, gb, nil, err
 	}
@@ -348,7 +348,7 @@ func (s *Service) Detail(ctx context.Context, t *platform.Tenant, p *access.Prin
 	if err != nil {
 		return GradebookDetail{}, err
 	}
-	gb, err := s.Progress.Gradebook(ctx, t, c.ID)
+	gb, err := s.Progress.Gradebook(ctx, t, c.ID, []int64{userID})
 	if err != nil {
 		return GradebookDetail{}, err
 	}

@@ -20,7 +20,7 @@ import (
 // Progress is what the gradebook reads of learners' progress (package
 // learning).
 type Progress interface {
-	Gradebook(ctx context.Context, t *platform.Tenant, courseID int64) (learning.Gradebook, error)
+	Gradebook(ctx context.Context, t *platform.Tenant, courseID int64, only []int64) (learning.Gradebook, error)
 	GradebookCells(ctx context.Context, t *platform.Tenant, courseID int64, userIDs []int64) (map[int64]map[int64]learning.GradebookCell, error)
 }
 
