@@ -15,36 +15,36 @@ type LearnerTracks struct {
 
 // SCORMTrack sums up a learner's tracks of a SCORM topic's SCOs.
 type SCORMTrack struct {
-	SCOs      int        `json:"scos" doc:"SCOs the learner launched."`
-	Status    string     `json:"status" doc:"The success status of the SCO tracked last when known (passed, failed), its completion status otherwise (completed, incomplete, ...)."`
-	Score     *float64   `json:"score" doc:"The raw score of the SCO tracked last; null when none."`
-	Seconds   int64      `json:"seconds" doc:"The time the SCO tracked last counted, over all its sessions."`
-	UpdatedAt time.Time  `json:"updated_at"`
+	SCOs      int       `json:"scos" doc:"SCOs the learner launched."`
+	Status    string    `json:"status" doc:"The success status of the SCO tracked last when known (passed, failed), its completion status otherwise (completed, incomplete, ...)."`
+	Score     *float64  `json:"score" doc:"The raw score of the SCO tracked last; null when none."`
+	Seconds   int64     `json:"seconds" doc:"The time the SCO tracked last counted, over all its sessions."`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // CMI5Track counts the statements of a learner's cmi5 registration.
 type CMI5Track struct {
-	Statements int        `json:"statements"`
-	LastVerb   string     `json:"last_verb" doc:"The verb id of the latest statement."`
+	Statements int       `json:"statements"`
+	LastVerb   string    `json:"last_verb" doc:"The verb id of the latest statement."`
 	LastAt     time.Time `json:"last_at"`
 }
 
 // QuizTrack sums up a learner's attempts at a quiz.
 type QuizTrack struct {
-	Attempts  int        `json:"attempts"`
-	Finished  int        `json:"finished" doc:"Attempts that ended (submitted or timed out)."`
-	BestScore *float64   `json:"best_score" doc:"The best score of an ended attempt, in percent; null when none ended."`
-	Passed    bool       `json:"passed" doc:"Whether an ended attempt reached the pass score."`
-	LastAt    time.Time  `json:"last_at" doc:"When the latest attempt started."`
+	Attempts  int       `json:"attempts"`
+	Finished  int       `json:"finished" doc:"Attempts that ended (submitted or timed out)."`
+	BestScore *float64  `json:"best_score" doc:"The best score of an ended attempt, in percent; null when none ended."`
+	Passed    bool      `json:"passed" doc:"Whether an ended attempt reached the pass score."`
+	LastAt    time.Time `json:"last_at" doc:"When the latest attempt started."`
 }
 
 // H5PTrack sums up the statements an H5P topic reported for a learner.
 type H5PTrack struct {
-	Statements int        `json:"statements"`
-	LastVerb   string     `json:"last_verb"`
-	Score      *float64   `json:"score" doc:"The raw score of the latest scored statement; null when none."`
-	MaxScore   *float64   `json:"max_score"`
-	LastAt     time.Time  `json:"last_at"`
+	Statements int       `json:"statements"`
+	LastVerb   string    `json:"last_verb"`
+	Score      *float64  `json:"score" doc:"The raw score of the latest scored statement; null when none."`
+	MaxScore   *float64  `json:"max_score"`
+	LastAt     time.Time `json:"last_at"`
 }
 
 // ProjectTrack lists the files a learner submitted to a project topic.
