@@ -151,6 +151,7 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /auth/social", h.socialLanding)
 	mux.HandleFunc("POST /auth/social", h.csrfForms(16<<10, h.socialForm))
 	mux.HandleFunc("POST /logout", h.csrfForms(16<<10, h.logout))
+	h.gradebookRoutes(mux)
 	mux.HandleFunc("/", h.notFound)
 	return mux
 }
