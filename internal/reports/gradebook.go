@@ -62,10 +62,6 @@ type Filter struct {
 	WithTopics bool
 }
 
-// OrderBy values of the learner list.
-var orderBys = []string{"name", "email", "user_id", "status", "percent", "score", "seconds", "started_at", "finished_at",
-	"last_activity"}
-
 // learners is the gradebook of a course for p, filtered and ordered, with
 // the program's topics.
 func (s *Service) learners(ctx context.Context, t *platform.Tenant, p *access.Principal, courseID int64,
