@@ -298,6 +298,68 @@ func (c *Client) GetAdminCoursesIDEdit(ctx context.Context, id int64) (*CourseEd
 	return &out, nil
 }
 
+// GetAdminCoursesIDProgress is GET /api/admin/courses/{id}/progress: A course's learners with their
+// progress, by pages
+func (c *Client) GetAdminCoursesIDProgress(ctx context.Context, id int64, params GetAdminCoursesIDProgressParams) (*Page[GradebookLearner], error) {
+	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id) + "/progress", ok: []int{200}}
+	r.query = url.Values{}
+	addQuery(r.query, "page", params.Page)
+	addQuery(r.query, "per_page", params.PerPage)
+	addQuery(r.query, "group_id", params.GroupID)
+	addQuery(r.query, "status", params.Status)
+	addQuery(r.query, "search", params.Search)
+	addQuery(r.query, "order_by", params.OrderBy)
+	addQuery(r.query, "order", params.Order)
+	addQuery(r.query, "with_topics", params.WithTopics)
+	return callPage[GradebookLearner](ctx, c, r)
+}
+
+// GetAdminCoursesIDProgressExport is GET /api/admin/courses/{id}/progress/export: A course's
+// gradebook as CSV
+func (c *Client) GetAdminCoursesIDProgressExport(ctx context.Context, id int64, params GetAdminCoursesIDProgressExportParams) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id) + "/progress/export", ok: []int{200}}
+	r.query = url.Values{}
+	addQuery(r.query, "group_id", params.GroupID)
+	addQuery(r.query, "status", params.Status)
+	addQuery(r.query, "search", params.Search)
+	addQuery(r.query, "order_by", params.OrderBy)
+	addQuery(r.query, "order", params.Order)
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
+// GetAdminCoursesIDProgressSummary is GET /api/admin/courses/{id}/progress/summary: A course's
+// gradebook in figures
+func (c *Client) GetAdminCoursesIDProgressSummary(ctx context.Context, id int64, params GetAdminCoursesIDProgressSummaryParams) (*GradebookSummary, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id) + "/progress/summary", ok: []int{200}}
+	r.query = url.Values{}
+	addQuery(r.query, "group_id", params.GroupID)
+	var out GradebookSummary
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminCoursesIDProgressID is GET /api/admin/courses/{id}/progress/{user_id}: One learner's
+// progress in a course, topic by topic
+func (c *Client) GetAdminCoursesIDProgressID(ctx context.Context, id int64, userID int64) (*GradebookDetail, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id) + "/progress/" + pathParam(userID), ok: []int{200}}
+	var out GradebookDetail
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAdminCoursesIDProgressIDExport is GET /api/admin/courses/{id}/progress/{user_id}/export: One
+// learner's progress in a course as CSV
+func (c *Client) GetAdminCoursesIDProgressIDExport(ctx context.Context, id int64, userID int64) (*http.Response, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id) + "/progress/" + pathParam(userID) + "/export", ok: []int{200}}
+	// The answer is not the JSON envelope: the caller reads and closes it.
+	return c.send(ctx, r)
+}
+
 // GetAdminDeliveries is GET /api/admin/deliveries: Event deliveries per listener, newest first,
 // with attempts, next try and last error (admins)
 func (c *Client) GetAdminDeliveries(ctx context.Context, params GetAdminDeliveriesParams) (*Page[Delivery], error) {
@@ -3536,6 +3598,14 @@ type Block struct {
 	Title       []LangString `json:"title"`
 }
 
+// CMI5Track is a schema of the API.
+type CMI5Track struct {
+	LastAt time.Time `json:"last_at"`
+	// The verb id of the latest statement.
+	LastVerb   string `json:"last_verb"`
+	Statements int64  `json:"statements"`
+}
+
 // CSPReport is a schema of the API.
 type CSPReport struct {
 	// What was blocked: a URL without its query, or inline, eval, ...
@@ -3676,6 +3746,16 @@ type CompleteInputBody struct {
 	Groups []int64 `json:"groups,omitzero"`
 	// Used only when the provider gave no family_name.
 	LastName *string `json:"last_name,omitzero"`
+}
+
+// CompletionDay is a schema of the API.
+type CompletionDay struct {
+	// A day, YYYY-MM-DD (UTC).
+	Date string `json:"date"`
+	// Learners who finished the course that day.
+	Finished int64 `json:"finished"`
+	// Learners who had finished it by the end of that day.
+	Total int64 `json:"total"`
 }
 
 // ComponentView is a schema of the API.
@@ -4278,6 +4358,45 @@ type GetAdminCertificatesParams struct {
 	CourseID *int64
 }
 
+// GetAdminCoursesIDProgressExportParams are the parameters of GET
+// /api/admin/courses/{id}/progress/export; nil fields are not sent.
+type GetAdminCoursesIDProgressExportParams struct {
+	// Only the members of this group and of its subgroups.
+	GroupID *int64
+	// Only the learners in this state.
+	Status *string
+	// Part of the learner's name or e-mail.
+	Search  *string
+	OrderBy *string
+	Order   *string
+}
+
+// GetAdminCoursesIDProgressParams are the parameters of GET /api/admin/courses/{id}/progress; nil
+// fields are not sent.
+type GetAdminCoursesIDProgressParams struct {
+	// Page number, from 1.
+	Page *int64
+	// Items per page, at most 100.
+	PerPage *int64
+	// Only the members of this group and of its subgroups.
+	GroupID *int64
+	// Only the learners in this state.
+	Status *string
+	// Part of the learner's name or e-mail.
+	Search  *string
+	OrderBy *string
+	Order   *string
+	// Add each learner's progress in every visible topic (topics).
+	WithTopics *bool
+}
+
+// GetAdminCoursesIDProgressSummaryParams are the parameters of GET
+// /api/admin/courses/{id}/progress/summary; nil fields are not sent.
+type GetAdminCoursesIDProgressSummaryParams struct {
+	// Only the members of this group and of its subgroups.
+	GroupID *int64
+}
+
 // GetAdminCoursesParams are the parameters of GET /api/admin/courses; nil fields are not sent.
 type GetAdminCoursesParams struct {
 	// Page number, from 1.
@@ -4844,6 +4963,127 @@ type GradeInputBody struct {
 	Score float64 `json:"score"`
 }
 
+// GradebookCell is a schema of the API.
+type GradebookCell struct {
+	LastActivityAt *time.Time `json:"last_activity_at"`
+	// The best score, points of max; absent when none.
+	Score   *TopicScore `json:"score,omitzero"`
+	Seconds int64       `json:"seconds"`
+	// 0 incomplete, 1 complete, 2 in progress.
+	Status  int64 `json:"status"`
+	TopicID int64 `json:"topic_id"`
+}
+
+// GradebookDetail is a schema of the API.
+type GradebookDetail struct {
+	CourseID       int64      `json:"course_id"`
+	CourseTitle    string     `json:"course_title"`
+	Deadline       *time.Time `json:"deadline"`
+	Email          string     `json:"email"`
+	FinishedAt     *time.Time `json:"finished_at"`
+	FinishedTopics int64      `json:"finished_topics"`
+	// The latest change of the learner's progress in a visible topic.
+	LastActivityAt *time.Time `json:"last_activity_at"`
+	Name           string     `json:"name"`
+	// finished_topics of total_topics, rounded down.
+	Percent int64 `json:"percent"`
+	// Points of the scored topics as a percent of their maximum, to one decimal; null when no topic
+	// keeps a score.
+	Score *float64 `json:"score"`
+	// Maximum points of the scored topics; null when none.
+	ScoreMax *float64 `json:"score_max"`
+	// Points over the scored topics; null when none.
+	ScoreRaw *float64 `json:"score_raw"`
+	// Time spent on the course's visible topics.
+	Seconds   int64      `json:"seconds"`
+	StartedAt *time.Time `json:"started_at"`
+	// planned: not started yet; started; finished: every visible topic complete.
+	Status string `json:"status"`
+	// Every visible topic in program order.
+	Topics []GradebookTopicDetail `json:"topics"`
+	// Visible topics of the course.
+	TotalTopics int64 `json:"total_topics"`
+	UserID      int64 `json:"user_id"`
+}
+
+// GradebookLearner is a schema of the API.
+type GradebookLearner struct {
+	Deadline       *time.Time `json:"deadline"`
+	Email          string     `json:"email"`
+	FinishedAt     *time.Time `json:"finished_at"`
+	FinishedTopics int64      `json:"finished_topics"`
+	// The latest change of the learner's progress in a visible topic.
+	LastActivityAt *time.Time `json:"last_activity_at"`
+	Name           string     `json:"name"`
+	// finished_topics of total_topics, rounded down.
+	Percent int64 `json:"percent"`
+	// Points of the scored topics as a percent of their maximum, to one decimal; null when no topic
+	// keeps a score.
+	Score *float64 `json:"score"`
+	// Maximum points of the scored topics; null when none.
+	ScoreMax *float64 `json:"score_max"`
+	// Points over the scored topics; null when none.
+	ScoreRaw *float64 `json:"score_raw"`
+	// Time spent on the course's visible topics.
+	Seconds   int64      `json:"seconds"`
+	StartedAt *time.Time `json:"started_at"`
+	// planned: not started yet; started; finished: every visible topic complete.
+	Status string `json:"status"`
+	// With with_topics=true: the learner's progress in every visible topic, in program order (the
+	// topics of GET .../progress/summary).
+	Topics []GradebookCell `json:"topics,omitzero"`
+	// Visible topics of the course.
+	TotalTopics int64 `json:"total_topics"`
+	UserID      int64 `json:"user_id"`
+}
+
+// GradebookSummary is a schema of the API.
+type GradebookSummary struct {
+	// Mean percent of the learners, rounded down; 0 without learners.
+	AveragePercent int64 `json:"average_percent"`
+	// Days on which learners finished the course, in order, with the running total: the completion
+	// chart.
+	Completions []CompletionDay `json:"completions"`
+	CourseID    int64           `json:"course_id"`
+	Finished    int64           `json:"finished"`
+	// Learners selected (group_id): assigned now, or with progress.
+	Learners int64  `json:"learners"`
+	Planned  int64  `json:"planned"`
+	Started  int64  `json:"started"`
+	Title    string `json:"title"`
+	// Visible topics in program order: the columns of the gradebook.
+	Topics []GradebookTopic `json:"topics"`
+}
+
+// GradebookTopic is a schema of the API.
+type GradebookTopic struct {
+	ID int64 `json:"id"`
+	// The topic's kind (scorm, quiz, ...), unknown when none is registered for it.
+	Kind        string `json:"kind"`
+	LessonID    int64  `json:"lesson_id"`
+	LessonTitle string `json:"lesson_title"`
+	Title       string `json:"title"`
+}
+
+// GradebookTopicDetail is a schema of the API.
+type GradebookTopicDetail struct {
+	FinishedAt *time.Time `json:"finished_at"`
+	ID         int64      `json:"id"`
+	// The topic's kind (scorm, quiz, ...), unknown when none is registered for it.
+	Kind           string     `json:"kind"`
+	LastActivityAt *time.Time `json:"last_activity_at"`
+	LessonID       int64      `json:"lesson_id"`
+	LessonTitle    string     `json:"lesson_title"`
+	// The best score, points of max; absent when none.
+	Score     *TopicScore `json:"score,omitzero"`
+	Seconds   int64       `json:"seconds"`
+	StartedAt *time.Time  `json:"started_at"`
+	// 0 incomplete, 1 complete, 2 in progress.
+	Status int64         `json:"status"`
+	Title  string        `json:"title"`
+	Tracks LearnerTracks `json:"tracks"`
+}
+
 // GrantBody is a schema of the API.
 type GrantBody struct {
 	// When the access ends; null: never.
@@ -4905,6 +5145,16 @@ type H5PStatement struct {
 	TopicID int64    `json:"topic_id"`
 	// The statement's verb id.
 	Verb string `json:"verb"`
+}
+
+// H5PTrack is a schema of the API.
+type H5PTrack struct {
+	LastAt   time.Time `json:"last_at"`
+	LastVerb string    `json:"last_verb"`
+	MaxScore *float64  `json:"max_score"`
+	// The raw score of the latest scored statement; null when none.
+	Score      *float64 `json:"score"`
+	Statements int64    `json:"statements"`
 }
 
 // Header is a schema of the API.
@@ -5045,6 +5295,20 @@ type LearnerTopic struct {
 	Title         string     `json:"title"`
 	Topicable     any        `json:"topicable"`
 	TopicableType string     `json:"topicable_type"`
+}
+
+// LearnerTracks is a schema of the API.
+type LearnerTracks struct {
+	// A cmi5 topic: the xAPI statements of the learner's registration.
+	Cmi5 *CMI5Track `json:"cmi5,omitzero"`
+	// An H5P topic: the xAPI statements its content reported.
+	H5P *H5PTrack `json:"h5p,omitzero"`
+	// A project topic: the files the learner submitted.
+	Project *ProjectTrack `json:"project,omitzero"`
+	// A quiz topic: the learner's attempts.
+	Quiz *QuizTrack `json:"quiz,omitzero"`
+	// A SCORM topic: the learner's CMI data of its SCOs, summed up.
+	Scorm *SCORMTrack `json:"scorm,omitzero"`
 }
 
 // LessonEditForm is a schema of the API.
@@ -6853,6 +7117,21 @@ type ProgressWrite struct {
 	TopicID int64 `json:"topic_id"`
 }
 
+// ProjectSubmission is a schema of the API.
+type ProjectSubmission struct {
+	ID          int64     `json:"id"`
+	Name        string    `json:"name"`
+	Size        int64     `json:"size"`
+	SubmittedAt time.Time `json:"submitted_at"`
+	// A signed link to download the file.
+	URL string `json:"url"`
+}
+
+// ProjectTrack is a schema of the API.
+type ProjectTrack struct {
+	Submissions []ProjectSubmission `json:"submissions"`
+}
+
 // PutAdminTopicsIDBody: Type-specific fields beyond those listed are passed to the content kind.
 type PutAdminTopicsIDBody struct {
 	// Project: accepted extensions, a JSON array or separated by commas.
@@ -7259,6 +7538,19 @@ type QuizQuestion struct {
 	Value string `json:"value"`
 }
 
+// QuizTrack is a schema of the API.
+type QuizTrack struct {
+	Attempts int64 `json:"attempts"`
+	// The best score of an ended attempt, in percent; null when none ended.
+	BestScore *float64 `json:"best_score"`
+	// Attempts that ended (submitted or timed out).
+	Finished int64 `json:"finished"`
+	// When the latest attempt started.
+	LastAt time.Time `json:"last_at"`
+	// Whether an ended attempt reached the pass score.
+	Passed bool `json:"passed"`
+}
+
 // Recording is a schema of the API.
 type Recording struct {
 	// The meeting's room: lesson-<lesson id>, also as app/room (JaaS) or a meeting URL ending in it.
@@ -7424,6 +7716,20 @@ type SCO struct {
 	Launch     string `json:"launch"`
 	ScormType  string `json:"scorm_type"`
 	Title      string `json:"title"`
+}
+
+// SCORMTrack is a schema of the API.
+type SCORMTrack struct {
+	// The raw score of the SCO tracked last; null when none.
+	Score *float64 `json:"score"`
+	// SCOs the learner launched.
+	Scos int64 `json:"scos"`
+	// The time the SCO tracked last counted, over all its sessions.
+	Seconds int64 `json:"seconds"`
+	// The success status of the SCO tracked last when known (passed, failed), its completion status
+	// otherwise (completed, incomplete, ...).
+	Status    string    `json:"status"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // SavedAnswer is a schema of the API.

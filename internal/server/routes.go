@@ -42,6 +42,7 @@ func (s *Server) routes() {
 		s.Jobs.Add(s.Courses.Jobs()...)
 	}
 	s.learningRoutes()
+	s.reportRoutes()
 	s.certificateRoutes()
 	s.imageRoutes()
 	s.inboundRoutes()

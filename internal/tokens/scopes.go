@@ -32,6 +32,7 @@ const (
 	NotificationsWrite = "notifications:write"
 	ProgressRead       = "progress:read"
 	ProgressWrite      = "progress:write"
+	ReportsRead        = "reports:read"
 	ProfileRead        = "profile:read"
 	ProfileWrite       = "profile:write"
 	H5PRead            = "h5p:read"
@@ -71,6 +72,8 @@ var Scopes = []Scope{
 	{NotificationsWrite, "Mark notifications read (includes notifications:read).", nil},
 	{ProgressRead, "Read the user's own course progress.", nil},
 	{ProgressWrite, "Record the user's own progress (includes progress:read).", nil},
+	{ReportsRead, "Read the gradebook: the progress of the learners of the courses the user may read (tutors: the courses they author; admins: every course), and its CSV exports.",
+		[]access.Permission{access.CourseRead, access.CourseReadAuthored, access.UserRead, access.UserReadCourseAuthored}},
 	{ProfileRead, "Read the user's own profile and personal settings.",
 		[]access.Permission{access.UserReadSelf, access.GroupListSelf, access.GroupReadSelf}},
 	{ProfileWrite, "Change the user's own profile, interests, personal settings and avatar; never e-mail, password or deletion (includes profile:read).",

@@ -158,9 +158,10 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /auth/social", h.socialLanding)
 	mux.HandleFunc("POST /auth/social", h.csrfForms(16<<10, h.socialForm))
 	mux.HandleFunc("POST /logout", h.csrfForms(16<<10, h.logout))
-	// Authoring: tutors' and admins' pages (teach.go); the admin pages
-	// (admin.go).
+	// Authoring: tutors' and admins' pages (teach.go), their gradebook
+	// (gradebook.go); the admin pages (admin.go).
 	h.teachRoutes(mux)
+	h.gradebookRoutes(mux)
 	h.adminRoutes(mux)
 	mux.HandleFunc("/", h.notFound)
 	return mux
