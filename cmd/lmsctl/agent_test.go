@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/lmsctl/lmsctltest"
@@ -81,11 +82,14 @@ func TestAgentToolbox(t *testing.T) {
 			admin := env.ClientAs("admin")
 			learner := env.NewUser("student")
 			c := newCLI(t)
-			c.ok(scopedToken(t, admin, "agent", "courses:write", "h5p:write", "users:read"),
+			c.ok(scopedToken(t, admin, "agent", "courses:write", "h5p:write", "users:read", "reports:read"),
 				"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
 			server := []string{binary, "mcp", "--allow-write", "--allow-destructive",
 				"--upload-from", filepath.Dir(scorm) + "," + filepath.Dir(h5p)}
-			course := agentSDK(t, c, sdk, server, scorm, h5p, learner.Email, learner.ID)
+			course, reading := agentSDK(t, c, sdk, server, scorm, h5p, learner.Email, learner.ID)
+			// The learner reads the rich text: the class progress shows it.
+			apitest.Must(env.UserClient(learner).PatchCoursesProgressID(t.Context(), course,
+				client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: reading, Status: 1}}}))(t)
 
 			program := apitest.Must(admin.GetAdminCoursesIDProgram(t.Context(), course))(t)
 			raw, _ := json.Marshal(program)
@@ -94,12 +98,13 @@ func TestAgentToolbox(t *testing.T) {
 					t.Fatalf("program lacks %s: %s", title, raw)
 				}
 			}
-			agentInspector(t, c, inspector, server[1:], course)
+			agentInspector(t, c, inspector, server[1:], course, learner.ID)
 		})
 	}
 }
 
-func agentSDK(t *testing.T, c *cli, sdk string, server []string, scorm, h5p, email string, learner int64) int64 {
+// agentSDK answers the course it built and the id of its rich-text topic.
+func agentSDK(t *testing.T, c *cli, sdk string, server []string, scorm, h5p, email string, learner int64) (course, reading int64) {
 	t.Helper()
 	calls := []map[string]any{
 		{"tool": "create-course", "args": map[string]any{"title": "Agent-built course", "summary": "Made through MCP",
@@ -164,10 +169,10 @@ func agentSDK(t *testing.T, c *cli, sdk string, server []string, scorm, h5p, ema
 	if res(9, "error.code") != "USAGE" {
 		t.Fatalf("a file outside the upload directories: %v", got.Results[9].StructuredContent)
 	}
-	return int64(res(0, "course.id").(float64))
+	return int64(res(0, "course.id").(float64)), int64(res(1, "topic.id").(float64))
 }
 
-func agentInspector(t *testing.T, c *cli, inspector string, server []string, course int64) {
+func agentInspector(t *testing.T, c *cli, inspector string, server []string, course, learner int64) {
 	t.Helper()
 	inspect := func(args ...string) (map[string]any, string) {
 		t.Helper()
@@ -195,6 +200,11 @@ func agentInspector(t *testing.T, c *cli, inspector string, server []string, cou
 		}
 	}
 	id := fmt.Sprint(course)
+	class, _ := inspect("--method", "tools/call", "--tool-name", "class-progress", "--tool-arg", "course="+id)
+	if get(class, "structuredContent.learners.0.user_id") != float64(learner) ||
+		get(class, "structuredContent.learners.0.status") != "started" || get(class, "structuredContent.meta.total") != float64(1) {
+		t.Fatalf("class progress after one topic read: %v", class)
+	}
 	first, _ := inspect("--method", "tools/call", "--tool-name", "delete-course", "--tool-arg", "course="+id)
 	token, _ := get(first, "structuredContent.confirmationToken").(string)
 	if token == "" || get(first, "structuredContent.wouldDestroy.current.course.title") != "Agent-built course" {

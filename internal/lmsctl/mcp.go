@@ -92,7 +92,7 @@ var toolsetReads = map[string][]string{
 	"authoring": {"get-admin-courses", "get-admin-courses-id", "get-admin-courses-course-program", "get-admin-topics-id",
 		"get-admin-topics-types", "get-admin-layout-components", "get-admin-operations-operation", "get-admin-lti-tools",
 		"get-admin-user-groups"},
-	"reporting": {"get-admin-courses", "get-admin-courses-id-access", "get-admin-users-id", "get-admin-topics-topic-id-quiz-attempts",
+	"reporting": {"get-admin-courses", "get-admin-courses-id-access", "get-admin-courses-id-progress-user-id", "get-admin-users-id", "get-admin-topics-topic-id-quiz-attempts",
 		"get-admin-quiz-attempts-id", "get-admin-topics-topic-project-submissions", "get-admin-certificates"},
 }
 
@@ -130,7 +130,7 @@ func NewMCPServer(c *Caller, policy ToolPolicy, conf *Confirmations) *mcp.Server
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "lmsctl", Title: "LMS course authoring and administration"},
 		&mcp.ServerOptions{Instructions: "Task tools (create-course, add-topic, assign-course, find-users, publish-course, " +
-			"delete-course) do whole steps and answer nextSteps; the other tools are the API's operations, named after " +
+			"delete-course, class-progress) do whole steps and answer nextSteps; the other tools are the API's operations, named after " +
 			"their operation ids. " + untrusted})
 	for _, e := range t.entries(policy) {
 		s.AddTool(e.tool, e.handler)

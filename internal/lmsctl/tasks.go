@@ -94,6 +94,20 @@ var tasks = []task{
 		run: assignCourse,
 	},
 	{
+		name: "class-progress", title: "Read a course's class progress", kind: ops.Read,
+		toolsets: []string{"reporting"},
+		description: "The learners of a course with status (planned, started, finished), percent, score, time and " +
+			"last activity, and the class's totals. Needs the reports:read scope.",
+		example: `{"course": 7, "status": "started"}`,
+		input: object(map[string]any{
+			"course": integer("The course's id.", 1, 0),
+			"status": text("Only learners in this state: planned, started or finished.", 16),
+			"search": text("Part of a learner's name or e-mail.", 255),
+			"limit":  integer("At most this many learners (1-100, default 50).", 1, 100),
+		}, "course"),
+		run: classProgress,
+	},
+	{
 		name: "publish-course", title: "Publish a course", kind: ops.Write,
 		toolsets:    []string{"authoring"},
 		description: "Publishes a course: its assigned learners can start it.",
@@ -391,6 +405,37 @@ func publishCourse(ctx context.Context, t *tools, raw json.RawMessage) (map[stri
 	_ = json.Unmarshal(res.Data, &course)
 	return map[string]any{"course": course, "nextSteps": []string{
 		fmt.Sprintf("Give learners access with assign-course (course %d) if not done yet.", course.ID)}}, nil
+}
+
+func classProgress(ctx context.Context, t *tools, raw json.RawMessage) (map[string]any, error) {
+	var in struct {
+		Course         int64
+		Status, Search string
+		Limit          int
+	}
+	if err := decodeArgs("class-progress", raw, &in); err != nil {
+		return nil, err
+	}
+	p := params("id", in.Course, "per_page", 50)
+	if in.Limit > 0 {
+		p["per_page"] = fmt.Sprint(min(in.Limit, 100))
+	}
+	if in.Status != "" {
+		p["status"] = in.Status
+	}
+	if in.Search != "" {
+		p["search"] = in.Search
+	}
+	summary, err := t.call(ctx, "get-admin-courses-id-progress-summary", params("id", in.Course), nil)
+	if err != nil {
+		return nil, err
+	}
+	learners, err := t.call(ctx, "get-admin-courses-id-progress", p, nil)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"summary": summary.Data, "learners": learners.Data, "meta": learners.Meta, "nextSteps": []string{
+		fmt.Sprintf("One learner's topics and tracks: get-admin-courses-id-progress-user-id (id %d, user_id).", in.Course)}}, nil
 }
 
 // add-topic takes create-topic's flags as arguments named in camelCase
