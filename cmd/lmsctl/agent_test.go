@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,12 +58,15 @@ func TestLoginSwitch(t *testing.T) {
 
 // TestAgentToolbox: an agent builds a course through the task tools
 // alone, with the official MCP client SDK (one server for the session):
-// a lesson with rich text from Markdown, a GIFT quiz from {prompt,
-// options}, a SCORM package read in place from the fixtures (whose SCO
-// choice comes back as a question) and an H5P package; it finds a
-// learner, assigns and publishes. Then the MCP Inspector's CLI, one
-// process per call, checks every toolset's schemas strictly and deletes
-// the course with a confirmation across two processes.
+// a lesson with a topic of every kind — rich text from Markdown, a GIFT
+// quiz from {prompt, options}, a SCORM package read in place from the
+// fixtures (whose SCO choice comes back as a question), an H5P package,
+// then PDF, image, audio, video, oEmbed, project, layout, cmi5,
+// interactive app, LiaScript and LTI; it finds a learner, assigns and
+// publishes. Then the MCP Inspector's CLI, one process per call, reads
+// the class progress once the learner has read the rich text, checks
+// every toolset's schemas strictly and deletes the course with a
+// confirmation across two processes.
 func TestAgentToolbox(t *testing.T) {
 	sdk := filepath.Join(apitest.RepoRoot(), "internal", "lmsctl", "testdata", "mcpclient")
 	inspector := filepath.Join(apitest.RepoRoot(), "node_modules", ".bin", "mcp-inspector")
@@ -84,16 +88,48 @@ func TestAgentToolbox(t *testing.T) {
 			c := newCLI(t)
 			c.ok(scopedToken(t, admin, "agent", "courses:write", "h5p:write", "users:read", "reports:read"),
 				"login", "--token", "--server", env.HTTP.URL, "--host", env.Host)
+			// The platform's set-up is the admin's, not the agent's: videos
+			// on, one LTI tool registered.
+			dir := t.TempDir()
+			files := lmsctltest.Files(t, dir)
+			c.ok(scopedToken(t, admin, "setup", "settings:write"), "login", "--token", "--profile", "setup", "--no-switch",
+				"--server", env.HTTP.URL, "--host", env.Host)
+			c.ok("", "post-admin-config", "--profile", "setup", "--body", "@"+lmsctltest.WriteFile(t, dir, "video.json", []byte(lmsctltest.VideoConfig)))
+			tool, _ := strconv.Atoi(id(c.ok("", "post-admin-lti-tools", "--profile", "setup", "--body",
+				"@"+lmsctltest.WriteFile(t, dir, "tool.json", []byte(lmsctltest.LTITool))), "id"))
+			lesson := "$0.lessons.0.id"
+			topic := func(kind, title string, args map[string]any) map[string]any {
+				args["lesson"], args["kind"], args["title"] = lesson, kind, title
+				return map[string]any{"tool": "add-topic", "args": args}
+			}
+			cmi5 := fixtures.Path(t, "cmi5/single_au_basic_responsive.zip")
+			lia := fixtures.Path(t, "liascript/workshop.md")
+			// The kinds beside the four the session starts with.
+			more := []map[string]any{
+				topic("pdf", "Notes", map[string]any{"file": files["notes.pdf"]}),
+				topic("image", "Map", map[string]any{"file": files["map.png"]}),
+				topic("audio", "Talk", map[string]any{"file": files["talk.mp3"]}),
+				topic("video", "Clip", map[string]any{"file": files["clip.mp4"]}),
+				topic("oembed", "Embedded talk", map[string]any{"url": lmsctltest.OEmbedPage(t)}),
+				topic("project", "Essay", map[string]any{"instructions": "Write **500** words.", "accept": "pdf,txt", "maxSize": 1024}),
+				topic("layout", "Structured", map[string]any{"fallback": "Read on.", "document": []any{map[string]any{"component": "Callout",
+					"props": map[string]any{"tone": "info", "title": "Note", "body": "Read on."}}}}),
+				topic("cmi5", "Quartz", map[string]any{"package": cmi5}),
+				topic("interactive", "Pendulum", map[string]any{"file": files["pendulum.zip"], "endStep": "done", "text": "Swing it."}),
+				topic("liascript", "Workshop", map[string]any{"file": lia, "completion": "sections"}),
+				topic("lti", "Lab", map[string]any{"tool": tool, "custom": map[string]any{"unit": "3"}}),
+			}
 			server := []string{binary, "mcp", "--allow-write", "--allow-destructive",
-				"--upload-from", filepath.Dir(scorm) + "," + filepath.Dir(h5p)}
-			course, reading := agentSDK(t, c, sdk, server, scorm, h5p, learner.Email, learner.ID)
+				"--upload-from", strings.Join([]string{filepath.Dir(scorm), filepath.Dir(h5p), dir, filepath.Dir(cmi5), filepath.Dir(lia)}, ",")}
+			course, reading := agentSDK(t, c, sdk, server, scorm, h5p, learner.Email, learner.ID, more)
 			// The learner reads the rich text: the class progress shows it.
 			apitest.Must(env.UserClient(learner).PatchCoursesProgressID(t.Context(), course,
 				client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: reading, Status: 1}}}))(t)
 
 			program := apitest.Must(admin.GetAdminCoursesIDProgram(t.Context(), course))(t)
 			raw, _ := json.Marshal(program)
-			for _, title := range []string{"Welcome", "Check", "Golf", "True or false"} {
+			for _, title := range []string{"Welcome", "Check", "Golf", "True or false", "Notes", "Map", "Talk", "Clip", "Embedded talk",
+				"Essay", "Structured", "Quartz", "Pendulum", "Workshop", "Lab"} {
 				if !strings.Contains(string(raw), fmt.Sprintf("%q", title)) {
 					t.Fatalf("program lacks %s: %s", title, raw)
 				}
@@ -104,7 +140,8 @@ func TestAgentToolbox(t *testing.T) {
 }
 
 // agentSDK answers the course it built and the id of its rich-text topic.
-func agentSDK(t *testing.T, c *cli, sdk string, server []string, scorm, h5p, email string, learner int64) (course, reading int64) {
+func agentSDK(t *testing.T, c *cli, sdk string, server []string, scorm, h5p, email string, learner int64,
+	more []map[string]any) (course, reading int64) {
 	t.Helper()
 	calls := []map[string]any{
 		{"tool": "create-course", "args": map[string]any{"title": "Agent-built course", "summary": "Made through MCP",
@@ -121,9 +158,11 @@ func agentSDK(t *testing.T, c *cli, sdk string, server []string, scorm, h5p, ema
 		{"tool": "find-users", "args": map[string]any{"query": email}},
 		{"tool": "assign-course", "args": map[string]any{"course": "$0.course.id", "users": []any{"$6.users.0.id"}}},
 		{"tool": "publish-course", "args": map[string]any{"course": "$0.course.id"}},
-		// A file outside the directories allowed is refused.
-		{"tool": "add-topic", "args": map[string]any{"lesson": "$0.lessons.0.id", "title": "Stolen", "kind": "pdf", "file": "/etc/hostname"}},
 	}
+	calls = append(calls, more...)
+	// A file outside the directories allowed is refused.
+	calls = append(calls, map[string]any{"tool": "add-topic", "args": map[string]any{"lesson": "$0.lessons.0.id", "title": "Stolen",
+		"kind": "pdf", "file": "/etc/hostname"}})
 	stdin, _ := json.Marshal(calls)
 	cmd := exec.Command("node", append([]string{filepath.Join(sdk, "drive.mjs")}, server...)...)
 	cmd.Env = append(os.Environ(), "LMSCTL_CONFIG_DIR="+c.dir)
@@ -166,8 +205,13 @@ func agentSDK(t *testing.T, c *cli, sdk string, server []string, scorm, h5p, ema
 	if res(6, "users.0.id") != float64(learner) || res(7, "assigned.users") != float64(1) || res(8, "course.status") != "published" {
 		t.Fatalf("find, assign, publish: %v %v %v", res(6, ""), res(7, ""), res(8, ""))
 	}
-	if res(9, "error.code") != "USAGE" {
-		t.Fatalf("a file outside the upload directories: %v", got.Results[9].StructuredContent)
+	for i := range more {
+		if kind := more[i]["args"].(map[string]any)["kind"]; res(9+i, "topic.kind") != kind {
+			t.Fatalf("add-topic %s: %v", kind, got.Results[9+i].StructuredContent)
+		}
+	}
+	if last := len(got.Results) - 1; res(last, "error.code") != "USAGE" {
+		t.Fatalf("a file outside the upload directories: %v", got.Results[last].StructuredContent)
 	}
 	return int64(res(0, "course.id").(float64)), int64(res(1, "topic.id").(float64))
 }
