@@ -121,10 +121,26 @@ func TestAgentToolbox(t *testing.T) {
 			}
 			server := []string{binary, "mcp", "--allow-write", "--allow-destructive",
 				"--upload-from", strings.Join([]string{filepath.Dir(scorm), filepath.Dir(h5p), dir, filepath.Dir(cmi5), filepath.Dir(lia)}, ",")}
-			course, reading := agentSDK(t, c, sdk, server, scorm, h5p, learner.Email, learner.ID, more)
-			// The learner reads the rich text: the class progress shows it.
-			apitest.Must(env.UserClient(learner).PatchCoursesProgressID(t.Context(), course,
-				client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: reading, Status: 1}}}))(t)
+			// A short course of one reading, which the learner finishes.
+			short := len(more)
+			more = append(more,
+				map[string]any{"tool": "create-course", "args": map[string]any{"title": "Short course",
+					"lessons": []any{map[string]any{"title": "Only"}}}},
+				map[string]any{"tool": "add-topic", "args": map[string]any{"lesson": fmt.Sprintf("$%d.lessons.0.id", 9+short),
+					"title": "Read me", "kind": "richtext", "markdown": "Done soon."}},
+				map[string]any{"tool": "assign-course", "args": map[string]any{"course": fmt.Sprintf("$%d.course.id", 9+short),
+					"users": []any{"$6.users.0.id"}}},
+				map[string]any{"tool": "publish-course", "args": map[string]any{"course": fmt.Sprintf("$%d.course.id", 9+short)}})
+			res := agentSDK(t, c, sdk, server, scorm, h5p, learner.Email, learner.ID, more)
+			course := int64(res(0, "course.id").(float64))
+			shortCourse := int64(res(9+short, "course.id").(float64))
+			// The learner reads the first course's rich text and finishes
+			// the short course: the class progress shows both.
+			lc := env.UserClient(learner)
+			apitest.Must(lc.PatchCoursesProgressID(t.Context(), course,
+				client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: int64(res(1, "topic.id").(float64)), Status: 1}}}))(t)
+			apitest.Must(lc.PatchCoursesProgressID(t.Context(), shortCourse,
+				client.WriteInputBody{Progress: []client.ProgressWrite{{TopicID: int64(res(10+short, "topic.id").(float64)), Status: 1}}}))(t)
 
 			program := apitest.Must(admin.GetAdminCoursesIDProgram(t.Context(), course))(t)
 			raw, _ := json.Marshal(program)
@@ -134,14 +150,15 @@ func TestAgentToolbox(t *testing.T) {
 					t.Fatalf("program lacks %s: %s", title, raw)
 				}
 			}
-			agentInspector(t, c, inspector, server[1:], course, learner.ID)
+			agentInspector(t, c, inspector, server[1:], course, shortCourse, learner.ID)
 		})
 	}
 }
 
-// agentSDK answers the course it built and the id of its rich-text topic.
+// agentSDK makes the calls of one MCP session and answers the reader of
+// their results (call i's structured content at a dotted path).
 func agentSDK(t *testing.T, c *cli, sdk string, server []string, scorm, h5p, email string, learner int64,
-	more []map[string]any) (course, reading int64) {
+	more []map[string]any) func(i int, path string) any {
 	t.Helper()
 	calls := []map[string]any{
 		{"tool": "create-course", "args": map[string]any{"title": "Agent-built course", "summary": "Made through MCP",
@@ -206,17 +223,17 @@ func agentSDK(t *testing.T, c *cli, sdk string, server []string, scorm, h5p, ema
 		t.Fatalf("find, assign, publish: %v %v %v", res(6, ""), res(7, ""), res(8, ""))
 	}
 	for i := range more {
-		if kind := more[i]["args"].(map[string]any)["kind"]; res(9+i, "topic.kind") != kind {
+		if kind := more[i]["args"].(map[string]any)["kind"]; kind != nil && res(9+i, "topic.kind") != kind {
 			t.Fatalf("add-topic %s: %v", kind, got.Results[9+i].StructuredContent)
 		}
 	}
 	if last := len(got.Results) - 1; res(last, "error.code") != "USAGE" {
 		t.Fatalf("a file outside the upload directories: %v", got.Results[last].StructuredContent)
 	}
-	return int64(res(0, "course.id").(float64)), int64(res(1, "topic.id").(float64))
+	return res
 }
 
-func agentInspector(t *testing.T, c *cli, inspector string, server []string, course, learner int64) {
+func agentInspector(t *testing.T, c *cli, inspector string, server []string, course, shortCourse, learner int64) {
 	t.Helper()
 	inspect := func(args ...string) (map[string]any, string) {
 		t.Helper()
@@ -248,6 +265,11 @@ func agentInspector(t *testing.T, c *cli, inspector string, server []string, cou
 	if get(class, "structuredContent.learners.0.user_id") != float64(learner) ||
 		get(class, "structuredContent.learners.0.status") != "started" || get(class, "structuredContent.meta.total") != float64(1) {
 		t.Fatalf("class progress after one topic read: %v", class)
+	}
+	class, _ = inspect("--method", "tools/call", "--tool-name", "class-progress", "--tool-arg", fmt.Sprintf("course=%d", shortCourse))
+	if get(class, "structuredContent.learners.0.status") != "finished" || get(class, "structuredContent.learners.0.percent") != float64(100) ||
+		get(class, "structuredContent.summary.finished") != float64(1) {
+		t.Fatalf("class progress after the learner finished: %v", class)
 	}
 	first, _ := inspect("--method", "tools/call", "--tool-name", "delete-course", "--tool-arg", "course="+id)
 	token, _ := get(first, "structuredContent.confirmationToken").(string)
