@@ -133,13 +133,13 @@ func TestLearnerInBrowser(t *testing.T) {
 	run("sign-in page", chromedp.Navigate(origin+"/login"), chromedp.WaitVisible(`#email`, chromedp.ByID))
 	if demo {
 		run("demo login", chromedp.Click(`button[data-demo-role="student"]`, chromedp.ByQuery),
-			chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery))
+			chromedp.WaitVisible(landed, chromedp.ByQuery))
 	} else {
 		run("form login",
 			chromedp.SendKeys(`#email`, learner.Email, chromedp.ByID),
 			chromedp.SendKeys(`#password`, learner.Password, chromedp.ByID),
 			chromedp.Submit(`#password`, chromedp.ByID),
-			chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery))
+			chromedp.WaitVisible(landed, chromedp.ByQuery))
 	}
 	var cookies []*network.Cookie
 	var docCookie string

@@ -224,7 +224,7 @@ func newCmi5Browser(t *testing.T, env *apitest.Env, f *front, learner *apitest.U
 		chromedp.SendKeys(`#email`, learner.Email, chromedp.ByID),
 		chromedp.SendKeys(`#password`, learner.Password, chromedp.ByID),
 		chromedp.Submit(`#password`, chromedp.ByID),
-		chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery))
+		chromedp.WaitVisible(landed, chromedp.ByQuery))
 	return b
 }
 

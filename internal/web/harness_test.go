@@ -34,6 +34,10 @@ type countingAPI struct {
 	gates map[string]chan struct{}
 }
 
+// landed is the header link of the page a user lands on after signing
+// in: learners on their courses, tutors and admins on /teach.
+const landed = `a[href="/my"][aria-current="page"], a[href="/teach"][aria-current="page"]`
+
 func newCountingAPI(t testing.TB, next http.Handler) *countingAPI {
 	c := &countingAPI{calls: map[string]int{}, gates: map[string]chan struct{}{}}
 	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -152,7 +152,7 @@ func TestHostileH5PInBrowser(t *testing.T) {
 		chromedp.SendKeys(`#email`, learner.Email, chromedp.ByID),
 		chromedp.SendKeys(`#password`, learner.Password, chromedp.ByID),
 		chromedp.Submit(`#password`, chromedp.ByID),
-		chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(landed, chromedp.ByQuery),
 		chromedp.Evaluate(`localStorage.setItem('front-secret', 'learner-only'), true`, nil))
 
 	page := origin + "/learn/" + id(c.course) + "/" + id(hostile)

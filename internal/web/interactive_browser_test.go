@@ -96,8 +96,7 @@ func browse(t *testing.T, s *stack, learner *apitest.User, extra ...chromedp.Exe
 		chromedp.SendKeys(`#email`, learner.Email, chromedp.ByID),
 		chromedp.SendKeys(`#password`, learner.Password, chromedp.ByID),
 		chromedp.Submit(`#password`, chromedp.ByID),
-		// Learners land on their courses, tutors and admins on /teach.
-		chromedp.WaitVisible(`a[href="/my"][aria-current="page"], a[href="/teach"][aria-current="page"]`, chromedp.ByQuery))
+		chromedp.WaitVisible(landed, chromedp.ByQuery))
 	return b, origin
 }
 

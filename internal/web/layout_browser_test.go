@@ -82,7 +82,7 @@ func TestLayoutLessonInBrowser(t *testing.T) {
 		chromedp.SendKeys(`#email`, learner.Email, chromedp.ByID),
 		chromedp.SendKeys(`#password`, learner.Password, chromedp.ByID),
 		chromedp.Submit(`#password`, chromedp.ByID),
-		chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery))
+		chromedp.WaitVisible(landed, chromedp.ByQuery))
 
 	page := origin + "/learn/" + id(c.course) + "/" + id(topicID)
 	var html string

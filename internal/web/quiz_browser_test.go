@@ -47,7 +47,7 @@ func TestQuizInBrowser(t *testing.T) {
 		chromedp.SendKeys(`#email`, learner.Email, chromedp.ByID),
 		chromedp.SendKeys(`#password`, learner.Password, chromedp.ByID),
 		chromedp.Submit(`#password`, chromedp.ByID),
-		chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery))
+		chromedp.WaitVisible(landed, chromedp.ByQuery))
 	page := origin + "/learn/" + id(c.course) + "/" + id(quizID)
 	run("start", chromedp.Navigate(page), chromedp.WaitVisible(`#quiz-start`, chromedp.ByID),
 		chromedp.Click(`#quiz-start`, chromedp.ByID),

@@ -120,7 +120,7 @@ func newScormPlayAs(t *testing.T, role string) *scormPlay {
 		chromedp.SendKeys(`#email`, p.learner.Email, chromedp.ByID),
 		chromedp.SendKeys(`#password`, p.learner.Password, chromedp.ByID),
 		chromedp.Submit(`#password`, chromedp.ByID),
-		chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery))
+		chromedp.WaitVisible(landed, chromedp.ByQuery))
 	return p
 }
 

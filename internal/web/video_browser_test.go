@@ -72,7 +72,7 @@ func TestVideoPlaysAsHLS(t *testing.T) {
 	origin := "http://" + env.Host + ":" + frontPort
 	bctx := browsertest.New(t, 3*time.Minute, browsertest.MapHosts(env.Host))
 	run := (&browserRun{t: t, ctx: bctx}).run
-	run("sign in", signIn(origin, learner), chromedp.WaitVisible(`a[href="/my"][aria-current="page"]`, chromedp.ByQuery))
+	run("sign in", signIn(origin, learner), chromedp.WaitVisible(landed, chromedp.ByQuery))
 	run("open", chromedp.Navigate(origin+"/learn/"+id(c.course)+"/"+id(topic)),
 		browsertest.Until(`!!document.querySelector('video[data-hls]') && !!document.getElementById('topic-media').dataset.player`, nil))
 	var player string
