@@ -155,6 +155,21 @@ func (c *adminCall) invalid(err error) bool {
 	return true
 }
 
+// adminActed ends an action of no form to show again (a delete, a
+// retry): a refusal the API explains is an error page with its message,
+// another failure adminFailed's, success goes back to path with notice.
+func (h *Handler) adminActed(c *adminCall, err error, path, notice string) {
+	if c.invalid(err) {
+		h.errorPage(c.w, c.r, client.StatusOf(err), c.v.T("err.title"), c.v.Error)
+		return
+	}
+	if err != nil {
+		h.adminFailed(c, err)
+		return
+	}
+	c.done(path, notice)
+}
+
 // done sends the browser back to a page after a change, with a notice.
 func (c *adminCall) done(path, notice string) {
 	sep := "?"

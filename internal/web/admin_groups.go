@@ -245,13 +245,5 @@ func (h *Handler) adminGroupDelete(c *adminCall) {
 		return
 	}
 	err := c.api.DeleteAdminUserGroupsID(c.r.Context(), id)
-	if c.invalid(err) {
-		h.errorPage(c.w, c.r, client.StatusOf(err), c.v.T("err.title"), c.v.Error)
-		return
-	}
-	if err != nil {
-		h.adminFailed(c, err)
-		return
-	}
-	c.done("/admin/groups", "done.deleted")
+	h.adminActed(c, err, "/admin/groups", "done.deleted")
 }

@@ -370,15 +370,7 @@ func (h *Handler) adminLTIDelete(what string) adminHandler {
 		} else {
 			err = c.api.DeleteAdminLTIToolsID(c.r.Context(), id)
 		}
-		if c.invalid(err) {
-			h.errorPage(c.w, c.r, client.StatusOf(err), c.v.T("err.title"), c.v.Error)
-			return
-		}
-		if err != nil {
-			h.adminFailed(c, err)
-			return
-		}
-		c.done("/admin/lti", "done.deleted")
+		h.adminActed(c, err, "/admin/lti", "done.deleted")
 	}
 }
 
@@ -417,13 +409,5 @@ func (h *Handler) adminDeliveryRetry(c *adminCall) {
 		return
 	}
 	_, err := c.api.PostAdminDeliveriesIDRetry(c.r.Context(), id)
-	if c.invalid(err) {
-		h.errorPage(c.w, c.r, client.StatusOf(err), c.v.T("err.title"), c.v.Error)
-		return
-	}
-	if err != nil {
-		h.adminFailed(c, err)
-		return
-	}
-	c.done("/admin/deliveries", "done.retried")
+	h.adminActed(c, err, "/admin/deliveries", "done.retried")
 }

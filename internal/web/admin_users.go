@@ -328,15 +328,7 @@ func (h *Handler) adminUserDelete(c *adminCall) {
 		return
 	}
 	err := c.api.DeleteAdminUsersID(c.r.Context(), id)
-	if c.invalid(err) {
-		h.errorPage(c.w, c.r, client.StatusOf(err), c.v.T("err.title"), c.v.Error)
-		return
-	}
-	if err != nil {
-		h.adminFailed(c, err)
-		return
-	}
-	c.done("/admin/users", "done.deleted")
+	h.adminActed(c, err, "/admin/users", "done.deleted")
 }
 
 // adminImpersonate signs this browser in as the user (the API's
