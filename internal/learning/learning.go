@@ -116,8 +116,19 @@ func readableIf(ok bool, err error, p *access.Principal, c courses.Course, now t
 // learner's deadline.
 func writable(ctx context.Context, t *platform.Tenant, q sqldb.Querier, now time.Time, p *access.Principal,
 	c courses.Course) error {
-	if err := readable(ctx, t, q, now, p, c); err != nil {
-		return err
+	return writableIf(readable(ctx, t, q, now, p, c), p, c, now)
+}
+
+// writableBy is writable with the caller's assignment to c told by
+// assigned (see readableBy).
+func writableBy(p *access.Principal, c courses.Course, now time.Time, assigned func() (bool, error)) error {
+	return writableIf(readableBy(p, c, now, assigned), p, c, now)
+}
+
+// writableIf completes writable once the read check answered readErr.
+func writableIf(readErr error, p *access.Principal, c courses.Course, now time.Time) error {
+	if readErr != nil {
+		return readErr
 	}
 	if canEdit(p, c) {
 		return nil

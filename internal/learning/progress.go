@@ -368,32 +368,3 @@ func (s *Service) CanRecord(ctx context.Context, t *platform.Tenant, p *access.P
 	_, err := s.learnerTopic(ctx, t, t.DB, s.now(), p, topicID)
 	return err
 }
-
-// learnerTopic returns the course of a topic that learners see (an active
-// topic in an active lesson), read through the program cache, after
-// checking that p may record progress in it and that its lesson is open.
-func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.Querier, now time.Time,
-	p *access.Principal, topicID int64) (courses.Course, error) {
-	courseID, err := topics.CourseOf(ctx, q, topicID)
-	if apperr.Is(err, apperr.NotFound) {
-		return courses.Course{}, errTopicMissing
-	}
-	if err != nil {
-		return courses.Course{}, err
-	}
-	static, err := s.static(ctx, t, q, courseID, now)
-	if err != nil {
-		return courses.Course{}, err
-	}
-	if err := writable(ctx, t, q, now, p, static.course); err != nil {
-		return courses.Course{}, err
-	}
-	topic, ok := static.tree.topics[topicID]
-	if !ok {
-		return courses.Course{}, errTopicMissing
-	}
-	if !static.tree.open(topic) {
-		return courses.Course{}, errClosed
-	}
-	return static.course, nil
-}
