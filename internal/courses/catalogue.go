@@ -3,6 +3,7 @@ package courses
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/platform"
@@ -19,8 +20,8 @@ func (s *Service) Catalogue(ctx context.Context, t *platform.Tenant, f CourseFil
 	if err != nil {
 		return nil, 0, err
 	}
-	views, err := s.render(ctx, t, t.DB, page.courses, page.rel)
-	return views, page.total, err
+	// The kept page is shared: callers get their own slice of it.
+	return slices.Clone(page.views), page.total, nil
 }
 
 // PublicCourse returns a published course, findable or not. Other

@@ -15,23 +15,21 @@ import (
 // its cost. So each tenant keeps the pages it served in memory, checked on
 // every read against catalogue_version, a counter that database triggers
 // move whenever a course or its authors, categories or tags change,
-// whoever changes them. Names of authors and categories belong to
-// accounts, and image links are signed, so both are rendered afresh on
-// every request. A page asked with no_expired depends on the time and is
-// not kept. An entry also expires after catalogueTTL, so that a counter
-// that went back (a tenant's database restored from a backup) cannot keep
-// an old page for long.
+// whoever changes them, and whenever an author's or a category's name
+// changes, so a page is kept rendered whole. A page asked with no_expired
+// depends on the time and is not kept. An entry also expires after
+// catalogueTTL, so that a counter that went back (a tenant's database
+// restored from a backup) cannot keep an old page for long, well within
+// the life of the signed image links it holds.
 const (
 	catalogueTTL     = 5 * time.Minute
 	catalogueEntries = 256
 )
 
-// cataloguePage is one page of the catalogue as the courses tables hold
-// it.
+// cataloguePage is one page of the catalogue, rendered.
 type cataloguePage struct {
-	courses []Course
-	total   int64
-	rel     relations
+	views []CourseView
+	total int64
 }
 
 type catalogueCacheKey struct{}
@@ -69,12 +67,16 @@ func (s *Service) cataloguePageOf(ctx context.Context, t *platform.Tenant, f Cou
 			return cached, nil
 		}
 	}
-	e := &cataloguePage{}
-	var err error
-	if e.courses, e.total, err = listCourses(ctx, t.DB, f); err != nil {
+	cs, total, err := listCourses(ctx, t.DB, f)
+	if err != nil {
 		return nil, err
 	}
-	if e.rel, err = relationsOf(ctx, t.DB, e.courses); err != nil {
+	rel, err := relationsOf(ctx, t.DB, cs)
+	if err != nil {
+		return nil, err
+	}
+	e := &cataloguePage{total: total}
+	if e.views, err = s.render(ctx, t, t.DB, cs, rel); err != nil {
 		return nil, err
 	}
 	if cacheable {

@@ -156,6 +156,9 @@ var triggers = map[string]string{
 	// A setting can switch a content kind off, which changes how programs
 	// show its topics.
 	"settings": "program_versions",
+	// The catalogue shows its authors' and categories' names.
+	"users":      "catalogue_version",
+	"categories": "catalogue_version",
 }
 
 // foreign lists the places left where a package names a table it does not
