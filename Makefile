@@ -128,22 +128,29 @@ lint-openapi: $(PLAYER)
 # of a 20 x 10 course, the anonymous catalogue and pings from 500 learners;
 # start-up time and idle memory of `lms serve`; its memory with 1,000
 # tenants; a class of BENCH_LEARNERS starting a timed quiz within a second
-# (one `lms serve` on SQLite). With LMS_BENCH_PG_URL (a PostgreSQL server
+# (one `lms serve` on SQLite), then BENCH_QUIZ_TAKERS of them sitting it
+# while BENCH_PINGERS learners ping a reading every 30 s. With
+# LMS_BENCH_PG_URL (a PostgreSQL server
 # URL) the load runs are repeated on PostgreSQL, and with
 # LMS_BENCH_REDIS_URL too the quiz start runs on two replicas behind a
 # round-robin proxy (its Redis database 12 is emptied).
 BENCH_LEARNERS ?= 2000
+BENCH_QUIZ_TAKERS ?= 500
+BENCH_PINGERS ?= 10000
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	@echo "lmsctl mcp: tools and definition bytes per toolset (read: no flag; every: --allow-write --allow-destructive --upload-from)"
 	$(GO) run ./cmd/lmsctl mcp --stats --json
 	$(GO) run ./cmd/lmsbench -scenario profile,program,catalogue,ping,tenants -binary $(BIN)
 	$(GO) run ./cmd/lmsbench -scenario quiz-start -learners $(BENCH_LEARNERS) -binary $(BIN)
+	$(GO) run ./cmd/lmsbench -scenario quiz-start -learners $(BENCH_QUIZ_TAKERS) -pingers $(BENCH_PINGERS) -binary $(BIN)
 	@if [ -n "$$LMS_BENCH_PG_URL" ]; then \
 		$(GO) run ./cmd/lmsbench -scenario profile,program,catalogue,ping -binary "" -database "$$LMS_BENCH_PG_URL"; fi
 	@if [ -n "$$LMS_BENCH_PG_URL" ] && [ -n "$$LMS_BENCH_REDIS_URL" ]; then \
 		$(GO) run ./cmd/lmsbench -scenario quiz-start -learners $(BENCH_LEARNERS) -binary $(BIN) -replicas 2 \
-			-database "$$LMS_BENCH_PG_URL" -redis "$$LMS_BENCH_REDIS_URL"; fi
+			-database "$$LMS_BENCH_PG_URL" -redis "$$LMS_BENCH_REDIS_URL"; \
+		$(GO) run ./cmd/lmsbench -scenario quiz-start -learners $(BENCH_QUIZ_TAKERS) -pingers $(BENCH_PINGERS) \
+			-binary $(BIN) -replicas 2 -database "$$LMS_BENCH_PG_URL" -redis "$$LMS_BENCH_REDIS_URL"; fi
 
 # The H5P service side by side with the Lumi H5P server (npm, wrk): upload
 # cold and warm, play model and state saves. Not run by CI.

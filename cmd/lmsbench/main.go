@@ -91,6 +91,8 @@ func main() {
 	replicas := flag.Int("replicas", 1, "quiz-start: lms serve replicas (more than one needs -database and -redis)")
 	redisURL := flag.String("redis", "", "quiz-start: Redis server URL the replicas share (its database 12 is emptied)")
 	think := flag.Duration("think", time.Second, "quiz-start: mean think time before each answer")
+	pingers := flag.Int("pingers", 0, "quiz-start: learners pinging a reading of the course through each round (the quiz takers among them); 0: none")
+	pingEvery := flag.Duration("ping-every", 30*time.Second, "quiz-start: how often each of -pingers pings")
 	hold := flag.Bool("hold", false, "instead of loading a scenario, print a wrk command for it and serve until standard input closes (to measure from outside)")
 	flag.Parse()
 	ld := &loader{conns: *conns, dur: *dur, hold: *hold,
@@ -101,7 +103,7 @@ func main() {
 		os.Exit(2)
 	}
 	qs := quizStart{binary: *binary, database: *database, redis: *redisURL, learners: counts, replicas: *replicas,
-		think: *think, hello: func() (float64, error) { ld.hello = 0; return helloRun(ld) }}
+		think: *think, pingers: *pingers, pingEvery: *pingEvery, hello: func() (float64, error) { ld.hello = 0; return helloRun(ld) }}
 	if err := run(strings.Split(*scenario, ","), ld, *database, *binary, *tenants, *cpuProfile, qs); err != nil {
 		fmt.Fprintln(os.Stderr, "lmsbench:", err)
 		os.Exit(1)

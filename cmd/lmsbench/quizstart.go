@@ -55,7 +55,11 @@ type quizStart struct {
 	learners []int
 	replicas int
 	think    time.Duration
-	hello    func() (float64, error)
+	// pingers learners of the course (the quiz takers among them) ping
+	// a reading every pingEvery through each round; 0: none.
+	pingers   int
+	pingEvery time.Duration
+	hello     func() (float64, error)
 }
 
 func parseCounts(s string) ([]int, error) {
@@ -105,7 +109,7 @@ func quizStartRun(qs quizStart) error {
 		backend += " and Redis"
 	}
 	started := time.Now()
-	class, err := prepareClass(cfg, slices.Max(qs.learners))
+	class, err := prepareClass(cfg, max(slices.Max(qs.learners), qs.pingers))
 	if err != nil {
 		return err
 	}
@@ -146,9 +150,19 @@ func quizStartRun(qs quizStart) error {
 		if err != nil {
 			return err
 		}
+		var pings *pinging
+		if qs.pingers > 0 {
+			if pings, err = class.startPings(base, qs.pingers, qs.pingEvery); err != nil {
+				return err
+			}
+		}
 		r := rush(base, class.tokens[:n], topic, qs.think)
 		r.print(n, where, hello, replicas)
-		if r.start.p(0.99) < time.Second && r.failed() == 0 {
+		met := r.start.p(0.99) < time.Second && r.failed() == 0
+		if pings != nil {
+			met = pings.finish(base, class.course, class.tokens[:qs.pingers]) && met
+		}
+		if met {
 			largest = max(largest, n)
 		}
 	}
@@ -173,9 +187,11 @@ func emptyRedisDB(raw string) (string, error) {
 	return u.String(), rdb.FlushDB(context.Background()).Err()
 }
 
-// class is the prepared course: its admin's token, lesson and learners.
+// class is the prepared course: its admin's token, course, lesson and
+// learners.
 type class struct {
 	admin  string
+	course int64
 	lesson int64
 	tokens []string
 	// phases tells how long each step of the preparation took.
@@ -225,6 +241,7 @@ func prepareClass(cfg *config.Config, n int) (*class, error) {
 		return nil, err
 	}
 	course := idOf(out)
+	c.course = course
 	if out, err = b.call("POST", "/api/admin/lessons", c.admin, map[string]any{"course_id": course, "title": "Exam day"}); err != nil {
 		return nil, err
 	}
@@ -343,8 +360,13 @@ func (c *class) quiz(base string) (int64, error) {
 // post sends a JSON POST to the platform tenant and decodes the answer,
 // an error unless it has the status want.
 func post(hc *http.Client, base, token, path string, body any, want int) (map[string]any, error) {
+	return send(hc, "POST", base, token, path, body, want)
+}
+
+// send is post with any method.
+func send(hc *http.Client, method, base, token, path string, body any, want int) (map[string]any, error) {
 	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", base+path, strings.NewReader(string(raw)))
+	req, _ := http.NewRequest(method, base+path, strings.NewReader(string(raw)))
 	req.Host = "localhost"
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -357,7 +379,7 @@ func post(hc *http.Client, base, token, path string, body any, want int) (map[st
 	var out map[string]any
 	json.Unmarshal(answer, &out)
 	if res.StatusCode != want {
-		return out, fmt.Errorf("POST %s: %d %s", path, res.StatusCode, answer)
+		return out, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, answer)
 	}
 	return out, nil
 }
