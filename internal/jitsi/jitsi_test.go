@@ -207,6 +207,11 @@ func TestRecordingThroughFetchGuard(t *testing.T) {
 		course := apitest.Must(admin.PostAdminCourses(t.Context(), client.CourseBody{Title: "Live"}))(t)
 		w.lesson = apitest.Must(admin.PostAdminLessons(t.Context(), client.CreateLessonInputBody{CourseID: course.ID, Title: "Session"}))(t).ID
 		rec := client.Recording{Meeting: jitsi.RoomOf(w.lesson), URL: w.fileURL}
+		// Bad input first: not a URL the guard fetches at all.
+		if res := w.send(t, "", w.secret, "msg_ftp", env.Clock.Now(), client.Recording{Meeting: rec.Meeting,
+			URL: "ftp://example.com/a.mp4"}); res.Status != 422 || res.Get("errors.url") == nil {
+			t.Fatalf("an ftp recording: %d %s", res.Status, res.Body)
+		}
 		for range 2 {
 			res := w.send(t, "", w.secret, "msg_local", env.Clock.Now(), rec)
 			if res.Status != 422 || res.String("message") != "The address resolves to this machine (loopback)." {
