@@ -246,6 +246,9 @@ func TestPlatformTenantLifecycle(t *testing.T) {
 		if again.Tenant.Courses != 0 || again.Tenant.Users != 1 || again.Tenant.StorageBytes != 0 {
 			t.Errorf("the reused host shows old data: %+v", again.Tenant)
 		}
+		// The keys went too: the old admin's token means nothing at the new tenant.
+		_, err = admin.GetAdminCourses(ctx, client.GetAdminCoursesParams{})
+		apitest.Refused(t, err, 401)
 	})
 }
 
