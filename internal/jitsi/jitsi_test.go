@@ -191,3 +191,35 @@ func TestRecordingOffAndRateLimited(t *testing.T) {
 		}
 	})
 }
+
+// The recording is fetched through the outbound-fetch guard: without
+// LMS_FETCH_ALLOW_PRIVATE a recording on this machine is refused (422,
+// the file never asked for, no topic), and the refused message may be
+// sent again.
+func TestRecordingThroughFetchGuard(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		asked := 0
+		files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asked++ }))
+		t.Cleanup(files.Close)
+		admin := env.ClientAs("admin")
+		w := &world{env: env, admin: admin, secret: webhooks.NewSecret(), fileURL: files.URL + "/recordings/meeting.mp4"}
+		configure(t, admin, w.secret)
+		course := apitest.Must(admin.PostAdminCourses(t.Context(), client.CourseBody{Title: "Live"}))(t)
+		w.lesson = apitest.Must(admin.PostAdminLessons(t.Context(), client.CreateLessonInputBody{CourseID: course.ID, Title: "Session"}))(t).ID
+		rec := client.Recording{Meeting: jitsi.RoomOf(w.lesson), URL: w.fileURL}
+		// Bad input first: not a URL the guard fetches at all.
+		if res := w.send(t, "", w.secret, "msg_ftp", env.Clock.Now(), client.Recording{Meeting: rec.Meeting,
+			URL: "ftp://example.com/a.mp4"}); res.Status != 422 || res.Get("errors.url") == nil {
+			t.Fatalf("an ftp recording: %d %s", res.Status, res.Body)
+		}
+		for range 2 {
+			res := w.send(t, "", w.secret, "msg_local", env.Clock.Now(), rec)
+			if res.Status != 422 || res.String("message") != "The address resolves to this machine (loopback)." {
+				t.Fatalf("a recording on this machine: %d %s", res.Status, res.Body)
+			}
+		}
+		if asked != 0 || w.topics(t) != 0 {
+			t.Fatalf("the guard let %d requests through; %d topics", asked, w.topics(t))
+		}
+	})
+}

@@ -285,3 +285,25 @@ func TestDailyCapAndRateLimit(t *testing.T) {
 		}
 	})
 }
+
+// The check fetches through the outbound-fetch guard: without
+// LMS_FETCH_ALLOW_PRIVATE a source on this machine is never asked, the
+// topic keeps its text, and the connection says why.
+func TestCheckThroughFetchGuard(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		src := newSource(t, "# From this machine")
+		admin := env.ClientAs("admin")
+		topic := richTopic(t, admin, "kept")
+		conn := apitest.Must(admin.PostAdminLivingCourseConnections(t.Context(), client.ConnectionCreateInputBody{
+			URL: src.srv.URL + "/doc.md", Topics: []int64{topic}}))(t)
+		if res := announce(env, "", conn.ID, *conn.Secret, "m1", env.Clock.Now()); res.Status != 202 {
+			t.Fatalf("announcement: %d %s", res.Status, res.Body)
+		}
+		work(t, env)
+		list := apitest.Must(admin.GetAdminLivingCourseConnections(t.Context(), client.GetAdminLivingCourseConnectionsParams{}))(t)
+		if src.count() != 0 || markdownOf(t, admin, topic) != "kept" || len(list.Items) != 1 ||
+			list.Items[0].LastError != "The address resolves to this machine (loopback)." || list.Items[0].LastChangedAt != nil {
+			t.Fatalf("the guard let %d requests through; topic %q; connection %+v", src.count(), markdownOf(t, admin, topic), list.Items)
+		}
+	})
+}

@@ -27,7 +27,13 @@ func connect(t *testing.T, env *apitest.Env, policy lmsctl.ToolPolicy, now func(
 	t.Helper()
 	token := apitest.Must(env.ClientAs("admin").PostAuthTokens(t.Context(), client.CreateInputBody{Name: "agent",
 		Scopes: []string{"courses:write", "h5p:write", "settings:write"}}))(t).Token
-	caller := &lmsctl.Caller{Client: env.Client(env.Host, token)}
+	return connectAt(t, env, env.Host, token, policy, now)
+}
+
+// connectAt starts lmsctl's MCP server for token at the tenant host.
+func connectAt(t *testing.T, env *apitest.Env, host, token string, policy lmsctl.ToolPolicy, now func() time.Time) *mcp.ClientSession {
+	t.Helper()
+	caller := &lmsctl.Caller{Client: env.Client(host, token)}
 	server := lmsctl.NewMCPServer(caller, policy, confirmations(t, token, now))
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()

@@ -1,13 +1,16 @@
 package platformadmin_test
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
+	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/queue"
 	"github.com/lms-platform/lms/internal/sqldb"
@@ -128,6 +131,8 @@ func TestPlatformTenantLifecycle(t *testing.T) {
 		adminToken, _ := env.Login("new.test", made.AdminEmail, *made.AdminPassword)
 		admin := env.Client("new.test", adminToken)
 		apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Kept"}))(t)
+		apitest.Must(admin.PostProfileUploadAvatar(ctx, client.PostProfileUploadAvatarForm{
+			Avatar: &client.File{Name: "me.png", Content: bytes.NewReader(apitest.PNG(t))}}))(t)
 		_, err := root.PatchPlatformTenantsID(ctx, id, client.TenantRenameBody{Name: "  "})
 		apitest.Refused(t, err, 422)
 
@@ -149,6 +154,15 @@ func TestPlatformTenantLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		release()
+		// And a scheduled job of that tenant alone: it must skip the
+		// tenant while suspended and run once it is resumed.
+		scheduled := 0
+		env.Server.Jobs.Add(jobs.Job{Name: "test.suspension", Schedule: jobs.Every(time.Hour),
+			Tenants: func(r platform.Record) bool { return r.ID == id },
+			Run: func(context.Context, *platform.Tenant, time.Time) error {
+				scheduled++
+				return nil
+			}})
 
 		// Suspended: 503 on every route of its host, data kept, no job.
 		apitest.Must(root.PostPlatformTenantsIDSuspend(ctx, id))(t)
@@ -177,10 +191,11 @@ func TestPlatformTenantLifecycle(t *testing.T) {
 				t.Errorf("queue with a suspended tenant: %v", err)
 			}
 		}
-		if ran != 0 {
-			t.Errorf("a suspended tenant's job ran %d times", ran)
+		if ran != 0 || scheduled != 0 {
+			t.Errorf("a suspended tenant's jobs ran: queued %d, scheduled %d times", ran, scheduled)
 		}
-		if got := apitest.Must(root.GetPlatformTenantsID(ctx, id))(t); got.State != "suspended" || got.Courses != 1 {
+		if got := apitest.Must(root.GetPlatformTenantsID(ctx, id))(t); got.State != "suspended" || got.Courses != 1 ||
+			got.StorageBytes == 0 || got.LastActivityAt == nil {
 			t.Errorf("suspended tenant: %+v", got)
 		}
 		platformID := apitest.Must(root.GetPlatformTenants(ctx, all))(t).Items[0].ID
@@ -193,8 +208,11 @@ func TestPlatformTenantLifecycle(t *testing.T) {
 				t.Fatalf("queue after resume: %v", err)
 			}
 		}
-		if ran != 1 {
-			t.Errorf("the resumed tenant's job ran %d times", ran)
+		if err := env.Server.Jobs.Tick(ctx, env.Clock.Now()); err != nil {
+			t.Fatalf("jobs after resume: %v", err)
+		}
+		if ran != 1 || scheduled != 1 {
+			t.Errorf("the resumed tenant's jobs ran: queued %d, scheduled %d times", ran, scheduled)
 		}
 		if list := apitest.Must(admin.GetAdminCourses(ctx, client.GetAdminCoursesParams{}))(t); list.Meta.Total != 1 {
 			t.Errorf("courses after resume: %+v", list)
@@ -219,12 +237,18 @@ func TestPlatformTenantLifecycle(t *testing.T) {
 		}
 		_, err = root.GetPlatformTenantsID(ctx, id)
 		apitest.Refused(t, err, 404)
+		if left, err := env.Server.Tenants.Storage(ctx, rec); err != nil || left != 0 {
+			t.Errorf("the deleted tenant's files: %d bytes left (%v)", left, err)
+		}
 		_, err = admin.GetAdminCourses(ctx, client.GetAdminCoursesParams{})
 		apitest.Refused(t, err, 404)
 		again := apitest.Must(root.PostPlatformTenants(ctx, client.TenantCreateBody{Host: "new.test", AdminPassword: client.Ptr("admin-password")}))(t)
 		if again.Tenant.Courses != 0 || again.Tenant.Users != 1 || again.Tenant.StorageBytes != 0 {
 			t.Errorf("the reused host shows old data: %+v", again.Tenant)
 		}
+		// The keys went too: the old admin's token means nothing at the new tenant.
+		_, err = admin.GetAdminCourses(ctx, client.GetAdminCoursesParams{})
+		apitest.Refused(t, err, 401)
 	})
 }
 

@@ -2,9 +2,11 @@ package webhooks_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/webhooks"
 )
@@ -60,4 +62,35 @@ func TestVerify(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// TestInboundRoutesDescribed: the API description of both inbound routes
+// names the signature headers and gives the scheme; the Jitsi route's
+// payload has its schema.
+func TestInboundRoutesDescribed(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		spec := env.Call(t, 200, "GET", "/api/openapi.json", "", nil)
+		for _, op := range []string{"paths./api/jitsi/recorded-video.post", "paths./api/living-course/webhooks/{id}.post"} {
+			params, _ := spec.Get(op + ".parameters").([]any)
+			headers := map[string]bool{}
+			for _, p := range params {
+				if m, _ := p.(map[string]any); m["in"] == "header" {
+					headers[m["name"].(string)] = true
+				}
+			}
+			if !headers["webhook-id"] || !headers["webhook-timestamp"] || !headers["webhook-signature"] {
+				t.Errorf("%s: header parameters %v", op, headers)
+			}
+			if d := spec.String(op + ".description"); !strings.Contains(d, webhooks.SignedDoc) {
+				t.Errorf("%s: the description does not give the scheme: %q", op, d)
+			}
+		}
+		ref := spec.String("paths./api/jitsi/recorded-video.post.requestBody.content.application/json.schema.$ref")
+		body := "components.schemas." + strings.TrimPrefix(ref, "#/components/schemas/")
+		for _, field := range []string{"meeting", "url", "title"} {
+			if spec.Get(body+".properties."+field) == nil {
+				t.Errorf("the recording's schema %q lacks %s: %v", ref, field, spec.Get(body))
+			}
+		}
+	})
 }
