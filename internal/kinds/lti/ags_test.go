@@ -204,8 +204,9 @@ func TestAGSLineItemService(t *testing.T) {
 		add := func(body string) string {
 			res := w.ags(t, "POST", items, write, "application/vnd.ims.lis.v2.lineitem+json", body)
 			var li lti.LineItem
-			if err := json.Unmarshal(res.Body, &li); err != nil || res.Status != 201 {
-				t.Fatalf("add %s: %d %s", body, res.Status, res.Body)
+			if err := json.Unmarshal(res.Body, &li); err != nil || res.Status != 201 ||
+				res.Header.Get("Content-Type") != "application/vnd.ims.lis.v2.lineitem+json" {
+				t.Fatalf("add %s: %d %s %s", body, res.Status, res.Header.Get("Content-Type"), res.Body)
 			}
 			return li.ID
 		}
@@ -264,8 +265,9 @@ func TestAGSLineItemService(t *testing.T) {
 			t.Fatalf("PUT without scoreMaximum: %d %s", res.Status, res.Body)
 		}
 		res := w.ags(t, "PUT", quiz2, write, "application/vnd.ims.lis.v2.lineitem+json", `{"label":"Quiz two","scoreMaximum":12,"tag":"final"}`)
-		if res.Status != 200 || res.String("label") != "Quiz two" || res.Number("scoreMaximum") != 12 || res.String("tag") != "final" {
-			t.Fatalf("PUT: %d %s", res.Status, res.Body)
+		if res.Status != 200 || res.String("label") != "Quiz two" || res.Number("scoreMaximum") != 12 || res.String("tag") != "final" ||
+			res.Header.Get("Content-Type") != "application/vnd.ims.lis.v2.lineitem+json" {
+			t.Fatalf("PUT: %d %s %s", res.Status, res.Header.Get("Content-Type"), res.Body)
 		}
 		if got := w.ags(t, "GET", quiz2, read, "", ""); got.String("label") != "Quiz two" {
 			t.Fatalf("GET after PUT: %s", got.Body)

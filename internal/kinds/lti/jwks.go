@@ -114,10 +114,15 @@ type tenantSets struct {
 // unless that fetch may have been made before the JWT was signed (in its
 // second of iat or earlier): the key may have come after it (a rotation),
 // so the set is fetched once more. Such a fetch is made once per signing
-// time, and only for one already past, which bounds them to one a second.
+// time, which bounds them to one a second. A party whose clock runs ahead
+// of ours signs "in the future": its iat counts as our current second, so
+// its rotation is not refused, and its iats cannot buy more fetches.
 func (k *KeySets) Key(ctx context.Context, t *platform.Tenant, url, kid string, signedAt time.Time) (*rsa.PublicKey, error) {
 	ts := t.Local(keySetsKey{}, func() any { return &tenantSets{sets: map[string]*cachedSet{}} }).(*tenantSets)
 	now := k.Now()
+	if signedAt.After(now) {
+		signedAt = now.Truncate(time.Second)
+	}
 	ts.mu.Lock()
 	set := ts.sets[url]
 	ts.mu.Unlock()
@@ -130,7 +135,7 @@ func (k *KeySets) Key(ctx context.Context, t *platform.Tenant, url, kid string, 
 			return key, nil
 		}
 		if now.Sub(set.fetched) < minRefetch {
-			if !set.fetched.Before(signedAt.Add(time.Second)) || !signedAt.After(set.retriedFor) || signedAt.After(now) {
+			if !set.fetched.Before(signedAt.Add(time.Second)) || !signedAt.After(set.retriedFor) {
 				return nil, nil
 			}
 			retriedFor = signedAt

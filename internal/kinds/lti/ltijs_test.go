@@ -183,6 +183,11 @@ func TestLtijsTool(t *testing.T) {
 			}
 			tenant, release := env.OpenTenant(rec)
 			defer release()
+			// The score went on the claimed line item: there is no other.
+			var others int
+			if err := tenant.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM lti_line_items WHERE NOT claimed`).Scan(&others); err != nil || others != 0 {
+				t.Fatalf("%d line items besides the claimed one: %v", others, err)
+			}
 			// Deep linking: the admin asks ltijs for content for the lesson;
 			// its signed answer becomes an lti topic at the item's URL.
 			made := w.deepLinkLtijs(t, lesson, added.ID)

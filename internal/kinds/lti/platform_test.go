@@ -484,66 +484,70 @@ func TestAuthorizeBindsBrowser(t *testing.T) {
 // an OAuth error posted to the tool's redirect URI with the state, and a
 // refusal leaves the hint unused.
 func TestPlatformAuthorizeRefusals(t *testing.T) {
-	w := newTwoTenants(t, "sqlite")
-	authorize := w.launchToAuthorize(t)
-	u, _ := url.Parse(authorize)
-	changed := func(key, value string) string {
-		q := u.Query()
-		q.Set(key, value)
-		c := *u
-		c.RawQuery = q.Encode()
-		return c.String()
-	}
-	for _, tc := range []struct {
-		name   string
-		url    string
-		status int
-	}{
-		{"unknown client", changed("client_id", "nobody"), 400},
-		{"unregistered redirect", changed("redirect_uri", "https://evil.example/launch"), 400},
-		{"the hint at the tool's tenant", strings.Replace(authorize, w.originA, w.originB, 1), 400},
-	} {
-		if res := w.browse(t, "GET", tc.url, ""); res.StatusCode != tc.status || res.Header.Get("Location") != "" {
-			t.Errorf("%s: %d, want %d", tc.name, res.StatusCode, tc.status)
-		}
-	}
-	for _, tc := range []struct{ name, url, error string }{
-		{"no nonce", changed("nonce", ""), "invalid_request"},
-		{"no openid scope", changed("scope", "profile"), "invalid_scope"},
-		{"code flow", changed("response_type", "code"), "unsupported_response_type"},
-		{"other message hint", changed("lti_message_hint", "999"), "invalid_request"},
-		{"made-up hint", changed("login_hint", "made-up"), "login_required"},
-	} {
-		action, fields := autoPost(t, w.browse(t, "GET", tc.url, ""))
-		if action != w.originB+lti.LaunchPath || fields.Get("error") != tc.error || fields.Get("error_description") == "" ||
-			fields.Get("state") != u.Query().Get("state") || fields.Has("id_token") {
-			t.Errorf("%s: posts %v to %s, want error %s", tc.name, fields, action, tc.error)
-		}
-	}
-	// None of the refusals used the hint up.
-	if _, fields := w.authorizeForm(t, authorize); fields.Get("id_token") == "" {
-		t.Fatalf("the launch after the refusals: %v", fields)
-	}
-	// The hint expires after two minutes.
-	authorize = w.launchToAuthorize(t)
-	w.env.Clock.Advance(lti.HintLifetime + time.Second)
-	if _, fields := autoPost(t, w.browse(t, "GET", authorize, "")); fields.Get("error") != "login_required" {
-		t.Fatalf("expired hint: %v", fields)
-	}
-	// Only learners of the course launch; nobody anonymous.
-	_, err := w.clientA("").PostLTILaunchesID(context.Background(), w.topic)
-	apitest.Refused(t, err, 401)
-	recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
-	if err := w.env.Server.AddUser(context.Background(), recA, "outsider@a.test", "secret-password", "student"); err != nil {
-		t.Fatal(err)
-	}
-	outsider, _ := w.env.Login("127.0.0.1", "outsider@a.test", "secret-password")
-	_, err = w.clientA(outsider).PostLTILaunchesID(context.Background(), w.topic)
-	apitest.Refused(t, err, 403)
-	// The admin's page of our URLs names the token endpoint too.
-	urls := apitest.Must(w.clientA(w.adminA).GetAdminLTIPlatform(context.Background()))(t)
-	if urls.TokenURL != w.originA+lti.TokenPath || urls.AuthorizationURL != w.originA+lti.AuthorizePath {
-		t.Fatalf("platform URLs: %+v", urls)
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newTwoTenants(t, backend)
+			authorize := w.launchToAuthorize(t)
+			u, _ := url.Parse(authorize)
+			changed := func(key, value string) string {
+				q := u.Query()
+				q.Set(key, value)
+				c := *u
+				c.RawQuery = q.Encode()
+				return c.String()
+			}
+			for _, tc := range []struct {
+				name   string
+				url    string
+				status int
+			}{
+				{"unknown client", changed("client_id", "nobody"), 400},
+				{"unregistered redirect", changed("redirect_uri", "https://evil.example/launch"), 400},
+				{"the hint at the tool's tenant", strings.Replace(authorize, w.originA, w.originB, 1), 400},
+			} {
+				if res := w.browse(t, "GET", tc.url, ""); res.StatusCode != tc.status || res.Header.Get("Location") != "" {
+					t.Errorf("%s: %d, want %d", tc.name, res.StatusCode, tc.status)
+				}
+			}
+			for _, tc := range []struct{ name, url, error string }{
+				{"no nonce", changed("nonce", ""), "invalid_request"},
+				{"no openid scope", changed("scope", "profile"), "invalid_scope"},
+				{"code flow", changed("response_type", "code"), "unsupported_response_type"},
+				{"other message hint", changed("lti_message_hint", "999"), "invalid_request"},
+				{"made-up hint", changed("login_hint", "made-up"), "login_required"},
+			} {
+				action, fields := autoPost(t, w.browse(t, "GET", tc.url, ""))
+				if action != w.originB+lti.LaunchPath || fields.Get("error") != tc.error || fields.Get("error_description") == "" ||
+					fields.Get("state") != u.Query().Get("state") || fields.Has("id_token") {
+					t.Errorf("%s: posts %v to %s, want error %s", tc.name, fields, action, tc.error)
+				}
+			}
+			// None of the refusals used the hint up.
+			if _, fields := w.authorizeForm(t, authorize); fields.Get("id_token") == "" {
+				t.Fatalf("the launch after the refusals: %v", fields)
+			}
+			// The hint expires after two minutes.
+			authorize = w.launchToAuthorize(t)
+			w.env.Clock.Advance(lti.HintLifetime + time.Second)
+			if _, fields := autoPost(t, w.browse(t, "GET", authorize, "")); fields.Get("error") != "login_required" {
+				t.Fatalf("expired hint: %v", fields)
+			}
+			// Only learners of the course launch; nobody anonymous.
+			_, err := w.clientA("").PostLTILaunchesID(context.Background(), w.topic)
+			apitest.Refused(t, err, 401)
+			recA, _ := w.env.Server.Registry.ByHost(context.Background(), "127.0.0.1")
+			if err := w.env.Server.AddUser(context.Background(), recA, "outsider@a.test", "secret-password", "student"); err != nil {
+				t.Fatal(err)
+			}
+			outsider, _ := w.env.Login("127.0.0.1", "outsider@a.test", "secret-password")
+			_, err = w.clientA(outsider).PostLTILaunchesID(context.Background(), w.topic)
+			apitest.Refused(t, err, 403)
+			// The admin's page of our URLs names the token endpoint too.
+			urls := apitest.Must(w.clientA(w.adminA).GetAdminLTIPlatform(context.Background()))(t)
+			if urls.TokenURL != w.originA+lti.TokenPath || urls.AuthorizationURL != w.originA+lti.AuthorizePath {
+				t.Fatalf("platform URLs: %+v", urls)
+			}
+		})
 	}
 }
 
@@ -551,45 +555,49 @@ func TestPlatformAuthorizeRefusals(t *testing.T) {
 // settings allow are sent when the learner has them, and left out, not
 // sent empty, when not.
 func TestLaunchClaimsOmitEmpty(t *testing.T) {
-	w := newTwoTenants(t, "sqlite")
-	ctx := context.Background()
-	apitest.Must(w.clientA(w.adminA).PutAdminLTIToolsID(ctx, w.tool.ID, client.ToolInput{Name: w.tool.Name,
-		LoginURL: w.tool.LoginURL, TargetLinkURI: w.tool.TargetLinkURI, RedirectUris: w.tool.RedirectUris,
-		JwksURL: ptrTo(w.originB + lti.JWKSPath), ShareName: ptrTo(true), ShareEmail: ptrTo(true)}))(t)
-	claims := func() jwt.MapClaims {
-		t.Helper()
-		_, fields := w.authorizeForm(t, w.launchToAuthorize(t))
-		c := jwt.MapClaims{}
-		if _, _, err := jwt.NewParser().ParseUnverified(fields.Get("id_token"), c); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	// The learner was added with an e-mail and no name.
-	c := claims()
-	for _, k := range []string{"name", "given_name", "family_name"} {
-		if v, ok := c[k]; ok {
-			t.Errorf("claim %s: %q, want none", k, v)
-		}
-	}
-	if c["email"] != "learner@a.test" {
-		t.Errorf("email: %v", c["email"])
-	}
-	recA, _ := w.env.Server.Registry.ByHost(ctx, "127.0.0.1")
-	tenant, release := w.env.OpenTenant(recA)
-	defer release()
-	if _, err := tenant.DB.ExecContext(ctx, `UPDATE users SET first_name = 'Ada', last_name = '', email = '' WHERE id = $1`,
-		w.studentID); err != nil {
-		t.Fatal(err)
-	}
-	c = claims()
-	if c["name"] != "Ada" || c["given_name"] != "Ada" {
-		t.Errorf("name claims: %v %v", c["name"], c["given_name"])
-	}
-	for _, k := range []string{"family_name", "email"} {
-		if v, ok := c[k]; ok {
-			t.Errorf("claim %s: %q, want none", k, v)
-		}
+	for _, backend := range apitest.Backends(t) {
+		t.Run(backend, func(t *testing.T) {
+			w := newTwoTenants(t, backend)
+			ctx := context.Background()
+			apitest.Must(w.clientA(w.adminA).PutAdminLTIToolsID(ctx, w.tool.ID, client.ToolInput{Name: w.tool.Name,
+				LoginURL: w.tool.LoginURL, TargetLinkURI: w.tool.TargetLinkURI, RedirectUris: w.tool.RedirectUris,
+				JwksURL: ptrTo(w.originB + lti.JWKSPath), ShareName: ptrTo(true), ShareEmail: ptrTo(true)}))(t)
+			claims := func() jwt.MapClaims {
+				t.Helper()
+				_, fields := w.authorizeForm(t, w.launchToAuthorize(t))
+				c := jwt.MapClaims{}
+				if _, _, err := jwt.NewParser().ParseUnverified(fields.Get("id_token"), c); err != nil {
+					t.Fatal(err)
+				}
+				return c
+			}
+			// The learner was added with an e-mail and no name.
+			c := claims()
+			for _, k := range []string{"name", "given_name", "family_name"} {
+				if v, ok := c[k]; ok {
+					t.Errorf("claim %s: %q, want none", k, v)
+				}
+			}
+			if c["email"] != "learner@a.test" {
+				t.Errorf("email: %v", c["email"])
+			}
+			recA, _ := w.env.Server.Registry.ByHost(ctx, "127.0.0.1")
+			tenant, release := w.env.OpenTenant(recA)
+			defer release()
+			if _, err := tenant.DB.ExecContext(ctx, `UPDATE users SET first_name = 'Ada', last_name = '', email = '' WHERE id = $1`,
+				w.studentID); err != nil {
+				t.Fatal(err)
+			}
+			c = claims()
+			if c["name"] != "Ada" || c["given_name"] != "Ada" {
+				t.Errorf("name claims: %v %v", c["name"], c["given_name"])
+			}
+			for _, k := range []string{"family_name", "email"} {
+				if v, ok := c[k]; ok {
+					t.Errorf("claim %s: %q, want none", k, v)
+				}
+			}
+		})
 	}
 }
 

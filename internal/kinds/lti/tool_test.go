@@ -867,8 +867,9 @@ func TestToolCourseBinding(t *testing.T) {
 // TestToolKeyRotationAtOnce: a platform that rotates its key and launches
 // at once, within the floor between two fetches of its key set, is not
 // refused for our cache: the set was fetched before the token was signed,
-// so it is fetched once more. A made-up kid signed before our last fetch,
-// or again in the same second, fetches nothing.
+// so it is fetched once more, also when the platform's clock runs ahead
+// of ours. A made-up kid signed before our last fetch, or again in the
+// same second, fetches nothing.
 func TestToolKeyRotationAtOnce(t *testing.T) {
 	for _, backend := range apitest.Backends(t) {
 		t.Run(backend, func(t *testing.T) {
@@ -901,6 +902,30 @@ func TestToolKeyRotationAtOnce(t *testing.T) {
 			}
 			if n := w.platform.fetches.Load(); n != 2 {
 				t.Fatalf("made-up kids fetched the set: %d fetches, want 2", n)
+			}
+			// A platform whose clock runs 20 s ahead of ours (within the
+			// tolerance on iat) rotates again and launches at once: its iat
+			// is in our future, and the launch is accepted all the same.
+			w.env.Clock.Advance(2 * time.Second)
+			ahead := w.platform.addKey(t, "platform-key-3")
+			state, nonce = w.login(t)
+			c := w.claims(nonce, "d")
+			c["iat"] = w.env.Clock.Now().Add(20 * time.Second).Unix()
+			if r := w.launch(t, w.env.Host, sign(t, c, "platform-key-3", ahead), state); r.status != 303 {
+				t.Fatalf("launch of a platform ahead of us, right after a rotation: %d %s", r.status, r.code)
+			}
+			if n := w.platform.fetches.Load(); n != 3 {
+				t.Fatalf("%d fetches after the second rotation, want 3", n)
+			}
+			// Its future iats buy no more than one fetch in our second.
+			state, nonce = w.login(t)
+			c = w.claims(nonce, "e")
+			c["iat"] = w.env.Clock.Now().Add(40 * time.Second).Unix()
+			if r := w.launch(t, w.env.Host, sign(t, c, "made-up-kid", forged), state); r.status != 401 || r.code != "unknown_key" {
+				t.Fatalf("made-up kid signed further ahead: %d %s", r.status, r.code)
+			}
+			if n := w.platform.fetches.Load(); n != 3 {
+				t.Fatalf("a made-up kid signed ahead fetched the set: %d fetches, want 3", n)
 			}
 		})
 	}
