@@ -182,6 +182,10 @@ type LineItem struct {
 	ResourceID     string  `json:"resourceId,omitempty"`
 	Tag            string  `json:"tag,omitempty"`
 	ResourceLinkID string  `json:"resourceLinkId,omitempty"`
+	// The optional fields, as the tool sent them.
+	StartDateTime  *time.Time `json:"startDateTime,omitempty"`
+	EndDateTime    *time.Time `json:"endDateTime,omitempty"`
+	GradesReleased *bool      `json:"gradesReleased,omitempty"`
 }
 
 func lineItemsURL(origin string, topicID int64) string {
@@ -215,16 +219,29 @@ func (s *Platform) agsCaller(ctx context.Context, t *platform.Tenant, authorizat
 	return toolID, topic, err
 }
 
-const lineItemColumns = `id, label, score_maximum, resource_id, tag, resource_link`
+const lineItemColumns = `id, label, score_maximum, resource_id, tag, resource_link, start_date_time, end_date_time,
+	grades_released`
 
 func scanLineItem(row interface{ Scan(...any) error }, origin string, topicID int64) (LineItem, int64, error) {
 	var li LineItem
 	var id int64
 	var bound bool
-	if err := row.Scan(&id, &li.Label, &li.ScoreMaximum, &li.ResourceID, &li.Tag, &bound); err != nil {
+	var start, end sql.NullTime
+	var released sql.NullBool
+	if err := row.Scan(&id, &li.Label, &li.ScoreMaximum, &li.ResourceID, &li.Tag, &bound, &start, &end,
+		&released); err != nil {
 		return li, 0, err
 	}
 	li.ID = lineItemURL(origin, topicID, id)
+	if start.Valid {
+		li.StartDateTime = new(start.Time.UTC())
+	}
+	if end.Valid {
+		li.EndDateTime = new(end.Time.UTC())
+	}
+	if released.Valid {
+		li.GradesReleased = &released.Bool
+	}
 	if bound {
 		li.ResourceLinkID = strconv.FormatInt(topicID, 10)
 	}
@@ -319,6 +336,11 @@ type lineItemBody struct {
 	ResourceID     string   `json:"resourceId"`
 	Tag            string   `json:"tag"`
 	ResourceLinkID string   `json:"resourceLinkId"`
+	StartDateTime  *string  `json:"startDateTime"`
+	EndDateTime    *string  `json:"endDateTime"`
+	GradesReleased *bool    `json:"gradesReleased"`
+	// start and end are the dates read.
+	start, end *time.Time
 }
 
 // readLineItem checks a line item of the topic a tool sends.
@@ -327,7 +349,16 @@ func readLineItem(body []byte, topicID int64) (lineItemBody, error) {
 	if err := json.Unmarshal(body, &li); err != nil {
 		return li, apperr.New(apperr.BadRequest, "The line item is not a JSON object.")
 	}
+	var err error
+	if li.start, err = lineItemDate("startDateTime", li.StartDateTime); err != nil {
+		return li, err
+	}
+	if li.end, err = lineItemDate("endDateTime", li.EndDateTime); err != nil {
+		return li, err
+	}
 	switch {
+	case li.start != nil && li.end != nil && li.end.Before(*li.start):
+		return li, apperr.New(apperr.BadRequest, "A line item's endDateTime may not come before its startDateTime.")
 	case li.Label == "" || len(li.Label) > maxLineItemText:
 		return li, apperr.New(apperr.BadRequest, "A line item needs a label of at most 255 bytes.")
 	case li.ScoreMaximum == nil || *li.ScoreMaximum <= 0:
@@ -338,6 +369,20 @@ func readLineItem(body []byte, topicID int64) (lineItemBody, error) {
 		return li, apperr.New(apperr.BadRequest, "The resourceLinkId is not the resource link of this topic.")
 	}
 	return li, nil
+}
+
+// lineItemDate reads an optional date of a line item: ISO 8601 with a
+// time zone, as AGS asks.
+func lineItemDate(field string, v *string) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, *v)
+	if err != nil {
+		return nil, apperr.New(apperr.BadRequest, "The line item's "+field+
+			" is not an ISO 8601 date and time with a time zone (e.g. 2026-12-06T10:00:00Z).")
+	}
+	return new(at.UTC()), nil
 }
 
 // AddLineItem creates a line item of the tool's topic, bound to the
@@ -353,8 +398,10 @@ func (s *Platform) AddLineItem(ctx context.Context, t *platform.Tenant, origin, 
 	}
 	var id int64
 	if err := t.DB.QueryRowContext(ctx, `INSERT INTO lti_line_items (tool_id, topic_id, label, score_maximum, resource_id, tag,
-		resource_link, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`, toolID, topicID, in.Label,
-		*in.ScoreMaximum, in.ResourceID, in.Tag, in.ResourceLinkID != "", s.Clock.Now()).Scan(&id); err != nil {
+		resource_link, start_date_time, end_date_time, grades_released, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`, toolID, topicID, in.Label,
+		*in.ScoreMaximum, in.ResourceID, in.Tag, in.ResourceLinkID != "", in.start, in.end, in.GradesReleased,
+		s.Clock.Now()).Scan(&id); err != nil {
 		return LineItem{}, fmt.Errorf("lti: add line item: %w", err)
 	}
 	return s.lineItem(ctx, t.DB, origin, toolID, topicID, id)
@@ -379,8 +426,9 @@ func (s *Platform) LineItem(ctx context.Context, t *platform.Tenant, origin, aut
 	return s.lineItem(ctx, t.DB, origin, toolID, topicID, id)
 }
 
-// UpdateLineItem replaces a line item's label, maximum, resource id and
-// tag; its binding to the resource link stays.
+// UpdateLineItem replaces a line item's label, maximum, resource id, tag
+// and optional fields (a field left out is cleared, as a PUT replaces the
+// item); its binding to the resource link stays.
 func (s *Platform) UpdateLineItem(ctx context.Context, t *platform.Tenant, origin, authorization string, topicID, id int64, body []byte) (LineItem, error) {
 	toolID, _, err := s.agsCaller(ctx, t, authorization, topicID, ScopeLineItem)
 	if err != nil {
@@ -390,8 +438,9 @@ func (s *Platform) UpdateLineItem(ctx context.Context, t *platform.Tenant, origi
 	if err != nil {
 		return LineItem{}, err
 	}
-	res, err := t.DB.ExecContext(ctx, `UPDATE lti_line_items SET label = $1, score_maximum = $2, resource_id = $3, tag = $4
-		WHERE id = $5 AND tool_id = $6 AND topic_id = $7`, in.Label, *in.ScoreMaximum, in.ResourceID, in.Tag, id, toolID, topicID)
+	res, err := t.DB.ExecContext(ctx, `UPDATE lti_line_items SET label = $1, score_maximum = $2, resource_id = $3, tag = $4,
+		start_date_time = $5, end_date_time = $6, grades_released = $7 WHERE id = $8 AND tool_id = $9 AND topic_id = $10`,
+		in.Label, *in.ScoreMaximum, in.ResourceID, in.Tag, in.start, in.end, in.GradesReleased, id, toolID, topicID)
 	if err != nil {
 		return LineItem{}, fmt.Errorf("lti: update line item: %w", err)
 	}

@@ -272,6 +272,33 @@ func TestAGSLineItemService(t *testing.T) {
 		if got := w.ags(t, "GET", quiz2, read, "", ""); got.String("label") != "Quiz two" {
 			t.Fatalf("GET after PUT: %s", got.Body)
 		}
+		// The optional fields are kept as sent (in UTC), and a PUT without
+		// them clears them; a malformed date or an end before the start is
+		// refused with its reason, and nothing changes.
+		dated := add(`{"label":"Lab","scoreMaximum":5,"startDateTime":"2026-12-01T09:00:00+01:00",` +
+			`"endDateTime":"2026-12-08T17:30:00Z","gradesReleased":false}`)
+		if got := w.ags(t, "GET", dated, read, "", ""); got.String("startDateTime") != "2026-12-01T08:00:00Z" ||
+			got.String("endDateTime") != "2026-12-08T17:30:00Z" || got.Get("gradesReleased") != false {
+			t.Fatalf("dated line item: %s", got.Body)
+		}
+		for body, reason := range map[string]string{
+			`{"label":"Lab","scoreMaximum":5,"startDateTime":"1 December"}`:        "startDateTime",
+			`{"label":"Lab","scoreMaximum":5,"endDateTime":"2026-12-08T17:30:00"}`: "endDateTime",
+			`{"label":"Lab","scoreMaximum":5,"startDateTime":"2026-12-09T00:00:00Z",` +
+				`"endDateTime":"2026-12-08T00:00:00Z"}`: "before its startDateTime",
+		} {
+			if res := w.ags(t, "PUT", dated, write, "application/vnd.ims.lis.v2.lineitem+json", body); res.Status != 400 ||
+				!strings.Contains(res.String("message"), reason) {
+				t.Errorf("PUT %s: %d %s, want 400 naming %q", body, res.Status, res.Body, reason)
+			}
+		}
+		if got := w.ags(t, "GET", dated, read, "", ""); got.String("endDateTime") != "2026-12-08T17:30:00Z" {
+			t.Fatalf("a refused PUT changed the line item: %s", got.Body)
+		}
+		w.ags(t, "PUT", dated, write, "application/vnd.ims.lis.v2.lineitem+json", `{"label":"Lab","scoreMaximum":5}`)
+		if got := w.ags(t, "GET", dated, read, "", ""); got.Get("startDateTime") != nil || got.Get("gradesReleased") != nil {
+			t.Fatalf("PUT without the optional fields kept them: %s", got.Body)
+		}
 		// DELETE removes a tool's line item; the resource link's stays.
 		if res := w.ags(t, "DELETE", quiz2, read, "", ""); res.Status != 403 {
 			t.Fatalf("DELETE with the read-only scope: %d", res.Status)
