@@ -24,6 +24,7 @@ import (
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 	"github.com/lms-platform/lms/internal/topics"
+	"github.com/lms-platform/lms/internal/versioned"
 )
 
 // TimeSetting is the setting holding an attempt's time limit in minutes.
@@ -54,21 +55,59 @@ var (
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Microsecond) }
 
-// quizTopic loads a quiz topic with its course and parsed value.
-func quizTopic(ctx context.Context, t *platform.Tenant, topicID int64) (topics.Topic, courses.Course, Value, error) {
+// quizTopic loads a quiz topic.
+func quizTopic(ctx context.Context, t *platform.Tenant, topicID int64) (topics.Topic, error) {
 	topic, err := topics.ByID(ctx, t.DB, topicID)
 	if err != nil {
-		return topic, courses.Course{}, Value{}, err
+		return topic, err
 	}
 	if topic.TopicableType != Class {
-		return topic, courses.Course{}, Value{}, errNotQuiz
+		return topic, errNotQuiz
+	}
+	return topic, nil
+}
+
+// quizCourse loads a quiz topic and its course.
+func quizCourse(ctx context.Context, t *platform.Tenant, topicID int64) (topics.Topic, courses.Course, error) {
+	topic, err := quizTopic(ctx, t, topicID)
+	if err != nil {
+		return topic, courses.Course{}, err
 	}
 	course, err := courses.ByID(ctx, t.DB, topic.CourseID)
-	if err != nil {
-		return topic, course, Value{}, err
+	return topic, course, err
+}
+
+// A class starts its exam at once, and parsing the quiz's GIFT questions
+// was a large part of each start. So each tenant keeps the parsed values
+// of its quizzes, each used while the topic's stored value is byte for
+// byte the one parsed. A kept value is shared: nothing may change it.
+const (
+	parsedEntries = 256
+	parsedTTL     = 10 * time.Minute
+)
+
+type parsedQuiz struct {
+	raw   string
+	value Value
+}
+
+type parsedKey struct{}
+
+// parsed is the topic's value, parsed, from the tenant's memo when the
+// stored value has not changed.
+func parsed(t *platform.Tenant, topic topics.Topic, now time.Time) (Value, error) {
+	memo := t.Local(parsedKey{}, func() any {
+		return versioned.New[int64, parsedQuiz](parsedEntries)
+	}).(*versioned.Cache[int64, parsedQuiz])
+	if p, ok := memo.Get(topic.ID, 0, now); ok && p.raw == string(topic.Content) {
+		return p.value, nil
 	}
 	v, err := Parse(topic.Content)
-	return topic, course, v, err
+	if err != nil {
+		return v, err
+	}
+	memo.Put(topic.ID, 0, now.Add(parsedTTL), now, parsedQuiz{raw: string(topic.Content), value: v})
+	return v, nil
 }
 
 // Gate says whether a learner may record progress in a topic now: access
@@ -76,23 +115,36 @@ func quizTopic(ctx context.Context, t *platform.Tenant, topicID int64) (topics.T
 type Gate = kinds.Gate
 
 // learnable checks that p may take the topic's quiz: where a learner may
-// record progress; the course's editors may always try it.
-func (s *Service) learnable(ctx context.Context, t *platform.Tenant, p *access.Principal, topic topics.Topic, course courses.Course) error {
+// record progress; the course's editors may always try it. The course is
+// read only when the gate refuses, as most takers are learners.
+func (s *Service) learnable(ctx context.Context, t *platform.Tenant, p *access.Principal, topic topics.Topic) error {
+	err := s.Gate.CanRecord(ctx, t, p, topic.ID)
+	if err == nil {
+		return nil
+	}
+	course, cerr := courses.ByID(ctx, t.DB, topic.CourseID)
+	if cerr != nil {
+		return cerr
+	}
 	if courses.CanEdit(p, course) {
 		return nil
 	}
-	return s.Gate.CanRecord(ctx, t, p, topic.ID)
+	return err
 }
 
 // Start begins an attempt, or returns the learner's attempt still under
 // way (created is then false).
 func (s *Service) Start(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (AttemptView, bool, error) {
 	now := s.now()
-	topic, course, v, err := quizTopic(ctx, t, topicID)
+	topic, err := quizTopic(ctx, t, topicID)
 	if err != nil {
 		return AttemptView{}, false, err
 	}
-	if err := s.learnable(ctx, t, p, topic, course); err != nil {
+	if err := s.learnable(ctx, t, p, topic); err != nil {
+		return AttemptView{}, false, err
+	}
+	v, err := parsed(t, topic, now)
+	if err != nil {
 		return AttemptView{}, false, err
 	}
 	if len(v.Questions) == 0 {
@@ -383,7 +435,7 @@ func (s *Service) complete(ctx context.Context, t *platform.Tenant, a Attempt) e
 // Attempts lists the attempts at a quiz topic, newest first, for those
 // who may read its course in the admin API.
 func (s *Service) Attempts(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, offset, limit int) ([]AttemptView, int64, error) {
-	_, course, _, err := quizTopic(ctx, t, topicID)
+	_, course, err := quizCourse(ctx, t, topicID)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -416,7 +468,7 @@ func (s *Service) Review(ctx context.Context, t *platform.Tenant, p *access.Prin
 }
 
 func (s *Service) canGrade(ctx context.Context, t *platform.Tenant, p *access.Principal, a Attempt, write bool) error {
-	_, course, _, err := quizTopic(ctx, t, a.TopicID)
+	_, course, err := quizCourse(ctx, t, a.TopicID)
 	if err != nil {
 		return err
 	}
