@@ -347,7 +347,7 @@ func scorm() kindtest.Case {
 // the LRS.
 func cmi5() kindtest.Case {
 	return kindtest.Case{Class: cmi5Class, Kind: "cmi5", SelfCompleting: true, Shared: []string{"cmi5/"},
-		NotEmpty: []string{"package"},
+		NotEmpty: []string{"package", "au"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			pkg := apitest.Must(w.Admin.PostAdminCmi5(w.Ctx(), client.PostAdminCmi5Form{
 				Package: file("course.zip", fixtures.Read(t, "cmi5/single_au_basic_responsive.zip"))}))(t)
