@@ -255,6 +255,10 @@ func layout() kindtest.Case {
 			{Name: "a bad node and an empty fallback", Input: fixed(jsonInput(client.PostAdminTopicsBody{Fallback: client.Ptr(""),
 				Document: []client.PostAdminTopicsBodyDocumentItem{{Component: "Marquee", Props: map[string]any{}}}})), Status: 422,
 				Fields: []string{"fallback"}, Says: []string{"Marquee"}},
+			{Name: "problems in two nodes", Input: fixed(jsonInput(client.PostAdminTopicsBody{Fallback: client.Ptr("Practise."),
+				Document: []client.PostAdminTopicsBodyDocumentItem{{Component: "Marquee", Props: map[string]any{}},
+					{Component: "Callout", Props: map[string]any{"tone": "loud", "body": "x"}}}})), Status: 422,
+				Fields: []string{"document[0].component", "document[1].props.tone"}},
 		},
 		Answers: []string{"correct", "fingers", "always"}, AuthorSees: true,
 		Complete: func(t *testing.T, w *kindtest.World, topic *client.View) {
