@@ -193,7 +193,7 @@ func oembed() kindtest.Case {
 
 // project: the learner hands in a file, then marks the topic done.
 func project() kindtest.Case {
-	return kindtest.Case{Class: projectClass, Kind: "project", NotEmpty: []string{"max_size", "accept"}, Clears: []string{"instructions"},
+	return kindtest.Case{Class: projectClass, Kind: "project", NotEmpty: []string{"max_size"}, Clears: []string{"instructions", "accept"},
 		Create: fixed(jsonInput(client.PostAdminTopicsBody{Instructions: client.Ptr("Hand in your notes as a PDF."),
 			Accept: client.Ptr("pdf")})),
 		Invalid: []kindtest.Invalid{

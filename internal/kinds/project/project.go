@@ -88,7 +88,10 @@ func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in cont
 		}
 		v.Instructions, v.Markdown = html, s
 	}
-	if raw, ok := in.Sent("accept"); ok {
+	if raw, ok := in.Sent("accept"); ok && strings.TrimSpace(raw) == "" {
+		// Sent empty: the author lists none, as on a create without it.
+		v.Accept = DefaultAccept
+	} else if ok {
 		accept, msg := parseAccept(raw)
 		if msg != "" {
 			errs["accept"] = append(errs["accept"], msg)
