@@ -130,8 +130,8 @@ func TestLyingZipEntries(t *testing.T) {
 	})
 }
 
-// TestLyingEntryEveryKind: the zip packages of the other kinds share the
-// reader, so an entry whose header under-states its data is refused by
+// TestLyingEntryEveryKind: the zip packages of the other kinds (SCORM,
+// cmi5, interactive apps, LiaScript courses) share the reader, so an entry whose header under-states its data is refused by
 // each upload alike: 422 naming the entry (the archive is invalid, not
 // too large), nothing stored. Blob stores copy exactly the declared size,
 // so before the reader looked ahead the SCORM and interactive uploads
@@ -155,6 +155,7 @@ func TestLyingEntryEveryKind(t *testing.T) {
 	cmi5Pkg := lie(read("cmi5/single_au_basic_responsive.zip"), "js/lie.js")
 	appPkg := lie(interactivetest.Zip(t, map[string]string{"lms-interactive.json": interactivetest.Manifest,
 		"index.html": interactivetest.Page}), "lie.js")
+	liaPkg := lie(interactivetest.Zip(t, map[string]string{"course.md": "# Soil\n\nWhat soil is made of.\n"}), "img/lie.png")
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		ctx, admin := t.Context(), env.ClientAs("admin")
 		file := func(name string, b []byte) *client.File { return &client.File{Name: name, Content: bytes.NewReader(b)} }
@@ -171,7 +172,9 @@ func TestLyingEntryEveryKind(t *testing.T) {
 		check("cmi5", "js/lie.js", err)
 		_, err = admin.PostAdminInteractive(ctx, client.PostAdminInteractiveForm{File: file("app.zip", appPkg)})
 		check("interactive", "lie.js", err)
-		for _, prefix := range []string{"scorm/", "cmi5/", "interactive/"} {
+		_, err = admin.PostAdminLiascriptMultipart(ctx, client.PostAdminLiascriptForm{File: file("course.zip", liaPkg)})
+		check("LiaScript", "img/lie.png", err)
+		for _, prefix := range []string{"scorm/", "cmi5/", "interactive/", "liascript/"} {
 			if n := blobCount(t, env, prefix); n != 0 {
 				t.Errorf("%d files stored under %s", n, prefix)
 			}

@@ -380,7 +380,7 @@ func (r *fieldReader) boolean(names ...string) *bool {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "true", "1", "on", "yes":
 		b = true
-	case "false", "0", "off", "no", "":
+	case "false", "0", "off", "no":
 		b = false
 	default:
 		r.fail(name, fmt.Sprintf("The %s field must be true or false.", name))

@@ -25,6 +25,18 @@ func TestUpdate(t *testing.T) {
 				Body: map[string]any{"lesson": w.foreignLesson}, Status: 403},
 			{Name: "empty title", As: "tutor", Method: "PATCH", Path: path, Body: map[string]any{"title": " "}, Status: 422,
 				JSON: map[string]any{"errors.title": apitest.Present}},
+			// Common fields sent empty are checked, not taken for left
+			// out (nor "" for false); optional text is cleared.
+			{Name: "empty typed fields", As: "tutor", Method: "PATCH", Path: path,
+				Body: map[string]any{"lesson": "", "order": "", "topicable": "", "active": "", "preview": "", "can_skip": ""}, Status: 422,
+				JSON: map[string]any{"errors.lesson": apitest.Present, "errors.order": apitest.Present, "errors.active": apitest.Present,
+					"errors.preview": apitest.Present, "errors.can_skip": apitest.Present}},
+			{Name: "empty topicable", As: "tutor", Method: "PATCH", Path: path, Body: map[string]any{"topicable": ""}, Status: 422,
+				JSON: map[string]any{"errors.topicable": apitest.Present}},
+			{Name: "summary set", As: "tutor", Method: "PATCH", Path: path, Body: map[string]any{"summary": "Soil.", "duration": "5 min"},
+				Status: 200, JSON: map[string]any{"data.summary": "Soil.", "data.duration": "5 min"}},
+			{Name: "summary and duration cleared", As: "tutor", Method: "PATCH", Path: path, Body: map[string]any{"summary": "", "duration": ""},
+				Status: 200, JSON: map[string]any{"data.summary": "", "data.duration": ""}},
 			{Name: "unknown class", As: "tutor", Method: "PATCH", Path: path, Body: map[string]any{"topicable": "Nope"}, Status: 422},
 			{Name: "tutor cannot edit another's", As: "tutor", Method: "PATCH", Path: "/api/admin/topics/" + id(foreign),
 				Body: map[string]any{"title": "x"}, Status: 403},

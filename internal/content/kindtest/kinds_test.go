@@ -193,7 +193,7 @@ func oembed() kindtest.Case {
 
 // project: the learner hands in a file, then marks the topic done.
 func project() kindtest.Case {
-	return kindtest.Case{Class: projectClass, Kind: "project", NotEmpty: []string{"max_size"},
+	return kindtest.Case{Class: projectClass, Kind: "project", NotEmpty: []string{"max_size"}, Clears: []string{"instructions", "accept"},
 		Create: fixed(jsonInput(client.PostAdminTopicsBody{Instructions: client.Ptr("Hand in your notes as a PDF."),
 			Accept: client.Ptr("pdf")})),
 		Invalid: []kindtest.Invalid{
@@ -255,6 +255,10 @@ func layout() kindtest.Case {
 			{Name: "a bad node and an empty fallback", Input: fixed(jsonInput(client.PostAdminTopicsBody{Fallback: client.Ptr(""),
 				Document: []client.PostAdminTopicsBodyDocumentItem{{Component: "Marquee", Props: map[string]any{}}}})), Status: 422,
 				Fields: []string{"fallback"}, Says: []string{"Marquee"}},
+			{Name: "problems in two nodes", Input: fixed(jsonInput(client.PostAdminTopicsBody{Fallback: client.Ptr("Practise."),
+				Document: []client.PostAdminTopicsBodyDocumentItem{{Component: "Marquee", Props: map[string]any{}},
+					{Component: "Callout", Props: map[string]any{"tone": "loud", "body": "x"}}}})), Status: 422,
+				Fields: []string{"document[0].component", "document[1].props.tone"}},
 		},
 		Answers: []string{"correct", "fingers", "always"}, AuthorSees: true,
 		Complete: func(t *testing.T, w *kindtest.World, topic *client.View) {
@@ -270,7 +274,7 @@ func layout() kindtest.Case {
 // quiz: an attempt answered and ended.
 func quiz() kindtest.Case {
 	return kindtest.Case{Class: quizClass, Kind: "quiz", SelfCompleting: true,
-		NotEmpty: []string{"questions", "maxAttempts", "minPassScore", "review"},
+		NotEmpty: []string{"questions", "maxAttempts", "minPassScore", "review"}, Clears: []string{"intro"},
 		Create: fixed(jsonInput(client.PostAdminTopicsBody{Value: "Read the chapter first.",
 			Questions: []client.PostAdminTopicsBodyQuestionsItem{{Gift: client.Ptr("::Sun:: The sun is a star. {T#Think again.#Quite right, a star.}")}}})),
 		Invalid: []kindtest.Invalid{
@@ -347,7 +351,7 @@ func scorm() kindtest.Case {
 // the LRS.
 func cmi5() kindtest.Case {
 	return kindtest.Case{Class: cmi5Class, Kind: "cmi5", SelfCompleting: true, Shared: []string{"cmi5/"},
-		NotEmpty: []string{"package"},
+		NotEmpty: []string{"package", "au"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
 			pkg := apitest.Must(w.Admin.PostAdminCmi5(w.Ctx(), client.PostAdminCmi5Form{
 				Package: file("course.zip", fixtures.Read(t, "cmi5/single_au_basic_responsive.zip"))}))(t)
@@ -460,9 +464,11 @@ func interactive() kindtest.Case {
 	manifest := `{"title":"Pendulum","entry":"index.html","steps":[{"id":"intro","title":"Intro"},{"id":"done","title":"Done"}]}`
 	return kindtest.Case{Class: interactiveClass, Kind: "interactive", SelfCompleting: true, Shared: []string{"interactive/"},
 		NotEmpty: []string{"package", "version", "completion", "display", "height", "acceptNetwork"},
+		Clears:   []string{"text", "startStep", "endStep"},
 		Create: func(t *testing.T, w *kindtest.World) kindtest.Input {
-			return formInput(client.PostAdminTopicsForm{File: file("app.zip", zipOf(t, map[string]string{
-				"lms-interactive.json": manifest, "index.html": `<!doctype html><title>App</title><p>App</p>`}))})
+			return formInput(client.PostAdminTopicsForm{Text: client.Ptr("Watch it swing."), StartStep: client.Ptr("intro"),
+				EndStep: client.Ptr("done"), File: file("app.zip", zipOf(t, map[string]string{
+					"lms-interactive.json": manifest, "index.html": `<!doctype html><title>App</title><p>App</p>`}))})
 		},
 		Invalid: []kindtest.Invalid{
 			{Name: "no manifest", Status: 422, Input: func(t *testing.T, w *kindtest.World) kindtest.Input {
@@ -520,6 +526,7 @@ func lti() kindtest.Case {
 	var tool *client.ExternalTool
 	var key *rsa.PrivateKey
 	return kindtest.Case{Class: ltiClass, Kind: "lti", SelfCompleting: true, NotEmpty: []string{"tool", "score_maximum"},
+		Clears: []string{"url", "custom"},
 		Setup: func(t *testing.T, w *kindtest.World) {
 			var err error
 			if key, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
@@ -535,7 +542,8 @@ func lti() kindtest.Case {
 				RedirectUris: []string{"https://tool.example/launch"}}))(t)
 		},
 		Create: func(*testing.T, *kindtest.World) kindtest.Input {
-			return jsonInput(client.PostAdminTopicsBody{Tool: client.Ptr(tool.ID), Custom: map[string]string{"chapter": "3"}})
+			return jsonInput(client.PostAdminTopicsBody{Tool: client.Ptr(tool.ID), Custom: map[string]string{"chapter": "3"},
+				URL: client.Ptr("https://tool.example/launch?chapter=3")})
 		},
 		Invalid: []kindtest.Invalid{
 			{Name: "unknown tool", Input: fixed(jsonInput(client.PostAdminTopicsBody{Tool: client.Ptr(int64(999999))})), Status: 422,

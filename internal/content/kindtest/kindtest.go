@@ -56,6 +56,10 @@ type Case struct {
 	// each, sent "" alone, answers 422 naming it and changes nothing,
 	// rather than being taken for a field left out.
 	NotEmpty []string
+	// Clears are the optional fields an update clears when sent empty:
+	// each, sent "" alone, is taken (200) and changes the topic, whose
+	// create set it, rather than being taken for a field left out.
+	Clears []string
 	// Answers are texts the learner's program must not carry (right
 	// options, solutions): the author's view may hold them.
 	Answers []string
@@ -538,5 +542,13 @@ func emptyFields(t *testing.T, w *World, c Case, topic *client.View) {
 	after := apitest.Must(w.Admin.GetAdminTopicsID(w.Ctx(), topic.ID))(t)
 	if !reflect.DeepEqual(before.Topicable, after.Topicable) {
 		t.Errorf("refused updates changed the topic:\n%+v\n%+v", before.Topicable, after.Topicable)
+	}
+	for _, field := range c.Clears {
+		was := apitest.Must(w.Admin.GetAdminTopicsID(w.Ctx(), topic.ID))(t)
+		w.Env.Call(t, 200, "PATCH", path, token, map[string]string{field: ""})
+		now := apitest.Must(w.Admin.GetAdminTopicsID(w.Ctx(), topic.ID))(t)
+		if reflect.DeepEqual(was.Topicable, now.Topicable) {
+			t.Errorf("%s sent empty changed nothing: %+v", field, now.Topicable)
+		}
 	}
 }

@@ -102,6 +102,16 @@ func TestImportAndTopic(t *testing.T) {
 		if v, _ := topic.Topicable.(map[string]any); v["title"] != "Geological Materials" {
 			t.Fatalf("topic: %+v", topic)
 		}
+		// An update that sends au alone plays another AU of the package;
+		// one that is not the package's is refused with the choices.
+		changed := apitest.Must(admin.PatchAdminTopicsID(ctx, topic.ID, client.PatchAdminTopicsIDBody{Au: &pkg.Aus[2].ID}))(t)
+		if v, _ := changed.Topicable.(map[string]any); v["title"] != pkg.Aus[2].Title {
+			t.Fatalf("au changed to %q: %+v", pkg.Aus[2].Title, changed.Topicable)
+		}
+		_, err = admin.PatchAdminTopicsID(ctx, topic.ID, client.PatchAdminTopicsIDBody{Au: client.Ptr(int64(999999))})
+		if e := apitest.Refused(t, err, 422); len(e.Errors["au"]) == 0 || e.Details["choices"] == nil {
+			t.Fatalf("an au of no AU: %v", e)
+		}
 		// A bare cmi5.xml with relative AU URLs is refused, naming the URL.
 		w.imported(t, "cmi5.xml", fixtures.Read(t, "cmi5/spec/simple-cmi5.xml"))
 		_, err = upload(t, env, w.admin, "cmi5.xml", []byte(strings.Replace(masteryXML, "https://cdn.example.com/quiz.html", "quiz.html", 1)))

@@ -65,8 +65,16 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 		if apperr.Is(err, apperr.NotFound) {
 			return nil, apperr.Field("package", "The package must be the id of an imported cmi5 package.")
 		}
-	} else if old != nil {
+	} else if _, auSent := fields["au"]; old != nil && !auSent {
 		return old, nil
+	} else if old != nil {
+		// Another AU of the topic's package: an au sent alone is a
+		// choice like any other, not left out.
+		v, perr := ParseTopic(old)
+		if perr != nil {
+			return nil, perr
+		}
+		pkg, err = k.Packages.Get(ctx, env.Tenant, v.PackageID)
 	} else {
 		return nil, apperr.Field("package", "A cmi5 package (package) is required.")
 	}

@@ -193,10 +193,10 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 	if v.FollowLatest && hasVersion {
 		fail("version", "A topic that follows the latest version pins none; send version or followLatest.")
 	}
-	if s, ok := in.Text("startStep", "start_step"); ok {
+	if s, ok := in.Sent("startStep", "start_step"); ok {
 		v.StartStep = strings.TrimSpace(s)
 	}
-	if s, ok := in.Text("endStep", "end_step"); ok {
+	if s, ok := in.Sent("endStep", "end_step"); ok {
 		v.EndStep = strings.TrimSpace(s)
 	}
 	if s, ok := in.Sent("completion"); ok {
@@ -241,7 +241,7 @@ func (k *Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, 
 	if v.Display == Inline && v.Height == 0 {
 		v.Height = DefaultHeight
 	}
-	if text, ok := in.Text("text"); ok {
+	if text, ok := in.Sent("text"); ok {
 		if len(text) > maxText {
 			fail("text", "The text may not be greater than 1 MiB.")
 		} else if html, err := richtext.Render(text); err != nil {

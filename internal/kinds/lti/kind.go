@@ -66,13 +66,18 @@ func (Kind) Build(ctx context.Context, env content.Env, old json.RawMessage, in 
 			return nil, fmt.Errorf("lti: parse value: %w", err)
 		}
 	}
-	if u, ok := in.Text("url"); ok {
+	if u, ok := in.Sent("url"); ok && u == "" {
+		// Sent empty: the link launches the tool's own target URI again.
+		link.URL = ""
+	} else if ok {
 		if _, err := fetch.CheckURL(u); err != nil || len(u) > 1000 {
 			return nil, apperr.Field("url", "The url must be an absolute http or https URL.")
 		}
 		link.URL = u
 	}
-	if c, ok := in.Text("custom"); ok {
+	if c, ok := in.Sent("custom"); ok && c == "" {
+		link.Custom = nil
+	} else if ok {
 		if err := json.Unmarshal([]byte(c), &link.Custom); err != nil {
 			return nil, apperr.Field("custom", "The custom parameters must be an object of strings.")
 		}

@@ -71,7 +71,7 @@ func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in cont
 		v = prev
 	}
 	errs := map[string][]string{}
-	if md, ok := in.Text("instructions", "markdown"); ok {
+	if md, ok := in.Sent("instructions", "markdown"); ok {
 		if len(md) > maxInstructions {
 			errs["instructions"] = append(errs["instructions"], "The instructions may not be greater than 1 MiB.")
 		} else {
@@ -88,7 +88,10 @@ func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in cont
 		}
 		v.Instructions, v.Markdown = html, s
 	}
-	if raw, ok := in.Text("accept"); ok {
+	if raw, ok := in.Sent("accept"); ok && strings.TrimSpace(raw) == "" {
+		// Sent empty: the author lists none, as on a create without it.
+		v.Accept = DefaultAccept
+	} else if ok {
 		accept, msg := parseAccept(raw)
 		if msg != "" {
 			errs["accept"] = append(errs["accept"], msg)

@@ -206,7 +206,7 @@ func (Kind) Build(_ context.Context, _ content.Env, old json.RawMessage, in cont
 }
 
 func introOf(in content.Input) (string, bool) {
-	if s, ok := in.Text("intro"); ok {
+	if s, ok := in.Sent("intro"); ok {
 		return s, true
 	}
 	var s string

@@ -26,41 +26,48 @@ const (
 var cmiKey = regexp.MustCompile(`^(cmi|adl)\.[A-Za-z0-9_.]+$`)
 
 // checkCMI validates a committed model: keys of the data model, text or
-// number values, within the caps. Empty lists are dropped.
+// number values, within the caps. Empty lists are dropped. Every element
+// that is wrong is named as sent, under its own key.
 func checkCMI(cmi map[string]any) error {
 	if len(cmi) > maxCMIKeys {
 		return apperr.New(apperr.Invalid, fmt.Sprintf("A commit holds at most %d CMI elements.", maxCMIKeys))
 	}
+	problems := apperr.Problems{}
 	for k, v := range cmi {
 		if len(k) > maxCMIKey || !cmiKey.MatchString(k) {
-			return apperr.New(apperr.Invalid, fmt.Sprintf("%q is not an element of the CMI data model.", k))
+			name := k
+			if len(name) > maxCMIKey {
+				name = strings.ToValidUTF8(name[:maxCMIKey], "") + "…"
+			}
+			problems.Add(name, fmt.Sprintf("%q is not an element of the CMI data model.", name))
+			continue
 		}
 		switch x := v.(type) {
 		case string:
 			if len(x) > maxCMIValue {
-				return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s is too long.", k))
+				problems.Add(k, fmt.Sprintf("The value of %s is too long.", k))
 			}
 		case float64, bool, nil:
 		case map[string]any:
 			// scorm-again renders an empty list (no interactions, no
 			// objectives) as {} in its flattened model: it holds nothing.
 			if len(x) != 0 {
-				return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s must be text or a number.", k))
+				problems.Add(k, fmt.Sprintf("The value of %s must be text or a number.", k))
 			}
 			delete(cmi, k)
 		case []any:
 			if len(x) != 0 {
-				return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s must be text or a number.", k))
+				problems.Add(k, fmt.Sprintf("The value of %s must be text or a number.", k))
 			}
 			delete(cmi, k)
 		default:
-			return apperr.New(apperr.Invalid, fmt.Sprintf("The value of %s must be text or a number.", k))
+			problems.Add(k, fmt.Sprintf("The value of %s must be text or a number.", k))
 		}
 	}
-	if s, _ := cmi["cmi.suspend_data"].(string); len([]rune(s)) > suspendData2004 {
-		return apperr.New(apperr.Invalid, "cmi.suspend_data may hold at most 64,000 characters.")
+	if s, _ := cmi["cmi.suspend_data"].(string); problems["cmi.suspend_data"] == nil && len([]rune(s)) > suspendData2004 {
+		problems.Add("cmi.suspend_data", "cmi.suspend_data may hold at most 64,000 characters.")
 	}
-	return nil
+	return problems.Err()
 }
 
 func text(cmi map[string]any, key string) string {

@@ -221,7 +221,7 @@ func TestTrackingTokenMissing(t *testing.T) {
 
 // TestCommitNamesFieldsAsSent: a commit whose CMI elements were sent
 // without the cmi wrapper is refused naming each element as sent, and
-// the missing cmi. Wire level: the typed client cannot send such a body.
+// the missing cmi; so are wrong elements inside cmi, each of them. Wire level: the typed client cannot send such a body.
 func TestCommitNamesFieldsAsSent(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		p, topic := playPackage(t, env, fixture(t, "PrerequisitesTest_SCORM12.zip"))
@@ -238,6 +238,14 @@ func TestCommitNamesFieldsAsSent(t *testing.T) {
 				t.Errorf("errors lack %q: %s", k, res.Body)
 			}
 		}
+		// Elements inside cmi: every wrong one is named by its key as
+		// sent.
+		res = s.do(env, "POST", "/commit", map[string]any{"seq": 1, "cmi": map[string]any{"cmi.core.lesson_status": map[string]any{"a": 1},
+			"core.exit": "suspend", "cmi.suspend_data": "x"}})
+		errs, _ = res.Get("errors").(map[string]any)
+		if res.Status != 422 || len(errs) != 2 || errs["cmi.core.lesson_status"] == nil || errs["core.exit"] == nil {
+			t.Errorf("wrong elements in cmi: %d %s", res.Status, res.Body)
+		}
 		if res := s.do(env, "POST", "/commit", map[string]any{"seq": 0, "cmi": map[string]any{}}); res.Status != 422 || res.Get("errors.seq") == nil {
 			t.Errorf("seq 0: %d %s", res.Status, res.Body)
 		}
@@ -247,5 +255,91 @@ func TestCommitNamesFieldsAsSent(t *testing.T) {
 		if res := s.commit(t, env, 1, map[string]any{"cmi.core.lesson_status": "incomplete"}); res.Get("data.applied") != true {
 			t.Errorf("a good commit: %s", res.Body)
 		}
+	})
+}
+
+// measured is a SCORM 2004 package whose later SCOs read the pretest's
+// score through a global objective: the pretest writes its normalized
+// measure (cmi.score.scaled) and nothing else; the lesson is disabled
+// until that measure is above 0.7 (objectiveMeasureGreaterThan on the
+// objective reading it), the summary until an objective satisfied by
+// that measure (minNormalizedMeasure 0.8) is satisfied.
+func measured(t testing.TB) []byte {
+	t.Helper()
+	const target = "com.example.measured.pretest_score"
+	read := `<imsss:mapInfo targetObjectiveID="` + target + `" readSatisfiedStatus="true" readNormalizedMeasure="true"/>`
+	disabledUnless := func(objective, condition, threshold string) string {
+		return `<imsss:sequencingRules><imsss:preConditionRule><imsss:ruleConditions>` +
+			`<imsss:ruleCondition referencedObjective="` + objective + `" operator="not" condition="` + condition + `"` + threshold + `/>` +
+			`</imsss:ruleConditions><imsss:ruleAction action="disabled"/></imsss:preConditionRule></imsss:sequencingRules>`
+	}
+	items := map[string]string{
+		"pretest": `<imsss:objectives><imsss:primaryObjective objectiveID="pretest_score"><imsss:mapInfo targetObjectiveID="` + target +
+			`" readSatisfiedStatus="false" readNormalizedMeasure="false" writeNormalizedMeasure="true"/></imsss:primaryObjective></imsss:objectives>`,
+		"lesson": disabledUnless("pretest_score", "objectiveMeasureGreaterThan", ` measureThreshold="0.7"`) +
+			`<imsss:objectives><imsss:primaryObjective objectiveID="lesson_done"/><imsss:objective objectiveID="pretest_score">` +
+			read + `</imsss:objective></imsss:objectives>`,
+		"summary": disabledUnless("pretest_passed", "satisfied", "") +
+			`<imsss:objectives><imsss:primaryObjective objectiveID="summary_done"/><imsss:objective objectiveID="pretest_passed" satisfiedByMeasure="true">` +
+			`<imsss:minNormalizedMeasure>0.8</imsss:minNormalizedMeasure>` + read + `</imsss:objective></imsss:objectives>`,
+	}
+	var body, res strings.Builder
+	for _, id := range []string{"pretest", "lesson", "summary"} {
+		fmt.Fprintf(&body, `<item identifier="%s" identifierref="%s_res"><title>%s</title><imsss:sequencing>%s</imsss:sequencing></item>`,
+			id, id, id, items[id])
+		fmt.Fprintf(&res, `<resource identifier="%s_res" type="webcontent" adlcp:scormType="sco" href="%s.html"><file href="%s.html"/></resource>`,
+			id, id, id)
+	}
+	return zipOf(t, map[string]string{
+		"pretest.html": "<!doctype html><title>Pretest</title>", "lesson.html": "<!doctype html><title>Lesson</title>",
+		"summary.html": "<!doctype html><title>Summary</title>",
+		"imsmanifest.xml": `<?xml version="1.0" encoding="UTF-8"?>
+<manifest identifier="com.example.measured" version="1" xmlns="http://www.imsglobal.org/xsd/imscp_v1p1"
+  xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_v1p3" xmlns:imsss="http://www.imsglobal.org/xsd/imsss">
+  <metadata><schema>ADL SCORM</schema><schemaversion>2004 3rd Edition</schemaversion></metadata>
+  <organizations default="course"><organization identifier="course"><title>Measured</title>` + body.String() + `
+    <imsss:sequencing><imsss:controlMode choice="true" flow="true"/></imsss:sequencing>
+  </organization></organizations>
+  <resources>` + res.String() + `</resources>
+</manifest>`,
+	})
+}
+
+// TestGlobalObjectiveMeasure: the normalized measure a SCO writes to a
+// global objective is read by the objectives of other SCOs, played by
+// other topics of the course: a measure condition and an objective
+// satisfied by measure decide what is disabled. The global objective is
+// the learner's own: another learner of the course finds both locked.
+func TestGlobalObjectiveMeasure(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		p, pretestTopic := playPackage(t, env, measured(t))
+		lessonTopic, summaryTopic := p.topic(env, p.scos["lesson"]), p.topic(env, p.scos["summary"])
+		locked := func(who *client.Client, id string, topic int64) {
+			t.Helper()
+			_, err := who.PostScormLaunchID(t.Context(), p.scos[id], client.LaunchInputBody{TopicID: topic})
+			if e := apitest.Refused(t, err, 403); !apitest.Says(e, "is not available now") {
+				t.Errorf("%s: %v", id, e)
+			}
+		}
+		locked(p.learner, "lesson", lessonTopic)
+		pretest := apitest.Must(p.launch("pretest", pretestTopic))(t)
+		score := func(seq int64, scaled string) {
+			t.Helper()
+			p.commit(pretest, seq, map[string]any{"cmi.score.scaled": scaled, "cmi.completion_status": "completed", "cmi.exit": "suspend"})
+		}
+		score(1, "0.6")
+		locked(p.learner, "lesson", lessonTopic)
+		locked(p.learner, "summary", summaryTopic)
+		score(2, "0.75")
+		apitest.Must(p.launch("lesson", lessonTopic))(t)
+		locked(p.learner, "summary", summaryTopic)
+		score(3, "0.9")
+		apitest.Must(p.launch("summary", summaryTopic))(t)
+
+		env.Count(t, `INSERT INTO course_users (course_id, user_id, created_at) VALUES ($1, $2, $3) RETURNING 1`,
+			p.w.course, p.w.outsider.ID, env.Clock.Now())
+		other := env.UserClient(p.w.outsider)
+		locked(other, "lesson", lessonTopic)
+		locked(other, "summary", summaryTopic)
 	})
 }
