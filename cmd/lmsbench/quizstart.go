@@ -414,7 +414,10 @@ func roundRobin(replicas []*served) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	transport := &http.Transport{MaxIdleConnsPerHost: 1024}
+	// Idle connections are dropped well before the replicas' own idle
+	// timeout (120 s), as a load balancer's keep-alive is set: a request
+	// sent on a connection the replica is closing fails as a 502.
+	transport := &http.Transport{MaxIdleConnsPerHost: 1024, IdleConnTimeout: 60 * time.Second}
 	var proxies []*httputil.ReverseProxy
 	for _, r := range replicas {
 		to := &url.URL{Scheme: "http", Host: r.addr}
