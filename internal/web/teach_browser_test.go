@@ -543,5 +543,14 @@ func TestTeachWalkInBrowser(t *testing.T) {
 		got["finished_topics"] != strconv.Itoa(len(topicKinds)) || got["total_topics"] != strconv.Itoa(len(topicKinds)) {
 		t.Errorf("the export's row: %v", got)
 	}
+	// The course list says the same of the course.
+	var listed string
+	b.run("course list", chromedp.Navigate(origin+"/teach/courses"), chromedp.WaitVisible(`.teach-table`, chromedp.ByQuery),
+		chromedp.Evaluate(`(function (a) { var tr = a.closest('tr'); return tr.querySelector('[data-learners]').dataset.learners + ' ' +
+			tr.querySelector('[data-finished]').dataset.finished + ' ' + tr.querySelector('[data-percent]').dataset.percent; })(
+			document.querySelector('.teach-table a[href="/teach/courses/`+course+`"]'))`, &listed))
+	if listed != "1 1 100" {
+		t.Errorf("the course list's learners, finished and percent: %q", listed)
+	}
 	t.Logf("%d tutor pages checked with axe-core at %v px; the walk took %s", pages, pageWidths, time.Since(began).Round(time.Second))
 }

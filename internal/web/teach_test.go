@@ -196,12 +196,17 @@ func TestTeachCourseAuthoring(t *testing.T) {
 		}
 		// Forms need their token.
 		s.must(req{method: "POST", path: "/teach/courses/" + id(course) + "/delete", token: tutor.Token, noCSRF: true}, http.StatusForbidden)
-		// The course list shows it with its learner count.
+		// The course list shows it with its learners and their
+		// completion (the gradebook's summary), in each language.
 		apitest.Must(s.env.Client(s.env.Host, s.env.As("admin").Token).PostAdminCoursesIDAccess(ctx, course,
 			client.AssignInputBody{Users: []client.GrantBody{{ID: student.ID}}}))(t)
-		list := s.must(req{path: "/teach/courses", token: tutor.Token}, http.StatusOK).text()
-		if !regexp.MustCompile(`Birds of the coast</a></td>\s*<td><span class="pill status-pill status-published">Published</span></td>\s*<td>1</td>`).MatchString(list) {
-			t.Fatalf("the course list: %.3000s", list)
+		for lang, words := range map[string]string{"en": "0 finished · average 0%", "pl": "0 ukończyło · średnio 0%", "zh": "0 人已完成 · 平均 0%"} {
+			list := s.must(req{path: "/teach/courses", token: tutor.Token, headers: map[string]string{"Accept-Language": lang}}, http.StatusOK).text()
+			if !regexp.MustCompile(`Birds of the coast</a></td>\s*<td><span class="pill status-pill status-published">[^<]+</span></td>\s*` +
+				`<td data-learners="1">1</td>\s*<td data-finished="0" data-percent="0"><a href="/teach/courses/` + id(course) + `/progress">` +
+				regexp.QuoteMeta(words) + `<span`).MatchString(list) {
+				t.Fatalf("the course list in %s: %.3000s", lang, list)
+			}
 		}
 		// Delete the course.
 		s.must(req{path: "/teach/courses/" + id(course) + "/delete", token: tutor.Token}, http.StatusOK)
