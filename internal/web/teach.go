@@ -125,10 +125,14 @@ func (a *author) page(r *http.Request) teachPage {
 	return p
 }
 
-// courseRow is a course in the list with its learners.
+// courseRow is a course in the list with its learners and their
+// completion, from the course's gradebook summary; Learners is -1 when
+// the summary could not be read.
 type courseRow struct {
 	Course   client.CourseView
-	Learners int
+	Learners int64
+	Finished int64
+	Percent  int64
 }
 
 type dashboardData struct {
@@ -158,8 +162,9 @@ func (a *author) listCourses(ctx context.Context, page, perPage int64, title, st
 		OrderBy: client.Ptr("id"), Order: client.Ptr("desc")})
 }
 
-// withLearners counts the learners assigned to each course, a few calls
-// at a time.
+// withLearners reads each course's gradebook summary (learners, how many
+// finished, their mean percent), a few calls at a time: the API has no
+// list of courses with these figures, so it is one call a course.
 func (a *author) withLearners(ctx context.Context, courses []client.CourseView) []courseRow {
 	rows := make([]courseRow, len(courses))
 	var wg sync.WaitGroup
@@ -171,11 +176,12 @@ func (a *author) withLearners(ctx context.Context, courses []client.CourseView) 
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if as, err := a.api.GetAdminCoursesIDAccess(ctx, row.Course.ID); err == nil {
-				row.Learners = len(as.Users)
-			} else {
+			sum, err := a.api.GetAdminCoursesIDProgressSummary(ctx, row.Course.ID, client.GetAdminCoursesIDProgressSummaryParams{})
+			if err != nil {
 				row.Learners = -1
+				return
 			}
+			row.Learners, row.Finished, row.Percent = sum.Learners, sum.Finished, sum.AveragePercent
 		}(&rows[i])
 	}
 	wg.Wait()

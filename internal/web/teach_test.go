@@ -196,12 +196,17 @@ func TestTeachCourseAuthoring(t *testing.T) {
 		}
 		// Forms need their token.
 		s.must(req{method: "POST", path: "/teach/courses/" + id(course) + "/delete", token: tutor.Token, noCSRF: true}, http.StatusForbidden)
-		// The course list shows it with its learner count.
+		// The course list shows it with its learners and their
+		// completion (the gradebook's summary), in each language.
 		apitest.Must(s.env.Client(s.env.Host, s.env.As("admin").Token).PostAdminCoursesIDAccess(ctx, course,
 			client.AssignInputBody{Users: []client.GrantBody{{ID: student.ID}}}))(t)
-		list := s.must(req{path: "/teach/courses", token: tutor.Token}, http.StatusOK).text()
-		if !regexp.MustCompile(`Birds of the coast</a></td>\s*<td><span class="pill status-pill status-published">Published</span></td>\s*<td>1</td>`).MatchString(list) {
-			t.Fatalf("the course list: %.3000s", list)
+		for lang, words := range map[string]string{"en": "0 finished · average 0%", "pl": "0 ukończyło · średnio 0%", "zh": "0 人已完成 · 平均 0%"} {
+			list := s.must(req{path: "/teach/courses", token: tutor.Token, headers: map[string]string{"Accept-Language": lang}}, http.StatusOK).text()
+			if !regexp.MustCompile(`Birds of the coast</a></td>\s*<td><span class="pill status-pill status-published">[^<]+</span></td>\s*` +
+				`<td data-learners="1">1</td>\s*<td data-finished="0" data-percent="0"><a href="/teach/courses/` + id(course) + `/progress">` +
+				regexp.QuoteMeta(words) + `<span`).MatchString(list) {
+				t.Fatalf("the course list in %s: %.3000s", lang, list)
+			}
 		}
 		// Delete the course.
 		s.must(req{path: "/teach/courses/" + id(course) + "/delete", token: tutor.Token}, http.StatusOK)
@@ -251,11 +256,19 @@ func TestTeachTopicKinds(t *testing.T) {
 			{"instructions", "Write one page."}, {"accept", "pdf, txt"}}, "", "", nil)
 		s.addTopic(t, course, admin.Token, "pdf", [][2]string{{"lesson", lesson}, {"title", "Handout"}}, "file", "handout.pdf",
 			[]byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"))
-		s.addTopic(t, course, admin.Token, "liascript", [][2]string{{"lesson", lesson}, {"title", "Workshop"},
-			{"markdown", string(readFixture(t, "liascript/workshop.md"))}}, "", "", nil)
+		// LiaScript, with the completion rule the author chose.
+		form := s.must(req{path: "/teach/courses/" + id(course) + "/topics/new?kind=liascript&lesson=" + lesson, token: admin.Token}, http.StatusOK)
+		if !strings.Contains(form.text(), `<option value="quizzes">every quiz is solved</option>`) {
+			t.Fatalf("the completion rules are not offered: %.3000s", form.body)
+		}
+		lia := s.addTopic(t, course, admin.Token, "liascript", [][2]string{{"lesson", lesson}, {"title", "Workshop"},
+			{"markdown", string(readFixture(t, "liascript/workshop.md"))}, {"completion", "quizzes"}}, "", "", nil)
+		if c := apitest.Lookup(apitest.Must(api.GetAdminTopicsID(ctx, lia))(t).Topicable, "completion"); c != "quizzes" {
+			t.Errorf("the LiaScript topic's rule: %v", c)
+		}
 		s.addTopic(t, course, admin.Token, "layout", [][2]string{{"lesson", lesson}, {"title", "Study page"},
 			{"document", `[{"component":"Callout","props":{"tone":"tip","body":"Take notes."}}]`}, {"fallback", "Take notes."}}, "", "", nil)
-		form := s.must(req{path: "/teach/courses/" + id(course) + "/topics/new?kind=lti&lesson=" + lesson, token: admin.Token}, http.StatusOK)
+		form = s.must(req{path: "/teach/courses/" + id(course) + "/topics/new?kind=lti&lesson=" + lesson, token: admin.Token}, http.StatusOK)
 		if !strings.Contains(form.text(), `<option value="`+id(tool.ID)+`"`) {
 			t.Fatalf("the tool is not offered: %.3000s", form.body)
 		}
@@ -272,13 +285,14 @@ func TestTeachTopicKinds(t *testing.T) {
 		}
 		s.addTopic(t, course, admin.Token, "interactive", [][2]string{{"lesson", lesson}, {"title", "Steps"}, {"height", "480"}},
 			"file", "app.zip", interactivetest.Zip(t, stepsApp))
-		// A video: its page shows the transcoding state and refreshes
-		// itself until the video is ready.
+		// A video: its page shows the transcoding state, which its script
+		// reads again until the video is ready; the page itself does not
+		// reload (no meta refresh, which would drop the author's typing).
 		apitest.Must(api.PostAdminConfig(ctx, client.UpdateInputBody{Config: []client.Item{{Key: "lms_video.enable", Value: true}}}))(t)
 		video := s.addTopic(t, course, admin.Token, "video", [][2]string{{"lesson", lesson}, {"title", "Clip"}}, "file", "clip.mp4",
 			mediatest.MP4(t, 1))
 		page := s.must(req{path: "/teach/courses/" + id(course) + "/topics/" + id(video), token: admin.Token}, http.StatusOK).text()
-		if !strings.Contains(page, `<meta http-equiv="refresh" content="5">`) || !strings.Contains(page, "Processing: <strong>waiting in line</strong>") {
+		if !strings.Contains(page, `data-watch-processing>Check again</a>`) || strings.Contains(page, `http-equiv="refresh"`) || !strings.Contains(page, "Processing: <strong>waiting in line</strong>") {
 			t.Fatalf("the video's page: %.3000s", page)
 		}
 

@@ -82,6 +82,10 @@ func (d topicFormData) V(name string) string { return d.Values.Get(name) }
 // E is the API's message for a field.
 func (d topicFormData) E(name string) string { return d.Errors[name] }
 
+// LiaRules are the completion rules of a LiaScript topic the API knows,
+// the default first.
+func (topicFormData) LiaRules() []string { return []string{"all", "sections", "quizzes"} }
+
 func (h *Handler) teachNewTopic(w http.ResponseWriter, r *http.Request) {
 	course, ok := h.pathID(w, r, "course")
 	if !ok {
@@ -218,6 +222,9 @@ func (h *Handler) teachCreateTopic(w http.ResponseWriter, r *http.Request) {
 		form.URL = client.Ptr(strings.TrimSpace(d.V("url")))
 	case "liascript":
 		form.Markdown = opt("markdown")
+		if c := opt("completion"); c != nil {
+			form.Extra["completion"] = *c
+		}
 	case "lti":
 		form.Tool = num("tool")
 	case "project":

@@ -99,4 +99,21 @@
       xhr.send(new FormData(form));
     });
   }
+
+  // A video being transcoded: its state is read again every 5 s and only
+  // the notice is replaced (a reload would drop what the author is
+  // typing in the form below); the polling stops once it is done.
+  var watched = document.querySelector('[data-watch-processing]');
+  if (watched && window.fetch && window.DOMParser) {
+    var notice = document.getElementById('processing');
+    var poll = function () {
+      fetch(location.href, { credentials: 'same-origin' }).then(function (r) { return r.text(); }).then(function (html) {
+        var next = new DOMParser().parseFromString(html, 'text/html').getElementById('processing');
+        if (!next) { return; }
+        if (next.textContent !== notice.textContent) { notice.innerHTML = next.innerHTML; }
+        if (next.querySelector('[data-watch-processing]')) { setTimeout(poll, 5000); }
+      }, function () { setTimeout(poll, 5000); });
+    };
+    setTimeout(poll, 5000);
+  }
 })();
