@@ -3761,7 +3761,10 @@ type CompletionDay struct {
 // ComponentView is a schema of the API.
 type ComponentView struct {
 	Description string `json:"description"`
-	Name        string `json:"name"`
+	// Props of a valid node of this component, to start from; the content an H5PFrame or a
+	// LiaScriptLesson names must exist in the tenant.
+	Example any    `json:"example"`
+	Name    string `json:"name"`
 	// Reference of the props schema, e.g. #/components/schemas/CalloutProps; the same schema is in the
 	// OpenAPI description.
 	Props string `json:"props"`

@@ -121,19 +121,36 @@ type Component struct {
 	Name        string
 	Description string
 	props       reflect.Type
+	// Example is the props of a valid node, for authors and agents to
+	// start from (the content an H5PFrame or a LiaScriptLesson names must
+	// exist in the tenant).
+	Example any
 }
 
 // Components are the approved components, in the spec's order.
 var Components = []Component{
-	{"Callout", "A highlighted note: information, a tip, a warning or a success.", reflect.TypeFor[CalloutProps]()},
-	{"Steps", "An ordered procedure.", reflect.TypeFor[StepsProps]()},
-	{"ComparisonTable", "A table comparing options, one cell per column in every row.", reflect.TypeFor[ComparisonTableProps]()},
-	{"H5PFrame", "Embedded H5P content of this tenant.", reflect.TypeFor[H5PFrameProps]()},
-	{"LiaScriptLesson", "A LiaScript course of this tenant, played by LiaScript's runtime in its sandboxed player; it records no LiaScript progress.", reflect.TypeFor[LiaScriptLessonProps]()},
-	{"Timeline", "Dated events in order.", reflect.TypeFor[TimelineProps]()},
-	{"FlipCards", "Cards with a question or term on the front and the answer on the back.", reflect.TypeFor[FlipCardsProps]()},
-	{"CodeBlock", "Source code, shown as it is.", reflect.TypeFor[CodeBlockProps]()},
-	{"PracticeActivity", "Questions the learner checks one at a time; the only component for practice.", reflect.TypeFor[PracticeActivityProps]()},
+	{"Callout", "A highlighted note: information, a tip, a warning or a success.", reflect.TypeFor[CalloutProps](),
+		CalloutProps{Tone: "tip", Title: "Before you start", Body: "Read the whole page once, then try the questions."}},
+	{"Steps", "An ordered procedure.", reflect.TypeFor[StepsProps](),
+		StepsProps{Title: "How to", Steps: []StepsItem{{Title: "First step", Body: "What to do first."}, {Title: "Second step"}}}},
+	{"ComparisonTable", "A table comparing options, one cell per column in every row.", reflect.TypeFor[ComparisonTableProps](),
+		ComparisonTableProps{Caption: "Two options compared", Columns: []string{"Option A", "Option B"},
+			Rows: []ComparisonRow{{Label: "Cost", Cells: []string{"Low", "High"}}, {Label: "Speed", Cells: []string{"Slow", "Fast"}}}}},
+	{"H5PFrame", "Embedded H5P content of this tenant.", reflect.TypeFor[H5PFrameProps](),
+		H5PFrameProps{ContentID: "1", Title: "An interactive exercise"}},
+	{"LiaScriptLesson", "A LiaScript course of this tenant, played by LiaScript's runtime in its sandboxed player; it records no LiaScript progress.", reflect.TypeFor[LiaScriptLessonProps](),
+		LiaScriptLessonProps{CourseID: 1, Title: "A LiaScript lesson"}},
+	{"Timeline", "Dated events in order.", reflect.TypeFor[TimelineProps](),
+		TimelineProps{Title: "Milestones", Events: []TimelineEvent{{Date: "1969", Title: "First event"}, {Date: "1989", Title: "Second event", Body: "What happened."}}}},
+	{"FlipCards", "Cards with a question or term on the front and the answer on the back.", reflect.TypeFor[FlipCardsProps](),
+		FlipCardsProps{Cards: []FlipCard{{Front: "A term", Back: "Its meaning"}, {Front: "Another term", Back: "Its meaning"}}}},
+	{"CodeBlock", "Source code, shown as it is.", reflect.TypeFor[CodeBlockProps](),
+		CodeBlockProps{Language: "python", Code: "print(\"Hello\")", Caption: "A first program"}},
+	{"PracticeActivity", "Questions the learner checks one at a time; the only component for practice.", reflect.TypeFor[PracticeActivityProps](),
+		PracticeActivityProps{Title: "Check yourself", Questions: []PracticeQuestion{
+			{Prompt: "Which of these is a prime number?", Options: []PracticeOption{{Text: "4"}, {Text: "7", Correct: true}},
+				Hints: []string{"A prime has exactly two divisors."}, Solution: "7 is divisible only by 1 and 7."},
+			{GIFT: "The sun rises in the east. {T}"}}}},
 }
 
 func componentNamed(name string) (Component, bool) {

@@ -18,6 +18,8 @@ type ComponentView struct {
 	Description string `json:"description"`
 	// Props is a reference into Catalogue.Schemas.
 	Props string `json:"props" doc:"Reference of the props schema, e.g. #/components/schemas/CalloutProps; the same schema is in the OpenAPI description."`
+	// Example is Component.Example.
+	Example any `json:"example" doc:"Props of a valid node of this component, to start from; the content an H5PFrame or a LiaScriptLesson names must exist in the tenant."`
 }
 
 // Catalogue is the answer of GET /api/admin/layout/components.
@@ -49,7 +51,7 @@ func catalogue() (Catalogue, error) {
 	out := Catalogue{Schemas: raw, Rules: Rules}
 	for _, c := range Components {
 		out.Components = append(out.Components, ComponentView{Name: c.Name, Description: c.Description,
-			Props: "#/components/schemas/" + c.SchemaName()})
+			Props: "#/components/schemas/" + c.SchemaName(), Example: c.Example})
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package layout_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/kinds/layout"
 )
 
@@ -263,5 +265,32 @@ func TestGIFTPractice(t *testing.T) {
 			_, err := learner.PostTopicsIDPracticeCheck(ctx, topic, c.body)
 			refusal(t, c.name, err, 422)
 		}
+	})
+}
+
+// TestComponentExamples: the example of every component in the catalogue
+// is a valid node (the content an H5PFrame and a LiaScriptLesson name made
+// first), so that authors and agents can start from it: a document of all
+// of them is accepted as it is served.
+func TestComponentExamples(t *testing.T) {
+	pkg := fixtures.Read(t, "h5p/hub/H5P.TrueFalse.h5p")
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx, w := t.Context(), newWorld(t, env)
+		admin, tutor := env.ClientAs("admin"), env.ClientAs("tutor")
+		h5p := apitest.Must(admin.PostH5PContentsUpload(ctx, client.PostH5PContentsUploadForm{
+			H5PFile: &client.File{Name: "content.h5p", Content: bytes.NewReader(pkg)}}))(t).ContentID
+		lia := apitest.Must(tutor.PostAdminLiascript(ctx, client.PostAdminLiascriptBody{Markdown: "# Soil\n\nIntro\n"}))(t).ID
+		if h5p != "1" || lia != 1 {
+			t.Fatalf("the examples name H5P content 1 and LiaScript course 1; made %s and %d", h5p, lia)
+		}
+		catalogue := apitest.Must(tutor.GetAdminLayoutComponents(ctx))(t)
+		var doc []any
+		for _, c := range catalogue.Components {
+			if c.Example == nil {
+				t.Fatalf("%s has no example", c.Name)
+			}
+			doc = append(doc, node(c.Name, c.Example.(map[string]any)))
+		}
+		apitest.Must(tutor.PostAdminTopics(ctx, w.topic(t, doc, "Every component.")))(t)
 	})
 }
