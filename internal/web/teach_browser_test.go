@@ -315,8 +315,11 @@ func TestTeachWalkInBrowser(t *testing.T) {
 	form("interactive", title("Steps"), chromedp.SendKeys(`#height`, "480", chromedp.ByID),
 		upload(temp("app.zip", interactivetest.Zip(t, stepsApp))), submit)
 	added("interactive")
+	// The document starts from the palette: its first component, Callout,
+	// inserted as its example node.
 	form("layout", title("Study page"),
-		chromedp.SetValue(`#document`, `[{"component":"Callout","props":{"tone":"tip","body":"Look under stones."}}]`, chromedp.ByID),
+		chromedp.Click(`#layout-palette summary`, chromedp.ByQuery),
+		chromedp.Click(`#layout-palette button[data-layout-insert]`, chromedp.ByQuery),
 		chromedp.SetValue(`#fallback`, "Look under stones.", chromedp.ByID), submit)
 	added("layout")
 	if len(topics) != len(topicKinds) {

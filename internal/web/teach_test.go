@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"html"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -428,4 +429,76 @@ func TestTeachTopicEdit(t *testing.T) {
 		s.must(req{method: "POST", path: path(text), token: admin.Token, form: url.Values{"title": {"Mine"}}, noCSRF: true},
 			http.StatusForbidden)
 	})
+}
+
+// TestTeachLayoutEditor: the layout form offers every approved component
+// with its example node, and a refused document lists its nodes with the
+// API's messages next to the node each is about.
+func TestTeachLayoutEditor(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		ctx := t.Context()
+		tutor := s.env.As("tutor")
+		api := s.env.Client(s.env.Host, tutor.Token)
+		course := apitest.Must(api.PostAdminCourses(ctx, client.CourseBody{Title: "Layouts"}))(t).ID
+		lesson := id(apitest.Must(api.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "One"}))(t).ID)
+		path := "/teach/courses/" + id(course) + "/topics/new?kind=layout&lesson=" + lesson
+		page := s.must(req{path: path, token: tutor.Token}, http.StatusOK).text()
+		catalogue := apitest.Must(api.GetAdminLayoutComponents(ctx))(t)
+		for _, c := range catalogue.Components {
+			if !strings.Contains(page, `data-layout-insert="{`) || !strings.Contains(page, "<strong>"+c.Name+"</strong>") {
+				t.Errorf("the palette lacks %s", c.Name)
+			}
+		}
+		if !strings.Contains(page, html.EscapeString(`"tone": "tip"`)) {
+			t.Errorf("the Callout's example is not shown: %.3000s", page)
+		}
+
+		// The second node is wrong twice; the first is right.
+		doc := `[{"component":"Callout","props":{"tone":"tip","body":"Fine."}},
+			{"component":"Callout","id":"warn","props":{"tone":"loud","body":""}}]`
+		res := s.do(multipartReq(path, tutor.Token, [][2]string{{"lesson", lesson}, {"title", "Page"}, {"document", doc},
+			{"fallback", "Fine."}}, "", "", nil))
+		if res.status != http.StatusUnprocessableEntity {
+			t.Fatalf("a wrong document: %d", res.status)
+		}
+		first, second := nodeItem(t, res.text(), 1), nodeItem(t, res.text(), 2)
+		if strings.Contains(first, "field-error") || !strings.Contains(first, "<strong>Callout</strong>") {
+			t.Errorf("the right node: %s", first)
+		}
+		if !strings.Contains(second, "#warn") || !strings.Contains(second, "props.tone: ") ||
+			!strings.Contains(second, "props.body: ") {
+			t.Errorf("the wrong node does not carry its two messages: %s", second)
+		}
+		if n := apitest.Must(api.GetAdminCoursesIDProgram(ctx, course))(t); len(n.Lessons[0].Topics) != 0 {
+			t.Errorf("a refused document made a topic")
+		}
+
+		// A document that is not an array: no outline, and it says why.
+		res = s.do(multipartReq(path, tutor.Token, [][2]string{{"lesson", lesson}, {"title", "Page"}, {"document", `{"component"`},
+			{"fallback", "Fine."}}, "", "", nil))
+		if res.status != http.StatusUnprocessableEntity || !strings.Contains(res.text(), `id="layout-broken"`) ||
+			strings.Contains(res.text(), `id="layout-node-1"`) {
+			t.Errorf("a document that is not JSON: %d %.3000s", res.status, res.body)
+		}
+
+		// The edit page of a saved layout outlines its nodes too.
+		topic := s.addTopic(t, course, tutor.Token, "layout", [][2]string{{"lesson", lesson}, {"title", "Page"},
+			{"document", `[{"component":"Steps","props":{"steps":[{"title":"Look"}]}}]`}, {"fallback", "Look."}}, "", "", nil)
+		edit := s.must(req{path: "/teach/courses/" + id(course) + "/topics/" + id(topic), token: tutor.Token}, http.StatusOK).text()
+		if !strings.Contains(nodeItem(t, edit, 1), "<strong>Steps</strong>") || !strings.Contains(edit, `id="layout-palette"`) {
+			t.Errorf("the edit page: %.3000s", edit)
+		}
+	})
+}
+
+// nodeItem is the outline's item of node n in a page.
+func nodeItem(t *testing.T, page string, n int) string {
+	t.Helper()
+	start := strings.Index(page, `<li id="layout-node-`+strconv.Itoa(n)+`"`)
+	if start < 0 {
+		t.Fatalf("no node %d in the outline: %.3000s", n, page)
+	}
+	end := strings.Index(page[start:], "</li>")
+	return page[start : start+end]
 }

@@ -69,6 +69,10 @@ type topicFormData struct {
 	Choices []choice
 	Package int64
 	Action  string
+	// Layout is the layout form's palette and outline; failed is the
+	// API's refusal of the form, if any.
+	Layout layoutEditor
+	failed error
 }
 
 type choice struct {
@@ -121,6 +125,9 @@ func (h *Handler) showTopicForm(w http.ResponseWriter, r *http.Request, a *autho
 		if tools, err := a.api.GetAdminLTITools(ctx); err == nil {
 			d.Tools = tools
 		}
+	}
+	if d.Kind.Name == "layout" {
+		d.Layout = newLayoutEditor(ctx, a.api, d.V("document"), d.failed)
 	}
 	d.Action = "/teach/courses/" + strconv.FormatInt(d.Course, 10) + "/topics/new?kind=" + d.Kind.Name
 	h.teachRender(w, r, a, status, "teach-topic-new", a.t.S("add_topic"), d)
@@ -299,7 +306,7 @@ func (h *Handler) teachCreateTopic(w http.ResponseWriter, r *http.Request) {
 		topic, err = a.api.PostAdminTopicsMultipart(ctx, form)
 	}
 	if msg, ok := fieldErrors(err, d.Errors); ok || len(d.Errors) > 0 {
-		d.Error = msg
+		d.Error, d.failed = msg, err
 		d.Choices, d.Package = choicesOf(err)
 		if d.Package != 0 {
 			d.Values.Set("package", strconv.FormatInt(d.Package, 10))
@@ -420,6 +427,7 @@ type topicPageData struct {
 	Values     url.Values
 	Errors     map[string]string
 	Action     string
+	Layout     layoutEditor
 }
 
 // V is a value of the edit form.
@@ -440,6 +448,9 @@ func (h *Handler) teachTopic(w http.ResponseWriter, r *http.Request) {
 	a, d := h.loadTopic(w, r)
 	if d == nil {
 		return
+	}
+	if d.Kind == "layout" {
+		d.Layout = newLayoutEditor(r.Context(), a.api, d.V("document"), nil)
 	}
 	h.teachRender(w, r, a, http.StatusOK, "teach-topic", d.Topic.Title, d)
 }
@@ -597,6 +608,9 @@ func (h *Handler) teachSaveTopic(w http.ResponseWriter, r *http.Request) {
 		d.Error = msg
 		if d.Error == "" {
 			d.Error = a.t.S("problem")
+		}
+		if d.Kind == "layout" {
+			d.Layout = newLayoutEditor(r.Context(), a.api, d.V("document"), err)
 		}
 		h.teachRender(w, r, a, http.StatusUnprocessableEntity, "teach-topic", d.Topic.Title, d)
 		return

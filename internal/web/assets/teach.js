@@ -116,4 +116,31 @@
     };
     setTimeout(poll, 5000);
   }
+
+  // The layout palette: Insert appends the component's example node to
+  // the document's JSON array. Without script the examples are there to
+  // copy.
+  var doc = document.getElementById('document');
+  var paletteStatus = document.getElementById('layout-palette-status');
+  document.querySelectorAll('[data-layout-insert]').forEach(function (button) {
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      var nodes;
+      try {
+        nodes = doc.value.trim() === '' ? [] : JSON.parse(doc.value);
+      } catch (e) {
+        nodes = null;
+      }
+      if (!Array.isArray(nodes)) {
+        paletteStatus.hidden = false;
+        doc.focus();
+        return;
+      }
+      paletteStatus.hidden = true;
+      nodes.push(JSON.parse(button.getAttribute('data-layout-insert')));
+      doc.value = JSON.stringify(nodes, null, 2);
+      doc.focus();
+      doc.setSelectionRange(doc.value.length, doc.value.length);
+    });
+  });
 })();
