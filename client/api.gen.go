@@ -676,6 +676,15 @@ func (c *Client) GetAdminLTITool(ctx context.Context) (*ToolURLs, error) {
 	return &out, nil
 }
 
+// GetAdminLTIToolChoices is GET /api/admin/lti/tool-choices: The external tools an author may
+// choose for an lti topic or a deep link: id and name (tutors and admins)
+func (c *Client) GetAdminLTIToolChoices(ctx context.Context) ([]ToolChoice, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/lti/tool-choices", ok: []int{200}}
+	var out []ToolChoice
+	err := c.call(ctx, r, &out)
+	return out, err
+}
+
 // GetAdminLTITools is GET /api/admin/lti/tools: List the external tools lti topics may launch
 // (admin)
 func (c *Client) GetAdminLTITools(ctx context.Context) ([]ExternalTool, error) {
@@ -8031,6 +8040,12 @@ type TokenInfo struct {
 	ID                 string   `json:"id"`
 	RateLimitPerMinute *int64   `json:"rate_limit_per_minute,omitzero"`
 	Scopes             []string `json:"scopes"`
+}
+
+// ToolChoice is a schema of the API.
+type ToolChoice struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
 }
 
 // ToolInput is a schema of the API.

@@ -369,6 +369,7 @@ var matrix = map[string]string{
 	"POST /api/lti/authorize":          "",
 	"GET /api/admin/lti/platform":      admins,
 	"GET /api/admin/lti/tools":         admins,
+	"GET /api/admin/lti/tool-choices":  authors,
 	"POST /api/admin/lti/tools":        "",
 	"PUT /api/admin/lti/tools/{id}":    "",
 	"DELETE /api/admin/lti/tools/{id}": "",

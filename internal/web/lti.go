@@ -169,12 +169,19 @@ func (h *Handler) launchTool(w http.ResponseWriter, r *http.Request) {
 		h.apiFailed(w, r, err)
 		return
 	}
-	to, err := url.Parse(l.URL)
+	h.handToTool(w, r, kept.cookies, l.URL, topicPath(courseID, topicID), "back to the topic")
+}
+
+// handToTool sends the browser on to a tool's login URL with the cookies
+// of the API's answer that bind its login hint to the browser (see
+// launchTool), from a page that links back to back.
+func (h *Handler) handToTool(w http.ResponseWriter, r *http.Request, cookies []*http.Cookie, toolURL, back, backText string) {
+	to, err := url.Parse(toolURL)
 	if err != nil || (to.Scheme != "http" && to.Scheme != "https") {
 		h.errorPage(w, r, http.StatusBadGateway, "Not available", "The tool's address is not valid.")
 		return
 	}
-	for _, c := range kept.cookies {
+	for _, c := range cookies {
 		if c.Path != ltiAuthorizePath {
 			continue
 		}
@@ -188,12 +195,11 @@ func (h *Handler) launchTool(w http.ResponseWriter, r *http.Request) {
 			HttpOnly: true, Secure: h.secure(r), SameSite: same})
 	}
 	target := template.HTMLEscapeString(to.String())
-	back := template.HTMLEscapeString(topicPath(courseID, topicID))
 	page := `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Opening the tool</title>
 <meta http-equiv="refresh" content="0; url=` + target + `">
 <link rel="stylesheet" href="/assets/app.css?v=` + assetVersion + `"></head>
 <body><main class="wrap"><p id="lti-opening">Opening the tool… <a href="` + target + `" id="lti-continue">Continue</a>
-or go <a href="` + back + `">back to the topic</a>.</p></main></body></html>`
+or go <a href="` + template.HTMLEscapeString(back) + `">` + template.HTMLEscapeString(backText) + `</a>.</p></main></body></html>`
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	writePage(w, http.StatusOK, []byte(page))
 }

@@ -37,6 +37,7 @@ func (h *Handler) teachRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /teach/courses/{course}/lessons/{lesson}/delete", h.csrfForms(4<<10, h.teachDelete("lesson")))
 	mux.HandleFunc("GET /teach/courses/{course}/topics/new", h.teachNewTopic)
 	mux.HandleFunc("POST /teach/courses/{course}/topics/new", h.csrfForms(maxTopicUpload, h.teachCreateTopic))
+	mux.HandleFunc("POST /teach/courses/{course}/topics/deep-link", h.csrfForms(4<<10, h.teachDeepLink))
 	mux.HandleFunc("GET /teach/courses/{course}/topics/{topic}", h.teachTopic)
 	mux.HandleFunc("POST /teach/courses/{course}/topics/{topic}", h.csrfForms(maxTopicText, h.teachSaveTopic))
 	mux.HandleFunc("POST /teach/courses/{course}/topics/{topic}/move", h.csrfForms(4<<10, h.teachMove("topic")))

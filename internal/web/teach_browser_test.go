@@ -286,22 +286,12 @@ func TestTeachWalkInBrowser(t *testing.T) {
 	form("liascript", title("Workshop"), chromedp.SetValue(`#markdown`, workshop, chromedp.ByID),
 		chromedp.SetValue(`#completion`, "quizzes", chromedp.ByID), submit)
 	added("liascript")
-	// A tutor cannot list the site's external tools (the API's list is
-	// the admin's): the form says so, and the admin adds the LTI topic
-	// in a browser of their own, with the same form.
-	form("lti")
-	var none string
-	b.run("no tools", chromedp.Text(`.teach-topic-form .notice`, &none, chromedp.ByQuery))
-	if !strings.Contains(none, "No LTI tool can be chosen here") {
-		t.Errorf("the tutor's LTI form: %q", none)
-	}
-	ab := &browserRun{t: t, ctx: newBrowser(t, env.Host)}
-	ab.run("admin signs in", signIn(origin, env.As("admin")), chromedp.WaitVisible(landed, chromedp.ByQuery),
-		chromedp.Navigate(origin+"/teach/courses/"+course+"/topics/new?kind=lti"), chromedp.WaitVisible(`#tool`, chromedp.ByID),
-		title("Tide lab"), chromedp.SetValue(`#tool`, id(ext.ID), chromedp.ByID), submit, chromedp.WaitVisible(`#topic-view`, chromedp.ByID))
-	var at string
-	ab.run("lti added", chromedp.Location(&at))
-	topics["lti"] = mustID(t, strings.Split(strings.TrimPrefix(at, origin+"/teach/courses/"+course+"/topics/"), "?")[0])
+	// The tutor chooses the admin's registered tool by name; the form
+	// also offers to choose content in the tool (deep linking, opened in a
+	// new window).
+	form("lti", title("Tide lab"), chromedp.WaitVisible(`#deep-link-form`, chromedp.ByID),
+		chromedp.SetValue(`#tool`, id(ext.ID), chromedp.ByID), submit)
+	added("lti")
 	form("quiz", title("Tide quiz"), chromedp.SendKeys(`#gift`, "How many tides a day? {#2}\n\nThe moon makes tides. {T}", chromedp.ByID), submit)
 	added("quiz")
 	var answers []string

@@ -502,3 +502,67 @@ func nodeItem(t *testing.T, page string, n int) string {
 	end := strings.Index(page[start:], "</li>")
 	return page[start : start+end]
 }
+
+// TestTeachDeepLink: a tutor chooses content in a registered tool (LTI
+// Deep Linking): the page sends the browser on to the tool's login URL
+// with the cookie that binds its login hint to this browser; a student,
+// a form without its CSRF token and a lesson the tutor may not edit are
+// refused.
+func TestTeachDeepLink(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		ctx := t.Context()
+		tutor := s.env.As("tutor")
+		api := s.env.Client(s.env.Host, tutor.Token)
+		admin := s.env.ClientAs("admin")
+		course := apitest.Must(api.PostAdminCourses(ctx, client.CourseBody{Title: "Labs"}))(t).ID
+		lesson := apitest.Must(api.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "One"}))(t).ID
+		foreign := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "Not the tutor's"}))(t).ID
+		foreignLesson := apitest.Must(admin.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: foreign, Title: "X"}))(t).ID
+		tool := apitest.Must(admin.PostAdminLTITools(ctx, client.ToolInput{Name: "Lab tool", LoginURL: "https://tool.example/login",
+			TargetLinkURI: "https://tool.example/launch", RedirectUris: []string{"https://tool.example/launch"},
+			JwksURL: client.Ptr("https://tool.example/jwks")}))(t)
+
+		// The tutor's form offers the tool, for a topic and for choosing.
+		form := s.must(req{path: "/teach/courses/" + id(course) + "/topics/new?kind=lti&lesson=" + id(lesson), token: tutor.Token},
+			http.StatusOK).text()
+		if !strings.Contains(form, `<option value="`+id(tool.ID)+`">Lab tool</option>`) || !strings.Contains(form, `id="deep-link-form"`) {
+			t.Fatalf("the tutor's LTI form: %.4000s", form)
+		}
+
+		post := func(token string, lessonID int64, noCSRF bool) *resp {
+			return s.do(req{method: "POST", path: "/teach/courses/" + id(course) + "/topics/deep-link", token: token, noCSRF: noCSRF,
+				form: url.Values{"lesson": {id(lessonID)}, "tool": {id(tool.ID)}}})
+		}
+		res := post(tutor.Token, lesson, false)
+		if res.status != http.StatusOK {
+			t.Fatalf("deep link: %d %s", res.status, res.body)
+		}
+		m := regexp.MustCompile(`<a href="([^"]+)" id="lti-continue">`).FindStringSubmatch(res.text())
+		if m == nil {
+			t.Fatalf("no way on to the tool: %s", res.body)
+		}
+		to, err := url.Parse(html.UnescapeString(m[1]))
+		if err != nil || to.Host != "tool.example" || to.Path != "/login" || to.Query().Get("login_hint") == "" ||
+			to.Query().Get("lti_message_hint") == "" {
+			t.Errorf("the tool's login URL: %s", m[1])
+		}
+		var bound bool
+		for _, c := range res.header.Values("Set-Cookie") {
+			bound = bound || strings.Contains(c, "Path=/api/lti/authorize") && strings.Contains(c, "HttpOnly")
+		}
+		if !bound {
+			t.Errorf("the login hint is not bound to the browser: %v", res.header.Values("Set-Cookie"))
+		}
+
+		if res := post(tutor.Token, foreignLesson, false); res.status < 400 || res.status >= 500 {
+			t.Errorf("a lesson of another author's course: %d", res.status)
+		}
+		if res := post(s.env.As("student").Token, lesson, false); res.status != http.StatusForbidden {
+			t.Errorf("a student: %d", res.status)
+		}
+		if res := post(tutor.Token, lesson, true); res.status != http.StatusForbidden {
+			t.Errorf("without the CSRF token: %d", res.status)
+		}
+	})
+}

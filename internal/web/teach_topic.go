@@ -64,7 +64,7 @@ type topicFormData struct {
 	Kind    topicKind
 	Values  url.Values
 	Errors  map[string]string
-	Tools   []client.ExternalTool
+	Tools   []client.ToolChoice
 	// Choices of a package with several SCOs or AUs, and the package.
 	Choices []choice
 	Package int64
@@ -120,9 +120,7 @@ func (h *Handler) showTopicForm(w http.ResponseWriter, r *http.Request, a *autho
 	}
 	d.Lessons = flatLessons(teachProgram(d.Course, prog.Lessons, a.t), nil)
 	if d.Kind.Name == "lti" {
-		// Only admins may list the registered tools; a tutor's form says
-		// there are none to choose.
-		if tools, err := a.api.GetAdminLTITools(ctx); err == nil {
+		if tools, err := a.api.GetAdminLTIToolChoices(ctx); err == nil {
 			d.Tools = tools
 		}
 	}
@@ -650,4 +648,38 @@ func remarshal(v any, out any) {
 	if b, err := json.Marshal(v); err == nil {
 		json.Unmarshal(b, out)
 	}
+}
+
+// teachDeepLink asks a tool for content for a lesson (LTI Deep Linking,
+// POST /api/lti/deep-links) and sends the browser on to the tool, which
+// the form opened in a new window: the tool's content items come back to
+// the API, which makes them lti topics of the lesson, while the author's
+// page stays where it was.
+func (h *Handler) teachDeepLink(w http.ResponseWriter, r *http.Request) {
+	course, ok := h.pathID(w, r, "course")
+	if !ok {
+		return
+	}
+	a := h.authorOf(w, r)
+	if a == nil {
+		return
+	}
+	lesson, errL := strconv.ParseInt(r.PostFormValue("lesson"), 10, 64)
+	tool, errT := strconv.ParseInt(r.PostFormValue("tool"), 10, 64)
+	if errL != nil || errT != nil {
+		h.errorPage(w, r, http.StatusBadRequest, a.t.S("failed"), a.t.S("form_unreadable"))
+		return
+	}
+	var kept cookieKeeper
+	l, err := h.api.keeping(h.apiHost(r), a.s.token, &kept).PostLTIDeepLinks(r.Context(),
+		client.DeepLinkInputBody{Lesson: lesson, Tool: tool})
+	if msg, refused := fieldErrors(err, map[string]string{}); refused {
+		h.errorPage(w, r, http.StatusUnprocessableEntity, a.t.S("failed"), msg)
+		return
+	}
+	if err != nil {
+		h.apiFailed(w, r, err)
+		return
+	}
+	h.handToTool(w, r, kept.cookies, l.URL, "/teach/courses/"+strconv.FormatInt(course, 10)+"#program", a.t.S("back_to_course"))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/lms-platform/lms/internal/auth"
 	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/topics"
 )
 
 var (
@@ -440,6 +441,25 @@ func PlatformRoutes(api huma.API, s *Platform) {
 			}
 			o := httpx.Origin(ctx)
 			return httpx.OK(PlatformURLs{Issuer: o, AuthorizationURL: o + AuthorizePath, JWKSURL: o + JWKSPath, TokenURL: o + TokenPath})
+		})
+	// Authors choose a tool for an lti topic or a deep link: its id and
+	// name are enough, the registration stays the admins'.
+	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/admin/lti/tool-choices", Tags: adminTags, Who: httpx.User,
+		Scope:   "courses:read",
+		Summary: "The external tools an author may choose for an lti topic or a deep link: id and name (tutors and admins)"},
+		func(ctx context.Context, _ *struct{}) (*httpx.Response[[]ToolChoice], error) {
+			if !topics.CanReadKinds(httpx.PrincipalFrom(ctx)) {
+				return nil, apperr.New(apperr.Forbidden, "This action is unauthorized.")
+			}
+			tools, err := Tools(ctx, httpx.TenantFrom(ctx).DB)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]ToolChoice, len(tools))
+			for i, tl := range tools {
+				out[i] = ToolChoice{ID: tl.ID, Name: tl.Name}
+			}
+			return httpx.OK(out)
 		})
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: base, Tags: adminTags, Who: httpx.User,
 		Scope:   "settings:read",

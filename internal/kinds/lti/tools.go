@@ -88,6 +88,12 @@ func (in ToolInput) check() error {
 	return nil
 }
 
+// ToolChoice is an external tool as authors choose it.
+type ToolChoice struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
 // Tools lists the tenant's external tools.
 func Tools(ctx context.Context, q sqldb.Querier) ([]ExternalTool, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+toolColumns+` FROM lti_tools ORDER BY id`)
