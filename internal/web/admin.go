@@ -41,6 +41,8 @@ func (h *Handler) adminRoutes(mux *http.ServeMux) {
 	get("/admin/users/{id}/delete", h.adminUserDeleteConfirm)
 	post("/admin/users/{id}/delete", h.adminUserDelete)
 	post("/admin/users/{id}/impersonate", h.adminImpersonate)
+	// Coming back is for whoever the browser acts as, admin or not.
+	mux.HandleFunc("POST /impersonation/end", h.csrfForms(16<<10, h.endImpersonation))
 	get("/admin/groups", h.adminGroups)
 	post("/admin/groups", h.adminGroupCreate)
 	get("/admin/groups/{id}", h.adminGroup)

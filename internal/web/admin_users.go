@@ -93,6 +93,8 @@ type userForm struct {
 	CategoryNames, InterestNames      []string
 	Detail                            *client.Detail
 	Self                              bool
+	// MayImpersonate offers "Sign in as" (see admin_acting.go).
+	MayImpersonate bool
 }
 
 func (f userForm) HasRole(r string) bool { return slices.Contains(f.Roles, r) }
@@ -227,7 +229,7 @@ func (h *Handler) adminUser(c *adminCall) {
 		return
 	}
 	f := userForm{ID: u.ID, FirstName: u.FirstName, LastName: u.LastName, Email: u.Email, Roles: u.Roles,
-		EmailVerified: u.EmailVerified, Active: u.IsActive, Detail: u, Self: u.ID == c.me.ID}
+		EmailVerified: u.EmailVerified, Active: u.IsActive, Detail: u, Self: u.ID == c.me.ID, MayImpersonate: c.mayImpersonate(h)}
 	if u.Phone != nil {
 		f.Phone = *u.Phone
 	}
@@ -249,7 +251,7 @@ func (h *Handler) adminUserSave(c *adminCall) {
 		return
 	}
 	f := readUserForm(c.r)
-	f.ID, f.Detail, f.Active, f.Self = u.ID, u, u.IsActive, u.ID == c.me.ID
+	f.ID, f.Detail, f.Active, f.Self, f.MayImpersonate = u.ID, u, u.IsActive, u.ID == c.me.ID, c.mayImpersonate(h)
 	_, f.CategoryNames = joinIDs(u.Categories)
 	_, f.InterestNames = joinIDs(u.Interests)
 	cats, ok1 := idList(f.Categories)
@@ -329,29 +331,4 @@ func (h *Handler) adminUserDelete(c *adminCall) {
 	}
 	err := c.api.DeleteAdminUsersID(c.r.Context(), id)
 	h.adminActed(c, err, "/admin/users", "done.deleted")
-}
-
-// adminImpersonate signs this browser in as the user (the API's
-// impersonation token, which names the admin as its impersonator); the
-// admin signs out to come back.
-func (h *Handler) adminImpersonate(c *adminCall) {
-	id := c.pathID("id")
-	if id == 0 {
-		h.notFound(c.w, c.r)
-		return
-	}
-	tok, err := c.api.PostAdminAuthImpersonate(c.r.Context(), client.ImpersonateInputBody{UserID: id})
-	if c.invalid(err) {
-		h.errorPage(c.w, c.r, client.StatusOf(err), c.v.T("err.title"), c.v.Error)
-		return
-	}
-	if err != nil {
-		h.adminFailed(c, err)
-		return
-	}
-	// The admin's own token is no longer this browser's: stop renewing it.
-	h.keeper.drop(c.s.token)
-	h.setSession(c.w, c.r, *tok, false, 0)
-	h.newCSRFSecret(c.w, c.r)
-	http.Redirect(c.w, c.r, "/my", http.StatusSeeOther)
 }
