@@ -38,6 +38,8 @@ func (h *Handler) adminRoutes(mux *http.ServeMux) {
 	get("/admin/users/{id}", h.adminUser)
 	post("/admin/users/{id}", h.adminUserSave)
 	post("/admin/users/{id}/active", h.adminUserActive)
+	post("/admin/users/{id}/interests", h.adminInterestsAdd)
+	post("/admin/users/{id}/interests/{interest}/remove", h.adminInterestRemove)
 	get("/admin/users/{id}/delete", h.adminUserDeleteConfirm)
 	post("/admin/users/{id}/delete", h.adminUserDelete)
 	post("/admin/users/{id}/impersonate", h.adminImpersonate)
