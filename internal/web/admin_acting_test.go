@@ -104,7 +104,7 @@ func TestAdminImpersonation(t *testing.T) {
 		// "Sign in as", and may not act within acting.
 		other := s.env.NewUser("admin")
 		otherMe := named(other.ID, "Zhang", "Wei")
-		r = s.must(req{method: "POST", path: "/impersonation/end", token: acting}, http.StatusSeeOther)
+		s.must(req{method: "POST", path: "/impersonation/end", token: acting}, http.StatusSeeOther)
 		actingAdmin := s.must(req{method: "POST", path: "/admin/users/" + id(other.ID) + "/impersonate", token: f.adminToken},
 			http.StatusSeeOther).cookie(sessionCookie).Value
 		if r := s.must(req{path: userPage, token: actingAdmin}, http.StatusOK); strings.Contains(r.text(), `id="user-impersonate"`) ||
