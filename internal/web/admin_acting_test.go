@@ -95,6 +95,10 @@ func TestAdminImpersonation(t *testing.T) {
 			r.cookie(sessionCookie) != nil {
 			t.Fatalf("end without acting: %v", r.header)
 		}
+		// Signed out, it asks to sign in.
+		if r := s.must(req{method: "POST", path: "/impersonation/end"}, http.StatusSeeOther); !strings.HasPrefix(r.header.Get("Location"), "/login?next=") {
+			t.Fatalf("anonymous end: %v", r.header)
+		}
 		// Without the form's token, nothing happens.
 		acting = start(f.adminToken)
 		s.must(req{method: "POST", path: "/impersonation/end", token: acting, noCSRF: true}, http.StatusForbidden)
