@@ -255,12 +255,19 @@ func (h *Handler) demoLogin(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, localPath(r.PostFormValue("next"), h.landingOf(r, tok.Token)), http.StatusSeeOther)
 }
 
-// logout revokes the token at the API and clears the cookies.
+// logout revokes the token at the API and clears the cookies; an admin
+// acting as a user signs out of both sessions.
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 	if s := h.readSession(r); s != nil {
-		err := h.api.as(h.apiHost(r), s.token).PostAuthLogout(r.Context())
-		if err != nil && client.StatusOf(err) != http.StatusUnauthorized {
-			h.log.Info("web: logout at the API failed", "err", err)
+		tokens := []string{s.token}
+		if a := h.keeper.actingOf(s.token); a != nil {
+			tokens = append(tokens, a.admin)
+		}
+		for _, tok := range tokens {
+			err := h.api.as(h.apiHost(r), tok).PostAuthLogout(r.Context())
+			if err != nil && client.StatusOf(err) != http.StatusUnauthorized {
+				h.log.Info("web: logout at the API failed", "err", err)
+			}
 		}
 	}
 	h.clearSession(w, r)

@@ -38,9 +38,13 @@ func (h *Handler) adminRoutes(mux *http.ServeMux) {
 	get("/admin/users/{id}", h.adminUser)
 	post("/admin/users/{id}", h.adminUserSave)
 	post("/admin/users/{id}/active", h.adminUserActive)
+	post("/admin/users/{id}/interests", h.adminInterestsAdd)
+	post("/admin/users/{id}/interests/{interest}/remove", h.adminInterestRemove)
 	get("/admin/users/{id}/delete", h.adminUserDeleteConfirm)
 	post("/admin/users/{id}/delete", h.adminUserDelete)
 	post("/admin/users/{id}/impersonate", h.adminImpersonate)
+	// Coming back is for whoever the browser acts as, admin or not.
+	mux.HandleFunc("POST /impersonation/end", h.csrfForms(16<<10, h.endImpersonation))
 	get("/admin/groups", h.adminGroups)
 	post("/admin/groups", h.adminGroupCreate)
 	get("/admin/groups/{id}", h.adminGroup)

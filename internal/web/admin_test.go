@@ -67,19 +67,21 @@ func TestAdminPagesPerRole(t *testing.T) {
 		}
 		// Every form, as a student or tutor: 404, and nothing changes.
 		posts := map[string]url.Values{
-			"/admin/users":                         {"first_name": {"X"}, "last_name": {"Y"}, "email": {"x@school.test"}, "roles": {"admin"}},
-			"/admin/users/" + uid:                  {"first_name": {"X"}, "last_name": {"Y"}, "email": {f.user.Email}, "roles": {"admin"}},
-			"/admin/users/" + uid + "/active":      {"active": {"0"}},
-			"/admin/users/" + uid + "/delete":      nil,
-			"/admin/users/" + uid + "/impersonate": nil,
-			"/admin/groups":                        {"name": {"Sneaky"}},
-			"/admin/groups/" + gid:                 {"name": {"Renamed"}},
-			"/admin/groups/" + gid + "/members":    {"user": {f.user.Email}},
-			"/admin/groups/" + gid + "/delete":     nil,
-			"/admin/settings":                      {"s.lms_auth.token_expiration_minutes": {"99"}},
-			"/admin/tokens/abc/revoke":             nil,
-			"/admin/deliveries/1/retry":            nil,
-			"/admin/templates/slot":                {"event": {"CourseFinished"}, "channel": {"pdf"}, "recipient": {"user"}},
+			"/admin/users":                                {"first_name": {"X"}, "last_name": {"Y"}, "email": {"x@school.test"}, "roles": {"admin"}},
+			"/admin/users/" + uid:                         {"first_name": {"X"}, "last_name": {"Y"}, "email": {f.user.Email}, "roles": {"admin"}},
+			"/admin/users/" + uid + "/active":             {"active": {"0"}},
+			"/admin/users/" + uid + "/delete":             nil,
+			"/admin/users/" + uid + "/impersonate":        nil,
+			"/admin/users/" + uid + "/interests":          {"interests": {"1"}},
+			"/admin/users/" + uid + "/interests/1/remove": nil,
+			"/admin/groups":                               {"name": {"Sneaky"}},
+			"/admin/groups/" + gid:                        {"name": {"Renamed"}},
+			"/admin/groups/" + gid + "/members":           {"user": {f.user.Email}},
+			"/admin/groups/" + gid + "/delete":            nil,
+			"/admin/settings":                             {"s.lms_auth.token_expiration_minutes": {"99"}},
+			"/admin/tokens/abc/revoke":                    nil,
+			"/admin/deliveries/1/retry":                   nil,
+			"/admin/templates/slot":                       {"event": {"CourseFinished"}, "channel": {"pdf"}, "recipient": {"user"}},
 		}
 		for p, form := range posts {
 			if form == nil {

@@ -85,14 +85,20 @@ type userForm struct {
 	ID                                int64
 	New                               bool
 	FirstName, LastName, Email, Phone string
-	Bio, Categories, Interests        string
+	Bio, Categories                   string
 	Roles                             []string
 	Groups                            []int64
 	EmailVerified, Active             bool
 	AllGroups                         []client.Group
-	CategoryNames, InterestNames      []string
-	Detail                            *client.Detail
-	Self                              bool
+	CategoryNames                     []string
+	// Interests are the user's, listed with their own add and remove
+	// forms; AddInterests is what was typed into the add form.
+	Interests    []client.Category
+	AddInterests string
+	Detail       *client.Detail
+	Self         bool
+	// MayImpersonate offers "Sign in as" (see admin_acting.go).
+	MayImpersonate bool
 }
 
 func (f userForm) HasRole(r string) bool { return slices.Contains(f.Roles, r) }
@@ -110,7 +116,7 @@ func readUserForm(r *http.Request) userForm {
 	f := userForm{FirstName: strings.TrimSpace(r.PostFormValue("first_name")),
 		LastName: strings.TrimSpace(r.PostFormValue("last_name")), Email: strings.TrimSpace(r.PostFormValue("email")),
 		Phone: strings.TrimSpace(r.PostFormValue("phone")), Bio: strings.TrimSpace(r.PostFormValue("bio")),
-		Categories: r.PostFormValue("categories"), Interests: r.PostFormValue("interests"),
+		Categories:    r.PostFormValue("categories"),
 		EmailVerified: r.PostFormValue("email_verified") != "", Active: r.PostFormValue("is_active") != ""}
 	for _, role := range r.PostForm["roles"] {
 		if slices.Contains(adminRoles, role) && !slices.Contains(f.Roles, role) {
@@ -226,8 +232,14 @@ func (h *Handler) adminUser(c *adminCall) {
 	if !ok {
 		return
 	}
+	c.notice()
+	h.showUserForm(c, http.StatusOK, h.userFormOf(c, u))
+}
+
+// userFormOf is the edit form of u as the API has it.
+func (h *Handler) userFormOf(c *adminCall, u *client.Detail) userForm {
 	f := userForm{ID: u.ID, FirstName: u.FirstName, LastName: u.LastName, Email: u.Email, Roles: u.Roles,
-		EmailVerified: u.EmailVerified, Active: u.IsActive, Detail: u, Self: u.ID == c.me.ID}
+		EmailVerified: u.EmailVerified, Active: u.IsActive, Detail: u, Self: u.ID == c.me.ID, MayImpersonate: c.mayImpersonate(h)}
 	if u.Phone != nil {
 		f.Phone = *u.Phone
 	}
@@ -238,9 +250,8 @@ func (h *Handler) adminUser(c *adminCall) {
 		f.Groups = append(f.Groups, g.ID)
 	}
 	f.Categories, f.CategoryNames = joinIDs(u.Categories)
-	f.Interests, f.InterestNames = joinIDs(u.Interests)
-	c.notice()
-	h.showUserForm(c, http.StatusOK, f)
+	f.Interests = u.Interests
+	return f
 }
 
 func (h *Handler) adminUserSave(c *adminCall) {
@@ -249,12 +260,11 @@ func (h *Handler) adminUserSave(c *adminCall) {
 		return
 	}
 	f := readUserForm(c.r)
-	f.ID, f.Detail, f.Active, f.Self = u.ID, u, u.IsActive, u.ID == c.me.ID
+	f.ID, f.Detail, f.Active, f.Self, f.MayImpersonate = u.ID, u, u.IsActive, u.ID == c.me.ID, c.mayImpersonate(h)
 	_, f.CategoryNames = joinIDs(u.Categories)
-	_, f.InterestNames = joinIDs(u.Interests)
-	cats, ok1 := idList(f.Categories)
-	interests, ok2 := idList(f.Interests)
-	if !ok1 || !ok2 {
+	f.Interests = u.Interests
+	cats, ok := idList(f.Categories)
+	if !ok {
 		c.v.Error = c.v.T("err.ids")
 		h.showUserForm(c, http.StatusUnprocessableEntity, f)
 		return
@@ -266,9 +276,6 @@ func (h *Handler) adminUserSave(c *adminCall) {
 		body.Password = &pw
 	}
 	_, err := c.api.PatchAdminUsersID(c.r.Context(), u.ID, body)
-	if err == nil {
-		_, err = c.api.PutAdminUsersIDInterests(c.r.Context(), u.ID, client.InterestsBody{Interests: append([]int64{}, interests...)})
-	}
 	if c.invalid(err) {
 		h.showUserForm(c, http.StatusUnprocessableEntity, f)
 		return
@@ -331,27 +338,44 @@ func (h *Handler) adminUserDelete(c *adminCall) {
 	h.adminActed(c, err, "/admin/users", "done.deleted")
 }
 
-// adminImpersonate signs this browser in as the user (the API's
-// impersonation token, which names the admin as its impersonator); the
-// admin signs out to come back.
-func (h *Handler) adminImpersonate(c *adminCall) {
-	id := c.pathID("id")
-	if id == 0 {
-		h.notFound(c.w, c.r)
+// adminInterestsAdd adds interests (category ids) to the user's
+// (POST /api/admin/users/{id}/interests); the API's refusal of an id is
+// shown next to the add form.
+func (h *Handler) adminInterestsAdd(c *adminCall) {
+	u, ok := h.loadUser(c)
+	if !ok {
 		return
 	}
-	tok, err := c.api.PostAdminAuthImpersonate(c.r.Context(), client.ImpersonateInputBody{UserID: id})
-	if c.invalid(err) {
-		h.errorPage(c.w, c.r, client.StatusOf(err), c.v.T("err.title"), c.v.Error)
+	typed := strings.TrimSpace(c.r.PostFormValue("interests"))
+	ids, ok := idList(typed)
+	var err error
+	if ok && len(ids) > 0 {
+		_, err = c.api.PostAdminUsersIDInterests(c.r.Context(), u.ID, client.InterestsBody{Interests: ids})
+	}
+	if !ok || len(ids) == 0 || c.invalid(err) {
+		if !ok || len(ids) == 0 {
+			c.v.Error, c.v.Errors = c.v.T("err.form"), map[string][]string{"interests": {c.v.T("err.ids")}}
+		}
+		f := h.userFormOf(c, u)
+		f.AddInterests = typed
+		h.showUserForm(c, http.StatusUnprocessableEntity, f)
 		return
 	}
 	if err != nil {
 		h.adminFailed(c, err)
 		return
 	}
-	// The admin's own token is no longer this browser's: stop renewing it.
-	h.keeper.drop(c.s.token)
-	h.setSession(c.w, c.r, *tok, false, 0)
-	h.newCSRFSecret(c.w, c.r)
-	http.Redirect(c.w, c.r, "/my", http.StatusSeeOther)
+	c.done("/admin/users/"+strconv.FormatInt(u.ID, 10), "done.interests.added")
+}
+
+// adminInterestRemove removes one interest of the user
+// (DELETE /api/admin/users/{id}/interests/{interest_id}).
+func (h *Handler) adminInterestRemove(c *adminCall) {
+	id, interest := c.pathID("id"), c.pathID("interest")
+	if id == 0 || interest == 0 {
+		h.notFound(c.w, c.r)
+		return
+	}
+	_, err := c.api.DeleteAdminUsersIDInterestsID(c.r.Context(), id, interest)
+	h.adminActed(c, err, "/admin/users/"+strconv.FormatInt(id, 10), "done.interests.removed")
 }

@@ -67,7 +67,10 @@ func (h *Handler) catalogue(w http.ResponseWriter, r *http.Request) {
 	// The memoised page holds a placeholder where the sign-out form's
 	// CSRF token goes: each caller gets their own.
 	token := []byte(h.csrfToken(w, r, csrfForm))
-	if body, ok := h.memo.get(key, site, c, tags); ok {
+	// An admin acting as a user sees the banner: that page is the
+	// browser's own, never memoised.
+	acting := h.actingBanner(r, "")
+	if body, ok := h.memo.get(key, site, c, tags); ok && acting == nil {
 		writePage(w, http.StatusOK, bytes.ReplaceAll(body, []byte(csrfPlaceholder), token))
 		return
 	}
@@ -105,12 +108,14 @@ func (h *Handler) catalogue(w http.ResponseWriter, r *http.Request) {
 	}
 	var buf bytes.Buffer
 	if err := h.execute(&buf, r, "catalogue", view{Site: site, Title: title, Nav: "courses", SignedIn: signedIn, Data: d,
-		CSRF: csrfPlaceholder}); err != nil {
+		CSRF: csrfPlaceholder, Acting: acting}); err != nil {
 		h.log.Error("web: render", "page", "catalogue", "err", err)
 		h.plainError(w, http.StatusInternalServerError, "Something went wrong.")
 		return
 	}
-	h.memo.put(key, site, c, tags, buf.Bytes())
+	if acting == nil {
+		h.memo.put(key, site, c, tags, buf.Bytes())
+	}
 	writePage(w, http.StatusOK, bytes.ReplaceAll(buf.Bytes(), []byte(csrfPlaceholder), token))
 }
 

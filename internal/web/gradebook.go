@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,6 +161,15 @@ type gradebookView struct {
 	Next     string
 	Export   string
 	Chart    chart
+	// Groups are the choices of the group filter: every group for whom
+	// may list them (admins), else the groups assigned to the course.
+	Groups []groupChoice
+}
+
+// groupChoice is one option of the group filter.
+type groupChoice struct {
+	ID   int64
+	Name string
 }
 
 func (h *Handler) gradebookPage(w http.ResponseWriter, r *http.Request) {
@@ -171,7 +181,9 @@ func (h *Handler) gradebookPage(w http.ResponseWriter, r *http.Request) {
 	lang := pageLang(r)
 	d := gradebookView{T: gradebookTexts[lang], Course: course, Query: readGradebookQuery(r)}
 	if !h.gradebookCall(w, r, func(api *client.Client) error {
-		sum, err := api.GetAdminCoursesIDProgressSummary(r.Context(), course, client.GetAdminCoursesIDProgressSummaryParams{})
+		// The figures and the chart are the selected group's, as the table.
+		sum, err := api.GetAdminCoursesIDProgressSummary(r.Context(), course, client.GetAdminCoursesIDProgressSummaryParams{
+			GroupID: d.Query.params(1).GroupID})
 		if err != nil {
 			return err
 		}
@@ -181,7 +193,8 @@ func (h *Handler) gradebookPage(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		d.Learners, d.Meta = page.Items, page.Meta
-		return nil
+		d.Groups, err = groupChoices(r, api, course, d.Query.GroupID)
+		return err
 	}) {
 		return
 	}
@@ -205,29 +218,59 @@ func (h *Handler) gradebookPage(w http.ResponseWriter, r *http.Request) {
 		d.Next = d.Query.with(base, func(g *gradebookQuery) { g.Page++ })
 	}
 	d.Export = d.Query.with(base+"/export", func(g *gradebookQuery) { g.Page = 1 })
-	d.Chart = completionChart(d.Summary)
+	d.Chart = completionChart(d.Summary, d.T)
 	h.render(w, r, http.StatusOK, "gradebook", view{Title: d.T.Title + " · " + d.Summary.Title, Lang: lang, SignedIn: true, Data: d})
 }
 
+// groupChoices are the groups the filter offers: all the caller may
+// list, else (a tutor) those assigned to the course; a group chosen in
+// the address that is neither is kept, by its number.
+func groupChoices(r *http.Request, api *client.Client, course, chosen int64) ([]groupChoice, error) {
+	var out []groupChoice
+	groups, err := api.GetAdminUserGroups(r.Context(), client.GetAdminUserGroupsParams{PerPage: client.Ptr[int64](100)})
+	switch client.StatusOf(err) {
+	case 0:
+		for _, g := range groups.Items {
+			out = append(out, groupChoice{ID: g.ID, Name: g.Name})
+		}
+	case http.StatusForbidden:
+		access, err := api.GetAdminCoursesIDAccess(r.Context(), course)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range access.Groups {
+			out = append(out, groupChoice{ID: g.ID, Name: g.Name})
+		}
+	default:
+		return nil, err
+	}
+	if chosen > 0 && !slices.ContainsFunc(out, func(g groupChoice) bool { return g.ID == chosen }) {
+		out = append(out, groupChoice{ID: chosen, Name: "#" + strconv.FormatInt(chosen, 10)})
+	}
+	return out, nil
+}
+
 // chart is the completion chart: learners who had finished the course by
-// each day, drawn as an SVG polyline the page shows without script.
+// each day, drawn as an SVG step line the page shows without script, with
+// its words (Desc) and the same figures as a table beside it.
 type chart struct {
 	Width, Height int
 	Points        string
 	Max           int
-	First, Last   string
+	Desc          string
 	Days          []client.CompletionDay
 }
 
-func completionChart(s *client.GradebookSummary) chart {
+func completionChart(s *client.GradebookSummary, t gradebookText) chart {
 	c := chart{Width: 600, Height: 160, Max: int(max(s.Learners, 1)), Days: s.Completions}
 	if len(s.Completions) == 0 {
 		return c
 	}
+	c.Desc = fmt.Sprintf(t.ChartDescFormat, s.Completions[len(s.Completions)-1].Total, s.Learners,
+		s.Completions[0].Date, s.Completions[len(s.Completions)-1].Date)
 	first, _ := time.Parse(time.DateOnly, s.Completions[0].Date)
 	last, _ := time.Parse(time.DateOnly, s.Completions[len(s.Completions)-1].Date)
 	span := max(last.Sub(first).Hours()/24, 1)
-	c.First, c.Last = s.Completions[0].Date, s.Completions[len(s.Completions)-1].Date
 	y := func(total int64) float64 {
 		return float64(c.Height) - float64(total)*float64(c.Height-10)/float64(c.Max)
 	}

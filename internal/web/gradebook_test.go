@@ -3,8 +3,10 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
@@ -117,4 +119,111 @@ func TestGradebookPages(t *testing.T) {
 			t.Errorf("no chart after a completion: %s", r.body)
 		}
 	})
+}
+
+// TestGradebookGroupAndChart: the progress page filters by group, the
+// figures, the chart and the export with it; tutors choose among the
+// groups assigned to the course, admins among all; the chart says in
+// words and in a table who finished on which day, in the page's
+// language.
+func TestGradebookGroupAndChart(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		ctx := t.Context()
+		course, first, _, learner := gradebookCourse(t, s)
+		admin := s.env.ClientAs("admin")
+		night := apitest.Must(admin.PostAdminUserGroups(ctx, client.CreateGroupInputBody{Name: "Night class"}))(t).ID
+		club := apitest.Must(admin.PostAdminUserGroups(ctx, client.CreateGroupInputBody{Name: "Chess club"}))(t).ID
+		apitest.Must(admin.PostAdminUserGroupsIDMembers(ctx, night, client.MemberInputBody{UserID: learner.ID}))(t)
+		other := s.env.NewUser("student")
+		apitest.Must(admin.PostAdminCoursesIDAccess(ctx, course, client.AssignInputBody{Users: []client.GrantBody{{ID: other.ID}},
+			Groups: []client.GrantBody{{ID: night}}}))(t)
+		s.env.DeliverEvents()
+		finish := func(u *apitest.User, topics ...int64) {
+			tok, _ := s.env.Login(s.env.Host, u.Email, u.Password)
+			for _, topic := range topics {
+				s.must(req{method: "POST", path: "/learn/" + id(course) + "/" + id(topic) + "/complete", token: tok}, http.StatusSeeOther)
+			}
+		}
+		day1 := s.env.Clock.Now().UTC().Format(time.DateOnly)
+		finish(learner, first+1)
+		s.env.Clock.Advance(49 * time.Hour)
+		day3 := s.env.Clock.Now().UTC().Format(time.DateOnly)
+		finish(other, first, first+1)
+		tutorUser := s.env.As("tutor")
+		tutor, _ := s.env.Login(s.env.Host, tutorUser.Email, tutorUser.Password)
+		base := "/teach/courses/" + id(course) + "/progress"
+
+		r := s.must(req{path: base, token: tutor}, http.StatusOK)
+		for _, want := range []string{`data-learners="2"`, `data-finished="2"`, "<polyline points=",
+			`aria-labelledby="chart-svg-title chart-svg-desc"`,
+			"2 of 2 learners had finished the course, the first on " + day1 + " and the latest on " + day3 + ".",
+			`<tr data-day="` + day1 + `"><th scope="row"><time datetime="` + day1 + `">` + day1 + `</time></th><td>1</td><td>1</td></tr>`,
+			`<tr data-day="` + day3 + `"><th scope="row"><time datetime="` + day3 + `">` + day3 + `</time></th><td>1</td><td>2</td></tr>`,
+			`<option value="` + id(night) + `">Night class</option>`, `data-user="` + id(other.ID) + `"`} {
+			if !strings.Contains(r.text(), want) {
+				t.Fatalf("progress page lacks %q: %s", want, r.body)
+			}
+		}
+		// A tutor cannot list the school's groups: only the course's.
+		if strings.Contains(r.text(), "Chess club") {
+			t.Error("a tutor is offered a group the course is not assigned to")
+		}
+
+		r = s.must(req{path: base + "?group_id=" + id(night), token: tutor}, http.StatusOK)
+		for _, want := range []string{`data-learners="1"`, `<option value="` + id(night) + `" selected>Night class</option>`,
+			`data-user="` + id(learner.ID) + `"`, "1 of 1 learners had finished the course, the first on " + day1 + " and the latest on " + day1 + ".",
+			`href="` + base + `/export?group_id=` + id(night) + `&amp;order=asc&amp;order_by=name"`} {
+			if !strings.Contains(r.text(), want) {
+				t.Fatalf("filtered page lacks %q: %s", want, r.body)
+			}
+		}
+		if strings.Contains(r.text(), `data-user="`+id(other.ID)+`"`) || strings.Contains(r.text(), `data-day="`+day3+`"`) {
+			t.Fatalf("the group's page shows who is not in it: %s", r.body)
+		}
+		// Sorting keeps the group.
+		if !strings.Contains(r.text(), `group_id=`+id(night)+`&amp;order=desc&amp;order_by=name`) {
+			t.Errorf("a sort link loses the group: %s", r.body)
+		}
+		csv := s.must(req{path: base + "/export?group_id=" + id(night), token: tutor}, http.StatusOK)
+		if !strings.Contains(csv.text(), learner.Email) || strings.Contains(csv.text(), other.Email) {
+			t.Errorf("the group's export: %s", csv.body)
+		}
+
+		// An admin chooses among every group.
+		adminToken, _ := s.env.Login(s.env.Host, "admin@"+s.env.Host, "admin-password")
+		r = s.must(req{path: base + "?group_id=" + id(club), token: adminToken}, http.StatusOK)
+		if !strings.Contains(r.text(), `<option value="`+id(club)+`" selected>Chess club</option>`) ||
+			!strings.Contains(r.text(), `<option value="`+id(night)+`">Night class</option>`) || !strings.Contains(r.text(), `data-learners="0"`) ||
+			!strings.Contains(r.text(), "No learner has finished the course yet.") {
+			t.Errorf("admin's page of an empty group: %s", r.body)
+		}
+
+		r = s.must(req{path: base, token: tutor, headers: map[string]string{"Accept-Language": "pl"}}, http.StatusOK)
+		if !strings.Contains(r.text(), "Kurs ukończyło 2 z 2 uczestników") || !strings.Contains(r.text(), "Każda grupa") {
+			t.Errorf("Polish chart: %s", r.body)
+		}
+		r = s.must(req{path: base, token: tutor, headers: map[string]string{"Accept-Language": "zh-CN"}}, http.StatusOK)
+		if !strings.Contains(r.text(), "共有 2 名学员（总数 2）完成了课程") || !strings.Contains(r.text(), "以表格查看图表") {
+			t.Errorf("Chinese chart: %s", r.body)
+		}
+	})
+}
+
+// TestGradebookWordsComplete: every word of the gradebook pages exists in
+// English, Polish and Chinese.
+func TestGradebookWordsComplete(t *testing.T) {
+	for _, lang := range []string{"en", "pl", "zh"} {
+		words, ok := gradebookTexts[lang]
+		if !ok {
+			t.Fatalf("no %s words", lang)
+		}
+		v := reflect.ValueOf(words)
+		for i := range v.NumField() {
+			f := v.Field(i)
+			if (f.Kind() == reflect.String && f.String() == "") || (f.Kind() == reflect.Slice && f.Len() != len(gradebookOrders)) {
+				t.Errorf("%s: %s is missing", lang, v.Type().Field(i).Name)
+			}
+		}
+	}
 }

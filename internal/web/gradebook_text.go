@@ -14,6 +14,10 @@ type gradebookText struct {
 	Assigned, Nobody, BadDate, Direct, ThroughGroups, Average             string
 	Started2, Finished2, Deadline, Kind, Lesson, Download, Progress       string
 	NoTracks, Attempts, Statements, Best, Submitted, Total, Sco           string
+	// Group filter; the chart's description (%d finished of %d learners,
+	// from day to day) and its table.
+	Group, AnyGroup, ChartDescFormat, ChartTable, Day, FinishedThatDay string
+	FinishedTotal                                                      string
 }
 
 var gradebookTexts = map[string]gradebookText{
@@ -34,6 +38,9 @@ var gradebookTexts = map[string]gradebookText{
 		Finished2: "Finished", Deadline: "Deadline", Kind: "Kind", Lesson: "Lesson", Download: "Download",
 		Progress: "Progress", NoTracks: "—", Attempts: "attempts", Statements: "statements", Best: "best",
 		Submitted: "submitted", Total: "learners", Sco: "SCORM",
+		Group: "Group", AnyGroup: "Any group",
+		ChartDescFormat: "%d of %d learners had finished the course, the first on %s and the latest on %s.",
+		ChartTable:      "The chart as a table", Day: "Day", FinishedThatDay: "Finished that day", FinishedTotal: "Finished in all",
 	},
 	"pl": {
 		Title: "Postępy", Lead: "Wszyscy uczestnicy kursu, temat po temacie.", Learners: "Uczestnicy", Learner: "Uczestnik",
@@ -52,6 +59,9 @@ var gradebookTexts = map[string]gradebookText{
 		Average: "Średnio", Started2: "Rozpoczęto", Finished2: "Ukończono", Deadline: "Termin", Kind: "Rodzaj",
 		Lesson: "Lekcja", Download: "Pobierz", Progress: "Postęp", NoTracks: "—", Attempts: "podejścia",
 		Statements: "zapisy", Best: "najlepszy", Submitted: "przesłano", Total: "uczestników", Sco: "SCORM",
+		Group: "Grupa", AnyGroup: "Każda grupa",
+		ChartDescFormat: "Kurs ukończyło %d z %d uczestników, pierwszy %s, ostatni %s.",
+		ChartTable:      "Wykres w postaci tabeli", Day: "Dzień", FinishedThatDay: "Ukończyli tego dnia", FinishedTotal: "Ukończyli łącznie",
 	},
 	"zh": {
 		Title: "学习进度", Lead: "课程的每位学员，逐个主题查看。", Learners: "学员", Learner: "学员",
@@ -68,6 +78,9 @@ var gradebookTexts = map[string]gradebookText{
 		ThroughGroups: "已分配的用户组", Average: "平均", Started2: "开始于", Finished2: "完成于", Deadline: "截止期限",
 		Kind: "类型", Lesson: "课时", Download: "下载", Progress: "进度", NoTracks: "—", Attempts: "次作答",
 		Statements: "条记录", Best: "最佳", Submitted: "提交于", Total: "名学员", Sco: "SCORM",
+		Group: "用户组", AnyGroup: "全部用户组",
+		ChartDescFormat: "共有 %d 名学员（总数 %d）完成了课程，最早于 %s，最近于 %s。",
+		ChartTable:      "以表格查看图表", Day: "日期", FinishedThatDay: "当天完成", FinishedTotal: "累计完成",
 	},
 }
 

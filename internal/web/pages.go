@@ -124,6 +124,8 @@ type view struct {
 	CSRF string
 	// Admin is the header's Admin link text, for admins only.
 	Admin string
+	// Acting is the banner of an admin acting as a user (admin_acting.go).
+	Acting *actingView
 }
 
 // labels are the words of the layout (header, footer, skip link).
@@ -155,6 +157,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 		nav := h.callerNav(r)
 		v.Teach = v.Teach || mayAuthor(nav.perms)
 		v.Admin = adminNav(nav, v.Lang)
+		v.Acting = h.actingBanner(r, v.Lang)
 	}
 	if w.Header().Get("Content-Security-Policy") == "" {
 		w.Header().Set("Content-Security-Policy", h.pageCSPFor(r))

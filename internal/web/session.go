@@ -159,6 +159,11 @@ const (
 // (forgetSession).
 func (h *Handler) clearSession(w http.ResponseWriter, r *http.Request) {
 	if s := h.readSession(r); s != nil {
+		// An admin acting as the user loses the way back too: the
+		// browser signs in again.
+		if a := h.keeper.actingOf(s.token); a != nil {
+			h.keeper.drop(a.admin)
+		}
 		h.keeper.drop(s.token)
 	}
 	for _, name := range []string{sessionCookie, demoCookie} {

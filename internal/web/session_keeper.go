@@ -36,6 +36,18 @@ type keptSession struct {
 	// handed are the tokens given to the browser in a cookie, with when;
 	// only they (and the current token) are looked up.
 	handed map[[32]byte]time.Time
+	// acting is set when the session is an admin's impersonation of a
+	// user: the admin's own session waits here, never in the browser.
+	acting *acting
+}
+
+// acting is an admin acting as a user: the admin's token (resolved
+// through the keeper, which keeps renewing it) and both names for the
+// banner.
+type acting struct {
+	admin               string
+	adminName, userName string
+	userID              int64
 }
 
 const (
@@ -117,6 +129,39 @@ func (k *keeper) rotated(old, new string) {
 	}
 	e.token = new
 	k.byToken[tokenKey(new)] = e
+}
+
+// actAs records that the session of token is an admin acting as a user.
+// A token the keeper does not know yet (a long one) gets a session of
+// its own until until, so that the admin can come back.
+func (k *keeper) actAs(host, token string, a acting, until, now time.Time) {
+	k.keep(host, token, until, now)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if e := k.byToken[tokenKey(token)]; e != nil {
+		e.acting = &a
+	}
+	// The admin's token is looked up again when the admin comes back,
+	// after the keeper may have renewed it.
+	if e := k.byToken[tokenKey(a.admin)]; e != nil {
+		e.handed[tokenKey(a.admin)] = now
+	}
+}
+
+// actingOf is the impersonation the session of token is, with the
+// admin's newest token, or nil.
+func (k *keeper) actingOf(token string) *acting {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	e := k.byToken[tokenKey(token)]
+	if e == nil || e.acting == nil {
+		return nil
+	}
+	a := *e.acting
+	if admin := k.byToken[tokenKey(a.admin)]; admin != nil {
+		a.admin = admin.token
+	}
+	return &a
 }
 
 // drop forgets the session token belongs to: it ended.
