@@ -88,6 +88,14 @@ func Open(ctx context.Context, location string) (*DB, error) {
 // its pool closes it.
 const SQLiteIdleConn = 30 * time.Second
 
+// postgresConns bounds a PostgreSQL tenant's connections, open and idle;
+// PostgresIdleConn is how long one may stay idle before its pool closes
+// it.
+const (
+	postgresConns    = 16
+	PostgresIdleConn = time.Minute
+)
+
 // OpenSQLite opens (creating) an SQLite database file in WAL mode.
 func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -133,12 +141,17 @@ func OpenPostgres(ctx context.Context, location string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqldb: open postgres: %w", err)
 	}
-	db.SetMaxOpenConns(16)
+	// Every connection is a server process that takes milliseconds to
+	// start: a busy tenant keeps all of its connections between requests,
+	// where a pool keeping fewer idle than it opens would close and open
+	// them again under load; a quiet one gives them back after a while.
+	db.SetMaxOpenConns(postgresConns)
+	db.SetConnMaxIdleTime(PostgresIdleConn)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: ping postgres %s: %w", Redact(location), err)
 	}
-	return newDB(db, Postgres, location, 8), nil
+	return newDB(db, Postgres, location, postgresConns), nil
 }
 
 func newDB(db *sql.DB, dialect Dialect, location string, maxIdle int) *DB {
