@@ -412,7 +412,7 @@ func TestTeachTopicEdit(t *testing.T) {
 			field string
 		}{
 			{quiz, url.Values{"title": {"Check"}, "gift": {"What is it? {=yes ~no"}}, `id="gift-error"`},
-			{layout, url.Values{"title": {"Study page"}, "document": {`[{"component":"Carousel","props":{}}]`}, "fallback": {"x"}}, `id="document-error"`},
+			{layout, url.Values{"title": {"Study page"}, "document": {`[{"component":"Carousel","props":{}}]`}, "fallback": {"x"}}, `id="layout-node-1" class="has-error"`},
 			{text, url.Values{"title": {""}, "markdown": {"Kept."}}, `id="title-error"`},
 		} {
 			r := save(c.topic, c.form, http.StatusUnprocessableEntity)
