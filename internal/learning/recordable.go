@@ -111,7 +111,7 @@ func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.
 		if !ok {
 			return courses.Course{}, errTopicMissing
 		}
-		if memo {
+		if memo && !hinted {
 			hints.Put(topicID, 0, now.Add(programTTL), now, courseID)
 		}
 		assigned := func() (bool, error) {

@@ -64,6 +64,16 @@ type author struct {
 	t     teachWords
 }
 
+// courseAuthor reads the course of the path and the caller as an author
+// (see authorOf); a nil author: answered.
+func (h *Handler) courseAuthor(w http.ResponseWriter, r *http.Request) (int64, *author) {
+	course, ok := h.pathID(w, r, "course")
+	if !ok {
+		return 0, nil
+	}
+	return course, h.authorOf(w, r)
+}
+
 // authorOf loads the caller's permissions: anonymous callers are sent to
 // sign in, users who may not author get a 403 page. nil: answered.
 func (h *Handler) authorOf(w http.ResponseWriter, r *http.Request) *author {

@@ -61,11 +61,7 @@ func kindOfClass(class string) string {
 }
 
 func (h *Handler) teachAddLesson(w http.ResponseWriter, r *http.Request) {
-	course, ok := h.pathID(w, r, "course")
-	if !ok {
-		return
-	}
-	a := h.authorOf(w, r)
+	course, a := h.courseAuthor(w, r)
 	if a == nil {
 		return
 	}

@@ -91,11 +91,7 @@ func (d topicFormData) E(name string) string { return d.Errors[name] }
 func (topicFormData) LiaRules() []string { return []string{"all", "sections", "quizzes"} }
 
 func (h *Handler) teachNewTopic(w http.ResponseWriter, r *http.Request) {
-	course, ok := h.pathID(w, r, "course")
-	if !ok {
-		return
-	}
-	a := h.authorOf(w, r)
+	course, a := h.courseAuthor(w, r)
 	if a == nil {
 		return
 	}
@@ -149,11 +145,7 @@ const (
 // (and a GIFT file) into values, and the one upload, the form's last
 // field, streamed to the API as it arrives.
 func (h *Handler) teachCreateTopic(w http.ResponseWriter, r *http.Request) {
-	course, ok := h.pathID(w, r, "course")
-	if !ok {
-		return
-	}
-	a := h.authorOf(w, r)
+	course, a := h.courseAuthor(w, r)
 	if a == nil {
 		return
 	}
@@ -656,11 +648,7 @@ func remarshal(v any, out any) {
 // the API, which makes them lti topics of the lesson, while the author's
 // page stays where it was.
 func (h *Handler) teachDeepLink(w http.ResponseWriter, r *http.Request) {
-	course, ok := h.pathID(w, r, "course")
-	if !ok {
-		return
-	}
-	a := h.authorOf(w, r)
+	course, a := h.courseAuthor(w, r)
 	if a == nil {
 		return
 	}
