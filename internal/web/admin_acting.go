@@ -112,7 +112,7 @@ func (h *Handler) endImpersonation(w http.ResponseWriter, r *http.Request) {
 
 // actingView is the banner of a browser whose admin acts as a user.
 type actingView struct {
-	Label, Text, Back string
+	Lang, Label, Text, Back string
 }
 
 // actingBanner is the banner for the request's session in lang, or nil
@@ -128,5 +128,25 @@ func (h *Handler) actingBanner(r *http.Request, lang string) *actingView {
 	}
 	i := langIndex(lang)
 	text := strings.NewReplacer("{admin}", a.adminName, "{user}", a.userName).Replace(adminWords["acting.text"][i])
-	return &actingView{Label: adminWords["acting.label"][i], Text: text, Back: adminWords["acting.back"][i]}
+	return &actingView{Lang: pageLangs[i], Label: adminWords["acting.label"][i], Text: text, Back: adminWords["acting.back"][i]}
+}
+
+// actingHTML is the acting banner for the pages written without the
+// layout (cmi5's return page, the LTI hand-over page), with its form's
+// token; empty when nobody acts as anybody.
+func (h *Handler) actingHTML(w http.ResponseWriter, r *http.Request) string {
+	a := h.actingBanner(r, acceptLang(r))
+	if a == nil {
+		return ""
+	}
+	var b strings.Builder
+	data := struct {
+		Acting *actingView
+		CSRF   string
+	}{a, h.csrfToken(w, r, csrfForm)}
+	if err := h.pages.layout.ExecuteTemplate(&b, "acting-banner", data); err != nil {
+		h.log.Error("web: render the acting banner", "err", err)
+		return ""
+	}
+	return b.String()
 }

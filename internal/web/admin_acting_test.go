@@ -198,3 +198,67 @@ func TestAdminImpersonationKeepsTheAdmin(t *testing.T) {
 	_, err := s.env.Client("", c.Value).GetProfileMe(t.Context())
 	apitest.Refused(t, err, http.StatusUnauthorized)
 }
+
+// TestActingBannerOnLaunchPages: the pages written without the layout,
+// cmi5's return page and the hand-over to an LTI tool, say who acts as
+// whom too, in the browser's language, with "Back to my account"; the
+// learner's own session sees neither banner.
+func TestActingBannerOnLaunchPages(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		f := newAdminFixture(t, s)
+		ctx := t.Context()
+		admin := s.env.ClientAs("admin")
+		first, last := "Pat", "Pupil"
+		apitest.Must(admin.PatchAdminUsersID(ctx, f.user.ID, client.UserChangeBody{FirstName: &first, LastName: &last}))(t)
+		ext := apitest.Must(admin.PostAdminLTITools(ctx, client.ToolInput{Name: "Lab tool", LoginURL: "https://tool.example/login",
+			TargetLinkURI: "https://tool.example/launch", RedirectUris: []string{"https://tool.example/launch"},
+			JwksURL: client.Ptr("https://tool.example/jwks")}))(t)
+		course := apitest.Must(admin.PostAdminCourses(ctx, client.CourseBody{Title: "With a tool", Status: client.Ptr("published")}))(t).ID
+		lesson := apitest.Must(admin.PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "L"}))(t).ID
+		topic := apitest.Must(admin.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: lesson, Title: "Lab",
+			Topicable: `Lms\TopicTypes\Models\TopicContent\LTI`, Tool: &ext.ID}))(t).ID
+		apitest.Must(admin.PostAdminCoursesIDAccess(ctx, course, client.AssignInputBody{Users: []client.GrantBody{{ID: f.user.ID}}}))(t)
+		// The learner's own session first: no banner.
+		learner := f.user.Token
+		topicPath := "/learn/" + id(course) + "/" + id(topic)
+		pages := func(token string, headers map[string]string) map[string]string {
+			t.Helper()
+			launch := s.must(req{method: "POST", path: topicPath + "/lti", token: token, headers: headers}, http.StatusOK)
+			if !strings.Contains(launch.text(), `id="lti-opening"`) {
+				t.Fatalf("the hand-over to the tool: %.1500s", launch.text())
+			}
+			back := s.must(req{path: topicPath + "/cmi5/return", token: token, headers: headers}, http.StatusOK)
+			return map[string]string{"lti": launch.text(), "cmi5": back.text()}
+		}
+		for name, page := range pages(learner, nil) {
+			if strings.Contains(page, "acting-banner") {
+				t.Errorf("%s: a banner in the learner's own session", name)
+			}
+		}
+
+		olga, head := "Olga", "Head"
+		adminID := apitest.Must(s.env.Client("", f.adminToken).GetProfileMe(ctx))(t).ID
+		adminName := apitest.Must(admin.PatchAdminUsersID(ctx, adminID, client.UserChangeBody{FirstName: &olga, LastName: &head}))(t).Name
+		acting := s.must(req{method: "POST", path: "/admin/users/" + id(f.user.ID) + "/impersonate", token: f.adminToken},
+			http.StatusSeeOther).cookie(sessionCookie).Value
+		for lang, want := range map[string]string{"": adminName + ", you are signed in as Pat Pupil.",
+			"pl": adminName + ", jesteś zalogowany(-a) jako Pat Pupil.", "zh-CN": adminName + "，您正在以 Pat Pupil 的身份登录。"} {
+			for name, page := range pages(acting, map[string]string{"Accept-Language": lang}) {
+				if !strings.Contains(page, `<p id="acting-banner">`+html.EscapeString(want)+`</p>`) ||
+					!strings.Contains(page, `action="/impersonation/end"`) || !strings.Contains(page, `id="acting-back"`) {
+					t.Errorf("%s (%q) has no banner %q: %.1500s", name, lang, want, page)
+				}
+				if strings.Contains(page, f.adminToken) {
+					t.Errorf("%s shows the admin's token", name)
+				}
+			}
+		}
+		// The banner's form works from these pages: its token is the
+		// browser's, and the admin is back.
+		r := s.must(req{method: "POST", path: "/impersonation/end", token: acting}, http.StatusSeeOther)
+		if c := r.cookie(sessionCookie); c == nil || c.Value != f.adminToken {
+			t.Fatalf("back from a launch page: %v", r.header)
+		}
+	})
+}

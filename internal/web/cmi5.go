@@ -112,7 +112,7 @@ func (h *Handler) cmi5Return(w http.ResponseWriter, r *http.Request) {
 <link rel="stylesheet" href="/assets/app.css?v=` + assetVersion + `">
 <link rel="icon" href="/assets/favicon.svg?v=` + assetVersion + `" type="image/svg+xml">
 <script src="/assets/cmi5.js?v=` + assetVersion + `" defer></script></head>
-<body><main class="wrap"><p id="cmi5-return" data-topic="` + topic + `">You have left the activity.
+<body>` + h.actingHTML(w, r) + `<main class="wrap"><p id="cmi5-return" data-topic="` + topic + `">You have left the activity.
 <a href="` + topic + `" target="_top">Back to the topic</a></p></main></body></html>`
 	writePage(w, http.StatusOK, []byte(page))
 }

@@ -198,7 +198,7 @@ func (h *Handler) handToTool(w http.ResponseWriter, r *http.Request, cookies []*
 	page := `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Opening the tool</title>
 <meta http-equiv="refresh" content="0; url=` + target + `">
 <link rel="stylesheet" href="/assets/app.css?v=` + assetVersion + `"></head>
-<body><main class="wrap"><p id="lti-opening">Opening the tool… <a href="` + target + `" id="lti-continue">Continue</a>
+<body>` + h.actingHTML(w, r) + `<main class="wrap"><p id="lti-opening">Opening the tool… <a href="` + target + `" id="lti-continue">Continue</a>
 or go <a href="` + template.HTMLEscapeString(back) + `">` + template.HTMLEscapeString(backText) + `</a>.</p></main></body></html>`
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	writePage(w, http.StatusOK, []byte(page))

@@ -23,6 +23,9 @@ var templateFS embed.FS
 // page's own file.
 type pages struct {
 	sets map[string]*template.Template
+	// layout is the layout alone, for its parts that pages written
+	// without it show (the acting banner).
+	layout *template.Template
 }
 
 var pageFuncs = template.FuncMap{
@@ -77,7 +80,7 @@ func loadPages() (*pages, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pages{sets: map[string]*template.Template{}}
+	p := &pages{sets: map[string]*template.Template{}, layout: layout}
 	for _, name := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(name, "templates/"), ".html")
 		if base == "layout" {
