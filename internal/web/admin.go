@@ -61,6 +61,8 @@ func (h *Handler) adminRoutes(mux *http.ServeMux) {
 	get("/admin/templates", h.adminTemplates)
 	get("/admin/templates/{id}", h.adminTemplate)
 	post("/admin/templates/{id}", h.adminTemplateSave)
+	get("/admin/certificates", h.adminCertificates)
+	post("/admin/certificates/{id}/regenerate", h.adminCertificateRegenerate)
 	get("/admin/lti", h.adminLTI)
 	post("/admin/lti/registrations", h.adminLTIRegistrationCreate)
 	get("/admin/lti/registrations/{id}/delete", h.adminLTIDeleteConfirm("registrations"))

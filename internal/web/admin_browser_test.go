@@ -62,7 +62,7 @@ func TestAdminInBrowser(t *testing.T) {
 	pages := map[string]string{"users": "/admin/users", "user": "/admin/users/" + id(grace.ID),
 		"groups": "/admin/groups", "group": "/admin/groups/" + id(g.ID), "settings": "/admin/settings",
 		"tokens": "/admin/tokens", "audit": "/admin/audit", "templates": "/admin/templates", "lti": "/admin/lti",
-		"deliveries": "/admin/deliveries", "home": "/admin"}
+		"deliveries": "/admin/deliveries", "home": "/admin", "certificates": "/admin/certificates"}
 	for _, width := range pageWidths {
 		b.run("size", chromedp.EmulateViewport(width, 844))
 		for name, path := range pages {

@@ -48,7 +48,7 @@ func TestAdminPagesPerRole(t *testing.T) {
 		pages := []string{"/admin", "/admin/users", "/admin/users?q=student&role=student&status=active", "/admin/users/new",
 			"/admin/users/" + uid, "/admin/users/" + uid + "/delete", "/admin/groups", "/admin/groups/" + gid,
 			"/admin/groups/" + gid + "/delete", "/admin/settings", "/admin/tokens", "/admin/audit", "/admin/templates",
-			"/admin/lti", "/admin/deliveries", "/admin/deliveries?state=pending"}
+			"/admin/lti", "/admin/deliveries", "/admin/deliveries?state=pending", "/admin/certificates"}
 		for _, p := range pages {
 			r := s.must(req{path: p}, http.StatusSeeOther)
 			if loc := r.header.Get("Location"); loc != "/login?next="+url.QueryEscape(p) {
@@ -82,6 +82,7 @@ func TestAdminPagesPerRole(t *testing.T) {
 			"/admin/tokens/abc/revoke":                    nil,
 			"/admin/deliveries/1/retry":                   nil,
 			"/admin/templates/slot":                       {"event": {"CourseFinished"}, "channel": {"pdf"}, "recipient": {"user"}},
+			"/admin/certificates/1/regenerate":            nil,
 		}
 		for p, form := range posts {
 			if form == nil {

@@ -95,13 +95,37 @@ type userForm struct {
 	// forms; AddInterests is what was typed into the add form.
 	Interests    []client.Category
 	AddInterests string
-	Detail       *client.Detail
-	Self         bool
+	// AllCategories are the tenant's categories by name, for choosing
+	// categories and interests by name; nil when the API did not list
+	// them (a scoped token without courses:read), and the forms then take
+	// ids as typed.
+	AllCategories    []client.CategoryRef
+	CategoriesListed bool
+	Detail           *client.Detail
+	Self             bool
 	// MayImpersonate offers "Sign in as" (see admin_acting.go).
 	MayImpersonate bool
 }
 
 func (f userForm) HasRole(r string) bool { return slices.Contains(f.Roles, r) }
+
+// InCategory tells whether the form's categories (ids as typed) hold id.
+func (f userForm) InCategory(id int64) bool {
+	ids, _ := idList(f.Categories)
+	return slices.Contains(ids, id)
+}
+
+// NewInterests are the categories the user does not have as interests
+// yet: the add form's choices.
+func (f userForm) NewInterests() []client.CategoryRef {
+	var out []client.CategoryRef
+	for _, c := range f.AllCategories {
+		if !slices.ContainsFunc(f.Interests, func(i client.Category) bool { return i.ID == c.ID }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 func (f userForm) InGroup(id int64) bool { return slices.Contains(f.Groups, id) }
 func (f userForm) RoleChoices() []string { return adminRoles }
 func (f userForm) Action() string {
@@ -118,6 +142,10 @@ func readUserForm(r *http.Request) userForm {
 		Phone: strings.TrimSpace(r.PostFormValue("phone")), Bio: strings.TrimSpace(r.PostFormValue("bio")),
 		Categories:    r.PostFormValue("categories"),
 		EmailVerified: r.PostFormValue("email_verified") != "", Active: r.PostFormValue("is_active") != ""}
+	if r.PostFormValue("categories_by") == "name" {
+		// Checkboxes, one value each; none checked is no category.
+		f.Categories = strings.Join(r.PostForm["category"], ",")
+	}
 	for _, role := range r.PostForm["roles"] {
 		if slices.Contains(adminRoles, role) && !slices.Contains(f.Roles, role) {
 			f.Roles = append(f.Roles, role)
@@ -163,6 +191,21 @@ func (c *adminCall) allGroups() ([]client.Group, error) {
 	return p.Items, nil
 }
 
+// allCategories lists the tenant's categories by name: the API lists
+// them with the course form's data (GET /api/admin/courses/create), which
+// admins may read. A token whose scopes do not open it gets nil, and the
+// forms take ids.
+func (c *adminCall) allCategories() ([]client.CategoryRef, error) {
+	form, err := c.api.GetAdminCoursesCreate(c.r.Context())
+	if client.StatusOf(err) == http.StatusForbidden {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append([]client.CategoryRef{}, form.Categories...), nil
+}
+
 func (h *Handler) showUserForm(c *adminCall, status int, f userForm) {
 	groups, err := c.allGroups()
 	if err != nil {
@@ -170,6 +213,11 @@ func (h *Handler) showUserForm(c *adminCall, status int, f userForm) {
 		return
 	}
 	f.AllGroups = groups
+	if f.AllCategories, err = c.allCategories(); err != nil {
+		h.adminFailed(c, err)
+		return
+	}
+	f.CategoriesListed = f.AllCategories != nil
 	title := "user.edit"
 	if f.New {
 		title = "user.new"
@@ -348,13 +396,26 @@ func (h *Handler) adminInterestsAdd(c *adminCall) {
 	}
 	typed := strings.TrimSpace(c.r.PostFormValue("interests"))
 	ids, ok := idList(typed)
+	// Chosen by name: one checkbox a category.
+	for _, v := range c.r.PostForm["interest"] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 || len(ids) >= 1000 {
+			ok = false
+			break
+		}
+		ids = append(ids, n)
+	}
 	var err error
 	if ok && len(ids) > 0 {
 		_, err = c.api.PostAdminUsersIDInterests(c.r.Context(), u.ID, client.InterestsBody{Interests: ids})
 	}
 	if !ok || len(ids) == 0 || c.invalid(err) {
 		if !ok || len(ids) == 0 {
-			c.v.Error, c.v.Errors = c.v.T("err.form"), map[string][]string{"interests": {c.v.T("err.ids")}}
+			msg := "err.ids"
+			if c.r.PostFormValue("interests_by") == "name" {
+				msg = "err.interests.choose"
+			}
+			c.v.Error, c.v.Errors = c.v.T("err.form"), map[string][]string{"interests": {c.v.T(msg)}}
 		}
 		f := h.userFormOf(c, u)
 		f.AddInterests = typed
