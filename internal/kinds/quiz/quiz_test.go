@@ -550,7 +550,7 @@ func TestStartWhereProgressCounts(t *testing.T) {
 		topic := apitest.Must(tutor.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: later, Title: "Later quiz",
 			Topicable: quizClass, Questions: questions[:2]}))(t).ID
 		// The client gives an answer without a message its status text.
-		if e := startRefused(t, w, 403, w.learner, topic); e.Message == "" || e.Message == http.StatusText(403) {
+		if e := startRefused(t, w, 403, w.learner, topic); e.Message == "" || e.Message == http.StatusText(http.StatusForbidden) {
 			t.Errorf("no message for a closed lesson: %s", w.shown())
 		}
 		start(t, w, 201, w.tutor, topic)
