@@ -16,9 +16,10 @@ func TestFalseAndZeroAnswersShown(t *testing.T) {
 		w := newWorld(t, env)
 		ctx := t.Context()
 		tutor, learner := env.UserClient(w.tutor), env.UserClient(w.learner)
-		topic := int64(createQuiz(t, w, map[string]any{"questions": []map[string]any{
-			{"gift": "The moon is a star. {F}"}, {"gift": "Pick a number from -5 to 0. {#-5..0}"},
-			{"gift": "Which is a prime? {=7 ~4}"}}}))
+		topic := createQuiz(t, w, func(b *client.PostAdminTopicsBody) {
+			b.Questions = []client.PostAdminTopicsBodyQuestionsItem{gift("The moon is a star. {F}"),
+				gift("Pick a number from -5 to 0. {#-5..0}"), gift("Which is a prime? {=7 ~4}")}
+		})
 		check := func(where string, qs []client.Question) {
 			t.Helper()
 			tf, num, mc := qs[0], qs[1], qs[2]
@@ -56,7 +57,7 @@ func TestAnswerOfWrongShape(t *testing.T) {
 		w := newWorld(t, env)
 		ctx := t.Context()
 		learner := env.UserClient(w.learner)
-		topic := int64(createQuiz(t, w, nil))
+		topic := createQuiz(t, w, nil)
 		a := apitest.Must(learner.PostQuizAttempts(ctx, client.StartInputBody{TopicID: topic}))(t)
 		mc, tf, num := a.Questions[0].ID, a.Questions[1].ID, a.Questions[3].ID
 		yes := true

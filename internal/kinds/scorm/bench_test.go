@@ -35,13 +35,8 @@ func benchTopic(b *testing.B, w *world, extra int) (sco, topic string) {
 		files[fmt.Sprintf("media/%04d.bin", i)] = string(buf)
 		extra -= n
 	}
-	pkg := upload(b, w.env, w.tutor, "bench.zip", zipOf(b, files))
-	if pkg.Status != 201 {
-		b.Fatalf("upload: %s", pkg.Body)
-	}
-	res := w.env.Call(b, 201, "POST", "/api/admin/topics", w.tutor.Token, map[string]any{"lesson": w.lesson, "title": "Bench",
-		"topicable": scorm.Class, "package": pkg.Number("data.id")})
-	return n(pkg.Number("data.scos.0.id")), n(res.Number("data.id"))
+	pkg := apitest.Must(upload(b, w.env, w.tutor, "bench.zip", zipOf(b, files)))(b)
+	return fmt.Sprint(pkg.Scos[0].ID), fmt.Sprint(scormTopic(b, w, "Bench", pkg.ID, 0))
 }
 
 // BenchmarkCommits: 200 learners commit their model as fast as they can

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/kinds/scorm"
 )
@@ -14,17 +15,17 @@ import (
 // deletes it with its SCOs, tracks and files.
 func TestDeletePackage(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		w := newWorld(t, env)
-		pkg := upload(t, env, w.tutor, "golf.zip", fixture(t, "RuntimeBasicCalls_SCORM12.zip"))
-		id := n(pkg.Number("data.id"))
-		sco := n(pkg.Number("data.scos.0.id"))
-		topic := n(env.Call(t, 201, "POST", "/api/admin/topics", w.tutor.Token, map[string]any{"lesson": w.lesson, "title": "Golf",
-			"topicable": scorm.Class, "package": pkg.Number("data.id")}).Number("data.id"))
-		s, _ := launch(t, env, w.learner, sco, topic, 200)
+		tutor, admin := env.UserClient(w.tutor), env.UserClient(w.admin)
+		pkg := apitest.Must(upload(t, env, w.tutor, "golf.zip", fixture(t, "RuntimeBasicCalls_SCORM12.zip")))(t)
+		id, sco := pkg.ID, pkg.Scos[0].ID
+		topic := scormTopic(t, w, "Golf", id, 0)
+		s, _ := launch(t, env, w.learner, sco, topic)
 		s.commit(t, env, 1, map[string]any{"cmi.core.lesson_status": "incomplete"})
-		page := env.Do(apitest.Request{Method: "POST", Path: "/api/scorm/player/" + sco, Body: "token=" + s.token,
-			Type: "application/x-www-form-urlencoded"})
-		content := regexp.MustCompile(`/api/scorm/content/[^"]+launchpage.html`).FindString(string(page.Body))
+		// The page's signed content link is fetched raw, as the browser
+		// does: whole, not split into the route's parameters.
+		content := regexp.MustCompile(`/api/scorm/content/[^"]+launchpage.html`).FindString(s.player(t, env))
 		if res := env.Do(apitest.Request{Method: "GET", Path: content}); res.Status != 200 {
 			t.Fatalf("content %q: %d", content, res.Status)
 		}
@@ -36,18 +37,18 @@ func TestDeletePackage(t *testing.T) {
 			t.Fatalf("package files under %q: %v", prefix, err)
 		}
 
-		res := env.Call(t, 409, "DELETE", "/api/admin/scorm/"+id, w.tutor.Token, nil)
-		if res.String("error") != "package_in_use" || n(res.Get("details.topics.0").(float64)) != topic {
-			t.Fatalf("in use: %s", res.Body)
+		e := apitest.Refused(t, tutor.DeleteAdminScormID(ctx, id), 409)
+		if e.Code != "package_in_use" || apitest.Lookup(e.Details, "topics.0") != float64(topic) {
+			t.Fatalf("in use: %v %v", e, e.Details)
 		}
-		env.Call(t, 403, "DELETE", "/api/admin/scorm/"+id, w.learner.Token, nil)
-		env.Call(t, 403, "DELETE", "/api/admin/scorm/"+id, env.NewUser("tutor").Token, nil)
+		apitest.Refused(t, env.UserClient(w.learner).DeleteAdminScormID(ctx, id), 403)
+		apitest.Refused(t, env.UserClient(env.NewUser("tutor")).DeleteAdminScormID(ctx, id), 403)
 		if env.Count(t, `SELECT COUNT(*) FROM scorm_packages WHERE id = $1`, id) != 1 || !env.BlobExists(t, prefix+"imsmanifest.xml") {
 			t.Fatal("a refused delete removed something")
 		}
 
-		env.Call(t, 200, "DELETE", "/api/admin/topics/"+topic, w.tutor.Token, nil)
-		env.Call(t, 200, "DELETE", "/api/admin/scorm/"+id, w.tutor.Token, nil)
+		apitest.OK(t, tutor.DeleteAdminTopicsID(ctx, topic))
+		apitest.OK(t, tutor.DeleteAdminScormID(ctx, id))
 		if got := env.Count(t, `SELECT COUNT(*) FROM scorm_packages WHERE id = $1`, id) +
 			env.Count(t, `SELECT COUNT(*) FROM scorm_scos WHERE package_id = $1`, id) +
 			env.Count(t, `SELECT COUNT(*) FROM scorm_tracks WHERE sco_id = $1`, sco); got != 0 {
@@ -59,27 +60,26 @@ func TestDeletePackage(t *testing.T) {
 		if res := env.Do(apitest.Request{Method: "GET", Path: content}); res.Status != 404 {
 			t.Errorf("content after the delete: %d", res.Status)
 		}
-		env.Call(t, 404, "DELETE", "/api/admin/scorm/"+id, w.tutor.Token, nil)
-		res = env.Call(t, 422, "POST", "/api/admin/topics", w.tutor.Token, map[string]any{"lesson": w.lesson, "title": "Golf",
-			"topicable": scorm.Class, "package": id})
-		if res.String("errors.package.0") != "The package does not exist." {
-			t.Errorf("topic on the deleted package: %s", res.Body)
+		apitest.Refused(t, tutor.DeleteAdminScormID(ctx, id), 404)
+		_, err = tutor.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: w.lesson, Title: "Golf", Topicable: scorm.Class, Package: &id})
+		if e := apitest.Refused(t, err, 422); len(e.Errors["package"]) == 0 || e.Errors["package"][0] != "The package does not exist." {
+			t.Errorf("topic on the deleted package: %v", e)
 		}
 
 		// An admin deletes a tutor's package.
-		other := upload(t, env, w.tutor, "golf.zip", fixture(t, "RuntimeBasicCalls_SCORM12.zip"))
-		env.Call(t, 200, "DELETE", "/api/admin/scorm/"+n(other.Number("data.id")), w.admin.Token, nil)
+		other := apitest.Must(upload(t, env, w.tutor, "golf.zip", fixture(t, "RuntimeBasicCalls_SCORM12.zip")))(t)
+		apitest.OK(t, admin.DeleteAdminScormID(ctx, other.ID))
 		// A package that came with a topic's file has no uploader (as
 		// after its uploader's account is deleted): only an admin
 		// deletes it.
-		third := n(upload(t, env, w.tutor, "golf.zip", fixture(t, "RuntimeBasicCalls_SCORM12.zip")).Number("data.id"))
+		third := apitest.Must(upload(t, env, w.tutor, "golf.zip", fixture(t, "RuntimeBasicCalls_SCORM12.zip")))(t).ID
 		tn, release = env.OpenTenant(env.Tenant)
 		_, err = tn.DB.ExecContext(context.Background(), `UPDATE scorm_packages SET created_by = NULL WHERE id = $1`, third)
 		release()
 		if err != nil {
 			t.Fatal(err)
 		}
-		env.Call(t, 403, "DELETE", "/api/admin/scorm/"+third, w.tutor.Token, nil)
-		env.Call(t, 200, "DELETE", "/api/admin/scorm/"+third, w.admin.Token, nil)
+		apitest.Refused(t, tutor.DeleteAdminScormID(ctx, third), 403)
+		apitest.OK(t, admin.DeleteAdminScormID(ctx, third))
 	})
 }

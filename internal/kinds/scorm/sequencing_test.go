@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/kinds/scorm"
 )
 
 // package2004 builds a SCORM 2004 4th edition package whose default
@@ -96,70 +96,62 @@ type seqCourse struct {
 	t     *testing.T
 	env   *apitest.Env
 	w     *world
-	topic string
-	scos  map[string]string
+	topic int64
+	scos  map[string]int64
 }
 
 func newSeqCourse(t *testing.T, env *apitest.Env, data []byte) *seqCourse {
 	t.Helper()
 	w := newWorld(t, env)
-	pkg := upload(t, env, w.tutor, "seq.zip", data)
-	if pkg.Status != 201 {
-		t.Fatalf("upload: %d %s", pkg.Status, pkg.Body)
+	pkg := apitest.Must(upload(t, env, w.tutor, "seq.zip", data))(t)
+	c := &seqCourse{t: t, env: env, w: w, scos: map[string]int64{}}
+	for _, s := range pkg.Scos {
+		c.scos[s.Identifier] = s.ID
 	}
-	c := &seqCourse{t: t, env: env, w: w, scos: map[string]string{}}
-	for _, s := range pkg.Get("data.scos").([]any) {
-		m := s.(map[string]any)
-		c.scos[m["identifier"].(string)] = n(m["id"].(float64))
-	}
-	first := pkg.Get("data.scos.0.id")
-	c.topic = n(env.Call(t, 201, "POST", "/api/admin/topics", w.tutor.Token, map[string]any{"lesson": w.lesson,
-		"title": "Sequencing", "topicable": scorm.Class, "package": pkg.Number("data.id"), "sco": first}).Number("data.id"))
+	c.topic = scormTopic(t, w, "Sequencing", pkg.ID, pkg.Scos[0].ID)
 	return c
 }
 
-func (c *seqCourse) launch(id string) (session, *apitest.Response) {
+func (c *seqCourse) launch(id string) (session, *client.ScoLaunch) {
 	c.t.Helper()
-	return launch(c.t, c.env, c.w.learner, c.scos[id], c.topic, 200)
+	return launch(c.t, c.env, c.w.learner, c.scos[id], c.topic)
 }
 
 // finish commits the end of the SCO's attempt, as Terminate does.
 func (c *seqCourse) finish(s session, completion, success string) {
 	c.t.Helper()
 	s.commit(c.t, c.env, 1, map[string]any{"cmi.completion_status": completion, "cmi.success_status": success,
-		"cmi.exit": "normal", "cmi.session_time": "PT5S", "cmi.suspend_data": "state of " + s.sco})
+		"cmi.exit": "normal", "cmi.session_time": "PT5S", "cmi.suspend_data": fmt.Sprint("state of ", s.sco)})
 }
 
 // navigate posts a navigation request and checks what it delivers: the
 // SCO want ("" for the end of the session) and the rule that decided.
-func (c *seqCourse) navigate(s session, action, target, want, rule string) (session, *apitest.Response) {
+func (c *seqCourse) navigate(s session, action, target, want, rule string) (session, *client.ScoLaunch) {
 	c.t.Helper()
-	res := s.do(c.env, "POST", "/navigate", map[string]any{"action": action, "target": target})
-	if res.Status != 200 {
-		c.t.Fatalf("navigate %s from %s: %d %s", action, s.sco, res.Status, res.Body)
+	res, err := s.navigate(c.t, c.env, client.NavigateInputBody{Action: action, Target: &target})
+	if err != nil {
+		c.t.Fatalf("navigate %s from %d: %v", action, s.sco, err)
 	}
-	got := res.String("data.sco.identifier")
+	got := res.Sco.Identifier
 	if want == "" {
-		if res.Get("data.ended") != true || got != "" {
-			c.t.Fatalf("navigate %s: want the end, got %s", action, res.Body)
+		if res.Ended == nil || !*res.Ended || got != "" {
+			c.t.Fatalf("navigate %s: want the end, got %+v", action, res)
 		}
 	} else if got != want {
-		c.t.Fatalf("navigate %s: want %s, got %s", action, want, res.Body)
+		c.t.Fatalf("navigate %s: want %s, got %+v", action, want, res)
 	}
-	if r, _ := res.Get("data.rule").(string); r != rule {
-		c.t.Fatalf("navigate %s: rule %q, want %q: %s", action, r, rule, res.Body)
+	if r := res.Rule; (r == nil && rule != "") || (r != nil && *r != rule) {
+		c.t.Fatalf("navigate %s: rule %v, want %q: %+v", action, r, rule, res)
 	}
-	return session{sco: c.scos[want], token: res.String("data.token")}, res
+	return session{sco: c.scos[want], token: res.Token}, res
 }
 
 // tracks maps each SCO's identifier to its listed track.
-func (c *seqCourse) tracks() map[string]map[string]any {
+func (c *seqCourse) tracks() map[string]client.Track {
 	c.t.Helper()
-	res := c.env.Call(c.t, 200, "GET", "/api/courses/"+n(float64(c.w.course))+"/scorm", c.w.learner.Token, nil)
-	out := map[string]map[string]any{}
-	for _, tr := range res.Get("data").([]any) {
-		m := tr.(map[string]any)
-		out[m["identifier"].(string)] = m
+	out := map[string]client.Track{}
+	for _, tr := range tracks(c.t, c.env, c.w.learner, c.w.course) {
+		out[tr.Identifier] = tr
 	}
 	return out
 }
@@ -167,16 +159,15 @@ func (c *seqCourse) tracks() map[string]map[string]any {
 // contents reads the table of contents of a session's player page.
 func (c *seqCourse) contents(s session) map[string]string {
 	c.t.Helper()
-	page := c.env.Do(apitest.Request{Method: "POST", Path: "/api/scorm/player/" + s.sco,
-		Body: "token=" + s.token, Type: "application/x-www-form-urlencoded"})
-	m := regexp.MustCompile(`(?s)<script id="runtime" type="application/json">(.*?)</script>`).FindSubmatch(page.Body)
-	if page.Status != 200 || m == nil {
-		c.t.Fatalf("player: %d %s", page.Status, page.Body)
+	page := s.player(c.t, c.env)
+	m := regexp.MustCompile(`(?s)<script id="runtime" type="application/json">(.*?)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		c.t.Fatalf("player: %s", page)
 	}
 	var rt struct {
 		Contents []struct{ Identifier, Status string }
 	}
-	if err := stdjson.Unmarshal(m[1], &rt); err != nil {
+	if err := stdjson.Unmarshal([]byte(m[1]), &rt); err != nil {
 		c.t.Fatal(err)
 	}
 	out := map[string]string{}
@@ -198,28 +189,27 @@ func TestPostConditionRetryAndExitAll(t *testing.T) {
 		s, _ := c.launch("quiz")
 		c.finish(s, "completed", "failed")
 		s, res := c.navigate(s, "continue", "", "quiz", "retry")
-		if res.Number("data.attempt") != 2 || res.String("data.entry") != "ab-initio" {
-			t.Fatalf("retry: %s", res.Body)
+		if res.Attempt != 2 || res.Entry != "ab-initio" {
+			t.Fatalf("retry: %+v", res)
 		}
-		st := s.do(env, "GET", "", nil)
-		if st.Number("data.attempt") != 2 || st.String("data.completion_status") != "not attempted" ||
-			st.String("data.success_status") != "unknown" || len(st.Get("data.cmi").(map[string]any)) != 0 {
-			t.Fatalf("stored after the retry: %s", st.Body)
+		st := apitest.Must(s.stored(t, env))(t)
+		if st.Attempt != 2 || st.CompletionStatus != "not attempted" || st.SuccessStatus != "unknown" || len(st.Cmi) != 0 {
+			t.Fatalf("stored after the retry: %+v", st)
 		}
 		// The SCO terminates without a request: the rule retries again.
 		c.finish(s, "completed", "failed")
 		s, res = c.navigate(s, "exit", "", "quiz", "retry")
-		if res.Number("data.attempt") != 3 {
-			t.Fatalf("second retry: %s", res.Body)
+		if res.Attempt != 3 {
+			t.Fatalf("second retry: %+v", res)
 		}
 		// The third attempt is the last one: no retry is possible.
 		c.finish(s, "completed", "failed")
-		if res := s.do(env, "POST", "/navigate", map[string]any{"action": "continue"}); res.Status != 403 ||
-			!strings.Contains(res.String("message"), "Every attempt") {
-			t.Fatalf("retry past the limit: %d %s", res.Status, res.Body)
+		_, err := s.navigate(t, env, client.NavigateInputBody{Action: "continue"})
+		if e := apitest.Refused(t, err, 403); !strings.Contains(e.Message, "Every attempt") {
+			t.Fatalf("retry past the limit: %v", e)
 		}
-		if tr := c.tracks()["quiz"]; tr["attempt"] != 3.0 || tr["status"] != "failed" {
-			t.Fatalf("quiz track: %v", tr)
+		if tr := c.tracks()["quiz"]; tr.Attempt != 3 || tr.Status != "failed" {
+			t.Fatalf("quiz track: %+v", tr)
 		}
 
 		// Another learner passes at once: the learner's continue stands;
@@ -228,14 +218,14 @@ func TestPostConditionRetryAndExitAll(t *testing.T) {
 		s, _ = c.launch("quiz")
 		c.finish(s, "completed", "passed")
 		s, res = c.navigate(s, "continue", "", "summary", "")
-		if res.Number("data.attempt") != 1 {
-			t.Fatalf("summary: %s", res.Body)
+		if res.Attempt != 1 {
+			t.Fatalf("summary: %+v", res)
 		}
 		c.finish(s, "completed", "unknown")
 		c.navigate(s, "previous", "", "", "exitAll")
 		c.navigate(s, "exit", "", "", "exitAll")
-		if tr := c.tracks(); tr["quiz"]["status"] != "passed" || tr["quiz"]["attempt"] != 1.0 || tr["summary"]["status"] != "completed" {
-			t.Fatalf("tracks: %v", tr)
+		if tr := c.tracks(); tr["quiz"].Status != "passed" || tr["quiz"].Attempt != 1 || tr["summary"].Status != "completed" {
+			t.Fatalf("tracks: %+v", tr)
 		}
 	})
 }
@@ -278,22 +268,22 @@ func TestExitRulesAndRetryAll(t *testing.T) {
 			t.Fatalf("contents before retryAll: %v", got)
 		}
 		_, res := c.navigate(s, "exit", "", "a1", "retryAll")
-		if res.Number("data.attempt") != 2 || res.String("data.entry") != "ab-initio" {
-			t.Fatalf("retryAll: %s", res.Body)
+		if res.Attempt != 2 || res.Entry != "ab-initio" {
+			t.Fatalf("retryAll: %+v", res)
 		}
 		tr := c.tracks()
 		for _, id := range []string{"a1", "b1", "c1"} {
-			if tr[id]["status"] != "not attempted" {
-				t.Errorf("%s after retryAll: %v", id, tr[id])
+			if tr[id].Status != "not attempted" {
+				t.Errorf("%s after retryAll: %+v", id, tr[id])
 			}
 		}
-		if tr["a2"]["status"] != "not attempted" || tr["b1"]["attempt"] != 1.0 {
-			t.Errorf("tracks after retryAll: %v", tr)
+		if tr["a2"].Status != "not attempted" || tr["b1"].Attempt != 1 {
+			t.Errorf("tracks after retryAll: %+v", tr)
 		}
 		// b1's next launch is its second attempt, with none of its data.
 		_, res = c.launch("b1")
-		if res.Number("data.attempt") != 2 || res.String("data.entry") != "ab-initio" {
-			t.Fatalf("b1 after retryAll: %s", res.Body)
+		if res.Attempt != 2 || res.Entry != "ab-initio" {
+			t.Fatalf("b1 after retryAll: %+v", res)
 		}
 		if cmi := env.Count(t, `SELECT COUNT(*) FROM scorm_tracks WHERE sco_id = $1 AND cmi = '{}' AND attempt = 2`, c.scos["b1"]); cmi != 1 {
 			t.Errorf("b1 stored: %d", cmi)
@@ -362,9 +352,9 @@ func TestRollupRules(t *testing.T) {
 		s, _ = c.navigate(s, "choice", "g2a", "g2a", "")
 		c.finish(s, "completed", "passed")
 		// Half of g2 satisfied: g2 is, and its disabled rule holds.
-		if res := s.do(env, "POST", "/navigate", map[string]any{"action": "continue"}); res.Status != 403 ||
-			!strings.Contains(res.String("message"), "not available") {
-			t.Fatalf("g2b under a satisfied g2: %d %s", res.Status, res.Body)
+		_, err := s.navigate(t, env, client.NavigateInputBody{Action: "continue"})
+		if e := apitest.Refused(t, err, 403); !strings.Contains(e.Message, "not available") {
+			t.Fatalf("g2b under a satisfied g2: %v", e)
 		}
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/kinds/scorm"
 )
 
 // TestSessionTimeCappedByWallClock: a SCO's session_time counts at most
@@ -24,16 +23,14 @@ func TestSessionTimeCappedByWallClock(t *testing.T) {
 		for _, c := range cases {
 			// Access tokens last 5 minutes: each case signs in afresh.
 			w.learner.Token, _ = env.Login(env.Host, w.learner.Email, w.learner.Password)
-			pkg := upload(t, env, w.tutor, "p.zip", fixture(t, c.fixture))
-			sco := n(pkg.Number("data.scos.0.id"))
-			create := map[string]any{"lesson": w.lesson, "title": c.name, "topicable": scorm.Class,
-				"package": pkg.Number("data.id"), "sco": pkg.Number("data.scos.0.id")}
-			topic := n(env.Call(t, 201, "POST", "/api/admin/topics", w.tutor.Token, create).Number("data.id"))
+			pkg := apitest.Must(upload(t, env, w.tutor, "p.zip", fixture(t, c.fixture)))(t)
+			sco := pkg.Scos[0].ID
+			topic := scormTopic(t, w, c.name, pkg.ID, sco)
 			seconds := func() int {
 				return env.Count(t, `SELECT seconds FROM topic_progress WHERE user_id = $1 AND topic_id = $2`, w.learner.ID, topic)
 			}
 
-			s, _ := launch(t, env, w.learner, sco, topic, 200)
+			s, _ := launch(t, env, w.learner, sco, topic)
 			env.Clock.Advance(2 * time.Minute)
 			s.commit(t, env, 1, map[string]any{c.key: c.huge})
 			if got := seconds(); got != 120 {
@@ -47,7 +44,7 @@ func TestSessionTimeCappedByWallClock(t *testing.T) {
 				t.Errorf("%s: second commit: %d s, want 180", c.name, got)
 			}
 			// A new session starts its own clock; an honest time counts as sent.
-			s2, _ := launch(t, env, w.learner, sco, topic, 200)
+			s2, _ := launch(t, env, w.learner, sco, topic)
 			s2.commit(t, env, 1, map[string]any{c.key: c.huge})
 			env.Clock.Advance(time.Minute)
 			s2.commit(t, env, 2, map[string]any{c.key: c.honest})

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
-	"github.com/lms-platform/lms/internal/kinds/scorm"
 )
 
 // failCompletions makes the database refuse every write that completes a
@@ -57,21 +57,19 @@ func failCompletions(t testing.TB, env *apitest.Env) func() {
 func TestCommitRetryCompletesTopic(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
-		pkg := upload(t, env, w.tutor, "g.zip", fixture(t, "RuntimeBasicCalls_SCORM20043rdEdition.zip"))
-		sco := n(pkg.Number("data.scos.0.id"))
-		create := map[string]any{"lesson": w.lesson, "title": "Golf", "topicable": scorm.Class, "package": pkg.Number("data.id")}
-		topic := n(env.Call(t, 201, "POST", "/api/admin/topics", w.tutor.Token, create).Number("data.id"))
-		s, _ := launch(t, env, w.learner, sco, topic, 200)
+		pkg := apitest.Must(upload(t, env, w.tutor, "g.zip", fixture(t, "RuntimeBasicCalls_SCORM20043rdEdition.zip")))(t)
+		sco := pkg.Scos[0].ID
+		topic := scormTopic(t, w, "Golf", pkg.ID, 0)
+		s, _ := launch(t, env, w.learner, sco, topic)
 		env.Clock.Advance(2 * time.Minute)
 		s.commit(t, env, 1, map[string]any{"cmi.completion_status": "incomplete", "cmi.session_time": "PT30S"})
 
-		finish := map[string]any{"seq": 2, "terminate": true, "cmi": map[string]any{"cmi.completion_status": "completed",
+		finish := client.CommitInput{Seq: 2, Terminate: client.Ptr(true), Cmi: map[string]any{"cmi.completion_status": "completed",
 			"cmi.success_status": "passed", "cmi.exit": "normal", "cmi.session_time": "PT1M"}}
 		lift := failCompletions(t, env)
-		if res := s.do(env, "POST", "/commit", finish); res.Status != 500 {
-			t.Fatalf("commit with the topic's completion failing: %d %s", res.Status, res.Body)
-		}
+		_, err := s.send(t, env, finish)
 		lift()
+		apitest.Refused(t, err, 500) // the topic's completion failing
 		// The track was stored completed; the topic was not.
 		if got := env.Count(t, `SELECT COUNT(*) FROM scorm_tracks WHERE sco_id = $1 AND completed_at IS NOT NULL AND seq = 2`, sco); got != 1 {
 			t.Fatalf("stored tracks completed at seq 2: %d", got)
@@ -80,16 +78,15 @@ func TestCommitRetryCompletesTopic(t *testing.T) {
 			t.Fatal("topic complete though its completion failed")
 		}
 		// The player retries the commit it got no answer for.
-		retry := s.do(env, "POST", "/commit", finish)
-		if retry.Status != 200 || retry.Get("data.applied") != false || retry.String("data.status") != "passed" {
-			t.Fatalf("retry: %d %s", retry.Status, retry.Body)
+		retry := apitest.Must(s.send(t, env, finish))(t)
+		if retry.Applied || retry.Status != "passed" {
+			t.Fatalf("retry: %+v", retry)
 		}
 		if got := topicStatus(t, env, w.learner, w.course, topic); got != 1 {
 			t.Fatalf("topic status %v after the retried commit", got)
 		}
-		tracks := env.Call(t, 200, "GET", "/api/courses/"+n(float64(w.course))+"/scorm", w.learner.Token, nil)
-		if tracks.String("data.0.status") != "passed" || tracks.Number("data.0.seconds") != 60 {
-			t.Errorf("tracks: %s", tracks.Body)
+		if tr := tracks(t, env, w.learner, w.course); len(tr) == 0 || tr[0].Status != "passed" || tr[0].Seconds != 60 {
+			t.Errorf("tracks: %+v", tr)
 		}
 	})
 }
@@ -99,21 +96,21 @@ func TestCommitRetryCompletesTopic(t *testing.T) {
 func TestLaunchCompletesTopicOfDoneTrack(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		w := newWorld(t, env)
-		pkg := upload(t, env, w.tutor, "g.zip", fixture(t, "RuntimeBasicCalls_SCORM12.zip"))
-		sco := n(pkg.Number("data.scos.0.id"))
-		create := map[string]any{"lesson": w.lesson, "title": "Golf", "topicable": scorm.Class, "package": pkg.Number("data.id")}
-		topic := n(env.Call(t, 201, "POST", "/api/admin/topics", w.tutor.Token, create).Number("data.id"))
-		s, _ := launch(t, env, w.learner, sco, topic, 200)
+		pkg := apitest.Must(upload(t, env, w.tutor, "g.zip", fixture(t, "RuntimeBasicCalls_SCORM12.zip")))(t)
+		sco := pkg.Scos[0].ID
+		topic := scormTopic(t, w, "Golf", pkg.ID, 0)
+		s, _ := launch(t, env, w.learner, sco, topic)
 		lift := failCompletions(t, env)
-		res := s.do(env, "POST", "/commit", map[string]any{"seq": 1, "cmi": map[string]any{"cmi.core.lesson_status": "completed",
+		_, err := s.send(t, env, client.CommitInput{Seq: 1, Cmi: map[string]any{"cmi.core.lesson_status": "completed",
 			"cmi.core.session_time": "00:00:10"}})
 		lift()
-		if res.Status != 500 || topicStatus(t, env, w.learner, w.course, topic) == 1 {
-			t.Fatalf("failed commit: %d %s", res.Status, res.Body)
+		apitest.Refused(t, err, 500)
+		if topicStatus(t, env, w.learner, w.course, topic) == 1 {
+			t.Fatal("failed commit completed the topic")
 		}
-		_, l := launch(t, env, w.learner, sco, topic, 200)
-		if l.Number("data.attempt") != 2 || topicStatus(t, env, w.learner, w.course, topic) != 1 {
-			t.Fatalf("relaunch: %s; topic status %v", l.Body, topicStatus(t, env, w.learner, w.course, topic))
+		_, l := launch(t, env, w.learner, sco, topic)
+		if got := topicStatus(t, env, w.learner, w.course, topic); l.Attempt != 2 || got != 1 {
+			t.Fatalf("relaunch: %+v; topic status %v", l, got)
 		}
 	})
 }
