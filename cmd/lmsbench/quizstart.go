@@ -299,7 +299,7 @@ func settleEvents(ctx context.Context, s *server.Server, rec platform.Record) er
 		return err
 	}
 	defer release()
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if _, err := s.Dispatcher.DispatchPending(ctx, t); err != nil {
 			return err
 		}
@@ -308,7 +308,7 @@ func settleEvents(ctx context.Context, s *server.Server, rec platform.Record) er
 			return err
 		}
 	}
-	return errors.New("the class's events were not delivered within two minutes")
+	return errors.New("the class's events were not delivered within ten minutes")
 }
 
 // inParallel calls fn for 0..n-1 from workers goroutines and returns the

@@ -133,7 +133,33 @@ func account(ctx context.Context, q sqldb.Querier, id int64) (User, error) {
 // userWhere loads the user the condition selects and its roles in one
 // query: one row per role, or one row with no role.
 func userWhere(ctx context.Context, q sqldb.Querier, cond string, arg any) (User, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+prefixed("u.", userColumns)+`, ur.role FROM users u
+	return usersRow(ctx, q, "", "", cond, arg)
+}
+
+// Along is a row of another table that names a user in its user_id
+// column, read in the same query as the user: Table is the table with an
+// alias x, Key the column of x that finds the row, Columns the columns of
+// x read into Into.
+type Along struct {
+	Table, Key, Columns string
+	Into                []any
+}
+
+// ByRowOf loads the user that the row with key of a.Table names, and
+// scans a.Columns of that row into a.Into, in one query: one round trip
+// for a user and the row that led to them (an access token). NotFound when
+// either is absent.
+func ByRowOf(ctx context.Context, q sqldb.Querier, a Along, key any) (User, error) {
+	return usersRow(ctx, q, "JOIN "+a.Table+" ON x.user_id = u.id", a.Columns, "x."+a.Key+" = $1", key, a.Into...)
+}
+
+// usersRow loads the user matching cond, with the columns along of a
+// joined table into into.
+func usersRow(ctx context.Context, q sqldb.Querier, join, along, cond string, arg any, into ...any) (User, error) {
+	if along != "" {
+		along = ", " + along
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+prefixed("u.", userColumns)+`, ur.role`+along+` FROM users u `+join+`
 		LEFT JOIN user_roles ur ON ur.user_id = u.id
 		WHERE `+cond+` ORDER BY ur.role`, arg)
 	if err != nil {
@@ -144,7 +170,7 @@ func userWhere(ctx context.Context, q sqldb.Querier, cond string, arg any) (User
 	found := false
 	for rows.Next() {
 		var role sql.NullString
-		row, err := scanUser(rows, &role)
+		row, err := scanUser(rows, append([]any{&role}, into...)...)
 		if err != nil {
 			return User{}, fmt.Errorf("accounts: load user: %w", err)
 		}

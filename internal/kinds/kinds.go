@@ -81,6 +81,10 @@ type Topics interface {
 // Gate says whether p may record progress in a topic now.
 type Gate interface {
 	CanRecord(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) error
+	// RecordableTopic is CanRecord answering the topic too, from the
+	// program cache, so that the kind need not read it again. Its Content
+	// is shared: it must not be changed.
+	RecordableTopic(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (topics.Topic, error)
 }
 
 // Learning is what kinds do with learners' progress.

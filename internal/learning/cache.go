@@ -76,9 +76,32 @@ func (s *Service) static(ctx context.Context, t *platform.Tenant, q sqldb.Querie
 func (s *Service) staticAt(ctx context.Context, t *platform.Tenant, q sqldb.Querier, courseID, version int64,
 	now time.Time) (*staticProgram, error) {
 	cache := cacheOf(t)
-	if e, ok := cache.Get(courseID, version, now); ok {
-		return e, nil
+	build := func() (*staticProgram, time.Time, error) {
+		e, err := s.buildStatic(ctx, t, q, courseID, now)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		return e, e.expires, nil
 	}
+	if _, inTx := q.(*sqldb.Tx); inTx {
+		// Built from what the transaction sees, so not shared with
+		// readers outside it while it is built.
+		if e, ok := cache.Get(courseID, version, now); ok {
+			return e, nil
+		}
+		e, expires, err := build()
+		if err == nil {
+			cache.Put(courseID, version, expires, now, e)
+		}
+		return e, err
+	}
+	return cache.Load(courseID, version, now, build)
+}
+
+// buildStatic reads the course and its program and renders the shared
+// part of its answer.
+func (s *Service) buildStatic(ctx context.Context, t *platform.Tenant, q sqldb.Querier, courseID int64,
+	now time.Time) (*staticProgram, error) {
 	c, err := courses.ByID(ctx, q, courseID)
 	if err != nil {
 		return nil, err
@@ -110,7 +133,6 @@ func (s *Service) staticAt(ctx context.Context, t *platform.Tenant, q sqldb.Quer
 		}
 	})
 	e.expires = expires
-	cache.Put(courseID, version, expires, now, e)
 	return e, nil
 }
 

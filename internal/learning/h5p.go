@@ -157,7 +157,7 @@ func (s *Service) StoreStatement(ctx context.Context, t *platform.Tenant, p *acc
 		return H5PStatement{}, &apperr.Error{Kind: apperr.Invalid, Message: "The given data was invalid.",
 			Fields: map[string][]string{"statement.verb.id": {"The statement needs a verb id of at most 255 characters."}}}
 	}
-	c, err := s.learnerTopic(ctx, t, t.DB, now, p, topicID)
+	c, _, err := s.learnerTopic(ctx, t, t.DB, now, p, topicID)
 	if err != nil {
 		return H5PStatement{}, err
 	}
@@ -261,7 +261,7 @@ const h5pGrantTTL = 2 * time.Hour
 // empty, else content the topic plays (an H5PFrame of a layout).
 func (s *Service) H5PGrant(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64, contentID string) (H5PPlayGrant, error) {
 	now := s.now()
-	if _, err := s.learnerTopic(ctx, t, t.DB, now, p, topicID); err != nil {
+	if _, _, err := s.learnerTopic(ctx, t, t.DB, now, p, topicID); err != nil {
 		return H5PPlayGrant{}, err
 	}
 	if contentID == "" {

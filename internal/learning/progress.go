@@ -329,7 +329,7 @@ type TopicPing struct {
 func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (TopicPing, error) {
 	now := s.now()
 	q := t.DB
-	c, err := s.learnerTopic(ctx, t, q, now, p, topicID)
+	c, _, err := s.learnerTopic(ctx, t, q, now, p, topicID)
 	if err != nil {
 		return TopicPing{}, err
 	}
@@ -365,6 +365,18 @@ func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Princi
 // its lesson open. Package quiz asks it before an attempt starts, so that
 // an attempt is taken only where its completion would count.
 func (s *Service) CanRecord(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) error {
-	_, err := s.learnerTopic(ctx, t, t.DB, s.now(), p, topicID)
+	_, _, err := s.learnerTopic(ctx, t, t.DB, s.now(), p, topicID)
 	return err
+}
+
+// RecordableTopic is CanRecord answering the topic too, as the program
+// cache holds it, so that the kind asking need not read it again (a quiz
+// start). Its Content is shared: it must not be changed.
+func (s *Service) RecordableTopic(ctx context.Context, t *platform.Tenant, p *access.Principal,
+	topicID int64) (topics.Topic, error) {
+	_, topic, err := s.learnerTopic(ctx, t, t.DB, s.now(), p, topicID)
+	if err != nil {
+		return topics.Topic{}, err
+	}
+	return *topic, nil
 }

@@ -75,7 +75,7 @@ func courseCounters(ctx context.Context, q sqldb.Querier, courseID int64) (progr
 // learner's assignment from the tenant's memos; inside a transaction
 // (q is a *sqldb.Tx), everything comes from the transaction.
 func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.Querier, now time.Time,
-	p *access.Principal, topicID int64) (courses.Course, error) {
+	p *access.Principal, topicID int64) (courses.Course, *topics.Topic, error) {
 	db, ok := q.(*sqldb.DB)
 	memo := ok && db == t.DB
 	hints := topicCoursesOf(t)
@@ -87,20 +87,20 @@ func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.
 		if !hinted {
 			id, err := topics.CourseOf(ctx, q, topicID)
 			if apperr.Is(err, apperr.NotFound) {
-				return courses.Course{}, errTopicMissing
+				return courses.Course{}, nil, errTopicMissing
 			}
 			if err != nil {
-				return courses.Course{}, err
+				return courses.Course{}, nil, err
 			}
 			courseID = id
 		}
 		program, accessCount, err := courseCounters(ctx, q, courseID)
 		if err != nil {
-			return courses.Course{}, err
+			return courses.Course{}, nil, err
 		}
 		static, err := s.staticAt(ctx, t, q, courseID, program, now)
 		if err != nil {
-			return courses.Course{}, err
+			return courses.Course{}, nil, err
 		}
 		topic, ok := static.tree.topics[topicID]
 		if !ok && hinted {
@@ -109,7 +109,7 @@ func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.
 			continue
 		}
 		if !ok {
-			return courses.Course{}, errTopicMissing
+			return courses.Course{}, nil, errTopicMissing
 		}
 		if memo && !hinted {
 			hints.Put(topicID, 0, now.Add(programTTL), now, courseID)
@@ -121,12 +121,12 @@ func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.
 			return s.assignedAt(ctx, t, now, p.UserID, courseID, accessCount)
 		}
 		if err := writableBy(p, static.course, now, assigned); err != nil {
-			return courses.Course{}, err
+			return courses.Course{}, nil, err
 		}
 		if !static.tree.open(topic) {
-			return courses.Course{}, errClosed
+			return courses.Course{}, nil, errClosed
 		}
-		return static.course, nil
+		return static.course, topic, nil
 	}
 }
 

@@ -90,14 +90,15 @@ func (s *Service) Get(ctx context.Context, t *platform.Tenant, key string) (any,
 			}
 		}
 	}
-	v, ok, err := storedValue(ctx, t.DB, key)
+	stored, err := s.stored(ctx, t)
 	if err != nil {
 		return nil, err
 	}
+	v, ok := stored[key]
 	if !ok {
-		v = s.fallback(k)
+		return s.fallback(k), nil
 	}
-	return v, nil
+	return clone(v), nil
 }
 
 // String returns a string setting; null is "".
@@ -246,6 +247,10 @@ func (s *Service) Update(ctx context.Context, t *platform.Tenant, values map[str
 				return err
 			}
 		}
+		// This process forgets the old values even where no change feed
+		// is wired (a bare tenant handle); the feed tells the others.
+		tx.AfterCommit(memoOf(t).drop)
+		sqldb.Changed(tx, changedKey)
 		return nil
 	})
 }

@@ -9,23 +9,6 @@ import (
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
-// storedValue reads the tenant's value of key; ok is false when the tenant
-// has not set it.
-func storedValue(ctx context.Context, q sqldb.Querier, key string) (v any, ok bool, err error) {
-	var raw string
-	err = q.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = $1`, key).Scan(&raw)
-	if sqldb.NotFound(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("settings: read %s: %w", key, err)
-	}
-	if err := json.Unmarshal([]byte(raw), &v); err != nil {
-		return nil, false, fmt.Errorf("settings: decode %s: %w", key, err)
-	}
-	return v, true, nil
-}
-
 // storedValues reads every value the tenant has set.
 func storedValues(ctx context.Context, q sqldb.Querier) (map[string]any, error) {
 	rows, err := q.QueryContext(ctx, `SELECT key, value FROM settings`)

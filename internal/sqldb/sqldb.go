@@ -233,6 +233,18 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
 	return nil
 }
 
+// Write runs fn, which makes one write statement, at the least cost of
+// committing it: in SQLite's next group commit (group.go), where a rush of
+// writers queues in Go, and on PostgreSQL as the statement alone, which
+// commits by itself without the round trips of BEGIN and COMMIT. fn must
+// make a single statement: on PostgreSQL nothing makes two atomic.
+func (db *DB) Write(ctx context.Context, fn func(q Querier) error) error {
+	if db.commits == nil {
+		return fn(db)
+	}
+	return db.Tx(ctx, func(tx *Tx) error { return fn(tx) })
+}
+
 // run begins, runs fn and commits (on PostgreSQL, where transactions run
 // side by side); code after the commit runs once the transaction's
 // connection is free again, as it may start a transaction.

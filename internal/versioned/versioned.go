@@ -17,6 +17,21 @@ type Cache[K comparable, V any] struct {
 	mu      sync.Mutex
 	max     int
 	entries map[K]entry[V]
+	// builds are the values Load is building, by key and version.
+	builds map[built[K]]*build[V]
+}
+
+type built[K comparable] struct {
+	key     K
+	version int64
+}
+
+// build is a value under construction; done closes when it is ready
+// (ok) or failed.
+type build[V any] struct {
+	done  chan struct{}
+	value V
+	ok    bool
 }
 
 type entry[V any] struct {
@@ -27,7 +42,7 @@ type entry[V any] struct {
 
 // New returns an empty cache of at most max entries.
 func New[K comparable, V any](max int) *Cache[K, V] {
-	return &Cache[K, V]{max: max, entries: map[K]entry[V]{}}
+	return &Cache[K, V]{max: max, entries: map[K]entry[V]{}, builds: map[built[K]]*build[V]{}}
 }
 
 // Get returns the value kept for k when it was built at version and has
@@ -49,6 +64,10 @@ func (c *Cache[K, V]) Get(k K, version int64, now time.Time) (V, bool) {
 func (c *Cache[K, V]) Put(k K, version int64, expires, now time.Time, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.put(k, version, expires, now, v)
+}
+
+func (c *Cache[K, V]) put(k K, version int64, expires, now time.Time, v V) {
 	if len(c.entries) >= c.max {
 		for key, e := range c.entries {
 			if !now.Before(e.expires) {
@@ -60,4 +79,47 @@ func (c *Cache[K, V]) Put(k K, version int64, expires, now time.Time, v V) {
 		}
 	}
 	c.entries[k] = entry[V]{version: version, expires: expires, value: v}
+}
+
+// Load returns the value kept for k at version, or builds it with fill
+// (the value and when it expires) and keeps it. Callers that miss the same
+// key and version while it is being built wait for that one build: a class
+// opening a course whose program just changed would otherwise build it
+// once per learner, all at once. When the build fails (its caller's
+// context may have ended), each waiter builds for itself.
+func (c *Cache[K, V]) Load(k K, version int64, now time.Time, fill func() (V, time.Time, error)) (V, error) {
+	c.mu.Lock()
+	if e, ok := c.entries[k]; ok && e.version == version && now.Before(e.expires) {
+		c.mu.Unlock()
+		return e.value, nil
+	}
+	id := built[K]{key: k, version: version}
+	if b, ok := c.builds[id]; ok {
+		c.mu.Unlock()
+		<-b.done
+		if b.ok {
+			return b.value, nil
+		}
+		v, expires, err := fill()
+		if err == nil {
+			c.Put(k, version, expires, now, v)
+		}
+		return v, err
+	}
+	b := &build[V]{done: make(chan struct{})}
+	c.builds[id] = b
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.builds, id)
+		c.mu.Unlock()
+		close(b.done)
+	}()
+	v, expires, err := fill()
+	if err != nil {
+		return v, err
+	}
+	c.Put(k, version, expires, now, v)
+	b.value, b.ok = v, true
+	return v, nil
 }

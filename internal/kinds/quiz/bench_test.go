@@ -68,8 +68,8 @@ func (c rushClient) post(token, path string, body any) (int, []byte, error) {
 	return res.StatusCode, buf.Bytes(), nil
 }
 
-func newRush(b *testing.B) (*world, rushClient, []string) {
-	env := apitest.New(b, "sqlite", apitest.Options{})
+func newRush(b *testing.B, backend string) (*world, rushClient, []string) {
+	env := apitest.New(b, backend, apitest.Options{})
 	w := newWorld(b, env)
 	toks := learners(b, w, rushLearners)
 	tr := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, MaxConnsPerHost: 256}
@@ -79,9 +79,16 @@ func newRush(b *testing.B) (*world, rushClient, []string) {
 
 // BenchmarkQuizRush starts one quiz for 2,000 learners at once, every
 // start released at the same instant; it reports the p99 and the
-// slowest start (queueing on the client's 256 connections included).
+// slowest start (queueing on the client's 256 connections included), on
+// each backend.
 func BenchmarkQuizRush(b *testing.B) {
-	w, c, toks := newRush(b)
+	for _, backend := range apitest.Backends(b) {
+		b.Run(backend, func(b *testing.B) { quizRush(b, backend) })
+	}
+}
+
+func quizRush(b *testing.B, backend string) {
+	w, c, toks := newRush(b, backend)
 	var all []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -124,9 +131,16 @@ func BenchmarkQuizRush(b *testing.B) {
 }
 
 // BenchmarkQuizAnswers saves answers of learners with attempts under way,
-// from 64 concurrent clients; it reports saves per second.
+// from 64 concurrent clients; it reports saves per second, on each
+// backend.
 func BenchmarkQuizAnswers(b *testing.B) {
-	w, c, toks := newRush(b)
+	for _, backend := range apitest.Backends(b) {
+		b.Run(backend, func(b *testing.B) { quizAnswers(b, backend) })
+	}
+}
+
+func quizAnswers(b *testing.B, backend string) {
+	w, c, toks := newRush(b, backend)
 	topic := createQuiz(b, w, nil)
 	attempts := make([]int64, len(toks))
 	for i, tok := range toks {

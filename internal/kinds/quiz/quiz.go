@@ -114,33 +114,34 @@ func parsed(t *platform.Tenant, topic topics.Topic, now time.Time) (Value, error
 // to its course, the topic shown to learners, its lesson open.
 type Gate = kinds.Gate
 
-// learnable checks that p may take the topic's quiz: where a learner may
-// record progress; the course's editors may always try it. The course is
-// read only when the gate refuses, as most takers are learners.
-func (s *Service) learnable(ctx context.Context, t *platform.Tenant, p *access.Principal, topic topics.Topic) error {
-	err := s.Gate.CanRecord(ctx, t, p, topic.ID)
+// takeable returns the quiz topic p may take: one where a learner may
+// record progress, as the gate's program cache holds it; the course's
+// editors may always try it. The topic and its course are read only when
+// the gate refuses, as most takers are learners.
+func (s *Service) takeable(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (topics.Topic, error) {
+	topic, err := s.Gate.RecordableTopic(ctx, t, p, topicID)
 	if err == nil {
-		return nil
+		if topic.TopicableType != Class {
+			return topic, errNotQuiz
+		}
+		return topic, nil
 	}
-	course, cerr := courses.ByID(ctx, t.DB, topic.CourseID)
+	topic, course, cerr := quizCourse(ctx, t, topicID)
 	if cerr != nil {
-		return cerr
+		return topic, cerr
 	}
 	if courses.CanEdit(p, course) {
-		return nil
+		return topic, nil
 	}
-	return err
+	return topic, err
 }
 
 // Start begins an attempt, or returns the learner's attempt still under
 // way (created is then false).
 func (s *Service) Start(ctx context.Context, t *platform.Tenant, p *access.Principal, topicID int64) (AttemptView, bool, error) {
 	now := s.now()
-	topic, err := quizTopic(ctx, t, topicID)
+	topic, err := s.takeable(ctx, t, p, topicID)
 	if err != nil {
-		return AttemptView{}, false, err
-	}
-	if err := s.learnable(ctx, t, p, topic); err != nil {
 		return AttemptView{}, false, err
 	}
 	v, err := parsed(t, topic, now)
@@ -168,9 +169,9 @@ func (s *Service) Start(ctx context.Context, t *platform.Tenant, p *access.Princ
 	a := Attempt{TopicID: topicID, UserID: p.UserID, Number: used + 1, Questions: v.Questions, StartedAt: now,
 		EndsAt: now.Add(time.Duration(minutes) * time.Minute), MaxScore: v.MaxTotal(), MinPassScore: v.MinPassScore,
 		Review: v.ReviewMode()}
-	// In a transaction, so that a rush of starts queues for SQLite's
-	// writer in Go (sqldb.DB.Tx) instead of sleeping in its busy handler.
-	err = t.Tx(ctx, func(tx *sqldb.Tx) error { return insertAttempt(ctx, tx, &a) })
+	// A rush of starts queues for SQLite's writer in Go instead of
+	// sleeping in its busy handler, and costs PostgreSQL one round trip.
+	err = t.DB.Write(ctx, func(q sqldb.Querier) error { return insertAttempt(ctx, q, &a) })
 	if err != nil {
 		if sqldb.IsUniqueViolation(err) {
 			// Two starts at once: the other one made the attempt.
@@ -284,8 +285,8 @@ func (s *Service) SaveAnswer(ctx context.Context, t *platform.Tenant, p *access.
 	}
 	final := a.Review == ReviewAfterAnswer
 	var saved bool
-	err = t.Tx(ctx, func(tx *sqldb.Tx) error {
-		saved, err = saveAnswer(ctx, tx, a.ID, ans, now, final)
+	err = t.DB.Write(ctx, func(q sqldb.Querier) error {
+		saved, err = saveAnswer(ctx, q, a.ID, ans, now, final)
 		return err
 	})
 	if err != nil {
