@@ -46,3 +46,19 @@ func MembersWithin(ctx context.Context, q sqldb.Querier, groupIDs []int64) ([]in
 	}
 	return ids, nil
 }
+
+// GroupAndAncestors lists the group's id and those of its ancestors, in
+// one statement; none when the group does not exist.
+func GroupAndAncestors(ctx context.Context, q sqldb.Querier, groupID int64) ([]int64, error) {
+	ids, err := sqldb.Column[int64](q.QueryContext(ctx, `
+		WITH RECURSIVE up(id) AS (
+			SELECT id FROM user_groups WHERE id = $1
+			UNION
+			SELECT g.parent_id FROM user_groups g JOIN up ON g.id = up.id WHERE g.parent_id IS NOT NULL
+		)
+		SELECT id FROM up ORDER BY id`, groupID))
+	if err != nil {
+		return nil, fmt.Errorf("accounts: ancestors of group %d: %w", groupID, err)
+	}
+	return ids, nil
+}
