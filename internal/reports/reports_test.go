@@ -2,8 +2,8 @@ package reports_test
 
 import (
 	"bytes"
-	"errors"
 	"encoding/csv"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
