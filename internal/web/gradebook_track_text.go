@@ -90,4 +90,3 @@ func (t trackText) Clock(seconds int64) string {
 
 // Yes reads an optional true or false: false when absent.
 func (t trackText) Yes(b *bool) bool { return b != nil && *b }
-

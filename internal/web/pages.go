@@ -55,7 +55,7 @@ var pageFuncs = template.FuncMap{
 		o.Lessons = lessons
 		return o
 	},
-	"add": func(a, b int) int { return a + b },
+	"add":             func(a, b int) int { return a + b },
 	"trackStatements": trackStatements,
 	// num writes an optional number with prec decimals (-1: as few as
 	// it needs), "—" when absent: printf would write the pointer.
