@@ -360,6 +360,18 @@ func (c *Client) GetAdminCoursesIDProgressIDExport(ctx context.Context, id int64
 	return c.send(ctx, r)
 }
 
+// GetAdminCoursesIDProgressIDTopicsID is GET
+// /api/admin/courses/{id}/progress/{user_id}/topics/{topic_id}: One learner's work in one topic, in
+// full
+func (c *Client) GetAdminCoursesIDProgressIDTopicsID(ctx context.Context, id int64, userID int64, topicID int64) (*TopicTrack, error) {
+	r := request{method: http.MethodGet, path: "/api/admin/courses/" + pathParam(id) + "/progress/" + pathParam(userID) + "/topics/" + pathParam(topicID), ok: []int{200}}
+	var out TopicTrack
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetAdminDeliveries is GET /api/admin/deliveries: Event deliveries per listener, newest first,
 // with attempts, next try and last error (admins)
 func (c *Client) GetAdminDeliveries(ctx context.Context, params GetAdminDeliveriesParams) (*Page[Delivery], error) {
@@ -4373,7 +4385,8 @@ type GetAdminCertificatesParams struct {
 // GetAdminCoursesIDProgressExportParams are the parameters of GET
 // /api/admin/courses/{id}/progress/export; nil fields are not sent.
 type GetAdminCoursesIDProgressExportParams struct {
-	// Only the members of this group and of its subgroups.
+	// Only the members of this group and of its subgroups. Who may not list groups (tutors) names a
+	// group assigned to the course or a subgroup of one; any other group gets 422.
 	GroupID *int64
 	// Only the learners in this state.
 	Status *string
@@ -4390,7 +4403,8 @@ type GetAdminCoursesIDProgressParams struct {
 	Page *int64
 	// Items per page, at most 100.
 	PerPage *int64
-	// Only the members of this group and of its subgroups.
+	// Only the members of this group and of its subgroups. Who may not list groups (tutors) names a
+	// group assigned to the course or a subgroup of one; any other group gets 422.
 	GroupID *int64
 	// Only the learners in this state.
 	Status *string
@@ -4405,7 +4419,8 @@ type GetAdminCoursesIDProgressParams struct {
 // GetAdminCoursesIDProgressSummaryParams are the parameters of GET
 // /api/admin/courses/{id}/progress/summary; nil fields are not sent.
 type GetAdminCoursesIDProgressSummaryParams struct {
-	// Only the members of this group and of its subgroups.
+	// Only the members of this group and of its subgroups. Who may not list groups (tutors) names a
+	// group assigned to the course or a subgroup of one; any other group gets 422.
 	GroupID *int64
 }
 
@@ -7538,6 +7553,49 @@ type QuestionReview struct {
 	Gift   Question `json:"gift"`
 }
 
+// QuizAnswer is a schema of the API.
+type QuizAnswer struct {
+	// The answer in words: the options chosen, the text, true or false, or item → target per match.
+	Answer   []string `json:"answer"`
+	Answered bool     `json:"answered"`
+	// Points earned; null while an essay waits for a grade.
+	Earned *float64 `json:"earned"`
+	// Points of a fully right answer.
+	Points float64 `json:"points"`
+	// The question's text, as written in GIFT.
+	Prompt     string `json:"prompt"`
+	QuestionID int64  `json:"question_id"`
+	// The answers the question takes as right, in the same words; empty for an essay.
+	Right []string `json:"right"`
+	// multichoice, truefalse, shortanswer, numerical, matching or essay.
+	Type string `json:"type"`
+}
+
+// QuizAttempt is a schema of the API.
+type QuizAttempt struct {
+	// Questions answered.
+	Answered int64 `json:"answered"`
+	// null while under way.
+	EndedAt *time.Time `json:"ended_at"`
+	// When its time runs out.
+	EndsAt time.Time `json:"ends_at"`
+	// The attempt's id (POST /api/admin/quiz-attempts/{id}/grade grades its essays).
+	ID       int64   `json:"id"`
+	MaxScore float64 `json:"max_score"`
+	Number   int64   `json:"number"`
+	// null while under way, while an essay waits for a grade, or without a pass score.
+	Passed *bool `json:"passed"`
+	// An essay answer waits for a grade.
+	PendingGrading bool `json:"pending_grading"`
+	// The scored questions of the attempt, in its order.
+	Questions []QuizAnswer `json:"questions"`
+	// Questions that earned their full points.
+	Right int64 `json:"right"`
+	// Points earned so far.
+	Score     float64   `json:"score"`
+	StartedAt time.Time `json:"started_at"`
+}
+
 // QuizQuestion is a schema of the API.
 type QuizQuestion struct {
 	Gift    Question `json:"gift"`
@@ -7730,6 +7788,21 @@ type SCO struct {
 	Title      string `json:"title"`
 }
 
+// SCOInteraction is a schema of the API.
+type SCOInteraction struct {
+	// The first correct response pattern.
+	CorrectResponse string `json:"correct_response"`
+	Description     string `json:"description"`
+	ID              string `json:"id"`
+	Latency         string `json:"latency"`
+	// 1.2: student_response.
+	LearnerResponse string `json:"learner_response"`
+	Result          string `json:"result"`
+	// 2004: timestamp; 1.2: time.
+	Time string `json:"time"`
+	Type string `json:"type"`
+}
+
 // SCORMTrack is a schema of the API.
 type SCORMTrack struct {
 	// The raw score of the SCO tracked last; null when none.
@@ -7742,6 +7815,35 @@ type SCORMTrack struct {
 	// otherwise (completed, incomplete, ...).
 	Status    string    `json:"status"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// SCORecord is a schema of the API.
+type SCORecord struct {
+	// The attempt the track holds (a new one starts after an ended attempt).
+	Attempt     int64      `json:"attempt"`
+	CompletedAt *time.Time `json:"completed_at"`
+	// Completion status (1.2: the lesson status).
+	Completion string `json:"completion"`
+	Exit       string `json:"exit"`
+	// cmi.interactions in order (at most 500).
+	Interactions []SCOInteraction `json:"interactions"`
+	// The bookmark the SCO keeps.
+	Location    string   `json:"location"`
+	ScoID       int64    `json:"sco_id"`
+	ScoreMax    *float64 `json:"score_max"`
+	ScoreMin    *float64 `json:"score_min"`
+	ScoreRaw    *float64 `json:"score_raw"`
+	ScoreScaled *float64 `json:"score_scaled"`
+	// Time of the latest session.
+	SessionSeconds int64 `json:"session_seconds"`
+	// Success status; unknown when the SCO did not say.
+	Success string `json:"success"`
+	// Characters of suspend data kept.
+	SuspendDataLength int64  `json:"suspend_data_length"`
+	Title             string `json:"title"`
+	// Time over all sessions of the attempt.
+	TotalSeconds int64     `json:"total_seconds"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // SavedAnswer is a schema of the API.
@@ -8122,6 +8224,26 @@ type TopicState struct {
 	Status int64 `json:"status"`
 }
 
+// TopicTrack is a schema of the API.
+type TopicTrack struct {
+	// A cmi5 topic: the latest statements of the learner's registration (at most 500), oldest first;
+	// voided ones left out.
+	Cmi5Statements []XAPIStatement `json:"cmi5_statements"`
+	CourseID       int64           `json:"course_id"`
+	CourseTitle    string          `json:"course_title"`
+	Email          string          `json:"email"`
+	// An H5P topic: the latest statements its content reported (at most 500), oldest first.
+	H5PStatements []XAPIStatement `json:"h5p_statements"`
+	Name          string          `json:"name"`
+	// A quiz topic: every attempt, oldest first, with each question's answer and the right one.
+	QuizAttempts []QuizAttempt `json:"quiz_attempts"`
+	// A SCORM topic: the learner's track of each SCO launched, in the package's order.
+	ScormScos []SCORecord `json:"scorm_scos"`
+	// The topic's row of GET .../progress/{user_id}, with its tracks summed up.
+	Topic  GradebookTopicDetail `json:"topic"`
+	UserID int64                `json:"user_id"`
+}
+
 // Track is a schema of the API.
 type Track struct {
 	Attempt          int64      `json:"attempt"`
@@ -8303,4 +8425,36 @@ type WebhookPatchInputBody struct {
 type WriteInputBody struct {
 	// Statuses of topics of the course.
 	Progress []ProgressWrite `json:"progress"`
+}
+
+// XAPIResult is a schema of the API.
+type XAPIResult struct {
+	Completion *bool `json:"completion"`
+	// ISO 8601 duration, as given.
+	Duration    string   `json:"duration"`
+	Response    string   `json:"response"`
+	ScoreMax    *float64 `json:"score_max"`
+	ScoreMin    *float64 `json:"score_min"`
+	ScoreRaw    *float64 `json:"score_raw"`
+	ScoreScaled *float64 `json:"score_scaled"`
+	Success     *bool    `json:"success"`
+}
+
+// XAPIStatement is a schema of the API.
+type XAPIStatement struct {
+	ID string `json:"id"`
+	// The object's id.
+	Object string `json:"object"`
+	// The object's name in English, or in any language given.
+	ObjectName string `json:"object_name"`
+	// null without a result.
+	Result XAPIResult `json:"result"`
+	// When it was stored.
+	Stored time.Time `json:"stored"`
+	// When it happened, as the statement says.
+	Timestamp *time.Time `json:"timestamp"`
+	// The verb id.
+	Verb string `json:"verb"`
+	// The verb's display in English, or in any language given.
+	VerbName string `json:"verb_name"`
 }

@@ -299,3 +299,9 @@ func treeChangeUsers(ev events.Stored) ([]int64, error) {
 	}
 	return users, nil
 }
+
+// AssignedGroups lists the ids of the groups assigned to the course,
+// those whose access ended included (their members may have progress).
+func AssignedGroups(ctx context.Context, q sqldb.Querier, courseID int64) ([]int64, error) {
+	return int64s(ctx, q, `SELECT group_id FROM course_groups WHERE course_id = $1 ORDER BY group_id`, courseID)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lms-platform/lms/internal/platform"
@@ -245,5 +246,34 @@ func (s *Service) H5PTracks(ctx context.Context, t *platform.Tenant, userID int6
 		}
 		out[topicID] = tr
 	}
+	return out, res.Err()
+}
+
+// H5PReport is one xAPI statement H5P content reported in a topic:
+// its JSON as reported, and when.
+type H5PReport struct {
+	Body []byte
+	At   time.Time
+}
+
+// H5PStatements lists the latest statements H5P content reported for the
+// learner in a topic, at most limit, oldest first, in one query.
+func (s *Service) H5PStatements(ctx context.Context, t *platform.Tenant, userID, topicID int64, limit int) ([]H5PReport, error) {
+	res, err := t.DB.QueryContext(ctx, `SELECT statement, created_at FROM topic_h5p_statements
+		WHERE user_id = $1 AND topic_id = $2 ORDER BY id DESC LIMIT $3`, userID, topicID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("learning: H5P statements of user %d: %w", userID, err)
+	}
+	defer res.Close()
+	var out []H5PReport
+	for res.Next() {
+		var body string
+		var at time.Time
+		if err := res.Scan(&body, &at); err != nil {
+			return nil, fmt.Errorf("learning: scan H5P statement: %w", err)
+		}
+		out = append(out, H5PReport{Body: []byte(body), At: at.UTC()})
+	}
+	slices.Reverse(out)
 	return out, res.Err()
 }

@@ -3,6 +3,7 @@ package lrs
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,5 +48,35 @@ func Registrations(ctx context.Context, q sqldb.Querier, regs []string) (map[str
 		s.LastVerb, s.LastAt = verb, at.UTC()
 		out[reg] = s
 	}
+	return out, rows.Err()
+}
+
+// Stored is one statement as stored: its JSON and when the LRS stored it.
+type Stored struct {
+	Body   []byte
+	Stored time.Time
+}
+
+// RegistrationStatements lists the latest statements of a registration,
+// voided ones left out, at most limit, oldest first, in one query: the
+// cmi5 track of one learner's topic in the gradebook (package reports).
+func RegistrationStatements(ctx context.Context, q sqldb.Querier, reg string, limit int) ([]Stored, error) {
+	rows, err := q.QueryContext(ctx, `SELECT body, stored FROM lrs_statements WHERE registration = $1 AND voided = $2
+		ORDER BY seq DESC LIMIT $3`, reg, false, limit)
+	if err != nil {
+		return nil, fmt.Errorf("lrs: statements of a registration: %w", err)
+	}
+	defer rows.Close()
+	var out []Stored
+	for rows.Next() {
+		var s Stored
+		var body string
+		if err := rows.Scan(&body, &s.Stored); err != nil {
+			return nil, fmt.Errorf("lrs: scan statement: %w", err)
+		}
+		s.Body, s.Stored = []byte(body), s.Stored.UTC()
+		out = append(out, s)
+	}
+	slices.Reverse(out)
 	return out, rows.Err()
 }

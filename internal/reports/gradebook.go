@@ -70,6 +70,9 @@ func (s *Service) learners(ctx context.Context, t *platform.Tenant, p *access.Pr
 	if err != nil {
 		return c, learning.Gradebook{}, nil, err
 	}
+	if err := checkGroup(ctx, t, p, c.ID, f.GroupID); err != nil {
+		return c, learning.Gradebook{}, nil, err
+	}
 	gb, err := s.Progress.Gradebook(ctx, t, c.ID, nil)
 	if err != nil {
 		return c, gb, nil, err
@@ -118,6 +121,29 @@ func learnerIDs(ctx context.Context, t *platform.Tenant, courseID int64, now tim
 		_, found := slices.BinarySearch(members, id)
 		return !found
 	}), nil
+}
+
+// checkGroup refuses a group filter that would tell a caller who may not
+// list groups (a tutor) who belongs to a group they have no business
+// with: such a caller filters by the groups assigned to the course and
+// their subgroups only, whose members hold access through them. Those
+// who list groups (admins) filter by any.
+func checkGroup(ctx context.Context, t *platform.Tenant, p *access.Principal, courseID, group int64) error {
+	if group == 0 || p.Has(access.GroupList) {
+		return nil
+	}
+	assigned, err := courses.AssignedGroups(ctx, t.DB, courseID)
+	if err != nil {
+		return err
+	}
+	line, err := accounts.GroupAndAncestors(ctx, t.DB, group)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(line, func(id int64) bool { return slices.Contains(assigned, id) }) {
+		return nil
+	}
+	return apperr.Field("group_id", "The group_id must name a group assigned to this course, or a subgroup of one.")
 }
 
 func learnerOf(ref accounts.Ref, r *learning.GradebookRow, total int) GradebookLearnerSummary {

@@ -12,7 +12,7 @@ import (
 
 // FilterQuery selects and orders the learners of a list or an export.
 type FilterQuery struct {
-	GroupID int64  `query:"group_id" minimum:"0" doc:"Only the members of this group and of its subgroups."`
+	GroupID int64  `query:"group_id" minimum:"0" doc:"Only the members of this group and of its subgroups. Who may not list groups (tutors) names a group assigned to the course or a subgroup of one; any other group gets 422."`
 	Status  string `query:"status" enum:"planned,started,finished" doc:"Only the learners in this state."`
 	Search  string `query:"search" maxLength:"255" doc:"Part of the learner's name or e-mail."`
 	OrderBy string `query:"order_by" enum:"name,email,user_id,status,percent,score,seconds,started_at,finished_at,last_activity" default:"name"`
@@ -32,7 +32,7 @@ type listInput struct {
 
 type summaryInput struct {
 	ID      int64 `path:"id" doc:"Course id."`
-	GroupID int64 `query:"group_id" minimum:"0" doc:"Only the members of this group and of its subgroups."`
+	GroupID int64 `query:"group_id" minimum:"0" doc:"Only the members of this group and of its subgroups. Who may not list groups (tutors) names a group assigned to the course or a subgroup of one; any other group gets 422."`
 }
 
 type exportInput struct {
@@ -43,6 +43,12 @@ type exportInput struct {
 type learnerInput struct {
 	ID     int64 `path:"id" doc:"Course id."`
 	UserID int64 `path:"user_id" doc:"The learner's user id."`
+}
+
+type topicInput struct {
+	ID      int64 `path:"id" doc:"Course id."`
+	UserID  int64 `path:"user_id" doc:"The learner's user id."`
+	TopicID int64 `path:"topic_id" doc:"A visible topic of the course."`
 }
 
 // csvOutput is a CSV file to download.
@@ -134,6 +140,21 @@ func Routes(api huma.API, s *Service) {
 			return csvFile(name, learnerCSV(out)), nil
 		})
 	csvResponse(api, learnerExport.Path)
+	httpx.Handle(api, route("/api/admin/courses/{id}/progress/{user_id}/topics/{topic_id}", "One learner's work in one topic, in full",
+		"The topic's row of GET .../progress/{user_id} and the records its kind kept: quiz_attempts (each attempt with its "+
+			"times, score, pass, and every question with the answer given and the right one, in words; essays waiting for a "+
+			"grade have earned null and are graded with POST /api/admin/quiz-attempts/{id}/grade), scorm_scos (the runtime "+
+			"data of each SCO: completion, success, score, session and total time, exit, location, suspend data length, "+
+			"interactions), cmi5_statements and h5p_statements (verb, object, time and result of the latest 500, oldest "+
+			"first). Lists of other kinds are empty. 404 when the user is not a learner of the course, or the topic not a "+
+			"visible topic of it."),
+		func(ctx context.Context, in *topicInput) (*httpx.Response[TopicTrack], error) {
+			out, err := s.TopicTrack(ctx, httpx.TenantFrom(ctx), httpx.PrincipalFrom(ctx), in.ID, in.UserID, in.TopicID)
+			if err != nil {
+				return nil, err
+			}
+			return httpx.OK(out)
+		})
 }
 
 // csvResponse describes a route's answer as text/csv instead of the bytes

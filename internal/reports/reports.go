@@ -34,8 +34,11 @@ type TrackSource func(ctx context.Context, t *platform.Tenant, userID int64, top
 type Service struct {
 	Clock    clock.Clock
 	Progress Progress
-	// LearnerTracks are the kinds' sources of a learner's tracks.
+	// Tracks are the kinds' sources of a learner's tracks, summed up.
 	Tracks []TrackSource
+	// TopicSources are the kinds' sources of a learner's records in one
+	// topic, in full.
+	TopicSources []TopicSource
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC() }

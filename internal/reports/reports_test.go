@@ -3,6 +3,7 @@ package reports_test
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -285,6 +286,155 @@ func TestGradebookTracks(t *testing.T) {
 			"/progress/" + strconv.FormatInt(s.half.ID, 10) + "/export", Token: env.As("tutor").Token}))
 		if len(one) != 4 || one[3][len(one[3])-1] != "project: 1 files (main.txt)" {
 			t.Errorf("learner CSV: %q", one)
+		}
+	})
+}
+
+// TestTopicTracks: one learner's work in a quiz, a SCORM, a cmi5 and an
+// H5P topic reads in full for the course's tutor, an admin and a token
+// with reports:read; the learner themself, another learner and another
+// tutor are refused, and a topic of another course or a user who is no
+// learner is not found.
+func TestTopicTracks(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
+		s := newSchool(t, env)
+		lesson := apitest.Must(s.tutor.PostAdminLessons(ctx, client.CreateLessonInputBody{Title: "Tracked", CourseID: s.course}))(t).ID
+		tr := env.TrackedTopics(t, env.As("tutor").Token, lesson, s.half)
+		get := func(c *client.Client, user, topic int64) (*client.TopicTrack, error) {
+			return c.GetAdminCoursesIDProgressIDTopicsID(ctx, s.course, user, topic)
+		}
+
+		q := apitest.Must(get(s.tutor, s.half.ID, tr.Quiz))(t)
+		if q.UserID != s.half.ID || q.Topic.ID != tr.Quiz || q.Topic.Kind != "quiz" || len(q.QuizAttempts) != 1 ||
+			len(q.ScormScos) != 0 || len(q.Cmi5Statements) != 0 || len(q.H5PStatements) != 0 {
+			t.Fatalf("quiz track: %+v", q)
+		}
+		a := q.QuizAttempts[0]
+		if a.Number != 1 || a.EndedAt == nil || !a.PendingGrading || a.Answered != 3 || a.Right != 1 || a.Score != 1 ||
+			a.MaxScore != 3 || len(a.Questions) != 3 {
+			t.Fatalf("attempt: %+v", a)
+		}
+		tf, mc, essay := a.Questions[0], a.Questions[1], a.Questions[2]
+		if tf.Type != "truefalse" || !slices.Equal(tf.Answer, []string{"true"}) || !slices.Equal(tf.Right, []string{"true"}) ||
+			tf.Earned == nil || *tf.Earned != 1 {
+			t.Errorf("true/false: %+v", tf)
+		}
+		if mc.Prompt != "Which clay is whitest?" || !slices.Equal(mc.Answer, []string{"Terracotta"}) ||
+			!slices.Equal(mc.Right, []string{"Porcelain"}) || mc.Earned == nil || *mc.Earned != 0 {
+			t.Errorf("multiple choice: %+v", mc)
+		}
+		if essay.Type != "essay" || !slices.Equal(essay.Answer, []string{"Press and fold."}) || len(essay.Right) != 0 || essay.Earned != nil {
+			t.Errorf("essay: %+v", essay)
+		}
+		// The essay is graded with the quiz's route; the track follows.
+		apitest.Must(s.tutor.PostAdminQuizAttemptsIDGrade(ctx, a.ID, client.GradeInputBody{QuestionID: essay.QuestionID, Score: 1}))(t)
+		if q := apitest.Must(get(s.tutor, s.half.ID, tr.Quiz))(t); q.QuizAttempts[0].PendingGrading || q.QuizAttempts[0].Score != 2 ||
+			q.QuizAttempts[0].Right != 2 {
+			t.Errorf("after grading: %+v", q.QuizAttempts[0])
+		}
+
+		sc := apitest.Must(get(env.ClientAs("admin"), s.half.ID, tr.SCORM))(t)
+		if len(sc.ScormScos) != 1 || len(sc.QuizAttempts) != 0 {
+			t.Fatalf("SCORM track: %+v", sc)
+		}
+		sco := sc.ScormScos[0]
+		if sco.Completion != "incomplete" || sco.ScoreRaw == nil || *sco.ScoreRaw != 70 || sco.Location != "page-3" ||
+			sco.SuspendDataLength != 6 || sco.SessionSeconds != 90 || sco.TotalSeconds != 90 || sco.Exit != "suspend" || sco.Title == "" ||
+			len(sco.Interactions) != 1 || sco.Interactions[0] != (client.SCOInteraction{ID: "par-1", Type: "choice", LearnerResponse: "b",
+			CorrectResponse: "a", Result: "wrong"}) {
+			t.Errorf("SCO: %+v", sco)
+		}
+
+		c5 := apitest.Must(get(s.tutor, s.half.ID, tr.CMI5))(t)
+		// The LMS's launched and satisfied stand around the AU's own.
+		verbs := []string{}
+		for _, st := range c5.Cmi5Statements {
+			verbs = append(verbs, st.VerbName)
+		}
+		done := c5.Cmi5Statements[min(2, len(c5.Cmi5Statements)-1)]
+		if !slices.Equal(verbs, []string{"launched", "initialized", "completed", "satisfied"}) ||
+			done.Verb != "http://adlnet.gov/expapi/verbs/completed" || done.Result.Completion == nil || !*done.Result.Completion ||
+			done.Result.Duration != "PT3M" || done.Timestamp == nil {
+			t.Errorf("cmi5 track: %+v", c5.Cmi5Statements)
+		}
+
+		h := apitest.Must(get(s.tutor, s.half.ID, tr.H5P))(t)
+		if len(h.H5PStatements) != 1 || h.H5PStatements[0].ObjectName != "Pictures" || h.H5PStatements[0].Result.ScoreRaw == nil ||
+			*h.H5PStatements[0].Result.ScoreRaw != 3 || *h.H5PStatements[0].Result.ScoreMax != 4 || h.H5PStatements[0].Result.Duration != "PT42S" {
+			t.Errorf("H5P track: %+v", h.H5PStatements)
+		}
+
+		// Who may read it.
+		read := func(c *client.Client) error {
+			_, err := get(c, s.half.ID, tr.SCORM)
+			return err
+		}
+		scoped := apitest.Must(env.UserClient(env.As("tutor")).PostAuthTokens(ctx, client.CreateInputBody{Name: "tracks",
+			Scopes: []string{"reports:read"}}))(t)
+		apitest.OK(t, read(env.Client("", scoped.Token)))
+		apitest.Refused(t, read(env.UserClient(s.half)), 403)
+		apitest.Refused(t, read(env.UserClient(s.done)), 403)
+		apitest.Refused(t, read(env.UserClient(env.NewUser("tutor"))), 403)
+		apitest.Refused(t, read(env.Client("", "")), 401)
+		// A topic of another course, and a user who is no learner.
+		otherCourse := apitest.Must(s.tutor.PostAdminCourses(ctx, client.CourseBody{Title: "Other"}))(t).ID
+		otherLesson := apitest.Must(s.tutor.PostAdminLessons(ctx, client.CreateLessonInputBody{Title: "L", CourseID: otherCourse}))(t).ID
+		foreign := apitest.Must(s.tutor.PostAdminTopics(ctx, client.PostAdminTopicsBody{Lesson: otherLesson, Title: "Elsewhere",
+			Topicable: richText, Markdown: client.Ptr("Text.")}))(t).ID
+		_, err := get(s.tutor, s.half.ID, foreign)
+		apitest.Refused(t, err, 404)
+		_, err = get(s.tutor, env.NewUser("student").ID, tr.Quiz)
+		apitest.Refused(t, err, 404)
+		// A rich text topic has no records.
+		if rt := apitest.Must(get(s.tutor, s.half.ID, s.topics[0]))(t); len(rt.QuizAttempts)+len(rt.ScormScos)+len(rt.Cmi5Statements)+len(rt.H5PStatements) != 0 {
+			t.Errorf("rich text track: %+v", rt)
+		}
+	})
+}
+
+// TestGroupFilterOfTutors: a tutor filters the gradebook by a group
+// assigned to the course or a subgroup of one; another group (which
+// would tell who belongs to it) is refused with 422 on the list, the
+// summary and the export; an admin filters by any group.
+func TestGroupFilterOfTutors(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
+		s := newSchool(t, env)
+		admin := env.ClientAs("admin")
+		sub := apitest.Must(admin.PostAdminUserGroups(ctx, client.CreateGroupInputBody{Name: "Class A", ParentID: &s.group}))(t).ID
+		club := apitest.Must(admin.PostAdminUserGroups(ctx, client.CreateGroupInputBody{Name: "Club"}))(t).ID
+		apitest.Must(admin.PostAdminUserGroupsIDMembers(ctx, club, client.MemberInputBody{UserID: s.done.ID}))(t)
+		apitest.Must(admin.PostAdminUserGroupsIDMembers(ctx, sub, client.MemberInputBody{UserID: s.new.ID}))(t)
+		list := func(c *client.Client, group int64) ([]int64, error) {
+			page, err := c.GetAdminCoursesIDProgress(ctx, s.course, client.GetAdminCoursesIDProgressParams{GroupID: &group,
+				OrderBy: client.Ptr("user_id")})
+			if err != nil {
+				return nil, err
+			}
+			return ids(page.Items), nil
+		}
+		if got := apitest.Must(list(s.tutor, sub))(t); !slices.Equal(got, []int64{s.new.ID}) {
+			t.Errorf("the tutor's subgroup: %v", got)
+		}
+		if got := apitest.Must(list(s.tutor, s.group))(t); len(got) != 2 {
+			t.Errorf("the tutor's group: %v", got)
+		}
+		for _, group := range []int64{club, 999999} {
+			_, err := list(s.tutor, group)
+			var ae *client.Error
+			if !errors.As(err, &ae) || ae.Status != 422 || len(ae.Errors["group_id"]) != 1 {
+				t.Errorf("group %d for the tutor: %v", group, err)
+			}
+			_, err = s.tutor.GetAdminCoursesIDProgressSummary(ctx, s.course, client.GetAdminCoursesIDProgressSummaryParams{GroupID: &group})
+			apitest.Refused(t, err, 422)
+			p := "/api/admin/courses/" + strconv.FormatInt(s.course, 10) + "/progress/export?group_id=" + strconv.FormatInt(group, 10)
+			if res := env.Do(apitest.Request{Method: "GET", Path: p, Token: env.As("tutor").Token}); res.Status != 422 {
+				t.Errorf("export of group %d for the tutor: %d", group, res.Status)
+			}
+		}
+		if got := apitest.Must(list(admin, club))(t); !slices.Equal(got, []int64{s.done.ID}) {
+			t.Errorf("the admin's club: %v", got)
 		}
 	})
 }

@@ -17,7 +17,8 @@ import (
 // kind's records.
 func (s *Server) reportRoutes() {
 	reports.Routes(s.API, &reports.Service{Clock: s.Clock, Progress: s.Learning,
-		Tracks: []reports.TrackSource{scormTracks, cmi5Tracks, quizTracks, s.h5pTracks, s.projectTracks}})
+		Tracks:       []reports.TrackSource{scormTracks, cmi5Tracks, quizTracks, s.h5pTracks, s.projectTracks},
+		TopicSources: []reports.TopicSource{quizRecords, scormRecords, cmi5Records, s.h5pRecords}})
 }
 
 func scormTracks(ctx context.Context, t *platform.Tenant, userID int64, topicIDs []int64, into map[int64]*reports.LearnerTracks) error {
@@ -74,6 +75,69 @@ func (s *Server) projectTracks(ctx context.Context, t *platform.Tenant, userID i
 				URL: s.Files.URL(t, sub.Path), SubmittedAt: sub.CreatedAt}
 		}
 		into[id].Project = tr
+	}
+	return err
+}
+
+func quizRecords(ctx context.Context, t *platform.Tenant, userID, topicID int64, into *reports.TopicTrack) error {
+	found, err := quiz.RecordsOf(ctx, t.DB, userID, topicID)
+	for _, a := range found {
+		out := reports.QuizAttempt{ID: a.ID, Number: a.Number, StartedAt: a.StartedAt, EndsAt: a.EndsAt, EndedAt: a.EndedAt,
+			Score: a.Score, MaxScore: a.MaxScore, Passed: a.Passed, PendingGrading: a.Pending, Answered: a.Answered,
+			Right: a.AllRight, Questions: make([]reports.QuizAnswer, len(a.Questions))}
+		for i, q := range a.Questions {
+			out.Questions[i] = reports.QuizAnswer{QuestionID: q.QuestionID, Type: q.Type, Prompt: q.Prompt, Points: q.Points,
+				Earned: q.Earned, Answered: q.Answered, Answer: orEmpty(q.Answer), Right: orEmpty(q.Right)}
+		}
+		into.Quiz = append(into.Quiz, out)
+	}
+	return err
+}
+
+// orEmpty answers a list as [] rather than null.
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
+func scormRecords(ctx context.Context, t *platform.Tenant, userID, topicID int64, into *reports.TopicTrack) error {
+	found, err := scorm.RecordsOf(ctx, t.DB, userID, topicID)
+	for _, r := range found {
+		out := reports.SCORecord{SCOID: r.SCOID, Title: r.Title, Attempt: r.Attempt, Completion: r.Completion, Success: r.Success,
+			ScoreRaw: r.ScoreRaw, ScoreMin: r.ScoreMin, ScoreMax: r.ScoreMax, ScoreScaled: r.ScoreScaled,
+			TotalSeconds: r.TotalSeconds, SessionSeconds: r.SessionSeconds, Exit: r.Exit, Location: r.Location,
+			SuspendDataLength: r.SuspendDataLength, CompletedAt: r.CompletedAt, UpdatedAt: r.UpdatedAt,
+			Interactions: make([]reports.SCOInteraction, len(r.Interactions))}
+		for i, it := range r.Interactions {
+			out.Interactions[i] = reports.SCOInteraction{ID: it.ID, Type: it.Type, Description: it.Description,
+				LearnerResponse: it.LearnerResponse, CorrectResponse: it.CorrectResponse, Result: it.Result, Latency: it.Latency,
+				Time: it.Time}
+		}
+		into.SCORM = append(into.SCORM, out)
+	}
+	return err
+}
+
+// cmi5Records reads the statements of the learner's registration of the
+// topic from the LRS.
+func cmi5Records(ctx context.Context, t *platform.Tenant, userID, topicID int64, into *reports.TopicTrack) error {
+	regs, err := cmi5.RegistrationsOf(ctx, t.DB, userID, []int64{topicID})
+	if err != nil || regs[topicID] == "" {
+		return err
+	}
+	found, err := lrs.RegistrationStatements(ctx, t.DB, regs[topicID], reports.MaxStatements)
+	for _, st := range found {
+		into.CMI5 = append(into.CMI5, reports.Statement(st.Body, st.Stored))
+	}
+	return err
+}
+
+func (s *Server) h5pRecords(ctx context.Context, t *platform.Tenant, userID, topicID int64, into *reports.TopicTrack) error {
+	found, err := s.Learning.H5PStatements(ctx, t, userID, topicID, reports.MaxStatements)
+	for _, st := range found {
+		into.H5P = append(into.H5P, reports.Statement(st.Body, st.At))
 	}
 	return err
 }

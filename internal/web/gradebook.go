@@ -26,6 +26,8 @@ func (h *Handler) gradebookRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /teach/courses/{course}/learners", h.learnersPage)
 	mux.HandleFunc("POST /teach/courses/{course}/learners", h.csrfForms(16<<10, h.assignLearners))
 	mux.HandleFunc("GET /teach/courses/{course}/learners/{user}", h.learnerPage)
+	mux.HandleFunc("GET /teach/courses/{course}/learners/{user}/topics/{topic}", h.trackPage)
+	mux.HandleFunc("POST /teach/courses/{course}/learners/{user}/topics/{topic}/grade", h.csrfForms(4<<10, h.gradeAnswer))
 }
 
 // pageLang is the language of a gradebook page: the first of Polish,
@@ -322,6 +324,7 @@ func (h *Handler) gradebookExport(w http.ResponseWriter, r *http.Request) {
 
 type learnerView struct {
 	T      gradebookText
+	TT     trackText
 	Course int64
 	D      *client.GradebookDetail
 	Export string
@@ -335,7 +338,7 @@ func (h *Handler) learnerPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lang := pageLang(r)
-	d := learnerView{T: gradebookTexts[lang], Course: course}
+	d := learnerView{T: gradebookTexts[lang], TT: trackTexts[lang], Course: course}
 	if !h.gradebookCall(w, r, func(api *client.Client) error {
 		var err error
 		d.D, err = api.GetAdminCoursesIDProgressID(r.Context(), course, user)
@@ -452,6 +455,99 @@ func (h *Handler) assignLearners(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/teach/courses/"+strconv.FormatInt(course, 10)+"/learners?assigned=1", http.StatusSeeOther)
 	case client.StatusOf(err) == http.StatusUnprocessableEntity && errors.As(err, &ae):
 		h.renderLearners(w, r, http.StatusUnprocessableEntity, ae.Message)
+	case client.StatusOf(err) == http.StatusForbidden || client.StatusOf(err) == http.StatusNotFound:
+		h.notFound(w, r)
+	default:
+		h.apiFailed(w, r, err)
+	}
+}
+
+// statementsArgs are a table of xAPI statements on the track page.
+type statementsArgs struct {
+	ID, Title  string
+	T          trackText
+	Statements []client.XAPIStatement
+}
+
+func trackStatements(id, title string, t trackText, list []client.XAPIStatement) statementsArgs {
+	return statementsArgs{ID: id, Title: title, T: t, Statements: list}
+}
+
+// trackView is one learner's track in one topic: what the topic's kind
+// kept of their work (GET .../progress/{user_id}/topics/{topic_id}).
+type trackView struct {
+	T      gradebookText
+	TT     trackText
+	Course int64
+	D      *client.TopicTrack
+	Notice string
+	Error  string
+	// Empty is true when the kind kept nothing to show.
+	Empty bool
+}
+
+func (h *Handler) trackPage(w http.ResponseWriter, r *http.Request) {
+	notice := ""
+	if r.URL.Query().Get("graded") != "" {
+		notice = trackTexts[pageLang(r)].Graded
+	}
+	h.renderTrack(w, r, http.StatusOK, notice, "")
+}
+
+func (h *Handler) renderTrack(w http.ResponseWriter, r *http.Request, status int, notice, problem string) {
+	course, ok1 := pathID(r, "course")
+	user, ok2 := pathID(r, "user")
+	topic, ok3 := pathID(r, "topic")
+	if !ok1 || !ok2 || !ok3 {
+		h.notFound(w, r)
+		return
+	}
+	lang := pageLang(r)
+	d := trackView{T: gradebookTexts[lang], TT: trackTexts[lang], Course: course, Notice: notice, Error: problem}
+	if !h.gradebookCall(w, r, func(api *client.Client) error {
+		var err error
+		d.D, err = api.GetAdminCoursesIDProgressIDTopicsID(r.Context(), course, user, topic)
+		return err
+	}) {
+		return
+	}
+	d.Empty = len(d.D.QuizAttempts)+len(d.D.ScormScos)+len(d.D.Cmi5Statements)+len(d.D.H5PStatements) == 0
+	name := d.D.Name
+	if name == "" {
+		name = d.D.Email
+	}
+	h.render(w, r, status, "gradebook-track", view{Title: d.D.Topic.Title + " · " + name, Lang: lang, SignedIn: true, Data: d})
+}
+
+// gradeAnswer grades an essay answer of the learner's attempt (POST
+// /api/admin/quiz-attempts/{id}/grade), then shows the track again; the
+// API's refusal of the score is shown next to the form.
+func (h *Handler) gradeAnswer(w http.ResponseWriter, r *http.Request) {
+	attempt, err1 := strconv.ParseInt(r.PostFormValue("attempt"), 10, 64)
+	question, err2 := strconv.ParseInt(r.PostFormValue("question"), 10, 64)
+	score, err3 := strconv.ParseFloat(strings.TrimSpace(r.PostFormValue("score")), 64)
+	if err1 != nil || err2 != nil {
+		h.notFound(w, r)
+		return
+	}
+	if err3 != nil {
+		h.renderTrack(w, r, http.StatusUnprocessableEntity, "", trackTexts[pageLang(r)].BadPoints)
+		return
+	}
+	s := h.requireSession(w, r)
+	if s == nil {
+		return
+	}
+	err := h.userCall(w, r, s, func(api *client.Client) error {
+		_, err := api.PostAdminQuizAttemptsIDGrade(r.Context(), attempt, client.GradeInputBody{QuestionID: question, Score: score})
+		return err
+	})
+	var ae *client.Error
+	switch {
+	case err == nil:
+		http.Redirect(w, r, r.URL.Path[:len(r.URL.Path)-len("/grade")]+"?graded=1", http.StatusSeeOther)
+	case errors.As(err, &ae) && (ae.Status == http.StatusUnprocessableEntity || ae.Status == http.StatusConflict):
+		h.renderTrack(w, r, ae.Status, "", ae.Message)
 	case client.StatusOf(err) == http.StatusForbidden || client.StatusOf(err) == http.StatusNotFound:
 		h.notFound(w, r)
 	default:

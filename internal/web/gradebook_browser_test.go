@@ -71,4 +71,45 @@ func TestGradebookInBrowser(t *testing.T) {
 	b.run("learner page", chromedp.Click(fmt.Sprintf(`#gradebook tr[data-user="%d"] th a`, learner.ID), chromedp.ByQuery),
 		chromedp.WaitVisible(fmt.Sprintf(`#learner-topics tr[data-topic="%d"][data-topic-status="1"]`, first), chromedp.ByQuery))
 	b.screenshot("web-gradebook-learner")
+
+	// The learner's tracks: a quiz attempt, a SCORM track, a cmi5
+	// session and an H5P result, each opened from the learner's page
+	// with the keyboard, at both widths.
+	tutor := s.env.As("tutor").Token
+	lesson := apitest.Must(s.env.Client("", tutor).PostAdminLessons(ctx, client.CreateLessonInputBody{CourseID: course, Title: "Kiln"}))(t).ID
+	tr := s.env.TrackedTopics(t, tutor, lesson, learner)
+	learnerURL := origin + "/teach/courses/" + id(course) + "/learners/" + id(learner.ID)
+	for _, width := range pageWidths {
+		for _, c := range []struct {
+			name  string
+			topic int64
+			shown string
+		}{
+			{"quiz", tr.Quiz, `#quiz-track tr[data-question] td`},
+			{"scorm", tr.SCORM, `#scorm-track tr[data-interaction="par-1"]`},
+			{"cmi5", tr.CMI5, `#cmi5-track tr[data-verb="http://adlnet.gov/expapi/verbs/completed"]`},
+			{"h5p", tr.H5P, `#h5p-track tr[data-verb="http://adlnet.gov/expapi/verbs/answered"]`},
+		} {
+			at := fmt.Sprintf("at %d px, %s track: ", width, c.name)
+			link := fmt.Sprintf(`a.track-link[href$="/topics/%d"]`, c.topic)
+			var wide bool
+			b.run(at+"open", chromedp.EmulateViewport(width, 844), chromedp.Navigate(learnerURL),
+				chromedp.WaitVisible(link, chromedp.ByQuery), chromedp.Focus(link, chromedp.ByQuery), chromedp.KeyEvent("\r"),
+				chromedp.WaitVisible(c.shown, chromedp.ByQuery),
+				chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth + 1`, &wide))
+			if wide {
+				t.Error(at + "the page is wider than the window")
+			}
+			vs, err := browsertest.Axe(b.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range browsertest.Severe(vs) {
+				t.Errorf("%s%s", at, v)
+			}
+			if width == pageWidths[0] {
+				b.screenshot("web-gradebook-track-" + c.name)
+			}
+		}
+	}
 }

@@ -225,5 +225,102 @@ func TestGradebookWordsComplete(t *testing.T) {
 				t.Errorf("%s: %s is missing", lang, v.Type().Field(i).Name)
 			}
 		}
+		// The words of a learner's track in one topic.
+		tv := reflect.ValueOf(trackTexts[lang])
+		for i := range tv.NumField() {
+			if tv.Field(i).String() == "" {
+				t.Errorf("%s: track word %s is missing", lang, tv.Type().Field(i).Name)
+			}
+		}
 	}
+}
+
+// trackedCourse is gradebookCourse with a lesson of a quiz, a SCORM, a
+// cmi5 and an H5P topic in which the learner left a track.
+func trackedCourse(t *testing.T, s *stack) (course int64, tutor string, learner *apitest.User, tr apitest.Tracked) {
+	t.Helper()
+	course, _, tutor, learner = gradebookCourse(t, s)
+	lesson := apitest.Must(s.env.Client("", tutor).PostAdminLessons(t.Context(), client.CreateLessonInputBody{CourseID: course,
+		Title: "Kiln"}))(t).ID
+	return course, tutor, learner, s.env.TrackedTopics(t, tutor, lesson, learner)
+}
+
+// TestGradebookTrackPages: the learner's page links each tracked topic to
+// its track, which shows the quiz attempt's answers against the right
+// ones, the SCO's runtime data, the cmi5 and H5P statements, in three
+// languages; the tutor grades the essay there; the learner, another
+// tutor and strangers find nothing.
+func TestGradebookTrackPages(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		s := newStack(t, backend, frontOptions{})
+		course, tutor, learner, tr := trackedCourse(t, s)
+		base := "/teach/courses/" + id(course) + "/learners/" + id(learner.ID)
+		r := s.must(req{path: base, token: tutor}, http.StatusOK)
+		for _, topic := range []int64{tr.Quiz, tr.SCORM, tr.CMI5, tr.H5P} {
+			if !strings.Contains(r.text(), `href="`+base+`/topics/`+id(topic)+`">Open the track`) {
+				t.Fatalf("learner page lacks the track of %d: %s", topic, r.body)
+			}
+		}
+		// The tracks summed up show their numbers (a template writes a
+		// pointer's address if it prints the pointer).
+		if !strings.Contains(r.text(), "SCORM: incomplete, 70") || !strings.Contains(r.text(), "H5P: 1 statements, 3/4") ||
+			!strings.Contains(r.text(), "1 attempts, best 33%") || strings.Contains(r.text(), "%!") {
+			t.Errorf("tracks summed up: %s", r.body)
+		}
+		page := func(topic int64, lang string) string {
+			t.Helper()
+			return s.must(req{path: base + "/topics/" + id(topic), token: tutor, headers: map[string]string{"Accept-Language": lang}},
+				http.StatusOK).text()
+		}
+		for topic, want := range map[int64][]string{
+			tr.Quiz: {"Attempt 1", "3 of 3 answered, 1 right", "an answer waits for grading",
+				"<th scope=\"row\">Which clay is whitest?</th>", "<td>Terracotta</td>", "<td>Porcelain</td>", "<td>true</td>",
+				"Press and fold.", "Points for this answer, 0 to 1"},
+			tr.SCORM: {"SCORM runtime data", `data-completion="incomplete"`, "70", "page-3", "0:01:30", "6 characters of suspend data",
+				`<tr data-interaction="par-1">`, "<td>wrong</td>"},
+			tr.CMI5: {"cmi5 statements", `data-verb="http://adlnet.gov/expapi/verbs/completed"`, "initialized", "Duration PT3M"},
+			tr.H5P:  {"H5P results", "Pictures", "Score 3/4", "Duration PT42S"},
+		} {
+			text := page(topic, "en")
+			for _, w := range want {
+				if !strings.Contains(text, w) {
+					t.Fatalf("track of %d lacks %q: %s", topic, w, text)
+				}
+			}
+		}
+		if text := page(tr.Quiz, "pl"); !strings.Contains(text, "Podejście 1") || !strings.Contains(text, "<td>prawda</td>") {
+			t.Errorf("Polish track: %s", text)
+		}
+		if text := page(tr.SCORM, "zh-CN"); !strings.Contains(text, "SCORM 运行数据") || !strings.Contains(text, "挂起数据 6 个字符") {
+			t.Errorf("Chinese track: %s", text)
+		}
+
+		// The essay graded from the page.
+		q := apitest.Must(s.env.Client("", tutor).GetAdminCoursesIDProgressIDTopicsID(t.Context(), course, learner.ID, tr.Quiz))(t)
+		a := q.QuizAttempts[0]
+		grade := url.Values{"attempt": {id(a.ID)}, "question": {id(a.Questions[2].QuestionID)}}
+		gradePath := base + "/topics/" + id(tr.Quiz) + "/grade"
+		grade.Set("score", "5")
+		if r := s.must(req{method: "POST", path: gradePath, token: tutor, form: grade}, http.StatusUnprocessableEntity); !strings.Contains(r.text(), "The score must be from 0 to 1.") {
+			t.Errorf("a score over the points: %s", r.body)
+		}
+		grade.Set("score", "one")
+		s.must(req{method: "POST", path: gradePath, token: tutor, form: grade}, http.StatusUnprocessableEntity)
+		grade.Set("score", "1")
+		s.must(req{method: "POST", path: gradePath, token: tutor, form: grade, noCSRF: true}, http.StatusForbidden)
+		s.must(req{method: "POST", path: gradePath, token: learner.Token, form: grade}, http.StatusNotFound)
+		if r := s.must(req{method: "POST", path: gradePath, token: tutor, form: grade}, http.StatusSeeOther); r.header.Get("Location") != base+"/topics/"+id(tr.Quiz)+"?graded=1" {
+			t.Fatalf("after grading: %v", r.header)
+		}
+		if text := s.must(req{path: base + "/topics/" + id(tr.Quiz) + "?graded=1", token: tutor}, http.StatusOK).text(); !strings.Contains(text, "Grade saved.") ||
+			!strings.Contains(text, "3 of 3 answered, 2 right") || strings.Contains(text, "an answer waits for grading") {
+			t.Errorf("graded track: %s", text)
+		}
+
+		for _, who := range []string{learner.Token, s.env.NewUser("tutor").Token, s.env.NewUser("student").Token} {
+			s.must(req{path: base + "/topics/" + id(tr.SCORM), token: who}, http.StatusNotFound)
+		}
+		s.must(req{path: base + "/topics/" + id(tr.SCORM), token: s.env.As("admin").Token}, http.StatusOK)
+		s.must(req{path: base + "/topics/999999", token: tutor}, http.StatusNotFound)
+	})
 }

@@ -58,7 +58,16 @@ var pageFuncs = template.FuncMap{
 		o.Lessons = lessons
 		return o
 	},
-	"add": func(a, b int) int { return a + b },
+	"add":             func(a, b int) int { return a + b },
+	"trackStatements": trackStatements,
+	// num writes an optional number with prec decimals (-1: as few as
+	// it needs), "—" when absent: printf would write the pointer.
+	"num": func(f *float64, prec int) string {
+		if f == nil {
+			return "—"
+		}
+		return strconv.FormatFloat(*f, 'f', prec, 64)
+	},
 	"teachLessons": func(ls []*teachLesson, w programWords, csrf string) teachLessonsArgs {
 		return teachLessonsArgs{Lessons: ls, W: w, CSRF: csrf}
 	},

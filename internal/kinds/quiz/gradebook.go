@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lms-platform/lms/internal/gift"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
@@ -56,4 +57,75 @@ func AttemptsOf(ctx context.Context, q sqldb.Querier, userID int64, topicIDs []i
 		out[topicID] = tr
 	}
 	return out, rows.Err()
+}
+
+// AttemptRecord is one of a learner's attempts as a tutor reads it: the
+// figures and each question with the answer given and the right one, in
+// words.
+type AttemptRecord struct {
+	ID, Number         int64
+	StartedAt, EndsAt  time.Time
+	EndedAt            *time.Time
+	Score, MaxScore    float64
+	Passed             *bool
+	Pending            bool
+	Answered, AllRight int
+	Questions          []AnswerRecord
+}
+
+// AnswerRecord is one question of an attempt and the learner's answer.
+type AnswerRecord struct {
+	QuestionID int64
+	Type       string
+	Prompt     string
+	Points     float64
+	// Earned is nil while an essay waits for a grade.
+	Earned        *float64
+	Answered      bool
+	Answer, Right []string
+}
+
+// RecordsOf lists the learner's attempts at a topic, oldest first, with
+// their answers: the quiz track of one learner's topic in the gradebook
+// (package reports). One query for the attempts, one per attempt for its
+// answers (a quiz allows few attempts).
+func RecordsOf(ctx context.Context, q sqldb.Querier, userID, topicID int64) ([]AttemptRecord, error) {
+	list, err := attemptsOf(ctx, q, topicID, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AttemptRecord, 0, len(list))
+	for _, a := range list {
+		answers, err := answersOf(ctx, q, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		r := AttemptRecord{ID: a.ID, Number: int64(a.Number), StartedAt: a.StartedAt.UTC(), EndsAt: a.EndsAt.UTC(), EndedAt: a.EndedAt,
+			Score: a.Score, MaxScore: a.MaxScore, Passed: a.Passed, Pending: a.Pending}
+		for _, qu := range a.Questions {
+			if !qu.Q.Scored() {
+				continue
+			}
+			ans, answered := answers[qu.ID]
+			rec := AnswerRecord{QuestionID: qu.ID, Type: string(qu.Q.Type), Prompt: qu.Q.Prompt(), Points: qu.Score,
+				Answered: answered, Right: gift.RightWords(qu.Q)}
+			if answered {
+				r.Answered++
+				rec.Answer = gift.ResponseWords(qu.Q, ans.Response)
+				if ans.Fraction != nil {
+					earned := *ans.Fraction * qu.Score
+					rec.Earned = &earned
+					if *ans.Fraction >= 1 {
+						r.AllRight++
+					}
+				}
+			} else {
+				zero := 0.0
+				rec.Earned = &zero
+			}
+			r.Questions = append(r.Questions, rec)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
