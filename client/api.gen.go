@@ -5290,38 +5290,38 @@ type LearnerLesson struct {
 
 // LearnerProgram is a schema of the API.
 type LearnerProgram struct {
-	ActiveFrom      *time.Time      `json:"active_from"`
-	ActiveTo        *time.Time      `json:"active_to"`
-	Authors         []int64         `json:"authors"`
-	Description     string          `json:"description"`
-	HoursToComplete *int64          `json:"hours_to_complete"`
-	ID              int64           `json:"id"`
-	ImagePath       *string         `json:"image_path"`
-	Language        string          `json:"language"`
-	Lessons         []LearnerLesson `json:"lessons"`
-	Level           string          `json:"level"`
-	Progress        ProgressSummary `json:"progress"`
-	Public          bool            `json:"public"`
-	Status          string          `json:"status"`
-	Summary         string          `json:"summary"`
-	Tags            []string        `json:"tags"`
-	Title           string          `json:"title"`
+	ActiveFrom      *time.Time       `json:"active_from"`
+	ActiveTo        *time.Time       `json:"active_to"`
+	Authors         []int64          `json:"authors"`
+	Description     string           `json:"description"`
+	HoursToComplete *int64           `json:"hours_to_complete"`
+	ID              int64            `json:"id"`
+	ImagePath       *string          `json:"image_path"`
+	Language        string           `json:"language"`
+	Lessons         []LearnerLesson  `json:"lessons"`
+	Level           string           `json:"level"`
+	Progress        *ProgressSummary `json:"progress"`
+	Public          bool             `json:"public"`
+	Status          string           `json:"status"`
+	Summary         string           `json:"summary"`
+	Tags            []string         `json:"tags"`
+	Title           string           `json:"title"`
 }
 
 // LearnerTopic is a schema of the API.
 type LearnerTopic struct {
-	CanSkip       bool       `json:"can_skip"`
-	Duration      string     `json:"duration"`
-	ID            int64      `json:"id"`
-	Kind          string     `json:"kind"`
-	LessonID      int64      `json:"lesson_id"`
-	Order         int64      `json:"order"`
-	Preview       bool       `json:"preview"`
-	Progress      TopicState `json:"progress"`
-	Summary       string     `json:"summary"`
-	Title         string     `json:"title"`
-	Topicable     any        `json:"topicable"`
-	TopicableType string     `json:"topicable_type"`
+	CanSkip       bool        `json:"can_skip"`
+	Duration      string      `json:"duration"`
+	ID            int64       `json:"id"`
+	Kind          string      `json:"kind"`
+	LessonID      int64       `json:"lesson_id"`
+	Order         int64       `json:"order"`
+	Preview       bool        `json:"preview"`
+	Progress      *TopicState `json:"progress"`
+	Summary       string      `json:"summary"`
+	Title         string      `json:"title"`
+	Topicable     any         `json:"topicable"`
+	TopicableType string      `json:"topicable_type"`
 }
 
 // LearnerTracks is a schema of the API.

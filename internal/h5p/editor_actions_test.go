@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/h5p"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
@@ -51,6 +52,8 @@ func fixtureData(t *testing.T, name string) []byte {
 }
 
 // translations posts the translations action for libraries in language.
+// Raw: the editor's AJAX actions are H5P's protocol (forms in, bare JSON
+// out), which the API client does not describe.
 func translations(env *apitest.Env, token, language string, libraries ...string) *apitest.Response {
 	env.T.Helper()
 	return env.Do(apitest.Request{Method: "POST", Path: "/h5p/ajax?action=translations&language=" + url.QueryEscape(language),
@@ -108,7 +111,8 @@ func TestEditorTranslations(t *testing.T) {
 	})
 }
 
-// libraryUpload posts a package to the library-upload action as field.
+// libraryUpload posts a package to the library-upload action as field
+// (raw, as translations).
 func libraryUpload(env *apitest.Env, token, field string, data []byte) *apitest.Response {
 	env.T.Helper()
 	return upload(env, "/h5p/ajax?action=library-upload", field, token, data)
@@ -166,6 +170,7 @@ func TestEditorLibraryUpload(t *testing.T) {
 		if n := env.Count(t, `SELECT COUNT(*) FROM h5p_temp_files WHERE path = $1 AND user_id = $2`, file, admin.ID); n != 1 {
 			t.Errorf("temporary file rows: %d", n)
 		}
+		// Raw: a file, not JSON.
 		if got := env.Do(apitest.Request{Method: "GET", Path: "/h5p/temp-files/" + file, Token: admin.Token}); got.Status != 200 || !bytes.Equal(got.Body, image) {
 			t.Errorf("temporary file: %d", got.Status)
 		}
@@ -174,10 +179,11 @@ func TestEditorLibraryUpload(t *testing.T) {
 		}
 
 		// Saving the parameters moves the file into the new content.
-		body := map[string]any{"library": "H5P.MultiChoice 1.14", "params": map[string]any{
-			"params": res.Get("data.content"), "metadata": map[string]any{"title": "Uploaded"}}}
-		cid := env.Call(t, 201, "POST", "/h5p/contents", admin.Token, body).String("data.contentId")
-		saved := env.Call(t, 200, "GET", "/h5p/contents/"+cid, "", nil).String("data.parameters.media.type.params.file.path")
+		body := client.ContentBody{Library: "H5P.MultiChoice 1.14", Params: client.ContentParams{
+			Params: res.Get("data.content"), Metadata: map[string]any{"title": "Uploaded"}}}
+		cid := apitest.Must(env.UserClient(admin).PostH5PContents(t.Context(), body))(t).ContentID
+		detail := apitest.Must(env.ClientAs("anonymous").GetH5PContentsID(t.Context(), cid))(t)
+		saved := apitest.LookupString(detail.Parameters, "media.type.params.file.path")
 		if saved == "" || strings.HasSuffix(saved, h5pstore.TempSuffix) || !env.BlobExists(t, "h5p/content/"+cid+"/"+saved) ||
 			env.BlobExists(t, h5pstore.TempPrefix+file) {
 			t.Errorf("file not moved on save: %q", saved)
@@ -218,7 +224,8 @@ func (h *fakeHub) asked() []string {
 	return append([]string(nil), h.paths...)
 }
 
-// libraryInstall posts the library-install action for id.
+// libraryInstall posts the library-install action for id (raw, as
+// translations).
 func libraryInstall(env *apitest.Env, token, id string) *apitest.Response {
 	env.T.Helper()
 	return env.Do(apitest.Request{Method: "POST", Path: "/h5p/ajax?action=library-install&id=" + url.QueryEscape(id), Token: token})
@@ -281,7 +288,7 @@ func TestEditorLibraryInstall(t *testing.T) {
 			t.Errorf("the install created %d contents", n)
 		}
 		// Installing again changes nothing.
-		again := env.Call(t, 200, "POST", "/h5p/ajax?action=library-install&id=H5P.MultiChoice", admin, nil)
+		again := env.Call(t, 200, "POST", "/h5p/ajax?action=library-install&id=H5P.MultiChoice", admin, nil) // raw: AJAX
 		if again.String("message") != "H5P.MultiChoice is installed and up to date." {
 			t.Errorf("second install: %s", again.Body)
 		}

@@ -17,7 +17,9 @@ import (
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 )
 
-// uploadTemp posts a file to the editor's files action.
+// uploadTemp posts a file to the editor's files action. Raw: the editor's
+// AJAX actions are H5P's protocol (forms in, bare JSON out), which the API
+// client does not describe.
 func uploadTemp(env *apitest.Env, token, name string, data []byte) *apitest.Response {
 	env.T.Helper()
 	var buf bytes.Buffer
@@ -36,6 +38,7 @@ func TestEditorLibraries(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		installTrueFalse(t, env)
 		admin := env.As("admin")
+		// Raw throughout: the AJAX actions are H5P's protocol, not the API's.
 		if res := env.Do(apitest.Request{Method: "GET", Path: "/h5p/ajax?action=libraries"}); res.Status != 401 {
 			t.Errorf("anonymous libraries: %d", res.Status)
 		}
@@ -117,6 +120,7 @@ func TestEditorTempFiles(t *testing.T) {
 			t.Fatalf("upload: %d %s", res.Status, res.Body)
 		}
 		file := strings.TrimSuffix(p, "#tmp")
+		// Raw: files, not JSON.
 		if got := env.Do(apitest.Request{Method: "GET", Path: "/h5p/temp-files/" + file, Token: admin.Token}); got.Status != 200 || !bytes.Equal(got.Body, png) {
 			t.Errorf("temp file for uploader: %d", got.Status)
 		}
@@ -174,6 +178,7 @@ func TestEditorPromoteOnSave(t *testing.T) {
 			if !env.BlobExists(t, "h5p/content/"+cid+"/"+np) || env.BlobExists(t, h5pstore.TempPrefix+strings.TrimSuffix(tmpPath, "#tmp")) {
 				t.Errorf("file not moved: %s", np)
 			}
+			// Raw: a file, not JSON.
 			if file := env.Do(apitest.Request{Method: "GET", Path: "/h5p/content/" + cid + "/" + np}); file.Status != 200 || !bytes.Equal(file.Body, png) {
 				t.Errorf("content file: %d", file.Status)
 			}

@@ -48,6 +48,7 @@ func TestContentTypeCacheGet(t *testing.T) {
 		// The same data as the editor's AJAX action, in the envelope.
 		for _, as := range []string{"tutor", "admin"} {
 			token := env.As(as).Token
+			// Raw: the editor's AJAX action is H5P's protocol, not the API's.
 			ajax := env.Call(t, 200, "GET", "/h5p/ajax?action=content-type-cache", token, nil)
 			res := apitest.RunOne(t, env, apitest.Scenario{Name: as, As: as, Method: "GET", Path: "/h5p/content-type-cache/update",
 				Status: 200, JSON: map[string]any{"success": true, "data.outdated": false,
@@ -98,6 +99,7 @@ func TestContentTypeCacheHubDown(t *testing.T) {
 		} {
 			setHub(env, url, 300*time.Millisecond)
 			start := time.Now()
+			// Raw: the envelope's success and message, which the client does not return.
 			res := env.Do(apitest.Request{Method: "POST", Path: "/h5p/content-type-cache/update", Token: admin.Token})
 			if took := time.Since(start); took > 5*time.Second {
 				t.Errorf("%s: refresh took %v", name, took)
@@ -175,8 +177,9 @@ func TestContentTypeCacheHubRefresh(t *testing.T) {
 		check("refresh", res.Get("data.libraries"), true)
 		// The list is kept: later reads show it without calling the hub.
 		before := calls.Load()
-		get := env.Call(t, 200, "GET", "/h5p/content-type-cache/update", env.As("tutor").Token, nil)
-		check("GET as tutor", get.Get("data.libraries"), false)
+		get := apitest.Must(env.ClientAs("tutor").GetH5PContentTypeCacheUpdate(t.Context()))(t)
+		check("GET as tutor", listOf(get.Libraries), false)
+		// Raw: the editor's AJAX action is H5P's protocol, not the API's.
 		ajax := env.Call(t, 200, "GET", "/h5p/ajax?action=content-type-cache", env.As("admin").Token, nil)
 		check("AJAX", ajax.Get("libraries"), true)
 		if calls.Load() != before {
@@ -184,16 +187,25 @@ func TestContentTypeCacheHubRefresh(t *testing.T) {
 		}
 		// A later failure keeps the stored list and says it is outdated.
 		setHub(env, "http://"+closedAddr(t)+"/", 300*time.Millisecond)
-		down := env.Call(t, 200, "POST", "/h5p/content-type-cache/update", env.As("admin").Token, nil)
-		if down.Get("data.outdated") != true {
-			t.Errorf("hub down after a refresh: %s", down.Body)
+		down := apitest.Must(env.ClientAs("admin").PostH5PContentTypeCacheUpdate(t.Context()))(t)
+		if !down.Outdated {
+			t.Errorf("hub down after a refresh: %+v", down)
 		}
-		check("hub down", down.Get("data.libraries"), true)
+		check("hub down", listOf(down.Libraries), true)
 		var stored h5pstore.HubCache
 		if err := json.Unmarshal(readBlob(t, env, "h5p/hub/content-types.json"), &stored); err != nil || len(stored.ContentTypes) != 3 {
 			t.Errorf("stored hub list: %d entries, %v", len(stored.ContentTypes), err)
 		}
 	})
+}
+
+// listOf is a typed answer's list of libraries as a raw answer holds it.
+func listOf(libs []map[string]any) []any {
+	out := make([]any, len(libs))
+	for i, l := range libs {
+		out[i] = l
+	}
+	return out
 }
 
 // countRunnable counts the runnable installed libraries.

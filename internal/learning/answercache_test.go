@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -16,14 +17,23 @@ func TestKeptAnswersFollowChanges(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		c, _, ts := grid(t, env, courseRow{}, 2, 2)
 		learner := env.NewUser("student")
-		path := "/api/courses/" + id(c) + "/program"
-		status := func(want int) float64 {
+		program := func() (*client.LearnerProgram, error) {
+			return env.UserClient(learner).GetCoursesIDProgram(t.Context(), c)
+		}
+		// status reads the program, refused unless want is 200, and
+		// returns the first topic's status.
+		status := func(want int) int64 {
 			t.Helper()
-			res := call(t, env, want, "GET", path, learner, nil)
+			prog, err := program()
 			if want != 200 {
+				apitest.Refused(t, err, want)
 				return -1
 			}
-			return res.Number("data.lessons.0.topics.0.progress.status")
+			first := apitest.Must(prog, err)(t).Lessons[0].Topics[0].Progress
+			if first == nil {
+				t.Fatalf("no progress in the first topic: %+v", prog.Lessons[0].Topics[0])
+			}
+			return first.Status
 		}
 		status(403)
 		assign(t, env, c, learner.ID, nil)
@@ -49,8 +59,8 @@ func TestKeptAnswersFollowChanges(t *testing.T) {
 		}
 		exec(t, env, `INSERT INTO course_progress (user_id, course_id, started_at, updated_at) VALUES ($1, $2, $3, $3)`,
 			learner.ID, c, now)
-		if got := call(t, env, 200, "GET", path, learner, nil).String("data.progress.status"); got != "started" {
-			t.Errorf("after the course row was added: course status %q, want started", got)
+		if got := apitest.Must(program())(t).Progress; got == nil || got.Status != "started" {
+			t.Errorf("after the course row was added: course progress %+v, want started", got)
 		}
 
 		// Access taken away and given back through assignments and groups.

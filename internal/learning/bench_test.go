@@ -58,7 +58,7 @@ func BenchmarkProgram(b *testing.B) {
 	c, _, topics := grid(b, env, courseRow{}, 20, 10)
 	u := env.NewUser("student")
 	assign(b, env, c, u.ID, nil)
-	patch(b, env, 200, u, c, 1, topics[0]...)
+	patch(b, env, u, c, 1, topics[0]...)
 	path := "/api/courses/" + id(c) + "/program"
 	benchRequests(b, env, func() *http.Request { return request(env, "GET", path, u.Token) })
 }

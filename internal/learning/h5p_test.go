@@ -2,7 +2,6 @@ package learning_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/lms-platform/lms/internal/apitest"
@@ -55,13 +54,13 @@ func TestStoreStatement(t *testing.T) {
 		quiz := addTopic(t, env, c, lessons[0], topicRow{Type: h5pcontent.Class})
 		_, _, private := grid(t, env, courseRow{}, 1, 1)
 		u := env.NewUser("student")
-		path := "/api/courses/progress/" + id(quiz) + "/h5p"
-		res := call(t, env, 201, "POST", path, u, map[string]any{"statement": statement("completed", false)})
-		if res.String("data.verb") != "http://adlnet.gov/expapi/verbs/completed" || res.Number("data.score") != 7 ||
-			res.Number("data.max_score") != 10 {
-			t.Errorf("stored %s", res.Body)
+		ctx, learner := t.Context(), env.UserClient(u)
+		st := apitest.Must(learner.PostCoursesProgressIDH5P(ctx, quiz, map[string]any{"statement": statement("completed", false)}))(t)
+		if st.Verb != "http://adlnet.gov/expapi/verbs/completed" || st.Score == nil || *st.Score != 7 ||
+			st.MaxScore == nil || *st.MaxScore != 10 {
+			t.Errorf("stored %+v", st)
 		}
-		call(t, env, 201, "POST", path, u, statement("answered", true))
+		apitest.Must(learner.PostCoursesProgressIDH5P(ctx, quiz, statement("answered", true)))(t)
 		if n := count(t, env, `SELECT COUNT(*) FROM topic_h5p_statements WHERE user_id = $1 AND topic_id = $2`,
 			u.ID, quiz); n != 2 {
 			t.Errorf("%d statements stored, want 2", n)
@@ -78,11 +77,16 @@ func TestStoreStatement(t *testing.T) {
 		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress WHERE status = 1`); n != 0 {
 			t.Errorf("a statement completed %d topics", n)
 		}
-		call(t, env, 422, "POST", path, u, map[string]any{"statement": map[string]any{"object": map[string]any{}}})
-		call(t, env, 422, "POST", path, u, "[1, 2]")
-		call(t, env, 404, "POST", "/api/courses/progress/999999/h5p", u, statement("completed", false))
-		call(t, env, 403, "POST", "/api/courses/progress/"+id(private[0][0])+"/h5p", u, statement("completed", false))
-		call(t, env, 401, "POST", path, nil, statement("completed", false))
+		_, err := learner.PostCoursesProgressIDH5P(ctx, quiz, map[string]any{"statement": map[string]any{"object": map[string]any{}}})
+		apitest.Refused(t, err, 422)
+		// Raw: a body that is not a JSON object, which the client's types cannot send.
+		env.Call(t, 422, "POST", "/api/courses/progress/"+id(quiz)+"/h5p", u.Token, "[1, 2]")
+		_, err = learner.PostCoursesProgressIDH5P(ctx, 999999, statement("completed", false))
+		apitest.Refused(t, err, 404)
+		_, err = learner.PostCoursesProgressIDH5P(ctx, private[0][0], statement("completed", false))
+		apitest.Refused(t, err, 403)
+		_, err = env.ClientAs("anonymous").PostCoursesProgressIDH5P(ctx, quiz, statement("completed", false))
+		apitest.Refused(t, err, 401)
 		if n := count(t, env, `SELECT COUNT(*) FROM topic_h5p_statements`); n != 2 {
 			t.Errorf("%d statements after refused posts, want 2", n)
 		}
@@ -95,8 +99,7 @@ func TestStatementBounds(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		c, lessons, topics := grid(t, env, courseRow{Public: true}, 1, 1)
 		quiz := addTopic(t, env, c, lessons[0], topicRow{Type: h5pcontent.Class})
-		u := env.NewUser("student")
-		path := "/api/courses/progress/" + id(quiz) + "/h5p"
+		ctx, learner := t.Context(), env.UserClient(env.NewUser("student"))
 		about42 := func(score map[string]any) map[string]any {
 			st := statement("completed", false)
 			st["object"].(map[string]any)["definition"].(map[string]any)["extensions"].(map[string]any)["http://h5p.org/x-api/h5p-local-content-id"] = 42
@@ -108,25 +111,25 @@ func TestStatementBounds(t *testing.T) {
 			"max":    {"raw": 0.0, "max": 0.0},
 			"scaled": {"raw": 1.0, "max": 1.0, "scaled": 1.5},
 		} {
-			res := call(t, env, 422, "POST", path, u, about42(score))
-			if !strings.Contains(string(res.Body), `"statement.result.score.`+field+`"`) {
-				t.Errorf("%v: errors %s, want statement.result.score.%s", score, res.Body, field)
+			_, err := learner.PostCoursesProgressIDH5P(ctx, quiz, about42(score))
+			if e := apitest.Refused(t, err, 422); len(e.Errors["statement.result.score."+field]) == 0 {
+				t.Errorf("%v: errors %v, want statement.result.score.%s", score, e.Errors, field)
 			}
 		}
 		for _, score := range []map[string]any{{"raw": -1.0, "max": 1.0}, {"raw": 1.0, "min": 2.0, "max": 3.0}, {"raw": "1"}} {
-			call(t, env, 422, "POST", path, u, about42(score))
+			_, err := learner.PostCoursesProgressIDH5P(ctx, quiz, about42(score))
+			apitest.Refused(t, err, 422)
 		}
-		res := call(t, env, 422, "POST", "/api/courses/progress/"+id(topics[0][0])+"/h5p", u, about42(map[string]any{"raw": 1.0, "max": 1.0}))
-		if !strings.Contains(string(res.Body), "Only H5P topics") {
-			t.Errorf("statement on a rich-text topic: %s", res.Body)
+		_, err := learner.PostCoursesProgressIDH5P(ctx, topics[0][0], about42(map[string]any{"raw": 1.0, "max": 1.0}))
+		if e := apitest.Refused(t, err, 422); !apitest.Says(e, "Only H5P topics") {
+			t.Errorf("statement on a rich-text topic: %v", e)
 		}
 		if n := count(t, env, `SELECT COUNT(*) FROM topic_h5p_statements`) + count(t, env, `SELECT COUNT(*) FROM topic_progress`); n != 0 {
 			t.Fatalf("refused statements stored %d rows", n)
 		}
 		// A full score within bounds completes the topic.
-		res = call(t, env, 201, "POST", path, u, about42(map[string]any{"raw": 1.0, "max": 1.0, "scaled": 1.0}))
-		if res.Get("data.completed") != true {
-			t.Errorf("valid completing statement: %s", res.Body)
+		if st := apitest.Must(learner.PostCoursesProgressIDH5P(ctx, quiz, about42(map[string]any{"raw": 1.0, "max": 1.0, "scaled": 1.0})))(t); !st.Completed {
+			t.Errorf("valid completing statement: %+v", st)
 		}
 	})
 }

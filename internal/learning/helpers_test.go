@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/kinds/h5pcontent"
 )
@@ -157,28 +158,25 @@ func hours(n int) *int { return &n }
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
 
-// call sends one request and fails the test unless the status is want.
-func call(t testing.TB, env *apitest.Env, want int, method, path string, u *apitest.User, body any) *apitest.Response {
-	t.Helper()
-	req := apitest.Request{Method: method, Path: path, Body: body}
-	if u != nil {
-		req.Token = u.Token
+// writes is the progress body that sets the topics to status.
+func writes(status int64, topicIDs ...int64) client.WriteInputBody {
+	out := client.WriteInputBody{Progress: []client.ProgressWrite{}}
+	for _, tid := range topicIDs {
+		out.Progress = append(out.Progress, client.ProgressWrite{TopicID: tid, Status: status})
 	}
-	res := env.Do(req)
-	if res.Status != want {
-		t.Fatalf("%s %s: status %d, want %d; body %s", method, path, res.Status, want, res.Body)
-	}
-	return res
+	return out
 }
 
-// patch writes statuses of topics of a course as u.
-func patch(t testing.TB, env *apitest.Env, want int, u *apitest.User, courseID int64, status int, topicIDs ...int64) *apitest.Response {
+// write sends statuses of topics of a course as u.
+func write(t testing.TB, env *apitest.Env, u *apitest.User, courseID, status int64, topicIDs ...int64) (*client.CourseProgress, error) {
+	return env.UserClient(u).PatchCoursesProgressID(t.Context(), courseID, writes(status, topicIDs...))
+}
+
+// patch writes statuses of topics of a course as u and fails the test
+// unless the write is taken.
+func patch(t testing.TB, env *apitest.Env, u *apitest.User, courseID, status int64, topicIDs ...int64) *client.CourseProgress {
 	t.Helper()
-	var items []map[string]any
-	for _, tid := range topicIDs {
-		items = append(items, map[string]any{"topic_id": tid, "status": status})
-	}
-	return call(t, env, want, "PATCH", "/api/courses/progress/"+id(courseID), u, map[string]any{"progress": items})
+	return apitest.Must(write(t, env, u, courseID, status, topicIDs...))(t)
 }
 
 // advance moves the clock and logs the users in again, since their

@@ -20,7 +20,7 @@ func TestPingsOfManyLearnersAddUp(t *testing.T) {
 		var users []*apitest.User
 		for range learners {
 			u := env.NewUser("student")
-			call(t, env, 200, "PUT", "/api/courses/progress/"+id(topic)+"/ping", u, nil)
+			apitest.Must(env.UserClient(u).PutCoursesProgressIDPing(t.Context(), topic))(t)
 			users = append(users, u)
 		}
 		for range rounds {
@@ -63,7 +63,7 @@ func TestPingBatchLeavesPingsToTheCaller(t *testing.T) {
 		topic := topics[0][0]
 		started, other, fresh := env.NewUser("student"), env.NewUser("student"), env.NewUser("student")
 		for _, u := range []*apitest.User{started, other} {
-			call(t, env, 200, "PUT", "/api/courses/progress/"+id(topic)+"/ping", u, nil)
+			apitest.Must(env.UserClient(u).PutCoursesProgressIDPing(t.Context(), topic))(t)
 		}
 		seconds := func(u *apitest.User) int {
 			return count(t, env, `SELECT COALESCE(SUM(seconds), 0) FROM topic_progress WHERE user_id = $1`, u.ID)
@@ -95,10 +95,10 @@ func TestPingBatchLeavesPingsToTheCaller(t *testing.T) {
 			t.Errorf("a failed batch changed the seconds from %d to %d", before, n)
 		}
 		// The callers write them alone: the good ping counts, the bad one fails.
-		res := call(t, env, 200, "PUT", "/api/courses/progress/"+id(topic)+"/ping", started, nil)
-		if n := int(res.Number("data.seconds")); n != 30 {
+		if n := apitest.Must(env.UserClient(started).PutCoursesProgressIDPing(t.Context(), topic))(t).Seconds; n != 30 {
 			t.Errorf("started learner: %d seconds after the failed batch, want 30", n)
 		}
-		call(t, env, 404, "PUT", "/api/courses/progress/"+id(topic+1000)+"/ping", other, nil)
+		_, err := env.UserClient(other).PutCoursesProgressIDPing(t.Context(), topic+1000)
+		apitest.Refused(t, err, 404)
 	})
 }

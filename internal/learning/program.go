@@ -76,8 +76,11 @@ type LearnerTopic struct {
 // TopicState is what a program shows of a learner's progress in a topic;
 // GET /api/courses/progress/{course_id} has the dates.
 type TopicState struct {
-	Status  int   `json:"status" enum:"0,1,2" doc:"0 incomplete, 1 complete, 2 in progress."`
-	Seconds int64 `json:"seconds" doc:"Time spent on the topic."`
+	// A program shows null to anonymous callers: the schema says so, so
+	// that clients tell no progress from a zero one.
+	_       struct{} `nullable:"true"`
+	Status  int      `json:"status" enum:"0,1,2" doc:"0 incomplete, 1 complete, 2 in progress."`
+	Seconds int64    `json:"seconds" doc:"Time spent on the topic."`
 }
 
 // TopicProgress is a learner's progress in one topic.

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 )
 
@@ -30,7 +31,6 @@ func TestProgramAccess(t *testing.T) {
 		exec(t, env, `INSERT INTO course_groups (course_id, group_id, created_at) VALUES ($1, $2, $3)`, private, root, now)
 		assign(t, env, private, expired.ID, at(now.Add(-time.Minute)))
 
-		program := func(c int64) string { return "/api/courses/" + id(c) + "/program" }
 		type check struct {
 			name   string
 			user   *apitest.User
@@ -59,19 +59,22 @@ func TestProgramAccess(t *testing.T) {
 			{"unknown course", env.As("admin"), 999999, 404, ""},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				res := call(t, env, c.status, "GET", program(c.course), c.user, nil)
-				if c.msg != "" && res.String("message") != c.msg {
-					t.Errorf("message %q, want %q", res.String("message"), c.msg)
+				prog, err := as(env, c.user).GetCoursesIDProgram(t.Context(), c.course)
+				if c.status == 200 {
+					if apitest.Must(prog, err)(t).ID != c.course {
+						t.Errorf("data.id = %d, want %d", prog.ID, c.course)
+					}
+					return
 				}
-				if c.status == 200 && res.Number("data.id") != float64(c.course) {
-					t.Errorf("data.id = %v, want %d", res.Get("data.id"), c.course)
+				if e := apitest.Refused(t, err, c.status); c.msg != "" && e.Message != c.msg {
+					t.Errorf("message %q, want %q", e.Message, c.msg)
 				}
 			})
 		}
 		// An author tutor sees the course before it opens.
 		tutor := env.NewUser("tutor")
 		exec(t, env, `INSERT INTO course_authors (course_id, user_id) VALUES ($1, $2)`, unactivated, tutor.ID)
-		call(t, env, 200, "GET", program(unactivated), tutor, nil)
+		apitest.Must(env.UserClient(tutor).GetCoursesIDProgram(t.Context(), unactivated))(t)
 	})
 }
 
@@ -94,62 +97,55 @@ func TestProgramTree(t *testing.T) {
 		inClosed := addLesson(t, env, c, lessonRow{Parent: closedParent})
 		t5 := addTopic(t, env, c, inClosed, topicRow{})
 
-		res := call(t, env, 200, "GET", "/api/courses/"+id(c)+"/program", nil, nil)
-		lessons, _ := res.Get("data.lessons").([]any)
-		if len(lessons) != 3 {
-			t.Fatalf("%d top lessons, want 3 (hidden left out): %s", len(lessons), res.Body)
+		ctx := t.Context()
+		prog := apitest.Must(env.ClientAs("anonymous").GetCoursesIDProgram(ctx, c))(t)
+		ls := prog.Lessons
+		if len(ls) != 3 {
+			t.Fatalf("%d top lessons, want 3 (hidden left out): %+v", len(ls), ls)
 		}
-		want := map[string]any{
-			"data.lessons.0.id":                           open,
-			"data.lessons.0.is_open":                      true,
-			"data.lessons.0.topics.0.id":                  t1,
-			"data.lessons.0.topics.1.id":                  t2,
-			"data.lessons.0.topics.1.topicable":           nil,
-			"data.lessons.0.topics.1.kind":                "unknown",
-			"data.lessons.0.lessons.0.id":                 nested,
-			"data.lessons.0.lessons.0.parent_id":          open,
-			"data.lessons.0.lessons.0.topics.0.id":        t3,
-			"data.lessons.1.id":                           soon,
-			"data.lessons.1.is_open":                      false,
-			"data.lessons.1.topics.0.id":                  t4,
-			"data.lessons.1.topics.0.topicable":           nil,
-			"data.lessons.2.id":                           closedParent,
-			"data.lessons.2.lessons.0.id":                 inClosed,
-			"data.lessons.2.lessons.0.is_open":            false,
-			"data.lessons.2.lessons.0.topics.0.id":        t5,
-			"data.lessons.2.lessons.0.topics.0.topicable": nil,
-			"data.lessons.0.topics.0.progress":            nil,
-			"data.progress":                               nil,
+		if len(ls[0].Topics) != 2 {
+			t.Fatalf("lesson 0 has %d topics, want 2 (inactive left out)", len(ls[0].Topics))
 		}
-		for path, v := range want {
-			if !same(res.Get(path), v) {
-				t.Errorf("%s = %#v, want %#v", path, res.Get(path), v)
-			}
+		if len(ls[0].Lessons) != 1 || len(ls[0].Lessons[0].Topics) != 1 || len(ls[1].Topics) != 1 || len(ls[2].Lessons) != 1 ||
+			len(ls[2].Lessons[0].Topics) != 1 {
+			t.Fatalf("lessons and topics missing: %+v", ls)
 		}
-		if topics, _ := res.Get("data.lessons.0.topics").([]any); len(topics) != 2 {
-			t.Errorf("lesson 0 has %d topics, want 2 (inactive left out)", len(topics))
+		open0, nested0, soon1, closed2 := ls[0], ls[0].Lessons[0], ls[1], ls[2]
+		if open0.ID != open || !open0.IsOpen || open0.Topics[0].ID != t1 || open0.Topics[0].Progress != nil {
+			t.Errorf("open lesson: %+v", open0)
+		}
+		if tp := open0.Topics[1]; tp.ID != t2 || tp.Topicable != nil || tp.Kind != "unknown" {
+			t.Errorf("topic of an unknown kind: %+v", tp)
+		}
+		if nested0.ID != nested || nested0.ParentID == nil || *nested0.ParentID != open || nested0.Topics[0].ID != t3 {
+			t.Errorf("nested lesson: %+v", nested0)
+		}
+		if soon1.ID != soon || soon1.IsOpen || soon1.Topics[0].ID != t4 || soon1.Topics[0].Topicable != nil {
+			t.Errorf("lesson not open yet: %+v", soon1)
+		}
+		if in := closed2.Lessons[0]; closed2.ID != closedParent || in.ID != inClosed || in.IsOpen || in.Topics[0].ID != t5 ||
+			in.Topics[0].Topicable != nil {
+			t.Errorf("lesson in a closed one: %+v", closed2)
+		}
+		if prog.Progress != nil {
+			t.Errorf("anonymous progress: %+v", prog.Progress)
 		}
 		if env.Server.Learning.Kinds != nil {
-			if res.String("data.lessons.0.topics.0.topicable.html") != "<p>x</p>" {
-				t.Errorf("rich text content not shown: %s", res.Body)
+			if html, _ := open0.Topics[0].Topicable.(map[string]any)["html"].(string); html != "<p>x</p>" {
+				t.Errorf("rich text content not shown: %+v", open0.Topics[0])
 			}
 		}
 
 		// A signed-in learner sees their progress in each topic.
 		u := env.NewUser("student")
-		patch(t, env, 200, u, c, 1, t1)
-		res = call(t, env, 200, "GET", "/api/courses/"+id(c)+"/program", u, nil)
-		for path, v := range map[string]any{
-			"data.lessons.0.topics.0.progress.status": 1,
-			"data.lessons.0.topics.1.progress.status": 0,
-			"data.progress.total_topics":              5,
-			"data.progress.finished_topics":           1,
-			"data.progress.percent":                   20,
-			"data.progress.status":                    "started",
-		} {
-			if !same(res.Get(path), v) {
-				t.Errorf("%s = %#v, want %#v", path, res.Get(path), v)
-			}
+		patch(t, env, u, c, 1, t1)
+		prog = apitest.Must(env.UserClient(u).GetCoursesIDProgram(ctx, c))(t)
+		if tps := prog.Lessons[0].Topics; tps[0].Progress == nil || tps[0].Progress.Status != 1 ||
+			tps[1].Progress == nil || tps[1].Progress.Status != 0 {
+			t.Errorf("topic progress: %+v, %+v", tps[0].Progress, tps[1].Progress)
+		}
+		if p := prog.Progress; p == nil || p.TotalTopics != 5 || p.FinishedTopics != 1 || p.Percent != 20 || p.Status != "started" {
+			t.Errorf("course progress: %+v", p)
 		}
 	})
 }
@@ -162,45 +158,52 @@ func TestProgramChanges(t *testing.T) {
 		c, lessons, topics := grid(t, env, courseRow{Public: true}, 1, 1)
 		soon := addLesson(t, env, c, lessonRow{ActiveFrom: at(now.Add(30 * time.Minute))})
 		later := addTopic(t, env, c, soon, topicRow{})
-		path := "/api/courses/" + id(c) + "/program"
-		topicsOf := func(res *apitest.Response, lesson int) int {
-			ts, _ := res.Get("data.lessons." + id(int64(lesson)) + ".topics").([]any)
-			return len(ts)
+		ctx, anonymous := t.Context(), env.ClientAs("anonymous")
+		read := func(api *client.Client) *client.LearnerProgram {
+			t.Helper()
+			prog := apitest.Must(api.GetCoursesIDProgram(ctx, c))(t)
+			if len(prog.Lessons) != 2 || len(prog.Lessons[1].Topics) != 1 {
+				t.Fatalf("lessons: %+v", prog.Lessons)
+			}
+			return prog
 		}
-		res := call(t, env, 200, "GET", path, nil, nil)
-		if topicsOf(res, 0) != 1 || res.Get("data.lessons.1.topics.0.topicable") != nil {
-			t.Fatalf("first read: %s", res.Body)
+		prog := read(anonymous)
+		if len(prog.Lessons[0].Topics) != 1 || prog.Lessons[1].Topics[0].Topicable != nil {
+			t.Fatalf("first read: %+v", prog.Lessons)
 		}
 		added := addTopic(t, env, c, lessons[0], topicRow{})
-		if res = call(t, env, 200, "GET", path, nil, nil); topicsOf(res, 0) != 2 || !same(res.Get("data.lessons.0.topics.1.id"), added) {
-			t.Errorf("added topic missing: %s", res.Body)
+		if ts := read(anonymous).Lessons[0].Topics; len(ts) != 2 || ts[1].ID != added {
+			t.Errorf("added topic missing: %+v", ts)
 		}
 		exec(t, env, `UPDATE topics SET active = $1 WHERE id = $2`, false, topics[0][0])
-		if res = call(t, env, 200, "GET", path, nil, nil); topicsOf(res, 0) != 1 {
-			t.Errorf("deactivated topic shown: %s", res.Body)
+		if ts := read(anonymous).Lessons[0].Topics; len(ts) != 1 {
+			t.Errorf("deactivated topic shown: %+v", ts)
 		}
 		exec(t, env, `DELETE FROM topics WHERE id = $1`, added)
-		if res = call(t, env, 200, "GET", path, nil, nil); topicsOf(res, 0) != 0 {
-			t.Errorf("deleted topic shown: %s", res.Body)
+		if ts := read(anonymous).Lessons[0].Topics; len(ts) != 0 {
+			t.Errorf("deleted topic shown: %+v", ts)
 		}
 		env.Clock.Advance(31 * time.Minute)
-		res = call(t, env, 200, "GET", path, nil, nil)
-		if res.Get("data.lessons.1.is_open") != true || res.Get("data.lessons.1.topics.0.topicable") == nil {
-			t.Errorf("lesson %d did not open with its window (topic %d): %s", soon, later, res.Body)
+		if l := read(anonymous).Lessons[1]; !l.IsOpen || l.Topics[0].Topicable == nil {
+			t.Errorf("lesson %d did not open with its window (topic %d): %+v", soon, later, l)
 		}
 		// Changes to the course itself count too: access, authors, tags.
-		tutor := env.NewUser("tutor")
+		author := env.NewUser("tutor")
+		tutor := env.UserClient(author)
 		exec(t, env, `UPDATE courses SET is_public = $1 WHERE id = $2`, false, c)
-		call(t, env, 403, "GET", path, nil, nil)
-		call(t, env, 403, "GET", path, tutor, nil)
-		exec(t, env, `INSERT INTO course_authors (course_id, user_id) VALUES ($1, $2)`, c, tutor.ID)
-		call(t, env, 200, "GET", path, tutor, nil)
+		for _, api := range []*client.Client{anonymous, tutor} {
+			_, err := api.GetCoursesIDProgram(ctx, c)
+			apitest.Refused(t, err, 403)
+		}
+		exec(t, env, `INSERT INTO course_authors (course_id, user_id) VALUES ($1, $2)`, c, author.ID)
+		read(tutor)
 		exec(t, env, `INSERT INTO course_tags (course_id, tag) VALUES ($1, $2)`, c, "go")
-		if res = call(t, env, 200, "GET", path, tutor, nil); res.String("data.tags.0") != "go" {
-			t.Errorf("tag missing: %s", res.Body)
+		if tags := read(tutor).Tags; len(tags) == 0 || tags[0] != "go" {
+			t.Errorf("tag missing: %v", tags)
 		}
 		exec(t, env, `DELETE FROM courses WHERE id = $1`, c)
-		call(t, env, 404, "GET", path, tutor, nil)
+		_, err := tutor.GetCoursesIDProgram(ctx, c)
+		apitest.Refused(t, err, 404)
 	})
 }
 
@@ -218,23 +221,33 @@ func TestPreview(t *testing.T) {
 		inDraft := addTopic(t, env, draft, dl, topicRow{Preview: true})
 		other := addCourse(t, env, courseRow{})
 
-		path := func(c, topic int64) string { return "/api/courses/" + id(c) + "/preview/" + id(topic) }
-		res := call(t, env, 200, "GET", path(c, preview), nil, nil)
-		if res.Number("data.id") != float64(preview) {
-			t.Errorf("preview answered %s", res.Body)
+		anonymous := env.ClientAs("anonymous")
+		if got := apitest.Must(anonymous.GetCoursesIDPreviewID(t.Context(), c, preview))(t); got.ID != preview {
+			t.Errorf("preview answered %+v", got)
 		}
-		for name, p := range map[string]string{
-			"not a preview":            path(c, plain),
-			"inactive topic":           path(c, inactive),
-			"topic of a hidden lesson": path(c, inHidden),
-			"draft course":             path(draft, inDraft),
-			"topic of another course":  path(other, preview),
-			"unknown topic":            path(c, 999999),
-			"unknown course":           path(999999, preview),
+		for name, p := range map[string][2]int64{
+			"not a preview":            {c, plain},
+			"inactive topic":           {c, inactive},
+			"topic of a hidden lesson": {c, inHidden},
+			"draft course":             {draft, inDraft},
+			"topic of another course":  {other, preview},
+			"unknown topic":            {c, 999999},
+			"unknown course":           {999999, preview},
 		} {
-			t.Run(name, func(t *testing.T) { call(t, env, 404, "GET", p, nil, nil) })
+			t.Run(name, func(t *testing.T) {
+				_, err := anonymous.GetCoursesIDPreviewID(t.Context(), p[0], p[1])
+				apitest.Refused(t, err, 404)
+			})
 		}
 	})
+}
+
+// as is the typed client signed in as u, anonymous for nil.
+func as(env *apitest.Env, u *apitest.User) *client.Client {
+	if u == nil {
+		return env.ClientAs("anonymous")
+	}
+	return env.UserClient(u)
 }
 
 // same compares a decoded JSON value with an expected Go value.

@@ -28,7 +28,7 @@ func TestProgramJSON(t *testing.T) {
 		tenant, release := env.OpenTenant(env.Tenant)
 		defer release()
 		u := env.NewUser("student")
-		patch(t, env, 200, u, c, 1, a1)
+		patch(t, env, u, c, 1, a1)
 		learner := &access.Principal{UserID: u.ID, Roles: []string{"student"}, Permissions: map[access.Permission]bool{}}
 		ctx := context.Background()
 		for name, p := range map[string]*access.Principal{"anonymous": nil, "learner": learner} {

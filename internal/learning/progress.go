@@ -24,6 +24,10 @@ const (
 
 // ProgressSummary is a learner's progress in one course.
 type ProgressSummary struct {
+	// A program's summary is null for anonymous callers: the schema says
+	// so, so that clients tell no progress from a zero one. (Lists that
+	// embed the summary are not affected.)
+	_              struct{}   `nullable:"true"`
 	Status         string     `json:"status" enum:"planned,started,finished"`
 	TotalTopics    int        `json:"total_topics" doc:"Visible topics of the course."`
 	FinishedTopics int        `json:"finished_topics" doc:"Visible topics the learner completed."`

@@ -34,7 +34,7 @@ func TestProgressEvents(t *testing.T) {
 
 		steps := []struct {
 			name   string
-			status int
+			status int64
 			topics []int64
 			events []string
 		}{
@@ -49,22 +49,18 @@ func TestProgressEvents(t *testing.T) {
 			{"all again: nothing", 1, []int64{a1, a2, b1, c1}, []string{}},
 		}
 		for _, st := range steps {
-			got := eventsOf(env, func() { patch(t, env, 200, u, c, st.status, st.topics...) })
+			got := eventsOf(env, func() { patch(t, env, u, c, st.status, st.topics...) })
 			if !slices.Equal(got, st.events) {
 				t.Errorf("%s: events %v, want %v", st.name, got, st.events)
 			}
 		}
-		res := call(t, env, 200, "GET", "/api/courses/progress/"+id(c), u, nil)
-		for path, v := range map[string]any{
-			"data.status": "finished", "data.total_topics": 4, "data.finished_topics": 4, "data.percent": 100,
-			"data.topics.0.topic_id": a1, "data.topics.0.status": 1, "data.topics.2.topic_id": b1,
-		} {
-			if !same(res.Get(path), v) {
-				t.Errorf("%s = %#v, want %#v", path, res.Get(path), v)
-			}
+		p := apitest.Must(env.UserClient(u).GetCoursesProgressID(t.Context(), c))(t)
+		if p.Status != "finished" || p.TotalTopics != 4 || p.FinishedTopics != 4 || p.Percent != 100 || len(p.Topics) != 4 ||
+			p.Topics[0].TopicID != a1 || p.Topics[0].Status != 1 || p.Topics[2].TopicID != b1 {
+			t.Errorf("progress %+v", p)
 		}
-		if res.Get("data.finished_at") == nil || res.Get("data.started_at") == nil {
-			t.Errorf("dates missing: %s", res.Body)
+		if p.FinishedAt == nil || p.StartedAt == nil {
+			t.Errorf("dates missing: %+v", p)
 		}
 		// The payloads name the learner and the lesson.
 		tenant, release := env.OpenTenant(env.Tenant)
@@ -91,21 +87,35 @@ func TestProgressInvalidWrites(t *testing.T) {
 		inactive := addTopic(t, env, c, l, topicRow{Inactive: true})
 		private, _, privateTopics := grid(t, env, courseRow{}, 1, 1)
 		u := env.NewUser("student")
+		learner := env.UserClient(u)
+		refused := func(t *testing.T, send func() error) {
+			t.Helper()
+			if got := eventsOf(env, func() { apitest.Refused(t, send(), 422) }); len(got) != 0 {
+				t.Errorf("events %v", got)
+			}
+		}
+		for name, body := range map[string]client.WriteInputBody{
+			"topic of another course": {Progress: []client.ProgressWrite{{TopicID: topics[0][0], Status: 1}, {TopicID: otherTopics[0][0], Status: 1}}},
+			"inactive topic":          writes(1, inactive),
+			"unknown topic":           writes(1, 999999),
+			"invalid status":          writes(3, topics[0][0]),
+			"empty list":              writes(1),
+		} {
+			t.Run(name, func(t *testing.T) {
+				refused(t, func() error {
+					_, err := learner.PatchCoursesProgressID(t.Context(), c, body)
+					return err
+				})
+			})
+		}
+		// Raw: bodies the client's types cannot send.
 		path := "/api/courses/progress/" + id(c)
 		for name, body := range map[string]any{
-			"topic of another course": map[string]any{"progress": []any{
-				map[string]any{"topic_id": topics[0][0], "status": 1},
-				map[string]any{"topic_id": otherTopics[0][0], "status": 1}}},
-			"inactive topic":  map[string]any{"progress": []any{map[string]any{"topic_id": inactive, "status": 1}}},
-			"unknown topic":   map[string]any{"progress": []any{map[string]any{"topic_id": 999999, "status": 1}}},
-			"invalid status":  map[string]any{"progress": []any{map[string]any{"topic_id": topics[0][0], "status": 3}}},
 			"missing status":  map[string]any{"progress": []any{map[string]any{"topic_id": topics[0][0]}}},
-			"empty list":      map[string]any{"progress": []any{}},
 			"no progress key": map[string]any{},
 		} {
 			t.Run(name, func(t *testing.T) {
-				got := eventsOf(env, func() { call(t, env, 422, "PATCH", path, u, body) })
-				if len(got) != 0 {
+				if got := eventsOf(env, func() { env.Call(t, 422, "PATCH", path, u.Token, body) }); len(got) != 0 {
 					t.Errorf("events %v", got)
 				}
 			})
@@ -113,12 +123,15 @@ func TestProgressInvalidWrites(t *testing.T) {
 		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress`) + count(t, env, `SELECT COUNT(*) FROM course_progress`); n != 0 {
 			t.Errorf("%d progress rows stored by invalid writes", n)
 		}
-		call(t, env, 404, "PATCH", "/api/courses/progress/999999", u,
-			map[string]any{"progress": []any{map[string]any{"topic_id": topics[0][0], "status": 1}}})
-		patch(t, env, 403, u, private, 1, privateTopics[0][0])
-		patch(t, env, 401, nil, other, 1, otherTopics[0][0])
-		call(t, env, 401, "PATCH", path, &apitest.User{Token: env.As("other-admin").Token},
-			map[string]any{"progress": []any{map[string]any{"topic_id": topics[0][0], "status": 1}}})
+		ctx := t.Context()
+		_, err := learner.PatchCoursesProgressID(ctx, 999999, writes(1, topics[0][0]))
+		apitest.Refused(t, err, 404)
+		_, err = learner.PatchCoursesProgressID(ctx, private, writes(1, privateTopics[0][0]))
+		apitest.Refused(t, err, 403)
+		_, err = env.ClientAs("anonymous").PatchCoursesProgressID(ctx, other, writes(1, otherTopics[0][0]))
+		apitest.Refused(t, err, 401)
+		_, err = env.Client("", env.As("other-admin").Token).PatchCoursesProgressID(ctx, c, writes(1, topics[0][0]))
+		apitest.Refused(t, err, 401)
 	})
 }
 
@@ -128,37 +141,37 @@ func TestDeadline(t *testing.T) {
 		c, _, topics := grid(t, env, courseRow{Public: true, Hours: hours(2)}, 1, 2)
 		windowed, _, wTopics := grid(t, env, courseRow{Public: true, Hours: hours(100), ActiveTo: at(now.Add(time.Hour))}, 1, 1)
 		u := env.NewUser("student")
-		res := patch(t, env, 200, u, c, 1, topics[0][0])
-		if got, want := res.String("data.deadline"), now.Add(2*time.Hour); !sameTime(got, want) {
-			t.Errorf("deadline %s, want %s", got, want)
+		res := patch(t, env, u, c, 1, topics[0][0])
+		if got, want := res.Deadline, now.Add(2*time.Hour); !sameTime(got, want) {
+			t.Errorf("deadline %v, want %s", got, want)
 		}
-		res = patch(t, env, 200, u, windowed, 2, wTopics[0][0])
-		if got := res.String("data.deadline"); !sameTime(got, now.Add(time.Hour)) {
-			t.Errorf("deadline %s, want the end of the window", got)
+		res = patch(t, env, u, windowed, 2, wTopics[0][0])
+		if got := res.Deadline; !sameTime(got, now.Add(time.Hour)) {
+			t.Errorf("deadline %v, want the end of the window", got)
 		}
 		advance(env, 2*time.Hour+time.Second, u)
-		res = patch(t, env, 403, u, c, 1, topics[0][1])
-		if res.String("message") != "The deadline for this course was missed." {
-			t.Errorf("message %q", res.String("message"))
+		_, err := write(t, env, u, c, 1, topics[0][1])
+		if e := apitest.Refused(t, err, 403); e.Message != "The deadline for this course was missed." {
+			t.Errorf("message %q", e.Message)
 		}
-		res = call(t, env, 403, "PUT", "/api/courses/progress/"+id(topics[0][1])+"/ping", u, nil)
-		if res.String("message") != "The deadline for this course was missed." {
-			t.Errorf("ping message %q", res.String("message"))
+		_, err = env.UserClient(u).PutCoursesProgressIDPing(t.Context(), topics[0][1])
+		if e := apitest.Refused(t, err, 403); e.Message != "The deadline for this course was missed." {
+			t.Errorf("ping message %q", e.Message)
 		}
-		patch(t, env, 403, u, windowed, 1, wTopics[0][0])
+		_, err = write(t, env, u, windowed, 1, wTopics[0][0])
+		apitest.Refused(t, err, 403)
 		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress WHERE status = 1`); n != 1 {
 			t.Errorf("%d complete topics after refused writes, want 1", n)
 		}
 		// Reading stays possible.
-		call(t, env, 200, "GET", "/api/courses/progress/"+id(c), u, nil)
+		apitest.Must(env.UserClient(u).GetCoursesProgressID(t.Context(), c))(t)
 	})
 }
 
-// sameTime compares a JSON time with a Go time to the microsecond, the
-// precision PostgreSQL keeps.
-func sameTime(got string, want time.Time) bool {
-	g, err := time.Parse(time.RFC3339Nano, got)
-	return err == nil && g.Sub(want).Abs() <= time.Microsecond
+// sameTime compares an answer's time with a Go time to the microsecond,
+// the precision PostgreSQL keeps.
+func sameTime(got *time.Time, want time.Time) bool {
+	return got != nil && got.Sub(want).Abs() <= time.Microsecond
 }
 
 func TestProgressLists(t *testing.T) {
@@ -171,68 +184,76 @@ func TestProgressLists(t *testing.T) {
 		draft, _, _ := grid(t, env, courseRow{Title: "Draft", Status: "draft"}, 1, 1)
 		assign(t, env, planned, u.ID, nil)
 		assign(t, env, draft, u.ID, nil)
-		patch(t, env, 200, u, started, 1, st[0][0])
-		patch(t, env, 200, u, finished, 1, ft[0][0])
+		patch(t, env, u, started, 1, st[0][0])
+		patch(t, env, u, finished, 1, ft[0][0])
 		_ = notMine
 
-		res := call(t, env, 200, "GET", "/api/courses/progress", u, nil)
-		if ids := courseIDs(res, "data"); !slices.Equal(ids, []int64{planned, started, finished}) {
+		ctx, learner := t.Context(), env.UserClient(u)
+		list := apitest.Must(learner.GetCoursesProgress(ctx, client.GetCoursesProgressParams{}))(t)
+		if ids := courseIDs(list); !slices.Equal(ids, []int64{planned, started, finished}) {
 			t.Fatalf("courses %v, want %v", ids, []int64{planned, started, finished})
 		}
-		for path, v := range map[string]any{
-			"data.0.status": "planned", "data.0.total_topics": 2, "data.0.percent": 0, "data.0.started_at": nil,
-			"data.1.status": "started", "data.1.total_topics": 4, "data.1.finished_topics": 1, "data.1.percent": 25,
-			"data.2.status": "finished", "data.2.percent": 100, "data.1.course.title": "Started",
-		} {
-			if !same(res.Get(path), v) {
-				t.Errorf("%s = %#v, want %#v", path, res.Get(path), v)
-			}
+		if p := list[0]; p.Status != "planned" || p.TotalTopics != 2 || p.Percent != 0 || p.StartedAt != nil {
+			t.Errorf("planned course: %+v", p)
+		}
+		if p := list[1]; p.Status != "started" || p.TotalTopics != 4 || p.FinishedTopics != 1 || p.Percent != 25 ||
+			p.Course.Title != "Started" {
+			t.Errorf("started course: %+v", p)
+		}
+		if p := list[2]; p.Status != "finished" || p.Percent != 100 {
+			t.Errorf("finished course: %+v", p)
 		}
 		for _, c := range []struct {
-			query string
-			want  []int64
+			query  string
+			params client.GetCoursesProgressPaginatedParams
+			want   []int64
 		}{
-			{"", []int64{planned, started, finished}},
-			{"?status=planned", []int64{planned}},
-			{"?status=started", []int64{started}},
-			{"?status=finished", []int64{finished}},
-			{"?order_by=title", []int64{finished, planned, started}},
-			{"?order_by=title&order=desc", []int64{started, planned, finished}},
-			{"?order_by=percent&order=desc", []int64{finished, started, planned}},
-			{"?per_page=2&page=2", []int64{finished}},
+			{"", client.GetCoursesProgressPaginatedParams{}, []int64{planned, started, finished}},
+			{"?status=planned", client.GetCoursesProgressPaginatedParams{Status: client.Ptr("planned")}, []int64{planned}},
+			{"?status=started", client.GetCoursesProgressPaginatedParams{Status: client.Ptr("started")}, []int64{started}},
+			{"?status=finished", client.GetCoursesProgressPaginatedParams{Status: client.Ptr("finished")}, []int64{finished}},
+			{"?order_by=title", client.GetCoursesProgressPaginatedParams{OrderBy: client.Ptr("title")}, []int64{finished, planned, started}},
+			{"?order_by=title&order=desc", client.GetCoursesProgressPaginatedParams{OrderBy: client.Ptr("title"), Order: client.Ptr("desc")},
+				[]int64{started, planned, finished}},
+			{"?order_by=percent&order=desc", client.GetCoursesProgressPaginatedParams{OrderBy: client.Ptr("percent"), Order: client.Ptr("desc")},
+				[]int64{finished, started, planned}},
+			{"?per_page=2&page=2", client.GetCoursesProgressPaginatedParams{PerPage: client.Ptr[int64](2), Page: client.Ptr[int64](2)},
+				[]int64{finished}},
 		} {
-			res := call(t, env, 200, "GET", "/api/courses/progress/paginated"+c.query, u, nil)
-			if ids := courseIDs(res, "data"); !slices.Equal(ids, c.want) {
+			page := apitest.Must(learner.GetCoursesProgressPaginated(ctx, c.params))(t)
+			if ids := courseIDs(page.Items); !slices.Equal(ids, c.want) {
 				t.Errorf("%s: courses %v, want %v", c.query, ids, c.want)
 			}
-			if res.Number("meta.total") != float64(len(c.want)) && c.query != "?per_page=2&page=2" {
-				t.Errorf("%s: meta.total %v", c.query, res.Get("meta.total"))
+			if page.Meta.Total != len(c.want) && c.query != "?per_page=2&page=2" {
+				t.Errorf("%s: meta.total %v", c.query, page.Meta.Total)
 			}
 		}
-		call(t, env, 422, "GET", "/api/courses/progress/paginated?status=lost", u, nil)
-		call(t, env, 422, "GET", "/api/courses/progress/paginated?order_by=password", u, nil)
-		call(t, env, 401, "GET", "/api/courses/progress", nil, nil)
+		_, err := learner.GetCoursesProgressPaginated(ctx, client.GetCoursesProgressPaginatedParams{Status: client.Ptr("lost")})
+		apitest.Refused(t, err, 422)
+		_, err = learner.GetCoursesProgressPaginated(ctx, client.GetCoursesProgressPaginatedParams{OrderBy: client.Ptr("password")})
+		apitest.Refused(t, err, 422)
+		_, err = env.ClientAs("anonymous").GetCoursesProgress(ctx, client.GetCoursesProgressParams{})
+		apitest.Refused(t, err, 401)
 
 		// One course's progress: the learner's own courses and courses
 		// they may learn; others are refused.
-		call(t, env, 200, "GET", "/api/courses/progress/"+id(planned), u, nil)
-		call(t, env, 403, "GET", "/api/courses/progress/"+id(notMine), u, nil)
-		call(t, env, 404, "GET", "/api/courses/progress/999999", u, nil)
+		apitest.Must(learner.GetCoursesProgressID(ctx, planned))(t)
+		_, err = learner.GetCoursesProgressID(ctx, notMine)
+		apitest.Refused(t, err, 403)
+		_, err = learner.GetCoursesProgressID(ctx, 999999)
+		apitest.Refused(t, err, 404)
 		// Another learner's progress is their own.
-		res = call(t, env, 200, "GET", "/api/courses/progress", env.NewUser("student"), nil)
-		if ids := courseIDs(res, "data"); len(ids) != 0 {
+		list = apitest.Must(env.UserClient(env.NewUser("student")).GetCoursesProgress(ctx, client.GetCoursesProgressParams{}))(t)
+		if ids := courseIDs(list); len(ids) != 0 {
 			t.Errorf("a new learner lists %v", ids)
 		}
 	})
 }
 
-func courseIDs(res *apitest.Response, path string) []int64 {
-	items, _ := res.Get(path).([]any)
+func courseIDs(items []client.ProgressItem) []int64 {
 	out := []int64{}
 	for _, it := range items {
-		c, _ := it.(map[string]any)["course"].(map[string]any)
-		n, _ := c["id"].(float64)
-		out = append(out, int64(n))
+		out = append(out, it.Course.ID)
 	}
 	return out
 }
@@ -284,7 +305,7 @@ func TestPingAddsUp(t *testing.T) {
 			t.Errorf("after a break: %+v", res)
 		}
 		// A complete topic stays complete.
-		apitest.Must(learner.PatchCoursesProgressID(ctx, c, finished([]int64{topic})))(t)
+		apitest.Must(learner.PatchCoursesProgressID(ctx, c, writes(1, topic)))(t)
 		if res = apitest.Must(learner.PutCoursesProgressIDPing(ctx, topic))(t); res.Status != 1 {
 			t.Errorf("ping reopened a complete topic: %+v", res)
 		}
@@ -303,6 +324,7 @@ func TestPingCountsWallTimeOnce(t *testing.T) {
 		_, _, first := grid(t, env, courseRow{Public: true}, 1, 1)
 		_, _, other := grid(t, env, courseRow{Public: true}, 1, 2)
 		u := env.NewUser("student")
+		learner := env.UserClient(u)
 		topics := []int64{first[0][0], other[0][0], other[0][1]}
 		const rounds = 5
 		for round := range rounds {
@@ -310,7 +332,7 @@ func TestPingCountsWallTimeOnce(t *testing.T) {
 				env.Clock.Advance(30 * time.Second)
 			}
 			for _, topic := range topics {
-				call(t, env, 200, "PUT", "/api/courses/progress/"+id(topic)+"/ping", u, nil)
+				apitest.Must(learner.PutCoursesProgressIDPing(t.Context(), topic))(t)
 			}
 		}
 		want := (rounds - 1) * 30
@@ -333,7 +355,7 @@ func TestParallelFinishEmitsOnce(t *testing.T) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						if _, err := env.UserClient(u).PatchCoursesProgressID(ctx, c, finished(half)); err != nil {
+						if _, err := env.UserClient(u).PatchCoursesProgressID(ctx, c, writes(1, half...)); err != nil {
 							t.Errorf("patch: %v", err)
 						}
 					}()
@@ -361,7 +383,7 @@ func TestParallelFinishEmitsOnce(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					env.UserClient(u).PatchCoursesProgressID(ctx, c, finished(half))
+					env.UserClient(u).PatchCoursesProgressID(ctx, c, writes(1, half...))
 				}()
 			}
 			wg.Wait()
@@ -370,23 +392,6 @@ func TestParallelFinishEmitsOnce(t *testing.T) {
 			t.Errorf("disjoint halves: CourseFinished %d times (%v)", n, got)
 		}
 	})
-}
-
-// finished is the progress body that marks the topics complete.
-func finished(topicIDs []int64) client.WriteInputBody {
-	var out client.WriteInputBody
-	for _, tid := range topicIDs {
-		out.Progress = append(out.Progress, client.ProgressWrite{TopicID: tid, Status: 1})
-	}
-	return out
-}
-
-func writes(topicIDs []int64, status int) []map[string]any {
-	var out []map[string]any
-	for _, tid := range topicIDs {
-		out = append(out, map[string]any{"topic_id": tid, "status": status})
-	}
-	return out
 }
 
 func countOf(names []string, name string) int {
@@ -403,7 +408,7 @@ func TestCourseChanged(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		c, lessons, topics := grid(t, env, courseRow{Public: true}, 1, 1)
 		u := env.NewUser("student")
-		patch(t, env, 200, u, c, 1, topics[0][0])
+		patch(t, env, u, c, 1, topics[0][0])
 		tenant, release := env.OpenTenant(env.Tenant)
 		defer release()
 		changed := func() []string {
@@ -418,11 +423,10 @@ func TestCourseChanged(t *testing.T) {
 		}
 		added := addTopic(t, env, c, lessons[0], topicRow{})
 		changed()
-		res := call(t, env, 200, "GET", "/api/courses/progress/"+id(c), u, nil)
-		if res.String("data.status") != "started" || res.Get("data.finished_at") != nil {
-			t.Errorf("after an active topic was added: %s", res.Body)
+		if p := apitest.Must(env.UserClient(u).GetCoursesProgressID(t.Context(), c))(t); p.Status != "started" || p.FinishedAt != nil {
+			t.Errorf("after an active topic was added: %+v", p)
 		}
-		got := eventsOf(env, func() { patch(t, env, 200, u, c, 1, added) })
+		got := eventsOf(env, func() { patch(t, env, u, c, 1, added) })
 		if !slices.Equal(got, []string{"TopicFinished", "LessonFinished", "CourseFinished"}) {
 			t.Errorf("finishing again: %v", got)
 		}
@@ -536,10 +540,10 @@ func TestCompleteTopicScored(t *testing.T) {
 			t.Fatalf("no score: %v, kept %s", got, kept(ids[0][2]))
 		}
 		// The learner's progress shows the kept score.
-		res := call(t, env, 200, "GET", "/api/courses/progress/"+id(c), u, nil)
-		if res.Number("data.topics.0.score.raw") != 90 || res.Number("data.topics.0.score.max") != 100 ||
-			res.Get("data.topics.1.score") != nil {
-			t.Fatalf("progress: %s", res.Body)
+		p := apitest.Must(env.UserClient(u).GetCoursesProgressID(ctx, c))(t)
+		if len(p.Topics) != 3 || p.Topics[0].Score == nil || p.Topics[0].Score.Raw != 90 || p.Topics[0].Score.Max != 100 ||
+			p.Topics[1].Score != nil {
+			t.Fatalf("progress: %+v", p)
 		}
 	})
 }
@@ -550,25 +554,27 @@ func TestCompleteTopicScored(t *testing.T) {
 func TestOtherTenantToken(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		c, _, topics := grid(t, env, courseRow{}, 1, 1)
-		foreign := env.As("other-admin")
-		topic := id(topics[0][0])
-		for _, r := range []struct{ method, path string }{
-			{"GET", "/api/courses/progress"},
-			{"GET", "/api/courses/progress/paginated"},
-			{"GET", "/api/courses/progress/" + id(c)},
-			{"PATCH", "/api/courses/progress/" + id(c)},
-			{"PUT", "/api/courses/progress/" + topic + "/ping"},
-			{"POST", "/api/courses/progress/" + topic + "/h5p"},
+		ctx, foreign, topic := t.Context(), env.Client("", env.As("other-admin").Token), topics[0][0]
+		for _, send := range []func() error{
+			func() error { _, err := foreign.GetCoursesProgress(ctx, client.GetCoursesProgressParams{}); return err },
+			func() error {
+				_, err := foreign.GetCoursesProgressPaginated(ctx, client.GetCoursesProgressPaginatedParams{})
+				return err
+			},
+			func() error { _, err := foreign.GetCoursesProgressID(ctx, c); return err },
+			func() error { _, err := foreign.PatchCoursesProgressID(ctx, c, writes(1, topics[0]...)); return err },
+			func() error { _, err := foreign.PutCoursesProgressIDPing(ctx, topic); return err },
+			func() error {
+				_, err := foreign.PostCoursesProgressIDH5P(ctx, topic, map[string]any{"verb": map[string]any{"id": "x/completed"}})
+				return err
+			},
 		} {
-			var body any
-			if r.method != "GET" {
-				body = map[string]any{"progress": writes(topics[0], 1), "verb": map[string]any{"id": "x/completed"}}
-			}
-			call(t, env, 401, r.method, r.path, foreign, body)
+			apitest.Refused(t, send(), 401)
 		}
 		// The private course's program is refused to the anonymous caller
 		// the foreign token stands for.
-		call(t, env, 403, "GET", "/api/courses/"+id(c)+"/program", foreign, nil)
+		_, err := foreign.GetCoursesIDProgram(ctx, c)
+		apitest.Refused(t, err, 403)
 		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress`) + count(t, env, `SELECT COUNT(*) FROM topic_h5p_statements`); n != 0 {
 			t.Errorf("%d rows written with a foreign token", n)
 		}
@@ -584,11 +590,14 @@ func TestWritesToHiddenTopics(t *testing.T) {
 		inactive := addTopic(t, env, c, l, topicRow{Inactive: true})
 		hidden := addLesson(t, env, c, lessonRow{Inactive: true})
 		inHidden := addTopic(t, env, c, hidden, topicRow{})
-		u := env.NewUser("student")
+		ctx, learner := t.Context(), env.UserClient(env.NewUser("student"))
 		for _, topic := range []int64{inactive, inHidden} {
-			call(t, env, 404, "PUT", "/api/courses/progress/"+id(topic)+"/ping", u, nil)
-			call(t, env, 404, "POST", "/api/courses/progress/"+id(topic)+"/h5p", u, statement("completed", false))
-			patch(t, env, 422, u, c, 1, topic)
+			_, err := learner.PutCoursesProgressIDPing(ctx, topic)
+			apitest.Refused(t, err, 404)
+			_, err = learner.PostCoursesProgressIDH5P(ctx, topic, statement("completed", false))
+			apitest.Refused(t, err, 404)
+			_, err = learner.PatchCoursesProgressID(ctx, c, writes(1, topic))
+			apitest.Refused(t, err, 422)
 		}
 		if n := count(t, env, `SELECT COUNT(*) FROM topic_progress`) + count(t, env, `SELECT COUNT(*) FROM course_progress`); n != 0 {
 			t.Errorf("%d progress rows for hidden topics", n)
@@ -620,23 +629,23 @@ func TestLessonWindows(t *testing.T) {
 			stored := count(t, env, `SELECT COUNT(*) FROM topic_progress`) + count(t, env, `SELECT COUNT(*) FROM topic_h5p_statements`)
 			got := eventsOf(env, func() {
 				for _, u := range []*apitest.User{learner, admin} {
+					api := env.UserClient(u)
 					for _, topic := range []int64{inWindow, inNested} {
-						res := call(t, env, 403, "PUT", "/api/courses/progress/"+id(topic)+"/ping", u, nil)
-						if res.String("message") != closed {
-							t.Errorf("%s: ping message %q", when, res.String("message"))
+						_, err := api.PutCoursesProgressIDPing(ctx, topic)
+						if e := apitest.Refused(t, err, 403); e.Message != closed {
+							t.Errorf("%s: ping message %q", when, e.Message)
 						}
-						res = call(t, env, 403, "POST", "/api/courses/progress/"+id(topic)+"/h5p", u, statement("completed", false))
-						if res.String("message") != closed {
-							t.Errorf("%s: h5p message %q", when, res.String("message"))
+						_, err = api.PostCoursesProgressIDH5P(ctx, topic, statement("completed", false))
+						if e := apitest.Refused(t, err, 403); e.Message != closed {
+							t.Errorf("%s: h5p message %q", when, e.Message)
 						}
 						// The whole write is refused, the open topic's status too.
-						res = call(t, env, 422, "PATCH", "/api/courses/progress/"+id(c), u,
-							map[string]any{"progress": writes([]int64{free, topic}, 1)})
-						errs, _ := res.Get("errors").(map[string]any)
-						if msgs, _ := errs["progress.1.topic_id"].([]any); len(errs) != 1 || len(msgs) != 1 || msgs[0] != closed {
+						_, err = api.PatchCoursesProgressID(ctx, c, writes(1, free, topic))
+						errs := apitest.Refused(t, err, 422).Errors
+						if msgs := errs["progress.1.topic_id"]; len(errs) != 1 || len(msgs) != 1 || msgs[0] != closed {
 							t.Errorf("%s: PATCH errors %v", when, errs)
 						}
-						err := env.Server.Learning.CompleteTopic(ctx, tenant, u.ID, topic)
+						err = env.Server.Learning.CompleteTopic(ctx, tenant, u.ID, topic)
 						if e := apperr.As(err); e == nil || e.Kind != apperr.Forbidden || e.Message != closed {
 							t.Errorf("%s: CompleteTopic: %v", when, err)
 						}
@@ -654,9 +663,10 @@ func TestLessonWindows(t *testing.T) {
 		refused("before the window")
 		advance(env, 90*time.Minute, learner, admin)
 		for _, u := range []*apitest.User{learner, admin} {
-			call(t, env, 200, "PUT", "/api/courses/progress/"+id(inWindow)+"/ping", u, nil)
-			call(t, env, 201, "POST", "/api/courses/progress/"+id(inNested)+"/h5p", u, statement("completed", false))
-			patch(t, env, 200, u, c, 2, free, inWindow)
+			api := env.UserClient(u)
+			apitest.Must(api.PutCoursesProgressIDPing(ctx, inWindow))(t)
+			apitest.Must(api.PostCoursesProgressIDH5P(ctx, inNested, statement("completed", false)))(t)
+			patch(t, env, u, c, 2, free, inWindow)
 			if err := env.Server.Learning.CompleteTopic(ctx, tenant, u.ID, inNested); err != nil {
 				t.Errorf("CompleteTopic inside the window: %v", err)
 			}
@@ -664,6 +674,6 @@ func TestLessonWindows(t *testing.T) {
 		advance(env, time.Hour, learner, admin)
 		refused("after the window")
 		// The open lesson still takes progress.
-		patch(t, env, 200, learner, c, 1, free)
+		patch(t, env, learner, c, 1, free)
 	})
 }

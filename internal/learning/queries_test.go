@@ -46,7 +46,7 @@ func TestProgramQueryCount(t *testing.T) {
 			c, _, ts := grid(t, env, courseRow{Public: p == nil}, lessons, topics)
 			if p != nil {
 				assign(t, env, c, p.UserID, nil)
-				patch(t, env, 200, u, c, 1, ts[0][0], ts[lessons-1][topics-1])
+				patch(t, env, u, c, 1, ts[0][0], ts[lessons-1][topics-1])
 			}
 			for i, n := range []*int{&cold, &warm} {
 				q := &counter{q: tenant.DB}

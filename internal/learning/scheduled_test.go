@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/jobs"
@@ -31,8 +32,8 @@ func TestDeadlineReminder(t *testing.T) {
 		c, _, topics := grid(t, env, courseRow{Public: true, Hours: hours(100)}, 1, 2)
 		u := env.NewUser("student")
 		done := env.NewUser("student")
-		patch(t, env, 200, u, c, 2, topics[0][0])
-		patch(t, env, 200, done, c, 1, topics[0][0], topics[0][1])
+		patch(t, env, u, c, 2, topics[0][0])
+		patch(t, env, done, c, 1, topics[0][0], topics[0][1])
 		if got := tick(t, env); len(got) != 0 {
 			t.Errorf("100 hours ahead: %v", got)
 		}
@@ -62,7 +63,7 @@ func TestDeadlineReminder(t *testing.T) {
 			t.Fatal(err)
 		}
 		late := env.NewUser("student") // a fresh login: the others' tokens expired
-		patch(t, env, 200, late, c, 2, topics[0][0])
+		patch(t, env, late, c, 2, topics[0][0])
 		env.Clock.Advance(time.Hour)
 		if got := tick(t, env); !slices.Equal(got, []string{"CourseDeadlineSoon"}) {
 			t.Errorf("5-day horizon, 99 hours ahead: %v", got)
@@ -81,7 +82,8 @@ func TestCourseActivation(t *testing.T) {
 		if got := tick(t, env); len(got) != 0 {
 			t.Errorf("before active_from: %v", got)
 		}
-		call(t, env, 403, "GET", "/api/courses/"+id(waiting)+"/program", u, nil)
+		_, err := env.UserClient(u).GetCoursesIDProgram(t.Context(), waiting)
+		apitest.Refused(t, err, 403)
 		env.Clock.Advance(25 * time.Hour)
 		if got := tick(t, env); !slices.Equal(got, []string{"CourseStatusChanged", "CoursedPublished"}) {
 			t.Errorf("activation: %v", got)
@@ -97,7 +99,7 @@ func TestCourseActivation(t *testing.T) {
 			t.Errorf("statuses %s %s %s", status(waiting), status(noDate), status(draft))
 		}
 		advance(env, 0, u)
-		call(t, env, 200, "GET", "/api/courses/"+id(waiting)+"/program", u, nil)
+		apitest.Must(env.UserClient(u).GetCoursesIDProgram(t.Context(), waiting))(t)
 		env.Clock.Advance(25 * time.Hour)
 		if got := tick(t, env); len(got) != 0 {
 			t.Errorf("second day: %v", got)
@@ -181,15 +183,15 @@ func expired(courseID int64, users ...*apitest.User) []loss {
 // does, so that courses records the access it then takes away.
 func grant(t testing.TB, env *apitest.Env, courseID, userID int64, end *time.Time) {
 	t.Helper()
-	call(t, env, 200, "POST", "/api/admin/courses/"+id(courseID)+"/access", env.As("admin"),
-		map[string]any{"users": []any{map[string]any{"id": userID, "end_date": end}}})
+	apitest.Must(env.ClientAs("admin").PostAdminCoursesIDAccess(t.Context(), courseID,
+		client.AssignInputBody{Users: []client.GrantBody{{ID: userID, EndDate: end}}}))(t)
 }
 
 // grantGroup assigns the group to the course through the API.
 func grantGroup(t testing.TB, env *apitest.Env, courseID, groupID int64, end *time.Time) {
 	t.Helper()
-	call(t, env, 200, "POST", "/api/admin/courses/"+id(courseID)+"/access", env.As("admin"),
-		map[string]any{"groups": []any{map[string]any{"id": groupID, "end_date": end}}})
+	apitest.Must(env.ClientAs("admin").PostAdminCoursesIDAccess(t.Context(), courseID,
+		client.AssignInputBody{Groups: []client.GrantBody{{ID: groupID, EndDate: end}}}))(t)
 }
 
 func TestAccessExpiry(t *testing.T) {
