@@ -3206,6 +3206,18 @@ func (c *Client) GetH5PContentsIDEdit(ctx context.Context, id string, params Get
 	return &out, nil
 }
 
+// PostH5PContentsIDEditGrant is POST /h5p/contents/{id}/edit-grant: Issue an edit grant: the
+// caller's editor of a content (its edit permission), or of a new one with id new (h5p_create), for
+// the embed page on another origin
+func (c *Client) PostH5PContentsIDEditGrant(ctx context.Context, id string) (*EditGrant, error) {
+	r := request{method: http.MethodPost, path: "/h5p/contents/" + pathParam(id) + "/edit-grant", ok: []int{201}}
+	var out EditGrant
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetH5PContentsIDPlay is GET /h5p/contents/{id}/play: Get the player model of a content (another
 // user's state with h5p_read)
 func (c *Client) GetH5PContentsIDPlay(ctx context.Context, id string, params GetH5PContentsIDPlayParams) (*PlayAnswer, error) {
@@ -4270,6 +4282,18 @@ type EditAnswer struct {
 	Metadata any `json:"metadata"`
 	// The content parameters (content.json); {} for a new content.
 	Params any `json:"params"`
+}
+
+// EditGrant is a schema of the API.
+type EditGrant struct {
+	// The content the grant edits, or new.
+	ContentID string    `json:"contentId"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	// Hand it to the editor page (GET /h5p/embed/edit/{contentId}) in lms-h5p:token. It opens only
+	// that page, its model, the editor's AJAX actions and uploads (not those that install libraries),
+	// the content's files and saving it: PATCH /h5p/contents/{contentId}, or POST /h5p/contents for
+	// new. It is taken as Authorization: Bearer or as _token.
+	Grant string `json:"grant"`
 }
 
 // EditorConfig is a schema of the API.

@@ -55,51 +55,83 @@ func grantSignature(key []byte, purpose string, id, expires int64) string {
 	return hex.EncodeToString(mac.Sum(nil))[:32]
 }
 
-// H5P play grants. An H5P topic's content is played on the content origin
+// H5P grants. H5P content is played and edited on the content origin
 // (see docs/web.md), which holds no session: the frontend hands the embed
-// page this grant instead, a bearer credential that the H5P service takes
-// for one user playing one content in one topic, and for nothing else.
-// It is "lms_h5pplay.<user>.<content>.<topic>-<expires>-<signature>": the
-// signed grant of the topic, with the user and the content in its purpose.
+// page a grant instead, a bearer credential that the H5P service takes for
+// one user and one content, and for nothing else.
+//   - A play grant, "lms_h5pplay.<user>.<content>.<topic>-<expires>-<sig>",
+//     plays the content of a topic and keeps the user's state and result.
+//   - An edit grant, "lms_h5pedit.<user>.<content>.0-<expires>-<sig>",
+//     opens the editor of the content ("new": of a content to create). The
+//     H5P service issues it to a user who may edit that content.
+// Each is the signed grant of the topic (0 for an edit grant), with its
+// kind, the user and the content in its purpose.
 
-// H5PGrantPrefix starts every H5P play grant.
-const H5PGrantPrefix = "lms_h5pplay."
+// H5PGrantPrefix starts every H5P play grant, H5PEditGrantPrefix every
+// edit grant.
+const (
+	H5PGrantPrefix     = "lms_h5pplay."
+	H5PEditGrantPrefix = "lms_h5pedit."
+)
 
-// H5PGrant is what a play grant allows.
+// H5PGrant is what a grant allows.
 type H5PGrant struct {
-	UserID    int64
+	UserID int64
+	// ContentID is the content's id; "new" in an edit grant that creates
+	// one.
 	ContentID string
 	TopicID   int64
 	Expires   int64
+	Edit      bool
 }
 
-func h5pPurpose(userID int64, contentID string) string {
-	return fmt.Sprintf("h5p-play\n%d\n%s", userID, contentID)
+// NewContent is the ContentID of an edit grant for a content to create.
+const NewContent = "new"
+
+// IsH5PGrant tells whether a bearer credential is an H5P grant of either
+// kind, by its prefix only.
+func IsH5PGrant(raw string) bool {
+	return strings.HasPrefix(raw, H5PGrantPrefix) || strings.HasPrefix(raw, H5PEditGrantPrefix)
 }
 
-// SignH5PGrant makes the play grant of g with the tenant's URL key.
+func (g H5PGrant) prefixAndPurpose() (string, string) {
+	if g.Edit {
+		return H5PEditGrantPrefix, fmt.Sprintf("h5p-edit\n%d\n%s", g.UserID, g.ContentID)
+	}
+	return H5PGrantPrefix, fmt.Sprintf("h5p-play\n%d\n%s", g.UserID, g.ContentID)
+}
+
+// SignH5PGrant makes the grant g with the tenant's URL key.
 func SignH5PGrant(key []byte, g H5PGrant) string {
-	return fmt.Sprintf("%s%d.%s.%s", H5PGrantPrefix, g.UserID, g.ContentID,
-		SignGrant(key, h5pPurpose(g.UserID, g.ContentID), g.TopicID, g.Expires))
+	prefix, purpose := g.prefixAndPurpose()
+	return fmt.Sprintf("%s%d.%s.%s", prefix, g.UserID, g.ContentID, SignGrant(key, purpose, g.TopicID, g.Expires))
 }
 
-// VerifyH5PGrant checks a play grant and returns what it allows.
+// VerifyH5PGrant checks a play or edit grant and returns what it allows.
 func VerifyH5PGrant(key []byte, raw string, now time.Time) (H5PGrant, error) {
-	bad := apperr.New(apperr.Unauthorized, "Invalid or expired play grant.")
+	bad := apperr.New(apperr.Unauthorized, "Invalid or expired H5P grant.")
+	g := H5PGrant{Edit: strings.HasPrefix(raw, H5PEditGrantPrefix)}
 	rest, ok := strings.CutPrefix(raw, H5PGrantPrefix)
+	if g.Edit {
+		rest, ok = strings.CutPrefix(raw, H5PEditGrantPrefix)
+	}
 	parts := strings.SplitN(rest, ".", 3)
 	if !ok || len(parts) != 3 || len(raw) > 256 {
 		return H5PGrant{}, bad
 	}
 	userID, err := strconv.ParseInt(parts[0], 10, 64)
 	contentID, cerr := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil || cerr != nil || userID <= 0 || contentID <= 0 || strconv.FormatInt(contentID, 10) != parts[1] {
+	numeric := cerr == nil && contentID > 0 && strconv.FormatInt(contentID, 10) == parts[1]
+	if err != nil || userID <= 0 || !(numeric || g.Edit && parts[1] == NewContent) {
 		return H5PGrant{}, bad
 	}
-	topicID, err := VerifyGrant(key, h5pPurpose(userID, parts[1]), parts[2], now)
-	if err != nil {
+	g.UserID, g.ContentID = userID, parts[1]
+	_, purpose := g.prefixAndPurpose()
+	topicID, err := VerifyGrant(key, purpose, parts[2], now)
+	if err != nil || g.Edit && topicID != 0 {
 		return H5PGrant{}, bad
 	}
-	expires, _ := strconv.ParseInt(strings.Split(parts[2], "-")[1], 10, 64)
-	return H5PGrant{UserID: userID, ContentID: parts[1], TopicID: topicID, Expires: expires}, nil
+	g.TopicID = topicID
+	g.Expires, _ = strconv.ParseInt(strings.Split(parts[2], "-")[1], 10, 64)
+	return g, nil
 }

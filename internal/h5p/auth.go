@@ -110,7 +110,11 @@ func (s *Service) authenticate(next http.Handler) http.Handler {
 		t := httpx.TenantFrom(r.Context())
 		u := s.identify(r, t)
 		if u.grant != nil && !grantAllows(r, u.grant) {
-			writeError(w, r, apperr.New(apperr.Forbidden, "A play grant opens only the play routes of its content."))
+			what := "play"
+			if u.grant.Edit {
+				what = "editor"
+			}
+			writeError(w, r, apperr.New(apperr.Forbidden, "An H5P grant opens only the "+what+" routes of its content."))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(withUser(r.Context(), u)))
@@ -128,7 +132,7 @@ func (s *Service) identify(r *http.Request, t *platform.Tenant) *User {
 	if strings.HasPrefix(raw, tokens.Prefix) {
 		return s.scopedCaller(r, t, raw)
 	}
-	if strings.HasPrefix(raw, content.H5PGrantPrefix) {
+	if content.IsH5PGrant(raw) {
 		return grantCaller(r, t, raw, s.clock.Now())
 	}
 	claims, err := auth.Parse(t, s.clock.Now(), raw, Leeway)
@@ -244,24 +248,34 @@ func (n *news) forget(now time.Time) {
 	}
 }
 
-// grantCaller is the caller of a play grant (content.H5PGrant): its user,
-// with no permission, confined to the grant's content by grantAllows.
-// Only from the Authorization header, never from a URL; a bad or expired
-// grant is anonymous, as a bad token is.
+// grantCaller is the caller of an H5P grant (content.H5PGrant): its user,
+// confined to the grant's content by grantAllows. A play grant holds no
+// permission and comes only from the Authorization header. An edit grant
+// holds what editing its content needs, h5p_create for a new one and
+// h5p_update for another, checked when it was issued (editGrant); it may
+// also come as _token, because the H5P editor client builds its AJAX and
+// upload URLs itself and cannot send a header. A bad or expired grant is
+// anonymous, as a bad token is.
 func grantCaller(r *http.Request, t *platform.Tenant, raw string, now time.Time) *User {
-	if r.Header.Get("Authorization") == "" {
-		return Anonymous()
-	}
 	g, err := content.VerifyH5PGrant(t.URLKey, raw, now)
-	if err != nil {
+	if err != nil || !g.Edit && r.Header.Get("Authorization") == "" {
 		return Anonymous()
 	}
-	return &User{ID: strconv.FormatInt(g.UserID, 10), Roles: []string{}, Permissions: []string{}, grant: &g}
+	perms := []string{}
+	switch {
+	case g.Edit && g.ContentID == content.NewContent:
+		perms = []string{string(access.H5PCreate)}
+	case g.Edit:
+		perms = []string{string(access.H5PUpdate)}
+	}
+	return &User{ID: strconv.FormatInt(g.UserID, 10), Roles: []string{}, Permissions: perms, grant: &g}
 }
 
-// grantRoutes are the routes a play grant opens: what the player needs to
-// run its content and keep the grant user's state and result of it.
-var grantRoutes = map[string]string{
+// playRoutes are the routes a play grant opens: what the player needs to
+// run its content and keep the grant user's state and result of it. The
+// value names the request's content: a path value, a query parameter
+// (?name), or "" for routes of no one content.
+var playRoutes = map[string]string{
 	"GET /h5p/contents/{id}/play":                                     "id",
 	"GET /h5p/contentUserData/{contentId}/{dataType}/{subContentId}":  "contentId",
 	"POST /h5p/contentUserData/{contentId}/{dataType}/{subContentId}": "contentId",
@@ -273,16 +287,38 @@ var grantRoutes = map[string]string{
 	"GET /h5p/embed/play/{id}":            "id",
 }
 
-// grantAllows tells whether a play grant opens the request's route for
-// the content it names.
+// editRoutes are the routes an edit grant opens: the editor page, its
+// model, the editor's AJAX actions (those that install libraries need a
+// permission the grant does not hold) and uploads, and saving the content:
+// PATCH for a content, POST for a new one (id new).
+var editRoutes = map[string]string{
+	"GET /h5p/embed/edit/{id}":            "id",
+	"GET /h5p/contents/{id}/edit":         "id",
+	"PATCH /h5p/contents/{id}":            "id",
+	"POST /h5p/contents":                  "=" + content.NewContent,
+	"GET /h5p/ajax":                       "",
+	"POST /h5p/ajax":                      "",
+	"GET /h5p/temp-files/{path...}":       "",
+	"GET /h5p/content/{id}/{file...}":     "id",
+	"GET /h5p/libraries/{uber}/{file...}": "",
+}
+
+// grantAllows tells whether a grant opens the request's route for the
+// content it names.
 func grantAllows(r *http.Request, g *content.H5PGrant) bool {
-	param, ok := grantRoutes[r.Pattern]
+	routes := playRoutes
+	if g.Edit {
+		routes = editRoutes
+	}
+	param, ok := routes[r.Pattern]
 	if !ok {
 		return false
 	}
 	switch {
 	case param == "":
 		return true
+	case strings.HasPrefix(param, "="):
+		return g.ContentID == param[1:]
 	case strings.HasPrefix(param, "?"):
 		return r.URL.Query().Get(param[1:]) == g.ContentID
 	default:
@@ -290,10 +326,10 @@ func grantAllows(r *http.Request, g *content.H5PGrant) bool {
 	}
 }
 
-// confined refuses a play grant's caller the contents other than its own.
+// confined refuses a grant's caller the contents other than its own.
 func (u *User) confined(contentID int64) error {
 	if u.grant != nil && u.grant.ContentID != strconv.FormatInt(contentID, 10) {
-		return apperr.New(apperr.Forbidden, "The play grant is for another content.")
+		return apperr.New(apperr.Forbidden, "The H5P grant is for another content.")
 	}
 	return nil
 }

@@ -573,9 +573,13 @@ func (s *Service) getContent(ctx context.Context, in *contentPath) (*huma.Stream
 }
 
 // changeAllowed checks the edit or delete permission on c: any content with
-// all, own content with own.
+// all, own content with own; a grant's holder only its own content, the
+// routes it opens already being confined to it (grantAllows).
 func changeAllowed(ctx context.Context, c h5pstore.Content, all, own access.Permission) error {
 	u := UserFrom(ctx)
+	if err := u.confined(c.ID); err != nil {
+		return err
+	}
 	if u.Can(string(all)) || u.Can(string(own)) && owns(u, c) {
 		return nil
 	}

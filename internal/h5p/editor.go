@@ -23,6 +23,7 @@ import (
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/apperr"
 	"github.com/lms-platform/lms/internal/blob"
+	"github.com/lms-platform/lms/internal/content"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 	"github.com/lms-platform/lms/internal/h5p/h5pstore"
 	"github.com/lms-platform/lms/internal/httpx"
@@ -54,6 +55,51 @@ func (s *Service) editorRoutes(mux *http.ServeMux, api, private huma.API) {
 		Summary: "Get the editor model of a content (its edit permission), or of a new one with id new (h5p_create)"},
 		s.editModel)
 	describe(private, "GET", "/h5p/contents/{id}/edit", jsonAnswer[editAnswer])
+	httpx.Handle(private, httpx.Route{Method: "POST", Path: "/h5p/contents/{id}/edit-grant", Tags: h5pTags, Who: httpx.User,
+		Scope: scopeOf("POST"), Status: http.StatusCreated,
+		Summary: "Issue an edit grant: the caller's editor of a content (its edit permission), or of a new one with id new " +
+			"(h5p_create), for the embed page on another origin"}, s.editGrant)
+}
+
+// EditGrantTTL is how long an edit grant lasts: an editing sitting.
+const EditGrantTTL = 2 * time.Hour
+
+// EditGrant is an edit grant (content.H5PGrant) with what it opens.
+type EditGrant struct {
+	Grant     string    `json:"grant" doc:"Hand it to the editor page (GET /h5p/embed/edit/{contentId}) in lms-h5p:token. It opens only that page, its model, the editor's AJAX actions and uploads (not those that install libraries), the content's files and saving it: PATCH /h5p/contents/{contentId}, or POST /h5p/contents for new. It is taken as Authorization: Bearer or as _token."`
+	ContentID string    `json:"contentId" doc:"The content the grant edits, or new."`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// editGrant issues the caller's edit grant of a content, after the checks
+// of the editor model: the grant then holds only what editing needs, for
+// that content, for EditGrantTTL. A page on another origin that runs the
+// editor (and the libraries' code in it) is handed the grant, never the
+// caller's token. Only a user gets one: a grant names who edits.
+func (s *Service) editGrant(ctx context.Context, in *contentPath) (*httpx.Response[EditGrant], error) {
+	isNew := in.ID == content.NewContent
+	if err := mayOpenEditor(ctx, isNew); err != nil {
+		return nil, err
+	}
+	u := UserFrom(ctx)
+	userID, err := strconv.ParseInt(u.ID, 10, 64)
+	if err != nil || u.System {
+		return nil, apperr.New(apperr.Forbidden, "An edit grant is issued to a user.")
+	}
+	id := content.NewContent
+	if !isNew {
+		c, err := s.content(ctx, in.ID)
+		if err == nil {
+			err = changeAllowed(ctx, c, access.H5PUpdate, access.H5PAuthorUpdate)
+		}
+		if err != nil {
+			return nil, err
+		}
+		id = h5pstore.FormatID(c.ID)
+	}
+	g := content.H5PGrant{UserID: userID, ContentID: id, Expires: s.clock.Now().Add(EditGrantTTL).Unix(), Edit: true}
+	return httpx.Created(EditGrant{Grant: content.SignH5PGrant(httpx.TenantFrom(ctx).URLKey, g), ContentID: id,
+		ExpiresAt: time.Unix(g.Expires, 0).UTC()}, "")
 }
 
 // Jobs are the scheduled jobs of the H5P service: the sweep of editor

@@ -305,6 +305,7 @@ var matrix = map[string]string{
 	// nobody gets a 2xx (internal/h5p tests who may play, edit and save).
 	"GET /h5p/contents/{id}/play":                                     "",
 	"GET /h5p/contents/{id}/edit":                                     "",
+	"POST /h5p/contents/{id}/edit-grant":                              "",
 	"GET /h5p/params/{id}":                                            "",
 	"GET /h5p/contentUserData/{contentId}/{dataType}/{subContentId}":  "",
 	"POST /h5p/contentUserData/{contentId}/{dataType}/{subContentId}": "",

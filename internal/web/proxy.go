@@ -21,11 +21,13 @@ const frontParam = "lms_front"
 
 // h5pContent is the content origin's proxy to {base_url}/h5p/{path}: the
 // embed page, its scripts, its AJAX calls and the content and library
-// files. It holds no session: the only credential it forwards is a play
-// grant (POST /api/courses/progress/{topic}/h5p/grant) that the topic page
-// handed to the embed page by postMessage and that the player sends as
-// Authorization; the H5P service takes it for one content and one user
-// only. Bodies pass unchanged both ways.
+// files. It holds no session: the only credential it forwards is an H5P
+// grant that a frontend page handed to the embed page by postMessage: a
+// play grant (POST /api/courses/progress/{topic}/h5p/grant) that the
+// player sends as Authorization, or an authoring page's edit grant (POST
+// /h5p/contents/{id}/edit-grant), sent as Authorization or, by the H5P
+// editor client, as _token. The H5P service takes either for one content
+// and one user only. Bodies pass unchanged both ways.
 //
 // Two headers tell the H5P service about the proxy: X-Lms-Session-Proxy: 1
 // (leave the credential out of the play model's URLs: the player sends it
@@ -42,7 +44,7 @@ func (h *Handler) h5pContent(w http.ResponseWriter, r *http.Request) {
 	for _, k := range h5pStripped {
 		hdr.Del(k)
 	}
-	if a := hdr.Get("Authorization"); !strings.HasPrefix(a, "Bearer "+content.H5PGrantPrefix) {
+	if a, ok := strings.CutPrefix(hdr.Get("Authorization"), "Bearer "); !ok || !content.IsH5PGrant(a) {
 		hdr.Del("Authorization")
 	}
 	hdr.Set("X-Lms-Session-Proxy", "1")
