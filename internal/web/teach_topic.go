@@ -73,6 +73,9 @@ type topicFormData struct {
 	// API's refusal of the form, if any.
 	Layout layoutEditor
 	failed error
+	// H5PEditor is the H5P form's editor, instead of its upload, when the
+	// author chose it (editor=1).
+	H5PEditor *h5pEditor
 }
 
 type choice struct {
@@ -96,7 +99,8 @@ func (h *Handler) teachNewTopic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	d := &topicFormData{Course: course, Values: url.Values{"lesson": {q.Get("lesson")}}, Errors: map[string]string{}}
+	d := &topicFormData{Course: course, Values: url.Values{"lesson": {q.Get("lesson")}, "editor": {q.Get("editor")}},
+		Errors: map[string]string{}}
 	if k, ok := kindNamed(q.Get("kind")); ok {
 		d.Kind = k
 	}
@@ -122,6 +126,14 @@ func (h *Handler) showTopicForm(w http.ResponseWriter, r *http.Request, a *autho
 	}
 	if d.Kind.Name == "layout" {
 		d.Layout = newLayoutEditor(ctx, a.api, d.V("document"), d.failed)
+	}
+	if d.Kind.Name == "h5p" && d.V("editor") == "1" {
+		// After a refusal the content saved by the editor is edited again.
+		id := d.V("content_id")
+		if !isID(id) {
+			id = ""
+		}
+		d.H5PEditor = h.newH5PEditor(r, a, id)
 	}
 	d.Action = "/teach/courses/" + strconv.FormatInt(d.Course, 10) + "/topics/new?kind=" + d.Kind.Name
 	h.teachRender(w, r, a, status, "teach-topic-new", a.t.S("add_topic"), d)
@@ -252,6 +264,11 @@ func (h *Handler) teachCreateTopic(w http.ResponseWriter, r *http.Request) {
 		}
 		if sco := opt("sco"); sco != nil {
 			form.Sco = *sco
+		}
+	case "h5p":
+		// Made in the H5P editor: the content it saved.
+		if id := d.V("content_id"); isID(id) {
+			form.Extra["content_id"] = id
 		}
 	case "cmi5":
 		form.Au = num("au")
@@ -418,6 +435,10 @@ type topicPageData struct {
 	Errors     map[string]string
 	Action     string
 	Layout     layoutEditor
+	// H5P is an H5P topic's content, and H5PEditor its editor when the
+	// author opened it (editor=1).
+	H5P       h5pContent
+	H5PEditor *h5pEditor
 }
 
 // V is a value of the edit form.
@@ -441,6 +462,9 @@ func (h *Handler) teachTopic(w http.ResponseWriter, r *http.Request) {
 	}
 	if d.Kind == "layout" {
 		d.Layout = newLayoutEditor(r.Context(), a.api, d.V("document"), nil)
+	}
+	if r.URL.Query().Get("editor") == "1" {
+		h.openH5PEditor(r, a, d)
 	}
 	h.teachRender(w, r, a, http.StatusOK, "teach-topic", d.Topic.Title, d)
 }
@@ -490,6 +514,8 @@ func (h *Handler) loadTopic(w http.ResponseWriter, r *http.Request) (*author, *t
 		if d.Quiz.MinPassScore != nil {
 			d.Values.Set("minPassScore", strconv.FormatFloat(*d.Quiz.MinPassScore, 'f', -1, 64))
 		}
+	case "h5p":
+		remarshal(t.Topicable, &d.H5P)
 	case "video", "audio", "image", "pdf":
 		remarshal(t.Topicable, &d.File)
 		d.Processing = d.File.Processing
@@ -601,6 +627,9 @@ func (h *Handler) teachSaveTopic(w http.ResponseWriter, r *http.Request) {
 		}
 		if d.Kind == "layout" {
 			d.Layout = newLayoutEditor(r.Context(), a.api, d.V("document"), err)
+		}
+		if in.Get("editor") == "1" {
+			h.openH5PEditor(r, a, d)
 		}
 		h.teachRender(w, r, a, http.StatusUnprocessableEntity, "teach-topic", d.Topic.Title, d)
 		return

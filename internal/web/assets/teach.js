@@ -117,6 +117,56 @@
     setTimeout(poll, 5000);
   }
 
+  // The H5P editor, framed from the content origin: it is answered with
+  // the author's edit grant (never the session), and the form it sits in
+  // asks it to save the content first (lms-h5p:save), then goes with the
+  // content's id once it answers lms-h5p:saved. Its errors are shown
+  // under it and the form stays.
+  var editor = document.getElementById('h5p-editor');
+  if (editor) {
+    var editorForm = editor.closest('form');
+    var editorOrigin = new URL(editor.src, location.href).origin;
+    var contentField = document.getElementById('h5p-content-id');
+    var editorStatus = document.getElementById('h5p-editor-status');
+    var saving = false;
+    var saved = false;
+    window.addEventListener('message', function (e) {
+      var m = e.data;
+      if (e.source !== editor.contentWindow || e.origin !== editorOrigin || !m || typeof m.type !== 'string') { return; }
+      switch (m.type) {
+        case 'lms-h5p:ready':
+          editor.contentWindow.postMessage({ type: 'lms-h5p:token', token: editor.dataset.grant }, editorOrigin);
+          break;
+        case 'lms-h5p:loaded':
+          editor.dataset.loaded = '1';
+          break;
+        case 'lms-h5p:resize':
+          if (Number(m.height) > 0) { editor.style.height = Math.ceil(Number(m.height)) + 'px'; }
+          break;
+        case 'lms-h5p:saved':
+          if (!saving || !/^[1-9][0-9]*$/.test(String(m.contentId))) { return; }
+          contentField.value = String(m.contentId);
+          saved = true;
+          editorForm.submit();
+          break;
+        case 'lms-h5p:error':
+          saving = false;
+          editorStatus.className = 'field-error';
+          editorStatus.textContent = String(m.message || 'error');
+          break;
+      }
+    });
+    editorForm.addEventListener('submit', function (e) {
+      if (saved) { return; }
+      e.preventDefault();
+      if (saving) { return; }
+      saving = true;
+      editorStatus.className = 'muted';
+      editorStatus.textContent = editor.dataset.saving;
+      editor.contentWindow.postMessage({ type: 'lms-h5p:save' }, editorOrigin);
+    });
+  }
+
   // The layout palette: Insert appends the component's example node to
   // the document's JSON array. Without script the examples are there to
   // copy.

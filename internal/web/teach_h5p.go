@@ -1,0 +1,61 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/lms-platform/lms/client"
+)
+
+// h5pEditor is the H5P editor of an authoring form: the H5P service's
+// editor page framed from the content origin, and the edit grant that
+// teach.js hands it (lms-h5p:token). The author's session never goes to
+// that origin, where the editor runs the code of the installed libraries:
+// the grant opens the editor of this one content and nothing else, for two
+// hours (see internal/h5p, EditGrant). When the author saves the form, the
+// page asks the editor to save first (lms-h5p:save) and sends the form
+// with the content's id once the editor answers lms-h5p:saved.
+type h5pEditor struct {
+	Src   string
+	Grant string
+	// ContentID is the content edited, "" for a new one not yet saved.
+	ContentID string
+	// Error says why the editor cannot be opened.
+	Error string
+}
+
+// newH5PEditor opens the H5P editor of content id for a, or of a new
+// content when id is "": the grant is issued to the author by the H5P
+// service, on the server side.
+func (h *Handler) newH5PEditor(r *http.Request, a *author, id string) *h5pEditor {
+	e := &h5pEditor{ContentID: id}
+	if h.contentOrigin(r) == "" {
+		e.Error = a.t.S("h5p_editor_off")
+		return e
+	}
+	if id == "" {
+		id = "new"
+	}
+	g, err := a.api.PostH5PContentsIDEditGrant(r.Context(), id)
+	var ae *client.Error
+	switch {
+	case errors.As(err, &ae) && ae.Status < 500:
+		e.Error = ae.Message
+		return e
+	case err != nil:
+		h.log.Warn("web: H5P edit grant", "err", err)
+		e.Error = a.t.S("h5p_editor_down")
+		return e
+	}
+	e.Grant = g.Grant
+	e.Src = h.h5pEmbed(r, "/h5p/embed/edit/"+url.PathEscape(g.ContentID)+"?language="+url.QueryEscape(a.lang))
+	return e
+}
+
+// openH5PEditor opens the editor of an H5P topic's content on its page.
+func (h *Handler) openH5PEditor(r *http.Request, a *author, d *topicPageData) {
+	if d.Kind == "h5p" && isID(d.H5P.ContentID) {
+		d.H5PEditor = h.newH5PEditor(r, a, d.H5P.ContentID)
+	}
+}
