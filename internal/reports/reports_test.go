@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -108,14 +109,23 @@ func TestGradebookPermissions(t *testing.T) {
 		apitest.Refused(t, err, 404)
 		_, err = s.tutor.GetAdminCoursesIDProgress(ctx, 999999, client.GetAdminCoursesIDProgressParams{})
 		apitest.Refused(t, err, 404)
-		for _, path := range []string{"/export", "/" + strconv.FormatInt(s.half.ID, 10) + "/export"} {
-			p := "/api/admin/courses/" + strconv.FormatInt(s.course, 10) + "/progress" + path
+		exports := map[string]func(*client.Client) (*http.Response, error){
+			"course export": func(c *client.Client) (*http.Response, error) {
+				return c.GetAdminCoursesIDProgressExport(ctx, s.course, client.GetAdminCoursesIDProgressExportParams{})
+			},
+			"learner export": func(c *client.Client) (*http.Response, error) {
+				return c.GetAdminCoursesIDProgressIDExport(ctx, s.course, s.half.ID)
+			},
+		}
+		for name, export := range exports {
 			for _, c := range []struct {
-				token string
-				want  int
-			}{{env.As("student").Token, 403}, {otherTutor.Token, 403}, {"", 401}, {env.As("tutor").Token, 200}} {
-				if res := env.Do(apitest.Request{Method: http.MethodGet, Path: p, Token: c.token}); res.Status != c.want {
-					t.Errorf("GET %s: %d, want %d", p, res.Status, c.want)
+				who  string
+				c    *client.Client
+				want int
+			}{{"student", env.ClientAs("student"), 403}, {"other tutor", env.UserClient(otherTutor), 403},
+				{"anonymous", env.Client("", ""), 401}, {"tutor", s.tutor, 200}} {
+				if got := status(export(c.c)); got != c.want {
+					t.Errorf("%s as %s: %d, want %d", name, c.who, got, c.want)
 				}
 			}
 		}
@@ -199,17 +209,39 @@ func TestGradebookList(t *testing.T) {
 	})
 }
 
-// readCSV checks a CSV answer's headers and parses its rows.
-func readCSV(t *testing.T, res *apitest.Response) [][]string {
+// status is the status of a client call's answer, which the client
+// takes only when it is the documented 200; it closes the answer.
+func status(res *http.Response, err error) int {
+	if err != nil {
+		return client.StatusOf(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// readBody reads and closes an answer that is not the JSON envelope.
+func readBody(t *testing.T, res *http.Response) []byte {
 	t.Helper()
-	if res.Status != 200 || res.Header.Get("Content-Type") != "text/csv; charset=utf-8" ||
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// readCSV checks a CSV answer's headers and parses its rows.
+func readCSV(t *testing.T, res *http.Response) [][]string {
+	t.Helper()
+	raw := readBody(t, res)
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/csv; charset=utf-8" ||
 		!strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment; filename=") ||
 		res.Header.Get("Cache-Control") != "no-store" {
-		t.Fatalf("CSV answer %d %v", res.Status, res.Header)
+		t.Fatalf("CSV answer %d %v", res.StatusCode, res.Header)
 	}
-	body, ok := bytes.CutPrefix(res.Body, []byte("\ufeff"))
+	body, ok := bytes.CutPrefix(raw, []byte("\ufeff"))
 	if !ok || !bytes.Contains(body, []byte("\r\n")) {
-		t.Fatalf("CSV without a byte order mark or CRLF: %q", res.Body)
+		t.Fatalf("CSV without a byte order mark or CRLF: %q", raw)
 	}
 	rows, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
 	if err != nil {
@@ -220,14 +252,17 @@ func readCSV(t *testing.T, res *apitest.Response) [][]string {
 
 func TestGradebookCSV(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
 		s := newSchool(t, env)
 		// A learner's own name is text they choose: a formula in it must
 		// reach a spreadsheet as text, and a comma and a quote escaped.
-		apitest.Must(env.UserClient(s.half).PutProfileMe(t.Context(), client.ProfileBody{FirstName: client.Ptr(`=HYPERLINK("x"),`),
+		apitest.Must(env.UserClient(s.half).PutProfileMe(ctx, client.ProfileBody{FirstName: client.Ptr(`=HYPERLINK("x"),`),
 			LastName: client.Ptr("Doe")}))(t)
-		base := "/api/admin/courses/" + strconv.FormatInt(s.course, 10) + "/progress"
-		rows := readCSV(t, env.Do(apitest.Request{Method: "GET", Path: base + "/export?order_by=percent&order=desc",
-			Token: env.As("tutor").Token}))
+		export := func(p client.GetAdminCoursesIDProgressExportParams) *http.Response {
+			t.Helper()
+			return apitest.Must(s.tutor.GetAdminCoursesIDProgressExport(ctx, s.course, p))(t)
+		}
+		rows := readCSV(t, export(client.GetAdminCoursesIDProgressExportParams{OrderBy: client.Ptr("percent"), Order: client.Ptr("desc")}))
 		header := rows[0]
 		if len(rows) != 4 || header[0] != "user_id" || header[3] != "status" || header[len(header)-2] != "First / Read" ||
 			header[len(header)-1] != "First / +Extra" {
@@ -240,16 +275,15 @@ func TestGradebookCSV(t *testing.T) {
 		if r := rows[2]; r[1] != `'=HYPERLINK("x"), Doe` || r[3] != "started" || r[len(r)-2] != "complete" || r[len(r)-1] != "incomplete" {
 			t.Errorf("started row: %q", r)
 		}
-		if !bytes.Contains(env.Do(apitest.Request{Method: "GET", Path: base + "/export?status=started", Token: env.As("tutor").Token}).Body,
+		if !bytes.Contains(readBody(t, export(client.GetAdminCoursesIDProgressExportParams{Status: client.Ptr("started")})),
 			[]byte(`"'=HYPERLINK(""x""), Doe"`)) {
 			t.Error("the name is not quoted as RFC 4180 says")
 		}
-		if filtered := readCSV(t, env.Do(apitest.Request{Method: "GET", Path: base + "/export?status=planned", Token: env.As("tutor").Token})); len(filtered) != 2 {
+		if filtered := readCSV(t, export(client.GetAdminCoursesIDProgressExportParams{Status: client.Ptr("planned")})); len(filtered) != 2 {
 			t.Errorf("filtered export: %q", filtered)
 		}
 
-		one := readCSV(t, env.Do(apitest.Request{Method: "GET", Path: base + "/" + strconv.FormatInt(s.half.ID, 10) + "/export",
-			Token: env.As("admin").Token}))
+		one := readCSV(t, apitest.Must(env.ClientAs("admin").GetAdminCoursesIDProgressIDExport(ctx, s.course, s.half.ID))(t))
 		if len(one) != 3 || one[0][0] != "topic_id" || one[1][1] != "First" || one[1][2] != "Read" || one[1][4] != "complete" ||
 			one[2][2] != "'+Extra" || one[2][4] != "incomplete" || one[1][3] != "richtext" {
 			t.Errorf("learner CSV: %q", one)
@@ -278,12 +312,12 @@ func TestGradebookTracks(t *testing.T) {
 		if d.Topics[0].Tracks.Project != nil || d.Topics[0].Tracks.Quiz != nil {
 			t.Errorf("a rich text topic has tracks: %+v", d.Topics[0].Tracks)
 		}
-		// The link is signed: it downloads without a token.
+		// The link is signed: it downloads without a token, fetched raw
+		// as a browser follows it.
 		if res := env.Do(apitest.Request{Method: "GET", Path: pr.Submissions[0].URL}); res.Status != 200 || string(res.Body) != "package main\n" {
 			t.Errorf("download: %d %q", res.Status, res.Body)
 		}
-		one := readCSV(t, env.Do(apitest.Request{Method: "GET", Path: "/api/admin/courses/" + strconv.FormatInt(s.course, 10) +
-			"/progress/" + strconv.FormatInt(s.half.ID, 10) + "/export", Token: env.As("tutor").Token}))
+		one := readCSV(t, apitest.Must(s.tutor.GetAdminCoursesIDProgressIDExport(ctx, s.course, s.half.ID))(t))
 		if len(one) != 4 || one[3][len(one[3])-1] != "project: 1 files (main.txt)" {
 			t.Errorf("learner CSV: %q", one)
 		}
@@ -428,9 +462,9 @@ func TestGroupFilterOfTutors(t *testing.T) {
 			}
 			_, err = s.tutor.GetAdminCoursesIDProgressSummary(ctx, s.course, client.GetAdminCoursesIDProgressSummaryParams{GroupID: &group})
 			apitest.Refused(t, err, 422)
-			p := "/api/admin/courses/" + strconv.FormatInt(s.course, 10) + "/progress/export?group_id=" + strconv.FormatInt(group, 10)
-			if res := env.Do(apitest.Request{Method: "GET", Path: p, Token: env.As("tutor").Token}); res.Status != 422 {
-				t.Errorf("export of group %d for the tutor: %d", group, res.Status)
+			if got := status(s.tutor.GetAdminCoursesIDProgressExport(ctx, s.course,
+				client.GetAdminCoursesIDProgressExportParams{GroupID: &group})); got != 422 {
+				t.Errorf("export of group %d for the tutor: %d", group, got)
 			}
 		}
 		if got := apitest.Must(list(admin, club))(t); !slices.Equal(got, []int64{s.done.ID}) {

@@ -543,14 +543,16 @@ func TestCompletion(t *testing.T) {
 			}
 		}
 		// Only a report completes an app that completes itself: the
-		// generic progress write may not, even with a status the client
-		// cannot send (a word), so raw.
-		res := env.Do(apitest.Request{Method: "PATCH", Path: "/api/courses/progress/" + num(w.course), Token: w.learner.Token,
-			Body: map[string]any{"progress": []map[string]any{{"topic_id": topic, "status": "complete"}}}})
-		if complete(topic) {
-			t.Errorf("progress write completed a self-completing app: %d %s", res.Status, res.Body)
+		// generic progress write of "complete" is refused.
+		_, err := learner.PatchCoursesProgressID(ctx, w.course, client.WriteInputBody{
+			Progress: []client.ProgressWrite{{TopicID: topic, Status: 1}}})
+		if e := apitest.Refused(t, err, 422); e.Errors["progress.0.status"] == nil {
+			t.Errorf("refusal does not name the status: %v", e)
 		}
-		_, err := env.UserClient(env.NewUser("student")).PostInteractiveProgressID(ctx, topic, event{Event: "open"})
+		if complete(topic) {
+			t.Error("progress write completed a self-completing app")
+		}
+		_, err = env.UserClient(env.NewUser("student")).PostInteractiveProgressID(ctx, topic, event{Event: "open"})
 		apitest.Refused(t, err, 403)
 	})
 }

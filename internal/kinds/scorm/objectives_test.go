@@ -221,7 +221,8 @@ func TestTrackingTokenMissing(t *testing.T) {
 
 // TestCommitNamesFieldsAsSent: a commit whose CMI elements were sent
 // without the cmi wrapper is refused naming each element as sent, and
-// the missing cmi; so are wrong elements inside cmi, each of them. Wire level: the typed client cannot send such a body.
+// the missing cmi (raw: the typed client cannot send such a body); so are
+// wrong elements inside cmi, each of them.
 func TestCommitNamesFieldsAsSent(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		p, topic := playPackage(t, env, fixture(t, "PrerequisitesTest_SCORM12.zip"))
@@ -240,14 +241,14 @@ func TestCommitNamesFieldsAsSent(t *testing.T) {
 		}
 		// Elements inside cmi: every wrong one is named by its key as
 		// sent.
-		res = s.do(env, "POST", "/commit", map[string]any{"seq": 1, "cmi": map[string]any{"cmi.core.lesson_status": map[string]any{"a": 1},
+		_, err := s.send(t, env, client.CommitInput{Seq: 1, Cmi: map[string]any{"cmi.core.lesson_status": map[string]any{"a": 1},
 			"core.exit": "suspend", "cmi.suspend_data": "x"}})
-		errs, _ = res.Get("errors").(map[string]any)
-		if res.Status != 422 || len(errs) != 2 || errs["cmi.core.lesson_status"] == nil || errs["core.exit"] == nil {
-			t.Errorf("wrong elements in cmi: %d %s", res.Status, res.Body)
+		if e := apitest.Refused(t, err, 422); len(e.Errors) != 2 || e.Errors["cmi.core.lesson_status"] == nil || e.Errors["core.exit"] == nil {
+			t.Errorf("wrong elements in cmi: %v", e)
 		}
-		if res := s.do(env, "POST", "/commit", map[string]any{"seq": 0, "cmi": map[string]any{}}); res.Status != 422 || res.Get("errors.seq") == nil {
-			t.Errorf("seq 0: %d %s", res.Status, res.Body)
+		_, err = s.send(t, env, client.CommitInput{Seq: 0, Cmi: map[string]any{}})
+		if e := apitest.Refused(t, err, 422); e.Errors["seq"] == nil {
+			t.Errorf("seq 0: %v", e)
 		}
 		if res := s.do(env, "POST", "/commit", "not json"); res.Status != 400 {
 			t.Errorf("not JSON: %d %s", res.Status, res.Body)
