@@ -5679,8 +5679,8 @@ type PatchAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
-	// the file field.
+	// The id of a package uploaded beforehand: SCORM (POST /api/admin/scorm/upload), cmi5 (POST
+	// /api/admin/cmi5) or interactive (POST /api/admin/interactive, or a .zip in the file field).
 	Package *int64 `json:"package,omitzero"`
 	// Interactive: pass percentage, required with completion on_score and only with it.
 	PassScore *int64 `json:"passScore,omitzero"`
@@ -5823,9 +5823,11 @@ type PatchAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
-	// the file field.
-	Package *int64
+	// The package file itself (SCORM .zip; cmi5 .zip or cmi5.xml; H5P .h5p, which H5P topics need
+	// unless content_id names existing content), or the id of a package uploaded beforehand: SCORM
+	// (POST /api/admin/scorm/upload), cmi5 (POST /api/admin/cmi5) or interactive (POST
+	// /api/admin/interactive).
+	Package any
 	// Interactive: pass percentage, required with completion on_score and only with it.
 	PassScore *int64
 	// Visible without access to the course.
@@ -6261,8 +6263,8 @@ type PostAdminTopicsBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
-	// the file field.
+	// The id of a package uploaded beforehand: SCORM (POST /api/admin/scorm/upload), cmi5 (POST
+	// /api/admin/cmi5) or interactive (POST /api/admin/interactive, or a .zip in the file field).
 	Package *int64 `json:"package,omitzero"`
 	// Interactive: pass percentage, required with completion on_score and only with it.
 	PassScore *int64 `json:"passScore,omitzero"`
@@ -6405,9 +6407,11 @@ type PostAdminTopicsForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
-	// the file field.
-	Package *int64
+	// The package file itself (SCORM .zip; cmi5 .zip or cmi5.xml; H5P .h5p, which H5P topics need
+	// unless content_id names existing content), or the id of a package uploaded beforehand: SCORM
+	// (POST /api/admin/scorm/upload), cmi5 (POST /api/admin/cmi5) or interactive (POST
+	// /api/admin/interactive).
+	Package any
 	// Interactive: pass percentage, required with completion on_score and only with it.
 	PassScore *int64
 	// Visible without access to the course.
@@ -6591,8 +6595,8 @@ type PostAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
-	// the file field.
+	// The id of a package uploaded beforehand: SCORM (POST /api/admin/scorm/upload), cmi5 (POST
+	// /api/admin/cmi5) or interactive (POST /api/admin/interactive, or a .zip in the file field).
 	Package *int64 `json:"package,omitzero"`
 	// Interactive: pass percentage, required with completion on_score and only with it.
 	PassScore *int64 `json:"passScore,omitzero"`
@@ -6735,9 +6739,11 @@ type PostAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
-	// the file field.
-	Package *int64
+	// The package file itself (SCORM .zip; cmi5 .zip or cmi5.xml; H5P .h5p, which H5P topics need
+	// unless content_id names existing content), or the id of a package uploaded beforehand: SCORM
+	// (POST /api/admin/scorm/upload), cmi5 (POST /api/admin/cmi5) or interactive (POST
+	// /api/admin/interactive).
+	Package any
 	// Interactive: pass percentage, required with completion on_score and only with it.
 	PassScore *int64
 	// Visible without access to the course.
@@ -7242,8 +7248,8 @@ type PutAdminTopicsIDBody struct {
 	MinPassScore *float64 `json:"minPassScore,omitzero"`
 	// Position in the lesson; default: after the last topic.
 	Order *int64 `json:"order,omitzero"`
-	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
-	// the file field.
+	// The id of a package uploaded beforehand: SCORM (POST /api/admin/scorm/upload), cmi5 (POST
+	// /api/admin/cmi5) or interactive (POST /api/admin/interactive, or a .zip in the file field).
 	Package *int64 `json:"package,omitzero"`
 	// Interactive: pass percentage, required with completion on_score and only with it.
 	PassScore *int64 `json:"passScore,omitzero"`
@@ -7386,9 +7392,11 @@ type PutAdminTopicsIDForm struct {
 	MinPassScore *float64
 	// Position in the lesson; default: after the last topic.
 	Order *int64
-	// Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in
-	// the file field.
-	Package *int64
+	// The package file itself (SCORM .zip; cmi5 .zip or cmi5.xml; H5P .h5p, which H5P topics need
+	// unless content_id names existing content), or the id of a package uploaded beforehand: SCORM
+	// (POST /api/admin/scorm/upload), cmi5 (POST /api/admin/cmi5) or interactive (POST
+	// /api/admin/interactive).
+	Package any
 	// Interactive: pass percentage, required with completion on_score and only with it.
 	PassScore *int64
 	// Visible without access to the course.

@@ -126,28 +126,47 @@ type Registry struct {
 	kinds []Kind
 }
 
-// NewRegistry registers kinds; two kinds with one class is a programming
+// NewRegistry registers kinds; see Register for what is a programming
 // error.
 func NewRegistry(kinds ...Kind) *Registry {
-	seen := map[string]bool{}
+	r := &Registry{}
 	for _, k := range kinds {
-		if seen[k.Class()] {
-			panic("content: class registered twice: " + k.Class())
-		}
-		seen[k.Class()] = true
+		r.Register(k)
 	}
-	return &Registry{kinds: slices.Clone(kinds)}
+	return r
 }
 
 // Register adds a kind. The server registers every kind once topics and
 // learning, which hold the registry, are built, and before it serves.
+// Two kinds with one class, or describing one field (Described), are a
+// programming error: the topic form's description would keep only one of
+// them, so a field several kinds take is described by package topics.
 func (r *Registry) Register(k Kind) {
 	for _, have := range r.kinds {
 		if have.Class() == k.Class() {
 			panic("content: class registered twice: " + k.Class())
 		}
+		if field, ok := sharedField(have, k); ok {
+			panic("content: field " + field + " described by two kinds: " + have.Class() + " and " + k.Class())
+		}
 	}
 	r.kinds = append(r.kinds, k)
+}
+
+// sharedField names a field both kinds describe.
+func sharedField(a, b Kind) (string, bool) {
+	da, okA := a.(Described)
+	db, okB := b.(Described)
+	if !okA || !okB {
+		return "", false
+	}
+	fb := db.Fields()
+	for name := range da.Fields() {
+		if _, ok := fb[name]; ok {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // ByClass finds the kind of a class name.

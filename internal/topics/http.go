@@ -262,6 +262,7 @@ func describeTopicForm(api huma.API, kinds *content.Registry, method, path strin
 	if op == nil {
 		return
 	}
+	one := 1.0
 	props := func(file bool) map[string]*huma.Schema {
 		str := func(doc string) *huma.Schema { return &huma.Schema{Type: huma.TypeString, Description: doc} }
 		boolean := func(doc string) *huma.Schema { return &huma.Schema{Type: huma.TypeBoolean, Description: doc} }
@@ -304,6 +305,16 @@ func describeTopicForm(api huma.API, kinds *content.Registry, method, path strin
 			if d, ok := k.(content.Described); ok {
 				maps.Copy(p, d.Fields())
 			}
+		}
+		// The package field is several kinds': an id in either body, or in a
+		// multipart form the package itself.
+		p["package"] = &huma.Schema{Type: huma.TypeInteger, Minimum: &one,
+			Description: "The id of a package uploaded beforehand: SCORM (POST /api/admin/scorm/upload), cmi5 (POST /api/admin/cmi5) " +
+				"or interactive (POST /api/admin/interactive, or a .zip in the file field)."}
+		if file {
+			p["package"] = &huma.Schema{Description: "The package file itself (SCORM .zip; cmi5 .zip or cmi5.xml; H5P .h5p, " +
+				"which H5P topics need unless content_id names existing content), or the id of a package uploaded beforehand: " +
+				"SCORM (POST /api/admin/scorm/upload), cmi5 (POST /api/admin/cmi5) or interactive (POST /api/admin/interactive)."}
 		}
 		if file {
 			p["file"] = &huma.Schema{Type: huma.TypeString, Format: "binary",

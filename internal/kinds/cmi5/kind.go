@@ -31,7 +31,6 @@ func (*Kind) Name() string  { return "cmi5" }
 // Fields documents the topic input.
 func (*Kind) Fields() map[string]*huma.Schema {
 	return map[string]*huma.Schema{
-		"package": {Description: "The id of a package POST /api/admin/cmi5 imported, or the package file itself (.zip or cmi5.xml) in a multipart form."},
 		"au": {Type: huma.TypeInteger, Description: "The AU to play (an id from the package's aus). Needed when the package has several AUs; " +
 			"without it the create answers 422 with details.choices listing them."},
 	}

@@ -125,7 +125,6 @@ func (*Kind) Fields() map[string]*huma.Schema {
 	}
 	f := func(v float64) *float64 { return &v }
 	return map[string]*huma.Schema{
-		"package":      integer("Interactive: id of a package uploaded with POST /api/admin/interactive; alternative to a .zip in the file field.", f(1), nil),
 		"version":      integer("Interactive: pins that version of the package; default: its current version. Not with followLatest.", f(1), nil),
 		"followLatest": {Type: huma.TypeBoolean, Description: "Interactive: play every new version of the package instead of pinning one."},
 		"startStep":    {Type: huma.TypeString, Description: "Interactive: step id of the manifest the played range starts at; default the first."},

@@ -65,7 +65,6 @@ func (Kind) Name() string  { return "scorm" }
 // Fields documents the kind's fields of a topic create or update.
 func (Kind) Fields() map[string]*huma.Schema {
 	return map[string]*huma.Schema{
-		"package": {Description: "SCORM: a .zip package (file), or the id of a package uploaded with POST /api/admin/scorm/upload."},
 		"sco": {Description: "SCORM: the id of the SCO the topic plays (from the package's scos). Required when the package has several; " +
 			"without it the answer is 422 with details.choices listing them."},
 	}
