@@ -43,6 +43,7 @@ func (h *Handler) teachRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /teach/courses/{course}/topics/{topic}/move", h.csrfForms(4<<10, h.teachMove("topic")))
 	mux.HandleFunc("GET /teach/courses/{course}/topics/{topic}/delete", h.teachDeletePage("topic"))
 	mux.HandleFunc("POST /teach/courses/{course}/topics/{topic}/delete", h.csrfForms(4<<10, h.teachDelete("topic")))
+	mux.HandleFunc("POST /teach/h5p-grant", h.csrfForms(4<<10, h.teachH5PGrant))
 	mux.HandleFunc("GET /assets/editor/{file}", h.editorAsset)
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/lms-platform/lms/client"
 )
@@ -23,6 +24,8 @@ type h5pEditor struct {
 	ContentID string
 	// Error says why the editor cannot be opened.
 	Error string
+	// Renew is how often, in seconds, the page renews the grant.
+	Renew int
 }
 
 // newH5PEditor opens the H5P editor of content id for a, or of a new
@@ -48,9 +51,43 @@ func (h *Handler) newH5PEditor(r *http.Request, a *author, id string) *h5pEditor
 		e.Error = a.t.S("h5p_editor_down")
 		return e
 	}
-	e.Grant = g.Grant
+	e.Grant, e.Renew = g.Grant, int(h5pGrantRenewal/time.Second)
 	e.Src = h.h5pEmbed(r, "/h5p/embed/edit/"+url.PathEscape(g.ContentID)+"?language="+url.QueryEscape(a.lang))
 	return e
+}
+
+// h5pGrantRenewal is how often teach.js renews the grant of an open
+// editor: well within the grant's two hours, so that a long sitting saves.
+const h5pGrantRenewal = 50 * time.Minute
+
+// teachH5PGrant renews the edit grant of an open H5P editor for teach.js,
+// which hands it to the editor (lms-h5p:token): the form's content, or
+// new. It answers {success, data: {grant}}, or the H5P service's refusal.
+func (h *Handler) teachH5PGrant(w http.ResponseWriter, r *http.Request) {
+	a := h.authorOf(w, r)
+	if a == nil {
+		return
+	}
+	id := r.PostFormValue("content")
+	if id != "new" && !isID(id) {
+		writeJSONError(w, http.StatusUnprocessableEntity, "content: an H5P content id, or new.")
+		return
+	}
+	g, err := a.api.PostH5PContentsIDEditGrant(r.Context(), id)
+	var ae *client.Error
+	switch {
+	case errors.As(err, &ae) && ae.Status < 500:
+		writeJSONError(w, ae.Status, ae.Message)
+		return
+	case err != nil:
+		h.log.Warn("web: H5P edit grant", "err", err)
+		writeJSONError(w, http.StatusBadGateway, a.t.S("h5p_editor_down"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	b, _ := jsonMarshal(map[string]any{"success": true, "data": map[string]string{"grant": g.Grant}})
+	w.Write(b)
 }
 
 // openH5PEditor opens the editor of an H5P topic's content on its page.

@@ -156,6 +156,23 @@
           break;
       }
     });
+    // The grant lasts two hours: a fresh one (POST /teach/h5p-grant) is
+    // handed over well before, so a long sitting still saves.
+    var renew = Number(editor.dataset.renew);
+    if (renew > 0) { setInterval(function () {
+      var body = new URLSearchParams();
+      body.set('csrf_token', csrfToken());
+      body.set('content', contentField.value || 'new');
+      fetch('/teach/h5p-grant', { method: 'POST', body: body, credentials: 'same-origin',
+        headers: { 'X-Requested-With': 'fetch' } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (b) {
+          if (b && b.data && typeof b.data.grant === 'string') {
+            editor.dataset.grant = b.data.grant;
+            editor.contentWindow.postMessage({ type: 'lms-h5p:token', token: b.data.grant }, editorOrigin);
+          }
+        }, function () {});
+    }, renew * 1000); }
     editorForm.addEventListener('submit', function (e) {
       if (saved) { return; }
       e.preventDefault();
