@@ -284,8 +284,8 @@ func TestProfileDeletion(t *testing.T) {
 		}
 		avatar := *uploaded.PathAvatar
 
-		apitest.RunOne(t, env, apitest.Scenario{Name: "request deletion", Method: "POST", Path: "/api/profile/delete/init",
-			Headers: bearer(u), Status: 200, Events: []string{"AccountDeletionRequested"}})
+		ctx, uc := t.Context(), env.UserClient(u)
+		env.Recorded(t, []string{"AccountDeletionRequested"}, func() { apitest.OK(t, uc.PostProfileDeleteInit(ctx)) })
 		link := deletionLink(t, env, u.Email)
 		if n := env.Count(t, `SELECT COUNT(*) FROM events WHERE name = $1 AND CAST(payload AS TEXT) LIKE $2`,
 			"AccountDeletionRequested", "%"+link[strings.LastIndex(link, "/")+1:]+"%"); n != 0 {
@@ -295,18 +295,32 @@ func TestProfileDeletion(t *testing.T) {
 			link[strings.LastIndex(link, "/")+1:]); n != 0 {
 			t.Fatal("the deletion token is stored in clear")
 		}
+		anonymous := env.ClientAs("anonymous")
+		token := link[strings.LastIndex(link, "/")+1:]
+		for _, c := range []struct {
+			name   string
+			user   int64
+			token  string
+			status int
+		}{
+			{"a wrong token deletes nothing", u.ID, "WRONGTOKEN", 403},
+			{"another user's id with the token", env.As("admin").ID, token, 403},
+			{"unknown user", 999999, "x", 404},
+		} {
+			env.Recorded(t, []string{}, func() {
+				if err := anonymous.GetProfileDeleteIDID(ctx, c.user, c.token); client.StatusOf(err) != c.status {
+					t.Errorf("%s: %v, want %d", c.name, err, c.status)
+				}
+			})
+		}
+		// Raw: the link as mailed.
 		apitest.Run(t, env, []apitest.Scenario{
-			{Name: "a wrong token deletes nothing", Method: "GET", Path: "/api/profile/delete/" + id(u.ID) + "/WRONGTOKEN",
-				Status: 403, Events: []string{}},
-			{Name: "another user's id with the token", Method: "GET",
-				Path:   "/api/profile/delete/" + id(env.As("admin").ID) + link[strings.LastIndex(link, "/"):],
-				Status: 403, Events: []string{}},
-			{Name: "unknown user", Method: "GET", Path: "/api/profile/delete/999999/x", Status: 404},
 			{Name: "the mailed link deletes the account", Method: "GET", Path: link, Status: 200,
 				Events: []string{"AccountDeleted"}},
 			{Name: "the link works once", Method: "GET", Path: link, Status: 404},
-			{Name: "the token of a deleted user is refused", Method: "GET", Path: "/api/profile/me", Headers: bearer(u), Status: 401},
 		})
+		_, err := uc.GetProfileMe(ctx)
+		apitest.Refused(t, err, 401) // the token of a deleted user
 		if n := env.Count(t, `SELECT COUNT(*) FROM users WHERE id = $1`, u.ID); n != 0 {
 			t.Fatal("user still stored")
 		}
@@ -336,7 +350,7 @@ func TestProfileDeletion(t *testing.T) {
 		now := env.UserClient(env.NewUser("tutor"))
 		apitest.Refused(t, env.ClientAs("anonymous").DeleteProfile(t.Context()), 401)
 		env.Recorded(t, []string{"AccountDeleted"}, func() { apitest.OK(t, now.DeleteProfile(t.Context())) })
-		_, err := now.GetProfileMe(t.Context())
+		_, err = now.GetProfileMe(t.Context())
 		apitest.Refused(t, err, 401) // the deleted user's token stops working
 	})
 }

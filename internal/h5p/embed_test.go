@@ -2,6 +2,7 @@ package h5p_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/config"
 )
@@ -27,6 +29,17 @@ func pageConfig(t *testing.T, res *apitest.Response) map[string]any {
 		t.Fatalf("page config %s: %v", m[1], err)
 	}
 	return cfg
+}
+
+// pageStatus is the status of a page fetched through the client, whose
+// HTML it does not read; 0 when the call failed on the way. The pages'
+// HTML, headers and configuration are read raw (get).
+func pageStatus(res *http.Response, err error) int {
+	if err != nil {
+		return client.StatusOf(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
 }
 
 func TestEmbedPages(t *testing.T) {
@@ -62,8 +75,9 @@ func TestEmbedPages(t *testing.T) {
 
 		// Anonymous callers get the same page: the content loads later,
 		// with whatever token the parent hands over.
-		if res := get(env, "", "/h5p/embed/play/"+id, "", nil); res.Status != 200 {
-			t.Errorf("anonymous play page: %d", res.Status)
+		ctx, anonymous := t.Context(), env.ClientAs("")
+		if status := pageStatus(anonymous.GetH5PEmbedPlayID(ctx, id, client.GetH5PEmbedPlayIDParams{})); status != 200 {
+			t.Errorf("anonymous play page: %d", status)
 		}
 		// Unknown content: 404, and the page still tells its parent.
 		for _, bad := range []string{"999999", "abc"} {
@@ -72,11 +86,13 @@ func TestEmbedPages(t *testing.T) {
 				t.Errorf("play %s: %d %s", bad, res.Status, res.Body)
 			}
 		}
-		if res := get(env, "", "/h5p/embed/play/"+id+"?language=<script>", "", nil); res.Status != 422 {
-			t.Errorf("bad language: %d", res.Status)
+		bad := client.GetH5PEmbedPlayIDParams{Language: client.Ptr("<script>")}
+		if status := pageStatus(anonymous.GetH5PEmbedPlayID(ctx, id, bad)); status != 422 {
+			t.Errorf("bad language: %d", status)
 		}
-		if res := get(env, "", "/h5p/embed/play/"+id+"?contextId="+strings.Repeat("c", 256), "", nil); res.Status != 422 {
-			t.Errorf("long context: %d", res.Status)
+		long := client.GetH5PEmbedPlayIDParams{ContextID: client.Ptr(strings.Repeat("c", 256))}
+		if status := pageStatus(anonymous.GetH5PEmbedPlayID(ctx, id, long)); status != 422 {
+			t.Errorf("long context: %d", status)
 		}
 
 		// The edit page exists for new and existing content; without an
@@ -85,11 +101,11 @@ func TestEmbedPages(t *testing.T) {
 		if res.Status != 200 || pageConfig(t, res)["editorInstalled"] != false || pageConfig(t, res)["mode"] != "edit" {
 			t.Errorf("edit page: %d %s", res.Status, res.Body)
 		}
-		if res := get(env, "", "/h5p/embed/edit/"+id, "", nil); res.Status != 200 {
-			t.Errorf("edit existing: %d", res.Status)
+		if status := pageStatus(anonymous.GetH5PEmbedEditID(ctx, id, client.GetH5PEmbedEditIDParams{})); status != 200 {
+			t.Errorf("edit existing: %d", status)
 		}
-		if res := get(env, "", "/h5p/embed/edit/999999", "", nil); res.Status != 404 {
-			t.Errorf("edit unknown: %d", res.Status)
+		if status := pageStatus(anonymous.GetH5PEmbedEditID(ctx, "999999", client.GetH5PEmbedEditIDParams{})); status != 404 {
+			t.Errorf("edit unknown: %d", status)
 		}
 		if res := get(env, "", "/h5p/editor/scripts/h5peditor.js", "", nil); res.Status != 404 || !strings.Contains(res.String("message"), "LMS_H5P_EDITOR_DIR") {
 			t.Errorf("editor file without editor: %d %s", res.Status, res.Body)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,28 +37,29 @@ func cacheLibrary(v any, machine string) map[string]any {
 func TestContentTypeCacheGet(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		installTrueFalse(t, env)
-		for _, sc := range []apitest.Scenario{
-			{Name: "anonymous", Method: "GET", Path: "/h5p/content-type-cache/update", Status: 401},
-			{Name: "student", As: "student", Method: "GET", Path: "/h5p/content-type-cache/update", Status: 403},
-			{Name: "anonymous refresh", Method: "POST", Path: "/h5p/content-type-cache/update", Status: 401},
-			{Name: "student refresh", As: "student", Method: "POST", Path: "/h5p/content-type-cache/update", Status: 403},
-			{Name: "tutor refresh", As: "tutor", Method: "POST", Path: "/h5p/content-type-cache/update", Status: 403},
-		} {
-			apitest.RunOne(t, env, sc)
+		ctx := t.Context()
+		for _, as := range []string{"", "student"} {
+			_, err := env.ClientAs(as).GetH5PContentTypeCacheUpdate(ctx)
+			apitest.Refused(t, err, map[string]int{"": 401, "student": 403}[as])
+		}
+		for _, as := range []string{"", "student", "tutor"} {
+			_, err := env.ClientAs(as).PostH5PContentTypeCacheUpdate(ctx)
+			apitest.Refused(t, err, map[string]int{"": 401, "student": 403, "tutor": 403}[as])
 		}
 		// The same data as the editor's AJAX action, in the envelope.
 		for _, as := range []string{"tutor", "admin"} {
 			token := env.As(as).Token
 			// Raw: the editor's AJAX action is H5P's protocol, not the API's.
 			ajax := env.Call(t, 200, "GET", "/h5p/ajax?action=content-type-cache", token, nil)
-			res := apitest.RunOne(t, env, apitest.Scenario{Name: as, As: as, Method: "GET", Path: "/h5p/content-type-cache/update",
-				Status: 200, JSON: map[string]any{"success": true, "data.outdated": false,
-					"data.apiVersion": map[string]any{"major": 1, "minor": 24}}})
-			if string(mustJSON(res.Get("data.libraries"))) != string(mustJSON(ajax.Get("libraries"))) {
-				t.Errorf("%s: libraries differ from the AJAX action:\n%s\n%s", as, res.Body, ajax.Body)
+			res := apitest.Must(env.ClientAs(as).GetH5PContentTypeCacheUpdate(ctx))(t)
+			if res.Outdated || !reflect.DeepEqual(res.APIVersion, map[string]int64{"major": 1, "minor": 24}) {
+				t.Errorf("%s: outdated %v, apiVersion %v", as, res.Outdated, res.APIVersion)
 			}
-			if tf := cacheLibrary(res.Get("data.libraries"), "H5P.TrueFalse"); tf == nil || tf["installed"] != true {
-				t.Errorf("%s: TrueFalse missing: %s", as, res.Body)
+			if string(mustJSON(listOf(res.Libraries))) != string(mustJSON(ajax.Get("libraries"))) {
+				t.Errorf("%s: libraries differ from the AJAX action:\n%s\n%s", as, mustJSON(res.Libraries), ajax.Body)
+			}
+			if tf := cacheLibrary(listOf(res.Libraries), "H5P.TrueFalse"); tf == nil || tf["installed"] != true {
+				t.Errorf("%s: TrueFalse missing: %+v", as, res)
 			}
 		}
 	})
@@ -150,6 +152,7 @@ func TestContentTypeCacheHubRefresh(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		installTrueFalse(t, env)
 		setHub(env, hub.URL, 0)
+		// Raw: the envelope's message, which the client does not return.
 		res := apitest.RunOne(t, env, apitest.Scenario{Name: "refresh", As: "admin", Method: "POST",
 			Path: "/h5p/content-type-cache/update", Status: 200, JSON: map[string]any{
 				"success": true, "data.outdated": false, "data.hubReachable": true,

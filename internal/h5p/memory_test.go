@@ -1,6 +1,7 @@
 package h5p_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/h5p/h5ppackage"
 )
@@ -45,24 +47,32 @@ func TestParamsSizeCapped(t *testing.T) {
 	tf := fixtureData(t, trueFalseFixture)
 	limit := h5ppackage.DefaultMaxContentSize
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
-		res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, withContentJSON(t, tf, paramsOf(limit+1)))
-		if res.Status != 413 || res.String("errors.0.code") != h5ppackage.CodeContentTooLarge ||
-			!strings.Contains(res.String("message"), strconv.Itoa(limit)) {
-			t.Errorf("parameters of %d bytes: %d %s, want 413 naming %d", limit+1, res.Status, res.Body, limit)
+		ctx, admin := t.Context(), env.ClientAs("admin")
+		_, err := uploadContent(ctx, admin, withContentJSON(t, tf, paramsOf(limit+1)))
+		if e := apitest.Refused(t, err, 413); len(e.Problems) == 0 || e.Problems[0].Code != h5ppackage.CodeContentTooLarge ||
+			!strings.Contains(e.Message, strconv.Itoa(limit)) {
+			t.Errorf("parameters of %d bytes: %v %+v, want 413 naming %d", limit+1, e, e.Problems, limit)
 		}
-		res = upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, withContentJSON(t, tf, paramsOf(limit)))
-		if res.Status != 201 {
-			t.Fatalf("parameters of %d bytes: %d %s", limit, res.Status, res.Body)
-		}
+		up := apitest.Must(uploadContent(ctx, admin, withContentJSON(t, tf, paramsOf(limit))))(t)
 		lib := "H5P.TrueFalse 1.6"
 		for _, size := range []int{limit + 1, 4 * limit} {
-			body := fmt.Sprintf(`{"library":%q,"params":{"params":%s,"metadata":{"title":"Big"}}}`, lib, paramsOf(size))
-			for _, m := range []string{"POST /h5p/contents", "PATCH /h5p/contents/" + res.String("data.contentId")} {
-				method, path, _ := strings.Cut(m, " ")
-				r := env.Do(apitest.Request{Method: method, Path: path, Token: admin.Token, Body: body, Type: "application/json"})
-				if r.Status != 413 || r.Get("success") != false || !strings.Contains(r.String("message"), strconv.Itoa(limit)) {
-					t.Errorf("%s with parameters of %d bytes: %d %.300s, want 413 naming %d", m, size, r.Status, r.Body, limit)
+			// The client compacts the parameters, dropping paramsOf's padding:
+			// they must still be over the cap.
+			params := json.RawMessage(paramsOf(size))
+			if n := len(mustJSON(params)); n <= limit {
+				t.Fatalf("parameters of %d bytes are %d once sent", size, n)
+			}
+			body := client.ContentBody{Library: lib, Params: client.ContentParams{Params: params, Metadata: map[string]any{"title": "Big"}}}
+			calls := map[string]func() error{
+				"POST /h5p/contents": func() error { _, err := admin.PostH5PContents(ctx, body); return err },
+				"PATCH /h5p/contents/" + up.ContentID: func() error {
+					_, err := admin.PatchH5PContentsID(ctx, up.ContentID, body)
+					return err
+				},
+			}
+			for m, call := range calls {
+				if e := apitest.Refused(t, call(), 413); !strings.Contains(e.Message, strconv.Itoa(limit)) {
+					t.Errorf("%s with parameters of %d bytes: %v, want 413 naming %d", m, size, e, limit)
 				}
 			}
 		}
@@ -89,12 +99,9 @@ func TestParamsMemoryBounded(t *testing.T) {
 	worst := withContentJSON(t, tf, paramsOf(limit))
 	const readers, reads = 16, 4
 	env := apitest.New(t, "sqlite", apitest.Options{})
-	admin := env.As("admin")
-	res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, worst)
-	if res.Status != 201 {
-		t.Fatalf("upload: %d %s", res.Status, res.Body)
-	}
-	url := env.HTTP.URL + "/h5p/params/" + res.String("data.contentId")
+	admin := env.ClientAs("admin")
+	up := apitest.Must(uploadContent(t.Context(), admin, worst))(t)
+	url := env.HTTP.URL + "/h5p/params/" + up.ContentID
 
 	runtime.GC()
 	base := heapBytes()
@@ -119,6 +126,8 @@ func TestParamsMemoryBounded(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range reads {
+				// Raw: the client would decode the parameters in this
+				// process, whose heap the test measures.
 				req, _ := http.NewRequest("GET", url, nil)
 				req.Host = env.Host
 				r, err := env.HTTP.Client().Do(req)
@@ -134,8 +143,8 @@ func TestParamsMemoryBounded(t *testing.T) {
 			}
 		}()
 	}
-	if res := upload(env, "/h5p/contents/upload", "h5p_file", admin.Token, worst); res.Status != 201 {
-		errs <- fmt.Errorf("upload during the reads: %d %s", res.Status, res.Body)
+	if _, err := uploadContent(t.Context(), admin, worst); err != nil {
+		errs <- fmt.Errorf("upload during the reads: %v", err)
 	}
 	wg.Wait()
 	close(stop)

@@ -51,27 +51,34 @@ func TestPlayModel(t *testing.T) {
 		student := env.As("student")
 		playPath := "/h5p/contents/" + sid + "/play?contextId=course-7"
 
+		// The header is the wire's; the model is read through the client.
 		res := get(env, env.Host, playPath, student.Token, nil)
 		if res.Status != 200 || res.Header.Get("Cache-Control") != "no-store" {
 			t.Fatalf("play: %d %q %s", res.Status, res.Header.Get("Cache-Control"), res.Body)
 		}
-		if res.String("data.contentId") != sid || !strings.HasPrefix(res.String("data.library"), "H5P.TrueFalse ") ||
-			res.Get("data.params") == nil || res.Get("data.metadata.mainLibrary") != "H5P.TrueFalse" ||
-			res.String("data.contentUrl") != "/h5p/content/"+sid || res.Number("data.saveFreq") != 5 ||
-			res.String("data.user.id") != strconv.FormatInt(student.ID, 10) || res.String("data.user.mail") != student.Email {
-			t.Errorf("play model: %s", res.Body)
+		ctx, learner := t.Context(), env.UserClient(student)
+		course7 := client.Ptr("course-7")
+		model := apitest.Must(learner.GetH5PContentsIDPlay(ctx, sid, client.GetH5PContentsIDPlayParams{ContextID: course7}))(t)
+		mainLibrary, _ := model.Metadata.(map[string]any)["mainLibrary"].(string)
+		if model.ContentID != sid || !strings.HasPrefix(model.Library, "H5P.TrueFalse ") ||
+			model.Params == nil || mainLibrary != "H5P.TrueFalse" ||
+			model.ContentURL != "/h5p/content/"+sid || model.SaveFreq != float64(5) ||
+			model.User.ID != strconv.FormatInt(student.ID, 10) || model.User.Mail != student.Email {
+			t.Errorf("play model: %+v", model)
 		}
-		ajax := res.String("data.ajax.contentUserData")
+		ajax := model.Ajax.ContentUserData
 		if !strings.Contains(ajax, "_token="+url.QueryEscape(student.Token)) || !strings.Contains(ajax, "contextId=course-7") ||
-			!strings.Contains(res.String("data.ajax.setFinished"), "_token=") {
-			t.Errorf("ajax without proxy: %s", res.Body)
+			!strings.Contains(model.Ajax.SetFinished, "_token=") {
+			t.Errorf("ajax without proxy: %+v", model.Ajax)
 		}
-		scripts, styles := strs(res.Get("data.scripts")), strs(res.Get("data.styles"))
+		scripts, styles := model.Scripts, model.Styles
 		if len(scripts) == 0 || len(styles) == 0 {
-			t.Fatalf("no scripts or styles: %s", res.Body)
+			t.Fatalf("no scripts or styles: %+v", model)
 		}
 		checkOrder(t, env, scripts)
 
+		// Raw: no "_token" anywhere in the answer, which the client's
+		// fields cannot say.
 		proxied := get(env, env.Host, playPath, student.Token, map[string]string{"X-Lms-Session-Proxy": "1"})
 		if proxied.Status != 200 || strings.Contains(string(proxied.Body), student.Token) ||
 			strings.Contains(string(proxied.Body), "_token") {
@@ -82,7 +89,6 @@ func TestPlayModel(t *testing.T) {
 			anon.String("data.user.id") != "anonymous" {
 			t.Errorf("anonymous play: %d %s", anon.Status, anon.Body)
 		}
-		ctx, learner := t.Context(), env.UserClient(student)
 		_, err := env.ClientAs("").GetH5PContentsIDPlay(ctx, "999999", client.GetH5PContentsIDPlayParams{})
 		apitest.Refused(t, err, 404)
 		readOnly := apitest.Must(learner.GetH5PContentsIDPlay(ctx, sid, client.GetH5PContentsIDPlayParams{ReadOnlyState: client.Ptr("yes")}))(t)
@@ -91,7 +97,6 @@ func TestPlayModel(t *testing.T) {
 		}
 
 		// Preloaded state, and another user's state through asUserId.
-		course7 := client.Ptr("course-7")
 		apitest.OK(t, learner.PostH5PContentUserDataIDIDID(ctx, sid, "state", "0", client.PostH5PContentUserDataIDIDIDParams{ContextID: course7},
 			client.StateForm{Data: `{"answer":true}`, Preload: client.Ptr("1")}))
 		preloaded := apitest.Must(learner.GetH5PContentsIDPlay(ctx, sid, client.GetH5PContentsIDPlayParams{ContextID: course7}))(t)
@@ -168,14 +173,19 @@ func TestContentUserData(t *testing.T) {
 			return env.Do(apitest.Request{Method: "POST", Path: p, Token: token, Body: form,
 				Type: "application/x-www-form-urlencoded"})
 		}
-		load := func(token, p string) any {
-			res := get(env, env.Host, p, token, nil)
-			if res.Status != 200 || res.Get("success") != true {
-				t.Fatalf("load %s: %d %s", p, res.Status, res.Body)
+		// The saves are raw: the H5P player posts URL-encoded forms, which
+		// the client does not send; the loads and the JSON delete go
+		// through it.
+		ctx, learner := t.Context(), env.UserClient(student)
+		load := func(c *client.Client, contextID string) any {
+			t.Helper()
+			params := client.GetH5PContentUserDataIDIDIDParams{}
+			if contextID != "" {
+				params.ContextID = &contextID
 			}
-			return res.Get("data")
+			return apitest.Must(c.GetH5PContentUserDataIDIDID(ctx, sid, "state", "0", params))(t)
 		}
-		if got := load(student.Token, path("")); got != false {
+		if got := load(learner, ""); got != false {
 			t.Errorf("no state yet: %v", got)
 		}
 		for _, body := range []string{"data=first&preload=1&invalidate=0", "data=second&preload=1&invalidate=1"} {
@@ -183,7 +193,7 @@ func TestContentUserData(t *testing.T) {
 				t.Fatalf("save: %d %s", res.Status, res.Body)
 			}
 		}
-		if got := load(student.Token, path("")); got != "second" {
+		if got := load(learner, ""); got != "second" {
 			t.Errorf("after two saves: %v", got)
 		}
 		if n := env.Count(t, `SELECT COUNT(*) FROM h5p_content_user_data WHERE content_id = $1 AND context_id = ''`, id); n != 1 {
@@ -192,26 +202,24 @@ func TestContentUserData(t *testing.T) {
 		if res := post(student.Token, path("c1"), "data=in-c1"); res.Status != 200 {
 			t.Fatalf("save in context: %d %s", res.Status, res.Body)
 		}
-		if got := load(student.Token, path("c1")); got != "in-c1" {
+		if got := load(learner, "c1"); got != "in-c1" {
 			t.Errorf("context c1: %v", got)
 		}
-		if got := load(student.Token, path("")); got != "second" {
+		if got := load(learner, ""); got != "second" {
 			t.Errorf("no context after a save in c1: %v", got)
 		}
-		if got := load(other.Token, path("")); got != false {
+		if got := load(env.UserClient(other), ""); got != false {
 			t.Errorf("another user sees the state: %v", got)
 		}
-		if got := load("", path("")); got != false {
+		if got := load(env.ClientAs(""), ""); got != false {
 			t.Errorf("anonymous load: %v", got)
 		}
 		if res := post("", path(""), "data=x"); res.Status != 401 {
 			t.Errorf("anonymous save: %d %s", res.Status, res.Body)
 		}
-		res := env.Do(apitest.Request{Method: "POST", Path: path("c1"), Token: student.Token, Body: map[string]any{"data": "0"}})
-		if res.Status != 200 {
-			t.Fatalf("delete: %d %s", res.Status, res.Body)
-		}
-		if got := load(student.Token, path("c1")); got != false {
+		apitest.OK(t, learner.PostH5PContentUserDataIDIDID(ctx, sid, "state", "0",
+			client.PostH5PContentUserDataIDIDIDParams{ContextID: client.Ptr("c1")}, client.StateForm{Data: "0"}))
+		if got := load(learner, "c1"); got != false {
 			t.Errorf("after data=0: %v", got)
 		}
 		if res := post(student.Token, "/h5p/contentUserData/999999/state/0", "data=x"); res.Status != 404 {
@@ -238,10 +246,9 @@ func TestContentUserData(t *testing.T) {
 		if n := env.Count(t, `SELECT COUNT(*) FROM h5p_results WHERE content_id = $1 AND user_id = $2`, id, student.ID); n != 1 {
 			t.Errorf("two results made %d rows", n)
 		}
-		res = get(env, env.Host, "/h5p/finishedData?contentId="+sid, student.Token, nil)
-		if res.Number("data.score") != 2 || res.Number("data.maxScore") != 2 || res.Number("data.finished") != 1700000060 ||
-			res.Number("data.time") != 60 {
-			t.Errorf("result: %s", res.Body)
+		result := apitest.Must(learner.GetH5PFinishedData(ctx, client.GetH5PFinishedDataParams{ContentID: &sid}))(t)
+		if result.Score != 2 || result.MaxScore != 2 || result.Finished != 1700000060 || result.Time != 60 {
+			t.Errorf("result: %+v", result)
 		}
 
 		// Deleting the content removes its states and results.
@@ -262,10 +269,11 @@ func TestRuntimeFiles(t *testing.T) {
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
 		id := installTrueFalse(t, env)
 		sid := strconv.FormatInt(id, 10)
-		play := get(env, env.Host, "/h5p/contents/"+sid+"/play", "", nil)
-		scripts := strs(play.Get("data.scripts"))
+		// The model through the client; its files are served raw.
+		play := apitest.Must(env.ClientAs("").GetH5PContentsIDPlay(t.Context(), sid, client.GetH5PContentsIDPlayParams{}))(t)
+		scripts := play.Scripts
 		if len(scripts) == 0 {
-			t.Fatalf("no scripts: %s", play.Body)
+			t.Fatalf("no scripts: %+v", play)
 		}
 		full := get(env, env.Host, scripts[0], "", nil)
 		if full.Status != 200 || full.Header.Get("Content-Type") != "text/javascript; charset=utf-8" ||
@@ -276,7 +284,7 @@ func TestRuntimeFiles(t *testing.T) {
 		if part.Status != 206 || !bytes.Equal(part.Body, full.Body[2:10]) {
 			t.Errorf("range: %d %q, want %q", part.Status, part.Body, full.Body[2:10])
 		}
-		styles := strs(play.Get("data.styles"))
+		styles := play.Styles
 		if res := get(env, env.Host, styles[0], "", nil); res.Status != 200 || res.Header.Get("Content-Type") != "text/css; charset=utf-8" {
 			t.Errorf("style %s: %d %q", styles[0], res.Status, res.Header.Get("Content-Type"))
 		}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"context"
+	"errors"
 	"hash/crc32"
 	"os"
 	"testing"
@@ -91,31 +92,59 @@ func TestLyingZipEntries(t *testing.T) {
 	// The library cases come first, while H5P.TrueFalse is not installed:
 	// a later upload would skip its files.
 	cases := []struct {
-		name, path, field string
-		hdr               *zip.FileHeader
-		status            int
-		code              string
+		name, via string // via: upload, libraries or the editor's ajax
+		hdr       *zip.FileHeader
+		status    int
+		code      string
 	}{
-		{"library file longer than declared", "/h5p/contents/upload", "h5p_file", longer("H5P.TrueFalse-1.6/lie.js"), 422, h5ppackage.CodeSizeMismatch},
-		{"library file with a bad checksum", "/h5p/libraries", "file", badSum("H5P.TrueFalse-1.6/lie.js"), 422, h5ppackage.CodeCorruptArchive},
-		{"content file longer than declared", "/h5p/contents/upload", "h5p_file", longer("content/images/lie.png"), 422, h5ppackage.CodeSizeMismatch},
-		{"content file declared empty", "/h5p/contents/upload", "h5p_file", empty("content/images/lie.png"), 422, h5ppackage.CodeSizeMismatch},
-		{"content file with a bad checksum", "/h5p/contents/upload", "h5p_file", badSum("content/images/lie.png"), 422, h5ppackage.CodeCorruptArchive},
-		{"editor upload longer than declared", "/h5p/ajax?action=library-upload", "h5p", longer("content/images/lie.png"), 422, h5ppackage.CodeSizeMismatch},
+		{"library file longer than declared", "upload", longer("H5P.TrueFalse-1.6/lie.js"), 422, h5ppackage.CodeSizeMismatch},
+		{"library file with a bad checksum", "libraries", badSum("H5P.TrueFalse-1.6/lie.js"), 422, h5ppackage.CodeCorruptArchive},
+		{"content file longer than declared", "upload", longer("content/images/lie.png"), 422, h5ppackage.CodeSizeMismatch},
+		{"content file declared empty", "upload", empty("content/images/lie.png"), 422, h5ppackage.CodeSizeMismatch},
+		{"content file with a bad checksum", "upload", badSum("content/images/lie.png"), 422, h5ppackage.CodeCorruptArchive},
+		{"editor upload longer than declared", "ajax", longer("content/images/lie.png"), 422, h5ppackage.CodeSizeMismatch},
 	}
 	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
-		admin := env.As("admin")
+		ctx, admin := t.Context(), env.ClientAs("admin")
+		type refusal struct {
+			status     int
+			code, file string
+		}
 		for i, c := range cases {
 			if i == 2 { // after the library cases
-				if res := get(env, env.Host, "/h5p/libraries/H5P.TrueFalse-1.6", admin.Token, nil); res.Status != 404 {
-					t.Errorf("library installed from a lying package: %d", res.Status)
+				_, err := admin.GetH5PLibrariesID(ctx, "H5P.TrueFalse-1.6")
+				if client.StatusOf(err) != 404 {
+					t.Errorf("library installed from a lying package: %v", err)
 				}
 			}
 			pkg := withRawEntry(t, tf, c.hdr, deflate(t, data))
-			res := upload(env, c.path, c.field, admin.Token, pkg)
-			if res.Status != c.status || res.Get("success") != false || res.String("errors.0.code") != c.code ||
-				res.String("errors.0.file") != c.hdr.Name {
-				t.Errorf("%s: %d %s, want %d %s", c.name, res.Status, res.Body, c.status, c.code)
+			var got refusal
+			if c.via == "ajax" {
+				// Raw: the editor's AJAX action is H5P's protocol, not the API's.
+				res := upload(env, "/h5p/ajax?action=library-upload", "h5p", admin.Token(), pkg)
+				if res.Get("success") != false {
+					t.Errorf("%s: %s", c.name, res.Body)
+				}
+				got = refusal{res.Status, res.String("errors.0.code"), res.String("errors.0.file")}
+			} else {
+				var err error
+				if c.via == "libraries" {
+					_, err = admin.PostH5PLibraries(ctx, client.PostH5PLibrariesForm{File: h5pFile(pkg)})
+				} else {
+					_, err = uploadContent(ctx, admin, pkg)
+				}
+				var e *client.Error
+				if !errors.As(err, &e) {
+					t.Errorf("%s: %v, want %d %s", c.name, err, c.status, c.code)
+					continue
+				}
+				got.status = e.Status
+				if len(e.Problems) > 0 {
+					got.code, got.file = e.Problems[0].Code, e.Problems[0].File
+				}
+			}
+			if want := (refusal{c.status, c.code, c.hdr.Name}); got != want {
+				t.Errorf("%s: %+v, want %+v", c.name, got, want)
 			}
 		}
 		if n := blobCount(t, env, "h5p/content/"); n != 0 {
@@ -124,8 +153,8 @@ func TestLyingZipEntries(t *testing.T) {
 		if n := blobCount(t, env, "h5p/temp/"); n != 0 {
 			t.Errorf("%d temporary files stored", n)
 		}
-		if res := get(env, env.Host, "/h5p/contents", admin.Token, nil); len(ids(res)) != 0 {
-			t.Errorf("contents created: %s", res.Body)
+		if list := apitest.Must(admin.GetH5PContents(ctx, client.GetH5PContentsParams{}))(t); len(list.Items) != 0 {
+			t.Errorf("contents created: %+v", list.Items)
 		}
 	})
 }

@@ -38,7 +38,7 @@ func TestGradeAfterPlatformOutage(t *testing.T) {
 			if r.status != http.StatusSeeOther {
 				t.Fatalf("launch: %d %s", r.status, r.code)
 			}
-			token := w.exchange(t, r.loc.Query().Get("code")).String("data.token")
+			token := w.tokenFor(t, r.loc.Query().Get("code"))
 
 			start := env.Clock.Now()
 			back := start.Add(10 * time.Minute)
@@ -148,7 +148,7 @@ func TestGradeRefusedForGood(t *testing.T) {
 	if r.status != http.StatusSeeOther {
 		t.Fatalf("launch: %d", r.status)
 	}
-	token := w.exchange(t, r.loc.Query().Get("code")).String("data.token")
+	token := w.tokenFor(t, r.loc.Query().Get("code"))
 	_, topic := w.textTopic(t)
 	w.finish(t, token, topic)
 	env.DeliverEvents()

@@ -114,7 +114,7 @@ func TestGradesBack(t *testing.T) {
 			// own: the completion, 1 of 1; the reader first.
 			var token string
 			for _, c := range []string{readOnly, code} {
-				token = w.exchange(t, c).String("data.token")
+				token = w.tokenFor(t, c)
 				w.finish(t, token, topic)
 			}
 			expect("/lineitems/topic-item/scores? 1/1")

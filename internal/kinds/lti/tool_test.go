@@ -328,8 +328,19 @@ func (w *world) goodLaunch(t *testing.T, sub string, roles ...string) *url.URL {
 	return r.loc
 }
 
-func (w *world) exchange(t *testing.T, code string) *apitest.Response {
-	return w.env.Do(apitest.Request{Method: "POST", Path: "/api/lti/tool/exchange", Body: map[string]string{"code": code}})
+// exchange trades a launch's one-time code for a token.
+func (w *world) exchange(code string) (*client.Issued, error) {
+	return w.env.Client("", "").PostLTIToolExchange(context.Background(), client.ExchangeInputBody{Code: code})
+}
+
+// tokenFor is the token a launch's code is exchanged for.
+func (w *world) tokenFor(t *testing.T, code string) string {
+	t.Helper()
+	ex := apitest.Must(w.exchange(code))(t)
+	if ex.Token == "" {
+		t.Fatalf("exchange: no token in %+v", ex)
+	}
+	return ex.Token
 }
 
 func TestToolLaunch(t *testing.T) {
@@ -343,11 +354,7 @@ func TestToolLaunch(t *testing.T) {
 				loc.Query().Get("course") != strconv.FormatInt(w.courseID, 10) {
 				t.Fatalf("landing: %s", loc)
 			}
-			ex := w.exchange(t, code)
-			if ex.Status != 200 || ex.String("data.token") == "" {
-				t.Fatalf("exchange: %d %s", ex.Status, ex.Body)
-			}
-			token := ex.String("data.token")
+			token := w.tokenFor(t, code)
 			ctx := context.Background()
 			me := apitest.Must(env.Client("", token).GetProfileMe(ctx))(t)
 			if !slices.Equal(me.Roles, []string{"student"}) {
@@ -359,22 +366,23 @@ func TestToolLaunch(t *testing.T) {
 			// The learner has access to the course.
 			apitest.Must(env.Client("", token).GetCoursesIDProgram(ctx, w.courseID))(t)
 			// The code is single use.
-			if again := w.exchange(t, code); again.Status != 401 || again.String("error") != "invalid_code" {
-				t.Fatalf("reused code: %d %s", again.Status, again.Body)
+			_, err := w.exchange(code)
+			if e := apitest.Refused(t, err, 401); e.Code != "invalid_code" {
+				t.Fatalf("reused code: %v (%s)", e, e.Code)
 			}
 			// The same (issuer, sub) is the same user, now an instructor:
 			// a tutor, never an admin.
 			firstID := me.ID
 			loc = w.goodLaunch(t, "sub-learner", "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant",
 				"http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator")
-			token = w.exchange(t, loc.Query().Get("code")).String("data.token")
+			token = w.tokenFor(t, loc.Query().Get("code"))
 			me = apitest.Must(env.Client("", token).GetProfileMe(ctx))(t)
 			if me.ID != firstID || !slices.Equal(me.Roles, []string{"tutor"}) {
 				t.Fatalf("second launch: %+v", me)
 			}
 			loc = w.goodLaunch(t, "sub-admin", "http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator",
 				"Administrator")
-			token = w.exchange(t, loc.Query().Get("code")).String("data.token")
+			token = w.tokenFor(t, loc.Query().Get("code"))
 			me = apitest.Must(env.Client("", token).GetProfileMe(ctx))(t)
 			if !slices.Equal(me.Roles, []string{"student"}) {
 				t.Fatalf("administrator of the platform: %+v", me)
@@ -385,9 +393,8 @@ func TestToolLaunch(t *testing.T) {
 			// An expired code.
 			loc = w.goodLaunch(t, "sub-late")
 			env.Clock.Advance(lti.CodeLifetime + time.Second)
-			if late := w.exchange(t, loc.Query().Get("code")); late.Status != 401 {
-				t.Fatalf("expired code: %d", late.Status)
-			}
+			_, err = w.exchange(loc.Query().Get("code"))
+			apitest.Refused(t, err, 401)
 			// No secret of the protocol reached the log.
 			for _, secret := range []string{code, token} {
 				if strings.Contains(w.log.String(), secret) {
@@ -715,23 +722,21 @@ func TestExchangeIsLimited(t *testing.T) {
 			w := newWorld(t, backend)
 			code := w.goodLaunch(t, "sub-patient").Query().Get("code")
 			for i := range 30 {
-				if res := w.exchange(t, "made-up"); res.Status != 401 || res.String("error") != "invalid_code" {
-					t.Fatalf("call %d: %d %s", i+1, res.Status, res.Body)
+				_, err := w.exchange("made-up")
+				if e := apitest.Refused(t, err, 401); e.Code != "invalid_code" {
+					t.Fatalf("call %d: %v (%s)", i+1, e, e.Code)
 				}
 			}
-			res := w.exchange(t, code)
-			if wait, err := strconv.Atoi(res.Header.Get("Retry-After")); res.Status != http.StatusTooManyRequests ||
-				err != nil || wait < 1 || wait > 60 {
-				t.Fatalf("31st call: %d %v %s", res.Status, res.Header, res.Body)
+			_, err := w.exchange(code)
+			if e := apitest.Refused(t, err, http.StatusTooManyRequests); e.RetryAfter < time.Second || e.RetryAfter > time.Minute {
+				t.Fatalf("31st call: Retry-After %v", e.RetryAfter)
 			}
 			if n := w.env.Count(t, `SELECT COUNT(*) FROM lti_codes WHERE used_at IS NULL`); n != 1 {
 				t.Fatalf("%d unused codes after the refused call, want 1", n)
 			}
 			w.env.Clock.Advance(time.Minute)
 			code = w.goodLaunch(t, "sub-patient").Query().Get("code")
-			if res := w.exchange(t, code); res.Status != 200 || res.String("data.token") == "" {
-				t.Fatalf("exchange in the next window: %d %s", res.Status, res.Body)
-			}
+			w.tokenFor(t, code)
 		})
 	}
 }
@@ -784,7 +789,7 @@ func TestLaunchRoles(t *testing.T) {
 					// An empty, non-nil roles list is sent as [], not
 					// replaced by the Learner of claims.
 					loc := w.goodLaunch(t, "sub-role-"+strconv.Itoa(i), tc.roles...)
-					token := w.exchange(t, loc.Query().Get("code")).String("data.token")
+					token := w.tokenFor(t, loc.Query().Get("code"))
 					me := apitest.Must(w.env.Client("", token).GetProfileMe(context.Background()))(t)
 					if !slices.Equal(me.Roles, []string{tc.want}) {
 						t.Fatalf("roles %v, want [%s]", me.Roles, tc.want)
