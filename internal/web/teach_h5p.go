@@ -40,15 +40,9 @@ func (h *Handler) newH5PEditor(r *http.Request, a *author, id string) *h5pEditor
 	if id == "" {
 		id = "new"
 	}
-	g, err := a.api.PostH5PContentsIDEditGrant(r.Context(), id)
-	var ae *client.Error
-	switch {
-	case errors.As(err, &ae) && ae.Status < 500:
-		e.Error = ae.Message
-		return e
-	case err != nil:
-		h.log.Warn("web: H5P edit grant", "err", err)
-		e.Error = a.t.S("h5p_editor_down")
+	g, status, msg := h.editGrant(r, a, id)
+	if status != http.StatusCreated {
+		e.Error = msg
 		return e
 	}
 	e.Grant, e.Renew = g.Grant, int(h5pGrantRenewal/time.Second)
@@ -73,21 +67,30 @@ func (h *Handler) teachH5PGrant(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusUnprocessableEntity, "content: an H5P content id, or new.")
 		return
 	}
-	g, err := a.api.PostH5PContentsIDEditGrant(r.Context(), id)
-	var ae *client.Error
-	switch {
-	case errors.As(err, &ae) && ae.Status < 500:
-		writeJSONError(w, ae.Status, ae.Message)
-		return
-	case err != nil:
-		h.log.Warn("web: H5P edit grant", "err", err)
-		writeJSONError(w, http.StatusBadGateway, a.t.S("h5p_editor_down"))
+	g, status, msg := h.editGrant(r, a, id)
+	if status != http.StatusCreated {
+		writeJSONError(w, status, msg)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	b, _ := jsonMarshal(map[string]any{"success": true, "data": map[string]string{"grant": g.Grant}})
 	w.Write(b)
+}
+
+// editGrant asks the H5P service for a's edit grant of content id (or
+// new): the grant with 201, else the status and message to show.
+func (h *Handler) editGrant(r *http.Request, a *author, id string) (*client.EditGrant, int, string) {
+	g, err := a.api.PostH5PContentsIDEditGrant(r.Context(), id)
+	var ae *client.Error
+	switch {
+	case errors.As(err, &ae) && ae.Status < 500:
+		return nil, ae.Status, ae.Message
+	case err != nil:
+		h.log.Warn("web: H5P edit grant", "err", err)
+		return nil, http.StatusBadGateway, a.t.S("h5p_editor_down")
+	}
+	return g, http.StatusCreated, ""
 }
 
 // openH5PEditor opens the editor of an H5P topic's content on its page.
