@@ -30,17 +30,6 @@ func fixtureFiles(t *testing.T, dir string) []string {
 	return fixtures.Glob(t, "h5p/"+dir+"/*.h5p")
 }
 
-func ids(res *apitest.Response) []string {
-	list, _ := res.Get("data").([]any)
-	out := []string{}
-	for _, x := range list {
-		m, _ := x.(map[string]any)
-		id, _ := m["id"].(string)
-		out = append(out, id)
-	}
-	return out
-}
-
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
