@@ -37,8 +37,8 @@ type Service struct {
 	// Tracks are the kinds' sources of a learner's tracks, summed up.
 	Tracks []TrackSource
 	// TopicSources are the kinds' sources of a learner's records in one
-	// topic, in full.
-	TopicSources []TopicSource
+	// topic, in full, by the name of the kind they keep records of.
+	TopicSources map[string]TopicSource
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now().UTC() }

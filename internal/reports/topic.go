@@ -116,7 +116,7 @@ type XAPIResult struct {
 const MaxStatements = 500
 
 // TopicSource fills in what one kind kept of a learner's work in one
-// topic; a source of another kind finds nothing and leaves it.
+// topic of that kind.
 type TopicSource func(ctx context.Context, t *platform.Tenant, userID, topicID int64, into *TopicTrack) error
 
 var errNotTopic = apperr.New(apperr.NotFound, "The topic is not a visible topic of this course.")
@@ -135,7 +135,7 @@ func (s *Service) TopicTrack(ctx context.Context, t *platform.Tenant, p *access.
 	}
 	out := TopicTrack{CourseID: d.CourseID, CourseTitle: d.CourseTitle, UserID: d.UserID, Name: d.Name, Email: d.Email,
 		Topic: d.Topics[i], Quiz: []QuizAttempt{}, SCORM: []SCORecord{}, CMI5: []XAPIStatement{}, H5P: []XAPIStatement{}}
-	for _, source := range s.TopicSources {
+	if source := s.TopicSources[out.Topic.Kind]; source != nil {
 		if err := source(ctx, t, userID, topicID, &out); err != nil {
 			return TopicTrack{}, err
 		}

@@ -17,8 +17,9 @@ import (
 // kind's records.
 func (s *Server) reportRoutes() {
 	reports.Routes(s.API, &reports.Service{Clock: s.Clock, Progress: s.Learning,
-		Tracks:       []reports.TrackSource{scormTracks, cmi5Tracks, quizTracks, s.h5pTracks, s.projectTracks},
-		TopicSources: []reports.TopicSource{quizRecords, scormRecords, cmi5Records, s.h5pRecords}})
+		Tracks: []reports.TrackSource{scormTracks, cmi5Tracks, quizTracks, s.h5pTracks, s.projectTracks},
+		TopicSources: map[string]reports.TopicSource{"quiz": quizRecords, "scorm": scormRecords, "cmi5": cmi5Records,
+			"h5p": s.h5pRecords}})
 }
 
 func scormTracks(ctx context.Context, t *platform.Tenant, userID int64, topicIDs []int64, into map[int64]*reports.LearnerTracks) error {
