@@ -68,8 +68,8 @@ func TestLoginSwitch(t *testing.T) {
 // every toolset's schemas strictly and deletes the course with a
 // confirmation across two processes.
 func TestAgentToolbox(t *testing.T) {
-	sdk := filepath.Join(apitest.RepoRoot(), "internal", "lmsctl", "testdata", "mcpclient")
-	inspector := filepath.Join(apitest.RepoRoot(), "node_modules", ".bin", "mcp-inspector")
+	sdk := filepath.Join(fixtures.RepoRoot(), "internal", "lmsctl", "testdata", "mcpclient")
+	inspector := filepath.Join(fixtures.RepoRoot(), "node_modules", ".bin", "mcp-inspector")
 	for _, need := range []string{filepath.Join(sdk, "node_modules", "@modelcontextprotocol", "sdk"), inspector} {
 		if _, err := os.Stat(need); err != nil {
 			if os.Getenv("CI") == "true" {

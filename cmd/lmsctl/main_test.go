@@ -607,7 +607,7 @@ func TestTopicTypes(t *testing.T) {
 // Inspector (npm, package.json) in its CLI mode, lists the tools of
 // `lmsctl mcp` and calls a read tool.
 func TestMCPInspector(t *testing.T) {
-	inspector := filepath.Join(apitest.RepoRoot(), "node_modules", ".bin", "mcp-inspector")
+	inspector := filepath.Join(fixtures.RepoRoot(), "node_modules", ".bin", "mcp-inspector")
 	if _, err := os.Stat(inspector); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true but the MCP Inspector is not installed (npm ci): %v", err)

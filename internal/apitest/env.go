@@ -16,7 +16,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +26,7 @@ import (
 	"github.com/lms-platform/lms/internal/clock"
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/events"
+	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/notify/smtptest"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/server"
@@ -100,9 +100,9 @@ func New(t testing.TB, backend string, opts Options) *Env {
 		PasswordCost:   "test",
 		SMTPURL:        env.SMTP.URL(),
 		LogLevel:       "error",
-		H5PCoreDir:     filepath.Join(RepoRoot(), "node_modules", "h5p-standalone", "dist"),
-		ScormPlayerDir: filepath.Join(RepoRoot(), "node_modules", "scorm-again", "dist"),
-		LiaScriptDir:   filepath.Join(RepoRoot(), "node_modules", "@liascript", "editor", "dist"),
+		H5PCoreDir:     filepath.Join(fixtures.RepoRoot(), "node_modules", "h5p-standalone", "dist"),
+		ScormPlayerDir: filepath.Join(fixtures.RepoRoot(), "node_modules", "scorm-again", "dist"),
+		LiaScriptDir:   filepath.Join(fixtures.RepoRoot(), "node_modules", "@liascript", "editor", "dist"),
 	}
 	if backend == "postgres" {
 		// The at-scale shape: PostgreSQL, with Redis and S3 when configured.
@@ -142,13 +142,6 @@ func New(t testing.TB, backend string, opts Options) *Env {
 	}
 	env.Tenant = env.AddTenant(env.Host)
 	return env
-}
-
-// RepoRoot is the repository's root directory, where `make build`
-// installs the browser packages the H5P player serves.
-func RepoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
 // postgresDatabase creates a platform database for one test and drops it,

@@ -33,6 +33,7 @@ import (
 
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/jobs"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -87,7 +88,7 @@ func newCluster(t *testing.T, b backends) *cluster {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "lms")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/lms")
-	build.Dir = apitest.RepoRoot()
+	build.Dir = fixtures.RepoRoot()
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/lms-platform/lms/client"
 	"github.com/lms-platform/lms/internal/apitest"
 	"github.com/lms-platform/lms/internal/clock"
+	"github.com/lms-platform/lms/internal/fixtures"
 )
 
 // countingAPI is the real API behind its own test server, which counts
@@ -121,8 +122,8 @@ func newFront(t testing.TB, apiURL, platformHost string, o frontOptions) *front 
 	_, contentPort, _ := net.SplitHostPort(content.Listener.Addr().String())
 	h, err := New(Options{APIURL: apiURL, PlatformHost: platformHost, TrustProxy: o.trustProxy,
 		CacheFresh: o.fresh, Clock: clk, Log: log, ContentOrigin: "http://{host}:" + contentPort,
-		HLSPlayer: filepath.Join(apitest.RepoRoot(), "node_modules", "hls.js", "dist", "hls.min.js"),
-		Editor:    filepath.Join(apitest.RepoRoot(), "node_modules", "tiny-markdown-editor", "dist")})
+		HLSPlayer: filepath.Join(fixtures.RepoRoot(), "node_modules", "hls.js", "dist", "hls.min.js"),
+		Editor:    filepath.Join(fixtures.RepoRoot(), "node_modules", "tiny-markdown-editor", "dist")})
 	if err != nil {
 		content.Close()
 		t.Fatal(err)

@@ -8,11 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/lms-platform/lms/internal/fixtures"
 )
 
 // EnvAddr names the variable holding the test clamd's address.
@@ -37,8 +38,7 @@ func Addr(t testing.TB) string {
 			t.Skipf("%s is not set and clamd is not installed (apt-get install clamav-daemon): not testing malware scans", EnvAddr)
 		}
 	}
-	_, file, _, _ := runtime.Caller(0)
-	script := filepath.Join(filepath.Dir(file), "..", "..", "..", ".ci", "start-clamd")
+	script := filepath.Join(fixtures.RepoRoot(), ".ci", "start-clamd")
 	pidfile := filepath.Join(t.TempDir(), "clamd.pid")
 	out, err := exec.Command(script, pidfile).Output()
 	if err != nil {

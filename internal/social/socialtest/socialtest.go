@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lms-platform/lms/internal/apitest"
+	"github.com/lms-platform/lms/internal/fixtures"
 	"github.com/lms-platform/lms/internal/nodetest"
 )
 
 // Dir is the provider's node project.
-func Dir() string { return filepath.Join(apitest.RepoRoot(), "internal", "social", "testdata", "op") }
+func Dir() string { return filepath.Join(fixtures.RepoRoot(), "internal", "social", "testdata", "op") }
 
 // Need answers node's path; it skips the test where node or the
 // installed oidc-provider is missing, or fails it under CI=true.
