@@ -108,10 +108,12 @@ func (s *Server) deliveryRoutes() {
 			if _, err := events.RetryDeliveries(ctx, t.DB, s.Clock.Now(), events.Filter{State: d.State}, d.ID); err != nil {
 				return nil, err
 			}
-			t.Kick()
+			// The answer is the delivery as the retry left it: read before
+			// the dispatcher is woken, which may deliver it at once.
 			if d, err = events.GetDelivery(ctx, t.DB, in.ID); err != nil {
 				return nil, err
 			}
+			t.Kick()
 			return httpx.OKMessage(d, "Delivery retried.")
 		})
 	httpx.Handle(s.API, httpx.Route{Method: http.MethodPost, Path: "/api/admin/deliveries/retry", Tags: tags,
