@@ -29,10 +29,12 @@ type statements struct {
 	mu      sync.Mutex
 	byQuery map[string]*list.Element // of *kept
 	lru     list.List                // most recently used first
-	// preparing holds the queries being prepared for transactions (see
-	// prepareLater); background counts those preparations, which close
-	// waits for.
-	preparing  map[string]bool
+	// pending holds the queries waiting to be prepared for transactions
+	// (see prepareLater), in order; preparing says whether a goroutine is
+	// preparing them, and background counts it for close to wait for.
+	pending    []string
+	queued     map[string]bool
+	preparing  bool
 	background sync.WaitGroup
 }
 
@@ -49,7 +51,7 @@ type kept struct {
 }
 
 func newStatements(db *sql.DB, max int) *statements {
-	return &statements{db: db, max: max, byQuery: map[string]*list.Element{}, preparing: map[string]bool{}}
+	return &statements{db: db, max: max, byQuery: map[string]*list.Element{}, queued: map[string]bool{}}
 }
 
 // acquire returns the kept statement of query, preparing it on first use.
@@ -117,22 +119,42 @@ func (s *statements) kept(query string) *kept {
 }
 
 // prepareLater prepares query on the pool in the background, once, for
-// the transactions that will run it next.
+// the transactions that will run it next. One goroutine prepares the
+// queries one after the other: a transaction's first run meets many new
+// queries at once, and preparing each on its own goroutine took as many
+// connections, up to the whole pool of a tenant that had just opened.
 func (s *statements) prepareLater(query string) {
 	s.mu.Lock()
-	_, ok := s.byQuery[query]
-	if ok || s.preparing[query] {
-		s.mu.Unlock()
+	defer s.mu.Unlock()
+	if _, ok := s.byQuery[query]; ok || s.queued[query] {
 		return
 	}
-	s.preparing[query] = true
-	s.mu.Unlock()
-	s.background.Go(func() {
+	s.queued[query] = true
+	s.pending = append(s.pending, query)
+	if s.preparing {
+		return
+	}
+	s.preparing = true
+	s.background.Go(s.preparePending)
+}
+
+// preparePending prepares the pending queries until none is left.
+func (s *statements) preparePending() {
+	for {
+		s.mu.Lock()
+		if len(s.pending) == 0 {
+			s.preparing = false
+			s.mu.Unlock()
+			return
+		}
+		query := s.pending[0]
+		s.pending = s.pending[1:]
+		s.mu.Unlock()
 		s.release(s.acquire(context.Background(), query))
 		s.mu.Lock()
-		delete(s.preparing, query)
+		delete(s.queued, query)
 		s.mu.Unlock()
-	})
+	}
 }
 
 func (s *statements) release(k *kept) {

@@ -259,3 +259,41 @@ func TestTransactionsFillingThePool(t *testing.T) {
 		})
 	}
 }
+
+// A transaction's first run meets many queries never seen before; they are
+// prepared on the pool one after the other, so a freshly opened PostgreSQL
+// tenant does not open a connection per query (a server process each).
+func TestNewQueriesOfATransactionPrepareOnOneConnection(t *testing.T) {
+	for name, open := range dialects(t) {
+		t.Run(name, func(t *testing.T) {
+			db := open(t)
+			kv(t, db)
+			ctx := context.Background()
+			const queries = 12
+			err := db.Tx(ctx, func(tx *Tx) error {
+				for i := range queries {
+					if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO kv (k, v) VALUES (%d, 'v')`, i)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			writes := db.writeStmts
+			if writes == nil {
+				writes = db.stmts
+			}
+			writes.background.Wait()
+			if n := writes.len(); n < queries {
+				t.Errorf("%d statements kept after the transaction, want at least %d", n, queries)
+			}
+			pool, _ := db.writePool()
+			// The transaction's connection and the one that prepared.
+			if open := pool.Stats().OpenConnections; open > 2 {
+				t.Errorf("%d connections open, want at most 2", open)
+			}
+		})
+	}
+}
