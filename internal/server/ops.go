@@ -44,9 +44,8 @@ func (s *Server) AddTenant(ctx context.Context, in NewTenant) (platform.Record, 
 	if err != nil {
 		return rec, "", err
 	}
-	if err := s.Tenants.Provision(ctx, rec); err != nil {
-		return rec, "", err
-	}
+	// Adding the admin opens the tenant, which provisions its database
+	// (Tenants.Get): provisioning first would open it twice.
 	if err := s.AddUser(ctx, rec, in.AdminEmail, in.AdminPassword, access.Admin); err != nil {
 		return rec, "", err
 	}
