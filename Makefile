@@ -109,12 +109,15 @@ TEST_PACKAGES ?= 4
 # The slowest packages, named first so that go test builds and starts
 # them first instead of last (./... lists internal/web near the end).
 TEST_FIRST := ./internal/web/ ./internal/h5p/ ./cmd/lmsctl/ ./internal/demo/
+# TEST_EXEC runs each test binary through a program (go test -exec), as
+# .ci/run does to keep the binaries for a second run.
+TEST_EXEC ?=
 # go test's own vet pass is off: go vet ./... has checked every package
 # just before.
 test: $(PLAYER) $(LTIJS) $(WEBHOOKS) $(OIDC_OP) $(MCPCLIENT)
 	$(GO) vet ./...
 	@mkdir -p $(dir $(TEST_JSON))
-	GO=$(GO) $(GO) run ./.ci/gotest -out $(TEST_JSON) -- -count=1 -vet=off -timeout 20m -p $(TEST_PACKAGES) $(TEST_FIRST) ./...
+	GO=$(GO) $(GO) run ./.ci/gotest -out $(TEST_JSON) -- -count=1 -vet=off -timeout 20m -p $(TEST_PACKAGES) $(if $(TEST_EXEC),-exec $(TEST_EXEC)) $(TEST_FIRST) ./...
 
 slowest:
 	@$(GO) run ./.ci/gotest -slowest 10 $(TEST_JSON)
