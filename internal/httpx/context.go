@@ -31,6 +31,8 @@ type requestInfo struct {
 	logger   *slog.Logger
 	// credentials is set for routes marked Route.Credentials.
 	credentials bool
+	// acceptEncoding is the request's Accept-Encoding header (Body).
+	acceptEncoding string
 }
 
 func infoFrom(ctx context.Context) *requestInfo {

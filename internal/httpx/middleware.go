@@ -43,7 +43,8 @@ func Observe(log *slog.Logger, trustProxy bool) Middleware {
 				rand.Read(b)
 				id = hex.EncodeToString(b)
 			}
-			info := &requestInfo{id: id, ip: clientIP(r, trustProxy), origin: requestOrigin(r, trustProxy), logger: log}
+			info := &requestInfo{id: id, ip: clientIP(r, trustProxy), origin: requestOrigin(r, trustProxy), logger: log,
+				acceptEncoding: r.Header.Get("Accept-Encoding")}
 			r = r.WithContext(contextWithInfo(r.Context(), info))
 			w.Header().Set("X-Request-Id", id)
 			w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 	"github.com/lms-platform/lms/internal/versioned"
@@ -179,7 +180,7 @@ type answerKey struct{ user, course int64 }
 // course as the access rule found it (when it asked).
 type learnerAnswer struct {
 	static *staticProgram
-	body   []byte
+	body   *httpx.Body
 	access int64
 	// asked tells whether the rule asked for the assignment; assigned is
 	// its answer, which holds until until.

@@ -11,10 +11,6 @@ import (
 	"github.com/lms-platform/lms/internal/httpx"
 )
 
-type courseInput struct {
-	Course int64 `path:"course" doc:"Course id."`
-}
-
 type previewInput struct {
 	Course  int64 `path:"course" doc:"Course id."`
 	TopicID int64 `path:"topic_id" doc:"Topic id."`
@@ -74,14 +70,17 @@ func Routes(api huma.API, s *Service) {
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet,
 		Path: "/api/courses/{course}/program", Tags: tags, Who: httpx.Anyone,
 		Scope:   "courses:read",
-		Summary: "The program of a course: lessons and topics with content, and the caller's progress"},
+		Summary: "The program of a course: lessons and topics with content, and the caller's progress",
+		Description: "A signed-in learner's program is kept for their next reads and sent gzip-encoded " +
+			"(Content-Encoding: gzip) when the request's Accept-Encoding accepts gzip."},
 		func(ctx context.Context, in *courseInput) (*rawJSON, error) {
 			t := httpx.TenantFrom(ctx)
 			body, err := s.ProgramJSON(ctx, t, t.DB, httpx.PrincipalFrom(ctx), in.Course)
 			if err != nil {
 				return nil, err
 			}
-			return &rawJSON{ContentType: "application/json", Body: body}, nil
+			b, encoding := body.Encoded(ctx)
+			return &rawJSON{ContentType: "application/json", ContentEncoding: encoding, Vary: "Accept-Encoding", Body: b}, nil
 		})
 	describeAs[httpx.Envelope[LearnerProgram]](api, http.MethodGet, "/api/courses/{course}/program")
 	httpx.Handle(api, httpx.Route{Method: http.MethodGet, Path: "/api/courses/{course}/preview/{topic_id}", Tags: tags,
@@ -146,8 +145,14 @@ func Routes(api huma.API, s *Service) {
 
 // rawJSON is a response body encoded by the handler (see ProgramJSON).
 type rawJSON struct {
-	ContentType string `header:"Content-Type"`
-	Body        []byte
+	ContentType     string `header:"Content-Type"`
+	ContentEncoding string `header:"Content-Encoding" doc:"gzip when the request accepted it and the answer is a signed-in learner's program kept for the next reads; absent otherwise."`
+	Vary            string `header:"Vary"`
+	Body            []byte
+}
+
+type courseInput struct {
+	Course int64 `path:"course" doc:"Course id."`
 }
 
 // describeAs documents the success response of an operation answering

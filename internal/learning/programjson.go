@@ -9,6 +9,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/courses"
+	"github.com/lms-platform/lms/internal/httpx"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 )
@@ -117,13 +118,14 @@ func appendLessons(buf []byte, lessons []lessonJSON, progress map[int64]topicPro
 // ProgramJSON is Program as the response body the API sends: the
 // envelope {success, message, data} with the program as data. A signed-in
 // caller's answer is kept whole (see answerEntries).
-func (s *Service) ProgramJSON(ctx context.Context, t *platform.Tenant, q sqldb.Querier, p *access.Principal, courseID int64) ([]byte, error) {
+func (s *Service) ProgramJSON(ctx context.Context, t *platform.Tenant, q sqldb.Querier, p *access.Principal, courseID int64) (*httpx.Body, error) {
 	if p == nil {
 		prog, static, _, err := s.program(ctx, t, q, nil, courseID)
 		if err != nil {
 			return nil, err
 		}
-		return encodeProgram(prog, static, nil)
+		body, err := encodeProgram(prog, static, nil)
+		return httpx.FreshBody(body), err
 	}
 	now := s.now()
 	n, err := learnerCounters(ctx, q, p.UserID, courseID)
@@ -166,9 +168,11 @@ func (s *Service) ProgramJSON(ctx context.Context, t *platform.Tenant, q sqldb.Q
 		return nil, err
 	}
 	a.static = static
-	if a.body, err = encodeProgram(prog, static, progress); err != nil {
+	body, err := encodeProgram(prog, static, progress)
+	if err != nil {
 		return nil, err
 	}
+	a.body = httpx.KeptBody(body)
 	answers.Put(key, n.progress, a.until, now, a)
 	return a.body, nil
 }

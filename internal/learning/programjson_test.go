@@ -1,9 +1,14 @@
 package learning_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,10 +43,11 @@ func TestProgramJSON(t *testing.T) {
 					t.Fatal(err)
 				}
 				want, _ := json.Marshal(httpx.Envelope[learning.LearnerProgram]{Success: true, Data: prog})
-				got, err := env.Server.Learning.ProgramJSON(ctx, tenant, tenant.DB, p, c)
+				body, err := env.Server.Learning.ProgramJSON(ctx, tenant, tenant.DB, p, c)
 				if err != nil {
 					t.Fatal(err)
 				}
+				got := body.JSON
 				var g, w any
 				if err := json.Unmarshal(got, &g); err != nil {
 					t.Fatalf("%s: invalid JSON %s: %v", name, got, err)
@@ -56,6 +62,65 @@ func TestProgramJSON(t *testing.T) {
 		op := env.Server.API.OpenAPI().Paths["/api/courses/{course}/program"].Get
 		if op.Responses["200"].Content["application/json"] == nil {
 			t.Errorf("program response not described as JSON: %+v", op.Responses["200"].Content)
+		}
+	})
+}
+
+// TestProgramGzip reads a learner's program, which the server keeps, with
+// gzip accepted and without: the gzip answer says so, decodes to the plain
+// one and changes with the learner's progress; an anonymous reader, whose
+// answer is made for the one request, gets it as it is.
+func TestProgramGzip(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		c, _, topics := grid(t, env, courseRow{Public: true}, 3, 8)
+		u := env.NewUser("student")
+		assign(t, env, c, u.ID, nil)
+		path := fmt.Sprintf("/api/courses/%d/program", c)
+		read := func(token, accept string) *apitest.Response {
+			t.Helper()
+			r := env.Do(apitest.Request{Method: "GET", Path: path, Token: token,
+				Headers: map[string]string{"Accept-Encoding": accept}})
+			if r.Status != 200 || !strings.Contains(r.Header.Get("Vary"), "Accept-Encoding") {
+				t.Fatalf("%s with Accept-Encoding %q: %d, Vary %q", path, accept, r.Status, r.Header.Get("Vary"))
+			}
+			return r
+		}
+		gunzip := func(r *apitest.Response) []byte {
+			t.Helper()
+			if enc := r.Header.Get("Content-Encoding"); enc != "gzip" {
+				t.Fatalf("Content-Encoding %q, want gzip", enc)
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(r.Body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, err := io.ReadAll(zr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return plain
+		}
+		for round := range 2 { // making the answer, then kept
+			plain := read(u.Token, "identity")
+			if enc := plain.Header.Get("Content-Encoding"); enc != "" {
+				t.Fatalf("round %d: Content-Encoding %q without gzip accepted", round, enc)
+			}
+			zipped := read(u.Token, "br;q=1, gzip;q=0.8")
+			if got := gunzip(zipped); !bytes.Equal(got, plain.Body) {
+				t.Fatalf("round %d: gzip answer decodes to\n%s\nwant\n%s", round, got, plain.Body)
+			}
+			if len(zipped.Body) >= len(plain.Body)/3 {
+				t.Errorf("round %d: gzip %d bytes of %d", round, len(zipped.Body), len(plain.Body))
+			}
+		}
+		before := gunzip(read(u.Token, "gzip"))
+		patch(t, env, u, c, 1, topics[0][0])
+		after := gunzip(read(u.Token, "gzip"))
+		if bytes.Equal(before, after) || !bytes.Equal(after, read(u.Token, "identity").Body) {
+			t.Error("the gzip answer did not follow the learner's progress")
+		}
+		if r := read("", "gzip"); r.Header.Get("Content-Encoding") != "" || !json.Valid(r.Body) {
+			t.Errorf("anonymous: Content-Encoding %q", r.Header.Get("Content-Encoding"))
 		}
 	})
 }
