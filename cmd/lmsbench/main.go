@@ -95,8 +95,11 @@ func main() {
 	pingEvery := flag.Duration("ping-every", 30*time.Second, "quiz-start: how often each of -pingers pings")
 	hold := flag.Bool("hold", false, "instead of loading a scenario, print a wrk command for it and serve until standard input closes (to measure from outside)")
 	flag.Parse()
+	// Like wrk, the load sends only the headers a scenario sets and counts
+	// an answer's bytes without decoding them.
 	ld := &loader{conns: *conns, dur: *dur, hold: *hold,
-		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns}}}
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns,
+			DisableCompression: true}}}
 	counts, err := parseCounts(*learners)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lmsbench:", err)
@@ -335,8 +338,10 @@ func holdFor(title string, next func(c, i int) *http.Request) error {
 	req := next(0, 0)
 	cmd := "wrk -H 'Host: " + req.Host + "'"
 	if req.Method == http.MethodGet {
-		if v := req.Header.Get("Authorization"); v != "" {
-			cmd += fmt.Sprintf(" -H 'Authorization: %s'", v)
+		for _, h := range []string{"Accept-Encoding", "Authorization"} {
+			if v := req.Header.Get(h); v != "" {
+				cmd += fmt.Sprintf(" -H '%s: %s'", h, v)
+			}
 		}
 	} else {
 		script, err := wrkScript(req, next)
@@ -542,7 +547,17 @@ func programRun(b *bench) error {
 		return err
 	}
 	path := "/api/courses/" + strconv.FormatInt(course, 10) + "/program"
-	_, err = b.load("GET /api/courses/{course}/program, 20 lessons × 10 topics", b.backend, func(int, int) *http.Request {
+	// Browsers and most HTTP clients accept gzip, which the server uses
+	// for a learner's program it keeps; the plain answer is measured too.
+	_, err = b.load("GET /api/courses/{course}/program, 20 lessons × 10 topics, gzip accepted", b.backend, func(int, int) *http.Request {
+		r := b.request("GET", path, token, nil)
+		r.Header.Set("Accept-Encoding", "gzip")
+		return r
+	})
+	if err != nil || b.hold {
+		return err
+	}
+	_, err = b.load("GET /api/courses/{course}/program, 20 lessons × 10 topics, plain", b.backend, func(int, int) *http.Request {
 		return b.request("GET", path, token, nil)
 	})
 	return err
