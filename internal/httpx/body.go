@@ -12,9 +12,9 @@ import (
 // Body is the bytes of a JSON answer and, when a cache keeps the answer
 // for many requests, its gzip encoding, made once by the first request
 // that accepts it. A large answer read again and again (a course's
-// program is 70 KB) costs the server more to send than to make, and a
-// tenth of its bytes in gzip; compressing an answer made for one request
-// would cost more than sending it as it is.
+// program of 200 topics is 74 KB, 3 KB in gzip) costs the server more to
+// send than to make; compressing an answer made for one request would
+// cost more than sending it as it is.
 type Body struct {
 	JSON []byte
 	kept bool

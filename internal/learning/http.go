@@ -11,6 +11,10 @@ import (
 	"github.com/lms-platform/lms/internal/httpx"
 )
 
+type courseInput struct {
+	Course int64 `path:"course" doc:"Course id."`
+}
+
 type previewInput struct {
 	Course  int64 `path:"course" doc:"Course id."`
 	TopicID int64 `path:"topic_id" doc:"Topic id."`
@@ -149,10 +153,6 @@ type rawJSON struct {
 	ContentEncoding string `header:"Content-Encoding" doc:"gzip when the request accepted it and the answer is a signed-in learner's program kept for the next reads; absent otherwise."`
 	Vary            string `header:"Vary"`
 	Body            []byte
-}
-
-type courseInput struct {
-	Course int64 `path:"course" doc:"Course id."`
 }
 
 // describeAs documents the success response of an operation answering
