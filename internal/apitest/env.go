@@ -391,25 +391,31 @@ func (e *Env) DeliverEvents() {
 		e.T.Fatal(err)
 	}
 	defer release()
+	Settle(e.T, e.Server, t)
+}
+
+// Settle delivers the tenant's events through s's dispatcher until none
+// is left unmade or held. The server's own dispatcher may hold some of
+// them under its lease, which DispatchPending skips, and listeners may
+// record events of their own: Settle returns once every reaction has
+// committed.
+func Settle(tb testing.TB, s *server.Server, t *platform.Tenant) {
+	tb.Helper()
 	ctx := context.Background()
-	// The server's own dispatcher may hold some of them under its lease,
-	// which DispatchPending skips, and listeners may record events of
-	// their own: deliver until none is left unmade or held, with the
-	// reactions committed.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, err := e.Server.Dispatcher.DispatchPending(ctx, t); err != nil {
-			e.T.Fatal(err)
+		if _, err := s.Dispatcher.DispatchPending(ctx, t); err != nil {
+			tb.Fatal(err)
 		}
-		held, err := events.Unsettled(ctx, t.DB, e.Server.Clock.Now())
+		held, err := events.Unsettled(ctx, t.DB, s.Clock.Now())
 		if err != nil {
-			e.T.Fatal(err)
+			tb.Fatal(err)
 		}
 		if held == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			e.T.Fatalf("%d event deliveries still held by the dispatcher", held)
+			tb.Fatalf("%d event deliveries still held by the dispatcher", held)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
