@@ -19,11 +19,7 @@ import (
 // tests need not wait for the background dispatcher.
 func deliver(t *testing.T, env *apitest.Env) {
 	t.Helper()
-	tenant, release := env.OpenTenant(env.Tenant)
-	defer release()
-	if _, err := env.Server.Dispatcher.DispatchPending(context.Background(), tenant); err != nil {
-		t.Fatalf("dispatch: %v", err)
-	}
+	env.DeliverEvents()
 }
 
 // awaitTotal lists u's notifications with params until the total reaches
