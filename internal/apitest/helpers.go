@@ -50,3 +50,16 @@ func PNG(t testing.TB) []byte {
 	}
 	return b.Bytes()
 }
+
+// Tampered returns token with one character near its end changed to
+// another, so that it always decodes to other bytes: in base64url the last
+// character may carry only some bits, and a change there can decode to
+// the same bytes; the one before it carries all six.
+func Tampered(token string) string {
+	i := len(token) - 2
+	c := byte('A')
+	if token[i] == c {
+		c = 'B'
+	}
+	return token[:i] + string(c) + token[i+1:]
+}

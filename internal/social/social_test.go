@@ -298,7 +298,7 @@ func TestSocialLogin(t *testing.T) {
 
 			t.Run("an expired or tampered hand-off is refused", func(t *testing.T) {
 				token := w.landing(t, "school.test", verified("erin-sub", "erin@example.com", "E", "E"))
-				_, err := w.complete(t, "school.test", token[:len(token)-2]+"AA", client.CompleteInputBody{})
+				_, err := w.complete(t, "school.test", apitest.Tampered(token), client.CompleteInputBody{})
 				refusedWith(t, err, http.StatusUnauthorized, "invalid_token")
 				env.Clock.Advance(social.HandoffLifetime + time.Second)
 				_, err = w.complete(t, "school.test", token, client.CompleteInputBody{})
