@@ -15,18 +15,11 @@ import (
 	"github.com/lms-platform/lms/internal/notify"
 )
 
-// deliver runs the tenant's pending events through the listeners now, so
-// tests need not wait for the background dispatcher.
-func deliver(t *testing.T, env *apitest.Env) {
-	t.Helper()
-	env.DeliverEvents()
-}
-
 // awaitTotal lists u's notifications with params until the total reaches
 // want, for at most five seconds, and returns the last page.
 func awaitTotal(t *testing.T, env *apitest.Env, u *apitest.User, params client.GetNotificationsParams, want int) *client.Page[client.Notification] {
 	t.Helper()
-	deliver(t, env)
+	env.DeliverEvents()
 	c := env.UserClient(u)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
