@@ -199,10 +199,16 @@ func answersOf(t *platform.Tenant) *versioned.Cache[answerKey, learnerAnswer] {
 // counters are what a learner's kept answer is checked against.
 type counters struct{ program, access, progress int64 }
 
-// learnerCounters reads, in one query, the course's program and access
-// counters and the learner's progress counter in it (0 before any change).
-// They are read before anything built from them.
-func learnerCounters(ctx context.Context, q sqldb.Querier, userID, courseID int64) (counters, error) {
+// learnerCounters reads the course's program and access counters and the
+// learner's progress counter in it (0 before any change). They are read
+// before anything built from them. Outside a transaction on PostgreSQL,
+// the reads of concurrent requests go in one query (sqldb.Coalescer):
+// there a query's round trip and fixed cost are most of a kept read.
+func learnerCounters(ctx context.Context, t *platform.Tenant, q sqldb.Querier, userID, courseID int64) (counters, error) {
+	key := answerKey{user: userID, course: courseID}
+	if db, ok := q.(*sqldb.DB); ok && db.Dialect == sqldb.Postgres {
+		return countersOf(t, db).Get(ctx, key)
+	}
 	var c counters
 	err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(p.version), 0), COALESCE(MAX(p.access), 0),
 		COALESCE((SELECT version FROM progress_versions WHERE user_id = $1 AND course_id = $2), 0)
@@ -211,4 +217,46 @@ func learnerCounters(ctx context.Context, q sqldb.Querier, userID, courseID int6
 		return counters{}, fmt.Errorf("learning: learner counters: %w", err)
 	}
 	return c, nil
+}
+
+type countersKey struct{}
+
+func countersOf(t *platform.Tenant, db *sqldb.DB) *sqldb.Coalescer[answerKey, counters] {
+	return t.Local(countersKey{}, func() any {
+		return sqldb.NewCoalescer(func(ctx context.Context, keys []answerKey) (map[answerKey]counters, error) {
+			return manyCounters(ctx, db, keys)
+		})
+	}).(*sqldb.Coalescer[answerKey, counters])
+}
+
+// manyCounters is learnerCounters for several learners and courses in one
+// PostgreSQL query.
+func manyCounters(ctx context.Context, db *sqldb.DB, keys []answerKey) (map[answerKey]counters, error) {
+	users := make([]int64, len(keys))
+	courseIDs := make([]int64, len(keys))
+	for i, k := range keys {
+		users[i], courseIDs[i] = k.user, k.course
+	}
+	rows, err := db.QueryContext(ctx, `SELECT k.user_id, k.course_id,
+		COALESCE(p.version, 0), COALESCE(p.access, 0), COALESCE(v.version, 0)
+		FROM unnest($1::bigint[], $2::bigint[]) AS k(user_id, course_id)
+		LEFT JOIN program_versions p ON p.course_id = k.course_id
+		LEFT JOIN progress_versions v ON v.user_id = k.user_id AND v.course_id = k.course_id`, users, courseIDs)
+	if err != nil {
+		return nil, fmt.Errorf("learning: learner counters: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[answerKey]counters, len(keys))
+	for rows.Next() {
+		var k answerKey
+		var c counters
+		if err := rows.Scan(&k.user, &k.course, &c.program, &c.access, &c.progress); err != nil {
+			return nil, fmt.Errorf("learning: learner counters: %w", err)
+		}
+		out[k] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("learning: learner counters: %w", err)
+	}
+	return out, nil
 }

@@ -128,7 +128,7 @@ func (s *Service) ProgramJSON(ctx context.Context, t *platform.Tenant, q sqldb.Q
 		return httpx.FreshBody(body), err
 	}
 	now := s.now()
-	n, err := learnerCounters(ctx, q, p.UserID, courseID)
+	n, err := learnerCounters(ctx, t, q, p.UserID, courseID)
 	if err != nil {
 		return nil, err
 	}

@@ -124,3 +124,56 @@ func TestProgramGzip(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentLearnersReadTheirOwnWrites has eight learners of two
+// courses each complete a topic and read their program at once, over
+// and over: on PostgreSQL their counter reads share queries, and every
+// answer must be the reader's own, with every write they made before it.
+func TestConcurrentLearnersReadTheirOwnWrites(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		const topics = 6
+		var courseIDs [2]int64
+		var topicIDs [2][]int64
+		for i := range courseIDs {
+			var ts [][]int64
+			courseIDs[i], _, ts = grid(t, env, courseRow{}, 1, topics)
+			topicIDs[i] = ts[0]
+		}
+		learners := make([]*apitest.User, 8)
+		for i := range learners {
+			learners[i] = env.NewUser("student")
+			assign(t, env, courseIDs[i%2], learners[i].ID, nil)
+		}
+		errs := make(chan error, len(learners))
+		for i, u := range learners {
+			go func() {
+				errs <- func() error {
+					c, ts := courseIDs[i%2], topicIDs[i%2]
+					for n, topic := range ts {
+						if _, err := write(t, env, u, c, 1, topic); err != nil {
+							return err
+						}
+						for range 3 {
+							prog, err := env.UserClient(u).GetCoursesIDProgram(t.Context(), c)
+							if err != nil {
+								return err
+							}
+							if prog.ID != c {
+								return fmt.Errorf("learner %d read course %d's program, want %d", i, prog.ID, c)
+							}
+							if got := prog.Progress.FinishedTopics; got != int64(n+1) {
+								return fmt.Errorf("learner %d after completing %d topics: %d completed", i, n+1, got)
+							}
+						}
+					}
+					return nil
+				}()
+			}()
+		}
+		for range learners {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}
