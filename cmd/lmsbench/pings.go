@@ -40,13 +40,14 @@ type pinging struct {
 // startPings adds a reading to the class's lesson and starts the first n
 // learners pinging it every every.
 func (c *class) startPings(base string, n int, every time.Duration) (*pinging, error) {
-	out, err := post(http.DefaultClient, base, c.admin, "/api/admin/topics", map[string]any{"lesson": c.lesson,
+	var reading created
+	err := post(http.DefaultClient, base, c.admin, "/api/admin/topics", map[string]any{"lesson": c.lesson,
 		"title": "Reading", "topicable": readingClass, "html": "<p>Read this while a class sits its exam.</p>"},
-		http.StatusCreated)
+		http.StatusCreated, &reading)
 	if err != nil {
 		return nil, err
 	}
-	p := &pinging{topic: idOf(out), every: every, began: time.Now(), acked: make([]atomic.Int64, n),
+	p := &pinging{topic: reading.ID, every: every, began: time.Now(), acked: make([]atomic.Int64, n),
 		pings: make([]atomic.Int64, n), stop: make(chan struct{})}
 	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
 	path := "/api/courses/progress/" + strconv.FormatInt(p.topic, 10) + "/ping"
@@ -62,12 +63,13 @@ func (c *class) startPings(base string, n int, every time.Duration) (*pinging, e
 				case <-time.After(time.Until(next)):
 				}
 				t0 := time.Now()
-				out, err := send(hc, "PUT", base, token, path, nil, http.StatusOK)
+				var ping struct {
+					Seconds int64 `json:"seconds"`
+				}
+				err := send(hc, "PUT", base, token, path, nil, http.StatusOK, &ping)
 				p.lat.add(time.Since(t0), err)
 				if err == nil {
-					data, _ := out["data"].(map[string]any)
-					seconds, _ := data["seconds"].(float64)
-					p.acked[i].Store(int64(seconds))
+					p.acked[i].Store(ping.Seconds)
 					p.pings[i].Add(1)
 				}
 				next = next.Add(every)

@@ -2,7 +2,6 @@ package learning
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
@@ -58,14 +57,11 @@ func assignmentsOf(t *platform.Tenant) *versioned.Cache[answerKey, assignment] {
 }
 
 // courseCounters reads the course's program and access counters (0
-// before any change), before anything built from them.
-func courseCounters(ctx context.Context, q sqldb.Querier, courseID int64) (program, access int64, err error) {
-	err = q.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0), COALESCE(MAX(access), 0)
-		FROM program_versions WHERE course_id = $1`, courseID).Scan(&program, &access)
-	if err != nil {
-		return 0, 0, fmt.Errorf("learning: course counters: %w", err)
-	}
-	return program, access, nil
+// before any change), before anything built from them: learnerCounters of
+// user 0, which is no one, so that concurrent reads share its queries.
+func courseCounters(ctx context.Context, t *platform.Tenant, q sqldb.Querier, courseID int64) (program, access int64, err error) {
+	c, err := learnerCounters(ctx, t, q, 0, courseID)
+	return c.program, c.access, err
 }
 
 // learnerTopic returns the course of a topic that learners see (an active
@@ -94,7 +90,7 @@ func (s *Service) learnerTopic(ctx context.Context, t *platform.Tenant, q sqldb.
 			}
 			courseID = id
 		}
-		program, accessCount, err := courseCounters(ctx, q, courseID)
+		program, accessCount, err := courseCounters(ctx, t, q, courseID)
 		if err != nil {
 			return courses.Course{}, nil, err
 		}

@@ -179,6 +179,7 @@ func (s *Service) Start(ctx context.Context, t *platform.Tenant, p *access.Princ
 		}
 		return AttemptView{}, false, fmt.Errorf("quiz: start attempt: %w", err)
 	}
+	keepOpen(t, a, now)
 	// A new attempt has no answers to load.
 	return viewOf(a, nil, now, false), true, nil
 }
@@ -257,15 +258,13 @@ func (s *Service) Mine(ctx context.Context, t *platform.Tenant, p *access.Princi
 // nothing in the reply tells whether it is right.
 func (s *Service) SaveAnswer(ctx context.Context, t *platform.Tenant, p *access.Principal, id, questionID int64, r gift.Response) (SavedAnswer, error) {
 	now := s.now()
-	a, err := s.own(ctx, t, p, id, now)
-	if err != nil {
-		return SavedAnswer{}, err
-	}
-	if a.EndedAt != nil {
-		if a.EndedAt.Equal(a.EndsAt) {
-			return SavedAnswer{}, errTimeOver
+	a, kept := openAttempts(t).Get(id, 0, now)
+	if !kept || a.UserID != p.UserID {
+		var err error
+		if a, err = s.open(ctx, t, p, id, now); err != nil {
+			return SavedAnswer{}, err
 		}
-		return SavedAnswer{}, errEnded
+		keepOpen(t, a, now)
 	}
 	q, ok := question(a, questionID)
 	if !ok {
@@ -285,7 +284,8 @@ func (s *Service) SaveAnswer(ctx context.Context, t *platform.Tenant, p *access.
 	}
 	final := a.Review == ReviewAfterAnswer
 	var saved bool
-	err = t.DB.Write(ctx, func(q sqldb.Querier) error {
+	err := t.DB.Write(ctx, func(q sqldb.Querier) error {
+		var err error
 		saved, err = saveAnswer(ctx, q, a.ID, ans, now, final)
 		return err
 	})
@@ -293,23 +293,49 @@ func (s *Service) SaveAnswer(ctx context.Context, t *platform.Tenant, p *access.
 		return SavedAnswer{}, err
 	}
 	if !saved {
-		if final {
-			answers, err := answersOf(ctx, t.DB, a.ID)
-			if err != nil {
-				return SavedAnswer{}, err
-			}
-			if _, answered := answers[questionID]; answered {
-				return SavedAnswer{}, errAnswered
-			}
-		}
-		// The attempt ended between the read and the write.
-		return SavedAnswer{}, errEnded
+		return SavedAnswer{}, s.refused(ctx, t, p, a.ID, questionID, now, final)
 	}
 	out := SavedAnswer{QuestionID: questionID, Answer: r, SavedAt: now}
 	if final {
 		out.Review = reviewOf(q, ans, true)
 	}
 	return out, nil
+}
+
+// open loads p's attempt id for a save, refused unless it is open.
+func (s *Service) open(ctx context.Context, t *platform.Tenant, p *access.Principal, id int64, now time.Time) (Attempt, error) {
+	a, err := s.own(ctx, t, p, id, now)
+	if err != nil {
+		return a, err
+	}
+	if a.EndedAt != nil {
+		forgetOpen(t, id, now)
+		if a.EndedAt.Equal(a.EndsAt) {
+			return a, errTimeOver
+		}
+		return a, errEnded
+	}
+	return a, nil
+}
+
+// refused says why the write of an answer saved nothing: the attempt
+// ended (here, elsewhere, or its time ran out) or, when answers are final,
+// the question already has one.
+func (s *Service) refused(ctx context.Context, t *platform.Tenant, p *access.Principal, id, questionID int64, now time.Time, final bool) error {
+	if _, err := s.open(ctx, t, p, id, now); err != nil {
+		return err
+	}
+	if final {
+		answers, err := answersOf(ctx, t.DB, id)
+		if err != nil {
+			return err
+		}
+		if _, answered := answers[questionID]; answered {
+			return errAnswered
+		}
+	}
+	// The attempt ended between the write and the read.
+	return errEnded
 }
 
 func question(a Attempt, id int64) (Question, bool) {
@@ -409,6 +435,7 @@ func (s *Service) finish(ctx context.Context, t *platform.Tenant, a Attempt, now
 	if err != nil {
 		return a, err
 	}
+	forgetOpen(t, a.ID, now)
 	if !closed {
 		// Another call ended it, and completed the topic if due.
 		return attemptByID(ctx, t.DB, a.ID)

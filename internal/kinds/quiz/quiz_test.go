@@ -534,6 +534,39 @@ func TestTimeLimitOnTheClock(t *testing.T) {
 	})
 }
 
+// TestSaveAfterAnEndElsewhere: a server keeps the open attempts it saves
+// answers to; an attempt that another replica ended (here: in SQL, as
+// one would) takes no more answers from it, and one removed is not found.
+func TestSaveAfterAnEndElsewhere(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		w := newWorld(t, env)
+		topic := createQuiz(t, w, nil)
+		a := start(t, w, 201, w.learner, topic)
+		q := questionIDs(a)
+		answer(t, w, w.learner, a.ID, q[1], truth(true))
+		// Another learner's saves find nothing, kept or not.
+		answerRefused(t, w, 404, w.other, a.ID, q[1], truth(false))
+		exec(t, env, func(tn *platform.Tenant) error {
+			_, err := tn.DB.ExecContext(t.Context(), `UPDATE quiz_attempts SET ended_at = $2 WHERE id = $1`, a.ID, env.Clock.Now())
+			return err
+		})
+		if e := answerRefused(t, w, 409, w.learner, a.ID, q[2], text("Paris")); e.Message != "This attempt has ended." {
+			t.Errorf("an answer to an attempt ended elsewhere: %q", e.Message)
+		}
+		if n := env.Count(t, `SELECT COUNT(*) FROM quiz_answers WHERE attempt_id = $1`, a.ID); n != 1 {
+			t.Errorf("%d answers saved, want the one before the end", n)
+		}
+
+		b := start(t, w, 201, w.learner, topic)
+		answer(t, w, w.learner, b.ID, q[1], truth(true))
+		exec(t, env, func(tn *platform.Tenant) error {
+			_, err := tn.DB.ExecContext(t.Context(), `DELETE FROM quiz_attempts WHERE id = $1`, b.ID)
+			return err
+		})
+		answerRefused(t, w, 404, w.learner, b.ID, q[2], text("Paris"))
+	})
+}
+
 // TestStartWhereProgressCounts: learners take a quiz only where its
 // completion would count; the course's editors may always try it.
 func TestStartWhereProgressCounts(t *testing.T) {
