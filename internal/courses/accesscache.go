@@ -44,13 +44,33 @@ func accessCacheOf(t *platform.Tenant) *versioned.Cache[int64, assignment] {
 
 // accessVersion reads the tenant's access counter. It is read before the
 // assignments, so a change committed in between makes the entry stale
-// rather than wrongly fresh.
-func accessVersion(ctx context.Context, q sqldb.Querier) (int64, error) {
+// rather than wrongly fresh. On PostgreSQL the reads of concurrent
+// requests share one query (sqldb.Coalescer): a class starting its exam
+// together misses the cache together.
+func accessVersion(ctx context.Context, t *platform.Tenant) (int64, error) {
+	if t.DB.Dialect == sqldb.Postgres {
+		return versionReads(t).Get(ctx, struct{}{})
+	}
+	return readAccessVersion(ctx, t.DB)
+}
+
+func readAccessVersion(ctx context.Context, q sqldb.Querier) (int64, error) {
 	var v int64
 	if err := q.QueryRowContext(ctx, `SELECT version FROM access_version WHERE id = 1`).Scan(&v); err != nil {
 		return 0, fmt.Errorf("courses: access version: %w", err)
 	}
 	return v, nil
+}
+
+type versionReadsKey struct{}
+
+func versionReads(t *platform.Tenant) *sqldb.Coalescer[struct{}, int64] {
+	return t.Local(versionReadsKey{}, func() any {
+		return sqldb.NewCoalescer(func(ctx context.Context, _ []struct{}) (map[struct{}]int64, error) {
+			v, err := readAccessVersion(ctx, t.DB)
+			return map[struct{}]int64{{}: v}, err
+		})
+	}).(*sqldb.Coalescer[struct{}, int64])
 }
 
 // AssignedUntil reports whether the user holds access to the course at now
@@ -60,7 +80,7 @@ func accessVersion(ctx context.Context, q sqldb.Querier) (int64, error) {
 // assigned courses come from the tenant's cache when it is current.
 func AssignedUntil(ctx context.Context, t *platform.Tenant, now time.Time, userID, courseID int64) (bool, time.Time,
 	error) {
-	version, err := accessVersion(ctx, t.DB)
+	version, err := accessVersion(ctx, t)
 	if err != nil {
 		return false, time.Time{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Coalesced point reads. A read that every request of a hot path makes
@@ -79,6 +80,10 @@ func (c *Coalescer[K, V]) Get(ctx context.Context, key K) (V, error) {
 	}
 }
 
+// batchTimeout bounds a batch's query, which does not end with the request
+// of the caller running it.
+const batchTimeout = 30 * time.Second
+
 // run queries the keys asked so far, if any. The query outlives the
 // caller that runs it: the others of its batch wait for it too.
 func (c *Coalescer[K, V]) run(ctx context.Context) {
@@ -92,7 +97,9 @@ func (c *Coalescer[K, V]) run(ctx context.Context) {
 	if b == nil {
 		return
 	}
-	b.values, b.err = c.query(context.WithoutCancel(ctx), b.keys)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), batchTimeout)
+	defer cancel()
+	b.values, b.err = c.query(ctx, b.keys)
 	close(b.done)
 }
 
