@@ -433,3 +433,70 @@ func TestReplicasClaimPairs(t *testing.T) {
 		t.Errorf("%d pairs ran twice at once", c.overlap)
 	}
 }
+
+// TestDeliveriesRecordedWithTheirBatch: the pairs a dispatcher delivered
+// are recorded together, and when it stops in the middle of a batch, the
+// ones it delivered are recorded and the others released; a batch that
+// runs past half its lease records what it delivered so far, so no
+// delivered pair's lease runs out unrecorded.
+func TestDeliveriesRecordedWithTheirBatch(t *testing.T) {
+	backends(t, func(t *testing.T, tn *platform.Tenant) {
+		clk, lease := clock.NewFake(start), clock.NewFake(start)
+		var ids []int64
+		for range 6 {
+			ids = append(ids, emitAt(t, tn, clk, events.Event{Name: events.Login, UserID: 1}))
+		}
+		state := func(event int64) string { return pairOf(t, tn, event, "partner").State }
+		claimed := func(event int64) bool {
+			var n int
+			if err := tn.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM event_deliveries
+				WHERE event_id = $1 AND claim IS NOT NULL`, event).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n > 0
+		}
+
+		calls := map[int64]int{}
+		ctx, stop := context.WithCancel(context.Background())
+		d := events.NewDispatcher(clk, quiet, events.Tuning{})
+		d.LeaseClock = lease
+		var seenMidBatch string
+		d.Listen("partner", func(lctx context.Context, _ *platform.Tenant, ev events.Stored) error {
+			calls[ev.ID]++
+			switch ev.ID {
+			case ids[1]:
+				// The batch has run past half its lease after this pair.
+				lease.Advance(events.DefaultLease/2 + time.Second)
+			case ids[2]:
+				seenMidBatch = state(ids[0]) + "," + state(ids[1])
+			case ids[4]:
+				if calls[ev.ID] == 1 {
+					stop()
+					<-lctx.Done()
+					return lctx.Err()
+				}
+			}
+			return nil
+		})
+		if _, err := d.DispatchPending(ctx, tn); !errors.Is(err, context.Canceled) {
+			t.Fatalf("stopped dispatcher: %v", err)
+		}
+		if seenMidBatch != "delivered,delivered" {
+			t.Errorf("after half the lease, the pairs delivered so far were %s", seenMidBatch)
+		}
+		for i, want := range []string{"delivered", "delivered", "delivered", "delivered", "pending", "pending"} {
+			if got := state(ids[i]); got != want || claimed(ids[i]) {
+				t.Errorf("pair %d after the stop: %s (claimed %v), want %s and released", i, got, claimed(ids[i]), want)
+			}
+		}
+		n, err := d.DispatchPending(context.Background(), tn)
+		if err != nil || n != 2 {
+			t.Fatalf("the next run delivered %d (%v), want the 2 left", n, err)
+		}
+		for i, id := range ids {
+			if want := 1 + map[bool]int{true: 1}[i == 4]; calls[id] != want || state(id) != "delivered" {
+				t.Errorf("pair %d: %d calls, %s", i, calls[id], state(id))
+			}
+		}
+	})
+}
