@@ -294,13 +294,8 @@ func (d *Dispatcher) expand(ctx context.Context, t *platform.Tenant) error {
 					}
 					names = append(names, more...)
 				}
-				for _, name := range names {
-					if _, err := tx.ExecContext(ctx, `INSERT INTO event_deliveries
-						(event_id, listener, state, attempts, next_attempt_at, last_error, created_at, updated_at)
-						VALUES ($1, $2, 'pending', 0, $3, '', $3, $3) ON CONFLICT (event_id, listener) DO NOTHING`,
-						ev.ID, name, now); err != nil {
-						return fmt.Errorf("events: pairs of %d: %w", ev.ID, err)
-					}
+				if err := insertPairs(ctx, tx, ev.ID, names, now); err != nil {
+					return err
 				}
 				if _, err := tx.ExecContext(ctx, `UPDATE events SET dispatched_at = $1 WHERE id = $2`, now, ev.ID); err != nil {
 					return err
@@ -313,6 +308,31 @@ func (d *Dispatcher) expand(ctx context.Context, t *platform.Tenant) error {
 			return err
 		}
 	}
+}
+
+// insertPairs makes the pairs of an event with the listeners named, in
+// one statement: an event has a pair for each fixed listener, and a
+// statement each was most of the cost of making them.
+func insertPairs(ctx context.Context, tx *sqldb.Tx, event int64, listeners []string, now time.Time) error {
+	if len(listeners) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO event_deliveries
+		(event_id, listener, state, attempts, next_attempt_at, last_error, created_at, updated_at) VALUES `)
+	args := []any{event, now}
+	for i, name := range listeners {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		args = append(args, name)
+		fmt.Fprintf(&q, "($1, $%d, 'pending', 0, $2, '', $2, $2)", len(args))
+	}
+	q.WriteString(" ON CONFLICT (event_id, listener) DO NOTHING")
+	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		return fmt.Errorf("events: pairs of %d: %w", event, err)
+	}
+	return nil
 }
 
 // pair is a claimed (event, listener) pair.
