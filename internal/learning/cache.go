@@ -201,13 +201,13 @@ type counters struct{ program, access, progress int64 }
 
 // learnerCounters reads the course's program and access counters and the
 // learner's progress counter in it (0 before any change). They are read
-// before anything built from them. Outside a transaction on PostgreSQL,
+// before anything built from them. Asked of the tenant's database on PostgreSQL,
 // the reads of concurrent requests go in one query (sqldb.Coalescer):
 // there a query's round trip and fixed cost are most of a kept read.
 func learnerCounters(ctx context.Context, t *platform.Tenant, q sqldb.Querier, userID, courseID int64) (counters, error) {
 	key := answerKey{user: userID, course: courseID}
-	if db, ok := q.(*sqldb.DB); ok && db.Dialect == sqldb.Postgres {
-		return countersOf(t, db).Get(ctx, key)
+	if db, ok := q.(*sqldb.DB); ok && db == t.DB && db.Dialect == sqldb.Postgres {
+		return countersOf(t).Get(ctx, key)
 	}
 	var c counters
 	err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(p.version), 0), COALESCE(MAX(p.access), 0),
@@ -221,10 +221,10 @@ func learnerCounters(ctx context.Context, t *platform.Tenant, q sqldb.Querier, u
 
 type countersKey struct{}
 
-func countersOf(t *platform.Tenant, db *sqldb.DB) *sqldb.Coalescer[answerKey, counters] {
+func countersOf(t *platform.Tenant) *sqldb.Coalescer[answerKey, counters] {
 	return t.Local(countersKey{}, func() any {
 		return sqldb.NewCoalescer(func(ctx context.Context, keys []answerKey) (map[answerKey]counters, error) {
-			return manyCounters(ctx, db, keys)
+			return manyCounters(ctx, t.DB, keys)
 		})
 	}).(*sqldb.Coalescer[answerKey, counters])
 }

@@ -334,7 +334,7 @@ func (s *Service) refused(ctx context.Context, t *platform.Tenant, p *access.Pri
 			return errAnswered
 		}
 	}
-	// The attempt ended between the write and the read.
+	// The write found the attempt ended.
 	return errEnded
 }
 
