@@ -255,10 +255,17 @@ func (d *Dispatcher) run(ctx context.Context, t *platform.Tenant, delivered *int
 		if len(batch) == 0 {
 			break
 		}
-		n, err := d.deliverBatch(ctx, t, batch, seen)
-		*delivered += n
-		if err != nil {
-			return time.Time{}, err
+		for _, p := range batch {
+			ok, err := d.deliverPair(ctx, t, p)
+			if err != nil {
+				return time.Time{}, err
+			}
+			if ok {
+				*delivered++
+			} else {
+				// Only a failed pair can be pending again in this call.
+				seen[p.id] = true
+			}
 		}
 	}
 	return d.nextDue(ctx, t)
@@ -404,98 +411,27 @@ func newClaim() string {
 	return hex.EncodeToString(b)
 }
 
-// deliverBatch runs the pairs of one claim and returns how many it
-// recorded delivered. Every event makes a pair for each fixed listener,
-// most of which ignore most events, so a commit per delivered pair was
-// most of the cost of dispatching. The delivered pairs are recorded
-// together, in one statement once the batch has run, or as they stand
-// when the batch has run for half its lease, so that no delivered pair's
-// lease runs out unrecorded. A process that dies in between delivers them
-// again once their lease ran out: listeners are idempotent. A failure is
-// recorded as it happens (deliverPair).
-func (d *Dispatcher) deliverBatch(ctx context.Context, t *platform.Tenant, batch []pair, seen map[int64]bool) (int, error) {
-	claim := batch[0].claim
-	began := d.LeaseClock.Now()
-	var done []int64
-	recorded := 0
-	// record records the pairs in done. Recording outlives a stopping
-	// dispatcher: those pairs were delivered.
-	record := func(allRan bool) error {
-		if len(done) == 0 {
-			return nil
-		}
-		wctx, now := context.WithoutCancel(ctx), d.clock.Now()
-		set := `UPDATE event_deliveries SET state = 'delivered', attempts = attempts + 1,
-			delivered_at = $1, updated_at = $1, claim = NULL, claimed_until = NULL`
-		if allRan {
-			// A failed pair gave its claim back when its failure was
-			// recorded: what still holds the claim was delivered.
-			res, err := t.DB.ExecContext(wctx, set+` WHERE claim = $2 AND state = 'pending'`, now, claim)
-			if err != nil {
-				return fmt.Errorf("events: record deliveries: %w", err)
-			}
-			n, err := res.RowsAffected()
-			recorded += int(n)
-			done = nil
-			return err
-		}
-		for _, id := range done {
-			res, err := t.DB.ExecContext(wctx, set+` WHERE id = $2 AND claim = $3`, now, id, claim)
-			if err != nil {
-				return fmt.Errorf("events: record delivery: %w", err)
-			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			recorded += int(n)
-		}
-		done = nil
-		return nil
-	}
-	for i, p := range batch {
-		ok, err := d.deliverPair(ctx, t, p)
-		if err != nil {
-			err = errors.Join(err, record(false))
-			if ctx.Err() != nil {
-				// Stopping: the pairs not run are released for the next run.
-				_, rerr := t.DB.ExecContext(context.Background(), `UPDATE event_deliveries SET claim = NULL, claimed_until = NULL
-					WHERE claim = $1`, claim)
-				err = errors.Join(err, rerr)
-			}
-			return recorded, err
-		}
-		if ok {
-			done = append(done, p.id)
-		} else {
-			// Only a failed pair can be pending again in this call.
-			seen[p.id] = true
-		}
-		if i < len(batch)-1 && d.LeaseClock.Now().Sub(began) > d.Lease/2 {
-			if err := record(false); err != nil {
-				return recorded, err
-			}
-		}
-	}
-	return recorded, record(true)
-}
-
-// deliverPair runs one claimed pair. A delivery is left to the caller to
-// record with its batch; a failure is recorded here, under its claim (a
-// lease that ran out and was taken over records nothing). Only a failure
-// to record, or the dispatcher stopping, is returned.
+// deliverPair runs one claimed pair and records its outcome, under its
+// claim (a lease that ran out and was taken over records nothing). Only a
+// failure to record, or the dispatcher stopping, is returned.
 func (d *Dispatcher) deliverPair(ctx context.Context, t *platform.Tenant, p pair) (bool, error) {
 	lctx, cancel := context.WithTimeout(ctx, d.Lease*4/5)
 	err := d.call(lctx, t, p)
 	cancel()
 	if err != nil && ctx.Err() != nil {
-		// Stopping: not an attempt. The caller releases the pair.
-		return false, ctx.Err()
-	}
-	if err == nil {
-		return true, nil
+		// Stopping: not an attempt. The pair, and the rest of its batch,
+		// are released for the next run.
+		_, rerr := t.DB.ExecContext(context.Background(), `UPDATE event_deliveries SET claim = NULL, claimed_until = NULL
+			WHERE claim = $1`, p.claim)
+		return false, errors.Join(ctx.Err(), rerr)
 	}
 	now := d.clock.Now()
+	if err == nil {
+		_, err := t.DB.ExecContext(ctx, `UPDATE event_deliveries SET state = 'delivered', attempts = attempts + 1,
+			delivered_at = $1, updated_at = $1, claim = NULL, claimed_until = NULL WHERE id = $2 AND claim = $3`,
+			now, p.id, p.claim)
+		return err == nil, err
+	}
 	reason := err.Error()
 	next, dead := d.nextAttempt(ctx, t, p, now, err)
 	state := "pending"
