@@ -40,6 +40,15 @@ func kvReads(db *DB, before func(keys []int)) *Coalescer[int, string] {
 	})
 }
 
+// readWant reads key k through c, an error unless it reads want.
+func readWant(ctx context.Context, c *Coalescer[int, string], k int, want string) error {
+	v, err := c.Get(ctx, k)
+	if err == nil && v != want {
+		err = fmt.Errorf("key %d: read %q, want %q", k, v, want)
+	}
+	return err
+}
+
 // TestCoalescedReadsShareAQuery holds a first read's query while 60 more
 // reads of 30 keys arrive: they all go in the one next query, each gets
 // its own key's value, and a key no row holds is an error for its caller
@@ -69,25 +78,12 @@ func TestCoalescedReadsShareAQuery(t *testing.T) {
 				}
 			})
 			first := make(chan error, 1)
-			go func() {
-				v, err := c.Get(ctx, 0)
-				if err == nil && v != "v0" {
-					err = fmt.Errorf("key 0: %q", v)
-				}
-				first <- err
-			}()
+			go func() { first <- readWant(ctx, c, 0, "v0") }()
 			<-held
 
 			errs := make(chan error, 61)
 			for i := range 60 {
-				go func() {
-					k := i % 30
-					v, err := c.Get(ctx, k)
-					if err == nil && v != fmt.Sprint("v", k) {
-						err = fmt.Errorf("key %d: %q", k, v)
-					}
-					errs <- err
-				}()
+				go func() { errs <- readWant(ctx, c, i%30, fmt.Sprint("v", i%30)) }()
 			}
 			go func() {
 				_, err := c.Get(ctx, 99)
@@ -172,12 +168,8 @@ func TestCoalescedReadSeesEarlierCommits(t *testing.T) {
 				if _, err := db.ExecContext(ctx, `UPDATE kv SET v = $1 WHERE k = 0`, fmt.Sprint(i)); err != nil {
 					t.Fatal(err)
 				}
-				v, err := c.Get(ctx, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if v != fmt.Sprint(i) {
-					t.Fatalf("read %q after writing %d", v, i)
+				if err := readWant(ctx, c, 0, fmt.Sprint(i)); err != nil {
+					t.Fatalf("after writing %d: %v", i, err)
 				}
 			}
 		})
@@ -199,13 +191,7 @@ func TestCoalescedReadCallerGoesAway(t *testing.T) {
 	c := kvReads(db, func([]int) { once.Do(func() { close(held); <-release }) })
 	running, stopRunning := context.WithCancel(ctx)
 	ran := make(chan error, 1)
-	go func() {
-		v, err := c.Get(running, 1)
-		if err == nil && v != "one" {
-			err = fmt.Errorf("read %q", v)
-		}
-		ran <- err
-	}()
+	go func() { ran <- readWant(running, c, 1, "one") }()
 	<-held
 
 	waiting, stopWaiting := context.WithCancel(ctx)
@@ -229,7 +215,7 @@ func TestCoalescedReadCallerGoesAway(t *testing.T) {
 	if err := <-ran; err != nil {
 		t.Fatalf("the query of a caller that left while running it: %v", err)
 	}
-	if v, err := c.Get(ctx, 1); err != nil || v != "one" {
-		t.Fatalf("a read after both left: %q, %v", v, err)
+	if err := readWant(ctx, c, 1, "one"); err != nil {
+		t.Fatalf("a read after both left: %v", err)
 	}
 }
