@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -151,6 +152,45 @@ type Along struct {
 // either is absent.
 func ByRowOf(ctx context.Context, q sqldb.Querier, a Along, key any) (User, error) {
 	return usersRow(ctx, q, "JOIN "+a.Table+" ON x.user_id = u.id", a.Columns, "x."+a.Key+" = $1", key, a.Into...)
+}
+
+// ByRowsOf is ByRowOf for many keys in one PostgreSQL query, for reads
+// that many requests make at once (sqldb.Coalescer): keys holds values of
+// a.Key, passed as one array. found is called once for each row found,
+// with its key and user, while a.Into holds that row's columns; keys
+// without a row, or whose row names no user, are not called.
+func ByRowsOf[K any](ctx context.Context, q sqldb.Querier, a Along, keys []K, found func(key K, u User)) error {
+	along := ""
+	if a.Columns != "" {
+		along = ", " + a.Columns
+	}
+	// A user's roles come as one JSON array, so that each key is one row.
+	rows, err := q.QueryContext(ctx, `SELECT `+prefixed("u.", userColumns)+`,
+		(SELECT json_agg(ur.role ORDER BY ur.role) FROM user_roles ur WHERE ur.user_id = u.id), x.`+a.Key+along+`
+		FROM users u JOIN `+a.Table+` ON x.user_id = u.id WHERE x.`+a.Key+` = ANY($1)`, keys)
+	if err != nil {
+		return fmt.Errorf("accounts: load users: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var roles sql.NullString
+		var key K
+		u, err := scanUser(rows, append([]any{&roles, &key}, a.Into...)...)
+		if err != nil {
+			return fmt.Errorf("accounts: load users: %w", err)
+		}
+		u.Roles = []string{}
+		if roles.Valid {
+			if err := json.Unmarshal([]byte(roles.String), &u.Roles); err != nil {
+				return fmt.Errorf("accounts: roles of user %d: %w", u.ID, err)
+			}
+		}
+		found(key, u)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("accounts: load users: %w", err)
+	}
+	return nil
 }
 
 // usersRow loads the user matching cond, with the columns along of a

@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -86,5 +87,55 @@ func TestPrincipalFollowsChanges(t *testing.T) {
 				t.Errorf("after the recreation: %v, want 401", err)
 			}
 		})
+	})
+}
+
+// TestConcurrentFirstRequests: a class whose tokens the server has not
+// met yet sends its first requests at once, so that on PostgreSQL their
+// tokens and users are read in shared queries. Each request is answered
+// as its own user with its own roles, and a revoked token is refused.
+func TestConcurrentFirstRequests(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
+		roles := []string{"student", "tutor", "admin", "student"}
+		type caller struct {
+			u       *apitest.User
+			role    string
+			revoked bool
+		}
+		var callers []caller
+		for i := range 32 {
+			c := caller{u: env.NewUser(roles[i%len(roles)]), role: roles[i%len(roles)], revoked: i%5 == 0}
+			if c.revoked {
+				apitest.OK(t, env.UserClient(c.u).PostAuthLogout(ctx))
+			}
+			callers = append(callers, c)
+		}
+		errs := make(chan error, len(callers))
+		for _, c := range callers {
+			go func() {
+				errs <- func() error {
+					p, err := env.UserClient(c.u).GetProfileMe(ctx)
+					if c.revoked {
+						if client.StatusOf(err) != 401 {
+							return fmt.Errorf("%s after logout: %v, want 401", c.u.Email, err)
+						}
+						return nil
+					}
+					if err != nil {
+						return fmt.Errorf("%s: %v", c.u.Email, err)
+					}
+					if p.Email != c.u.Email || !slices.Equal(p.Roles, []string{c.role}) {
+						return fmt.Errorf("%s (%s) was answered as %s %v", c.u.Email, c.role, p.Email, p.Roles)
+					}
+					return nil
+				}()
+			}()
+		}
+		for range callers {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
 	})
 }

@@ -1,24 +1,32 @@
 package auth
 
 import (
+	"context"
 	"sync"
 	"time"
 
 	"github.com/lms-platform/lms/internal/access"
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
 )
 
 // tenantState is auth's per-tenant state, kept on the tenant handle.
 type tenantState struct {
 	verified   *tokenCache
 	principals *principalCache
+	// tokenRows is the coalesced read of token rows on PostgreSQL
+	// (tokenRowOf).
+	tokenRows *sqldb.Coalescer[string, tokenRow]
 }
 
 type stateKey struct{}
 
 func state(t *platform.Tenant) *tenantState {
 	return t.Local(stateKey{}, func() any {
-		s := &tenantState{verified: newTokenCache(4096), principals: newPrincipalCache(4096)}
+		s := &tenantState{verified: newTokenCache(4096), principals: newPrincipalCache(4096),
+			tokenRows: sqldb.NewCoalescer(func(ctx context.Context, ids []string) (map[string]tokenRow, error) {
+				return tokenRowsOf(ctx, t, ids)
+			})}
 		t.Watch(s.principals.changed)
 		return s
 	}).(*tenantState)

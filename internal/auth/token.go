@@ -147,28 +147,70 @@ func LoadPrincipal(ctx context.Context, t *platform.Tenant, now time.Time, c *Cl
 }
 
 func loadPrincipal(ctx context.Context, t *platform.Tenant, now time.Time, c *Claims) (*access.Principal, error) {
-	var revoked sql.NullTime
-	var expires time.Time
-	var impersonator sql.NullInt64
-	// The token and its user in one round trip: a replica meets every
-	// token of a class for the first time at the start of its exam.
-	u, err := accounts.ByRowOf(ctx, t.DB, accounts.Along{Table: "access_tokens x", Key: "id",
-		Columns: "x.revoked_at, x.expires_at, x.impersonator_id", Into: []any{&revoked, &expires, &impersonator}}, c.ID)
-	if apperr.Is(err, apperr.NotFound) {
-		return nil, apperr.New(apperr.Unauthorized, "Invalid token.")
-	}
+	row, err := tokenRowOf(ctx, t, c.ID)
 	if err != nil {
 		return nil, fmt.Errorf("auth: load principal: %w", err)
 	}
-	if revoked.Valid || strconv.FormatInt(u.ID, 10) != c.Subject || !now.Before(expires) {
+	if !row.found {
+		return nil, apperr.New(apperr.Unauthorized, "Invalid token.")
+	}
+	if row.revoked.Valid || strconv.FormatInt(row.user.ID, 10) != c.Subject || !now.Before(row.expires) {
 		return nil, apperr.New(apperr.Unauthorized, "Token revoked.")
 	}
-	p, err := userPrincipal(t, u)
+	p, err := userPrincipal(t, row.user)
 	if err != nil {
 		return nil, err
 	}
-	p.TokenID, p.ImpersonatorID = c.ID, impersonator.Int64
+	p.TokenID, p.ImpersonatorID = c.ID, row.impersonator.Int64
 	return p, nil
+}
+
+// tokenRow is a recorded access token and its user; found is false when
+// either is absent.
+type tokenRow struct {
+	found        bool
+	user         accounts.User
+	revoked      sql.NullTime
+	expires      time.Time
+	impersonator sql.NullInt64
+}
+
+// tokenAlong reads the token's columns into r, with its user.
+func tokenAlong(r *tokenRow) accounts.Along {
+	return accounts.Along{Table: "access_tokens x", Key: "id", Columns: "x.revoked_at, x.expires_at, x.impersonator_id",
+		Into: []any{&r.revoked, &r.expires, &r.impersonator}}
+}
+
+// tokenRowOf reads the token and its user in one round trip: a replica
+// meets every token of a class for the first time at the start of its
+// exam. On PostgreSQL the reads of concurrent requests share one query
+// (sqldb.Coalescer), which still sees every revocation committed before
+// the request asked.
+func tokenRowOf(ctx context.Context, t *platform.Tenant, id string) (tokenRow, error) {
+	if t.DB.Dialect == sqldb.Postgres {
+		return state(t).tokenRows.Get(ctx, id)
+	}
+	var r tokenRow
+	u, err := accounts.ByRowOf(ctx, t.DB, tokenAlong(&r), id)
+	if apperr.Is(err, apperr.NotFound) {
+		return tokenRow{}, nil
+	}
+	r.found, r.user = err == nil, u
+	return r, err
+}
+
+// tokenRowsOf is tokenRowOf for many tokens in one PostgreSQL query.
+func tokenRowsOf(ctx context.Context, t *platform.Tenant, ids []string) (map[string]tokenRow, error) {
+	out := make(map[string]tokenRow, len(ids))
+	for _, id := range ids {
+		out[id] = tokenRow{}
+	}
+	var r tokenRow
+	err := accounts.ByRowsOf(ctx, t.DB, tokenAlong(&r), ids, func(id string, u accounts.User) {
+		r.found, r.user = true, u
+		out[id] = r
+	})
+	return out, err
 }
 
 // UserPrincipal is an active user as a principal with the permissions of

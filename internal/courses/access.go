@@ -38,26 +38,46 @@ func assignedTo(ctx context.Context, q sqldb.Querier, now time.Time, userID int6
 		return nil, nil, fmt.Errorf("courses: assigned courses: %w", err)
 	}
 	defer rows.Close()
-	var ids []int64
-	var firstEnd *time.Time
+	var list []held
 	for rows.Next() {
-		var id int64
-		var end sql.NullTime
-		if err := rows.Scan(&id, &end); err != nil {
+		var h held
+		if err := rows.Scan(&h.course, &h.end); err != nil {
 			return nil, nil, fmt.Errorf("courses: assigned courses: %w", err)
 		}
-		ids = append(ids, id)
-		if end.Valid && (firstEnd == nil || end.Time.Before(*firstEnd)) {
-			v := end.Time.UTC()
-			firstEnd = &v
-		}
+		list = append(list, h)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("courses: assigned courses: %w", err)
 	}
+	ids, firstEnd := heldAt(list, now)
+	return ids, firstEnd, nil
+}
+
+// held is an assignment of a course, to a user or one of their groups,
+// and its end (none when not valid).
+type held struct {
+	course int64
+	end    sql.NullTime
+}
+
+// heldAt lists the courses of the assignments that hold at now, once each
+// and by id, with the earliest end among them (nil when none ends).
+func heldAt(list []held, now time.Time) ([]int64, *time.Time) {
+	var ids []int64
+	var firstEnd *time.Time
+	for _, h := range list {
+		if h.end.Valid && !h.end.Time.After(now) {
+			continue
+		}
+		ids = append(ids, h.course)
+		if h.end.Valid && (firstEnd == nil || h.end.Time.Before(*firstEnd)) {
+			v := h.end.Time.UTC()
+			firstEnd = &v
+		}
+	}
 	ids = sqldb.UniqueIDs(ids)
 	slices.Sort(ids)
-	return ids, firstEnd, nil
+	return ids, firstEnd
 }
 
 // AssignedCourses lists the ids of the courses the user holds access to at

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lms-platform/lms/internal/accounts"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/sqldb"
 	"github.com/lms-platform/lms/internal/versioned"
@@ -87,7 +88,7 @@ func AssignedUntil(ctx context.Context, t *platform.Tenant, now time.Time, userI
 	cache := accessCacheOf(t)
 	a, ok := cache.Get(userID, version, now)
 	if !ok {
-		ids, firstEnd, err := assignedCourses(ctx, t.DB, now, userID)
+		ids, firstEnd, err := assignedNow(ctx, t, now, userID)
 		if err != nil {
 			return false, time.Time{}, err
 		}
@@ -98,4 +99,86 @@ func AssignedUntil(ctx context.Context, t *platform.Tenant, now time.Time, userI
 		cache.Put(userID, version, a.until, now, a)
 	}
 	return slices.Contains(a.courses, courseID), a.until, nil
+}
+
+// assignedNow is assignedCourses asked of the tenant's database. On
+// PostgreSQL the reads of concurrent requests share one query for their
+// groups and one for their assignments (sqldb.Coalescer), as a class's
+// first requests all miss the cache together.
+func assignedNow(ctx context.Context, t *platform.Tenant, now time.Time, userID int64) ([]int64, *time.Time, error) {
+	if t.DB.Dialect != sqldb.Postgres {
+		return assignedCourses(ctx, t.DB, now, userID)
+	}
+	list, err := assignedReads(t).Get(ctx, userAt{user: userID, now: now})
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, firstEnd := heldAt(list, now)
+	return ids, firstEnd, nil
+}
+
+// userAt is a user whose assignments are asked for at now.
+type userAt struct {
+	user int64
+	now  time.Time
+}
+
+type assignedReadsKey struct{}
+
+func assignedReads(t *platform.Tenant) *sqldb.Coalescer[userAt, []held] {
+	return t.Local(assignedReadsKey{}, func() any {
+		return sqldb.NewCoalescer(func(ctx context.Context, keys []userAt) (map[userAt][]held, error) {
+			return assignmentsOf(ctx, t.DB, keys)
+		})
+	}).(*sqldb.Coalescer[userAt, []held])
+}
+
+// assignmentsOf reads the assignments of several users, direct and by
+// group, in two PostgreSQL queries: those that hold at the earliest of
+// the keys' times, for each key to keep those that hold at its own.
+func assignmentsOf(ctx context.Context, db *sqldb.DB, keys []userAt) (map[userAt][]held, error) {
+	users := make([]int64, 0, len(keys))
+	since := keys[0].now
+	for _, k := range keys {
+		users = append(users, k.user)
+		if k.now.Before(since) {
+			since = k.now
+		}
+	}
+	groups, err := accounts.GroupsOfMembers(ctx, db, users)
+	if err != nil {
+		return nil, err
+	}
+	var members, memberGroups []int64
+	for user, ids := range groups {
+		for _, g := range ids {
+			members, memberGroups = append(members, user), append(memberGroups, g)
+		}
+	}
+	rows, err := db.QueryContext(ctx, `SELECT user_id, course_id, end_date FROM course_users
+		WHERE user_id = ANY($1) AND (end_date IS NULL OR end_date > $2)
+		UNION ALL SELECT m.user_id, c.course_id, c.end_date
+		FROM unnest($3::bigint[], $4::bigint[]) AS m(user_id, group_id) JOIN course_groups c ON c.group_id = m.group_id
+		WHERE c.end_date IS NULL OR c.end_date > $2`, users, since, members, memberGroups)
+	if err != nil {
+		return nil, fmt.Errorf("courses: assigned courses: %w", err)
+	}
+	defer rows.Close()
+	byUser := map[int64][]held{}
+	for rows.Next() {
+		var user int64
+		var h held
+		if err := rows.Scan(&user, &h.course, &h.end); err != nil {
+			return nil, fmt.Errorf("courses: assigned courses: %w", err)
+		}
+		byUser[user] = append(byUser[user], h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("courses: assigned courses: %w", err)
+	}
+	out := make(map[userAt][]held, len(keys))
+	for _, k := range keys {
+		out[k] = byUser[k.user]
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package courses_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -173,6 +174,64 @@ func TestGroupTreeAccess(t *testing.T) {
 			slices.Sort(s.events)
 			if !slices.Equal(got, s.events) {
 				t.Errorf("%s: %q, want %q", s.name, got, s.events)
+			}
+		}
+	})
+}
+
+// TestConcurrentAccessReads: learners holding a course in each way the
+// rule knows, and two who hold it in none, read its program at once, so
+// that on PostgreSQL their assignments are read in shared queries; each
+// gets the answer of its own assignments, every time.
+func TestConcurrentAccessReads(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx, admin := t.Context(), env.ClientAs("admin")
+		course := newCourse(t, admin, client.CourseBody{Title: "Shared reads", Status: client.Ptr("published")})
+		school := group(t, env, "School", 0)
+		team := group(t, env, "Team", group(t, env, "Class", school))
+		outside := group(t, env, "Outside", 0)
+		apitest.Must(admin.PostAdminCoursesIDAccess(ctx, course, client.AssignInputBody{Groups: []client.GrantBody{{ID: school}}}))(t)
+		type learner struct {
+			u       *apitest.User
+			holds   bool
+			joining int64
+		}
+		var learners []learner
+		for i := range 6 {
+			learners = append(learners, learner{u: env.NewUser("student"), holds: true},
+				learner{u: env.NewUser("student"), holds: true, joining: school},
+				learner{u: env.NewUser("student"), holds: true, joining: team},
+				learner{u: env.NewUser("student"), joining: outside},
+				learner{u: env.NewUser("student")})
+			apitest.Must(admin.PostAdminCoursesIDAccess(ctx, course, client.AssignInputBody{Users: []client.GrantBody{{ID: learners[5*i].u.ID}}}))(t)
+		}
+		for _, l := range learners {
+			if l.joining != 0 {
+				join(t, env, l.joining, l.u.ID)
+			}
+		}
+		errs := make(chan error, len(learners))
+		for i, l := range learners {
+			go func() {
+				errs <- func() error {
+					c := env.UserClient(l.u)
+					for range 4 {
+						_, err := c.GetCoursesIDProgram(ctx, course)
+						if l.holds && err != nil {
+							return fmt.Errorf("learner %d, who holds the course: %v", i, err)
+						}
+						var refused *client.Error
+						if !l.holds && (!errors.As(err, &refused) || refused.Status != 403) {
+							return fmt.Errorf("learner %d, who does not hold the course: %v, want 403", i, err)
+						}
+					}
+					return nil
+				}()
+			}()
+		}
+		for range learners {
+			if err := <-errs; err != nil {
+				t.Error(err)
 			}
 		}
 	})

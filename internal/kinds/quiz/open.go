@@ -1,9 +1,11 @@
 package quiz
 
 import (
+	"context"
 	"time"
 
 	"github.com/lms-platform/lms/internal/platform"
+	"github.com/lms-platform/lms/internal/sqldb"
 	"github.com/lms-platform/lms/internal/versioned"
 )
 
@@ -37,4 +39,24 @@ func keepOpen(t *platform.Tenant, a Attempt, now time.Time) {
 // forgetOpen drops an attempt that ended.
 func forgetOpen(t *platform.Tenant, id int64, now time.Time) {
 	openAttempts(t).Put(id, 0, now, now, Attempt{})
+}
+
+// learnerAttempts is attemptsOf asked of the tenant's database. On
+// PostgreSQL the reads of concurrent starts share one query
+// (sqldb.Coalescer): a class starts its exam at once.
+func learnerAttempts(ctx context.Context, t *platform.Tenant, topicID, userID int64) ([]Attempt, error) {
+	if t.DB.Dialect != sqldb.Postgres {
+		return attemptsOf(ctx, t.DB, topicID, userID)
+	}
+	return attemptReads(t).Get(ctx, learnerTopic{topic: topicID, user: userID})
+}
+
+type attemptReadsKey struct{}
+
+func attemptReads(t *platform.Tenant) *sqldb.Coalescer[learnerTopic, []Attempt] {
+	return t.Local(attemptReadsKey{}, func() any {
+		return sqldb.NewCoalescer(func(ctx context.Context, keys []learnerTopic) (map[learnerTopic][]Attempt, error) {
+			return attemptsOfMany(ctx, t.DB, keys)
+		})
+	}).(*sqldb.Coalescer[learnerTopic, []Attempt])
 }

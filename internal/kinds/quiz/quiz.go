@@ -187,7 +187,7 @@ func (s *Service) Start(ctx context.Context, t *platform.Tenant, p *access.Princ
 // settle ends the learner's attempts at the topic whose time is over and
 // returns the one still under way, if any, and the number of attempts.
 func (s *Service) settle(ctx context.Context, t *platform.Tenant, topicID, userID int64, now time.Time) (*Attempt, int, error) {
-	all, err := attemptsOf(ctx, t.DB, topicID, userID)
+	all, err := learnerAttempts(ctx, t, topicID, userID)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -708,3 +708,74 @@ func TestQuestionAuthoring(t *testing.T) {
 		apitest.Refused(t, second(list(env.As("other-admin"))), 401)
 	})
 }
+
+// TestConcurrentStarts: a class starts at once, so that on PostgreSQL the
+// learners' earlier attempts are read in shared queries. A learner with
+// an attempt under way gets it back, one who used every attempt is
+// refused, and each of the others gets a first attempt of their own.
+func TestConcurrentStarts(t *testing.T) {
+	apitest.Each(t, func(t *testing.T, env *apitest.Env) {
+		ctx := t.Context()
+		w := newWorld(t, env)
+		topic := createQuiz(t, w, func(b *client.PostAdminTopicsBody) { b.MaxAttempts = client.Ptr[int64](1) })
+		type learner struct {
+			u    *apitest.User
+			open int64 // the attempt under way
+			used bool  // the one attempt ended
+		}
+		learners := make([]learner, 18)
+		for i := range learners {
+			l := &learners[i]
+			l.u = env.NewUser("student")
+			exec(t, env, func(tn *platform.Tenant) error {
+				_, err := tn.DB.ExecContext(ctx, `INSERT INTO course_users (course_id, user_id, created_at) VALUES ($1, $2, $3)`,
+					w.course, l.u.ID, env.Clock.Now())
+				return err
+			})
+			switch i % 3 {
+			case 1:
+				l.open = start(t, w, 201, l.u, topic).ID
+			case 2:
+				apitest.Must(w.as(l.u).PostQuizAttemptsIDEnd(ctx, start(t, w, 201, l.u, topic).ID))(t)
+				l.used = true
+			}
+		}
+		errs := make(chan error, len(learners))
+		ids := make([]int64, len(learners))
+		for i, l := range learners {
+			go func() {
+				errs <- func() error {
+					a, err := w.as(l.u).PostQuizAttempts(ctx, client.StartInputBody{TopicID: topic})
+					switch {
+					case l.used:
+						if client.StatusOf(err) != 403 {
+							return fmt.Errorf("learner %d, who used the one attempt: %v, want 403", i, err)
+						}
+						return nil
+					case err != nil:
+						return fmt.Errorf("learner %d: %v", i, err)
+					case a.UserID != l.u.ID || a.TopicID != topic || a.Number != 1 || a.EndedAt != nil:
+						return fmt.Errorf("learner %d (user %d) got attempt %d of user %d at topic %d, number %d, ended %v",
+							i, l.u.ID, a.ID, a.UserID, a.TopicID, a.Number, a.EndedAt)
+					case l.open != 0 && a.ID != l.open:
+						return fmt.Errorf("learner %d got attempt %d, want the one under way, %d", i, a.ID, l.open)
+					}
+					ids[i] = a.ID
+					return nil
+				}()
+			}()
+		}
+		for range learners {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		seen := map[int64]bool{}
+		for i, id := range ids {
+			if id != 0 && seen[id] {
+				t.Errorf("learner %d got attempt %d, another learner's too", i, id)
+			}
+			seen[id] = true
+		}
+	})
+}

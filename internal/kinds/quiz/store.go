@@ -135,6 +135,36 @@ func attemptsOf(ctx context.Context, q sqldb.Querier, topicID, userID int64) ([]
 	return scanAttempts(rows)
 }
 
+// learnerTopic names one learner's attempts at one topic.
+type learnerTopic struct{ topic, user int64 }
+
+// attemptsOfMany is attemptsOf for several learners and topics in one
+// PostgreSQL query.
+func attemptsOfMany(ctx context.Context, q sqldb.Querier, keys []learnerTopic) (map[learnerTopic][]Attempt, error) {
+	topicIDs, users := make([]int64, len(keys)), make([]int64, len(keys))
+	for i, k := range keys {
+		topicIDs[i], users[i] = k.topic, k.user
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+attemptColumns+` FROM quiz_attempts
+		WHERE (topic_id, user_id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[])) ORDER BY number`, topicIDs, users)
+	if err != nil {
+		return nil, fmt.Errorf("quiz: attempts of learners: %w", err)
+	}
+	all, err := scanAttempts(rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[learnerTopic][]Attempt, len(keys))
+	for _, k := range keys {
+		out[k] = nil
+	}
+	for _, a := range all {
+		k := learnerTopic{a.TopicID, a.UserID}
+		out[k] = append(out[k], a)
+	}
+	return out, nil
+}
+
 func scanAttempts(rows *sql.Rows) ([]Attempt, error) {
 	defer rows.Close()
 	var out []Attempt
