@@ -94,3 +94,18 @@ func Says(e *client.Error, text string) bool {
 	}
 	return false
 }
+
+// AtOnce runs do(0) … do(n-1) side by side, as n clients sending their
+// requests at the same time, and fails the test with each error returned.
+func AtOnce(t testing.TB, n int, do func(i int) error) {
+	t.Helper()
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- do(i) }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -111,31 +111,22 @@ func TestConcurrentFirstRequests(t *testing.T) {
 			}
 			callers = append(callers, c)
 		}
-		errs := make(chan error, len(callers))
-		for _, c := range callers {
-			go func() {
-				errs <- func() error {
-					p, err := env.UserClient(c.u).GetProfileMe(ctx)
-					if c.revoked {
-						if client.StatusOf(err) != 401 {
-							return fmt.Errorf("%s after logout: %v, want 401", c.u.Email, err)
-						}
-						return nil
-					}
-					if err != nil {
-						return fmt.Errorf("%s: %v", c.u.Email, err)
-					}
-					if p.Email != c.u.Email || !slices.Equal(p.Roles, []string{c.role}) {
-						return fmt.Errorf("%s (%s) was answered as %s %v", c.u.Email, c.role, p.Email, p.Roles)
-					}
-					return nil
-				}()
-			}()
-		}
-		for range callers {
-			if err := <-errs; err != nil {
-				t.Error(err)
+		apitest.AtOnce(t, len(callers), func(i int) error {
+			c := callers[i]
+			p, err := env.UserClient(c.u).GetProfileMe(ctx)
+			if c.revoked {
+				if client.StatusOf(err) != 401 {
+					return fmt.Errorf("%s after logout: %v, want 401", c.u.Email, err)
+				}
+				return nil
 			}
-		}
+			if err != nil {
+				return fmt.Errorf("%s: %v", c.u.Email, err)
+			}
+			if p.Email != c.u.Email || !slices.Equal(p.Roles, []string{c.role}) {
+				return fmt.Errorf("%s (%s) was answered as %s %v", c.u.Email, c.role, p.Email, p.Roles)
+			}
+			return nil
+		})
 	})
 }

@@ -210,29 +210,20 @@ func TestConcurrentAccessReads(t *testing.T) {
 				join(t, env, l.joining, l.u.ID)
 			}
 		}
-		errs := make(chan error, len(learners))
-		for i, l := range learners {
-			go func() {
-				errs <- func() error {
-					c := env.UserClient(l.u)
-					for range 4 {
-						_, err := c.GetCoursesIDProgram(ctx, course)
-						if l.holds && err != nil {
-							return fmt.Errorf("learner %d, who holds the course: %v", i, err)
-						}
-						var refused *client.Error
-						if !l.holds && (!errors.As(err, &refused) || refused.Status != 403) {
-							return fmt.Errorf("learner %d, who does not hold the course: %v, want 403", i, err)
-						}
-					}
-					return nil
-				}()
-			}()
-		}
-		for range learners {
-			if err := <-errs; err != nil {
-				t.Error(err)
+		apitest.AtOnce(t, len(learners), func(i int) error {
+			l := learners[i]
+			c := env.UserClient(l.u)
+			for range 4 {
+				_, err := c.GetCoursesIDProgram(ctx, course)
+				if l.holds && err != nil {
+					return fmt.Errorf("learner %d, who holds the course: %v", i, err)
+				}
+				var refused *client.Error
+				if !l.holds && (!errors.As(err, &refused) || refused.Status != 403) {
+					return fmt.Errorf("learner %d, who does not hold the course: %v, want 403", i, err)
+				}
 			}
-		}
+			return nil
+		})
 	})
 }

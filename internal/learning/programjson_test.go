@@ -144,36 +144,26 @@ func TestConcurrentLearnersReadTheirOwnWrites(t *testing.T) {
 			learners[i] = env.NewUser("student")
 			assign(t, env, courseIDs[i%2], learners[i].ID, nil)
 		}
-		errs := make(chan error, len(learners))
-		for i, u := range learners {
-			go func() {
-				errs <- func() error {
-					c, ts := courseIDs[i%2], topicIDs[i%2]
-					for n, topic := range ts {
-						if _, err := write(t, env, u, c, 1, topic); err != nil {
-							return err
-						}
-						for range 3 {
-							prog, err := env.UserClient(u).GetCoursesIDProgram(t.Context(), c)
-							if err != nil {
-								return err
-							}
-							if prog.ID != c {
-								return fmt.Errorf("learner %d read course %d's program, want %d", i, prog.ID, c)
-							}
-							if got := prog.Progress.FinishedTopics; got != int64(n+1) {
-								return fmt.Errorf("learner %d after completing %d topics: %d completed", i, n+1, got)
-							}
-						}
+		apitest.AtOnce(t, len(learners), func(i int) error {
+			u, c, ts := learners[i], courseIDs[i%2], topicIDs[i%2]
+			for n, topic := range ts {
+				if _, err := write(t, env, u, c, 1, topic); err != nil {
+					return err
+				}
+				for range 3 {
+					prog, err := env.UserClient(u).GetCoursesIDProgram(t.Context(), c)
+					if err != nil {
+						return err
 					}
-					return nil
-				}()
-			}()
-		}
-		for range learners {
-			if err := <-errs; err != nil {
-				t.Error(err)
+					if prog.ID != c {
+						return fmt.Errorf("learner %d read course %d's program, want %d", i, prog.ID, c)
+					}
+					if got := prog.Progress.FinishedTopics; got != int64(n+1) {
+						return fmt.Errorf("learner %d after completing %d topics: %d completed", i, n+1, got)
+					}
+				}
 			}
-		}
+			return nil
+		})
 	})
 }

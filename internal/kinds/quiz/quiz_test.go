@@ -740,36 +740,27 @@ func TestConcurrentStarts(t *testing.T) {
 				l.used = true
 			}
 		}
-		errs := make(chan error, len(learners))
 		ids := make([]int64, len(learners))
-		for i, l := range learners {
-			go func() {
-				errs <- func() error {
-					a, err := w.as(l.u).PostQuizAttempts(ctx, client.StartInputBody{TopicID: topic})
-					switch {
-					case l.used:
-						if client.StatusOf(err) != 403 {
-							return fmt.Errorf("learner %d, who used the one attempt: %v, want 403", i, err)
-						}
-						return nil
-					case err != nil:
-						return fmt.Errorf("learner %d: %v", i, err)
-					case a.UserID != l.u.ID || a.TopicID != topic || a.Number != 1 || a.EndedAt != nil:
-						return fmt.Errorf("learner %d (user %d) got attempt %d of user %d at topic %d, number %d, ended %v",
-							i, l.u.ID, a.ID, a.UserID, a.TopicID, a.Number, a.EndedAt)
-					case l.open != 0 && a.ID != l.open:
-						return fmt.Errorf("learner %d got attempt %d, want the one under way, %d", i, a.ID, l.open)
-					}
-					ids[i] = a.ID
-					return nil
-				}()
-			}()
-		}
-		for range learners {
-			if err := <-errs; err != nil {
-				t.Error(err)
+		apitest.AtOnce(t, len(learners), func(i int) error {
+			l := learners[i]
+			a, err := w.as(l.u).PostQuizAttempts(ctx, client.StartInputBody{TopicID: topic})
+			switch {
+			case l.used:
+				if client.StatusOf(err) != 403 {
+					return fmt.Errorf("learner %d, who used the one attempt: %v, want 403", i, err)
+				}
+				return nil
+			case err != nil:
+				return fmt.Errorf("learner %d: %v", i, err)
+			case a.UserID != l.u.ID || a.TopicID != topic || a.Number != 1 || a.EndedAt != nil:
+				return fmt.Errorf("learner %d (user %d) got attempt %d of user %d at topic %d, number %d, ended %v",
+					i, l.u.ID, a.ID, a.UserID, a.TopicID, a.Number, a.EndedAt)
+			case l.open != 0 && a.ID != l.open:
+				return fmt.Errorf("learner %d got attempt %d, want the one under way, %d", i, a.ID, l.open)
 			}
-		}
+			ids[i] = a.ID
+			return nil
+		})
 		seen := map[int64]bool{}
 		for i, id := range ids {
 			if id != 0 && seen[id] {
