@@ -59,7 +59,7 @@ func GroupsOfMembers(ctx context.Context, q sqldb.Querier, userIDs []int64) (map
 		seen := map[int64]bool{}
 		for _, g := range groups {
 			// The walk stops at a group met before, so a cycle written
-			// behind the checks of SetParent cannot hold it.
+			// past the checks of checkParent cannot hold it.
 			for ok := true; ok && !seen[g]; g, ok = parents[g] {
 				seen[g] = true
 			}
