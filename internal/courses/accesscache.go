@@ -66,12 +66,10 @@ func readAccessVersion(ctx context.Context, q sqldb.Querier) (int64, error) {
 type versionReadsKey struct{}
 
 func versionReads(t *platform.Tenant) *sqldb.Coalescer[struct{}, int64] {
-	return t.Local(versionReadsKey{}, func() any {
-		return sqldb.NewCoalescer(func(ctx context.Context, _ []struct{}) (map[struct{}]int64, error) {
-			v, err := readAccessVersion(ctx, t.DB)
-			return map[struct{}]int64{{}: v}, err
-		})
-	}).(*sqldb.Coalescer[struct{}, int64])
+	return platform.Coalesced(t, versionReadsKey{}, func(ctx context.Context, db *sqldb.DB, _ []struct{}) (map[struct{}]int64, error) {
+		v, err := readAccessVersion(ctx, db)
+		return map[struct{}]int64{{}: v}, err
+	})
 }
 
 // AssignedUntil reports whether the user holds access to the course at now
@@ -126,11 +124,7 @@ type userAt struct {
 type assignedReadsKey struct{}
 
 func assignedReads(t *platform.Tenant) *sqldb.Coalescer[userAt, []held] {
-	return t.Local(assignedReadsKey{}, func() any {
-		return sqldb.NewCoalescer(func(ctx context.Context, keys []userAt) (map[userAt][]held, error) {
-			return assignmentsOf(ctx, t.DB, keys)
-		})
-	}).(*sqldb.Coalescer[userAt, []held])
+	return platform.Coalesced(t, assignedReadsKey{}, assignmentsOf)
 }
 
 // assignmentsOf reads the assignments of several users, direct and by

@@ -222,11 +222,7 @@ func learnerCounters(ctx context.Context, t *platform.Tenant, q sqldb.Querier, u
 type countersKey struct{}
 
 func countersOf(t *platform.Tenant) *sqldb.Coalescer[answerKey, counters] {
-	return t.Local(countersKey{}, func() any {
-		return sqldb.NewCoalescer(func(ctx context.Context, keys []answerKey) (map[answerKey]counters, error) {
-			return manyCounters(ctx, t.DB, keys)
-		})
-	}).(*sqldb.Coalescer[answerKey, counters])
+	return platform.Coalesced(t, countersKey{}, manyCounters)
 }
 
 // manyCounters is learnerCounters for several learners and courses in one

@@ -60,6 +60,18 @@ func (t *Tenant) Local(key any, create func() any) any {
 	return v
 }
 
+// Coalesced returns the tenant's sqldb.Coalescer kept under key, made on
+// first use to run query on the tenant's database: the batches of
+// concurrent reads are shared by a tenant's requests, never across
+// tenants.
+func Coalesced[K comparable, V any](t *Tenant, key any, query func(context.Context, *sqldb.DB, []K) (map[K]V, error)) *sqldb.Coalescer[K, V] {
+	return t.Local(key, func() any {
+		return sqldb.NewCoalescer(func(ctx context.Context, keys []K) (map[K]V, error) {
+			return query(ctx, t.DB, keys)
+		})
+	}).(*sqldb.Coalescer[K, V])
+}
+
 // Watch registers fn to hear the keys of the tenant's data that changed
 // (sqldb.Changed), in this process or another one, while the handle is
 // open. Capabilities drop what they cached from that data; fn must not

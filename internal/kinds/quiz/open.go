@@ -54,9 +54,5 @@ func learnerAttempts(ctx context.Context, t *platform.Tenant, topicID, userID in
 type attemptReadsKey struct{}
 
 func attemptReads(t *platform.Tenant) *sqldb.Coalescer[learnerTopic, []Attempt] {
-	return t.Local(attemptReadsKey{}, func() any {
-		return sqldb.NewCoalescer(func(ctx context.Context, keys []learnerTopic) (map[learnerTopic][]Attempt, error) {
-			return attemptsOfMany(ctx, t.DB, keys)
-		})
-	}).(*sqldb.Coalescer[learnerTopic, []Attempt])
+	return platform.Coalesced(t, attemptReadsKey{}, attemptsOfMany)
 }

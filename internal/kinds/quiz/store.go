@@ -140,7 +140,7 @@ type learnerTopic struct{ topic, user int64 }
 
 // attemptsOfMany is attemptsOf for several learners and topics in one
 // PostgreSQL query.
-func attemptsOfMany(ctx context.Context, q sqldb.Querier, keys []learnerTopic) (map[learnerTopic][]Attempt, error) {
+func attemptsOfMany(ctx context.Context, q *sqldb.DB, keys []learnerTopic) (map[learnerTopic][]Attempt, error) {
 	topicIDs, users := make([]int64, len(keys)), make([]int64, len(keys))
 	for i, k := range keys {
 		topicIDs[i], users[i] = k.topic, k.user
