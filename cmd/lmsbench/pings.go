@@ -30,6 +30,9 @@ type pinging struct {
 	every time.Duration
 	began time.Time
 	lat   latencies
+	// firstLat and laterLat split lat: a learner's first ping starts the
+	// course and meets a replica that has not seen the token.
+	firstLat, laterLat latencies
 	// acked holds each learner's seconds on the reading as their last
 	// acknowledged ping answered, and pings how many were acknowledged.
 	acked, pings []atomic.Int64
@@ -67,7 +70,13 @@ func (c *class) startPings(base string, n int, every time.Duration) (*pinging, e
 					Seconds int64 `json:"seconds"`
 				}
 				err := send(hc, "PUT", base, token, path, nil, http.StatusOK, &ping)
-				p.lat.add(time.Since(t0), err)
+				took := time.Since(t0)
+				p.lat.add(took, err)
+				if p.pings[i].Load() == 0 {
+					p.firstLat.add(took, err)
+				} else {
+					p.laterLat.add(took, err)
+				}
 				if err == nil {
 					p.acked[i].Store(ping.Seconds)
 					p.pings[i].Add(1)
@@ -97,6 +106,7 @@ func (p *pinging) finish(base string, course int64, tokens []string) bool {
 	})
 	fmt.Printf("  pings beside it: %d learners, one every %s each, for %s: %s\n", len(tokens), p.every,
 		took.Round(time.Second), &p.lat)
+	fmt.Printf("    each learner's first ping: %s\n    the later ones: %s\n", &p.firstLat, &p.laterLat)
 	if err != nil {
 		fmt.Printf("  stored seconds not read: %v\n", err)
 		return false

@@ -11,6 +11,9 @@ import (
 	"github.com/lms-platform/lms/internal/platform"
 )
 
+// ListenerEvents are the events Service.Listener handles.
+var ListenerEvents = []string{events.ForgotPassword, events.AccountRegistered}
+
 // Listener handles the events whose default behaviour belongs to auth:
 // ForgotPassword stores a fresh reset token and mails it with the return
 // URL; AccountRegistered mails the verification link when the user must

@@ -54,6 +54,9 @@ var (
 	pdfSlot         = notify.Slot{Event: events.CourseFinished, Channel: notify.Pdf, Recipient: notify.ToUser}
 )
 
+// ListenerEvents are the events Service.Listener issues certificates on.
+var ListenerEvents = []string{events.CourseFinished}
+
 // Listener makes the certificate of a CourseFinished event. A redelivered
 // event, or one older than the certificate, changes nothing.
 func (s *Service) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {

@@ -276,6 +276,9 @@ func settleUser(ctx context.Context, tx *sqldb.Tx, now time.Time, userID int64) 
 	return nil
 }
 
+// ListenerEvents are the events Service.Listener settles access on.
+var ListenerEvents = []string{events.UserAddedToGroup, events.UserRemovedFromGroup, events.GroupTreeChanged}
+
 // Listener gives and takes course access when group membership changes:
 // a learner added to a group gains the courses of the group and of its
 // ancestors, one removed loses those they hold no other way, each with

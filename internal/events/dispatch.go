@@ -1,6 +1,7 @@
 package events
 
 import (
+	"cmp"
 	"context"
 	crand "crypto/rand"
 	"database/sql"
@@ -12,6 +13,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -63,12 +65,15 @@ const maxSleep = time.Hour
 // Dispatcher delivers recorded events to listeners, each (event, listener)
 // pair on its own.
 type Dispatcher struct {
-	mu        sync.RWMutex // guards names, listeners, targets
+	mu        sync.RWMutex // guards names, listeners, wants, targets
 	names     []string
 	listeners map[string]Listener
-	targets   []Targets
-	clock     clock.Clock
-	log       *slog.Logger
+	// wants holds, for the listeners of some events only, which events
+	// they get a pair of; a listener without an entry gets every event.
+	wants   map[string]func(Stored) bool
+	targets []Targets
+	clock   clock.Clock
+	log     *slog.Logger
 	// Poll is how often a PostgreSQL tenant's dispatcher looks for pairs
 	// without a wake-up: other replicas write events and retries too.
 	Poll time.Duration
@@ -103,19 +108,32 @@ func NewDispatcher(clk clock.Clock, log *slog.Logger, tune Tuning) *Dispatcher {
 	return d
 }
 
-// Listen adds a listener under a stable name, the name its deliveries are
-// recorded and listed under. Events recorded before get no pair for it.
-func (d *Dispatcher) Listen(name string, l Listener) {
+// Listen adds a listener of every event under a stable name, the name its
+// deliveries are recorded and listed under. Events recorded before get no
+// pair for it.
+func (d *Dispatcher) Listen(name string, l Listener) { d.ListenTo(name, nil, l) }
+
+// ListenTo adds a listener as Listen does, which gets a pair only of the
+// events that wants accepts when their pairs are made (nil: every event).
+// A pair costs its writes, a claim and a record whether the listener acts
+// or not, and most listeners react to a few events.
+func (d *Dispatcher) ListenTo(name string, wants func(Stored) bool, l Listener) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, dup := d.listeners[name]; dup || name == "" {
 		panic("events: listener name empty or taken: " + name)
 	}
-	// Copied on write: dispatchers read the old map without the lock.
+	// Copied on write: dispatchers read the old maps without the lock.
 	listeners := make(map[string]Listener, len(d.listeners)+1)
 	maps.Copy(listeners, d.listeners)
 	listeners[name] = l
 	d.listeners = listeners
+	if wants != nil {
+		byListener := make(map[string]func(Stored) bool, len(d.wants)+1)
+		maps.Copy(byListener, d.wants)
+		byListener[name] = wants
+		d.wants = byListener
+	}
 	d.names = append(d.names[:len(d.names):len(d.names)], name)
 }
 
@@ -135,10 +153,28 @@ func (d *Dispatcher) Listeners() []string {
 }
 
 // registered returns the listeners and target families.
-func (d *Dispatcher) registered() ([]string, map[string]Listener, []Targets) {
+func (d *Dispatcher) registered() (map[string]Listener, []Targets) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	return d.names, d.listeners, d.targets
+	return d.listeners, d.targets
+}
+
+// listenersOf names the fixed listeners that get a pair of ev.
+func (d *Dispatcher) listenersOf(ev Stored) []string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	out := make([]string, 0, len(d.names))
+	for _, name := range d.names {
+		if wants := d.wants[name]; wants == nil || wants(ev) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Named accepts the events of the names given (for ListenTo).
+func Named(names ...string) func(Stored) bool {
+	return func(ev Stored) bool { return slices.Contains(names, ev.Name) }
 }
 
 // permanent marks an error that a retry cannot cure.
@@ -292,8 +328,8 @@ func (d *Dispatcher) expand(ctx context.Context, t *platform.Tenant) error {
 			}
 			now := d.clock.Now()
 			for _, ev := range evs {
-				fixed, _, targets := d.registered()
-				names := append([]string(nil), fixed...)
+				_, targets := d.registered()
+				names := d.listenersOf(ev)
 				for _, tg := range targets {
 					more, err := tg.Match(ctx, tx, t, ev)
 					if err != nil {
@@ -349,6 +385,7 @@ type pair struct {
 	attempts int
 	claim    string
 	since    time.Time // start of its retry window
+	due      time.Time // when it fell due
 	ev       Stored
 }
 
@@ -377,32 +414,55 @@ func (d *Dispatcher) claim(ctx context.Context, t *platform.Tenant, seen map[int
 		skip.WriteString(")")
 	}
 	free := `state = 'pending' AND next_attempt_at <= $3 AND (claimed_until IS NULL OR claimed_until <= $4)`
-	if _, err := t.DB.ExecContext(ctx, `UPDATE event_deliveries SET claim = $1, claimed_until = $2
+	// The claim returns its pairs, and their events are read by id: a
+	// join on the claim token was planned, on tables PostgreSQL had not
+	// analysed yet (a burst of events), as a hash of every event ever
+	// recorded, for each batch.
+	rows, err := t.DB.QueryContext(ctx, `UPDATE event_deliveries SET claim = $1, claimed_until = $2
 		WHERE `+free+` AND id IN (SELECT id FROM event_deliveries WHERE `+free+skip.String()+`
-		ORDER BY next_attempt_at, id LIMIT $5`+lock+`)`, args...); err != nil {
+		ORDER BY next_attempt_at, id LIMIT $5`+lock+`)
+		RETURNING id, listener, attempts, created_at, event_id, next_attempt_at`, args...)
+	if err != nil {
 		return nil, fmt.Errorf("events: claim: %w", err)
 	}
-	rows, err := t.DB.QueryContext(ctx, `SELECT p.id, p.listener, p.attempts, p.created_at, e.id, e.name, e.user_id, e.payload, e.created_at
-		FROM event_deliveries p JOIN events e ON e.id = p.event_id WHERE p.claim = $1 ORDER BY p.next_attempt_at, p.id`, token)
+	var out []pair
+	var eventIDs []int64
+	for rows.Next() {
+		p := pair{claim: token}
+		if err := rows.Scan(&p.id, &p.listener, &p.attempts, &p.since, &p.ev.ID, &p.due); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out, eventIDs = append(out, p), append(eventIDs, p.ev.ID)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		return nil, err
+	}
+	in, arg := sqldb.AnyOf(t.DB.Dialect, "id", 1, sqldb.UniqueIDs(eventIDs))
+	evs, err := t.DB.QueryContext(ctx, `SELECT id, name, user_id, payload, created_at FROM events WHERE `+in, arg)
 	if err != nil {
 		return nil, fmt.Errorf("events: claimed: %w", err)
 	}
-	defer rows.Close()
-	var out []pair
-	for rows.Next() {
-		p := pair{claim: token}
-		var user sql.NullInt64
-		var payload string
-		if err := rows.Scan(&p.id, &p.listener, &p.attempts, &p.since, &p.ev.ID, &p.ev.Name, &user, &payload, &p.ev.CreatedAt); err != nil {
-			return nil, err
-		}
-		p.ev.UserID = user.Int64
-		if err := json.Unmarshal([]byte(payload), &p.ev.Payload); err != nil {
-			return nil, fmt.Errorf("events: decode %d: %w", p.ev.ID, err)
-		}
-		out = append(out, p)
+	stored, err := scanEvents(evs)
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	byID := make(map[int64]Stored, len(stored))
+	for _, ev := range stored {
+		byID[ev.ID] = ev
+	}
+	// A pair whose event was deleted since the claim went with it (ON
+	// DELETE CASCADE); the others run in the order they fell due.
+	out = slices.DeleteFunc(out, func(p pair) bool {
+		_, kept := byID[p.ev.ID]
+		return !kept
+	})
+	for i := range out {
+		out[i].ev = byID[out[i].ev.ID]
+	}
+	slices.SortFunc(out, func(a, b pair) int { return cmp.Or(a.due.Compare(b.due), cmp.Compare(a.id, b.id)) })
+	return out, nil
 }
 
 func newClaim() string {
@@ -462,7 +522,7 @@ func (d *Dispatcher) call(ctx context.Context, t *platform.Tenant, p pair) (err 
 			err = fmt.Errorf("panic: %v", r)
 		}
 	}()
-	_, listeners, targets := d.registered()
+	listeners, targets := d.registered()
 	if l, ok := listeners[p.listener]; ok {
 		return l(ctx, t, p.ev)
 	}
@@ -487,7 +547,7 @@ func panicSite() string {
 }
 
 func (d *Dispatcher) gaveUp(ctx context.Context, t *platform.Tenant, p pair, reason string) {
-	_, _, targets := d.registered()
+	_, targets := d.registered()
 	for _, tg := range targets {
 		if tg.GaveUp != nil && strings.HasPrefix(p.listener, tg.Prefix) {
 			tg.GaveUp(ctx, t, p.listener, p.ev, reason)

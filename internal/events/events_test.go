@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -432,4 +433,61 @@ func TestReplicasClaimPairs(t *testing.T) {
 	if c.overlap != 0 {
 		t.Errorf("%d pairs ran twice at once", c.overlap)
 	}
+}
+
+// TestListenersGetTheirEvents: a listener added with ListenTo gets a pair
+// (and a call) of the events it wants only, one added with Listen of
+// every event, and each runs its events in the order they were recorded,
+// across several claims.
+func TestListenersGetTheirEvents(t *testing.T) {
+	backends(t, func(t *testing.T, tn *platform.Tenant) {
+		d := events.NewDispatcher(clock.System{}, quiet, events.Tuning{})
+		var mu sync.Mutex
+		got := map[string][]int64{}
+		record := func(name string) events.Listener {
+			return func(_ context.Context, _ *platform.Tenant, ev events.Stored) error {
+				mu.Lock()
+				defer mu.Unlock()
+				got[name] = append(got[name], ev.ID)
+				return nil
+			}
+		}
+		d.Listen("every", record("every"))
+		d.ListenTo("logins", events.Named(events.Login), record("logins"))
+		d.ListenTo("users", func(ev events.Stored) bool { return ev.UserID != 0 }, record("users"))
+		d.ListenTo("none", events.Named(), record("none"))
+		clk := clock.System{}
+		var all, logins, users []int64
+		for i := range 150 {
+			ev := events.Event{Name: events.Logout, UserID: int64(i%3) + 1}
+			switch i % 3 {
+			case 0:
+				ev.Name = events.Login
+			case 1:
+				ev.UserID = 0
+			}
+			id := emitAt(t, tn, clk, ev)
+			all = append(all, id)
+			if ev.Name == events.Login {
+				logins = append(logins, id)
+			}
+			if ev.UserID != 0 {
+				users = append(users, id)
+			}
+		}
+		n, err := d.DispatchPending(context.Background(), tn)
+		if err != nil || n != len(all)+len(logins)+len(users) {
+			t.Fatalf("delivered %d pairs (%v), want %d", n, err, len(all)+len(logins)+len(users))
+		}
+		for name, want := range map[string][]int64{"every": all, "logins": logins, "users": users, "none": nil} {
+			if !slices.Equal(got[name], want) {
+				t.Errorf("%s ran %v, want %v", name, got[name], want)
+			}
+			var pairs int
+			if err := tn.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM event_deliveries WHERE listener = $1`,
+				name).Scan(&pairs); err != nil || pairs != len(want) {
+				t.Errorf("%s has %d pairs (%v), want %d", name, pairs, err, len(want))
+			}
+		}
+	})
 }

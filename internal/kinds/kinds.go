@@ -118,8 +118,15 @@ type Scheduler interface {
 	Jobs() []jobs.Job
 }
 
-// Listener is a kind that reacts to recorded events; the map's keys name
-// the listeners.
+// Listener is a kind that reacts to recorded events.
 type Listener interface {
-	Listeners() map[string]events.Listener
+	Listeners() []Reaction
+}
+
+// Reaction is one listener of a kind: its name, the events it gets a
+// pair of (events.Dispatcher.ListenTo) and what it runs.
+type Reaction struct {
+	Name string
+	On   []string
+	Run  events.Listener
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/lms-platform/lms/internal/sqldb"
 )
 
+// ListenerEvents are the events Service.Listener reacts to.
+var ListenerEvents = []string{events.CourseContentChanged}
+
 // Listener reacts to the changes of other capabilities that learning's
 // state follows: CourseContentChanged runs CourseChanged, which is
 // idempotent, so redelivery is harmless.

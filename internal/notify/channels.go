@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"slices"
 	"strconv"
 	"time"
 
@@ -40,6 +41,18 @@ var owned = map[string]bool{
 	events.ForgotPassword:           true,
 	events.AccountRegistered:        true,
 	events.AccountDeletionRequested: true,
+}
+
+// MailedEvents are the events Listener mails: those with an e-mail
+// template that no other capability sends.
+func MailedEvents() []string {
+	var out []string
+	for _, s := range Slots() {
+		if s.Channel == Email && !owned[s.Event] && !slices.Contains(out, s.Event) {
+			out = append(out, s.Event)
+		}
+	}
+	return out
 }
 
 // Listener mails ev on each of its e-mail templates that has no other

@@ -85,11 +85,15 @@ func (n *Notifications) EventNames() []string {
 	return out
 }
 
+// Wants reports whether Listener stores ev: an event with a user, of a
+// name the log stores.
+func (n *Notifications) Wants(ev events.Stored) bool { return ev.UserID != 0 && n.Stored(ev.Name) }
+
 // Listener stores ev as a notification of its user. Redelivery of the same
 // event stores nothing new, and an event of a user who no longer exists
 // (AccountDeleted) is skipped.
 func (n *Notifications) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {
-	if ev.UserID == 0 || !n.Stored(ev.Name) {
+	if !n.Wants(ev) {
 		return nil
 	}
 	exists, err := n.UserExists(ctx, t.DB, ev.UserID)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/lms-platform/lms/internal/certificates"
+	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/media/img"
 	"github.com/lms-platform/lms/internal/media/pdf"
 )
@@ -32,7 +33,7 @@ func (s *Server) certificateRoutes() {
 		FileURL: s.Files.URL}
 	certificates.Routes(s.API, s.Certificates)
 	if s.Dispatcher != nil {
-		s.Dispatcher.Listen("certificates", s.Certificates.Listener)
+		s.Dispatcher.ListenTo("certificates", events.Named(certificates.ListenerEvents...), s.Certificates.Listener)
 	}
 }
 

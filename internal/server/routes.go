@@ -8,13 +8,16 @@ import (
 	"github.com/lms-platform/lms/internal/config"
 	"github.com/lms-platform/lms/internal/courses"
 	"github.com/lms-platform/lms/internal/device"
+	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/fetch"
+	"github.com/lms-platform/lms/internal/learning"
 	"github.com/lms-platform/lms/internal/notify"
 	"github.com/lms-platform/lms/internal/platform"
 	"github.com/lms-platform/lms/internal/platformadmin"
 	"github.com/lms-platform/lms/internal/settings"
 	"github.com/lms-platform/lms/internal/social"
 	"github.com/lms-platform/lms/internal/tokens"
+	"github.com/lms-platform/lms/internal/topics"
 )
 
 // routes registers every capability, in the order of the spec's tables,
@@ -49,13 +52,13 @@ func (s *Server) routes() {
 	s.demoRoutes(authService)
 	s.platformRoutes()
 	if s.Dispatcher != nil {
-		s.Dispatcher.Listen("notifications", notifications.Listener)
-		s.Dispatcher.Listen("auth", authService.Listener)
-		s.Dispatcher.Listen("mail", s.Mail.Listener)
+		s.Dispatcher.ListenTo("notifications", notifications.Wants, notifications.Listener)
+		s.Dispatcher.ListenTo("auth", events.Named(auth.ListenerEvents...), authService.Listener)
+		s.Dispatcher.ListenTo("mail", events.Named(notify.MailedEvents()...), s.Mail.Listener)
 		// Reactions between capabilities (docs/architecture.md).
-		s.Dispatcher.Listen("courses", s.Courses.Listener)
-		s.Dispatcher.Listen("learning", s.Learning.Listener)
-		s.Dispatcher.Listen("topics", s.topics.Listener)
+		s.Dispatcher.ListenTo("courses", events.Named(courses.ListenerEvents...), s.Courses.Listener)
+		s.Dispatcher.ListenTo("learning", events.Named(learning.ListenerEvents...), s.Learning.Listener)
+		s.Dispatcher.ListenTo("topics", events.Named(topics.ListenerEvents...), s.topics.Listener)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lms-platform/lms/internal/auth"
 	"github.com/lms-platform/lms/internal/content"
+	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/files"
 	"github.com/lms-platform/lms/internal/kinds"
 	"github.com/lms-platform/lms/internal/kinds/cmi5"
@@ -46,8 +47,8 @@ func (s *Server) topicRoutes(authService *auth.Service) {
 			s.Jobs.Add(j.Jobs()...)
 		}
 		if l, ok := k.(kinds.Listener); ok && s.Dispatcher != nil {
-			for name, fn := range l.Listeners() {
-				s.Dispatcher.Listen(name, fn)
+			for _, r := range l.Listeners() {
+				s.Dispatcher.ListenTo(r.Name, events.Named(r.On...), r.Run)
 			}
 		}
 	}

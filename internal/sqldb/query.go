@@ -1,6 +1,8 @@
 package sqldb
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -30,6 +32,18 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // wildcards in value taken literally; the query must say ESCAPE '\'.
 func Contains(value string) string {
 	return "%" + likeEscaper.Replace(strings.TrimSpace(value)) + "%"
+}
+
+// AnyOf returns the condition that column holds one of ids, and the one
+// argument it takes at placeholder $n: however many the ids, the query's
+// text stays the same, so its statement is prepared once and kept. It is
+// an array on PostgreSQL and a JSON array on SQLite.
+func AnyOf(d Dialect, column string, n int, ids []int64) (cond string, arg any) {
+	if d == Postgres {
+		return fmt.Sprintf("%s = ANY($%d)", column, n), ids
+	}
+	b, _ := json.Marshal(ids)
+	return fmt.Sprintf("%s IN (SELECT value FROM json_each($%d))", column, n), string(b)
 }
 
 // UniqueIDs drops repeated ids, keeping the first order.

@@ -66,6 +66,9 @@ type removedTopic struct {
 	Content json.RawMessage `json:"content"`
 }
 
+// ListenerEvents are the events Service.Listener reacts to.
+var ListenerEvents = []string{events.TopicsRemoved}
+
 // Listener removes the files of the topics of TopicsRemoved. Removing
 // files already gone is no error, so redelivery is harmless.
 func (s *Service) Listener(ctx context.Context, t *platform.Tenant, ev events.Stored) error {

@@ -48,6 +48,9 @@ type gradeTarget struct {
 	resourceLink, scopeAsked string
 }
 
+// GradeEvents are the events Grades.Listener posts a score on.
+var GradeEvents = []string{events.TopicFinished, events.TopicScored, events.CourseFinished}
+
 // Listener posts the scores of a TopicFinished, TopicScored (a better
 // score in a finished topic) or CourseFinished event. Posting a score
 // again is harmless (a platform keeps the latest), and a line item is

@@ -6,7 +6,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/lms-platform/lms/internal/auth"
-	"github.com/lms-platform/lms/internal/events"
 	"github.com/lms-platform/lms/internal/fetch"
 	"github.com/lms-platform/lms/internal/kinds"
 	"github.com/lms-platform/lms/internal/platform"
@@ -68,9 +67,9 @@ func (k Part) Routes(api huma.API) {
 
 // Listeners post the scores of learners who finish what a platform
 // launched back to it.
-func (k Part) Listeners() map[string]events.Listener {
+func (k Part) Listeners() []kinds.Reaction {
 	if k.grades == nil {
 		return nil
 	}
-	return map[string]events.Listener{"lti_grades": k.grades.Listener}
+	return []kinds.Reaction{{Name: "lti_grades", On: GradeEvents, Run: k.grades.Listener}}
 }
