@@ -253,7 +253,26 @@ func scratchDatabase(ctx context.Context, url string) (string, func(), error) {
 	}
 	drop := func() { sqldb.DropDatabasesLike(ctx, url, name) }
 	full, err := sqldb.WithDatabase(url, name)
+	if err == nil {
+		noteAutovacuum(ctx, full)
+	}
 	return full, drop, err
+}
+
+// noteAutovacuum says when the server does not vacuum on its own (a CI
+// server may be set so): then every row a run updates or deletes leaves a
+// dead version that its indexes keep, and queues (events, deliveries) get
+// slower through the run than on a server that vacuums.
+func noteAutovacuum(ctx context.Context, url string) {
+	db, err := sqldb.Open(ctx, url)
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	var on string
+	if db.QueryRowContext(ctx, `SHOW autovacuum`).Scan(&on) == nil && on != "on" {
+		fmt.Println("note: this PostgreSQL server's autovacuum is off: what a run updates stays as dead rows until it ends")
+	}
 }
 
 // load sends requests from ld.conns connections for ld.dur; next makes the

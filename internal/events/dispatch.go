@@ -145,7 +145,8 @@ func (d *Dispatcher) ListenTargets(tg Targets) {
 	d.targets = append(d.targets[:len(d.targets):len(d.targets)], tg)
 }
 
-// Listeners are the names of the fixed listeners, in the order added.
+// Listeners are the names of the fixed listeners (those added with Listen
+// or ListenTo), in the order added.
 func (d *Dispatcher) Listeners() []string {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -354,8 +355,7 @@ func (d *Dispatcher) expand(ctx context.Context, t *platform.Tenant) error {
 }
 
 // insertPairs makes the pairs of an event with the listeners named, in
-// one statement: an event has a pair for each fixed listener, and a
-// statement each was most of the cost of making them.
+// one statement: a statement each was most of the cost of making them.
 func insertPairs(ctx context.Context, tx *sqldb.Tx, event int64, listeners []string, now time.Time) error {
 	if len(listeners) == 0 {
 		return nil

@@ -339,7 +339,7 @@ func (s *Service) Ping(ctx context.Context, t *platform.Tenant, p *access.Princi
 	}
 	out := TopicPing{TopicID: topicID}
 	if t.DB.Dialect == sqldb.Postgres {
-		applied, status, seconds, err := pingBatched(ctx, t, now, p.UserID, c.ID, topicID)
+		applied, status, seconds, err := pingBatched(ctx, t, now, p.UserID, c.ID, topicID, deadlineFor(c, now))
 		if applied || err != nil {
 			out.Status, out.Seconds = status, seconds
 			return out, err
